@@ -1,0 +1,3 @@
+module sutura.dev/app
+
+go 1.26

@@ -1,0 +1,3 @@
+module sutura.dev/examples
+
+go 1.26

@@ -1,0 +1,3 @@
+module sutura.dev/semantic
+
+go 1.26

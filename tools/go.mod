@@ -1,0 +1,3 @@
+module sutura.dev/tools
+
+go 1.26

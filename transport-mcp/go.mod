@@ -1,0 +1,3 @@
+module sutura.dev/transport-mcp
+
+go 1.26
