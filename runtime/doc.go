@@ -1,5 +1,4 @@
 // Package runtime holds what bounds the work of one process: the single
-// admission bound, deadlines and the audit writers.
-//
-// It is filled by the engine issue; until then it declares nothing.
+// admission bound shared by every transport, and deadlines. Audit writers
+// join it with the engine.
 package runtime

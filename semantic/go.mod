@@ -1,3 +1,3 @@
 module sutura.dev/semantic
 
-go 1.26
+go 1.26.0
