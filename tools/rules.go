@@ -1,0 +1,309 @@
+package tools
+
+// This file is the data: the rules, the reason for each, and the tables
+// they read. Change a rule here, with its reason, and never to make a
+// build pass (architecture.md §3.11). docs/architecture.md carries a
+// generated copy of these tables; TestDocsAgreeWithRules keeps it in step.
+
+// RuleID identifies one architecture rule; its value is the rule's number.
+type RuleID int
+
+// The rules, numbered as in docs/architecture.md.
+const (
+	RuleAllowedImports RuleID = iota + 1
+	RuleAdapterClasses
+	RuleAppIsolation
+	RuleDomainIsolation
+	RuleFileLength
+	RuleNoInit
+	RuleOneAdmissionBound
+)
+
+// Rule is one architecture rule: a stable short name and the reason it
+// exists, which every violation message repeats.
+type Rule struct {
+	ID     RuleID // the rule's number
+	Name   string // a short, stable name, as in failure messages
+	Reason string // why the rule exists, repeated in every violation
+}
+
+// Rules lists every rule, in the order of their IDs.
+var Rules = []Rule{
+	{
+		ID:   RuleAllowedImports,
+		Name: "allowed-imports",
+		Reason: "each module may import only the modules and third-party code its row in ModuleRules names; " +
+			"the hexagon holds only if dependencies point inwards (adapters and transports to app, app to domain), " +
+			"and every module must build alone with GOWORK=off, because in workspace mode Go lets a module import " +
+			"a sibling its go.mod does not require",
+	},
+	{
+		ID:   RuleAdapterClasses,
+		Name: "adapter-classes",
+		Reason: "adapters of one class (data systems; catalogues; transports) never import each other: each is " +
+			"reached only through the port app declares for its class, so the composition root in cli decides " +
+			"how they combine, and one adapter's driver never leaks into another's build",
+	},
+	{
+		ID:   RuleAppIsolation,
+		Name: "app-isolation",
+		Reason: "app declares the ports and the adapters implement them; app importing an adapter or a transport " +
+			"reverses that dependency, couples the core to a driver or a wire format, and lets an edge decide " +
+			"what a question may ask",
+	},
+	{
+		ID:   RuleDomainIsolation,
+		Name: "domain-isolation",
+		Reason: "domain is the vocabulary every module and every embedder imports; it imports nothing outside the " +
+			"standard library and its go.mod requires nothing, so importing it costs an embedder nothing",
+	},
+	{
+		ID:   RuleFileLength,
+		Name: "file-length",
+		Reason: "no Go source file is over 1000 lines, anywhere, with no exemptions: a file that long holds more " +
+			"than one idea and is split where the ideas part",
+	},
+	{
+		ID:   RuleNoInit,
+		Name: "no-init",
+		Reason: "adapter modules declare no init function: adapters are registered in the explicit table of the " +
+			"composition root in cli, never by the side effect of an import",
+	},
+	{
+		ID:   RuleOneAdmissionBound,
+		Name: "one-admission-bound",
+		Reason: "runtime.NewAdmission builds the one concurrency bound of the process (runtime.max_concurrent_queries " +
+			"spans every transport); it must exist, and exactly one reference to it outside tests, in cli, may build it",
+	},
+}
+
+// ModulePrefix is the module path of every workspace module, before its
+// folder: the module in folder f has the path ModulePrefix + f.
+const ModulePrefix = "sutura.dev/"
+
+// testify is the assertion library every module but domain may use in tests.
+const testify = "github.com/stretchr/testify"
+
+// adapterModules is what every adapter under adapters/ may import from the
+// workspace: the vocabulary, and the compiler for the SQL of its dialect.
+var adapterModules = []string{"domain", "semantic"}
+
+// transportModules is what every transport may import from the workspace.
+var transportModules = []string{"domain", "app", "runtime"}
+
+// ModuleRule is the row of one module in the allowed-imports rule. The
+// standard library is always allowed, as is the module's own code.
+type ModuleRule struct {
+	// Folder is the module's folder relative to the workspace root; its
+	// module path is ModulePrefix + Folder.
+	Folder string
+	// Modules lists the folders of the workspace modules it may import.
+	Modules []string
+	// AnyModule allows every workspace module (the composition root).
+	AnyModule bool
+	// ThirdParty lists the import path prefixes of third-party code it may
+	// import; a prefix matches itself and the paths below it.
+	ThirdParty []string
+	// AnyThirdParty allows every third-party import.
+	AnyThirdParty bool
+	// TestThirdParty lists prefixes its test code may import as well.
+	TestThirdParty []string
+	// Reason says why the module's row is what it is.
+	Reason string
+}
+
+// ModuleRules has one row per module. A module in go.work, or a folder
+// with a go.mod under adapters/, without a row here is a violation: add
+// its row, with a reason, before its first commit.
+var ModuleRules = []ModuleRule{
+	{
+		Folder: "domain",
+		Reason: "the vocabulary embedders import: nothing else, not even testify in its tests",
+	},
+	{
+		Folder:         "semantic",
+		Modules:        []string{"domain"},
+		TestThirdParty: []string{testify},
+		Reason:         "the compiler is a pure function of a question and a bundle: the vocabulary, no I/O, no ports",
+	},
+	{
+		Folder:         "runtime",
+		Modules:        []string{"domain"},
+		ThirdParty:     []string{"golang.org/x/sync"},
+		TestThirdParty: []string{testify},
+		Reason:         "admission, deadlines and audit writers: the vocabulary and x/sync's semaphore and errgroup",
+	},
+	{
+		Folder:         "app",
+		Modules:        []string{"domain", "semantic", "runtime"},
+		TestThirdParty: []string{testify},
+		Reason:         "the ports and their use: the compiler and the runtime, but no adapter, transport or driver",
+	},
+	{
+		Folder:         "exec-arrow",
+		Modules:        []string{"domain"},
+		ThirdParty:     []string{"github.com/apache/arrow-go/v18", "golang.org/x/sync"},
+		TestThirdParty: []string{testify},
+		Reason:         "the embedded engine executes plans over Arrow; it needs the vocabulary, not SQL rendering",
+	},
+	{
+		Folder:         "adapters/catalog-markdown",
+		Modules:        adapterModules,
+		ThirdParty:     []string{"go.yaml.in/yaml/v3", "github.com/santhosh-tekuri/jsonschema/v6"},
+		TestThirdParty: []string{testify},
+		Reason:         "the catalogue reader: YAML front matter, validated against JSON Schema",
+	},
+	{
+		Folder:         "adapters/postgres",
+		Modules:        adapterModules,
+		ThirdParty:     []string{"github.com/jackc/pgx/v5"},
+		TestThirdParty: []string{testify},
+		Reason:         "a data system: the postgres dialect of the compiler and its driver, pgx",
+	},
+	{
+		Folder:         "adapters/oracle",
+		Modules:        adapterModules,
+		ThirdParty:     []string{"github.com/sijms/go-ora/v2"},
+		TestThirdParty: []string{testify},
+		Reason:         "a data system: the oracle dialect of the compiler and its pure-Go driver, go-ora",
+	},
+	{
+		Folder:         "adapters/duckdb",
+		Modules:        adapterModules,
+		TestThirdParty: []string{testify},
+		Reason:         "a data system: the duckdb dialect of the compiler; its driver is named here when it is chosen",
+	},
+	{
+		Folder:         "adapters/import-dbt",
+		Modules:        adapterModules,
+		TestThirdParty: []string{testify},
+		Reason:         "an importer: a dbt manifest (JSON) into definitions; the standard library reads it",
+	},
+	{
+		Folder:         "adapters/import-cube",
+		Modules:        adapterModules,
+		TestThirdParty: []string{testify},
+		Reason:         "an importer: Cube data models into definitions; a parser is named here when it is chosen",
+	},
+	{
+		Folder:         "transport-mcp",
+		Modules:        transportModules,
+		ThirdParty:     []string{"github.com/modelcontextprotocol/go-sdk", "github.com/google/jsonschema-go"},
+		TestThirdParty: []string{testify},
+		Reason:         "the MCP surface over the official Go SDK: parses the wire shape into a question, nothing more",
+	},
+	{
+		Folder:         "transport-http",
+		Modules:        transportModules,
+		ThirdParty:     []string{"github.com/prometheus/client_golang"},
+		TestThirdParty: []string{testify},
+		Reason:         "the HTTP surface with its OpenAPI and auth gates; Prometheus for the metrics endpoint",
+	},
+	{
+		Folder:         "transport-inproc",
+		Modules:        transportModules,
+		TestThirdParty: []string{testify},
+		Reason:         "the in-process tool server for Go agent kernels: the app surface, no third-party code",
+	},
+	{
+		Folder:        "cli",
+		AnyModule:     true,
+		AnyThirdParty: true,
+		Reason:        "the one binary and the only composition root: it builds every adapter, the bound, the transports",
+	},
+	{
+		Folder:         "examples",
+		Modules:        []string{"domain", "app", "runtime", "transport-inproc"},
+		ThirdParty:     []string{"github.com/apache/arrow-go/v18"},
+		TestThirdParty: []string{testify, "go.yaml.in/yaml/v3"},
+		Reason:         "demo data and runnable examples over the in-process transport; Arrow for the demo tables; its tests read the demo's front matter with YAML, independently of the catalogue adapter",
+	},
+	{
+		Folder:         "tools",
+		TestThirdParty: []string{testify},
+		Reason:         "the architecture checks read the other modules with go list and go/parser, never by import",
+	},
+}
+
+// AdapterClass is a set of modules that implement the same kind of port
+// and therefore never import each other.
+type AdapterClass struct {
+	Name    string   // the class, plural: "data systems"
+	Members []string // the folders of its modules
+	Reason  string   // why its members stay apart
+}
+
+// AdapterClasses lists the classes of the adapter-classes rule. Members
+// that do not exist yet are listed so the rule holds from their first
+// commit.
+var AdapterClasses = []AdapterClass{
+	{
+		Name: "data systems",
+		Members: []string{
+			"exec-arrow", "adapters/postgres", "adapters/oracle",
+			"adapters/duckdb", "adapters/clickhouse", "adapters/bigquery",
+		},
+		Reason: "each executes legs behind app's data-system port; combining legs is the planner's job",
+	},
+	{
+		Name:    "catalogues",
+		Members: []string{"adapters/catalog-markdown", "adapters/import-dbt", "adapters/import-cube"},
+		Reason:  "each produces definitions on its own, all validated once at start-up by app",
+	},
+	{
+		Name:    "transports",
+		Members: []string{"transport-mcp", "transport-http", "transport-inproc"},
+		Reason:  "each renders the same app surface; none decides anything for another",
+	},
+}
+
+// AppForbidden holds path.Match patterns of the module folders app must
+// not import: every adapter, the embedded engine and every transport.
+var AppForbidden = []string{"adapters/*", "exec-arrow", "transport-*"}
+
+// DomainFolder is the folder of the vocabulary module of domain-isolation.
+const DomainFolder = "domain"
+
+// AppFolder is the folder of the ports module of app-isolation.
+const AppFolder = "app"
+
+// MaxFileLines is the most lines a Go source file may have.
+const MaxFileLines = 1000
+
+// FileLengthSkip lists the folders, relative to the workspace root, that
+// the file-length walk skips besides every .git: the fixture workspaces,
+// whose planted violations the tests check on their own.
+var FileLengthSkip = []string{"tools/testdata"}
+
+// InitFree holds path.Match patterns of the module folders that must
+// declare no init function.
+var InitFree = []string{"adapters/*", "exec-arrow"}
+
+// The one-admission-bound rule: AdmissionConstructor of AdmissionPackage
+// is referenced exactly once outside tests, from module AdmissionCaller.
+const (
+	AdmissionPackage     = "sutura.dev/runtime"
+	AdmissionConstructor = "NewAdmission"
+	AdmissionCaller      = "cli"
+)
+
+// RuleByID returns the rule with the given ID, and false if there is none.
+func RuleByID(id RuleID) (Rule, bool) {
+	for _, r := range Rules {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+// ModuleRuleFor returns the row of the module in folder, and false if the
+// module has none.
+func ModuleRuleFor(folder string) (ModuleRule, bool) {
+	for _, r := range ModuleRules {
+		if r.Folder == folder {
+			return r, true
+		}
+	}
+	return ModuleRule{}, false
+}

@@ -1,0 +1,4 @@
+// Command sutura does not build the bound at all.
+package main
+
+func main() {}

@@ -1,0 +1,3 @@
+module sutura.dev/runtime
+
+go 1.26

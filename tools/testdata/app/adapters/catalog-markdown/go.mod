@@ -1,0 +1,11 @@
+module sutura.dev/adapters/catalog-markdown
+
+go 1.26
+
+require (
+	sutura.dev/domain v0.0.0
+)
+
+replace (
+	sutura.dev/domain => ../../domain
+)

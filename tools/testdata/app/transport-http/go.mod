@@ -1,0 +1,3 @@
+module sutura.dev/transport-http
+
+go 1.26

@@ -1,0 +1,5 @@
+// Package http is a transport.
+package http
+
+// Name names the transport.
+const Name = "http"

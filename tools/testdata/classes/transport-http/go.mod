@@ -1,0 +1,13 @@
+module sutura.dev/transport-http
+
+go 1.26
+
+require (
+	sutura.dev/domain v0.0.0
+	sutura.dev/adapters/catalog-markdown v0.0.0
+)
+
+replace (
+	sutura.dev/domain => ../domain
+	sutura.dev/adapters/catalog-markdown => ../adapters/catalog-markdown
+)

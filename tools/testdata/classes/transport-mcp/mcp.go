@@ -1,0 +1,5 @@
+// Package mcp is a transport.
+package mcp
+
+// Name names the transport.
+const Name = "mcp"

@@ -1,0 +1,3 @@
+module sutura.dev/domain
+
+go 1.26

@@ -1,0 +1,17 @@
+module sutura.dev/transport-http
+
+go 1.26
+
+require (
+	sutura.dev/domain v0.0.0
+	sutura.dev/app v0.0.0
+	sutura.dev/runtime v0.0.0
+	sutura.dev/semantic v0.0.0
+)
+
+replace (
+	sutura.dev/domain => ../domain
+	sutura.dev/app => ../app
+	sutura.dev/runtime => ../runtime
+	sutura.dev/semantic => ../semantic
+)

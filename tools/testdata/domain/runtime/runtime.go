@@ -1,0 +1,5 @@
+// Package runtime is the runtime.
+package runtime
+
+// Name names the runtime.
+const Name = "runtime"

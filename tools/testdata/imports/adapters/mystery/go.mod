@@ -1,0 +1,3 @@
+module sutura.dev/adapters/mystery
+
+go 1.26

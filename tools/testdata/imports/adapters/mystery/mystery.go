@@ -1,0 +1,2 @@
+// Package mystery plants an adapter module without a rule, outside go.work.
+package mystery

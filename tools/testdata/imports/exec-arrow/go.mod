@@ -1,0 +1,3 @@
+module sutura.dev/execarrow
+
+go 1.26

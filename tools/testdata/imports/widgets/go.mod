@@ -1,0 +1,3 @@
+module sutura.dev/widgets
+
+go 1.26

@@ -1,0 +1,3 @@
+module sutura.dev/adapters/catalog-markdown
+
+go 1.26

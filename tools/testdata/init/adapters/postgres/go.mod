@@ -1,0 +1,3 @@
+module sutura.dev/adapters/postgres
+
+go 1.26
