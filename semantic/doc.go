@@ -1,7 +1,5 @@
 // Package semantic is sutura's compiler: it resolves a question against a
-// pinned bundle, plans it onto data systems and renders a plan to SQL for
-// each dialect.
-//
-// The compiler arrives with the engine; until then this package holds no
-// code, so nothing can depend on behaviour that does not exist yet.
+// pinned bundle in the order of product.md §3.2, plans it onto data systems
+// and renders a plan to SQL for each dialect with every value bound as a
+// parameter.
 package semantic
