@@ -182,10 +182,18 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 // lists (via chains, example questions) keep their order.
 func canonicalize(d *Definitions, k *Knowledge) {
 	byName := func(a, b string) int { return strings.Compare(a, b) }
+	// A list that is absent and one that is empty mean the same: both are
+	// written as [], never null.
+	d.Models = orEmpty(d.Models)
+	d.Relationships = orEmpty(d.Relationships)
+	d.Metrics = orEmpty(d.Metrics)
 	slices.SortFunc(d.Models, func(a, b Model) int { return byName(a.Name, b.Name) })
 	for i := range d.Models {
 		m := &d.Models[i]
 		slices.SortFunc(m.Columns, func(a, b ModelColumn) int { return byName(a.Name, b.Name) })
+		for j := range m.Columns {
+			m.Columns[j].Description = normalizeText(m.Columns[j].Description)
+		}
 		slices.Sort(m.PrimaryKey)
 		if m.Audience != nil {
 			slices.Sort(m.Audience.Restricted)
@@ -201,6 +209,7 @@ func canonicalize(d *Definitions, k *Knowledge) {
 		m := &d.Metrics[i]
 		slices.Sort(m.Grains)
 		m.Grains = slices.Compact(m.Grains)
+		m.Dimensions = orEmpty(m.Dimensions)
 		slices.SortFunc(m.Dimensions, func(a, b Dimension) int { return byName(a.Name, b.Name) })
 		for j := range m.Dimensions {
 			slices.Sort(m.Dimensions[j].Values)
@@ -233,6 +242,8 @@ func canonicalize(d *Definitions, k *Knowledge) {
 	}
 	slices.SortFunc(k.Examples, func(a, b Example) int { return byName(a.Name, b.Name) })
 	for i := range k.Examples {
+		k.Examples[i].Asked = orEmpty(k.Examples[i].Asked)
+		k.Examples[i].Question.Metrics = orEmpty(k.Examples[i].Question.Metrics)
 		slices.Sort(k.Examples[i].Asked)
 		k.Examples[i].Note = normalizeText(k.Examples[i].Note)
 	}
@@ -248,6 +259,13 @@ func canonicalize(d *Definitions, k *Knowledge) {
 	if k.Examples == nil {
 		k.Examples = []Example{}
 	}
+}
+
+func orEmpty[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
 }
 
 // normalizeText makes prose independent of line endings and of blank lines

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// MaxSpanDays is the longest range a question may cover: ten years and two
-// leap days.
+// MaxSpanDays is the longest range a question may cover: ten years with
+// three leap days, the most ten calendar years can hold.
 const MaxSpanDays = 3653
 
 // Date is a calendar date without a time zone, stored as days since
@@ -61,8 +61,13 @@ func (d Date) Civil() (year int, month time.Month, day int) {
 }
 
 // String renders d as YYYY-MM-DD, the canonical rendering of a date cell.
+// A year outside 0000–9999 is written as package time writes it (more
+// digits, or a sign) rather than wrapped into four wrong digits.
 func (d Date) String() string {
 	y, m, dd := d.Civil()
+	if y < 0 || y > 9999 {
+		return d.Time().Format("2006-01-02")
+	}
 	var b [10]byte
 	put := func(i, n, w int) {
 		for k := w - 1; k >= 0; k-- {

@@ -205,10 +205,24 @@ func (o Outcome) MarshalJSON() ([]byte, error) {
 	if o.Answer == nil {
 		return nil, errorString("domain: an outcome holds neither answer nor refusal")
 	}
+	// An empty answer still carries its lists as arrays, never null.
+	a := *o.Answer
+	if a.Columns == nil {
+		a.Columns = []Column{}
+	}
+	if a.Rows == nil {
+		a.Rows = [][]Cell{}
+	}
+	if a.Provenance.MetricDigests == nil {
+		a.Provenance.MetricDigests = []MetricDigest{}
+	}
+	if a.Provenance.ExecutedAs == nil {
+		a.Provenance.ExecutedAs = []ExecutedAs{}
+	}
 	return json.Marshal(struct {
 		Outcome string `json:"outcome"`
 		*Answer
-	}{"answer", o.Answer})
+	}{"answer", &a})
 }
 
 type errorString string

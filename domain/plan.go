@@ -1,6 +1,5 @@
 package domain
 
-
 // Plan is a resolved question ready for execution, produced by the
 // compiler (package semantic) and consumed by every data system; it lives
 // here because executors may import only the domain. It names every table,
