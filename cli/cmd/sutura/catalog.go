@@ -1,0 +1,235 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"sutura.dev/domain"
+)
+
+// metricView is what the catalogue commands show of one metric. Required
+// filters are part of a metric's meaning but are never shown, so only their
+// number appears.
+type metricView struct {
+	Name            string          `json:"name"`
+	Description     string          `json:"description"`
+	Measure         string          `json:"measure"`
+	Model           string          `json:"model"`
+	TimeColumn      string          `json:"time_column"`
+	Grains          []domain.Grain  `json:"grains"`
+	Dimensions      []dimensionView `json:"dimensions"`
+	RequiredFilters int             `json:"required_filters"`
+	Audience        domain.Audience `json:"audience"`
+	Anchor          *domain.Anchor  `json:"anchor,omitempty"`
+	Digest          string          `json:"digest"`
+}
+
+type dimensionView struct {
+	Name        string   `json:"name"`
+	Filterable  bool     `json:"filterable"`
+	Values      []string `json:"values,omitempty"`
+	Via         []string `json:"via,omitempty"`
+	Description string   `json:"description,omitempty"`
+}
+
+type catalogView struct {
+	Catalogue string       `json:"catalogue"`
+	Version   string       `json:"version"`
+	Digest    string       `json:"digest"`
+	Metrics   []metricView `json:"metrics"`
+}
+
+func viewMetric(b *domain.Bundle, m *domain.Metric) metricView {
+	v := metricView{
+		Name: m.Name, Description: m.Description, Measure: measureText(m),
+		Model: m.Model, TimeColumn: m.TimeColumn, Grains: m.Grains,
+		RequiredFilters: len(m.RequiredFilters), Audience: m.Audience,
+		Anchor: m.Anchor, Digest: b.MetricDigest(m.Name), Dimensions: []dimensionView{},
+	}
+	for _, d := range m.Dimensions {
+		v.Dimensions = append(v.Dimensions, dimensionView{Name: d.Name, Filterable: d.Filterable, Values: d.Values, Via: d.Via, Description: d.Description})
+	}
+	return v
+}
+
+func termText(t domain.Term) string {
+	if t.CountIf != "" {
+		return "count_if(" + t.CountIf + ")"
+	}
+	return string(t.Aggregate) + "(" + t.Column + ")"
+}
+
+func measureText(m *domain.Metric) string {
+	switch {
+	case m.Measure == nil:
+		return "authored SQL"
+	case m.Measure.Ratio != nil:
+		r := m.Measure.Ratio
+		return fmt.Sprintf("%s / %s (zero denominator %s)", termText(r.Numerator), termText(r.Denominator), strings.ReplaceAll(string(r.ZeroDenominator), "_", " "))
+	default:
+		return termText(*m.Measure.Simple)
+	}
+}
+
+func grainsText(gs []domain.Grain) string {
+	s := make([]string, len(gs))
+	for i, g := range gs {
+		s[i] = g.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+func audienceText(a domain.Audience) string {
+	if a.Open() {
+		return "open"
+	}
+	return "restricted to " + strings.Join(a.Restricted, ", ")
+}
+
+func writeMetric(w io.Writer, v metricView, full bool) {
+	fmt.Fprintln(w, v.Name)
+	desc := v.Description
+	if !full {
+		// The first paragraph, unwrapped.
+		desc, _, _ = strings.Cut(desc, "\n\n")
+		desc = strings.Join(strings.Fields(desc), " ")
+	}
+	if desc != "" {
+		for _, line := range strings.Split(desc, "\n") {
+			fmt.Fprintln(w, strings.TrimRight("  "+line, " "))
+		}
+	}
+	row := func(k, val string) { fmt.Fprintf(w, "  %-11s %s\n", k, val) }
+	row("measure", v.Measure)
+	row("model", v.Model+" (time column "+v.TimeColumn+")")
+	row("grains", grainsText(v.Grains))
+	var dims []string
+	for _, d := range v.Dimensions {
+		s := d.Name
+		if d.Filterable {
+			s += " [" + strings.Join(d.Values, ", ") + "]"
+		}
+		dims = append(dims, s)
+	}
+	if len(dims) == 0 {
+		dims = []string{"none"}
+	}
+	if full {
+		row("dimensions", "")
+		for _, d := range v.Dimensions {
+			kind := "group by only"
+			if d.Filterable {
+				kind = "filterable: " + strings.Join(d.Values, ", ")
+			}
+			via := ""
+			if len(d.Via) > 0 {
+				via = " via " + strings.Join(d.Via, " → ")
+			}
+			fmt.Fprintf(w, "    %s (%s)%s\n", d.Name, kind, via)
+			if d.Description != "" {
+				fmt.Fprintf(w, "      %s\n", d.Description)
+			}
+		}
+	} else {
+		row("dimensions", strings.Join(dims, ", "))
+	}
+	if v.RequiredFilters > 0 {
+		row("filters", fmt.Sprintf("%d required filter(s), applied to every question", v.RequiredFilters))
+	}
+	row("audience", audienceText(v.Audience))
+	if v.Anchor != nil {
+		row("anchor", fmt.Sprintf("%s to %s = %s", v.Anchor.Range.Start, v.Anchor.Range.End, v.Anchor.Value))
+	}
+	row("digest", v.Digest)
+}
+
+func writeHeader(w io.Writer, name string, b *domain.Bundle) {
+	fmt.Fprintf(w, "catalogue  %s\n", name)
+	fmt.Fprintf(w, "version    %s\n", b.Version())
+	fmt.Fprintf(w, "digest     %s\n", b.Digest())
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func runCatalog(inv *invocation) error {
+	s, err := load(inv)
+	if err != nil {
+		return err
+	}
+	b := s.bundle
+	view := catalogView{Catalogue: s.catalogName, Version: b.Version(), Digest: b.Digest(), Metrics: []metricView{}}
+	for i := range b.Definitions().Metrics {
+		view.Metrics = append(view.Metrics, viewMetric(b, &b.Definitions().Metrics[i]))
+	}
+	if inv.boolFlag("json") {
+		return writeJSON(inv.io.out, view)
+	}
+	w := inv.io.out
+	writeHeader(w, s.catalogName, b)
+	fmt.Fprintf(w, "metrics    %d\n", len(view.Metrics))
+	for _, v := range view.Metrics {
+		fmt.Fprintln(w)
+		writeMetric(w, v, false)
+	}
+	return nil
+}
+
+func runDescribe(inv *invocation) error {
+	name := inv.args[0]
+	if domain.CheckIdent(name) != nil {
+		return usagef("the metric name is not an identifier ([A-Za-z_][A-Za-z0-9_]*, at most 63 characters)")
+	}
+	s, err := load(inv)
+	if err != nil {
+		return err
+	}
+	m, ok := s.bundle.Metric(name)
+	if !ok {
+		return fmt.Errorf("metric %s is not in the catalogue (sutura catalog lists them)", name)
+	}
+	v := viewMetric(s.bundle, m)
+	if inv.boolFlag("json") {
+		return writeJSON(inv.io.out, struct {
+			Version string `json:"version"`
+			Digest  string `json:"definition_digest"`
+			metricView
+		}{s.bundle.Version(), s.bundle.Digest(), v})
+	}
+	writeHeader(inv.io.out, s.catalogName, s.bundle)
+	fmt.Fprintln(inv.io.out)
+	writeMetric(inv.io.out, v, true)
+	return nil
+}
+
+func runValidate(inv *invocation) error {
+	s, err := load(inv)
+	if err != nil {
+		return err
+	}
+	b := s.bundle
+	w := inv.io.out
+	writeHeader(w, s.catalogName, b)
+	defs := b.Definitions()
+	fmt.Fprintf(w, "loaded     %d models, %d relationships, %d metrics\n", len(defs.Models), len(defs.Relationships), len(defs.Metrics))
+	var anchored []string
+	for _, m := range defs.Metrics {
+		if m.Anchor != nil {
+			anchored = append(anchored, m.Name)
+		}
+	}
+	if len(anchored) == 0 {
+		fmt.Fprintln(w, "anchors    none declared")
+		return nil
+	}
+	// The anchors re-run on the execution engine; this build has none, so
+	// it says so instead of claiming a validation it did not do.
+	fmt.Fprintf(w, "anchors    %d declared, NOT CHECKED: this build has no execution engine to run them (%s)\n", len(anchored), strings.Join(anchored, ", "))
+	return nil
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"sutura.dev/cli/internal/config"
+)
+
+// Exit statuses of the contract (product.md §10).
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+// streams are the process's standard streams, injected so tests can run
+// commands in process.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// invocation is what a command runs with.
+type invocation struct {
+	ctx   context.Context
+	args  []string // positional arguments after flag parsing
+	io    streams
+	env   config.Env
+	flags *flag.FlagSet
+}
+
+// boolFlag returns the value of a boolean flag the command declared.
+func (inv *invocation) boolFlag(name string) bool {
+	f := inv.flags.Lookup(name)
+	return f != nil && f.Value.String() == "true"
+}
+
+// command is one row of the command table, which drives both dispatch and
+// help. flags, when set, declares the command's flags on fs.
+type command struct {
+	name    string
+	args    string // synopsis of the positional arguments
+	summary string
+	minArgs int
+	maxArgs int
+	flags   func(fs *flag.FlagSet)
+	run     func(inv *invocation) error
+}
+
+// usageError is a mistake in how the command was called: exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// commands is the one command table. Commands of later milestones join it
+// as they land; none is listed before it works.
+func commands() []*command {
+	return []*command{
+		{name: "catalog", summary: "list what the catalogue defines, with version and digest", flags: jsonFlag, run: runCatalog},
+		{name: "describe", args: "<metric>", summary: "describe one metric", minArgs: 1, maxArgs: 1, flags: jsonFlag, run: runDescribe},
+		{name: "validate", summary: "load and pin the catalogue and check its anchors; exit 1 naming each failure", run: runValidate},
+		{name: "doctor", summary: "how this binary was built and what it can reach", run: runDoctor},
+		{name: "version", summary: "print the version", run: runVersion},
+		{name: "help", args: "[command]", summary: "show help for sutura or one command", maxArgs: 1},
+	}
+}
+
+func jsonFlag(fs *flag.FlagSet) { fs.Bool("json", false, "print JSON instead of text") }
+
+// run dispatches args to a command and returns the exit status.
+func run(ctx context.Context, args []string, s streams, env config.Env) int {
+	table := commands()
+	if len(args) == 0 {
+		usage(s.err, table)
+		return exitUsage
+	}
+	name := args[0]
+	if name == "-h" || name == "--help" || name == "help" {
+		if len(args) > 1 && name == "help" {
+			if c := find(table, args[1]); c != nil {
+				commandUsage(s.out, c)
+				return exitOK
+			}
+			fmt.Fprintln(s.err, "sutura: no such command (see sutura help)")
+			return exitUsage
+		}
+		usage(s.out, table)
+		return exitOK
+	}
+	c := find(table, name)
+	if c == nil || c.run == nil {
+		fmt.Fprintln(s.err, "sutura: no such command (see sutura help)")
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("sutura "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			commandUsage(s.out, c)
+			return exitOK
+		}
+		fmt.Fprintf(s.err, "sutura: %s: %v\n", c.name, err)
+		commandUsage(s.err, c)
+		return exitUsage
+	}
+	if n := fs.NArg(); n < c.minArgs || n > c.maxArgs {
+		fmt.Fprintf(s.err, "sutura: %s takes %s\n", c.name, argCount(c))
+		commandUsage(s.err, c)
+		return exitUsage
+	}
+	inv := &invocation{ctx: ctx, args: fs.Args(), io: s, env: env}
+	inv.flags = fs
+	err := c.run(inv)
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(s.err, "sutura: %s: %s\n", c.name, ue.msg)
+		return exitUsage
+	case errors.Is(err, errReported):
+		return exitFail
+	default:
+		fmt.Fprintf(s.err, "sutura: %s\n", strings.TrimSpace(err.Error()))
+		return exitFail
+	}
+}
+
+// errReported means the command already wrote its failure to stderr.
+var errReported = errors.New("reported")
+
+func argCount(c *command) string {
+	switch {
+	case c.maxArgs == 0:
+		return "no arguments"
+	case c.minArgs == c.maxArgs:
+		return fmt.Sprintf("exactly %d argument(s): %s", c.minArgs, c.args)
+	}
+	return fmt.Sprintf("at most %d argument(s): %s", c.maxArgs, c.args)
+}
+
+func find(table []*command, name string) *command {
+	for _, c := range table {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func usage(w io.Writer, table []*command) {
+	fmt.Fprintln(w, "sutura — a governed metrics server for AI agents")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "usage: sutura <command> [flags] [arguments]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	width := 0
+	for _, c := range table {
+		width = max(width, len(c.name))
+	}
+	for _, c := range table {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "configuration: SUTURA_CONFIG_DIR (base.yaml, <environment>.yaml), SUTURA_ENVIRONMENT,")
+	fmt.Fprintln(w, "SUTURA__A__B variables; without SUTURA_CONFIG_DIR the embedded demo is used.")
+}
+
+func commandUsage(w io.Writer, c *command) {
+	fmt.Fprintf(w, "usage: sutura %s", c.name)
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	if c.flags != nil {
+		c.flags(fs)
+		fmt.Fprint(w, " [flags]")
+	}
+	if c.args != "" {
+		fmt.Fprint(w, " "+c.args)
+	}
+	fmt.Fprintf(w, "\n\n%s\n", c.summary)
+	if c.flags != nil {
+		fmt.Fprintln(w, "\nflags:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+	}
+}

@@ -1,0 +1,256 @@
+package config
+
+import (
+	"net"
+	"net/netip"
+	"strconv"
+	"time"
+)
+
+// Environment is the deployment environment chosen by SUTURA_ENVIRONMENT;
+// it selects the second configuration file and tightens some rules.
+type Environment string
+
+// The environments SUTURA_ENVIRONMENT accepts.
+const (
+	Development Environment = "development"
+	Test        Environment = "test"
+	Production  Environment = "production"
+)
+
+// Identity says whether sutura serves one person or many
+// (security.identity).
+type Identity string
+
+// The values of security.identity.
+const (
+	SingleUser Identity = "single-user"
+	MultiUser  Identity = "multi-user"
+)
+
+// InboundMode is how callers present their identity (security.inbound.mode).
+type InboundMode string
+
+// InboundDirect validates a caller's JWT against the configured key set.
+const InboundDirect InboundMode = "direct"
+
+// The JWT algorithms security.inbound.algorithms may pin.
+const (
+	RS256 = "RS256"
+	ES256 = "ES256"
+	EdDSA = "EdDSA"
+)
+
+// CatalogProse says how the catalogue's prose reaches the agent prompt
+// (prompt.catalog_prose).
+type CatalogProse string
+
+// The values of prompt.catalog_prose.
+const (
+	ProseQuoted  CatalogProse = "quoted"
+	ProseOmitted CatalogProse = "omitted"
+)
+
+// AuditSink is where audit records go (audit.sink). There is deliberately
+// no value that turns auditing off.
+type AuditSink string
+
+// The values of audit.sink.
+const (
+	SinkStderr AuditSink = "stderr"
+	SinkFile   AuditSink = "file"
+)
+
+// CatalogKind is the format of a catalogue (catalogs[].kind).
+type CatalogKind string
+
+// CatalogMarkdown is the Markdown catalogue read by adapters/catalog-markdown.
+const CatalogMarkdown CatalogKind = "markdown"
+
+// Config is the effective configuration: every layer applied, validated,
+// paths resolved and secrets read. A Config returned by [Load] is safe to
+// use as is; nothing in it needs defaulting again.
+type Config struct {
+	Server   Server   `yaml:"server"`
+	Security Security `yaml:"security"`
+	Runtime  Runtime  `yaml:"runtime"`
+	Prompt   Prompt   `yaml:"prompt"`
+	Tools    Tools    `yaml:"tools"`
+	Audit    Audit    `yaml:"audit"`
+	// Catalogs lists the configured catalogues; empty means the embedded
+	// demo catalogue (see [Config.Demo]).
+	Catalogs []Catalog `yaml:"catalogs"`
+	// Sources maps a source alias to its data system.
+	Sources map[string]Source `yaml:"sources" key:"alias"`
+
+	// Environment is the environment the configuration was loaded for.
+	Environment Environment `yaml:"-"`
+	// Dir is the absolute configuration directory, or empty when
+	// SUTURA_CONFIG_DIR is unset (relative paths then stay relative to
+	// the working directory).
+	Dir string `yaml:"-"`
+}
+
+// Demo reports whether no catalogue is configured, so the embedded demo
+// catalogue and its embedded data are served; the cli says so once at
+// start.
+func (c *Config) Demo() bool { return len(c.Catalogs) == 0 }
+
+// Server is the HTTP surface (server.*).
+type Server struct {
+	// Host is the IP literal to bind.
+	Host string `yaml:"host"`
+	// Port is the TCP port; 0 picks a free one (refused in production).
+	Port int `yaml:"port"`
+	// RequestTimeoutSeconds bounds one caller's whole wait (2..300).
+	RequestTimeoutSeconds int `yaml:"request_timeout_seconds"`
+	// MaxBodyBytes bounds a request body or one stdio message.
+	MaxBodyBytes int `yaml:"max_body_bytes"`
+	// AllowedHosts lists the extra Host header values accepted.
+	AllowedHosts []string `yaml:"allowed_hosts"`
+	// TLSTerminatedUpstream declares that a proxy in front of sutura
+	// terminates TLS; required to bind a non-loopback address.
+	TLSTerminatedUpstream bool `yaml:"tls_terminated_upstream"`
+	// AgentSurface controls /mcp on the HTTP surface.
+	AgentSurface AgentSurface `yaml:"agent_surface"`
+}
+
+// AgentSurface is server.agent_surface.
+type AgentSurface struct {
+	// Enabled serves /mcp.
+	Enabled bool `yaml:"enabled"`
+}
+
+// Addr returns host:port for net.Listen.
+func (s Server) Addr() string { return net.JoinHostPort(s.Host, strconv.Itoa(s.Port)) }
+
+// Loopback reports whether Host is a loopback address.
+func (s Server) Loopback() bool { return isLoopbackIP(s.Host) }
+
+// RequestTimeout returns server.request_timeout_seconds as a duration.
+func (s Server) RequestTimeout() time.Duration {
+	return time.Duration(s.RequestTimeoutSeconds) * time.Second
+}
+
+// Security is identity, tokens and visibility (security.*).
+type Security struct {
+	// Identity is single-user or multi-user; a loaded Config always has
+	// one (single-user when no source is configured and none was set).
+	Identity Identity `yaml:"identity"`
+	// SingleUserBecause records why single-user mode is acceptable where
+	// it is required (see docs/configuration.md).
+	SingleUserBecause string `yaml:"single_user_because"`
+	// AccessTokenFile is the resolved path of the bearer token file.
+	AccessTokenFile string `yaml:"access_token_file"`
+	// MetricsTokenFile is the resolved path of the /metrics token file.
+	MetricsTokenFile string `yaml:"metrics_token_file"`
+	// Inbound is the JWT validation of callers.
+	Inbound Inbound `yaml:"inbound"`
+	// AudienceMapping maps a caller group to the metric audiences it sees.
+	AudienceMapping map[string][]string `yaml:"audience_mapping" key:"group"`
+
+	// AccessToken is the content of AccessTokenFile; absent when unset.
+	AccessToken Secret `yaml:"-"`
+	// MetricsToken is the content of MetricsTokenFile; absent when unset.
+	MetricsToken Secret `yaml:"-"`
+}
+
+// Inbound is security.inbound: how callers' JWTs are validated.
+type Inbound struct {
+	// Mode is empty (no inbound identity) or direct.
+	Mode InboundMode `yaml:"mode"`
+	// Issuer is the required iss claim.
+	Issuer string `yaml:"issuer"`
+	// Audience is the required aud claim.
+	Audience string `yaml:"audience"`
+	// JWKSFile is the resolved path of a JWK set; exclusive with JWKSURL.
+	JWKSFile string `yaml:"jwks_file"`
+	// JWKSURL is an https URL of a JWK set; exclusive with JWKSFile.
+	JWKSURL string `yaml:"jwks_url"`
+	// Algorithms pins the accepted signature algorithms.
+	Algorithms []string `yaml:"algorithms"`
+	// ScopeClaim names the claim holding the caller's scopes.
+	ScopeClaim string `yaml:"scope_claim"`
+	// GroupsClaim names the claim holding the caller's groups.
+	GroupsClaim string `yaml:"groups_claim"`
+}
+
+// Enabled reports whether callers present a validated identity.
+func (i Inbound) Enabled() bool { return i.Mode != "" }
+
+// Runtime is the process-wide bounds of product.md §7 (runtime.*).
+type Runtime struct {
+	// MaxConcurrentQueries is the one admission bound (1..512).
+	MaxConcurrentQueries int `yaml:"max_concurrent_queries"`
+	// AdmissionTimeoutSeconds is the longest wait for a slot (1..300).
+	AdmissionTimeoutSeconds int `yaml:"admission_timeout_seconds"`
+	// WorkingSetMaxBytes is the embedded engine's memory ceiling.
+	WorkingSetMaxBytes int64 `yaml:"working_set_max_bytes"`
+	// ShutdownGraceSeconds is how long in-flight questions may finish
+	// after SIGTERM or SIGINT (1..300).
+	ShutdownGraceSeconds int `yaml:"shutdown_grace_seconds"`
+}
+
+// AdmissionTimeout returns runtime.admission_timeout_seconds as a duration.
+func (r Runtime) AdmissionTimeout() time.Duration {
+	return time.Duration(r.AdmissionTimeoutSeconds) * time.Second
+}
+
+// ShutdownGrace returns runtime.shutdown_grace_seconds as a duration.
+func (r Runtime) ShutdownGrace() time.Duration {
+	return time.Duration(r.ShutdownGraceSeconds) * time.Second
+}
+
+// Prompt is the agent prompt rendering (prompt.*).
+type Prompt struct {
+	// CatalogProse is quoted or omitted.
+	CatalogProse CatalogProse `yaml:"catalog_prose"`
+	// InstructionsFile is the resolved path of extra operator instructions.
+	InstructionsFile string `yaml:"instructions_file"`
+	// ListPhysicalSchema lists tables and columns in the prompt.
+	ListPhysicalSchema bool `yaml:"list_physical_schema"`
+}
+
+// Tools is the optional tools (tools.*).
+type Tools struct {
+	// RunSQL is tools.run_sql.
+	RunSQL RunSQL `yaml:"run_sql"`
+}
+
+// RunSQL is tools.run_sql, the raw SQL tool for single-user exploration.
+type RunSQL struct {
+	// Enabled offers run_sql; refused in multi-user mode.
+	Enabled bool `yaml:"enabled"`
+}
+
+// Audit is the audit sink (audit.*).
+type Audit struct {
+	// Sink is stderr or file.
+	Sink AuditSink `yaml:"sink"`
+	// File is the resolved path appended to when Sink is file.
+	File string `yaml:"file"`
+}
+
+// Catalog is one entry of catalogs.
+type Catalog struct {
+	// Name identifies the catalogue in messages and provenance.
+	Name string `yaml:"name"`
+	// Kind is markdown.
+	Kind CatalogKind `yaml:"kind"`
+	// Dir is the resolved directory of the catalogue documents.
+	Dir string `yaml:"dir"`
+	// Version is the label stamped on the bundle.
+	Version string `yaml:"version"`
+	// RefreshSeconds re-reads the catalogue on this interval; 0 when
+	// omitted, meaning the catalogue is read once.
+	RefreshSeconds int `yaml:"refresh_seconds,omitempty"`
+}
+
+// Refresh returns refresh_seconds as a duration; 0 means no refresh.
+func (c Catalog) Refresh() time.Duration { return time.Duration(c.RefreshSeconds) * time.Second }
+
+// isLoopbackIP reports whether s is an IP literal of a loopback address.
+func isLoopbackIP(s string) bool {
+	a, err := netip.ParseAddr(s)
+	return err == nil && a.IsLoopback()
+}

@@ -1,0 +1,160 @@
+package config
+
+import "slices"
+
+// SourceKind is the data system of a source (sources.<alias>.kind).
+type SourceKind string
+
+// The values of sources.<alias>.kind.
+const (
+	KindFiles      SourceKind = "files"
+	KindPostgres   SourceKind = "postgres"
+	KindOracle     SourceKind = "oracle"
+	KindDuckDB     SourceKind = "duckdb"
+	KindClickHouse SourceKind = "clickhouse"
+	KindBigQuery   SourceKind = "bigquery"
+)
+
+// Posture is how a source's legs run (sources.<alias>.posture).
+type Posture string
+
+// The values of sources.<alias>.posture.
+const (
+	SharedServiceUser     Posture = "shared-service-user"
+	ImpersonationAtSource Posture = "impersonation-at-source"
+)
+
+// TransportMode is how a database connection is protected
+// (sources.<alias>.transport_mode).
+type TransportMode string
+
+// The values of sources.<alias>.transport_mode.
+const (
+	// Plaintext is allowed only to a loopback address or a unix socket.
+	Plaintext TransportMode = "plaintext"
+	// Verified is TLS with the server's certificate verified.
+	Verified TransportMode = "verified"
+	// Mutual is Verified plus a client certificate.
+	Mutual TransportMode = "mutual"
+)
+
+// Source is one data system. It carries the keys of every kind; the
+// loader refuses a key that does not apply to the source's kind, so only
+// the keys of Kind are ever non-zero.
+type Source struct {
+	// Kind is the data system.
+	Kind SourceKind `yaml:"kind"`
+	// Posture is shared-service-user or impersonation-at-source.
+	Posture Posture `yaml:"posture"`
+	// AcknowledgedBecause records why a shared source is acceptable in
+	// multi-user mode.
+	AcknowledgedBecause string `yaml:"acknowledged_because,omitempty"`
+
+	// DataDir is the resolved directory a files source reads.
+	DataDir string `yaml:"data_dir,omitempty"`
+
+	// Host is the database host name or IP; exclusive with UnixSocket.
+	Host string `yaml:"host,omitempty"`
+	// Port is the database port; the kind's standard port when omitted
+	// (postgres 5432, oracle 1521, clickhouse 9440 with TLS, 9000 without).
+	Port int `yaml:"port,omitempty"`
+	// UnixSocket is the resolved path of a unix socket (or, for
+	// postgres, its directory); exclusive with Host.
+	UnixSocket string `yaml:"unix_socket,omitempty"`
+	// Database is the database name (postgres, clickhouse).
+	Database string `yaml:"database,omitempty"`
+	// Service is the Oracle service name.
+	Service string `yaml:"service,omitempty"`
+	// User is the database user the source connects as.
+	User string `yaml:"user,omitempty"`
+	// PasswordFile is the resolved path of the password file.
+	PasswordFile string `yaml:"password_file,omitempty"`
+	// TransportMode is plaintext, verified or mutual; a loaded Config
+	// always has one for database kinds (plaintext over a unix socket,
+	// verified otherwise, when omitted).
+	TransportMode TransportMode `yaml:"transport_mode,omitempty"`
+	// CAFile is the resolved path of the CA bundle (system roots when
+	// empty).
+	CAFile string `yaml:"ca_file,omitempty"`
+	// CertFile is the resolved path of the client certificate (mutual).
+	CertFile string `yaml:"cert_file,omitempty"`
+	// KeyFile is the resolved path of the client key (mutual).
+	KeyFile string `yaml:"key_file,omitempty"`
+	// Impersonate maps a caller subject to the database role it runs as.
+	Impersonate map[string]string `yaml:"impersonate,omitempty" key:"subject"`
+	// VerificationIdentity is the name expected in the server's
+	// certificate when it differs from Host.
+	VerificationIdentity string `yaml:"verification_identity,omitempty"`
+
+	// Path is the resolved DuckDB database file.
+	Path string `yaml:"path,omitempty"`
+
+	// Project is the BigQuery project.
+	Project string `yaml:"project,omitempty"`
+	// Dataset is the default BigQuery dataset.
+	Dataset string `yaml:"dataset,omitempty"`
+	// CredentialsFile is the resolved path of a service account key
+	// (application default credentials when empty).
+	CredentialsFile string `yaml:"credentials_file,omitempty"`
+
+	// Password is the content of PasswordFile; absent when unset.
+	Password Secret `yaml:"-"`
+}
+
+// databaseKinds are the kinds reached over a network connection with
+// host, user and transport settings.
+var databaseKinds = []SourceKind{KindPostgres, KindOracle, KindClickHouse}
+
+// allKinds lists every source kind in documentation order.
+var allKinds = []SourceKind{KindFiles, KindPostgres, KindOracle, KindDuckDB, KindClickHouse, KindBigQuery}
+
+// sourceKeyKinds says which kinds accept each key of a source. It is the
+// table the loader checks and the reference test compares with the
+// "Kinds" column of docs/configuration.md.
+var sourceKeyKinds = map[string][]SourceKind{
+	"kind":                  allKinds,
+	"posture":               allKinds,
+	"acknowledged_because":  allKinds,
+	"data_dir":              {KindFiles},
+	"host":                  databaseKinds,
+	"port":                  databaseKinds,
+	"unix_socket":           databaseKinds,
+	"database":              {KindPostgres, KindClickHouse},
+	"service":               {KindOracle},
+	"user":                  databaseKinds,
+	"password_file":         databaseKinds,
+	"transport_mode":        databaseKinds,
+	"ca_file":               databaseKinds,
+	"cert_file":             databaseKinds,
+	"key_file":              databaseKinds,
+	"impersonate":           databaseKinds,
+	"verification_identity": databaseKinds,
+	"path":                  {KindDuckDB},
+	"project":               {KindBigQuery},
+	"dataset":               {KindBigQuery},
+	"credentials_file":      {KindBigQuery},
+}
+
+// keyApplies reports whether key is valid for kind.
+func keyApplies(key string, kind SourceKind) bool {
+	return slices.Contains(sourceKeyKinds[key], kind)
+}
+
+// isDatabase reports whether kind is reached over a network connection.
+func isDatabase(kind SourceKind) bool { return slices.Contains(databaseKinds, kind) }
+
+// defaultPort is the standard port of a database kind.
+func defaultPort(kind SourceKind, mode TransportMode) int {
+	switch kind {
+	case KindPostgres:
+		return 5432
+	case KindOracle:
+		return 1521
+	case KindClickHouse:
+		if mode == Plaintext {
+			return 9000
+		}
+		return 9440
+	}
+	return 0
+}
