@@ -1,5 +1,7 @@
 package domain
 
+import "encoding/json"
+
 // ColumnType is the declared type of a model column.
 type ColumnType string
 
@@ -270,4 +272,19 @@ func (m *Metric) CoarsestGrain() Grain {
 		}
 	}
 	return c
+}
+
+// UnmarshalJSON reads "open" or {"restricted": [...]}.
+func (a *Audience) UnmarshalJSON(b []byte) error {
+	if string(b) == `"open"` {
+		*a = Audience{}
+		return nil
+	}
+	type plain Audience
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*a = Audience(p)
+	return nil
 }

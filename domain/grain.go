@@ -87,3 +87,13 @@ func (g Grain) Add(d Date, n int) Date {
 func (g Grain) IsPeriod(r Range) bool {
 	return g.Truncate(r.Start) == r.Start && g.Add(r.Start, 1) == r.End
 }
+
+// UnmarshalText parses a grain's name.
+func (g *Grain) UnmarshalText(b []byte) error {
+	v, ok := ParseGrain(string(b))
+	if !ok {
+		return errorString("is not a grain (day, week, month, quarter, year)")
+	}
+	*g = v
+	return nil
+}

@@ -7,4 +7,9 @@ require (
 	golang.org/x/sync v0.25.0
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	sutura.dev/domain v0.0.0
+)
+
+replace sutura.dev/domain => ../domain
