@@ -1,6 +1,14 @@
-// Package app is sutura's driving port: the Surface that describes the
-// catalogue and answers questions, and the driven ports it declares
-// (catalogue, data system, audit sink, credential broker).
+// Package app is sutura's driving port and the ports it drives.
 //
-// It is filled by the engine issue; until then it declares nothing.
+// Surface describes the catalogue and answers questions; every transport
+// (MCP, HTTP, in-process, the command line) calls it and decides nothing
+// about what a question may ask. The driven ports — the catalogue, data
+// systems and the audit sink — are declared here, by their caller, and
+// implemented by adapters that only the composition root constructs.
+//
+// The flow of one question: resolve and plan against the pinned bundle
+// (package semantic), take an admission slot, execute the leg on its data
+// system under the execution deadline, apply the bounds, write the audit
+// record, return the outcome. A refusal is an outcome; errors are failures
+// of the service (at capacity, out of time, a data system that failed).
 package app

@@ -1,0 +1,135 @@
+package app
+
+import (
+	"strings"
+
+	"sutura.dev/domain"
+)
+
+// CatalogView is what a caller may know of the catalogue: the metrics
+// visible to it with their grains, dimensions and allowed values, and the
+// knowledge about them. It is the wire shape of describe_catalog and
+// GET /v1/catalog. A metric outside the caller's audiences is absent, as if
+// it did not exist; required filters and physical tables never appear.
+type CatalogView struct {
+	DefinitionVersion string           `json:"definition_version"`
+	DefinitionDigest  string           `json:"definition_digest"`
+	Metrics           []MetricView     `json:"metrics"`
+	Glossary          []GlossaryView   `json:"glossary"`
+	Caveats           []CaveatView     `json:"caveats"`
+	NotDefined        []NotDefinedView `json:"not_defined"`
+	Examples          []ExampleView    `json:"examples"`
+}
+
+// MetricView describes one metric to a caller.
+type MetricView struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Grains      []domain.Grain  `json:"grains"`
+	Dimensions  []DimensionView `json:"dimensions"`
+	Digest      string          `json:"digest"`
+}
+
+// DimensionView describes one dimension; Values lists what a filter may
+// use, and is absent for group-by-only dimensions.
+type DimensionView struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	Filterable  bool     `json:"filterable"`
+	Values      []string `json:"values,omitempty"`
+}
+
+// GlossaryView is a business term and what it means.
+type GlossaryView struct {
+	Term     string         `json:"term"`
+	Synonyms []string       `json:"synonyms,omitempty"`
+	Means    domain.Meaning `json:"means"`
+	Note     string         `json:"note,omitempty"`
+}
+
+// CaveatView is a note about some metrics, models or dimensions.
+type CaveatView struct {
+	Name  string   `json:"name"`
+	About []string `json:"about"`
+	Note  string   `json:"note"`
+}
+
+// NotDefinedView is a phrase the catalogue deliberately does not define.
+type NotDefinedView struct {
+	Phrase   string   `json:"phrase"`
+	Synonyms []string `json:"synonyms,omitempty"`
+	Note     string   `json:"note,omitempty"`
+}
+
+// ExampleView pairs phrasings with the question that answers them.
+type ExampleView struct {
+	Name     string          `json:"name"`
+	Asked    []string        `json:"asked"`
+	Question domain.Question `json:"question"`
+}
+
+// DescribeCatalog returns the catalogue as caller may see it. It takes no
+// admission slot and writes no audit record.
+func (s *Surface) DescribeCatalog(caller Caller) CatalogView {
+	return DescribeBundle(s.cfg.Catalog.Bundle(), caller.Principal)
+}
+
+// DescribeBundle returns the view of b that p may see.
+func DescribeBundle(b *domain.Bundle, p domain.Principal) CatalogView {
+	v := CatalogView{
+		DefinitionVersion: b.Version(), DefinitionDigest: b.Digest(),
+		Metrics: []MetricView{}, Glossary: []GlossaryView{}, Caveats: []CaveatView{},
+		NotDefined: []NotDefinedView{}, Examples: []ExampleView{},
+	}
+	defs := b.Definitions()
+	visible := map[string]bool{}
+	for i := range defs.Metrics {
+		m := &defs.Metrics[i]
+		if !p.CanSee(m.Audience) {
+			continue
+		}
+		visible[m.Name] = true
+		mv := MetricView{Name: m.Name, Description: m.Description, Grains: m.Grains, Digest: b.MetricDigest(m.Name), Dimensions: []DimensionView{}}
+		for _, d := range m.Dimensions {
+			mv.Dimensions = append(mv.Dimensions, DimensionView{Name: d.Name, Description: d.Description, Filterable: d.Filterable, Values: d.Values})
+		}
+		v.Metrics = append(v.Metrics, mv)
+	}
+	models := map[string]bool{}
+	for _, m := range defs.Models {
+		if m.Audience == nil || p.CanSee(*m.Audience) {
+			models[m.Name] = true
+		}
+	}
+	k := b.Knowledge()
+	for _, g := range k.Glossary {
+		if visible[g.Means.Metric] {
+			v.Glossary = append(v.Glossary, GlossaryView{Term: g.Term, Synonyms: g.Synonyms, Means: g.Means, Note: g.Note})
+		}
+	}
+	for _, c := range k.Caveats {
+		var about []string
+		for _, ref := range c.About {
+			metric, _, _ := strings.Cut(ref, ".")
+			if visible[metric] || models[ref] {
+				about = append(about, ref)
+			}
+		}
+		if len(about) > 0 {
+			v.Caveats = append(v.Caveats, CaveatView{Name: c.Name, About: about, Note: c.Note})
+		}
+	}
+	for _, n := range k.NotDefined {
+		v.NotDefined = append(v.NotDefined, NotDefinedView{Phrase: n.Phrase, Synonyms: n.Synonyms, Note: n.Note})
+	}
+	for _, e := range k.Examples {
+		ok := true
+		for _, m := range e.Question.Metrics {
+			ok = ok && visible[m]
+		}
+		if ok {
+			v.Examples = append(v.Examples, ExampleView{Name: e.Name, Asked: e.Asked, Question: e.Question})
+		}
+	}
+	return v
+}

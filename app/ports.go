@@ -1,0 +1,35 @@
+package app
+
+import (
+	"context"
+
+	"sutura.dev/domain"
+)
+
+// DataSystem executes plans on one configured source. Execute returns the
+// answer's rows, a *domain.RefusalError when execution ends in a refusal
+// (row cap, byte bound, working set, deadline, authorization), ctx's error
+// when ctx ended, or another error when the data system failed. Execute
+// must stop its work when ctx is cancelled.
+type DataSystem interface {
+	Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error)
+}
+
+// AuditSink stores audit records. Write must not return before the record
+// is stored as durably as the sink promises.
+type AuditSink interface {
+	Write(ctx context.Context, rec domain.AuditRecord) error
+}
+
+// Catalog hands out the pinned bundle in force. A refresh swaps a whole
+// bundle atomically; a caller keeps the bundle it got for the whole of one
+// question.
+type Catalog interface {
+	Bundle() *domain.Bundle
+}
+
+// Source is a configured data system and the posture its legs run under.
+type Source struct {
+	System  DataSystem
+	Posture domain.Posture
+}

@@ -1,0 +1,111 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"sutura.dev/domain"
+	"sutura.dev/semantic"
+)
+
+// AnchorError says an anchor did not reproduce: the metric, the expected
+// text from the catalogue and the text the data system produced. Anchor
+// values are catalogue data, not caller values, so they may be shown.
+type AnchorError struct {
+	Metric   string
+	Expected string
+	Produced string
+	Err      error // set when the anchor could not run at all
+}
+
+func (e *AnchorError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("anchor of metric %s could not run: %v", e.Metric, e.Err)
+	}
+	return fmt.Sprintf("anchor of metric %s: expected %s, produced %s", e.Metric, e.Expected, e.Produced)
+}
+
+func (e *AnchorError) Unwrap() error { return e.Err }
+
+// CheckBundle is the start-up validation of product.md §2.3, run before any
+// listener opens and on every refresh: every model's source must be open,
+// no metric may need authored SQL (no opened data system runs it), and
+// every anchor must reproduce on its data system. It returns every failure
+// found, joined; nil means the bundle may be served. Anchors run outside
+// admission, as the operator, with no caller.
+func CheckBundle(ctx context.Context, b *domain.Bundle, sources map[string]Source) error {
+	var errs []error
+	defs := b.Definitions()
+	for _, m := range defs.Models {
+		if _, ok := sources[m.Source]; !ok {
+			errs = append(errs, fmt.Errorf("model %s: its source %s is not configured", m.Name, m.Source))
+		}
+	}
+	for i := range defs.Metrics {
+		m := &defs.Metrics[i]
+		if len(m.AuthoredSQL) > 0 {
+			errs = append(errs, fmt.Errorf("metric %s uses authored_sql, which no opened data system can run", m.Name))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for _, name := range AnchoredMetrics(b) {
+		if err := CheckAnchor(ctx, b, name, sources); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// AnchoredMetrics lists the metrics that declare an anchor, sorted.
+func AnchoredMetrics(b *domain.Bundle) []string {
+	var out []string
+	for _, m := range b.Definitions().Metrics {
+		if m.Anchor != nil {
+			out = append(out, m.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// CheckAnchor re-runs the anchor of one metric: its single value over the
+// anchor range at its coarsest grain, with no dimensions or filters,
+// compared with the canonical rendering. It returns nil or an
+// *AnchorError.
+func CheckAnchor(ctx context.Context, b *domain.Bundle, metric string, sources map[string]Source) error {
+	m, ok := b.Metric(metric)
+	if !ok || m.Anchor == nil {
+		return &AnchorError{Metric: metric, Err: errors.New("the metric declares no anchor")}
+	}
+	fail := func(err error) error { return &AnchorError{Metric: metric, Expected: m.Anchor.Value, Err: err} }
+	r := m.Anchor.Range
+	q := domain.Question{Metrics: []string{metric}, Grain: m.CoarsestGrain(), Range: domain.TimeSpan{Fixed: &r}}
+	plan, reason := semantic.Compile(b, domain.LocalOperator, q, r.Start)
+	if reason != nil {
+		return fail(fmt.Errorf("refused (%s): %s", reason.Code(), reason.Detail()))
+	}
+	src, ok := sources[plan.Legs[0].Source]
+	if !ok || src.System == nil {
+		return fail(fmt.Errorf("source %s is not open", plan.Legs[0].Source))
+	}
+	rows, err := src.System.Execute(ctx, plan)
+	if err != nil {
+		return fail(err)
+	}
+	produced := "no rows"
+	switch n := len(rows.Rows); {
+	case n == 1:
+		row := rows.Rows[0]
+		produced = row[len(row)-1].Render()
+	case n > 1:
+		produced = fmt.Sprintf("%d rows", n)
+	}
+	if produced != m.Anchor.Value {
+		return &AnchorError{Metric: metric, Expected: m.Anchor.Value, Produced: produced}
+	}
+	return nil
+}
