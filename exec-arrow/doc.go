@@ -1,6 +1,4 @@
-// Package engine is sutura's embedded execution engine: it reads CSV,
-// Parquet and NDJSON files into Arrow, caches the tables and executes plans
-// without SQL.
-//
-// It is filled by the engine issue; until then it declares nothing.
+// Package engine is sutura's embedded execution engine, the `files`
+// source: it reads CSV, Parquet and NDJSON files into Arrow, caches the
+// columns plans need, and executes plans without SQL.
 package engine

@@ -65,7 +65,11 @@ func commands() []*command {
 	return []*command{
 		{name: "catalog", summary: "list what the catalogue defines, with version and digest", flags: jsonFlag, run: runCatalog},
 		{name: "describe", args: "<metric>", summary: "describe one metric", minArgs: 1, maxArgs: 1, flags: jsonFlag, run: runDescribe},
-		{name: "validate", summary: "load and pin the catalogue and check its anchors; exit 1 naming each failure", run: runValidate},
+		{name: "query", args: "<question.yaml|json>", summary: "answer one question from a file (the wire shape, YAML or JSON)", minArgs: 1, maxArgs: 1, flags: queryFlags, run: runQuery},
+		{name: "ask", args: "<metric>[,<metric>...]", summary: "answer one question given as flags: ask net_sales --by area --grain month --from 2026-01-01 --to 2026-04-01 --where area=East", minArgs: 1, maxArgs: 8, flags: askFlags, run: runAsk},
+		{name: "compile", args: "<question.yaml|json> [dialect]", summary: "print the statement and its bound parameters, without a data system", minArgs: 1, maxArgs: 2, flags: jsonFlag, run: runCompile},
+		{name: "validate", summary: "load and pin the catalogue, open the sources and re-run every anchor; exit 1 naming each failure", run: runValidate},
+		{name: "prompt", summary: "print the agent prompt rendered from the catalogue", run: runPrompt},
 		{name: "doctor", summary: "how this binary was built and what it can reach", run: runDoctor},
 		{name: "version", summary: "print the version", run: runVersion},
 		{name: "help", args: "[command]", summary: "show help for sutura or one command", maxArgs: 1},
@@ -104,7 +108,8 @@ func run(ctx context.Context, args []string, s streams, env config.Env) int {
 	if c.flags != nil {
 		c.flags(fs)
 	}
-	if err := fs.Parse(args[1:]); err != nil {
+	positional, err := parseInterspersed(fs, args[1:])
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			commandUsage(s.out, c)
 			return exitOK
@@ -113,14 +118,14 @@ func run(ctx context.Context, args []string, s streams, env config.Env) int {
 		commandUsage(s.err, c)
 		return exitUsage
 	}
-	if n := fs.NArg(); n < c.minArgs || n > c.maxArgs {
+	if n := len(positional); n < c.minArgs || n > c.maxArgs {
 		fmt.Fprintf(s.err, "sutura: %s takes %s\n", c.name, argCount(c))
 		commandUsage(s.err, c)
 		return exitUsage
 	}
-	inv := &invocation{ctx: ctx, args: fs.Args(), io: s, env: env}
+	inv := &invocation{ctx: ctx, args: positional, io: s, env: env}
 	inv.flags = fs
-	err := c.run(inv)
+	err = c.run(inv)
 	var ue *usageError
 	switch {
 	case err == nil:
@@ -191,5 +196,26 @@ func commandUsage(w io.Writer, c *command) {
 		fmt.Fprintln(w, "\nflags:")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
+	}
+}
+
+// parseInterspersed parses flags wherever they stand among the positional
+// arguments (sutura ask net_sales --grain month), as people type them; "--"
+// ends flag parsing.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
 	}
 }

@@ -30,7 +30,11 @@ func configDir(t *testing.T, catalogue, version string) string {
 	dir := t.TempDir()
 	abs, err := filepath.Abs(catalogue)
 	require.NoError(t, err)
-	base := "catalogs:\n  - {name: shop, kind: markdown, dir: " + abs + ", version: \"" + version + "\"}\n"
+	data, err := filepath.Abs("testdata/shop-data")
+	require.NoError(t, err)
+	base := "catalogs:\n  - {name: shop, kind: markdown, dir: " + abs + ", version: \"" + version + "\"}\n" +
+		"sources:\n  files: {kind: files, posture: shared-service-user, data_dir: " + data + "}\n" +
+		"security: {identity: single-user}\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(base), 0o600))
 	return dir
 }
@@ -143,10 +147,63 @@ func TestDescribe(t *testing.T) {
 	assert.True(t, strings.HasPrefix(errOut, "sutura: "), errOut)
 }
 
-func TestValidateSaysAnchorsAreNotChecked(t *testing.T) {
+func TestValidateRerunsAnchors(t *testing.T) {
 	code, out, errOut := runCLI(t, nil, "validate")
 	require.Equal(t, exitOK, code, errOut)
-	assert.Contains(t, out, "NOT CHECKED")
+	assert.Regexp(t, `anchors +\d+ checked, all reproduce`, out)
+
+	code, out, errOut = runCLI(t, map[string]string{"SUTURA_CONFIG_DIR": configDir(t, "testdata/shop", "v1")}, "validate")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "anchors    1 checked")
+
+	dir := copyTree(t, "testdata/shop")
+	p := filepath.Join(dir, "metrics/revenue.md")
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, []byte(strings.Replace(string(b), `value: "890"`, `value: "891"`, 1)), 0o600))
+	code, _, errOut = runCLI(t, map[string]string{"SUTURA_CONFIG_DIR": configDir(t, dir, "v1")}, "validate")
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errOut, "anchor of metric revenue: expected 891, produced 890")
+}
+
+func TestAskQueryCompileOnDemo(t *testing.T) {
+	code, out, errOut := runCLI(t, nil, "ask", "net_sales", "--grain", "year", "--from", "2025-01-01", "--to", "2026-01-01")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "24032720", "the demo's anchor value for net_sales in 2025")
+	assert.Contains(t, out, "definition_digest")
+
+	q := filepath.Join(t.TempDir(), "q.yaml")
+	require.NoError(t, os.WriteFile(q, []byte("metrics: [net_sales]\ngrain: month\nrange: {start: 2025-01-01, end: 2025-04-01}\ndimensions: [area]\nfilters:\n  - {op: eq, dimension: area, value: East}\n"), 0o600))
+	code, out, errOut = runCLI(t, nil, "query", "--json", q)
+	require.Equal(t, exitOK, code, errOut)
+	var body map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &body))
+	assert.Equal(t, "answer", body["outcome"])
+	assert.Len(t, body["rows"], 3)
+
+	code, out, errOut = runCLI(t, nil, "compile", q, "postgres")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "LEFT JOIN")
+	assert.Contains(t, out, `"East"`, "the bound value is listed under the statement")
+	stmt, _, _ := strings.Cut(out, "-- parameters")
+	assert.NotContains(t, stmt, "East", "values are bound, never in the statement")
+}
+
+func TestRefusalsAndCanaryValues(t *testing.T) {
+	const canary = "Zz\u200bCanary"
+	code, out, errOut := runCLI(t, nil, "ask", "net_sales", "--grain", "month", "--from", "2025-01-01", "--to", "2025-02-01", "--where", "area=Atlantis")
+	assert.Equal(t, exitFail, code, "a refusal exits 1 without --json")
+	assert.Contains(t, out+errOut, "dimension_value_not_allowed")
+	assert.NotContains(t, out+errOut, "Atlantis", "a rejected value is never echoed, not even in the audit record on stderr")
+
+	code, out, errOut = runCLI(t, nil, "ask", "net_sales", "--json", "--grain", "month", "--from", "2025-01-01", "--to", "2025-02-01", "--where", "area=Atlantis")
+	assert.Equal(t, exitOK, code, "a refusal is an answer with --json")
+	assert.Contains(t, out, `"status": 403`)
+
+	code, out, errOut = runCLI(t, nil, "ask", "net_sales", "--grain", "month", "--from", "2025-01-01", "--to", "2025-02-01", "--where", "area="+canary)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errOut, "filters[0].value")
+	assert.NotContains(t, out+errOut, "Canary")
 }
 
 func TestConfigurationErrorsNameKeyAndLayerNotValue(t *testing.T) {

@@ -1,13 +1,20 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"time"
 
 	mdcatalog "sutura.dev/adapters/catalog-markdown"
+	"sutura.dev/app"
 	"sutura.dev/cli/internal/config"
 	"sutura.dev/domain"
 	"sutura.dev/examples/demo"
+	engine "sutura.dev/exec-arrow"
 	"sutura.dev/runtime"
 )
 
@@ -82,4 +89,116 @@ func newAdmission(cfg *config.Config) (*runtime.Admission, error) {
 		MaxConcurrent: cfg.Runtime.MaxConcurrentQueries,
 		Timeout:       cfg.Runtime.AdmissionTimeout(),
 	})
+}
+
+// process is everything a question needs, built once: the configuration,
+// the pinned bundle, the opened sources, the admission bound, the audit
+// sink and the Surface over them.
+type process struct {
+	*setup
+	sources map[string]app.Source
+	surface *app.Surface
+	closers []func() error
+}
+
+func (p *process) close() {
+	for _, c := range p.closers {
+		_ = c()
+	}
+}
+
+// staticCatalog serves one pinned bundle.
+type staticCatalog struct{ b *domain.Bundle }
+
+func (c staticCatalog) Bundle() *domain.Bundle { return c.b }
+
+// compose builds the process for the commands that answer questions.
+func compose(inv *invocation) (*process, error) {
+	s, err := load(inv)
+	if err != nil {
+		return nil, err
+	}
+	p := &process{setup: s}
+	if p.sources, err = openSources(inv.ctx, s); err != nil {
+		return nil, err
+	}
+	adm, err := newAdmission(s.cfg)
+	if err != nil {
+		return nil, err
+	}
+	var sink app.AuditSink
+	switch s.cfg.Audit.Sink {
+	case config.SinkFile:
+		w, err := runtime.OpenAuditFile(s.cfg.Audit.File)
+		if err != nil {
+			return nil, err
+		}
+		p.closers = append(p.closers, w.Close)
+		sink = w
+	default:
+		sink = runtime.NewAuditStream(inv.io.err)
+	}
+	p.surface, err = app.New(app.Config{
+		Catalog: staticCatalog{s.bundle}, Sources: p.sources, Admission: adm, Audit: sink,
+		RequestTimeout: s.cfg.Server.RequestTimeout(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// openSources opens every configured source (or the embedded demo's) with
+// the models of the bundle that live on it. This table is the only place
+// adapters are chosen; there is no registration by init.
+func openSources(ctx context.Context, s *setup) (map[string]app.Source, error) {
+	byAlias := map[string][]domain.Model{}
+	for _, m := range s.bundle.Definitions().Models {
+		byAlias[m.Source] = append(byAlias[m.Source], m)
+	}
+	out := map[string]app.Source{}
+	if s.cfg.Demo() {
+		eng, err := engine.New(ctx, engine.Config{Source: demo.SourceAlias, Files: demo.Data(), Models: byAlias[demo.SourceAlias], WorkingSetMaxBytes: s.cfg.Runtime.WorkingSetMaxBytes})
+		if err != nil {
+			return nil, err
+		}
+		out[demo.SourceAlias] = app.Source{System: filesSystem{eng}, Posture: domain.SharedServiceUser}
+		return out, nil
+	}
+	for alias, src := range s.cfg.Sources {
+		switch src.Kind {
+		case config.KindFiles:
+			eng, err := engine.New(ctx, engine.Config{Source: alias, Files: os.DirFS(src.DataDir), Models: byAlias[alias], WorkingSetMaxBytes: s.cfg.Runtime.WorkingSetMaxBytes})
+			if err != nil {
+				return nil, err
+			}
+			out[alias] = app.Source{System: filesSystem{eng}, Posture: domain.Posture(src.Posture)}
+		default:
+			return nil, fmt.Errorf("sources.%s.kind: this build has no adapter for this kind of source yet", alias)
+		}
+	}
+	return out, nil
+}
+
+// withRequestTimeout bounds a command's whole wait as a transport bounds a
+// caller's.
+func withRequestTimeout(ctx context.Context, cfg *config.Config) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, cfg.Server.RequestTimeout())
+}
+
+// today is the server's current date, in UTC.
+func today() domain.Date { return domain.DateFromTime(time.Now().UTC()) }
+
+// readFileLimited reads a configured file of at most limit bytes.
+func readFileLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, errors.New("the file cannot be read")
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil || int64(len(b)) > limit {
+		return nil, fmt.Errorf("the file cannot be read or is larger than %d bytes", limit)
+	}
+	return b, nil
 }

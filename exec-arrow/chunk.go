@@ -1,0 +1,197 @@
+package engine
+
+import "github.com/apache/arrow-go/v18/arrow/bitutil"
+
+// chunk aggregates base rows [lo, hi) into p. The pipeline narrows a
+// selection vector of row indexes: range and bucket, caller filters on the
+// base table, the metrics' required filters (a row stays when it counts
+// for at least one metric), the joins, caller filters on joined tables;
+// then it packs the group keys, finds the group ids, and runs each
+// metric's kernels over the rows that count for it.
+func (q *query) chunk(s *scratch, p *partial, lo, hi int) {
+	n := q.selectRange(s, lo, hi)
+	if n == 0 {
+		return
+	}
+	for _, f := range q.baseFilters {
+		f.eval(s.sel[:n], s.pass[:n])
+		n = s.compact(n, s.pass, 0)
+	}
+	n = q.maskMetrics(s, n)
+	for _, j := range q.joins {
+		from := s.sel[:n]
+		if j.from != 0 {
+			from = s.mapped[j.from][:n]
+		}
+		j.apply(from, s.mapped[j.to][:n])
+	}
+	for _, f := range q.joinFilters {
+		f.eval(s.mapped[f.alias][:n], s.pass[:n])
+		n = s.compact(n, s.pass, len(s.mapped)-1)
+	}
+	if n == 0 {
+		return
+	}
+	q.groupIDs(s, p, n)
+	p.grow(q)
+	for m, mp := range q.metrics {
+		rows, gids := s.sel[:n], s.gids[:n]
+		if len(mp.required) > 0 {
+			bit := uint64(1) << m
+			j := 0
+			for k := 0; k < n; k++ {
+				if s.mask[k]&bit != 0 {
+					s.mrows[j], s.mgids[j] = s.sel[k], s.gids[k]
+					j++
+				}
+			}
+			if j < n {
+				rows, gids = s.mrows[:j], s.mgids[:j]
+			}
+		}
+		counts := p.rows[m]
+		for _, g := range gids {
+			counts[g]++
+		}
+		for t, tp := range mp.terms {
+			p.terms[m][t].update(tp, rows, gids)
+		}
+	}
+}
+
+// selectRange fills sel with the rows of [lo, hi) whose time falls in the
+// range, and bucket with their bucket.
+func (q *query) selectRange(s *scratch, lo, hi int) int {
+	sel, bucket := s.sel[:0], s.bucket[:0]
+	t, start, span, of := q.time, q.start, uint32(q.span), q.bucketOf
+	valid := t.valid
+	if t.days != nil {
+		days := t.days[lo:hi]
+		for i, d := range days {
+			o := int32(d) - start
+			if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
+				sel = append(sel, int32(lo+i))
+				bucket = append(bucket, of[o])
+			}
+		}
+	} else {
+		for i, us := range t.ints[lo:hi] {
+			o := dayOfMicros(us) - start
+			if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
+				sel = append(sel, int32(lo+i))
+				bucket = append(bucket, of[o])
+			}
+		}
+	}
+	s.sel, s.bucket = sel, bucket
+	return len(sel)
+}
+
+// maskMetrics sets each position's metric mask from the required filters
+// and drops the positions no metric counts.
+func (q *query) maskMetrics(s *scratch, n int) int {
+	all := uint64(1)<<len(q.metrics) - 1
+	if len(q.required) == 0 {
+		for k := 0; k < n; k++ {
+			s.mask[k] = all
+		}
+		return n
+	}
+	for i, rp := range q.required {
+		rp.eval(s.sel[:n], s.reqs[i][:n])
+	}
+	for k := 0; k < n; k++ {
+		var m uint64
+		for mi, mp := range q.metrics {
+			ok := true
+			for _, ri := range mp.required {
+				if !s.reqs[ri][k] {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				m |= 1 << mi
+			}
+		}
+		s.mask[k] = m
+		s.pass[k] = m != 0
+	}
+	if q.allPass {
+		return n
+	}
+	return s.compact(n, s.pass, 0)
+}
+
+// compact keeps the positions where keep is true, moving the mapped rows
+// of aliases 1..joined along.
+func (s *scratch) compact(n int, keep []bool, joined int) int {
+	j := 0
+	for k := 0; k < n; k++ {
+		if !keep[k] {
+			continue
+		}
+		if j != k {
+			s.sel[j], s.bucket[j], s.mask[j] = s.sel[k], s.bucket[k], s.mask[k]
+			for a := 1; a <= joined; a++ {
+				s.mapped[a][j] = s.mapped[a][k]
+			}
+		}
+		j++
+	}
+	s.sel, s.bucket = s.sel[:j], s.bucket[:j]
+	return j
+}
+
+// groupIDs computes the group id of every position.
+func (q *query) groupIDs(s *scratch, p *partial, n int) {
+	rowsOf := func(alias int) []int32 {
+		if alias == 0 {
+			return s.sel[:n]
+		}
+		return s.mapped[alias][:n]
+	}
+	if !q.packed {
+		for k := 0; k < n; k++ {
+			var key [5]uint32
+			key[0] = uint32(s.bucket[k])
+			for d, dim := range q.dims {
+				if r := rowsOf(dim.alias)[k]; r >= 0 {
+					key[d+1] = uint32(dim.codes.codes[r])
+				}
+			}
+			s.gids[k] = p.groups.wideKey(key)
+		}
+		return
+	}
+	keys := s.keys[:n]
+	for k, b := range s.bucket[:n] {
+		keys[k] = uint64(b)
+	}
+	for d, dim := range q.dims {
+		codes, radix := dim.codes.codes, q.radix[d]
+		for k, r := range rowsOf(dim.alias) {
+			var c uint64
+			if r >= 0 {
+				c = uint64(codes[r])
+			}
+			keys[k] = keys[k]*radix + c
+		}
+	}
+	gids := s.gids[:n]
+	if g := p.groups; g.dense != nil {
+		for k, key := range keys {
+			id := g.dense[key]
+			if id == 0 {
+				g.keys = append(g.keys, key)
+				id = int32(len(g.keys))
+				g.dense[key] = id
+			}
+			gids[k] = id - 1
+		}
+		return
+	}
+	for k, key := range keys {
+		gids[k] = p.groups.packed(key)
+	}
+}

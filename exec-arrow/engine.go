@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime"
+
+	"sutura.dev/domain"
+)
+
+// DefaultWorkingSetMaxBytes is the working-set ceiling when Config leaves
+// it zero: 1 GiB (product.md §7, runtime.working_set_max_bytes).
+const DefaultWorkingSetMaxBytes int64 = 1 << 30
+
+// Config configures a files source.
+type Config struct {
+	// Source is the alias of the configured source; plans whose leg names
+	// another source are not executed.
+	Source string
+	// Files is the source's data directory (os.DirFS of data_dir, or the
+	// embedded demo data).
+	Files fs.FS
+	// Models are the models of this source. The last segment of a model's
+	// table path names its file; its declared columns and types are what
+	// Validate checks.
+	Models []domain.Model
+	// WorkingSetMaxBytes bounds the bytes the engine holds: cached columns
+	// and the working memory of running queries. Zero means
+	// DefaultWorkingSetMaxBytes.
+	WorkingSetMaxBytes int64
+	// Parallelism is the number of goroutines one query scans with. Zero
+	// means GOMAXPROCS.
+	Parallelism int
+}
+
+// Engine executes plans over the files of one source. It is safe for
+// concurrent use.
+type Engine struct {
+	cfg    Config
+	models map[string]*domain.Model
+	cache  *cache
+}
+
+// RefusalError is an execution outcome that is a refusal, not a failure:
+// result_too_large, resources_exhausted or deadline_exceeded. Callers
+// turn it into domain.Refused(Reason).
+type RefusalError struct {
+	Reason domain.Reason
+}
+
+// Error returns the reason's code and detail.
+func (e *RefusalError) Error() string {
+	return string(e.Reason.Code()) + ": " + e.Reason.Detail()
+}
+
+// ErrZeroDenominator is the failure of a ratio metric declared
+// zero_denominator: fails whose denominator is zero in a group of the
+// answer. Execute wraps it with the metric's name.
+var ErrZeroDenominator = errors.New("zero denominator")
+
+// New returns the engine of the files source cfg describes. It checks the
+// configuration only; Validate reads the files.
+func New(ctx context.Context, cfg Config) (*Engine, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if cfg.Files == nil {
+		return nil, fmt.Errorf("files source %s: no data directory", cfg.Source)
+	}
+	if cfg.WorkingSetMaxBytes < 0 || cfg.Parallelism < 0 {
+		return nil, fmt.Errorf("files source %s: working set and parallelism may not be negative", cfg.Source)
+	}
+	if cfg.WorkingSetMaxBytes == 0 {
+		cfg.WorkingSetMaxBytes = DefaultWorkingSetMaxBytes
+	}
+	if cfg.Parallelism == 0 {
+		cfg.Parallelism = runtime.GOMAXPROCS(0)
+	}
+	e := &Engine{cfg: cfg, models: map[string]*domain.Model{}, cache: newCache(cfg.WorkingSetMaxBytes)}
+	for i := range cfg.Models {
+		m := &cfg.Models[i]
+		if m.Source != "" && m.Source != cfg.Source {
+			return nil, fmt.Errorf("files source %s: model %s belongs to source %s", cfg.Source, m.Name, m.Source)
+		}
+		if len(m.TableParts()) == 0 || m.BareTable() == "" {
+			return nil, fmt.Errorf("files source %s: model %s has no table", cfg.Source, m.Name)
+		}
+		e.models[m.Name] = m
+	}
+	return e, nil
+}
+
+// Source returns the alias of the engine's source.
+func (e *Engine) Source() string { return e.cfg.Source }
+
+// Validate checks every model of the source: its file exists, its declared
+// columns exist, and every value of a column with a declared type parses
+// as that type. It reads every file once without caching it, and names
+// the file, column and line of the first problem. It is the start-up (and
+// refresh) check of product.md §9.
+func (e *Engine) Validate(ctx context.Context) error {
+	for i := range e.cfg.Models {
+		m := &e.cfg.Models[i]
+		tf, err := locate(e.cfg.Files, m.BareTable())
+		if err != nil {
+			return fmt.Errorf("model %s: %w", m.Name, err)
+		}
+		wants := make([]want, len(m.Columns))
+		for j, c := range m.Columns {
+			wants[j] = want{name: c.Name, typ: c.Type}
+		}
+		l := newLoader(ctx, e.cfg.Files, wants, true, nil)
+		for _, p := range tf.parts {
+			e.cache.reads.Add(1)
+			if err := l.readPart(p); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return fmt.Errorf("model %s: %w", m.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// ctxErr turns the context's end into Execute's error: a passed deadline
+// is the refusal deadline_exceeded, a cancellation is ctx.Err().
+func ctxErr(ctx context.Context) error {
+	err := ctx.Err()
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &RefusalError{Reason: domain.Refuse(domain.DeadlineExceeded,
+			"the question ran out of its execution time and was stopped")}
+	}
+	return err
+}

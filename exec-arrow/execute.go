@@ -1,0 +1,328 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"sutura.dev/domain"
+)
+
+// Execute runs the plan's single leg over the source's files and returns
+// the answer's rows (the semantics are in the package documentation).
+// Refusals (result_too_large, resources_exhausted, deadline_exceeded) are
+// a *RefusalError; a cancelled ctx returns ctx.Err(); a ratio declared
+// zero_denominator: fails with a zero denominator returns an error
+// wrapping ErrZeroDenominator.
+func (e *Engine) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error) {
+	if plan == nil {
+		return nil, errors.New("no plan")
+	}
+	if ctx.Err() != nil {
+		return nil, ctxErr(ctx)
+	}
+	q, err := e.bind(ctx, plan)
+	if err != nil {
+		return nil, e.fail(ctx, err)
+	}
+	defer q.release()
+	mem := &reservation{c: e.cache}
+	defer mem.done()
+	p, err := e.scan(ctx, q, mem)
+	if err != nil {
+		return nil, e.fail(ctx, err)
+	}
+	rs, err := q.result(ctx, p, mem)
+	if err != nil {
+		return nil, e.fail(ctx, err)
+	}
+	return rs, nil
+}
+
+// fail prefers the context's end over whatever error it caused.
+func (e *Engine) fail(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctxErr(ctx)
+	}
+	return err
+}
+
+// reservation is one query's share of the working set, returned when the
+// query ends.
+type reservation struct {
+	c  *cache
+	mu sync.Mutex
+	n  int64
+}
+
+func (r *reservation) grow(n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	if err := r.c.reserve(n); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.n += n
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *reservation) done() { r.c.release(r.n) }
+
+// tooLarge is the refusal of an answer over the row cap or byte bound.
+func tooLarge(format string, args ...any) error {
+	return &RefusalError{Reason: domain.Refuse(domain.ResultTooLarge, format, args...)}
+}
+
+// result finishes the aggregates, orders the groups and builds the rows.
+func (q *query) result(ctx context.Context, p *partial, mem *reservation) (*domain.RowSet, error) {
+	ng := p.groups.len()
+	rowCap := q.plan.RowCap
+	if rowCap <= 0 {
+		rowCap = domain.MaxRowCap
+	}
+	if q.plan.Top == nil && ng > rowCap {
+		return nil, tooLarge("the answer has more than %d rows", rowCap)
+	}
+	nd := len(q.dims)
+	stride := nd + 1
+	if err := mem.grow(int64(ng) * int64(4*stride+4+48*len(q.metrics))); err != nil {
+		return nil, err
+	}
+	// parts[g*stride] is the bucket, then one code per dimension.
+	parts := make([]int32, ng*stride)
+	for g := 0; g < ng; g++ {
+		pg := parts[g*stride : (g+1)*stride]
+		if p.groups.wide != nil {
+			k := p.groups.wkeys[g]
+			for i := range pg {
+				pg[i] = int32(k[i])
+			}
+			continue
+		}
+		key := p.groups.keys[g]
+		for d := nd - 1; d >= 0; d-- {
+			pg[d+1] = int32(key % q.radix[d])
+			key /= q.radix[d]
+		}
+		pg[0] = int32(key)
+	}
+	vals, err := q.values(ctx, p, ng)
+	if err != nil {
+		return nil, err
+	}
+	// Dimension ranks: code → ascending position, nulls last.
+	ranks := make([][]int32, nd)
+	for d, dim := range q.dims {
+		r := make([]int32, dim.codes.card()+1)
+		r[0] = math.MaxInt32
+		for i, o := range dim.codes.order {
+			r[i+1] = o
+		}
+		ranks[d] = r
+	}
+	keyCmp := func(a, b int) int {
+		pa, pb := parts[a*stride:(a+1)*stride], parts[b*stride:(b+1)*stride]
+		for d := 0; d < nd; d++ {
+			if c := cmp.Compare(ranks[d][pa[d+1]], ranks[d][pb[d+1]]); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(pa[0], pb[0])
+	}
+	top := q.plan.Top
+	var less func(a, b int) int
+	switch {
+	case top == nil:
+		less = keyCmp
+	case top.By == domain.ByPeriod:
+		less = func(a, b int) int {
+			c := cmp.Compare(parts[a*stride], parts[b*stride])
+			if top.Descending() {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+			return keyCmp(a, b)
+		}
+	default:
+		mv := vals[0]
+		less = func(a, b int) int {
+			if c := compareValues(mv[a], mv[b], top.Descending()); c != 0 {
+				return c
+			}
+			return keyCmp(a, b)
+		}
+	}
+	keep := ng
+	if top != nil {
+		keep = min(max(top.N, 0), ng)
+	}
+	order, err := firstN(ctx, ng, keep, less)
+	if err != nil {
+		return nil, err
+	}
+	if len(order) > rowCap {
+		return nil, tooLarge("the answer has more than %d rows", rowCap)
+	}
+	rs := &domain.RowSet{Columns: append([]domain.Column(nil), q.plan.Columns...), Rows: make([][]domain.Cell, 0, len(order))}
+	bytes := 0
+	for _, g := range order {
+		pg := parts[g*stride : (g+1)*stride]
+		row := make([]domain.Cell, 0, nd+1+len(q.metrics))
+		for d, dim := range q.dims {
+			c := domain.Null()
+			if code := pg[d+1]; code > 0 {
+				c = dim.codes.values[code-1]
+			}
+			row = append(row, c)
+		}
+		row = append(row, domain.DateCell(q.buckets[pg[0]]))
+		for m := range q.metrics {
+			row = append(row, vals[m][g].cell())
+		}
+		for _, c := range row {
+			bytes += len(c.Render())
+		}
+		if bytes > domain.MaxResultBytes {
+			return nil, tooLarge("the answer's cells render to more than %d bytes", domain.MaxResultBytes)
+		}
+		rs.Rows = append(rs.Rows, row)
+	}
+	if want := nd + 1 + len(q.metrics); len(rs.Columns) != want {
+		return nil, fmt.Errorf("the plan lists %d answer columns for %d dimensions and %d metrics", len(rs.Columns), nd, len(q.metrics))
+	}
+	return rs, nil
+}
+
+// firstN returns the first n of the groups 0..ng-1 in the order of cmp,
+// sorted. It keeps a bounded heap, so ranking millions of groups for a
+// top-n costs O(ng log n) and checks ctx as it goes.
+func firstN(ctx context.Context, ng, n int, cmpFn func(a, b int) int) ([]int, error) {
+	if n >= ng {
+		order := make([]int, ng)
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, cmpFn)
+		return order, nil
+	}
+	// h is a max-heap by cmpFn: h[0] is the worst group kept so far.
+	h := make([]int, 0, n)
+	down := func(i int) {
+		for {
+			l, w := 2*i+1, i
+			if l < len(h) && cmpFn(h[l], h[w]) > 0 {
+				w = l
+			}
+			if r := l + 1; r < len(h) && cmpFn(h[r], h[w]) > 0 {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for g := 0; g < ng; g++ {
+		if g%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		switch {
+		case len(h) < n:
+			h = append(h, g)
+			for i := len(h) - 1; i > 0; {
+				parent := (i - 1) / 2
+				if cmpFn(h[i], h[parent]) <= 0 {
+					break
+				}
+				h[i], h[parent] = h[parent], h[i]
+				i = parent
+			}
+		case n > 0 && cmpFn(g, h[0]) < 0:
+			h[0] = g
+			down(0)
+		}
+	}
+	slices.SortFunc(h, cmpFn)
+	return h, nil
+}
+
+// values finishes every metric in every group.
+func (q *query) values(ctx context.Context, p *partial, ng int) ([][]value, error) {
+	out := make([][]value, len(q.metrics))
+	for m, mp := range q.metrics {
+		distinct := make([][]int64, len(mp.terms))
+		sorted := make([][]string, len(mp.terms))
+		for t, tp := range mp.terms {
+			if tp.op == opDistinct {
+				distinct[t] = p.terms[m][t].distinctCounts(tp, ng)
+			}
+			sorted[t] = tp.sortedDict()
+		}
+		vs := make([]value, ng)
+		for g := 0; g < ng; g++ {
+			if g%checkEvery == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if p.rows[m][g] == 0 {
+				vs[g] = value{null: true}
+				continue
+			}
+			term := func(t int) value {
+				return mp.terms[t].finish(p.terms[m][t], distinct[t], sorted[t], g)
+			}
+			if mp.ratio == nil {
+				vs[g] = term(0)
+				continue
+			}
+			num, den := term(0), term(1)
+			switch {
+			case num.null || den.null:
+				vs[g] = value{null: true}
+			case den.num() == 0:
+				if mp.ratio.ZeroDenominator == domain.Fails {
+					return nil, fmt.Errorf("metric %s: %w in a group of the answer", mp.name, ErrZeroDenominator)
+				}
+				vs[g] = value{null: true}
+			default:
+				vs[g] = value{kind: domain.KindFloat, f: num.num() / den.num()}
+			}
+		}
+		out[m] = vs
+	}
+	return out, nil
+}
+
+// compareValues orders two values of one metric, desc reversing the
+// order of non-null values; nulls come last either way.
+func compareValues(a, b value, desc bool) int {
+	switch {
+	case a.null && b.null:
+		return 0
+	case a.null:
+		return 1
+	case b.null:
+		return -1
+	}
+	var c int
+	switch {
+	case a.kind == domain.KindFloat || b.kind == domain.KindFloat:
+		c = cmp.Compare(a.num(), b.num())
+	case a.kind == domain.KindText && !a.byInt:
+		c = cmp.Compare(a.s, b.s)
+	default:
+		c = cmp.Compare(a.i, b.i)
+	}
+	if desc {
+		return -c
+	}
+	return c
+}

@@ -1,0 +1,223 @@
+package engine
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/parquet/compress"
+)
+
+// format is a file format the files source reads.
+type format uint8
+
+const (
+	formatCSV format = iota + 1
+	formatNDJSON
+	formatParquet
+)
+
+// codec is a whole-file compression.
+type codec uint8
+
+const (
+	codecNone codec = iota
+	codecGzip
+	codecZstd
+)
+
+// part is one file of a table.
+type part struct {
+	path   string // within the source's fs.FS
+	format format
+	codec  codec
+	size   int64
+	mtime  int64 // UnixNano
+}
+
+// tableFiles is where a table lives and the identity of its files at the
+// moment they were found: a change of any path, size or modification time
+// is a different identity and invalidates the cache.
+type tableFiles struct {
+	table string // the bare table name
+	parts []part
+	id    string
+}
+
+var formatExts = []struct {
+	ext    string
+	format format
+}{
+	{".parquet", formatParquet},
+	{".csv", formatCSV},
+	{".ndjson", formatNDJSON},
+	{".jsonl", formatNDJSON},
+}
+
+var codecExts = []struct {
+	ext   string
+	codec codec
+}{
+	{"", codecNone},
+	{".gz", codecGzip},
+	{".zst", codecZstd},
+}
+
+// classify returns the format and compression a file name denotes.
+func classify(name string) (format, codec, bool) {
+	for _, c := range codecExts[1:] {
+		if strings.HasSuffix(name, c.ext) {
+			f, _, ok := classifyPlain(strings.TrimSuffix(name, c.ext))
+			return f, c.codec, ok
+		}
+	}
+	return classifyPlain(name)
+}
+
+func classifyPlain(name string) (format, codec, bool) {
+	for _, f := range formatExts {
+		if strings.HasSuffix(name, f.ext) && len(name) > len(f.ext) {
+			return f.format, codecNone, true
+		}
+	}
+	return 0, codecNone, false
+}
+
+// locate finds the files of table in fsys: exactly one of <table>.<format>
+// [.gz|.zst] or a directory <table>/ whose regular files of those formats
+// (names not starting with "." or "_") are its parts, in name order.
+func locate(fsys fs.FS, table string) (*tableFiles, error) {
+	if !fs.ValidPath(table) || strings.Contains(table, "/") {
+		return nil, fmt.Errorf("table %q is not a file name", table)
+	}
+	var found []part
+	var names []string
+	for _, f := range formatExts {
+		for _, c := range codecExts {
+			name := table + f.ext + c.ext
+			st, err := fs.Stat(fsys, name)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+				return nil, fmt.Errorf("file %s: %w", name, err)
+			}
+			if st.IsDir() {
+				continue
+			}
+			found = append(found, part{path: name, format: f.format, codec: c.codec, size: st.Size(), mtime: st.ModTime().UnixNano()})
+			names = append(names, name)
+		}
+	}
+	st, err := fs.Stat(fsys, table)
+	switch {
+	case err == nil && st.IsDir():
+		parts, err := dirParts(fsys, table)
+		if err != nil {
+			return nil, err
+		}
+		if len(found) > 0 {
+			return nil, fmt.Errorf("table %s: both %s and the directory %s/ exist", table, names[0], table)
+		}
+		found = parts
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("file %s: %w", table, err)
+	}
+	if len(found) == 0 {
+		return nil, fmt.Errorf("table %s: no file %s.csv, .parquet, .ndjson or .jsonl (optionally .gz or .zst), nor a directory %s/", table, table, table)
+	}
+	if len(names) > 1 {
+		return nil, fmt.Errorf("table %s: more than one file holds it (%s)", table, strings.Join(names, ", "))
+	}
+	var id strings.Builder
+	for _, p := range found {
+		id.WriteString(p.path)
+		id.WriteByte(0)
+		id.WriteString(strconv.FormatInt(p.size, 10))
+		id.WriteByte(0)
+		id.WriteString(strconv.FormatInt(p.mtime, 10))
+		id.WriteByte(0)
+	}
+	return &tableFiles{table: table, parts: found, id: id.String()}, nil
+}
+
+func dirParts(fsys fs.FS, dir string) ([]part, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("directory %s: %w", dir, err)
+	}
+	var parts []part
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+			continue
+		}
+		f, c, ok := classify(name)
+		if !ok {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			return nil, fmt.Errorf("file %s: %w", path.Join(dir, name), err)
+		}
+		parts = append(parts, part{path: path.Join(dir, name), format: f, codec: c, size: info.Size(), mtime: info.ModTime().UnixNano()})
+	}
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("directory %s/ holds no CSV, Parquet or NDJSON file", dir)
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i].path < parts[j].path })
+	return parts, nil
+}
+
+// openPart opens p for streaming, decompressing it.
+func openPart(fsys fs.FS, p part) (io.ReadCloser, error) {
+	f, err := fsys.Open(p.path)
+	if err != nil {
+		return nil, fmt.Errorf("file %s: %w", p.path, err)
+	}
+	switch p.codec {
+	case codecGzip:
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("file %s: %w", p.path, err)
+		}
+		return &stacked{Reader: z, closers: []io.Closer{z, f}}, nil
+	case codecZstd:
+		cd, err := compress.GetCodec(compress.Codecs.Zstd)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("file %s: %w", p.path, err)
+		}
+		sc, ok := cd.(compress.StreamingCodec)
+		if !ok {
+			f.Close()
+			return nil, fmt.Errorf("file %s: zstd streaming is not available", p.path)
+		}
+		z := sc.NewReader(f)
+		return &stacked{Reader: z, closers: []io.Closer{z, f}}, nil
+	}
+	return f, nil
+}
+
+// stacked closes a decompressor and the file under it.
+type stacked struct {
+	io.Reader
+	closers []io.Closer
+}
+
+func (s *stacked) Close() error {
+	var first error
+	for _, c := range s.closers {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// readParquet reads only the wanted column chunks of p, one row group at a
+// time, converting each value into its builder.
+func (l *loader) readParquet(p part) error {
+	src, closer, err := l.parquetSource(p)
+	if err != nil {
+		return err
+	}
+	defer closer()
+	pf, err := file.NewParquetReader(src)
+	if err != nil {
+		return fmt.Errorf("file %s: not a Parquet file: %w", p.path, err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: loadBatch}, memory.DefaultAllocator)
+	if err != nil {
+		return fmt.Errorf("file %s: %w", p.path, err)
+	}
+	sch := pf.MetaData().Schema
+	leaves := make([]int, len(l.wants))
+	for i, w := range l.wants {
+		idx := sch.ColumnIndexByName(w.name)
+		if idx < 0 {
+			return fmt.Errorf("file %s: column %s is missing", p.path, w.name)
+		}
+		leaves[i] = idx
+	}
+	base := 0
+	for rg := 0; rg < pf.NumRowGroups(); rg++ {
+		if err := l.ctx.Err(); err != nil {
+			return err
+		}
+		tbl, err := fr.ReadRowGroups(l.ctx, leaves, []int{rg})
+		if err != nil {
+			if l.ctx.Err() != nil {
+				return l.ctx.Err()
+			}
+			return fmt.Errorf("file %s, row group %d: %w", p.path, rg, err)
+		}
+		n := int(tbl.NumRows())
+		for i, w := range l.wants {
+			row := base
+			for _, chunk := range tbl.Column(i).Data().Chunks() {
+				if err := appendArrow(l.builders[i], chunk); err != nil {
+					if ae, ok := err.(*arrowErr); ok {
+						tbl.Release()
+						return loadError(p.path, w.name, row+ae.row+1, "row", ae.err)
+					}
+					tbl.Release()
+					return fmt.Errorf("file %s, column %s: %w", p.path, w.name, err)
+				}
+				row += chunk.Len()
+			}
+		}
+		tbl.Release()
+		base += n
+		l.rows += n
+		if err := l.tick(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parquetSource returns a random-access reader over p: the file itself
+// when it allows it, else its (decompressed) bytes in memory.
+func (l *loader) parquetSource(p part) (parquet.ReaderAtSeeker, func(), error) {
+	if p.codec == codecNone {
+		f, err := l.fsys.Open(p.path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("file %s: %w", p.path, err)
+		}
+		if ras, ok := f.(parquet.ReaderAtSeeker); ok {
+			return ras, func() { f.Close() }, nil
+		}
+		f.Close()
+	}
+	rc, err := openPart(l.fsys, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rc.Close()
+	if l.meter != nil {
+		if err := l.meter(p.size); err != nil {
+			return nil, nil, err
+		}
+	}
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("file %s: %w", p.path, err)
+	}
+	return bytes.NewReader(b), func() {}, nil
+}
+
+// arrowErr is a conversion error at a row of one chunk.
+type arrowErr struct {
+	row int
+	err error
+}
+
+func (e *arrowErr) Error() string { return e.err.Error() }
+
+// appendArrow converts every value of arr into b.
+func appendArrow(b builder, arr arrow.Array) error {
+	n := arr.Len()
+	var put func(i int) error
+	switch a := arr.(type) {
+	case *array.Int8:
+		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+	case *array.Int16:
+		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+	case *array.Int32:
+		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+	case *array.Int64:
+		put = func(i int) error { return b.appendInt(a.Value(i)) }
+	case *array.Uint8:
+		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+	case *array.Uint16:
+		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+	case *array.Uint32:
+		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+	case *array.Uint64:
+		put = func(i int) error {
+			v := a.Value(i)
+			if v > math.MaxInt64 {
+				return errNotType{"integer"}
+			}
+			return b.appendInt(int64(v))
+		}
+	case *array.Float32:
+		put = func(i int) error { return b.appendFloat(float64(a.Value(i))) }
+	case *array.Float64:
+		put = func(i int) error { return b.appendFloat(a.Value(i)) }
+	case *array.Decimal128:
+		scale := a.DataType().(*arrow.Decimal128Type).Scale
+		put = func(i int) error { return b.appendFloat(a.Value(i).ToFloat64(scale)) }
+	case *array.Boolean:
+		put = func(i int) error { return b.appendBool(a.Value(i)) }
+	case *array.Date32:
+		put = func(i int) error { return b.appendDate(int32(a.Value(i))) }
+	case *array.Date64:
+		put = func(i int) error { return b.appendDate(int32(floorDiv(int64(a.Value(i)), 86400000))) }
+	case *array.Timestamp:
+		unit := a.DataType().(*arrow.TimestampType).Unit
+		put = func(i int) error { return b.appendMicros(toMicros(int64(a.Value(i)), unit)) }
+	case *array.String:
+		put = func(i int) error { return appendString(b, a.Value(i)) }
+	case *array.LargeString:
+		put = func(i int) error { return appendString(b, a.Value(i)) }
+	case *array.Dictionary:
+		dict := a.Dictionary()
+		// Convert the dictionary's values through a per-index closure.
+		var inner func(k int) error
+		switch d := dict.(type) {
+		case *array.String:
+			inner = func(k int) error { return appendString(b, d.Value(k)) }
+		case *array.LargeString:
+			inner = func(k int) error { return appendString(b, d.Value(k)) }
+		default:
+			return fmt.Errorf("dictionary of %s is not supported", dict.DataType())
+		}
+		put = func(i int) error { return inner(a.GetValueIndex(i)) }
+	default:
+		return fmt.Errorf("Arrow type %s is not supported", arr.DataType())
+	}
+	for i := 0; i < n; i++ {
+		if arr.IsNull(i) {
+			b.appendNull()
+			continue
+		}
+		if err := put(i); err != nil {
+			return &arrowErr{row: i, err: err}
+		}
+	}
+	return nil
+}
+
+// appendString appends a Parquet string. Empty text is null in every
+// format the files source reads, as it is in CSV.
+func appendString(b builder, s string) error {
+	if s == "" {
+		b.appendNull()
+		return nil
+	}
+	return b.appendText(s)
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+func toMicros(v int64, unit arrow.TimeUnit) int64 {
+	switch unit {
+	case arrow.Second:
+		return v * 1e6
+	case arrow.Millisecond:
+		return v * 1e3
+	case arrow.Nanosecond:
+		return floorDiv(v, 1e3)
+	}
+	return v
+}

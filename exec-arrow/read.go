@@ -1,0 +1,238 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strconv"
+
+	"sutura.dev/domain"
+)
+
+// want is a column a load reads: its name and declared type (TypeUnset:
+// inferred from the whole column).
+type want struct {
+	name string
+	typ  domain.ColumnType
+}
+
+// loadBatch is how many rows a reader handles between checks of the
+// context and of the working set.
+const loadBatch = 1 << 16
+
+// loader reads the parts of one table into builders, one per wanted
+// column, checking ctx and growing its working-set reservation as it goes.
+type loader struct {
+	ctx      context.Context
+	fsys     fs.FS
+	wants    []want
+	builders []builder
+	rows     int
+	// meter is told the bytes the builders hold, every loadBatch rows.
+	meter func(total int64) error
+}
+
+func newLoader(ctx context.Context, fsys fs.FS, wants []want, check bool, meter func(int64) error) *loader {
+	l := &loader{ctx: ctx, fsys: fsys, wants: wants, meter: meter}
+	for _, w := range wants {
+		l.builders = append(l.builders, newBuilder(w.typ, check))
+	}
+	return l
+}
+
+// tick runs every loadBatch rows: cancellation and the working set.
+func (l *loader) tick() error {
+	if err := l.ctx.Err(); err != nil {
+		return err
+	}
+	if l.meter == nil {
+		return nil
+	}
+	var total int64
+	for _, b := range l.builders {
+		total += b.size()
+	}
+	return l.meter(total)
+}
+
+// columns finishes the builders.
+func (l *loader) columns() map[string]*column {
+	out := make(map[string]*column, len(l.wants))
+	for i, w := range l.wants {
+		if c := l.builders[i].finish(w.name); c != nil {
+			out[w.name] = c
+		}
+	}
+	return out
+}
+
+// readPart appends the wanted columns of p.
+func (l *loader) readPart(p part) error {
+	switch p.format {
+	case formatParquet:
+		return l.readParquet(p)
+	}
+	rc, err := openPart(l.fsys, p)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	if p.format == formatCSV {
+		return l.readCSV(p, rc)
+	}
+	return l.readNDJSON(p, rc)
+}
+
+// loadError names the file, column and line of a value that does not
+// load; it never holds the value.
+func loadError(file, col string, line int, unit string, err error) error {
+	return fmt.Errorf("file %s, column %s, %s %d: %w", file, col, unit, line, err)
+}
+
+func (l *loader) readCSV(p part, r io.Reader) error {
+	br := bufio.NewReaderSize(r, 1<<16)
+	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
+		_, _ = br.Discard(3)
+	}
+	cr := csv.NewReader(br)
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return fmt.Errorf("file %s: no header row", p.path)
+	}
+	if err != nil {
+		return fmt.Errorf("file %s: %w", p.path, csvErr(err))
+	}
+	pos := map[string]int{}
+	for i, h := range header {
+		if _, dup := pos[h]; dup {
+			return fmt.Errorf("file %s: the header names column %s twice", p.path, h)
+		}
+		pos[h] = i
+	}
+	at := make([]int, len(l.wants))
+	for i, w := range l.wants {
+		j, ok := pos[w.name]
+		if !ok {
+			return fmt.Errorf("file %s: column %s is missing from the header", p.path, w.name)
+		}
+		at[i] = j
+	}
+	for n := 1; ; n++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("file %s: %w", p.path, csvErr(err))
+		}
+		for i, j := range at {
+			s := rec[j]
+			if s == "" {
+				l.builders[i].appendNull()
+				continue
+			}
+			if err := l.builders[i].appendText(s); err != nil {
+				line, _ := cr.FieldPos(j)
+				return loadError(p.path, l.wants[i].name, line, "line", err)
+			}
+		}
+		l.rows++
+		if n%loadBatch == 0 {
+			if err := l.tick(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// csvErr keeps the position of a CSV syntax error and drops the text.
+func csvErr(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("line %d: %w", pe.Line, pe.Err)
+	}
+	return err
+}
+
+func (l *loader) readNDJSON(p part, r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
+	seen := make([]bool, len(l.wants))
+	var obj map[string]json.RawMessage
+	line, objects := 0, 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		clear(obj)
+		if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
+			return fmt.Errorf("file %s, line %d: not a JSON object", p.path, line)
+		}
+		objects++
+		for i, w := range l.wants {
+			raw, ok := obj[w.name]
+			if ok {
+				seen[i] = true
+			}
+			if err := appendJSON(l.builders[i], raw); err != nil {
+				return loadError(p.path, w.name, line, "line", err)
+			}
+		}
+		l.rows++
+		if l.rows%loadBatch == 0 {
+			if err := l.tick(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("file %s, after line %d: %w", p.path, line, err)
+	}
+	for i, ok := range seen {
+		if !ok && objects > 0 {
+			return fmt.Errorf("file %s: column %s is missing (no object holds it)", p.path, l.wants[i].name)
+		}
+	}
+	return nil
+}
+
+// appendJSON appends one NDJSON value: null or absent is null, a string is
+// its text, a number its literal, a boolean true/false; arrays and objects
+// are refused.
+func appendJSON(b builder, raw json.RawMessage) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		b.appendNull()
+		return nil
+	}
+	switch raw[0] {
+	case '"':
+		s, err := strconv.Unquote(string(raw))
+		if err != nil {
+			var v string
+			if json.Unmarshal(raw, &v) != nil {
+				return errNotScalar
+			}
+			s = v
+		}
+		if s == "" {
+			b.appendNull()
+			return nil
+		}
+		return b.appendText(s)
+	case '{', '[':
+		return errNotScalar
+	case 't', 'f':
+		return b.appendText(string(raw))
+	}
+	return b.appendText(string(raw))
+}
