@@ -72,6 +72,7 @@ func NewBundle(version string, defs Definitions, knowledge Knowledge) (*Bundle, 
 			Metric        *Metric        `json:"metric"`
 			Model         Model          `json:"model"`
 			Relationships []Relationship `json:"relationships"`
+			JoinedModels  []Model        `json:"joined_models,omitempty"`
 		}{Metric: m, Model: defs.Models[b.models[m.Model]], Relationships: []Relationship{}}
 		used := map[string]bool{}
 		for _, d := range m.Dimensions {
@@ -79,9 +80,19 @@ func NewBundle(version string, defs Definitions, knowledge Knowledge) (*Bundle, 
 				used[r] = true
 			}
 		}
+		joined := map[string]bool{}
 		for _, r := range defs.Relationships {
 			if used[r.Name] {
 				part.Relationships = append(part.Relationships, r)
+				joined[r.Origin.Model], joined[r.Target.Model] = true, true
+			}
+		}
+		// The models a dimension is read from shape the answer as much as
+		// the metric's own model does: a change of their table moves the
+		// metric's digest.
+		for _, jm := range defs.Models {
+			if joined[jm.Name] && jm.Name != m.Model {
+				part.JoinedModels = append(part.JoinedModels, jm)
 			}
 		}
 		js, err := canonicalJSON(part)
@@ -99,9 +110,9 @@ func (b *Bundle) Version() string { return b.version }
 // Digest returns the SHA-256 of the canonical form, 64 lowercase hex.
 func (b *Bundle) Digest() string { return b.digest }
 
-// MetricDigest returns the digest of one metric together with its model and
-// the relationships its dimensions use, so an answer pins exactly the
-// definitions that produced it.
+// MetricDigest returns the digest of one metric together with its model,
+// the relationships its dimensions use and the models those relationships
+// join, so an answer pins exactly the definitions that produced it.
 func (b *Bundle) MetricDigest(name string) string { return b.mdigests[name] }
 
 // Definitions returns the definitions in canonical order. Callers must not

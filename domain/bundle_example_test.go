@@ -100,12 +100,25 @@ func metricPart(t *testing.T, canon []byte, metric string) []byte {
 		}
 	}
 	rels := []any{}
+	joined := map[any]bool{}
 	for _, r := range whole.Definitions.Relationships {
 		if used[r["name"]] {
 			rels = append(rels, r)
+			joined[r["origin"].(map[string]any)["model"]] = true
+			joined[r["target"].(map[string]any)["model"]] = true
 		}
 	}
-	return canonicalEncode(t, map[string]any{"metric": m, "model": model, "relationships": rels})
+	part := map[string]any{"metric": m, "model": model, "relationships": rels}
+	var others []any
+	for _, x := range whole.Definitions.Models {
+		if joined[x["name"]] && x["name"] != m["model"] {
+			others = append(others, x)
+		}
+	}
+	if len(others) > 0 {
+		part["joined_models"] = others
+	}
+	return canonicalEncode(t, part)
 }
 
 func TestDocWorkedExample(t *testing.T) {

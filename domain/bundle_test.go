@@ -417,7 +417,7 @@ func TestMetricDigest(t *testing.T) {
 		{"a relationship nothing uses", func(d *Definitions, k *Knowledge) {
 			d.Relationships[4].Description = "Lines of an order."
 		}, false, false},
-		{"another model", func(d *Definitions, k *Knowledge) { d.Models[2].Table = "crm.public.segments_v2" }, false, false},
+		{"a model a dimension is read from", func(d *Definitions, k *Knowledge) { d.Models[2].Table = "crm.public.segments_v2" }, true, false},
 		{"knowledge", func(d *Definitions, k *Knowledge) { k.Caveats[0].Note = "Refunds arrive early." }, false, false},
 	}
 	for _, tt := range tests {
