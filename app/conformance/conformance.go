@@ -1,0 +1,194 @@
+// Package conformance is the contract suite of the data-system port: a
+// corpus of questions over the demo with expected answers computed by an
+// independent engine (DuckDB, from the same files; see testdata/README.md),
+// and Run, which every data system runs against itself. The same question
+// must give the same rows and the same refusals on every data system; only
+// the SQL text differs.
+package conformance
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"sutura.dev/app"
+	"sutura.dev/domain"
+	"sutura.dev/runtime"
+)
+
+//go:embed testdata/corpus
+var corpus embed.FS
+
+// Case is one question of the corpus and its expected outcome.
+type Case struct {
+	File      string          `json:"-"`
+	Name      string          `json:"name"`
+	Question  json.RawMessage `json:"question"`
+	Principal string          `json:"principal"` // operator (default) or anonymous
+	Expect    Expect          `json:"expect"`
+}
+
+// Expect is an expected outcome: an answer with its columns and rows as
+// canonical text (null as JSON null), a refusal code, or an error.
+type Expect struct {
+	Outcome string      `json:"outcome"` // answer, refusal or error
+	Columns []string    `json:"columns,omitempty"`
+	Rows    [][]*string `json:"rows,omitempty"`
+	Code    string      `json:"code,omitempty"`
+	Error   string      `json:"error,omitempty"`
+}
+
+// Cases returns the corpus in file order.
+func Cases() ([]Case, error) {
+	sub, err := fs.Sub(corpus, "testdata/corpus")
+	if err != nil {
+		return nil, err
+	}
+	names, err := fs.Glob(sub, "*.json")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var out []Case
+	for _, n := range names {
+		b, err := fs.ReadFile(sub, n)
+		if err != nil {
+			return nil, err
+		}
+		var c Case
+		if err := json.Unmarshal(b, &c); err != nil {
+			return nil, fmt.Errorf("%s: %w", n, err)
+		}
+		c.File = path.Base(n)
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// discard is an audit sink that keeps nothing.
+type discard struct{}
+
+func (discard) Write(context.Context, domain.AuditRecord) error { return nil }
+
+type fixed struct{ b *domain.Bundle }
+
+func (f fixed) Bundle() *domain.Bundle { return f.b }
+
+// Run answers every case of the corpus through an app.Surface over the data
+// system that newDataSystem returns for source alias source, and compares
+// the outcome answer for answer, cell for cell (reals to 1e-9 relative),
+// refusal code for refusal code. b must be the demo bundle.
+func Run(t *testing.T, b *domain.Bundle, source string, newDataSystem func(t *testing.T) app.DataSystem) {
+	t.Helper()
+	cases, err := Cases()
+	if err != nil {
+		t.Fatalf("conformance: corpus: %v", err)
+	}
+	if len(cases) == 0 {
+		t.Fatal("conformance: the corpus is empty")
+	}
+	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 1, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := app.New(app.Config{
+		Catalog: fixed{b}, Admission: adm, Audit: discard{}, RequestTimeout: 5 * time.Minute,
+		Sources: map[string]app.Source{source: {System: newDataSystem(t), Posture: domain.SharedServiceUser}},
+		Now:     func() time.Time { return time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.File, func(t *testing.T) { runCase(t, s, c) })
+	}
+}
+
+func runCase(t *testing.T, s *app.Surface, c Case) {
+	q, err := domain.ParseQuestion(c.Question)
+	if err != nil {
+		t.Fatalf("the corpus question does not parse: %v", err)
+	}
+	caller := app.Caller{Principal: domain.LocalOperator}
+	if c.Principal == "anonymous" {
+		caller.Principal = domain.Principal{Subject: "anonymous"}
+	}
+	out, err := s.Answer(context.Background(), caller, q)
+	switch c.Expect.Outcome {
+	case "error":
+		if c.Expect.Error == "zero_denominator" && !errors.Is(err, domain.ErrZeroDenominator) {
+			t.Fatalf("want the zero-denominator failure, got outcome %s, error %v", out.Kind(), err)
+		}
+		return
+	case "refusal":
+		if err != nil {
+			t.Fatalf("want refusal %s, got error %v", c.Expect.Code, err)
+		}
+		if out.Refusal == nil {
+			t.Fatalf("want refusal %s, got an answer of %d rows", c.Expect.Code, len(out.Answer.Rows))
+		}
+		if got := string(out.Refusal.Code()); got != c.Expect.Code {
+			t.Fatalf("want refusal %s, got %s (%s)", c.Expect.Code, got, out.Refusal.Detail())
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("want an answer, got error %v", err)
+	}
+	if out.Refusal != nil {
+		t.Fatalf("want an answer, got refusal %s: %s", out.Refusal.Code(), out.Refusal.Detail())
+	}
+	a := out.Answer
+	var cols []string
+	for _, col := range a.Columns {
+		cols = append(cols, col.Name)
+	}
+	if fmt.Sprint(cols) != fmt.Sprint(c.Expect.Columns) {
+		t.Fatalf("columns %v, want %v", cols, c.Expect.Columns)
+	}
+	if len(a.Rows) != len(c.Expect.Rows) {
+		t.Fatalf("%d rows, want %d", len(a.Rows), len(c.Expect.Rows))
+	}
+	for i, row := range a.Rows {
+		for j, cell := range row {
+			want := c.Expect.Rows[i][j]
+			if !cellEqual(cell, want) {
+				w := "null"
+				if want != nil {
+					w = *want
+				}
+				t.Fatalf("row %d column %s: %s, want %s", i, cols[j], cell.Render(), w)
+			}
+		}
+	}
+}
+
+// cellEqual compares a cell with its expected canonical text; reals may
+// differ by 1e-9 relative, since engines sum in different orders.
+func cellEqual(c domain.Cell, want *string) bool {
+	if want == nil || c.IsNull() {
+		return want == nil && c.IsNull()
+	}
+	got := c.Render()
+	if got == *want {
+		return true
+	}
+	if c.Kind() != domain.KindFloat {
+		return false
+	}
+	g, err1 := strconv.ParseFloat(got, 64)
+	w, err2 := strconv.ParseFloat(*want, 64)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return math.Abs(g-w) <= 1e-9*math.Max(math.Abs(g), math.Abs(w))
+}
