@@ -15,6 +15,13 @@ type DataSystem interface {
 	Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error)
 }
 
+// Validator is the optional ability of a data system to check, at start,
+// that every table and declared column of its models can be read. Start-up
+// validation calls it when a data system has it.
+type Validator interface {
+	Validate(ctx context.Context) error
+}
+
 // AuditSink stores audit records. Write must not return before the record
 // is stored as durably as the sink promises.
 type AuditSink interface {

@@ -31,8 +31,9 @@ func (e *AnchorError) Unwrap() error { return e.Err }
 
 // CheckBundle is the start-up validation of product.md §2.3, run before any
 // listener opens and on every refresh: every model's source must be open,
-// no metric may need authored SQL (no opened data system runs it), and
-// every anchor must reproduce on its data system. It returns every failure
+// no metric may need authored SQL (no opened data system runs it), every
+// data system that can check its tables (Validator) must find them
+// readable, and every anchor must reproduce on its data system. It returns every failure
 // found, joined; nil means the bundle may be served. Anchors run outside
 // admission, as the operator, with no caller.
 func CheckBundle(ctx context.Context, b *domain.Bundle, sources map[string]Source) error {
@@ -47,6 +48,21 @@ func CheckBundle(ctx context.Context, b *domain.Bundle, sources map[string]Sourc
 		m := &defs.Metrics[i]
 		if len(m.AuthoredSQL) > 0 {
 			errs = append(errs, fmt.Errorf("metric %s uses authored_sql, which no opened data system can run", m.Name))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	aliases := make([]string, 0, len(sources))
+	for alias := range sources {
+		aliases = append(aliases, alias)
+	}
+	slices.Sort(aliases)
+	for _, alias := range aliases {
+		if v, ok := sources[alias].System.(Validator); ok {
+			if err := v.Validate(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("source %s: %w", alias, err))
+			}
 		}
 	}
 	if len(errs) > 0 {

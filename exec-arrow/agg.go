@@ -33,11 +33,12 @@ type termPlan struct {
 	rank  []int32  // min/max of text: byte-order rank per dictionary index
 }
 
-// distinctBitsetMaxCard is the largest distinct count per column for which
-// count_distinct keeps a bitset per group instead of a hash set.
-const distinctBitsetMaxCard = 4096
+// distinctBitsetMaxBytes bounds the bitsets count_distinct keeps per
+// worker (one bit per distinct value per possible group); above it, a
+// hash set of (group, value) pairs is used instead.
+const distinctBitsetMaxBytes = 32 << 20
 
-func newTermPlan(ctx context.Context, t domain.Term, c *column) (*termPlan, error) {
+func newTermPlan(ctx context.Context, t domain.Term, c *column, groupSpace uint64) (*termPlan, error) {
 	tp := &termPlan{col: c, float: c.typ == domain.TypeFloat || c.typ == domain.TypeDecimal}
 	if t.CountIf != "" {
 		if c.typ != domain.TypeBoolean {
@@ -64,8 +65,9 @@ func newTermPlan(ctx context.Context, t domain.Term, c *column) (*termPlan, erro
 			return nil, err
 		}
 		tp.codes = codes
-		if codes.card() <= distinctBitsetMaxCard {
-			tp.words = (codes.card() + 1 + 63) / 64
+		words := uint64(codes.card()+1+63) / 64
+		if hi, lo := bits.Mul64(words*8, groupSpace); hi == 0 && lo <= distinctBitsetMaxBytes {
+			tp.words = int(words)
 		}
 	case domain.Min, domain.Max:
 		tp.op = opMin
@@ -125,8 +127,8 @@ func (s *termState) grow(t *termPlan, ng int) {
 	}
 	if t.op == opDistinct {
 		if t.words > 0 {
-			for len(s.bits) < ng*t.words {
-				s.bits = append(s.bits, 0)
+			if need := ng * t.words; len(s.bits) < need {
+				s.bits = append(s.bits, make([]uint64, need-len(s.bits))...)
 			}
 		} else if s.set == nil {
 			s.set = map[uint64]struct{}{}

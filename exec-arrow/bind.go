@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/bits"
 
 	"sutura.dev/domain"
@@ -27,7 +28,7 @@ type query struct {
 	joinFilters []*predicate // caller filters on joined tables
 	required    []*predicate // distinct required filters, all on the base table
 	metrics     []*metricPlan
-	allPass     bool // some metric has no required filter: every row enters
+	needs       []uint64 // per metric: the bits of the required filters it needs
 
 	dims   []dimRef
 	packed bool     // group keys fit a uint64: key = ((bucket*r1)+c1)*r2+c2...
@@ -54,15 +55,22 @@ type metricPlan struct {
 // bind resolves the leg's tables and columns.
 func (e *Engine) bind(ctx context.Context, plan *domain.Plan) (q *query, err error) {
 	if len(plan.Legs) != 1 {
-		return nil, &RefusalError{Reason: domain.Refuse(domain.FederationNotExecutable,
+		return nil, &domain.RefusalError{Reason: domain.Refuse(domain.FederationNotExecutable,
 			"the embedded engine executes single-leg plans; this plan has %d legs", len(plan.Legs))}
 	}
 	leg := &plan.Legs[0]
 	if leg.Source != e.cfg.Source {
 		return nil, fmt.Errorf("the plan's leg is for source %s, not %s", leg.Source, e.cfg.Source)
 	}
+	if plan.Top != nil && len(leg.Metrics) != 1 {
+		return nil, &domain.RefusalError{Reason: domain.Refuse(domain.MultiMetricTopNotExecutable,
+			"top ranks a single metric; this plan has %d", len(leg.Metrics))}
+	}
 	if plan.Grain < domain.Day || plan.Grain > domain.Year {
 		return nil, fmt.Errorf("the plan has no valid grain")
+	}
+	if want := len(leg.Dimensions) + 1 + len(leg.Metrics); len(plan.Columns) != want {
+		return nil, fmt.Errorf("the plan lists %d answer columns for %d dimensions, the period and %d metrics", len(plan.Columns), len(leg.Dimensions), len(leg.Metrics))
 	}
 	q = &query{plan: plan, leg: leg}
 	tables := []domain.Table{leg.Base}
@@ -168,10 +176,10 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan) (q *query, err err
 			q.joinFilters = append(q.joinFilters, p)
 		}
 	}
-	if err := q.bindMetrics(ctx, col); err != nil {
+	if err := q.bindDims(ctx, col); err != nil {
 		return nil, err
 	}
-	return q, q.bindDims(ctx, col)
+	return q, q.bindMetrics(ctx, col)
 }
 
 // wantOf is the column of t to read: its declared type from the plan's
@@ -196,6 +204,15 @@ func (q *query) release() {
 			v.release()
 		}
 	}
+}
+
+// groupSpace is an upper bound of the number of groups, or MaxUint64 when
+// the keys do not pack.
+func (q *query) groupSpace() uint64 {
+	if !q.packed {
+		return math.MaxUint64
+	}
+	return q.space
 }
 
 // maxSpan bounds the days of a range the engine buckets through a table.
@@ -241,7 +258,7 @@ func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int
 		}
 		for _, t := range terms {
 			_, c := col(domain.ColumnRef{Alias: base, Column: t.InputColumn()})
-			tp, err := newTermPlan(ctx, t, c)
+			tp, err := newTermPlan(ctx, t, c, q.groupSpace())
 			if err != nil {
 				return fmt.Errorf("metric %s: %w", m.Name, err)
 			}
@@ -259,14 +276,19 @@ func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int
 					return fmt.Errorf("metric %s: %w", m.Name, err)
 				}
 				k = len(q.required)
+				if k == 64 {
+					return fmt.Errorf("the leg's metrics have more than 64 distinct required filters")
+				}
 				q.required = append(q.required, p)
 				keys[rf] = k
 			}
 			mp.required = append(mp.required, k)
 		}
-		if len(mp.required) == 0 {
-			q.allPass = true
+		var need uint64
+		for _, k := range mp.required {
+			need |= 1 << k
 		}
+		q.needs = append(q.needs, need)
 		q.metrics = append(q.metrics, mp)
 	}
 	return nil

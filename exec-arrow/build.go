@@ -407,8 +407,6 @@ type inferBuilder struct {
 	// can[i] reports whether every value parses as inferOrder[i].
 	can     [5]bool
 	started bool
-	// typed holds values that arrived typed (Parquet never needs this;
-	// NDJSON numbers and booleans arrive as text).
 }
 
 var inferOrder = [5]domain.ColumnType{

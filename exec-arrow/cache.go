@@ -51,7 +51,7 @@ func newCache(limit int64) *cache {
 
 // errWorkingSet is the refusal of a reservation that does not fit.
 func (c *cache) errWorkingSet() error {
-	return &RefusalError{Reason: domain.Refuse(domain.ResourcesExhausted,
+	return &domain.RefusalError{Reason: domain.Refuse(domain.ResourcesExhausted,
 		"the question needs more memory than the engine's working set of %d bytes allows", c.limit)}
 }
 
@@ -122,6 +122,13 @@ func (e *tableEntry) accountDerived(n int64) {
 		c.used += n
 		e.bytes += n
 	}
+}
+
+// retired reports whether e was evicted or replaced.
+func (e *tableEntry) retired() bool {
+	e.c.mu.Lock()
+	defer e.c.mu.Unlock()
+	return e.dead
 }
 
 // tableView is one query's hold on a table: the columns it needs, pinned

@@ -97,30 +97,37 @@ func (q *query) maskMetrics(s *scratch, n int) int {
 		}
 		return n
 	}
+	// bits[k] holds bit i when required filter i passes at position k.
+	bits := s.keys[:n]
+	clear(bits)
+	pass := s.pass[:n]
 	for i, rp := range q.required {
-		rp.eval(s.sel[:n], s.reqs[i][:n])
+		rp.eval(s.sel[:n], pass)
+		for k, ok := range pass {
+			bits[k] |= uint64(bitOf(ok)) << i // branch-free: filters are unpredictable
+		}
 	}
+	j := 0
 	for k := 0; k < n; k++ {
 		var m uint64
-		for mi, mp := range q.metrics {
-			ok := true
-			for _, ri := range mp.required {
-				if !s.reqs[ri][k] {
-					ok = false
-					break
-				}
-			}
-			if ok {
-				m |= 1 << mi
-			}
+		b := bits[k]
+		for mi, need := range q.needs {
+			m |= uint64(bitOf(b&need == need)) << mi
 		}
-		s.mask[k] = m
-		s.pass[k] = m != 0
+		s.sel[j], s.bucket[j], s.mask[j] = s.sel[k], s.bucket[k], m
+		j += bitOf(m != 0)
 	}
-	if q.allPass {
-		return n
+	s.sel, s.bucket = s.sel[:j], s.bucket[:j]
+	return j
+}
+
+// bitOf is 1 for true and 0 for false, compiled without a branch.
+func bitOf(b bool) int {
+	var i int
+	if b {
+		i = 1
 	}
-	return s.compact(n, s.pass, 0)
+	return i
 }
 
 // compact keeps the positions where keep is true, moving the mapped rows
@@ -128,16 +135,11 @@ func (q *query) maskMetrics(s *scratch, n int) int {
 func (s *scratch) compact(n int, keep []bool, joined int) int {
 	j := 0
 	for k := 0; k < n; k++ {
-		if !keep[k] {
-			continue
+		s.sel[j], s.bucket[j], s.mask[j] = s.sel[k], s.bucket[k], s.mask[k]
+		for a := 1; a <= joined; a++ {
+			s.mapped[a][j] = s.mapped[a][k]
 		}
-		if j != k {
-			s.sel[j], s.bucket[j], s.mask[j] = s.sel[k], s.bucket[k], s.mask[k]
-			for a := 1; a <= joined; a++ {
-				s.mapped[a][j] = s.mapped[a][k]
-			}
-		}
-		j++
+		j += bitOf(keep[k])
 	}
 	s.sel, s.bucket = s.sel[:j], s.bucket[:j]
 	return j

@@ -33,13 +33,14 @@ type column struct {
 	n    int
 
 	// Typed views of arr's buffers, set by newColumn.
-	valid  []byte // validity bitmap, nil when the column has no nulls
-	ints   []int64
-	floats []float64
-	days   []arrow.Date32
-	bools  *array.Boolean
-	idx    []int32  // text: dictionary index per row
-	dict   []string // text: the dictionary
+	valid    []byte // validity bitmap, nil when the column has no nulls
+	ints     []int64
+	floats   []float64
+	days     []arrow.Date32
+	bools    *array.Boolean
+	boolBits []byte   // boolean: the value bitmap
+	idx      []int32  // text: dictionary index per row
+	dict     []string // text: the dictionary
 
 	bytes int64 // buffer bytes of arr
 
@@ -56,6 +57,11 @@ type column struct {
 	lookup   map[string]int32 // text: dictionary entry → index
 	joinMu   sync.Mutex
 	join     *joinIndex
+	rendered map[string]int32 // rows by canonical rendering, for joins across types
+	// fromDict caches, for a text column joined to another text column,
+	// the joined table's row per dictionary index of this column.
+	fromMu   sync.Mutex
+	fromDict map[*column][]int32
 }
 
 // newColumn wraps arr (whose data offset must be 0) as a column of type typ.
@@ -71,6 +77,7 @@ func newColumn(name string, typ domain.ColumnType, arr arrow.Array) *column {
 		c.floats = a.Float64Values()
 	case *array.Boolean:
 		c.bools = a
+		c.boolBits = a.Data().Buffers()[1].Bytes()
 	case *array.Date32:
 		c.days = a.Date32Values()
 	case *array.Dictionary:

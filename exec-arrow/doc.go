@@ -1,4 +1,128 @@
 // Package engine is sutura's embedded execution engine, the `files`
 // source: it reads CSV, Parquet and NDJSON files into Arrow, caches the
-// columns plans need, and executes plans without SQL.
+// columns plans need, and executes a domain.Plan without SQL. The SQL
+// dialects of package semantic follow the same semantics, so one question
+// gives the same rows here as on every database.
+//
+// # Files
+//
+// A model's table is found by the last segment of its table path, in the
+// source's fs.FS: exactly one of <table>.parquet, <table>.csv,
+// <table>.ndjson or <table>.jsonl, each optionally compressed as .gz or
+// .zst, or a directory <table>/ whose regular files of those kinds (names
+// not starting with "." or "_") are the parts of one table, read in name
+// order. Two candidates for one table are an error.
+//
+// CSV files have a header row; an empty field is null. NDJSON holds one
+// object per line (blank lines are skipped); an absent key, JSON null and
+// "" are null; strings, numbers (their literal) and booleans are read as
+// the text of the value; arrays and objects are refused. Parquet columns
+// are converted from their Arrow type (integers, floats, decimals,
+// booleans, dates, timestamps, strings, dictionaries of strings); an empty
+// string is null in every format.
+//
+// A column's type is the model's declared type; otherwise it is inferred
+// from the whole column: the first of integer, float, boolean, date,
+// timestamp that every non-null value parses as, else text (an all-null
+// column is text). Dates are YYYY-MM-DD, timestamps RFC 3339 (stored as
+// UTC microseconds), booleans true/false. Decimals are held as float64. A
+// missing file, a missing column, or a value that does not parse as its
+// declared type is an error naming the file, the column and the line (or
+// the row, for Parquet); it never holds the value.
+//
+// # Cache and working set
+//
+// Tables are read lazily, on the first question that needs them, and only
+// the columns a question needs (Parquet reads only those column chunks;
+// CSV and NDJSON parse every row but keep only those columns). Columns are
+// cached per table, keyed by the identity of its files (path, size and
+// modification time of every part); a question that finds a different
+// identity reloads. Everything the engine holds is accounted against
+// Config.WorkingSetMaxBytes: cached columns and what is derived from them
+// (group codes, join indexes), a load while it grows, and the working
+// memory of each running query (scan buffers, groups, aggregates). When a
+// reservation does not fit, the least recently used tables no running
+// query holds are evicted; if it still does not fit, the question is
+// refused with resources_exhausted. The engine never spills.
+//
+// # Execution semantics
+//
+// A plan has one leg, Legs[0], on this source. The leg scans Base (alias
+// t0) and LEFT JOINs the tables of Joins in order, each To table reached
+// from FromAlias.FromColumn = To.ToColumn. A key matching no row, or a null
+// key, gives null values for every column of that table and the tables
+// reached through it. A key held by two rows of a joined table is an error:
+// a dimension join must reach at most one row.
+//
+// Rows enter when:
+//
+//   - the time column (date, or timestamp bucketed by its UTC date) is in
+//     [Range.Start, Range.End); a null time never enters;
+//   - every caller filter passes: eq and in keep rows whose value is one of
+//     Values, not_in keeps rows whose value is none of Values and rows where
+//     it is null. Values are text compared with the canonical rendering of
+//     the column's value (domain.Cell Render): an integer 5 matches "5"
+//     (not "05"), booleans "true"/"false", dates YYYY-MM-DD, timestamps
+//     RFC 3339 in UTC;
+//   - the required filters of at least one metric pass. Required filters
+//     are per metric and read base-table columns: equals (the rendering
+//     equals the value; null fails), not_equals (non-null and different;
+//     null fails, as in SQL), is_true (true only), is_not_null.
+//
+// Rows are grouped by the dimensions, in order, and the period,
+// Grain.Truncate of the row's date (weeks start on Monday; a period may
+// start before Range.Start). Each metric aggregates only the rows of the
+// group that pass its own required filters, and its cell is null in a group
+// where none do. Terms:
+//
+//   - sum: integers give an integer, floats and decimals a real; null when
+//     the group has no non-null value;
+//   - count: the non-null values (an integer);
+//   - count_distinct: the distinct non-null values (an integer);
+//   - avg: a real; null when there is no non-null value;
+//   - min, max: the column's type (dates as dates, text by binary order,
+//     timestamps as RFC 3339 text); null when there is no non-null value;
+//   - count_if: the rows where the boolean column is true (an integer).
+//
+// A ratio divides its numerator by its denominator as float64; a null
+// numerator or denominator gives null; a zero denominator gives null under
+// yields_null and, under fails, an error wrapping domain.ErrZeroDenominator
+// that names the metric (for any group, as SQL would fail).
+//
+// # Answer
+//
+// Columns are plan.Columns: the dimensions (cells of the column's type),
+// period (a date), one column per metric. Rows are ordered by every key
+// ascending, dimensions then period, nulls last, text by its bytes. With
+// plan.Top, rows are ranked by the metric (by=metric) or the period
+// (by=period) in Top's direction with nulls last, then by the keys
+// ascending, and the first Top.N are kept. More than plan.RowCap rows
+// (domain.MaxRowCap when zero), or cells rendering to more than
+// domain.MaxResultBytes, are refused with result_too_large.
+//
+// # Refusals, cancellation, errors
+//
+// Refusals are a *domain.RefusalError carrying the domain.Reason (use
+// errors.As; app's surface turns it into a refusal outcome): result_too_large, resources_exhausted, deadline_exceeded
+// (the context's deadline passed), federation_not_executable (more than
+// one leg). A cancelled context returns ctx.Err(). The scan checks the
+// context every 65 536 rows and loads every 65 536 lines, so a cancelled
+// question stops within milliseconds. Other errors (a plan naming an
+// unknown column, a sum over text, load errors) are failures.
+//
+// # Execution
+//
+// Columns are contiguous Arrow arrays read through typed views (int64,
+// float64, date32, boolean, and text dictionary-encoded to int32 indexes).
+// A query scans the base table in chunks of 65 536 rows on
+// Config.Parallelism goroutines (worker w takes chunks w, w+P, ...; the
+// partial aggregates merge in worker order, so an answer does not depend
+// on scheduling). Each chunk narrows a selection vector: range and bucket
+// (a table from day to bucket), base-table filters, the metrics' required
+// filters (a bit mask of the metrics a row counts for), joins (hash or
+// dense-array lookups of the joined table's key, built once per column and
+// cached), joined-table filters. Group keys pack the bucket and each
+// dimension's dictionary code into a uint64, looked up in a dense table
+// or a hash map; count_distinct keeps a bitset per group when it is small
+// enough and a hash set otherwise.
 package engine

@@ -43,23 +43,6 @@ type Engine struct {
 	cache  *cache
 }
 
-// RefusalError is an execution outcome that is a refusal, not a failure:
-// result_too_large, resources_exhausted or deadline_exceeded. Callers
-// turn it into domain.Refused(Reason).
-type RefusalError struct {
-	Reason domain.Reason
-}
-
-// Error returns the reason's code and detail.
-func (e *RefusalError) Error() string {
-	return string(e.Reason.Code()) + ": " + e.Reason.Detail()
-}
-
-// ErrZeroDenominator is the failure of a ratio metric declared
-// zero_denominator: fails whose denominator is zero in a group of the
-// answer. Execute wraps it with the metric's name.
-var ErrZeroDenominator = errors.New("zero denominator")
-
 // New returns the engine of the files source cfg describes. It checks the
 // configuration only; Validate reads the files.
 func New(ctx context.Context, cfg Config) (*Engine, error) {
@@ -130,7 +113,7 @@ func (e *Engine) Validate(ctx context.Context) error {
 func ctxErr(ctx context.Context) error {
 	err := ctx.Err()
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &RefusalError{Reason: domain.Refuse(domain.DeadlineExceeded,
+		return &domain.RefusalError{Reason: domain.Refuse(domain.DeadlineExceeded,
 			"the question ran out of its execution time and was stopped")}
 	}
 	return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -294,7 +295,7 @@ func TestRatios(t *testing.T) {
 	require.Equal(t, [][]string{{"2025-01-01", "3.75"}, {"2025-02-01", "null"}, {"2025-03-01", "null"}, {"2025-04-01", "null"}}, got)
 
 	_, err := e.Execute(context.Background(), mkPlan(t, domain.Month, "2025-01-01", "2025-05-01", leg(domain.Fails)))
-	require.ErrorIs(t, err, ErrZeroDenominator)
+	require.ErrorIs(t, err, domain.ErrZeroDenominator)
 	require.ErrorContains(t, err, "per")
 	// Without the zero group it answers.
 	got = run(t, e, mkPlan(t, domain.Month, "2025-01-01", "2025-02-01", leg(domain.Fails)))
@@ -354,11 +355,35 @@ func TestWorkingSet(t *testing.T) {
 	assert.Zero(t, e.cache.used, "a refused query holds nothing")
 
 	// A working set that holds one table at a time evicts the other.
-	e, err = New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: 1 << 20})
+	dir = t.TempDir()
+	var a, b strings.Builder
+	a.WriteString("day,n\n")
+	b.WriteString("day,n\n")
+	for i := 0; i < 3000; i++ {
+		a.WriteString("2025-01-01," + itoa(i) + "\n")
+		b.WriteString("2025-01-02," + itoa(i) + "\n")
+	}
+	write(t, dir, "a.csv", a.String())
+	write(t, dir, "b.csv", b.String())
+	question := func(table string) *domain.Plan {
+		return mkPlan(t, domain.Year, "2025-01-01", "2026-01-01", domain.Leg{
+			Base: tbl(table, "t0", col("day", domain.TypeDate), col("n", domain.TypeInteger)), TimeColumn: "day",
+			Metrics: []domain.MetricRef{metric("n", sum("n"))}})
+	}
+	probe := newEngine(t, os.DirFS(dir))
+	run(t, probe, question("a"))
+	one := probe.cache.used
+	// Room for one table, the query's scan buffers, and half a table more.
+	limit := one + scratchBytes(&query{rows: 3000, views: make([]*tableView, 1)}) + one/2
+	e, err = New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit})
 	require.NoError(t, err)
-	run(t, e, mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("amount", sum("amount")))))
-	assert.Positive(t, e.cache.used)
-	assert.LessOrEqual(t, e.cache.used, int64(1<<20))
+	require.Equal(t, [][]string{{"2025-01-01", "4498500"}}, run(t, e, question("a")))
+	require.Equal(t, [][]string{{"2025-01-01", "4498500"}}, run(t, e, question("b")))
+	assert.LessOrEqual(t, e.cache.used, limit)
+	assert.NotContains(t, e.cache.tables, "a", "the least recently used table was evicted")
+	assert.Contains(t, e.cache.tables, "b")
+	run(t, e, question("a"))
+	assert.EqualValues(t, 3, e.cache.reads.Load(), "an evicted table is read again")
 }
 
 func TestPlanShapeErrors(t *testing.T) {
@@ -376,6 +401,11 @@ func TestPlanShapeErrors(t *testing.T) {
 	p.Legs[0].Source = "elsewhere"
 	_, err = e.Execute(context.Background(), p)
 	require.Error(t, err)
+
+	p = mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("a", sum("amount")), metric("b", count("id"))))
+	p.Top = &domain.Top{N: 1, By: domain.ByMetric, Direction: "desc"}
+	_, err = e.Execute(context.Background(), p)
+	require.Equal(t, domain.MultiMetricTopNotExecutable, refusal(t, err))
 
 	p = mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("n", countIf("status"))))
 	_, err = e.Execute(context.Background(), p)

@@ -302,3 +302,39 @@ func TestConcurrentExecute(t *testing.T) {
 	}
 	require.EqualValues(t, 1, e.cache.reads.Load())
 }
+
+func TestParquetProjection(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "sales.parquet", string(salesParquet(t)))
+	e := newEngine(t, os.DirFS(dir))
+	run(t, e, mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("amount", sum("amount")))))
+	var cached []string
+	for w := range e.cache.tables["sales"].cols {
+		cached = append(cached, w.name)
+	}
+	assert.ElementsMatch(t, []string{"day", "amount"}, cached)
+}
+
+func TestJoinKeysOfOtherTypes(t *testing.T) {
+	dir := salesDir(t)
+	write(t, dir, "statuses.csv", "code,label\ndone,Done\ncancelled,Cancelled\nunused,Unused\n")
+	write(t, dir, "qtys.csv", "q,size\n1,small\n2,medium\n")
+	e := newEngine(t, os.DirFS(dir))
+	leg := salesLeg(metric("amount", sum("amount")))
+	leg.Joins = []domain.Join{
+		{Relationship: "s", To: tbl("statuses", "t1", col("code", domain.TypeText), col("label", domain.TypeText)), FromAlias: "t0", FromColumn: "status", ToColumn: "code"},
+		// An integer key joined to a text key compares renderings.
+		{Relationship: "q", To: tbl("qtys", "t2", col("q", domain.TypeText), col("size", domain.TypeText)), FromAlias: "t0", FromColumn: "qty", ToColumn: "q"},
+	}
+	leg.Dimensions = []domain.DimensionRef{dim("label", "t1", "label"), dim("size", "t2", "size")}
+	p := mkPlan(t, domain.Year, "2025-01-01", "2026-01-01", leg)
+	want := [][]string{
+		{"Cancelled", "small", "2025-01-01", "null"},
+		{"Done", "medium", "2025-01-01", "100"},
+		{"Done", "small", "2025-01-01", "30"},
+		{"Done", "null", "2025-01-01", "120"},
+		{"null", "small", "2025-01-01", "20"},
+	}
+	require.Equal(t, want, run(t, e, p))
+	require.Equal(t, want, run(t, e, p), "cached join structures give the same answer")
+}

@@ -13,6 +13,12 @@ import (
 	"sutura.dev/domain"
 )
 
+// The engine is a data system of app's port (app is not imported here:
+// the engine may import only the domain).
+var _ interface {
+	Execute(context.Context, *domain.Plan) (*domain.RowSet, error)
+} = (*Engine)(nil)
+
 // col declares a model column.
 func col(name string, typ domain.ColumnType) domain.ModelColumn {
 	return domain.ModelColumn{Name: name, Type: typ}
@@ -114,7 +120,7 @@ func run(t testing.TB, e *Engine, p *domain.Plan) [][]string {
 // refusal returns the code of a refusal error, or fails.
 func refusal(t testing.TB, err error) domain.Code {
 	t.Helper()
-	var re *RefusalError
+	var re *domain.RefusalError
 	require.True(t, errors.As(err, &re), "want a refusal, got %v", err)
 	return re.Reason.Code()
 }

@@ -139,6 +139,11 @@ func (c *column) buildJoin(ctx context.Context) (*joinIndex, error) {
 // renderedKeys indexes the rows of c by the canonical rendering of their
 // values, for joins between columns of different types.
 func (c *column) renderedKeys() (map[string]int32, error) {
+	c.joinMu.Lock()
+	defer c.joinMu.Unlock()
+	if c.rendered != nil {
+		return c.rendered, nil
+	}
 	size := int64(64 * c.n)
 	if err := c.reserve(size); err != nil {
 		return nil, err
@@ -154,6 +159,7 @@ func (c *column) renderedKeys() (map[string]int32, error) {
 			m[k] = int32(r)
 		}
 	}
+	c.rendered = m
 	return m, nil
 }
 
@@ -179,21 +185,11 @@ func newJoinStep(ctx context.Context, from, to int, fromCol, toCol *column) (*jo
 	sameText := fromCol.typ == domain.TypeText && toCol.typ == domain.TypeText
 	switch {
 	case sameText:
-		idx, err := toCol.joinKeys(ctx)
+		m, err := fromCol.dictRows(ctx, toCol)
 		if err != nil {
 			return nil, err
 		}
-		look, err := toCol.dictLookup()
-		if err != nil {
-			return nil, err
-		}
-		s.fromDict = make([]int32, len(fromCol.dict))
-		for i, v := range fromCol.dict {
-			s.fromDict[i] = -1
-			if k, ok := look[v]; ok {
-				s.fromDict[i] = idx.byIdx[k]
-			}
-		}
+		s.fromDict = m
 	case sameInt:
 		idx, err := toCol.joinKeys(ctx)
 		if err != nil {
@@ -208,6 +204,45 @@ func newJoinStep(ctx context.Context, from, to int, fromCol, toCol *column) (*jo
 		s.strs = m
 	}
 	return s, nil
+}
+
+// dictRows returns, per dictionary index of c, the row of toCol holding
+// the same text (-1: none), built once per pair of columns.
+func (c *column) dictRows(ctx context.Context, toCol *column) ([]int32, error) {
+	c.fromMu.Lock()
+	defer c.fromMu.Unlock()
+	if m, ok := c.fromDict[toCol]; ok {
+		return m, nil
+	}
+	idx, err := toCol.joinKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	look, err := toCol.dictLookup()
+	if err != nil {
+		return nil, err
+	}
+	size := int64(4 * len(c.dict))
+	if err := c.reserve(size); err != nil {
+		return nil, err
+	}
+	m := make([]int32, len(c.dict))
+	for i, v := range c.dict {
+		m[i] = -1
+		if k, ok := look[v]; ok {
+			m[i] = idx.byIdx[k]
+		}
+	}
+	if c.fromDict == nil {
+		c.fromDict = map[*column][]int32{}
+	}
+	for k := range c.fromDict {
+		if k.owner != nil && k.owner.retired() {
+			delete(c.fromDict, k) // the joined table was reloaded or evicted
+		}
+	}
+	c.fromDict[toCol] = m
+	return m, nil
 }
 
 // apply writes to out[k] the to-row of the from-row from[k] (-1: none).

@@ -2,7 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 
 	"sutura.dev/domain"
 )
@@ -20,6 +23,7 @@ type predicate struct {
 	ints    []int64   // integer, timestamp, date (days), boolean (0/1)
 	floats  []float64 // float, decimal
 	dictHit []bool    // text: per dictionary index
+	dictOut []bool    // text: the outcome per dictionary index (dictHit xor negate)
 }
 
 // newPredicate compiles values against c. Values no value of c renders as
@@ -63,8 +67,11 @@ func newPredicate(alias int, c *column, values []string, negate, keepNull bool) 
 			return nil, fmt.Errorf("column %s has unknown type %s", c.name, c.typ)
 		}
 	}
-	if c.typ == domain.TypeText && p.dictHit == nil {
-		p.dictHit = make([]bool, len(c.dict))
+	if c.typ == domain.TypeText {
+		p.dictOut = make([]bool, len(c.dict))
+		for i := range p.dictOut {
+			p.dictOut[i] = (p.dictHit != nil && p.dictHit[i]) != negate
+		}
 	}
 	return p, nil
 }
@@ -108,47 +115,79 @@ func requiredPredicate(c *column, rf domain.RequiredFilter) (*predicate, error) 
 }
 
 // eval sets out[k] for the row rows[k] (-1: no row, as after an unmatched
-// join).
+// join). Each column type has its own loop.
 func (p *predicate) eval(rows []int32, out []bool) {
 	c := p.col
-	for k, r := range rows {
-		if r < 0 || !c.isValid(r) {
-			out[k] = p.keepNull
-			continue
+	valid, keepNull := c.valid, p.keepNull
+	null := func(r int32) bool { return r < 0 || (valid != nil && !bitutil.BitIsSet(valid, int(r))) }
+	if p.anyValue {
+		for k, r := range rows {
+			out[k] = !null(r)
 		}
-		if p.anyValue {
-			out[k] = true
-			continue
+		return
+	}
+	switch c.typ {
+	case domain.TypeText:
+		res := p.dictOut
+		idx := c.idx
+		for k, r := range rows {
+			if null(r) {
+				out[k] = keepNull
+				continue
+			}
+			out[k] = res[idx[r]]
 		}
-		var hit bool
-		switch c.typ {
-		case domain.TypeText:
-			hit = p.dictHit[c.idx[r]]
-		case domain.TypeFloat, domain.TypeDecimal:
-			v := c.floats[r]
-			for _, x := range p.floats {
-				if v == x {
-					hit = true
-					break
-				}
-			}
-		case domain.TypeInteger, domain.TypeTimestamp:
-			v := c.ints[r]
-			for _, x := range p.ints {
-				if v == x {
-					hit = true
-					break
-				}
-			}
-		default:
-			v := c.key64(r)
-			for _, x := range p.ints {
-				if v == x {
-					hit = true
-					break
-				}
-			}
+	case domain.TypeBoolean:
+		var res [2]bool
+		for _, v := range p.ints {
+			res[v] = true
 		}
-		out[k] = hit != p.negate
+		res[0], res[1] = res[0] != p.negate, res[1] != p.negate
+		bits := c.boolBits
+		for k, r := range rows {
+			if null(r) {
+				out[k] = keepNull
+				continue
+			}
+			out[k] = res[b2i(bitutil.BitIsSet(bits, int(r)))]
+		}
+	case domain.TypeFloat, domain.TypeDecimal:
+		vals := c.floats
+		for k, r := range rows {
+			if null(r) {
+				out[k] = keepNull
+				continue
+			}
+			out[k] = slices.Contains(p.floats, vals[r]) != p.negate
+		}
+	case domain.TypeDate:
+		days := c.days
+		for k, r := range rows {
+			if null(r) {
+				out[k] = keepNull
+				continue
+			}
+			out[k] = slices.Contains(p.ints, int64(days[r])) != p.negate
+		}
+	default: // integer, timestamp
+		vals := c.ints
+		if len(p.ints) == 1 {
+			x := p.ints[0]
+			for k, r := range rows {
+				if null(r) {
+					out[k] = keepNull
+					continue
+				}
+				out[k] = (vals[r] == x) != p.negate
+			}
+			return
+		}
+		for k, r := range rows {
+			if null(r) {
+				out[k] = keepNull
+				continue
+			}
+			out[k] = slices.Contains(p.ints, vals[r]) != p.negate
+		}
 	}
 }

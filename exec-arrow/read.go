@@ -23,8 +23,11 @@ type want struct {
 }
 
 // loadBatch is how many rows a reader handles between checks of the
-// context and of the working set.
-const loadBatch = 1 << 16
+// working set; the context is checked every ctxBatch rows.
+const (
+	loadBatch = 1 << 16
+	ctxBatch  = 1 << 12
+)
 
 // loader reads the parts of one table into builders, one per wanted
 // column, checking ctx and growing its working-set reservation as it goes.
@@ -59,6 +62,18 @@ func (l *loader) tick() error {
 		total += b.size()
 	}
 	return l.meter(total)
+}
+
+// every runs after the n-th row of a file: the context every ctxBatch
+// rows, the working set every loadBatch rows.
+func (l *loader) every(n int) error {
+	switch {
+	case n%loadBatch == 0:
+		return l.tick()
+	case n%ctxBatch == 0:
+		return l.ctx.Err()
+	}
+	return nil
 }
 
 // columns finishes the builders.
@@ -144,10 +159,8 @@ func (l *loader) readCSV(p part, r io.Reader) error {
 			}
 		}
 		l.rows++
-		if n%loadBatch == 0 {
-			if err := l.tick(); err != nil {
-				return err
-			}
+		if err := l.every(n); err != nil {
+			return err
 		}
 	}
 }
@@ -188,10 +201,8 @@ func (l *loader) readNDJSON(p part, r io.Reader) error {
 			}
 		}
 		l.rows++
-		if l.rows%loadBatch == 0 {
-			if err := l.tick(); err != nil {
-				return err
-			}
+		if err := l.every(objects); err != nil {
+			return err
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -128,7 +128,6 @@ type scratch struct {
 	mapped [][]int32 // per alias (1..): row of that table per position, -1 none
 	mask   []uint64  // per position: the metrics the row counts for
 	pass   []bool
-	pass2  []bool
 	keys   []uint64
 	gids   []int32
 	mrows  []int32
@@ -141,7 +140,7 @@ func newScratch(q *query) *scratch {
 	s := &scratch{
 		sel: make([]int32, 0, chunkRows), bucket: make([]int32, 0, chunkRows),
 		mapped: make([][]int32, len(q.views)), mask: make([]uint64, chunkRows),
-		pass: make([]bool, chunkRows), pass2: make([]bool, chunkRows),
+		pass: make([]bool, chunkRows),
 		keys: make([]uint64, chunkRows), gids: make([]int32, chunkRows),
 		mrows: make([]int32, chunkRows), mgids: make([]int32, chunkRows),
 		reqs: make([][]bool, len(q.required)),
@@ -161,7 +160,7 @@ func (q *query) chunkLen() int { return max(min(chunkRows, q.rows), 1) }
 // scratchBytes is the memory newScratch allocates.
 func scratchBytes(q *query) int64 {
 	chunkRows := int64(q.chunkLen())
-	per := 4 + 4 + 8 + 1 + 1 + 8 + 4 + 4 + 4 + 4*int64(len(q.views)-1) + int64(len(q.required))
+	per := 4 + 4 + 8 + 1 + 8 + 4 + 4 + 4 + 4*int64(len(q.views)-1) + int64(len(q.required))
 	return per * chunkRows
 }
 

@@ -18,11 +18,9 @@ import (
 	"sort"
 	"strconv"
 	"testing"
-	"time"
 
 	"sutura.dev/app"
 	"sutura.dev/domain"
-	"sutura.dev/runtime"
 )
 
 //go:embed testdata/corpus
@@ -74,20 +72,12 @@ func Cases() ([]Case, error) {
 	return out, nil
 }
 
-// discard is an audit sink that keeps nothing.
-type discard struct{}
-
-func (discard) Write(context.Context, domain.AuditRecord) error { return nil }
-
-type fixed struct{ b *domain.Bundle }
-
-func (f fixed) Bundle() *domain.Bundle { return f.b }
-
-// Run answers every case of the corpus through an app.Surface over the data
-// system that newDataSystem returns for source alias source, and compares
-// the outcome answer for answer, cell for cell (reals to 1e-9 relative),
-// refusal code for refusal code. b must be the demo bundle.
-func Run(t *testing.T, b *domain.Bundle, source string, newDataSystem func(t *testing.T) app.DataSystem) {
+// Run answers every case of the corpus through s, an app.Surface over the
+// demo bundle and the data system under test, and compares the outcome
+// answer for answer, cell for cell (reals to 1e-9 relative), refusal code
+// for refusal code. The caller builds s, as only a composition root may
+// build the admission bound.
+func Run(t *testing.T, s *app.Surface) {
 	t.Helper()
 	cases, err := Cases()
 	if err != nil {
@@ -95,18 +85,6 @@ func Run(t *testing.T, b *domain.Bundle, source string, newDataSystem func(t *te
 	}
 	if len(cases) == 0 {
 		t.Fatal("conformance: the corpus is empty")
-	}
-	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 1, Timeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := app.New(app.Config{
-		Catalog: fixed{b}, Admission: adm, Audit: discard{}, RequestTimeout: 5 * time.Minute,
-		Sources: map[string]app.Source{source: {System: newDataSystem(t), Posture: domain.SharedServiceUser}},
-		Now:     func() time.Time { return time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC) },
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	for _, c := range cases {
 		t.Run(c.File, func(t *testing.T) { runCase(t, s, c) })

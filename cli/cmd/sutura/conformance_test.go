@@ -3,17 +3,24 @@ package main
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	mdcatalog "sutura.dev/adapters/catalog-markdown"
 	"sutura.dev/app"
 	"sutura.dev/app/conformance"
+	"sutura.dev/domain"
 	"sutura.dev/examples/demo"
 	engine "sutura.dev/exec-arrow"
+	"sutura.dev/runtime"
 )
 
-var _ app.DataSystem = filesSystem{}
+var _ app.DataSystem = (*engine.Engine)(nil)
+
+type discardAudit struct{}
+
+func (discardAudit) Write(context.Context, domain.AuditRecord) error { return nil }
 
 // TestEngineConformance runs the data-system contract suite against the
 // embedded engine on the demo: every answer, cell and refusal must match
@@ -21,9 +28,15 @@ var _ app.DataSystem = filesSystem{}
 func TestEngineConformance(t *testing.T) {
 	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
 	require.NoError(t, err)
-	conformance.Run(t, b, demo.SourceAlias, func(t *testing.T) app.DataSystem {
-		eng, err := engine.New(context.Background(), engine.Config{Source: demo.SourceAlias, Files: demo.Data(), Models: b.Definitions().Models})
-		require.NoError(t, err)
-		return filesSystem{eng}
+	eng, err := engine.New(context.Background(), engine.Config{Source: demo.SourceAlias, Files: demo.Data(), Models: b.Definitions().Models})
+	require.NoError(t, err)
+	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 1, Timeout: time.Minute})
+	require.NoError(t, err)
+	s, err := app.New(app.Config{
+		Catalog: staticCatalog{b}, Admission: adm, Audit: discardAudit{}, RequestTimeout: 5 * time.Minute,
+		Sources: map[string]app.Source{demo.SourceAlias: {System: eng, Posture: domain.SharedServiceUser}},
+		Now:     func() time.Time { return time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC) },
 	})
+	require.NoError(t, err)
+	conformance.Run(t, s)
 }

@@ -166,6 +166,23 @@ func TestValidateRerunsAnchors(t *testing.T) {
 	assert.Contains(t, errOut, "anchor of metric revenue: expected 891, produced 890")
 }
 
+func TestValidateNamesAMissingTableFile(t *testing.T) {
+	data := t.TempDir()
+	src, err := os.ReadFile("testdata/shop-data/sales.csv")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(data, "sales.csv"), src, 0o600))
+	cat, err := filepath.Abs("testdata/shop")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	base := "catalogs:\n  - {name: shop, kind: markdown, dir: " + cat + ", version: v1}\n" +
+		"sources:\n  files: {kind: files, posture: shared-service-user, data_dir: " + data + "}\n" +
+		"security: {identity: single-user}\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(base), 0o600))
+	code, _, errOut := runCLI(t, map[string]string{"SUTURA_CONFIG_DIR": dir}, "validate")
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errOut, "stores")
+}
+
 func TestAskQueryCompileOnDemo(t *testing.T) {
 	code, out, errOut := runCLI(t, nil, "ask", "net_sales", "--grain", "year", "--from", "2025-01-01", "--to", "2026-01-01")
 	require.Equal(t, exitOK, code, errOut)

@@ -162,7 +162,7 @@ func openSources(ctx context.Context, s *setup) (map[string]app.Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[demo.SourceAlias] = app.Source{System: filesSystem{eng}, Posture: domain.SharedServiceUser}
+		out[demo.SourceAlias] = app.Source{System: eng, Posture: domain.SharedServiceUser}
 		return out, nil
 	}
 	for alias, src := range s.cfg.Sources {
@@ -172,7 +172,7 @@ func openSources(ctx context.Context, s *setup) (map[string]app.Source, error) {
 			if err != nil {
 				return nil, err
 			}
-			out[alias] = app.Source{System: filesSystem{eng}, Posture: domain.Posture(src.Posture)}
+			out[alias] = app.Source{System: eng, Posture: domain.Posture(src.Posture)}
 		default:
 			return nil, fmt.Errorf("sources.%s.kind: this build has no adapter for this kind of source yet", alias)
 		}
