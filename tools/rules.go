@@ -219,6 +219,13 @@ var ModuleRules = []ModuleRule{
 		Reason:         "demo data and runnable examples over the in-process transport; Arrow for the demo tables; its tests read the demo's front matter with YAML, independently of the catalogue adapter",
 	},
 	{
+		Folder:         "bench",
+		Modules:        []string{"domain", "semantic", "exec-arrow", "examples", "adapters/catalog-markdown"},
+		ThirdParty:     []string{"github.com/duckdb/duckdb-go/v2"},
+		TestThirdParty: []string{testify},
+		Reason:         "the benchmark harness and the corpus generator: they measure sutura's engine against DuckDB on the same files, so DuckDB is linked here and never into the server binary",
+	},
+	{
 		Folder:         "tools",
 		TestThirdParty: []string{testify},
 		Reason:         "the architecture checks read the other modules with go list and go/parser, never by import",

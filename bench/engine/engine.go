@@ -1,0 +1,43 @@
+// Package engine is the benchmark harness's hook: every system measured by
+// bench/cmd/compare implements Engine. The DuckDB reference engines live in
+// sutura.dev/bench/duck; sutura's own engine plugs in here too (see the
+// HOOK comment in bench/cmd/compare/engines.go).
+package engine
+
+import (
+	"context"
+
+	"sutura.dev/bench/question"
+)
+
+// Case is one benchmark question.
+type Case struct {
+	// Name identifies the case in reports.
+	Name string
+	// Question is the wire question (product.md §3.1). sutura's engine
+	// answers this.
+	Question question.Question
+	// ReferenceSQL is hand-written DuckDB SQL answering Question over the
+	// tables orders, customers, regions and products, with the columns
+	// and row order of a sutura answer. Only the DuckDB engines read it.
+	ReferenceSQL string
+}
+
+// Result is an answer: column labels and rows of canonical cell text
+// (product.md §4.2; nil is null), in answer order.
+type Result struct {
+	// Columns are the answer's column labels.
+	Columns []string
+	// Rows are the answer's rows.
+	Rows [][]*string
+}
+
+// Engine is a system under benchmark. An engine is set up (data opened or
+// loaded) before its first Run; Run is then timed. An Engine that also
+// implements io.Closer is closed after its last Run.
+type Engine interface {
+	// Name labels the engine in reports.
+	Name() string
+	// Run answers one case.
+	Run(ctx context.Context, c Case) (Result, error)
+}
