@@ -46,6 +46,9 @@ type column struct {
 
 	owner *tableEntry // for accounting derived structures; nil in tests
 
+	zoneOnce sync.Once
+	zoneList []dayZone // per-chunk day ranges of a time column; see zones
+
 	// Derived structures, each built under its own lock and kept only
 	// when the build succeeded: a cancelled or refused build is retried by
 	// the next query.

@@ -164,13 +164,15 @@ func scratchBytes(q *query) int64 {
 	return per * chunkRows
 }
 
-// scan aggregates every base row into one partial, in parallel over row
-// chunks. Worker w takes chunks w, w+P, ...; partials merge in worker
+// scan aggregates every base row in the question's range into one
+// partial, in parallel over the row chunks whose day range meets it.
+// Worker w takes chunks w, w+P, ... of that list; partials merge in worker
 // order, so a result does not depend on scheduling.
 func (e *Engine) scan(ctx context.Context, q *query, mem *reservation) (*partial, error) {
-	nChunks := (q.rows + chunkRows - 1) / chunkRows
+	chunks := q.chunksInRange()
+	nChunks := len(chunks)
 	workers := min(e.cfg.Parallelism, nChunks)
-	if q.rows < 4*chunkRows || workers < 1 {
+	if nChunks < 4 || workers < 1 {
 		workers = 1
 	}
 	if err := mem.grow(int64(workers) * scratchBytes(q)); err != nil {
@@ -184,11 +186,11 @@ func (e *Engine) scan(ctx context.Context, q *query, mem *reservation) (*partial
 			parts[w] = p
 			s := newScratch(q)
 			var held int64
-			for c := w; c < nChunks; c += workers {
+			for i := w; i < nChunks; i += workers {
 				if err := gctx.Err(); err != nil {
 					return err
 				}
-				lo := c * chunkRows
+				lo := chunks[i] * chunkRows
 				q.chunk(s, p, lo, min(lo+chunkRows, q.rows))
 				if b := p.bytes(q); b > held {
 					if err := mem.grow(b - held); err != nil {
