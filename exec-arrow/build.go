@@ -354,6 +354,13 @@ func (b *textBuilder) appendText(s string) error {
 	if b.check {
 		return nil
 	}
+	b.idx = append(b.idx, b.intern(s))
+	b.mask.add(true)
+	return nil
+}
+
+// intern returns the dictionary code of s, adding it when new.
+func (b *textBuilder) intern(s string) int32 {
 	if b.seen == nil {
 		b.seen = map[string]int32{}
 	}
@@ -365,9 +372,7 @@ func (b *textBuilder) appendText(s string) error {
 		b.seen[s] = k
 		b.bytes += int64(len(s)) + 64
 	}
-	b.idx = append(b.idx, k)
-	b.mask.add(true)
-	return nil
+	return k
 }
 
 func (b *textBuilder) appendInt(v int64) error { return b.appendText(strconv.FormatInt(v, 10)) }

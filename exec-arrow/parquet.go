@@ -27,18 +27,25 @@ func (l *loader) readParquet(p part) error {
 		return fmt.Errorf("file %s: not a Parquet file: %w", p.path, err)
 	}
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: loadBatch}, memory.DefaultAllocator)
-	if err != nil {
-		return fmt.Errorf("file %s: %w", p.path, err)
-	}
 	sch := pf.MetaData().Schema
 	leaves := make([]int, len(l.wants))
+	// Columns are decoded in parallel, and text columns arrive
+	// dictionary-encoded, so each distinct value is interned once per
+	// chunk rather than once per row.
+	props := pqarrow.ArrowReadProperties{BatchSize: loadBatch, Parallel: true}
 	for i, w := range l.wants {
 		idx := sch.ColumnIndexByName(w.name)
 		if idx < 0 {
 			return fmt.Errorf("file %s: column %s is missing", p.path, w.name)
 		}
 		leaves[i] = idx
+		if sch.Column(idx).PhysicalType() == parquet.Types.ByteArray {
+			props.SetReadDict(idx, true)
+		}
+	}
+	fr, err := pqarrow.NewFileReader(pf, props, memory.DefaultAllocator)
+	if err != nil {
+		return fmt.Errorf("file %s: %w", p.path, err)
 	}
 	base := 0
 	for rg := 0; rg < pf.NumRowGroups(); rg++ {
@@ -117,6 +124,9 @@ func (e *arrowErr) Error() string { return e.err.Error() }
 
 // appendArrow converts every value of arr into b.
 func appendArrow(b builder, arr arrow.Array) error {
+	if ba, ok := b.(arrayAppender); ok && ba.appendArray(arr) {
+		return nil
+	}
 	n := arr.Len()
 	var put func(i int) error
 	switch a := arr.(type) {
