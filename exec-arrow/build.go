@@ -100,16 +100,29 @@ func parseMicros(s string) (int64, bool) {
 
 // nullMask records validity while building; shared by the typed builders.
 type nullMask struct {
-	valid []bool
+	n     int    // values recorded
+	valid []bool // per value; nil until the first null, as most columns have none
 	nulls int
 }
 
 func (m *nullMask) add(ok bool) {
-	m.valid = append(m.valid, ok)
+	if !ok && m.valid == nil {
+		m.valid = make([]bool, m.n, max(m.n+1, 2*m.n))
+		for i := range m.valid {
+			m.valid[i] = true
+		}
+	}
+	if m.valid != nil {
+		m.valid = append(m.valid, ok)
+	}
+	m.n++
 	if !ok {
 		m.nulls++
 	}
 }
+
+// isValid reports whether value i is present.
+func (m *nullMask) isValid(i int) bool { return m.valid == nil || m.valid[i] }
 
 func (m *nullMask) validity() []bool {
 	if m.nulls == 0 {
@@ -186,9 +199,7 @@ func (b *intBuilder) finish(name string) *column {
 	if b.check {
 		return nil
 	}
-	bl := array.NewInt64Builder(memory.DefaultAllocator)
-	bl.AppendValues(b.vals, b.mask.validity())
-	return newColumn(name, b.typ, bl.NewArray())
+	return newColumn(name, b.typ, wrap(arrow.PrimitiveTypes.Int64, arrow.Int64Traits.CastToBytes(b.vals), len(b.vals), &b.mask))
 }
 
 // floatBuilder builds float and decimal columns as float64.
@@ -236,9 +247,7 @@ func (b *floatBuilder) finish(name string) *column {
 	if b.check {
 		return nil
 	}
-	bl := array.NewFloat64Builder(memory.DefaultAllocator)
-	bl.AppendValues(b.vals, b.mask.validity())
-	return newColumn(name, b.typ, bl.NewArray())
+	return newColumn(name, b.typ, wrap(arrow.PrimitiveTypes.Float64, arrow.Float64Traits.CastToBytes(b.vals), len(b.vals), &b.mask))
 }
 
 // boolBuilder builds boolean columns.
@@ -328,9 +337,7 @@ func (b *dateBuilder) finish(name string) *column {
 	if b.check {
 		return nil
 	}
-	bl := array.NewDate32Builder(memory.DefaultAllocator)
-	bl.AppendValues(b.vals, b.mask.validity())
-	return newColumn(name, domain.TypeDate, bl.NewArray())
+	return newColumn(name, domain.TypeDate, wrap(arrow.FixedWidthTypes.Date32, arrow.Date32Traits.CastToBytes(b.vals), len(b.vals), &b.mask))
 }
 
 // textBuilder builds text columns dictionary-encoded.
@@ -388,9 +395,7 @@ func (b *textBuilder) finish(name string) *column {
 	if b.check {
 		return nil
 	}
-	ib := array.NewInt32Builder(memory.DefaultAllocator)
-	ib.AppendValues(b.idx, b.mask.validity())
-	indices := ib.NewArray()
+	indices := wrap(arrow.PrimitiveTypes.Int32, arrow.Int32Traits.CastToBytes(b.idx), len(b.idx), &b.mask)
 	sb := array.NewStringBuilder(memory.DefaultAllocator)
 	sb.AppendValues(b.dict, nil)
 	dict := sb.NewArray()
@@ -481,7 +486,7 @@ func (b *inferBuilder) finish(name string) *column {
 	typ := b.inferred()
 	out := newBuilder(typ, false)
 	for i, s := range b.vals {
-		if !b.mask.valid[i] {
+		if !b.mask.isValid(i) {
 			out.appendNull()
 			continue
 		}

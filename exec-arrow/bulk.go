@@ -1,8 +1,12 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"sutura.dev/domain"
 )
@@ -19,20 +23,13 @@ type arrayAppender interface {
 
 // addArray records arr's validity.
 func (m *nullMask) addArray(arr arrow.Array) {
-	n := arr.Len()
-	start := len(m.valid)
-	m.valid = append(m.valid, make([]bool, n)...)
-	valid := m.valid[start:]
-	if arr.NullN() == 0 {
-		for i := range valid {
-			valid[i] = true
-		}
+	if arr.NullN() == 0 && m.valid == nil {
+		m.n += arr.Len()
 		return
 	}
-	for i := range valid {
-		valid[i] = arr.IsValid(i)
+	for i := 0; i < arr.Len(); i++ {
+		m.add(arr.IsValid(i))
 	}
-	m.nulls += arr.NullN()
 }
 
 func (b *intBuilder) appendArray(arr arrow.Array) bool {
@@ -103,4 +100,74 @@ func (b *textBuilder) appendArray(arr arrow.Array) bool {
 		b.mask.add(true)
 	}
 	return true
+}
+
+// wrap makes an Arrow array of type dt over a builder's values without
+// copying them: the builder is done with them, and copying ten million
+// values costs more than decoding them did.
+func wrap(dt arrow.DataType, values []byte, n int, m *nullMask) arrow.Array {
+	var validity *memory.Buffer
+	if v := m.validity(); v != nil {
+		bits := make([]byte, bitutil.BytesForBits(int64(n)))
+		for i, ok := range v {
+			if ok {
+				bitutil.SetBit(bits, i)
+			}
+		}
+		validity = memory.NewBufferBytes(bits)
+	}
+	data := array.NewData(dt, n, []*memory.Buffer{validity, memory.NewBufferBytes(values)}, nil, m.nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// reserver is the optional ability of a builder to make room for n more
+// values before they arrive, when the reader knows how many there are;
+// rowBytes is what one value costs it, so the room can be metered against
+// the working set before it is taken.
+type reserver interface {
+	reserve(n int)
+	rowBytes() int64
+}
+
+func (m *nullMask) reserve(n int) {
+	if m.valid != nil {
+		m.valid = slices.Grow(m.valid, n)
+	}
+}
+func (b *intBuilder) reserve(n int)     { b.vals = slices.Grow(b.vals, n); b.mask.reserve(n) }
+func (b *floatBuilder) reserve(n int)   { b.vals = slices.Grow(b.vals, n); b.mask.reserve(n) }
+func (b *dateBuilder) reserve(n int)    { b.vals = slices.Grow(b.vals, n); b.mask.reserve(n) }
+func (b *boolBuilder) reserve(n int)    { b.vals = slices.Grow(b.vals, n); b.mask.reserve(n) }
+func (b *textBuilder) reserve(n int)    { b.idx = slices.Grow(b.idx, n); b.mask.reserve(n) }
+func (b *intBuilder) rowBytes() int64   { return 9 }
+func (b *floatBuilder) rowBytes() int64 { return 9 }
+func (b *dateBuilder) rowBytes() int64  { return 5 }
+func (b *boolBuilder) rowBytes() int64  { return 2 }
+func (b *textBuilder) rowBytes() int64  { return 5 }
+
+// reserve makes room for n rows in every builder that can, after metering
+// the room against the working set.
+func (l *loader) reserve(n int) error {
+	if l.check {
+		return nil
+	}
+	var total int64
+	for _, b := range l.builders {
+		total += b.size()
+		if r, ok := b.(reserver); ok {
+			total += r.rowBytes() * int64(n)
+		}
+	}
+	if l.meter != nil {
+		if err := l.meter(total); err != nil {
+			return err
+		}
+	}
+	for _, b := range l.builders {
+		if r, ok := b.(reserver); ok {
+			r.reserve(n)
+		}
+	}
+	return nil
 }

@@ -47,6 +47,9 @@ func (l *loader) readParquet(p part) error {
 	if err != nil {
 		return fmt.Errorf("file %s: %w", p.path, err)
 	}
+	if err := l.reserve(int(pf.NumRows())); err != nil {
+		return err
+	}
 	base := 0
 	for rg := 0; rg < pf.NumRowGroups(); rg++ {
 		if err := l.ctx.Err(); err != nil {

@@ -37,12 +37,13 @@ type loader struct {
 	wants    []want
 	builders []builder
 	rows     int
+	check    bool
 	// meter is told the bytes the builders hold, every loadBatch rows.
 	meter func(total int64) error
 }
 
 func newLoader(ctx context.Context, fsys fs.FS, wants []want, check bool, meter func(int64) error) *loader {
-	l := &loader{ctx: ctx, fsys: fsys, wants: wants, meter: meter}
+	l := &loader{ctx: ctx, fsys: fsys, wants: wants, meter: meter, check: check}
 	for _, w := range wants {
 		l.builders = append(l.builders, newBuilder(w.typ, check))
 	}
