@@ -1,5 +1,32 @@
-// Package mcp serves sutura's capabilities over the Model Context Protocol
-// (stdio and Streamable HTTP) with the official Go SDK.
+// Package mcpserver serves sutura's capabilities over the Model Context
+// Protocol, stdio and Streamable HTTP, with the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk).
 //
-// It is filled by the MCP issue; until then it declares nothing.
-package mcp
+// It translates the wire shape of each tool into a domain question, calls
+// app.Surface and renders the outcome; it decides nothing about what a
+// question may ask. The tools it declares come from app.Tools, the one
+// capability list; their input and output schemas are generated from the Go
+// wire types in this package (never written by hand) and committed as
+// snapshots under testdata/.
+//
+// Arguments are parsed by domain.ParseQuestion, never by the SDK's schema
+// validation: the validator of github.com/google/jsonschema-go quotes the
+// offending value in its messages ("enum: <value> does not equal any of",
+// `pattern: "<value>" does not match`), and a caller's value is never
+// echoed. Tools are therefore registered with Server.AddTool (raw
+// arguments), not the generic mcp.AddTool.
+//
+// How each kind of outcome comes back (product.md §5):
+//
+//   - answer and refusal: a tool result whose structuredContent is the
+//     outcome's wire body, with a text block;
+//   - arguments that are not a question: a tool result with isError and a
+//     text naming the field, never the value;
+//   - an unknown tool, or one the caller's scopes do not grant: JSON-RPC
+//     error -32602 naming the tool (and the scope that would grant it);
+//   - at capacity, out of time, a service failure: a tool result with
+//     isError and a fixed sentence;
+//   - a peer that cancelled (notifications/cancelled, or an HTTP client
+//     gone): the question's context is cancelled, the data system stops and
+//     the admission slot is given back.
+package mcpserver

@@ -1,0 +1,250 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"sutura.dev/app"
+	"sutura.dev/domain"
+	"sutura.dev/runtime"
+)
+
+// canary is a value planted in arguments; it must never come back.
+const canary = "ZZ-canary-9f3a"
+
+// demoBundle is a small catalogue built by hand: one model, an open metric
+// with a filterable and a group-by-only dimension, and a restricted metric.
+func demoBundle(t *testing.T) *domain.Bundle {
+	t.Helper()
+	defs := domain.Definitions{
+		Models: []domain.Model{{Name: "sales", Source: "files", Table: "sales", Columns: []domain.ModelColumn{
+			{Name: "sold_on", Type: domain.TypeDate}, {Name: "amount", Type: domain.TypeInteger},
+			{Name: "city", Type: domain.TypeText}, {Name: "note", Type: domain.TypeText}}}},
+		Metrics: []domain.Metric{{
+			Name: "revenue", Model: "sales", TimeColumn: "sold_on", Grains: []domain.Grain{domain.Month, domain.Year},
+			Description: "Revenue in euros.",
+			Measure:     &domain.Measure{Simple: &domain.Term{Aggregate: domain.Sum, Column: "amount"}},
+			Dimensions: []domain.Dimension{
+				{Name: "city", Column: "city", Filterable: true, Values: []string{"Lyon", "Paris"}},
+				{Name: "note", Column: "note"},
+			},
+		}, {
+			Name: "secret_revenue", Model: "sales", TimeColumn: "sold_on", Grains: []domain.Grain{domain.Month},
+			Measure:  &domain.Measure{Simple: &domain.Term{Aggregate: domain.Sum, Column: "amount"}},
+			Audience: domain.Audience{Restricted: []string{"finance"}},
+		}},
+	}
+	k := domain.Knowledge{
+		Glossary:   []domain.Glossary{{Term: "turnover", Means: domain.Meaning{Metric: "revenue"}}},
+		NotDefined: []domain.NotDefined{{Phrase: "profit"}},
+	}
+	b, err := domain.NewBundle("v1", defs, k)
+	require.NoError(t, err)
+	return b
+}
+
+// fakeSystem is an instrumented data system written by hand: it answers
+// with fixed rows or fails, and when blocking it holds until released or
+// until its context ends. It records how many executions overlap.
+type fakeSystem struct {
+	rows    [][]domain.Cell
+	err     error
+	block   bool
+	release chan struct{} // closed to let blocked executions answer
+	started chan struct{} // one send per execution that started
+
+	running    atomic.Int64
+	maxRunning atomic.Int64
+	mu         sync.Mutex
+	ended      []error // the context's error when each execution ended
+}
+
+func newFake() *fakeSystem {
+	return &fakeSystem{release: make(chan struct{}), started: make(chan struct{}, 64),
+		rows: [][]domain.Cell{{domain.Text("Lyon"), domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(42)},
+			{domain.Text("Paris\tnord"), domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Null()}}}
+}
+
+func (f *fakeSystem) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error) {
+	n := f.running.Add(1)
+	defer f.running.Add(-1)
+	for {
+		m := f.maxRunning.Load()
+		if n <= m || f.maxRunning.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	f.started <- struct{}{}
+	if f.block {
+		select {
+		case <-ctx.Done():
+			f.mu.Lock()
+			f.ended = append(f.ended, ctx.Err())
+			f.mu.Unlock()
+			return nil, ctx.Err()
+		case <-f.release:
+		}
+	}
+	if f.err != nil {
+		return nil, f.err
+	}
+	rows := f.rows
+	if len(plan.Columns) != len(rows[0]) {
+		rows = nil // a shape the fake does not know: an empty answer
+	}
+	return &domain.RowSet{Columns: plan.Columns, Rows: rows}, nil
+}
+
+func (f *fakeSystem) endedWith() []error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]error(nil), f.ended...)
+}
+
+type memAudit struct {
+	mu   sync.Mutex
+	recs []domain.AuditRecord
+}
+
+func (m *memAudit) Write(_ context.Context, r domain.AuditRecord) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.recs = append(m.recs, r)
+	return nil
+}
+
+type fixedCatalog struct{ b *domain.Bundle }
+
+func (c fixedCatalog) Bundle() *domain.Bundle { return c.b }
+
+// envConfig shapes one test's process: its bounds and server options.
+type envConfig struct {
+	max              int
+	admissionTimeout time.Duration
+	requestTimeout   time.Duration
+	opts             Options
+}
+
+type env struct {
+	sys     *fakeSystem
+	adm     *runtime.Admission
+	audit   *memAudit
+	surface *app.Surface
+	server  *Server
+}
+
+func newEnv(t *testing.T, sys *fakeSystem, cfg envConfig) *env {
+	t.Helper()
+	if cfg.max == 0 {
+		cfg.max = 4
+	}
+	if cfg.admissionTimeout == 0 {
+		cfg.admissionTimeout = time.Second
+	}
+	if cfg.requestTimeout == 0 {
+		cfg.requestTimeout = 30 * time.Second
+	}
+	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: cfg.max, Timeout: cfg.admissionTimeout})
+	require.NoError(t, err)
+	audit := &memAudit{}
+	b := demoBundle(t)
+	surface, err := app.New(app.Config{Catalog: fixedCatalog{b}, Sources: map[string]app.Source{"files": {System: sys, Posture: domain.SharedServiceUser}},
+		Admission: adm, Audit: audit, RequestTimeout: cfg.requestTimeout})
+	require.NoError(t, err)
+	opts := cfg.opts
+	opts.RequestTimeout = cfg.requestTimeout
+	if opts.Instructions == "" {
+		opts.Instructions = app.RenderPrompt(app.DescribeBundle(b, domain.Principal{}), app.PromptOptions{Prose: app.ProseQuoted})
+	}
+	server, err := New(surface, opts)
+	require.NoError(t, err)
+	return &env{sys: sys, adm: adm, audit: audit, surface: surface, server: server}
+}
+
+func newClient() *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "sutura-test", Version: "1"}, nil)
+}
+
+// connect opens a session with the SDK's client over in-memory transports.
+func (e *env) connect(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := e.server.MCP().Connect(ctx, st, nil)
+	require.NoError(t, err)
+	cs, err := newClient().Connect(ctx, ct, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close(); _ = ss.Close() })
+	return cs
+}
+
+// connectHTTP opens a session with the SDK's client over Streamable HTTP on
+// a real loopback socket, asking for protocol version (empty: the newest).
+func (e *env) connectHTTP(t *testing.T, version string) *mcp.ClientSession {
+	t.Helper()
+	srv := httptest.NewServer(e.server.Handler())
+	t.Cleanup(srv.Close)
+	cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// transports runs f once per transport the SDK's client drives.
+func transports(t *testing.T, f func(t *testing.T, connect func(*testing.T, *env) *mcp.ClientSession)) {
+	t.Run("in-memory", func(t *testing.T) { f(t, func(t *testing.T, e *env) *mcp.ClientSession { return e.connect(t) }) })
+	t.Run("streamable-http", func(t *testing.T) {
+		f(t, func(t *testing.T, e *env) *mcp.ClientSession { return e.connectHTTP(t, "") })
+	})
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	require.NoError(t, err)
+	return res
+}
+
+// text joins the result's text blocks.
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// structured decodes the result's structuredContent.
+func structured(t *testing.T, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m))
+	return m
+}
+
+// The questions the tests send.
+var (
+	qAnswer  = json.RawMessage(`{"metrics":["revenue"],"grain":"month","range":{"start":"2025-01-01","end":"2025-03-01"},"dimensions":["city"]}`)
+	qRefusal = json.RawMessage(`{"metrics":["revenue"],"grain":"month","range":{"start":"2025-01-01","end":"2025-03-01"},"filters":[{"op":"eq","dimension":"city","value":"` + canary + `"}]}`)
+	qSlow    = json.RawMessage(`{"metrics":["revenue"],"grain":"month","range":{"start":"2025-01-01","end":"2025-03-01"}}`)
+)
+
+// eventually waits up to a second for cond.
+func eventually(t *testing.T, cond func() bool, msg string) {
+	t.Helper()
+	require.Eventually(t, cond, time.Second, 5*time.Millisecond, msg)
+}

@@ -1,0 +1,261 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"sutura.dev/app"
+	"sutura.dev/domain"
+)
+
+// Options configure a Server. The zero value serves the default tool list
+// to the local operator with the default bounds.
+type Options struct {
+	// Name and Version identify the server to clients (serverInfo);
+	// defaults "sutura" and "dev".
+	Name, Version string
+	// Tools is the capability list to serve, app.Tools(...); nil is
+	// app.Tools(app.ToolOptions{}). Every tool in it is served or New fails.
+	Tools []app.Tool
+	// Instructions is the server's instructions to agents, rendered by
+	// app.RenderPrompt. They are the same for every caller of the server, so
+	// render them from what every caller may see.
+	Instructions string
+	// Caller resolves who is asking from a request's context. The context
+	// carries the values of the HTTP request (set by the gates in front of
+	// Handler) or of the context given to RunStdio. nil means the local
+	// operator (domain.LocalOperator). A Caller without a correlation id gets
+	// a fresh one per call.
+	Caller func(ctx context.Context) app.Caller
+	// EnforceScopes refuses a tool whose scope the caller's principal does
+	// not hold, with JSON-RPC error -32602 naming the tool and the scope. Set
+	// it when an inbound identity supplies scopes.
+	EnforceScopes bool
+	// RequestTimeout bounds a caller's whole wait, admission included
+	// (server.request_timeout_seconds); pass the value given to app.Config.
+	// Zero means 30 s.
+	RequestTimeout time.Duration
+	// MaxBodyBytes bounds one HTTP request body (server.max_body_bytes);
+	// zero means 65536.
+	MaxBodyBytes int64
+	// Logger receives one line per service failure, with the correlation id
+	// and the error (never the arguments); nil discards.
+	Logger *slog.Logger
+}
+
+// Server is sutura's MCP server: the tools of the capability list, bound to
+// an app.Surface, served over in-memory, stdio or Streamable HTTP
+// transports. It is safe for concurrent use.
+type Server struct {
+	surface *app.Surface
+	opts    Options
+	mcp     *mcp.Server
+	log     *slog.Logger
+}
+
+// New builds the server for surface. It fails when opts.Tools names a tool
+// this package cannot serve: run_sql is declared by app.Tools when enabled,
+// but has no handler until the Postgres adapter lands, and a transport never
+// pretends to serve it.
+func New(surface *app.Surface, opts Options) (*Server, error) {
+	if surface == nil {
+		return nil, errors.New("mcpserver: a server needs the app surface")
+	}
+	if opts.Name == "" {
+		opts.Name = "sutura"
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.Tools == nil {
+		opts.Tools = app.Tools(app.ToolOptions{})
+	}
+	if opts.RequestTimeout == 0 {
+		opts.RequestTimeout = 30 * time.Second
+	}
+	if opts.RequestTimeout < 0 {
+		return nil, errors.New("mcpserver: the request timeout must be positive")
+	}
+	if opts.MaxBodyBytes == 0 {
+		opts.MaxBodyBytes = DefaultMaxMessageBytes
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{surface: surface, opts: opts, log: log}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version},
+		&mcp.ServerOptions{Instructions: opts.Instructions})
+	for _, t := range opts.Tools {
+		sch, err := ToolSchemas(t.ID)
+		if err != nil {
+			return nil, err
+		}
+		ann := annotations(t)
+		// Registered with the raw Server.AddTool: the arguments reach the
+		// handler untouched and are parsed by the domain, never by the SDK's
+		// schema validation, whose messages quote the caller's values.
+		s.mcp.AddTool(&mcp.Tool{
+			Name: string(t.ID), Title: t.Title, Description: t.Description,
+			InputSchema: sch.Input, OutputSchema: sch.Output, Annotations: &ann,
+		}, s.handler(t))
+	}
+	return s, nil
+}
+
+// MCP returns the underlying SDK server, for transports this package does
+// not wrap (in-memory connections in tests and in-process hosts).
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Tools returns the tools the server serves, in declaration order.
+func (s *Server) Tools() []app.Tool { return append([]app.Tool(nil), s.opts.Tools...) }
+
+// Handler returns the Streamable HTTP handler: stateless, JSON responses,
+// request bodies bounded by MaxBodyBytes, and the SDK's DNS-rebinding
+// protection on loopback. Mount it at /mcp behind the HTTP gates; a
+// question's work is cancelled when its HTTP request ends. JSON responses
+// are scrubbed of the SDK's messages that quote raw params (scrub.go).
+func (s *Server) Handler() http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:                    true,
+		JSONResponse:                 true,
+		MaxRequestBodyBytes:          s.opts.MaxBodyBytes,
+		PropagateRequestCancellation: true,
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &scrubWriter{ResponseWriter: w}
+		h.ServeHTTP(sw, r.WithContext(withCarrier(r.Context())))
+		sw.finish()
+	})
+}
+
+// RunStdio serves one session over in and out, one JSON-RPC message per
+// line, until in ends (nil) or ctx ends (ctx's error; questions in flight
+// are cancelled). A line longer than maxMessageBytes (server.max_body_bytes;
+// zero means 65536) or not JSON gets a JSON-RPC parse error and serving
+// continues; at most maxMessageBytes of a line are held in memory. in is not
+// closed: a read blocked on it outlives RunStdio until it returns.
+func (s *Server) RunStdio(ctx context.Context, in io.Reader, out io.Writer, maxMessageBytes int) error {
+	if maxMessageBytes <= 0 {
+		maxMessageBytes = DefaultMaxMessageBytes
+	}
+	err := s.mcp.Run(withCarrier(ctx), &lineTransport{in: in, out: out, max: maxMessageBytes})
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// carrierKey holds the context of what carries a call (an HTTP request,
+// the stdio run): the SDK detaches a handler's context from it, and a
+// question must still stop when it ends.
+type carrierKey struct{}
+
+func withCarrier(ctx context.Context) context.Context {
+	return context.WithValue(ctx, carrierKey{}, ctx)
+}
+
+func (s *Server) caller(ctx context.Context) app.Caller {
+	c := app.Caller{Principal: domain.LocalOperator}
+	if s.opts.Caller != nil {
+		c = s.opts.Caller(ctx)
+	}
+	if c.CorrelationID == "" {
+		c.CorrelationID = rand.Text()
+	}
+	return c
+}
+
+func (s *Server) handler(t app.Tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		caller := s.caller(ctx)
+		if s.opts.EnforceScopes && !t.Grants(caller.Principal.Scopes) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+				Message: fmt.Sprintf("tool %s is not granted to this caller; the scope %s grants it", t.ID, t.Scope)}
+		}
+		var args json.RawMessage
+		if req.Params != nil {
+			args = req.Params.Arguments
+		}
+		if len(args) == 0 {
+			args = json.RawMessage(`{}`)
+		}
+		switch t.ID {
+		case domain.DescribeCatalog:
+			return s.describe(caller, args)
+		case domain.AskMetric:
+			return s.ask(ctx, caller, args)
+		}
+		// New registers only tools with a case above.
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tool " + string(t.ID) + " has no handler"}
+	}
+}
+
+// describe answers describe_catalog; it takes no admission slot.
+func (s *Server) describe(caller app.Caller, args json.RawMessage) (*mcp.CallToolResult, error) {
+	if err := emptyObject(args); err != nil {
+		return notAQuestion(err), nil
+	}
+	body, err := json.Marshal(s.surface.DescribeCatalog(caller))
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{
+		StructuredContent: json.RawMessage(body),
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
+	}, nil
+}
+
+// emptyObject accepts exactly {}; an unknown field is named when it is an
+// identifier and described otherwise, as the question parser does.
+func emptyObject(args json.RawMessage) error {
+	v, err := domain.DecodeJSON(args)
+	if err != nil {
+		return err
+	}
+	obj, ok := v.(domain.Object)
+	if !ok {
+		return &domain.FieldError{Problem: "must be an object ({})"}
+	}
+	if len(obj) > 0 {
+		name := "(a field whose name is not an identifier)"
+		if domain.CheckIdent(obj[0].Key) == nil {
+			name = obj[0].Key
+		}
+		return &domain.FieldError{Field: name, Problem: "is not a field: describe_catalog takes {}"}
+	}
+	return nil
+}
+
+// ask answers ask_metric: parse, answer under the request timeout, render.
+func (s *Server) ask(ctx context.Context, caller app.Caller, args json.RawMessage) (*mcp.CallToolResult, error) {
+	q, err := domain.ParseQuestion(args)
+	if err != nil {
+		return notAQuestion(err), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	defer cancel()
+	if carrier, ok := ctx.Value(carrierKey{}).(context.Context); ok {
+		stop := context.AfterFunc(carrier, cancel)
+		defer stop()
+	}
+	out, err := s.surface.Answer(ctx, caller, q)
+	if err != nil {
+		res, rpcErr, report := failure(err)
+		if report {
+			s.log.Error("mcp: ask_metric failed", "correlation_id", caller.CorrelationID, "error", err)
+		}
+		return res, rpcErr
+	}
+	return outcomeResult(out)
+}

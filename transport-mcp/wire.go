@@ -1,0 +1,123 @@
+package mcpserver
+
+import "sutura.dev/domain"
+
+// The Go wire types below exist to generate the tools' JSON Schemas with
+// github.com/google/jsonschema-go; the struct tag `jsonschema` is the
+// description a model reads. Arguments are never decoded into them: the
+// question is parsed by domain.ParseQuestion, which refuses unknown fields by
+// name and never echoes a value. Named string and integer types carry their
+// constraints through schemaTypes (schema.go).
+
+// DescribeCatalogArgs is the input of describe_catalog: the empty object.
+type DescribeCatalogArgs struct{}
+
+// AskMetricArgs is the input of ask_metric, exactly the question of
+// product.md §3.1. It has no field for SQL, a table, a filter expression or
+// row ids.
+type AskMetricArgs struct {
+	Metrics    []MetricName    `json:"metrics" jsonschema:"Names of 1 to 8 distinct metrics listed by describe_catalog. Several metrics must share one model and time column."`
+	Grain      Grain           `json:"grain" jsonschema:"The time bucket of the answer. Every metric asked must declare it."`
+	Range      TimeRange       `json:"range" jsonschema:"The time range: either explicit dates or the last N whole buckets before the current one. At most 3653 days."`
+	Dimensions []DimensionName `json:"dimensions,omitempty" jsonschema:"Up to 4 distinct dimensions to group by, each declared by every metric asked. Omit for one total per period."`
+	Filters    []Filter        `json:"filters,omitempty" jsonschema:"Up to 16 filters, AND-ed, each on a different filterable dimension, using only the values describe_catalog lists for it."`
+	Top        *Top            `json:"top,omitempty" jsonschema:"Keep only the first n groups, ranked by the metric or by the period. Single metric only."`
+}
+
+// TimeRange is the range of a question: a FixedRange or a RelativeRange.
+// Its schema is the oneOf of theirs.
+type TimeRange struct{}
+
+// FixedRange is an explicit half-open range of dates.
+type FixedRange struct {
+	Start Date `json:"start" jsonschema:"First day included, YYYY-MM-DD."`
+	End   Date `json:"end" jsonschema:"First day excluded, YYYY-MM-DD; after start."`
+}
+
+// RelativeRange is the last Count whole buckets of Unit, resolved against
+// the server's clock.
+type RelativeRange struct {
+	Last LastBuckets `json:"last" jsonschema:"The last count whole buckets of unit before the current one."`
+}
+
+// LastBuckets is the body of a RelativeRange.
+type LastBuckets struct {
+	Count          Count `json:"count" jsonschema:"How many buckets, at least 1."`
+	Unit           Grain `json:"unit" jsonschema:"The bucket width."`
+	IncludeCurrent bool  `json:"include_current,omitempty" jsonschema:"Also include the current, incomplete bucket. Default false."`
+}
+
+// Filter restricts one dimension to listed values: an EqFilter or a
+// ListFilter. Its schema is the oneOf of theirs.
+type Filter struct{}
+
+// EqFilter keeps one value of a dimension.
+type EqFilter struct {
+	Op        EqOp           `json:"op" jsonschema:"eq: keep exactly one value."`
+	Dimension DimensionName  `json:"dimension" jsonschema:"A filterable dimension of every metric asked."`
+	Value     DimensionValue `json:"value" jsonschema:"One of the values describe_catalog lists for the dimension, exactly as written there."`
+}
+
+// ListFilter keeps (in) or drops (not_in) several values of a dimension.
+type ListFilter struct {
+	Op        ListOp           `json:"op" jsonschema:"in: keep these values; not_in: drop them."`
+	Dimension DimensionName    `json:"dimension" jsonschema:"A filterable dimension of every metric asked."`
+	Values    []DimensionValue `json:"values" jsonschema:"1 to 64 of the values describe_catalog lists for the dimension, exactly as written there."`
+}
+
+// Top keeps the first N groups of a single-metric question.
+type Top struct {
+	N         TopN      `json:"n" jsonschema:"How many groups to keep, 1 to 10000."`
+	By        TopBy     `json:"by" jsonschema:"metric: rank groups by the metric's value; period: rank by the period."`
+	Direction Direction `json:"direction,omitempty" jsonschema:"desc (largest first, the default) or asc."`
+}
+
+// Scalar wire types; schemaTypes gives each its schema.
+type (
+	// MetricName is the name of a metric.
+	MetricName string
+	// DimensionName is the name of a dimension.
+	DimensionName string
+	// DimensionValue is one allowlisted value of a dimension.
+	DimensionValue string
+	// Grain is day, week, month, quarter or year.
+	Grain string
+	// Date is a calendar date, YYYY-MM-DD.
+	Date string
+	// Count is the number of buckets of a relative range.
+	Count int
+	// TopN is the number of groups top keeps.
+	TopN int
+	// EqOp is the operator "eq".
+	EqOp string
+	// ListOp is "in" or "not_in".
+	ListOp string
+	// TopBy is "metric" or "period".
+	TopBy string
+	// Direction is "desc" or "asc".
+	Direction string
+)
+
+// answerBody is the wire shape of an answer (domain.Outcome.MarshalJSON).
+type answerBody struct {
+	Outcome    answerTag         `json:"outcome" jsonschema:"answer: the question was answered."`
+	Columns    []domain.Column   `json:"columns" jsonschema:"The requested dimensions in question order, then period (the bucket start date), then one column per metric."`
+	Rows       [][]domain.Cell   `json:"rows" jsonschema:"The rows; every cell is text in canonical form, or null."`
+	Provenance domain.Provenance `json:"provenance" jsonschema:"The exact definitions that produced the answer and the data systems read. Quote definition_version and definition_digest with the numbers."`
+}
+
+// refusalBody is the wire shape of a refusal.
+type refusalBody struct {
+	Outcome refusalTag `json:"outcome" jsonschema:"refusal: the question may not be asked, for the reason given. This is an answer, not an error."`
+	Reason  reason     `json:"reason" jsonschema:"Why the question was refused."`
+}
+
+type reason struct {
+	Code   domain.Code `json:"code" jsonschema:"A stable refusal code."`
+	Detail string      `json:"detail" jsonschema:"A sentence for a person."`
+}
+
+type (
+	answerTag  string
+	refusalTag string
+)
