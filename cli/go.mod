@@ -3,6 +3,7 @@ module sutura.dev/cli
 go 1.26.0
 
 require (
+	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/stretchr/testify v1.12.1
 	go.yaml.in/yaml/v3 v3.0.6
 	sutura.dev/adapters/catalog-markdown v0.0.0
@@ -18,14 +19,20 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/google/flatbuffers v25.12.19+incompatible // indirect
+	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/klauspost/compress v1.19.2 // indirect
 	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
 	github.com/pierrec/lz4/v4 v4.1.29 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
 	golang.org/x/net v0.58.0 // indirect
+	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
@@ -38,6 +45,7 @@ require (
 	sutura.dev/app v0.0.0
 	sutura.dev/exec-arrow v0.0.0
 	sutura.dev/semantic v0.0.0
+	sutura.dev/transport-mcp v0.0.0
 )
 
 replace (
@@ -52,3 +60,5 @@ replace sutura.dev/app => ../app
 replace sutura.dev/exec-arrow => ../exec-arrow
 
 replace sutura.dev/semantic => ../semantic
+
+replace sutura.dev/transport-mcp => ../transport-mcp

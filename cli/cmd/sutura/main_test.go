@@ -258,10 +258,7 @@ func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("NOT RUN: -short skips building the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "sutura")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin := binary(t)
 
 	cmd := exec.Command(bin, "catalog")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}

@@ -44,6 +44,10 @@ func loadConfig(inv *invocation) (*config.Config, error) {
 	return cfg, nil
 }
 
+// config0 reads the configuration without announcing the demo: for
+// commands that read no catalogue.
+func config0(inv *invocation) (*config.Config, error) { return config.Load(inv.env) }
+
 // load reads the configuration and pins the catalogue it names.
 func load(inv *invocation) (*setup, error) {
 	cfg, err := loadConfig(inv)
