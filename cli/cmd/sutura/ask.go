@@ -138,14 +138,14 @@ func runAsk(inv *invocation) error {
 // answer runs q through the same Surface every transport uses (admission,
 // deadline, audit) and prints the outcome.
 func answer(inv *invocation, q domain.Question) error {
-	p, err := compose(inv)
+	p, err := open(inv)
 	if err != nil {
 		return err
 	}
-	defer p.close()
-	ctx, cancel := withRequestTimeout(inv.ctx, p.cfg)
+	defer p.Close()
+	ctx, cancel := withRequestTimeout(inv.ctx, p.Config)
 	defer cancel()
-	out, err := p.surface.Answer(ctx, app.Caller{Principal: domain.LocalOperator}, q)
+	out, err := p.Surface.Answer(ctx, app.Caller{Principal: domain.LocalOperator}, q)
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func runCompile(inv *invocation) error {
 	if err != nil {
 		return err
 	}
-	plan, reason := semantic.Compile(s.bundle, domain.LocalOperator, q, today())
+	plan, reason := semantic.Compile(s.Bundle, domain.LocalOperator, q, today())
 	if reason != nil {
 		fmt.Fprintf(inv.io.out, "refused (%s): %s\n", reason.Code(), reason.Detail())
 		return errReported
@@ -241,7 +241,7 @@ func runCompile(inv *invocation) error {
 	if inv.boolFlag("json") {
 		return writeJSON(inv.io.out, st)
 	}
-	fmt.Fprintf(inv.io.out, "-- dialect %s; catalogue %s digest %s\n%s\n", dialect, s.bundle.Version(), s.bundle.Digest(), st.SQL)
+	fmt.Fprintf(inv.io.out, "-- dialect %s; catalogue %s digest %s\n%s\n", dialect, s.Bundle.Version(), s.Bundle.Digest(), st.SQL)
 	if len(st.Params) > 0 {
 		fmt.Fprintln(inv.io.out, "-- parameters")
 		for _, p := range st.Params {
@@ -264,14 +264,14 @@ func runPrompt(inv *invocation) error {
 	if err != nil {
 		return err
 	}
-	opts := app.PromptOptions{Prose: app.Prose(p.cfg.Prompt.CatalogProse)}
-	if f := p.cfg.Prompt.InstructionsFile; f != "" {
+	opts := app.PromptOptions{Prose: app.Prose(p.Config.Prompt.CatalogProse)}
+	if f := p.Config.Prompt.InstructionsFile; f != "" {
 		b, err := readFileLimited(f, 64<<10)
 		if err != nil {
 			return fmt.Errorf("prompt.instructions_file: %w", err)
 		}
 		opts.Instructions = string(b)
 	}
-	fmt.Fprint(inv.io.out, app.RenderPrompt(app.DescribeBundle(p.bundle, domain.LocalOperator), opts))
+	fmt.Fprint(inv.io.out, app.RenderPrompt(app.DescribeBundle(p.Bundle, domain.LocalOperator), opts))
 	return nil
 }

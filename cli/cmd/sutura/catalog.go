@@ -164,8 +164,8 @@ func runCatalog(inv *invocation) error {
 	if err != nil {
 		return err
 	}
-	b := s.bundle
-	view := catalogView{Catalogue: s.catalogName, Version: b.Version(), Digest: b.Digest(), Metrics: []metricView{}}
+	b := s.Bundle
+	view := catalogView{Catalogue: s.CatalogName, Version: b.Version(), Digest: b.Digest(), Metrics: []metricView{}}
 	for i := range b.Definitions().Metrics {
 		view.Metrics = append(view.Metrics, viewMetric(b, &b.Definitions().Metrics[i]))
 	}
@@ -173,7 +173,7 @@ func runCatalog(inv *invocation) error {
 		return writeJSON(inv.io.out, view)
 	}
 	w := inv.io.out
-	writeHeader(w, s.catalogName, b)
+	writeHeader(w, s.CatalogName, b)
 	fmt.Fprintf(w, "metrics    %d\n", len(view.Metrics))
 	for _, v := range view.Metrics {
 		fmt.Fprintln(w)
@@ -191,36 +191,36 @@ func runDescribe(inv *invocation) error {
 	if err != nil {
 		return err
 	}
-	m, ok := s.bundle.Metric(name)
+	m, ok := s.Bundle.Metric(name)
 	if !ok {
 		return fmt.Errorf("metric %s is not in the catalogue (sutura catalog lists them)", name)
 	}
-	v := viewMetric(s.bundle, m)
+	v := viewMetric(s.Bundle, m)
 	if inv.boolFlag("json") {
 		return writeJSON(inv.io.out, struct {
 			Version string `json:"version"`
 			Digest  string `json:"definition_digest"`
 			metricView
-		}{s.bundle.Version(), s.bundle.Digest(), v})
+		}{s.Bundle.Version(), s.Bundle.Digest(), v})
 	}
-	writeHeader(inv.io.out, s.catalogName, s.bundle)
+	writeHeader(inv.io.out, s.CatalogName, s.Bundle)
 	fmt.Fprintln(inv.io.out)
 	writeMetric(inv.io.out, v, true)
 	return nil
 }
 
 func runValidate(inv *invocation) error {
-	p, err := compose(inv)
+	p, err := open(inv)
 	if err != nil {
 		return err
 	}
-	defer p.close()
-	b := p.bundle
+	defer p.Close()
+	b := p.Bundle
 	w := inv.io.out
-	writeHeader(w, p.catalogName, b)
+	writeHeader(w, p.CatalogName, b)
 	defs := b.Definitions()
 	fmt.Fprintf(w, "loaded     %d models, %d relationships, %d metrics\n", len(defs.Models), len(defs.Relationships), len(defs.Metrics))
-	err = app.CheckBundle(inv.ctx, b, p.sources)
+	err = app.CheckBundle(inv.ctx, b, p.Sources)
 	anchored := app.AnchoredMetrics(b)
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {

@@ -18,6 +18,10 @@ import (
 
 var _ app.DataSystem = (*engine.Engine)(nil)
 
+type fixedCatalog struct{ b *domain.Bundle }
+
+func (c fixedCatalog) Bundle() *domain.Bundle { return c.b }
+
 type discardAudit struct{}
 
 func (discardAudit) Write(context.Context, domain.AuditRecord) error { return nil }
@@ -33,7 +37,7 @@ func TestEngineConformance(t *testing.T) {
 	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 1, Timeout: time.Minute})
 	require.NoError(t, err)
 	s, err := app.New(app.Config{
-		Catalog: staticCatalog{b}, Admission: adm, Audit: discardAudit{}, RequestTimeout: 5 * time.Minute,
+		Catalog: fixedCatalog{b}, Admission: adm, Audit: discardAudit{}, RequestTimeout: 5 * time.Minute,
 		Sources: map[string]app.Source{demo.SourceAlias: {System: eng, Posture: domain.SharedServiceUser}},
 		Now:     func() time.Time { return time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC) },
 	})

@@ -6,6 +6,8 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"strings"
+
+	"sutura.dev/cli/compose"
 )
 
 // version is the release label, set at build time with
@@ -68,16 +70,12 @@ func runDoctor(inv *invocation) error {
 	if red, err := cfg.Redacted(); err == nil {
 		fmt.Fprintf(w, "effective configuration (secrets redacted):\n%s", indent(string(red)))
 	}
-	b, name, err := loadBundle(cfg)
+	b, name, err := compose.LoadBundle(cfg)
 	check("catalogue", err)
 	if err == nil {
 		fmt.Fprintf(w, "catalogue  %s version %s digest %s\n", name, b.Version(), b.Digest())
 	}
-	adm, err := newAdmission(cfg)
-	check("admission bound", err)
-	if err == nil {
-		fmt.Fprintf(w, "admission  %d slots, %s window\n", adm.Capacity(), cfg.Runtime.AdmissionTimeout())
-	}
+	fmt.Fprintf(w, "admission  %d slots, %s window\n", cfg.Runtime.MaxConcurrentQueries, cfg.Runtime.AdmissionTimeout())
 	for alias, src := range cfg.Sources {
 		if src.DataDir != "" {
 			_, err := os.Stat(src.DataDir)

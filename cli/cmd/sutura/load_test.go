@@ -37,9 +37,9 @@ const (
 //
 //	go test -run '^$' -bench Load -benchtime 1x ./cli/cmd/sutura
 func BenchmarkLoad(b *testing.B) {
-	p, err := compose(&invocation{ctx: context.Background(), io: streams{err: io.Discard}, env: nil})
+	p, err := open(&invocation{ctx: context.Background(), io: streams{err: io.Discard}, env: nil})
 	require.NoError(b, err)
-	defer p.close()
+	defer p.Close()
 	srv, err := newMCPServer(p, nil)
 	require.NoError(b, err)
 	q, err := domain.DecodeQuestion(toWire(loadQuestion))
@@ -49,7 +49,7 @@ func BenchmarkLoad(b *testing.B) {
 		for range b.N {
 			runLoad(b, func() (func(context.Context) error, func()) {
 				return func(ctx context.Context) error {
-					out, err := p.surface.Answer(ctx, app.Caller{Principal: domain.LocalOperator}, q)
+					out, err := p.Surface.Answer(ctx, app.Caller{Principal: domain.LocalOperator}, q)
 					if err == nil && out.Answer == nil {
 						err = fmt.Errorf("not an answer")
 					}
@@ -64,7 +64,7 @@ func BenchmarkLoad(b *testing.B) {
 				cr, sw := io.Pipe()
 				sr, cw := io.Pipe()
 				ctx, cancel := context.WithCancel(context.Background())
-				go func() { _ = srv.RunStdio(ctx, sr, sw, p.cfg.Server.MaxBodyBytes) }()
+				go func() { _ = srv.RunStdio(ctx, sr, sw, p.Config.Server.MaxBodyBytes) }()
 				sess := connect(b, &mcp.IOTransport{Reader: cr, Writer: cw})
 				return call(sess), func() { sess.Close(); cancel(); cw.Close(); sw.Close() }
 			})

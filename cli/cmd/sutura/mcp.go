@@ -18,7 +18,7 @@ import (
 
 // toolOptions are the capabilities this deployment offers.
 func toolOptions(p *setup) app.ToolOptions {
-	return app.ToolOptions{RunSQL: p.cfg.Tools.RunSQL.Enabled}
+	return app.ToolOptions{RunSQL: p.Config.Tools.RunSQL.Enabled}
 }
 
 // runTools prints the tool declarations (the manifest) without opening any
@@ -43,21 +43,21 @@ func runTools(inv *invocation) error {
 // newMCPServer builds the MCP surface of a process. Its instructions are
 // rendered from what every caller may see, never from the operator's view.
 func newMCPServer(p *process, logger *slog.Logger) (*mcpserver.Server, error) {
-	opts := app.PromptOptions{Prose: app.Prose(p.cfg.Prompt.CatalogProse)}
-	if f := p.cfg.Prompt.InstructionsFile; f != "" {
+	opts := app.PromptOptions{Prose: app.Prose(p.Config.Prompt.CatalogProse)}
+	if f := p.Config.Prompt.InstructionsFile; f != "" {
 		b, err := readFileLimited(f, 64<<10)
 		if err != nil {
 			return nil, fmt.Errorf("prompt.instructions_file: %w", err)
 		}
 		opts.Instructions = string(b)
 	}
-	view := app.DescribeBundle(p.bundle, domain.Principal{Subject: "any-caller"})
-	return mcpserver.New(p.surface, mcpserver.Options{
+	view := app.DescribeBundle(p.Bundle, domain.Principal{Subject: "any-caller"})
+	return mcpserver.New(p.Surface, mcpserver.Options{
 		Name: "sutura", Version: versionString(),
-		Tools:          app.Tools(toolOptions(p.setup)),
+		Tools:          app.Tools(toolOptions(p.Setup)),
 		Instructions:   app.RenderPrompt(view, opts),
-		RequestTimeout: p.cfg.Server.RequestTimeout(),
-		MaxBodyBytes:   int64(p.cfg.Server.MaxBodyBytes),
+		RequestTimeout: p.Config.Server.RequestTimeout(),
+		MaxBodyBytes:   int64(p.Config.Server.MaxBodyBytes),
 		Logger:         logger,
 	})
 }
@@ -65,11 +65,11 @@ func newMCPServer(p *process, logger *slog.Logger) (*mcpserver.Server, error) {
 // runMCP serves MCP over standard input and output until the input ends
 // or the process is told to stop.
 func runMCP(inv *invocation) error {
-	p, err := compose(inv)
+	p, err := open(inv)
 	if err != nil {
 		return err
 	}
-	defer p.close()
+	defer p.Close()
 	logger := slog.New(slog.NewTextHandler(inv.io.err, nil))
 	srv, err := newMCPServer(p, logger)
 	if err != nil {
@@ -80,25 +80,25 @@ func runMCP(inv *invocation) error {
 		ids = append(ids, string(t.ID))
 	}
 	fmt.Fprintf(inv.io.err, "sutura: serving MCP on stdio as %s (single-user): tools %s; catalogue %s version %s digest %s; at most %d questions at once, %s per question, messages up to %d bytes\n",
-		domain.LocalOperator.Subject, strings.Join(ids, ", "), p.catalogName, p.bundle.Version(), p.bundle.Digest(),
-		p.cfg.Runtime.MaxConcurrentQueries, p.cfg.Server.RequestTimeout(), p.cfg.Server.MaxBodyBytes)
-	return srv.RunStdio(inv.ctx, inv.io.in, inv.io.out, p.cfg.Server.MaxBodyBytes)
+		domain.LocalOperator.Subject, strings.Join(ids, ", "), p.CatalogName, p.Bundle.Version(), p.Bundle.Digest(),
+		p.Config.Runtime.MaxConcurrentQueries, p.Config.Server.RequestTimeout(), p.Config.Server.MaxBodyBytes)
+	return srv.RunStdio(inv.ctx, inv.io.in, inv.io.out, p.Config.Server.MaxBodyBytes)
 }
 
 // runServe serves HTTP: /health, /ready and the MCP endpoint /mcp. Until
 // the HTTP surface with its gates lands, it serves only on a loopback
 // address and only in single-user mode.
 func runServe(inv *invocation) error {
-	p, err := compose(inv)
+	p, err := open(inv)
 	if err != nil {
 		return err
 	}
-	defer p.close()
-	cfg := p.cfg
+	defer p.Close()
+	cfg := p.Config
 	if !cfg.Server.Loopback() || cfg.Security.Identity != "single-user" {
 		return errors.New("server.host: this build serves only on a loopback address in single-user mode (the HTTP gates are not built yet)")
 	}
-	if err := app.CheckBundle(inv.ctx, p.bundle, p.sources); err != nil {
+	if err := app.CheckBundle(inv.ctx, p.Bundle, p.Sources); err != nil {
 		return fmt.Errorf("the catalogue does not validate: %w", err)
 	}
 	logger := slog.New(slog.NewTextHandler(inv.io.err, nil))
