@@ -229,3 +229,10 @@ func BenchmarkJoinedDimension(b *testing.B) {
 func BenchmarkCountDistinct(b *testing.B) {
 	bench(b, mkPlan(b, domain.Month, "2024-01-01", "2026-01-01", factLeg(metric("customers", simple(domain.CountDistinct, "cust")))))
 }
+
+// BenchmarkDayGrainCount: a count under a required filter at day grain
+// over one year of two.
+func BenchmarkDayGrainCount(b *testing.B) {
+	bench(b, mkPlan(b, domain.Day, "2025-01-01", "2026-01-01", factLeg(metric("n", count("amount"),
+		domain.RequiredFilter{Op: domain.NotEquals, Column: "status", Value: "cancelled"}))))
+}
