@@ -11,4 +11,15 @@
 // system under the execution deadline, apply the bounds, write the audit
 // record, return the outcome. A refusal is an outcome; errors are failures
 // of the service (at capacity, out of time, a data system that failed).
+//
+// Optional abilities of the driven ports are separate interfaces found by
+// type assertion: a data system may check its tables at start (Validator)
+// and measure what an execution took (CostReporter, reported by
+// Surface.AnswerWithCost); a catalogue may tell when a refresh swapped its
+// bundle (CatalogNotifier, implemented by SwappableCatalog and relayed by
+// Surface.Subscribe).
+//
+// Package sutura.dev/app/wire holds what every transport serves on top of
+// the surface: the tools' wire types, generated schemas and declarations
+// (the manifest), their structured content and the failure sentences.
 package app

@@ -22,6 +22,18 @@ type Validator interface {
 	Validate(ctx context.Context) error
 }
 
+// CostReporter is the optional ability of a data system to measure what
+// executing a plan took (product.md §6, in-process: the realized cost).
+// ExecuteWithCost behaves exactly as Execute and also returns the rows the
+// system scanned (after pruning) and the bytes it read, for this execution
+// alone, whatever else runs at the same time. The cost is reported even
+// when the error is not nil: it is what was spent until the work stopped.
+// The surface fills in the rows returned, the elapsed time and the sources
+// itself, so a data system may leave them zero.
+type CostReporter interface {
+	ExecuteWithCost(ctx context.Context, plan *domain.Plan) (*domain.RowSet, domain.Cost, error)
+}
+
 // AuditSink stores audit records. Write must not return before the record
 // is stored as durably as the sink promises.
 type AuditSink interface {
@@ -33,6 +45,14 @@ type AuditSink interface {
 // question.
 type Catalog interface {
 	Bundle() *domain.Bundle
+}
+
+// CatalogNotifier is the optional ability of a Catalog to tell when it
+// swapped its bundle (a configured refresh). Subscribe registers fn to be
+// called with every later event, synchronously and in order, until the
+// returned function is called; fn must not block.
+type CatalogNotifier interface {
+	Subscribe(fn func(CatalogEvent)) (unsubscribe func())
 }
 
 // Source is a configured data system and the posture its legs run under.

@@ -57,12 +57,41 @@ func New(cfg Config) (*Surface, error) {
 // Bundle returns the bundle in force.
 func (s *Surface) Bundle() *domain.Bundle { return s.cfg.Catalog.Bundle() }
 
+// Admission returns the process's admission bound the surface takes its
+// slots from, so that a transport given the bound can check it is this one.
+func (s *Surface) Admission() *runtime.Admission { return s.cfg.Admission }
+
+// RequestTimeout returns the bound on one caller's whole wait, admission
+// included, that transports apply to each call.
+func (s *Surface) RequestTimeout() time.Duration { return s.cfg.RequestTimeout }
+
+// Subscribe registers fn for the catalogue's events (a re-pinned bundle)
+// when the catalogue can tell them (CatalogNotifier); otherwise fn is never
+// called. fn must not block. The returned function ends the subscription.
+func (s *Surface) Subscribe(fn func(CatalogEvent)) (unsubscribe func()) {
+	if n, ok := s.cfg.Catalog.(CatalogNotifier); ok {
+		return n.Subscribe(fn)
+	}
+	return func() {}
+}
+
 // Answer answers one question for caller. The outcome is an answer or a
 // refusal, audited before it is returned. The error is a failure of the
 // service, wrapping ErrAtCapacity, ErrTimeout, ErrUnavailable or
 // ErrInternal, or ctx's error when the caller went away; failures are
 // audited too. ctx should carry the caller's reply deadline.
 func (s *Surface) Answer(ctx context.Context, caller Caller, q domain.Question) (domain.Outcome, error) {
+	out, _, err := s.AnswerWithCost(ctx, caller, q)
+	return out, err
+}
+
+// AnswerWithCost is Answer, on the same path, also returning the realized
+// cost of the question (domain.Cost): rows scanned and bytes read as the
+// data system measured them (when it is a CostReporter), rows returned,
+// execution time and the sources read. The cost is zero, and measured, for
+// a question refused before any data system was asked; it is zero for a
+// failure.
+func (s *Surface) AnswerWithCost(ctx context.Context, caller Caller, q domain.Question) (domain.Outcome, domain.Cost, error) {
 	start := time.Now()
 	b := s.cfg.Catalog.Bundle()
 	rec := domain.AuditRecord{
@@ -73,7 +102,8 @@ func (s *Surface) Answer(ctx context.Context, caller Caller, q domain.Question) 
 	for _, f := range q.Filters {
 		rec.FilterDimensions = append(rec.FilterDimensions, f.Dimension)
 	}
-	out, err := s.answer(ctx, b, caller, q, &rec)
+	cost := domain.Cost{Sources: []string{}, Measured: true}
+	out, err := s.answer(ctx, b, caller, q, &rec, &cost)
 	rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	switch {
 	case err != nil:
@@ -86,16 +116,20 @@ func (s *Surface) Answer(ctx context.Context, caller Caller, q domain.Question) 
 		rec.Outcome = "answer"
 		rec.Rows = len(out.Answer.Rows)
 		rec.ExecutedAs = out.Answer.Provenance.ExecutedAs
+		cost.RowsReturned = len(out.Answer.Rows)
 	}
 	// The record is written with a context of its own: a caller that went
 	// away must still leave a record.
 	if aerr := s.cfg.Audit.Write(context.WithoutCancel(ctx), rec); aerr != nil {
-		return domain.Outcome{}, fmt.Errorf("%w: the audit record could not be written", ErrInternal)
+		return domain.Outcome{}, domain.Cost{}, fmt.Errorf("%w: the audit record could not be written", ErrInternal)
 	}
-	return out, err
+	if err != nil {
+		return out, domain.Cost{}, err
+	}
+	return out, cost, nil
 }
 
-func (s *Surface) answer(ctx context.Context, b *domain.Bundle, caller Caller, q domain.Question, rec *domain.AuditRecord) (domain.Outcome, error) {
+func (s *Surface) answer(ctx context.Context, b *domain.Bundle, caller Caller, q domain.Question, rec *domain.AuditRecord, cost *domain.Cost) (domain.Outcome, error) {
 	today := domain.DateFromTime(s.cfg.Now().UTC())
 	r := q.Range.Resolve(today)
 	rec.Range = &r
@@ -120,7 +154,7 @@ func (s *Surface) answer(ctx context.Context, b *domain.Bundle, caller Caller, q
 	defer release()
 	execCtx, cancel := runtime.WithExecutionDeadline(ctx, s.cfg.RequestTimeout)
 	defer cancel()
-	rows, err := src.System.Execute(execCtx, plan)
+	rows, err := execute(execCtx, src.System, plan, leg.Source, cost)
 	if err != nil {
 		var re *domain.RefusalError
 		switch {
@@ -144,6 +178,42 @@ func (s *Surface) answer(ctx context.Context, b *domain.Bundle, caller Caller, q
 	prov := plan.Provenance
 	prov.ExecutedAs = []domain.ExecutedAs{{Source: leg.Source, Posture: src.Posture}}
 	return domain.Answered(&domain.Answer{RowSet: *rows, Provenance: prov}), nil
+}
+
+// execute runs plan on sys and accounts for its cost: what a CostReporter
+// measured, the wall time of the call and the source read.
+func execute(ctx context.Context, sys DataSystem, plan *domain.Plan, source string, cost *domain.Cost) (*domain.RowSet, error) {
+	start := time.Now()
+	var (
+		rows *domain.RowSet
+		err  error
+	)
+	if r, ok := sys.(CostReporter); ok {
+		var c domain.Cost
+		rows, c, err = r.ExecuteWithCost(ctx, plan)
+		cost.RowsScanned += c.RowsScanned
+		cost.BytesRead += c.BytesRead
+	} else {
+		rows, err = sys.Execute(ctx, plan)
+		cost.Measured = false
+	}
+	cost.Elapsed += time.Since(start)
+	cost.Sources = append(cost.Sources, source)
+	return rows, err
+}
+
+// MeasuresCost reports whether every configured data system measures its
+// work (CostReporter), so that every answer's cost is measured.
+func (s *Surface) MeasuresCost() bool {
+	if len(s.cfg.Sources) == 0 {
+		return false
+	}
+	for _, src := range s.cfg.Sources {
+		if _, ok := src.System.(CostReporter); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // ctxFailure maps the end of the caller's context: a passed deadline is the

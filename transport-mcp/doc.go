@@ -5,9 +5,11 @@
 // It translates the wire shape of each tool into a domain question, calls
 // app.Surface and renders the outcome; it decides nothing about what a
 // question may ask. The tools it declares come from app.Tools, the one
-// capability list; their input and output schemas are generated from the Go
-// wire types in this package (never written by hand) and committed as
-// snapshots under testdata/.
+// capability list; their declarations, input and output schemas (generated
+// from Go wire types, never written by hand), structured content and
+// failure sentences come from package sutura.dev/app/wire, which every
+// transport shares, and what this server serves is committed as snapshots
+// under testdata/.
 //
 // Arguments are parsed by domain.ParseQuestion, never by the SDK's schema
 // validation: the validator of github.com/google/jsonschema-go quotes the

@@ -1,37 +1,34 @@
 package mcpserver
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"sutura.dev/app"
+	"sutura.dev/app/wire"
 	"sutura.dev/domain"
 )
 
-// The fixed sentences of the failure channels (product.md §5). None carries
-// a caller value or a data system's text.
+// The fixed sentences of the failure channels (product.md §5), shared by
+// every transport (package wire).
 const (
-	TextAtCapacity       = "at capacity, ask again shortly"
-	TextTimeout          = "the question ran out of time; it was stopped; ask for less"
-	TextUnavailable      = "the data system is unavailable; the question was not answered; ask again later"
-	TextInternal         = "the service failed to answer; this is not a problem with the question"
-	TextZeroDenominator  = "a ratio's denominator is zero for this question and its metric is defined to fail then; ask for another range, grain or grouping"
-	textNotAQuestionHead = "the arguments are not a question: "
+	TextAtCapacity      = wire.TextAtCapacity
+	TextTimeout         = wire.TextTimeout
+	TextUnavailable     = wire.TextUnavailable
+	TextInternal        = wire.TextInternal
+	TextZeroDenominator = wire.TextZeroDenominator
 )
 
 // outcomeResult renders an answer or a refusal: structuredContent is the
-// outcome's wire body, and one text block carries the same for a reader.
+// outcome's wire body (wire.OutcomeContent, as every transport returns it),
+// and one text block carries the same for a reader.
 func outcomeResult(out domain.Outcome) (*mcp.CallToolResult, error) {
-	body, err := out.MarshalJSON()
+	body, err := wire.OutcomeContent(out)
 	if err != nil {
 		return nil, err
 	}
 	return &mcp.CallToolResult{
-		StructuredContent: json.RawMessage(body),
+		StructuredContent: body,
 		Content:           []mcp.Content{&mcp.TextContent{Text: outcomeText(out)}},
 	}, nil
 }
@@ -84,33 +81,19 @@ func toolError(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
 
-// notAQuestion is the tool error for arguments that are not a question. A
-// *domain.FieldError names the field and never holds a caller value; any
-// other error is replaced by a fixed sentence.
-func notAQuestion(err error) *mcp.CallToolResult {
-	var fe *domain.FieldError
-	if errors.As(err, &fe) {
-		return toolError(textNotAQuestionHead + fe.Error())
-	}
-	return toolError(textNotAQuestionHead + "they could not be read")
-}
+// notAQuestion is the tool error for arguments that are not a question,
+// naming the field, never the value (wire.NotAQuestion).
+func notAQuestion(err error) *mcp.CallToolResult { return toolError(wire.NotAQuestion(err)) }
 
-// failure maps a failure of app.Surface.Answer to its channel: a tool error
-// with a fixed sentence, or (for a peer that went away) the context's error,
-// which the SDK turns into a JSON-RPC error nobody is waiting for. reported
-// says whether the failure is worth an operator's log line.
+// failure maps a failure of app.Surface.Answer to its channel (wire.FailureOf):
+// a tool error with a fixed sentence, or (for a peer that went away) the
+// context's error, which the SDK turns into a JSON-RPC error nobody is
+// waiting for. reported says whether the failure is worth an operator's log
+// line.
 func failure(err error) (res *mcp.CallToolResult, rpcErr error, reported bool) {
-	switch {
-	case errors.Is(err, app.ErrAtCapacity):
-		return toolError(TextAtCapacity), nil, false
-	case errors.Is(err, app.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-		return toolError(TextTimeout), nil, false
-	case errors.Is(err, context.Canceled):
+	f, ok := wire.FailureOf(err)
+	if !ok {
 		return nil, err, false
-	case errors.Is(err, domain.ErrZeroDenominator):
-		return toolError(TextZeroDenominator), nil, false
-	case errors.Is(err, app.ErrUnavailable):
-		return toolError(TextUnavailable), nil, true
 	}
-	return toolError(TextInternal), nil, true
+	return toolError(f.Text), nil, f.Report
 }

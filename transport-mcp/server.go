@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"sutura.dev/app"
+	"sutura.dev/app/wire"
 	"sutura.dev/domain"
 )
 
@@ -187,9 +188,7 @@ func (s *Server) handler(t app.Tool) mcp.ToolHandler {
 		if req.Params != nil {
 			args = req.Params.Arguments
 		}
-		if len(args) == 0 {
-			args = json.RawMessage(`{}`)
-		}
+		args = wire.Arguments(args)
 		switch t.ID {
 		case domain.DescribeCatalog:
 			return s.describe(caller, args)
@@ -203,38 +202,17 @@ func (s *Server) handler(t app.Tool) mcp.ToolHandler {
 
 // describe answers describe_catalog; it takes no admission slot.
 func (s *Server) describe(caller app.Caller, args json.RawMessage) (*mcp.CallToolResult, error) {
-	if err := emptyObject(args); err != nil {
+	if err := wire.ParseDescribeCatalogArgs(args); err != nil {
 		return notAQuestion(err), nil
 	}
-	body, err := json.Marshal(s.surface.DescribeCatalog(caller))
+	body, err := wire.CatalogContent(s.surface.DescribeCatalog(caller))
 	if err != nil {
 		return nil, err
 	}
 	return &mcp.CallToolResult{
-		StructuredContent: json.RawMessage(body),
+		StructuredContent: body,
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
 	}, nil
-}
-
-// emptyObject accepts exactly {}; an unknown field is named when it is an
-// identifier and described otherwise, as the question parser does.
-func emptyObject(args json.RawMessage) error {
-	v, err := domain.DecodeJSON(args)
-	if err != nil {
-		return err
-	}
-	obj, ok := v.(domain.Object)
-	if !ok {
-		return &domain.FieldError{Problem: "must be an object ({})"}
-	}
-	if len(obj) > 0 {
-		name := "(a field whose name is not an identifier)"
-		if domain.CheckIdent(obj[0].Key) == nil {
-			name = obj[0].Key
-		}
-		return &domain.FieldError{Field: name, Problem: "is not a field: describe_catalog takes {}"}
-	}
-	return nil
 }
 
 // ask answers ask_metric: parse, answer under the request timeout, render.

@@ -1,13 +1,13 @@
-package mcpserver
+package wire
 
 import "sutura.dev/domain"
 
-// The Go wire types below exist to generate the tools' JSON Schemas with
-// github.com/google/jsonschema-go; the struct tag `jsonschema` is the
-// description a model reads. Arguments are never decoded into them: the
-// question is parsed by domain.ParseQuestion, which refuses unknown fields by
-// name and never echoes a value. Named string and integer types carry their
-// constraints through schemaTypes (schema.go).
+// The Go wire types below exist to generate the tools' JSON Schemas; the
+// struct tag `jsonschema` is the description a model reads. Arguments are
+// never decoded into them: a question is parsed by domain.ParseQuestion,
+// which refuses unknown fields by name and never echoes a value. Named
+// string and integer types carry their constraints through scalarSchemas
+// (tools.go).
 
 // DescribeCatalogArgs is the input of describe_catalog: the empty object.
 type DescribeCatalogArgs struct{}
@@ -72,7 +72,7 @@ type Top struct {
 	Direction Direction `json:"direction,omitempty" jsonschema:"desc (largest first, the default) or asc."`
 }
 
-// Scalar wire types; schemaTypes gives each its schema.
+// Scalar wire types; scalarSchemas gives each its schema.
 type (
 	// MetricName is the name of a metric.
 	MetricName string
