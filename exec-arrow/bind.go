@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sync/atomic"
 
 	"sutura.dev/domain"
 )
@@ -53,7 +54,7 @@ type metricPlan struct {
 }
 
 // bind resolves the leg's tables and columns.
-func (e *Engine) bind(ctx context.Context, plan *domain.Plan) (q *query, err error) {
+func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter) (q *query, err error) {
 	if len(plan.Legs) != 1 {
 		return nil, &domain.RefusalError{Reason: domain.Refuse(domain.FederationNotExecutable,
 			"the embedded engine executes single-leg plans; this plan has %d legs", len(plan.Legs))}
@@ -138,13 +139,22 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan) (q *query, err err
 		if err != nil {
 			return nil, fmt.Errorf("model %s: %w", t.Model, err)
 		}
-		v, err := e.cache.acquire(ctx, e.cfg.Files, tf, wants[i])
+		fsys := e.cfg.Files
+		var read atomic.Int64
+		if m != nil {
+			fsys = countingFS{FS: fsys, n: &read}
+		}
+		v, err := e.cache.acquire(ctx, fsys, tf, wants[i])
+		if m != nil {
+			m.bytes.Add(read.Load())
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctxErr(ctx)
 			}
 			return nil, fmt.Errorf("model %s: %w", t.Model, err)
 		}
+		v.fileBytes = read.Load()
 		q.views[i] = v
 	}
 	q.rows = q.views[0].rows

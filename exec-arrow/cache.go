@@ -137,6 +137,9 @@ type tableView struct {
 	entry *tableEntry
 	rows  int
 	cols  map[string]*column
+	// fileBytes is what this query read from the table's files to load
+	// its columns; zero when they were all cached.
+	fileBytes int64
 }
 
 // acquire returns the wanted columns of the table in tf, loading those not

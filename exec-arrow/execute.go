@@ -19,20 +19,25 @@ import (
 // zero_denominator: fails with a zero denominator returns an error
 // wrapping domain.ErrZeroDenominator.
 func (e *Engine) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error) {
+	return e.execute(ctx, plan, nil)
+}
+
+// execute runs the plan, counting its work on m when m is not nil.
+func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *meter) (*domain.RowSet, error) {
 	if plan == nil {
 		return nil, errors.New("no plan")
 	}
 	if ctx.Err() != nil {
 		return nil, ctxErr(ctx)
 	}
-	q, err := e.bind(ctx, plan)
+	q, err := e.bind(ctx, plan, m)
 	if err != nil {
 		return nil, e.fail(ctx, err)
 	}
 	defer q.release()
 	mem := &reservation{c: e.cache}
 	defer mem.done()
-	p, err := e.scan(ctx, q, mem)
+	p, err := e.scan(ctx, q, mem, m)
 	if err != nil {
 		return nil, e.fail(ctx, err)
 	}

@@ -168,8 +168,13 @@ func scratchBytes(q *query) int64 {
 // partial, in parallel over the row chunks whose day range meets it.
 // Worker w takes chunks w, w+P, ... of that list; partials merge in worker
 // order, so a result does not depend on scheduling.
-func (e *Engine) scan(ctx context.Context, q *query, mem *reservation) (*partial, error) {
+func (e *Engine) scan(ctx context.Context, q *query, mem *reservation, m *meter) (*partial, error) {
 	chunks := q.chunksInRange()
+	visited := 0
+	for _, c := range chunks {
+		visited += min((c+1)*chunkRows, q.rows) - c*chunkRows
+	}
+	m.account(q, visited)
 	nChunks := len(chunks)
 	workers := min(e.cfg.Parallelism, nChunks)
 	if nChunks < 4 || workers < 1 {

@@ -16,7 +16,10 @@ import (
 	"sutura.dev/runtime"
 )
 
-var _ app.DataSystem = (*engine.Engine)(nil)
+var (
+	_ app.DataSystem   = (*engine.Engine)(nil)
+	_ app.CostReporter = (*engine.Engine)(nil)
+)
 
 type fixedCatalog struct{ b *domain.Bundle }
 

@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"sync/atomic"
+
+	"sutura.dev/domain"
+)
+
+// ExecuteWithCost is Execute that also reports what this execution read
+// (the realized cost, an optional ability of a data system):
+//
+//   - RowsScanned: the base table's rows in the chunks the scan visited
+//     (after pruning by the range), plus every row of each joined table;
+//   - BytesRead: per table, the bytes read from its files when this
+//     execution loaded columns from disk, otherwise the bytes of the cached
+//     columns it scanned (the base table's in proportion to the rows
+//     visited, joined tables' whole).
+//
+// Both are counted for this execution alone, and reported also when it
+// ends in a refusal, a failure or a cancellation: what was spent until it
+// stopped.
+func (e *Engine) ExecuteWithCost(ctx context.Context, plan *domain.Plan) (*domain.RowSet, domain.Cost, error) {
+	var m meter
+	rs, err := e.execute(ctx, plan, &m)
+	return rs, domain.Cost{RowsScanned: m.rows.Load(), BytesRead: m.bytes.Load()}, err
+}
+
+// meter counts one execution's work.
+type meter struct {
+	rows  atomic.Int64
+	bytes atomic.Int64
+}
+
+// account adds what a bound query reads: called once the scan has chosen
+// its chunks.
+func (m *meter) account(q *query, visited int) {
+	if m == nil {
+		return
+	}
+	m.rows.Add(int64(visited))
+	for i, v := range q.views {
+		if i > 0 {
+			m.rows.Add(int64(v.rows))
+		}
+		if v.fileBytes > 0 {
+			continue // counted as it was read
+		}
+		for _, c := range v.cols {
+			if i == 0 && v.rows > 0 {
+				m.bytes.Add(c.bytes * int64(visited) / int64(v.rows))
+			} else {
+				m.bytes.Add(c.bytes)
+			}
+		}
+	}
+}
+
+// countingFS counts the bytes read through the files it opens.
+type countingFS struct {
+	fs.FS
+	n *atomic.Int64
+}
+
+func (c countingFS) Open(name string) (fs.File, error) {
+	f, err := c.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &countingFile{File: f, n: c.n}, nil
+}
+
+// countingFile counts Read and ReadAt; it offers ReadAt and Seek only as
+// far as the file under it does.
+type countingFile struct {
+	fs.File
+	n *atomic.Int64
+}
+
+var errNoRandomAccess = errors.New("the file does not allow random access")
+
+func (f *countingFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	f.n.Add(int64(n))
+	return n, err
+}
+
+func (f *countingFile) ReadAt(p []byte, off int64) (int, error) {
+	ra, ok := f.File.(io.ReaderAt)
+	if !ok {
+		return 0, errNoRandomAccess
+	}
+	n, err := ra.ReadAt(p, off)
+	f.n.Add(int64(n))
+	return n, err
+}
+
+func (f *countingFile) Seek(off int64, whence int) (int64, error) {
+	s, ok := f.File.(io.Seeker)
+	if !ok {
+		return 0, errNoRandomAccess
+	}
+	return s.Seek(off, whence)
+}
