@@ -195,9 +195,9 @@ var ModuleRules = []ModuleRule{
 	{
 		Folder:         "transport-http",
 		Modules:        transportModules,
-		ThirdParty:     []string{"github.com/prometheus/client_golang"},
+		ThirdParty:     []string{"github.com/prometheus/client_golang", "github.com/google/jsonschema-go"},
 		TestThirdParty: []string{testify},
-		Reason:         "the HTTP surface with its OpenAPI and auth gates; Prometheus for the metrics endpoint",
+		Reason:         "the HTTP surface with its OpenAPI and auth gates; Prometheus for the metrics endpoint; jsonschema-go (the MCP SDK's schema library) for the HTTP-only bodies of the generated OpenAPI",
 	},
 	{
 		Folder:         "transport-inproc",

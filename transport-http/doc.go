@@ -1,5 +1,42 @@
-// Package httpapi serves sutura's capabilities over HTTP: /v1, OpenAPI,
-// the authentication gates and /metrics.
+// Package httpapi serves sutura's capabilities over HTTP: the /v1 routes,
+// the generated OpenAPI 3.1 document and its /docs page, the MCP handler at
+// /mcp, Prometheus metrics, and the gates in front of them (product.md §5,
+// §6, §8).
 //
-// It is filled by the HTTP issue; until then it declares nothing.
+// Routes: GET /health ({"status":"ok"}), GET /ready, GET /openapi.json,
+// GET /docs, GET /metrics (behind its own token; unmounted without one),
+// GET /v1/catalog (describe_catalog), POST /v1/query (ask_metric),
+// POST /v1/sql/run (403 tool_not_enabled until run_sql exists), /mcp (the
+// injected Streamable HTTP handler) and, with inbound identity,
+// GET /.well-known/oauth-protected-resource (RFC 9728).
+//
+// Layers, outermost first: metrics; a trace span with a correlation id
+// (X-Correlation-Id adopted when well formed, else minted; written to logs
+// and audit records and echoed as a response header, never into a body);
+// the request timeout; a token-bucket rate limit per client address; the
+// Host allowlist (loopback names plus server.allowed_hosts, against DNS
+// rebinding); the deployment bearer token (SHA-256 digests compared in
+// constant time); inbound JWT identity; the capability gate (scopes); the
+// body limit. /health and /ready wear no layer but metrics, trace and
+// timeout, so probes work from any address and Host; /openapi.json, /docs
+// and the resource metadata wear the rate limit and Host allowlist only;
+// /metrics wears those and its own token.
+//
+// Identity comes in one of three modes. With inbound identity (direct
+// mode), callers present a JWT in "Authorization: Bearer", verified here
+// with the standard library against a JWK set (RS256, ES256, EdDSA as
+// pinned); its scopes select capabilities, its groups map to metric
+// audiences, its act claims make the actor chain. The deployment access
+// token then travels in the X-Sutura-Access-Token header. Single-user, every
+// caller is the local operator with every scope. Otherwise every caller is
+// the anonymous principal: every scope, open metrics only.
+//
+// The MCP handler answers as the caller the gates admitted: the gates put
+// it in the request's context, and CallerFrom, which has the signature of
+// mcpserver.Options.Caller, reads it back.
+//
+// Outcomes: an answer is 200 with the outcome body; a refusal is the status
+// of its code with {outcome:"refusal", reason:{code, status, detail}};
+// every other failure is {code, status, detail} (FailureCode). No body
+// holds a value the caller sent.
 package httpapi

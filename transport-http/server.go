@@ -1,0 +1,353 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"sutura.dev/app"
+	"sutura.dev/domain"
+)
+
+// Defaults of Config.
+const (
+	DefaultRequestTimeout = 30 * time.Second
+	DefaultMaxBodyBytes   = 65536
+)
+
+// Config wires a Server. Surface is required; every other zero value is a
+// default. The composition root (cli) fills it from the configuration.
+type Config struct {
+	// Surface answers; it is the process's one app.Surface.
+	Surface *app.Surface
+	// Tools is the capability list to serve, app.Tools(...); nil is
+	// app.Tools(app.ToolOptions{}). New fails for a tool this build cannot
+	// serve (run_sql, until it exists).
+	Tools []app.Tool
+	// MCP is the Streamable HTTP handler mounted at /mcp behind the same
+	// gates as /v1; nil leaves /mcp unmounted. Build it with
+	// mcpserver.Options{Caller: CallerFrom, EnforceScopes: true}.
+	MCP http.Handler
+	// Ready reports whether the bundle is pinned, its anchors checked and
+	// every source open; nil is always ready.
+	Ready func() bool
+	// RequestTimeout bounds one request (server.request_timeout_seconds):
+	// past it the work is cancelled and the answer is 408 timeout. Pass
+	// the value given to app.Config. Zero is 30 s.
+	RequestTimeout time.Duration
+	// MaxBodyBytes bounds a request body (server.max_body_bytes); zero is
+	// 65536.
+	MaxBodyBytes int64
+	// AllowedHosts are the Host header values answered besides the
+	// loopback names (server.allowed_hosts): a host name or IP, optionally
+	// with :port.
+	AllowedHosts []string
+	// AccessToken is the deployment bearer token; nil means none. Without
+	// inbound identity it is sent as "Authorization: Bearer"; with it, in
+	// the AccessTokenHeader header.
+	AccessToken []byte
+	// MetricsToken is the bearer token of /metrics; nil leaves /metrics
+	// unmounted. It must differ from AccessToken.
+	MetricsToken []byte
+	// Inbound is the JWT identity of callers (security.inbound in direct
+	// mode); nil means none.
+	Inbound *InboundConfig
+	// SingleUser makes every caller the local operator
+	// (domain.LocalOperator), who sees every metric and holds every scope.
+	// It excludes Inbound. With neither, every caller is the anonymous
+	// principal: every scope, open metrics only.
+	SingleUser bool
+	// RateLimit bounds the requests of one client address.
+	RateLimit RateLimit
+	// Metrics is the process's registry; build it with NewMetrics and wrap
+	// the audit sink given to app.New with Metrics.Audit, so that outcomes
+	// of every transport are counted. nil is a registry of this server's
+	// requests only.
+	Metrics *Metrics
+	// Logger receives one line per request (debug; warn for 5xx) and per
+	// service failure, with the correlation id, never a question, a value
+	// or a token; nil discards.
+	Logger *slog.Logger
+}
+
+// InboundConfig is security.inbound in direct mode, with
+// security.audience_mapping.
+type InboundConfig struct {
+	// Issuer is the required iss claim.
+	Issuer string
+	// Audience is the required aud claim.
+	Audience string
+	// JWKSFile and JWKSURL locate the key set; exactly one is set.
+	JWKSFile, JWKSURL string
+	// Algorithms pins the accepted algorithms: RS256, ES256, EdDSA.
+	Algorithms []string
+	// ScopeClaim names the claim of the scopes; "" is "scope".
+	ScopeClaim string
+	// GroupsClaim names the claim of the groups; "" is "groups".
+	GroupsClaim string
+	// AudienceMapping maps a group to the metric audiences it sees.
+	AudienceMapping map[string][]string
+	// Resource is this server's resource identifier in the RFC 9728
+	// metadata (its public base URL, such as https://metrics.example.com);
+	// "" derives it from each request's Host, https off loopback.
+	Resource string
+	// Client fetches JWKSURL; nil is a client with a 10 s timeout.
+	Client *http.Client
+}
+
+// Server is the HTTP surface: the routes of product.md §6 behind the
+// layers of §6 in their order. It is safe for concurrent use.
+type Server struct {
+	cfg          Config
+	log          *slog.Logger
+	metrics      *Metrics
+	tools        map[domain.Capability]app.Tool
+	scopes       []string // every scope of the tool list
+	limiter      *limiter
+	hosts        []hostPattern
+	accessDigest *[32]byte
+	metricsHash  *[32]byte
+	verifier     *verifier
+	openapi      []byte
+	docs         []byte
+	handler      http.Handler
+	methods      map[string][]string // path → methods, for 405
+}
+
+// New validates cfg and builds the server. It reads a JWKS file, but
+// fetches a JWKS URL only when the first token needs it.
+func New(cfg Config) (*Server, error) {
+	if cfg.Surface == nil {
+		return nil, errors.New("httpapi: a server needs the app surface")
+	}
+	if cfg.Tools == nil {
+		cfg.Tools = app.Tools(app.ToolOptions{})
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.RateLimit.PerSecond == 0 {
+		cfg.RateLimit.PerSecond = DefaultRatePerSecond
+	}
+	if cfg.RateLimit.Burst == 0 {
+		cfg.RateLimit.Burst = DefaultRateBurst
+	}
+	switch {
+	case cfg.RequestTimeout < 0:
+		return nil, errors.New("httpapi: the request timeout must be positive")
+	case cfg.MaxBodyBytes < 0:
+		return nil, errors.New("httpapi: the body limit must be positive")
+	case cfg.RateLimit.PerSecond < 0 || cfg.RateLimit.Burst < 0:
+		return nil, errors.New("httpapi: the rate limit must be positive")
+	case cfg.SingleUser && cfg.Inbound != nil:
+		return nil, errors.New("httpapi: a single-user server has no inbound identity")
+	case cfg.AccessToken != nil && len(cfg.AccessToken) == 0:
+		return nil, errors.New("httpapi: the access token is empty")
+	case cfg.MetricsToken != nil && len(cfg.MetricsToken) == 0:
+		return nil, errors.New("httpapi: the metrics token is empty")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, log: log, metrics: cfg.Metrics, tools: map[domain.Capability]app.Tool{},
+		limiter: newLimiter(cfg.RateLimit, time.Now)}
+	for _, t := range cfg.Tools {
+		if _, dup := s.tools[t.ID]; dup {
+			return nil, fmt.Errorf("httpapi: tool %s is listed twice", t.ID)
+		}
+		s.tools[t.ID] = t
+		s.scopes = append(s.scopes, string(t.Scope))
+	}
+	if s.metrics == nil {
+		m, err := NewMetrics(MetricsConfig{})
+		if err != nil {
+			return nil, err
+		}
+		s.metrics = m
+	}
+	if cfg.AccessToken != nil {
+		d := sha256.Sum256(cfg.AccessToken)
+		s.accessDigest = &d
+	}
+	if cfg.MetricsToken != nil {
+		d := sha256.Sum256(cfg.MetricsToken)
+		if s.accessDigest != nil && d == *s.accessDigest {
+			return nil, errors.New("httpapi: the metrics token must differ from the access token")
+		}
+		s.metricsHash = &d
+	}
+	for _, h := range cfg.AllowedHosts {
+		p, err := parseHostPattern(h)
+		if err != nil {
+			return nil, err
+		}
+		s.hosts = append(s.hosts, p)
+	}
+	if cfg.Inbound != nil {
+		v, err := newVerifier(cfg.Inbound, log)
+		if err != nil {
+			return nil, err
+		}
+		s.verifier = v
+	}
+	doc, err := buildOpenAPI(documentOptions{tools: cfg.Tools, mcp: cfg.MCP != nil, direct: cfg.Inbound != nil, metrics: cfg.MetricsToken != nil})
+	if err != nil {
+		return nil, err
+	}
+	if s.openapi, err = doc.encode(); err != nil {
+		return nil, err
+	}
+	if s.docs, err = renderDocs(doc); err != nil {
+		return nil, fmt.Errorf("httpapi: rendering /docs: %w", err)
+	}
+	s.handler = s.observe(s.trace(s.timeout(s.routes())))
+	return s, nil
+}
+
+// newVerifier validates the inbound configuration and prepares its key
+// set; a key set file is read now, so a bad file stops the start.
+func newVerifier(in *InboundConfig, log *slog.Logger) (*verifier, error) {
+	switch {
+	case in.Issuer == "":
+		return nil, errors.New("httpapi: inbound identity needs an issuer")
+	case in.Audience == "":
+		return nil, errors.New("httpapi: inbound identity needs an audience")
+	case (in.JWKSFile == "") == (in.JWKSURL == ""):
+		return nil, errors.New("httpapi: inbound identity needs exactly one of a JWKS file and a JWKS URL")
+	case len(in.Algorithms) == 0:
+		return nil, errors.New("httpapi: inbound identity needs at least one algorithm")
+	}
+	for i, a := range in.Algorithms {
+		if !slices.Contains([]string{RS256, ES256, EdDSA}, a) || slices.Contains(in.Algorithms[:i], a) {
+			return nil, fmt.Errorf("httpapi: inbound algorithms are RS256, ES256 and EdDSA, each at most once")
+		}
+	}
+	if in.Resource != "" {
+		u, err := url.Parse(in.Resource)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return nil, errors.New("httpapi: the inbound resource must be an absolute http(s) URL without query or fragment")
+		}
+	}
+	v := &verifier{issuer: in.Issuer, audience: in.Audience, algorithms: in.Algorithms,
+		scopeClaim: in.ScopeClaim, groupsClaim: in.GroupsClaim, mapping: in.AudienceMapping, now: time.Now}
+	if v.scopeClaim == "" {
+		v.scopeClaim = "scope"
+	}
+	if v.groupsClaim == "" {
+		v.groupsClaim = "groups"
+	}
+	ks := &keySet{log: log, now: time.Now}
+	if in.JWKSFile != "" {
+		ks.source = fileSource(in.JWKSFile)
+		data, err := ks.source(context.Background())
+		if err == nil {
+			var keys []jwk
+			if keys, err = parseJWKS(data); err == nil {
+				ks.set(keys, time.Now())
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("httpapi: inbound key set file: %w", err)
+		}
+	} else {
+		u, err := url.Parse(in.JWKSURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+			return nil, errors.New("httpapi: the JWKS URL must be an http(s) URL without credentials")
+		}
+		client := in.Client
+		if client == nil {
+			client = &http.Client{Timeout: fetchTimeout}
+		}
+		ks.source = urlSource(client, in.JWKSURL)
+	}
+	v.keys = ks
+	return v, nil
+}
+
+// Handler returns the HTTP surface with every layer in place.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// HTTPServer returns an http.Server on addr serving Handler, with the
+// connection-level bounds that suit it: headers within 10 s, at most
+// 64 KiB of headers, the response within the request timeout plus a
+// margin, idle connections closed after two minutes. The caller owns
+// ListenAndServe/Serve and Shutdown.
+func (s *Server) HTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr: addr, Handler: s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		WriteTimeout:      s.cfg.RequestTimeout + 10*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// OpenAPI returns the OpenAPI 3.1 document this server serves at
+// /openapi.json.
+func (s *Server) OpenAPI() []byte { return slices.Clone(s.openapi) }
+
+// hostPattern is one allowed Host: a lower-case name or IP and an optional
+// port.
+type hostPattern struct{ host, port string }
+
+func parseHostPattern(h string) (hostPattern, error) {
+	bad := fmt.Errorf("httpapi: an allowed host is a host name or IP address, optionally with :port")
+	if h == "" || strings.ContainsAny(h, "/@?# \t") {
+		return hostPattern{}, bad
+	}
+	host, port := splitHost(h)
+	if host == "" {
+		return hostPattern{}, bad
+	}
+	return hostPattern{host: host, port: port}, nil
+}
+
+// splitHost splits a Host header value into its lower-case host (without
+// brackets or a trailing dot) and port.
+func splitHost(hostport string) (host, port string) {
+	host = hostport
+	if h, p, err := net.SplitHostPort(hostport); err == nil {
+		host, port = h, p
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSuffix(host, "]"), "["), ".")
+	return strings.ToLower(host), port
+}
+
+// hostAllowed reports whether a Host header names this server: a loopback
+// name, or an allowed host.
+func (s *Server) hostAllowed(hostport string) bool {
+	host, port := splitHost(hostport)
+	if host == "" {
+		return false
+	}
+	if isLoopbackName(host) {
+		return true
+	}
+	for _, p := range s.hosts {
+		if p.host == host && (p.port == "" || p.port == port) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLoopbackName(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
