@@ -118,11 +118,19 @@ type staticCatalog struct{ b *domain.Bundle }
 
 func (c staticCatalog) Bundle() *domain.Bundle { return c.b }
 
+// Options adjust how Open builds a process.
+type Options struct {
+	// WrapAudit, when set, wraps the configured audit sink: the HTTP
+	// surface counts outcomes of every transport this way. It receives the
+	// process's admission bound to read (never to acquire).
+	WrapAudit func(adm *runtime.Admission, sink app.AuditSink) (app.AuditSink, error)
+}
+
 // Open builds the process configured by env: it pins the catalogue, opens
 // every source, builds the admission bound and the audit sink (stderr, the
-// default, writes to logs) and the Surface. notice receives the one-line
-// demo notice.
-func Open(ctx context.Context, env map[string]string, logs io.Writer) (*Process, error) {
+// default, writes to logs) and the Surface. logs also receives the
+// one-line demo notice.
+func Open(ctx context.Context, env map[string]string, logs io.Writer, opts Options) (*Process, error) {
 	s, err := Load(env, logs)
 	if err != nil {
 		return nil, err
@@ -145,6 +153,12 @@ func Open(ctx context.Context, env map[string]string, logs io.Writer) (*Process,
 		sink = w
 	default:
 		sink = runtime.NewAuditStream(logs)
+	}
+	if opts.WrapAudit != nil {
+		if sink, err = opts.WrapAudit(p.Admission, sink); err != nil {
+			p.Close()
+			return nil, err
+		}
 	}
 	p.Surface, err = app.New(app.Config{
 		Catalog: staticCatalog{s.Bundle}, Sources: p.Sources, Admission: p.Admission, Audit: sink,

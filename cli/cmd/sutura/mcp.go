@@ -3,16 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
-	"time"
 
 	"sutura.dev/app"
+	"sutura.dev/cli/compose"
 	"sutura.dev/domain"
+	"sutura.dev/runtime"
+	httpapi "sutura.dev/transport-http"
 	mcpserver "sutura.dev/transport-mcp"
 )
 
@@ -42,7 +43,7 @@ func runTools(inv *invocation) error {
 
 // newMCPServer builds the MCP surface of a process. Its instructions are
 // rendered from what every caller may see, never from the operator's view.
-func newMCPServer(p *process, logger *slog.Logger) (*mcpserver.Server, error) {
+func newMCPServer(p *process, logger *slog.Logger, caller func(context.Context) app.Caller) (*mcpserver.Server, error) {
 	opts := app.PromptOptions{Prose: app.Prose(p.Config.Prompt.CatalogProse)}
 	if f := p.Config.Prompt.InstructionsFile; f != "" {
 		b, err := readFileLimited(f, 64<<10)
@@ -59,6 +60,8 @@ func newMCPServer(p *process, logger *slog.Logger) (*mcpserver.Server, error) {
 		RequestTimeout: p.Config.Server.RequestTimeout(),
 		MaxBodyBytes:   int64(p.Config.Server.MaxBodyBytes),
 		Logger:         logger,
+		Caller:         caller,
+		EnforceScopes:  caller != nil,
 	})
 }
 
@@ -71,7 +74,7 @@ func runMCP(inv *invocation) error {
 	}
 	defer p.Close()
 	logger := slog.New(slog.NewTextHandler(inv.io.err, nil))
-	srv, err := newMCPServer(p, logger)
+	srv, err := newMCPServer(p, logger, nil)
 	if err != nil {
 		return err
 	}
@@ -85,58 +88,88 @@ func runMCP(inv *invocation) error {
 	return srv.RunStdio(inv.ctx, inv.io.in, inv.io.out, p.Config.Server.MaxBodyBytes)
 }
 
-// runServe serves HTTP: /health, /ready and the MCP endpoint /mcp. Until
-// the HTTP surface with its gates lands, it serves only on a loopback
-// address and only in single-user mode.
+// runServe validates everything (catalogue, sources, anchors) before any
+// listener opens, then serves the HTTP surface with /mcp behind its gates
+// until SIGTERM or SIGINT; in-flight questions then get
+// runtime.shutdown_grace_seconds to finish and are cancelled after it.
 func runServe(inv *invocation) error {
-	p, err := open(inv)
+	var metrics *httpapi.Metrics
+	p, err := compose.Open(inv.ctx, inv.env, inv.io.err, compose.Options{
+		WrapAudit: func(adm *runtime.Admission, sink app.AuditSink) (app.AuditSink, error) {
+			var err error
+			metrics, err = httpapi.NewMetrics(httpapi.MetricsConfig{Version: versionString(), Admission: adm})
+			if err != nil {
+				return nil, err
+			}
+			return metrics.Audit(sink), nil
+		},
+	})
 	if err != nil {
 		return err
 	}
 	defer p.Close()
 	cfg := p.Config
-	if !cfg.Server.Loopback() || cfg.Security.Identity != "single-user" {
-		return errors.New("server.host: this build serves only on a loopback address in single-user mode (the HTTP gates are not built yet)")
-	}
 	if err := app.CheckBundle(inv.ctx, p.Bundle, p.Sources); err != nil {
 		return fmt.Errorf("the catalogue does not validate: %w", err)
 	}
-	logger := slog.New(slog.NewTextHandler(inv.io.err, nil))
-	srv, err := newMCPServer(p, logger)
+	logger := slog.New(slog.NewTextHandler(inv.io.err, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	var mcpHandler http.Handler
+	if cfg.Server.AgentSurface.Enabled {
+		srv, err := newMCPServer(p, logger, httpapi.CallerFrom)
+		if err != nil {
+			return err
+		}
+		mcpHandler = srv.Handler()
+	}
+	hcfg := httpapi.Config{
+		Surface: p.Surface, Tools: app.Tools(toolOptions(p.Setup)), MCP: mcpHandler,
+		RequestTimeout: cfg.Server.RequestTimeout(), MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
+		AllowedHosts: cfg.Server.AllowedHosts, SingleUser: cfg.Security.Identity == "single-user",
+		Metrics: metrics, Logger: logger,
+	}
+	if cfg.Security.AccessToken.Set() {
+		hcfg.AccessToken = cfg.Security.AccessToken.Reveal()
+	}
+	if cfg.Security.MetricsToken.Set() {
+		hcfg.MetricsToken = cfg.Security.MetricsToken.Reveal()
+	}
+	if in := cfg.Security.Inbound; in.Enabled() {
+		hcfg.SingleUser = false
+		hcfg.Inbound = &httpapi.InboundConfig{
+			Issuer: in.Issuer, Audience: in.Audience, JWKSFile: in.JWKSFile, JWKSURL: in.JWKSURL,
+			Algorithms: in.Algorithms, ScopeClaim: in.ScopeClaim, GroupsClaim: in.GroupsClaim,
+			AudienceMapping: cfg.Security.AudienceMapping,
+		}
+	}
+	hs, err := httpapi.New(hcfg)
 	if err != nil {
 		return err
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"status":"ok"}`))
-	})
-	// Ready means the bundle is pinned, the sources are open and every
-	// anchor reproduced: all checked above, before the listener opened.
-	mux.HandleFunc("GET /ready", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"status":"ready"}`))
-	})
-	if cfg.Server.AgentSurface.Enabled {
-		mux.Handle("/mcp", srv.Handler())
 	}
 	ln, err := net.Listen("tcp", cfg.Server.Addr())
 	if err != nil {
 		return fmt.Errorf("server.port: cannot listen: %w", err)
 	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// Requests run under a context the shutdown can cancel once the grace
+	// period is over, so in-flight questions stop at the data system.
+	base, cancelAll := context.WithCancel(context.WithoutCancel(inv.ctx))
+	defer cancelAll()
+	server := hs.HTTPServer(cfg.Server.Addr())
+	server.BaseContext = func(net.Listener) context.Context { return base }
 	fmt.Fprintf(inv.io.out, "listening on http://%s\n", ln.Addr())
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- server.Serve(ln) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-inv.ctx.Done():
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(inv.ctx), cfg.Runtime.ShutdownGrace())
+	logger.Info("shutting down: no new connections; in-flight questions may finish", "grace", cfg.Runtime.ShutdownGrace())
+	ctx, cancel := context.WithTimeout(base, cfg.Runtime.ShutdownGrace())
 	defer cancel()
-	if err := hs.Shutdown(ctx); err != nil {
-		_ = hs.Close()
+	if err := server.Shutdown(ctx); err != nil {
+		logger.Warn("grace period over: cancelling in-flight questions")
+		cancelAll()
+		_ = server.Close()
 	}
 	return nil
 }

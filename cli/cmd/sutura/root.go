@@ -31,7 +31,9 @@ func config0(inv *invocation) (*config.Config, error) { return config.Load(inv.e
 func load(inv *invocation) (*setup, error) { return compose.Load(inv.env, inv.io.err) }
 
 // open builds the process for the commands that answer questions.
-func open(inv *invocation) (*process, error) { return compose.Open(inv.ctx, inv.env, inv.io.err) }
+func open(inv *invocation) (*process, error) {
+	return compose.Open(inv.ctx, inv.env, inv.io.err, compose.Options{})
+}
 
 // withRequestTimeout bounds a command's whole wait as a transport bounds a
 // caller's.
