@@ -52,6 +52,7 @@ require (
 	sutura.dev/exec-arrow v0.0.0
 	sutura.dev/semantic v0.0.0
 	sutura.dev/transport-http v0.0.0
+	sutura.dev/transport-inproc v0.0.0
 	sutura.dev/transport-mcp v0.0.0
 )
 
@@ -71,3 +72,5 @@ replace sutura.dev/semantic => ../semantic
 replace sutura.dev/transport-mcp => ../transport-mcp
 
 replace sutura.dev/transport-http => ../transport-http
+
+replace sutura.dev/transport-inproc => ../transport-inproc

@@ -100,6 +100,8 @@ func newAdmission(cfg *config.Config) (*runtime.Admission, error) {
 // sink and the Surface over them.
 type Process struct {
 	*Setup
+	// Catalog serves the bundle in force; Refresh swaps in a new one.
+	Catalog   *app.SwappableCatalog
 	Sources   map[string]app.Source
 	Admission *runtime.Admission
 	Surface   *app.Surface
@@ -112,11 +114,6 @@ func (p *Process) Close() {
 		_ = c()
 	}
 }
-
-// staticCatalog serves one pinned bundle.
-type staticCatalog struct{ b *domain.Bundle }
-
-func (c staticCatalog) Bundle() *domain.Bundle { return c.b }
 
 // Options adjust how Open builds a process.
 type Options struct {
@@ -160,8 +157,12 @@ func Open(ctx context.Context, env map[string]string, logs io.Writer, opts Optio
 			return nil, err
 		}
 	}
+	if p.Catalog, err = app.NewSwappableCatalog(s.Bundle); err != nil {
+		p.Close()
+		return nil, err
+	}
 	p.Surface, err = app.New(app.Config{
-		Catalog: staticCatalog{s.Bundle}, Sources: p.Sources, Admission: p.Admission, Audit: sink,
+		Catalog: p.Catalog, Sources: p.Sources, Admission: p.Admission, Audit: sink,
 		RequestTimeout: s.Config.Server.RequestTimeout(),
 	})
 	if err != nil {

@@ -85,6 +85,7 @@ func runMCP(inv *invocation) error {
 	fmt.Fprintf(inv.io.err, "sutura: serving MCP on stdio as %s (single-user): tools %s; catalogue %s version %s digest %s; at most %d questions at once, %s per question, messages up to %d bytes\n",
 		domain.LocalOperator.Subject, strings.Join(ids, ", "), p.CatalogName, p.Bundle.Version(), p.Bundle.Digest(),
 		p.Config.Runtime.MaxConcurrentQueries, p.Config.Server.RequestTimeout(), p.Config.Server.MaxBodyBytes)
+	go p.RefreshEvery(inv.ctx, logger)
 	return srv.RunStdio(inv.ctx, inv.io.in, inv.io.out, p.Config.Server.MaxBodyBytes)
 }
 
@@ -155,6 +156,7 @@ func runServe(inv *invocation) error {
 	defer cancelAll()
 	server := hs.HTTPServer(cfg.Server.Addr())
 	server.BaseContext = func(net.Listener) context.Context { return base }
+	go p.RefreshEvery(base, logger)
 	fmt.Fprintf(inv.io.out, "listening on http://%s\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(ln) }()

@@ -1,0 +1,55 @@
+package compose
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"sutura.dev/app"
+)
+
+// Refresh re-reads the configured catalogue, pins it and re-validates it
+// against the open sources (anchors included); only a bundle that passes
+// is swapped in, atomically. A failing refresh keeps the bundle in force
+// and returns why. The embedded demo never changes, so it is not re-read.
+func (p *Process) Refresh(ctx context.Context) error {
+	if p.Config.Demo() {
+		return nil
+	}
+	b, _, err := LoadBundle(p.Config)
+	if err != nil {
+		return err
+	}
+	if err := app.CheckBundle(ctx, b, p.Sources); err != nil {
+		return fmt.Errorf("the refreshed catalogue does not validate: %w", err)
+	}
+	_, err = p.Catalog.Swap(b)
+	return err
+}
+
+// RefreshEvery runs Refresh on the catalogue's refresh_seconds interval
+// until ctx ends; it does nothing when no interval is configured. A failed
+// refresh is logged and the old bundle keeps serving.
+func (p *Process) RefreshEvery(ctx context.Context, logger *slog.Logger) {
+	if p.Config.Demo() || p.Config.Catalogs[0].RefreshSeconds == 0 {
+		return
+	}
+	t := time.NewTicker(p.Config.Catalogs[0].Refresh())
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			before := p.Catalog.Bundle()
+			if err := p.Refresh(ctx); err != nil {
+				logger.Warn("catalogue refresh failed; still serving the pinned bundle", "version", before.Version(), "digest", before.Digest(), "error", err)
+				continue
+			}
+			if now := p.Catalog.Bundle(); now != before {
+				logger.Info("catalogue re-pinned", "old_digest", before.Digest(), "new_digest", now.Digest(), "version", now.Version())
+			}
+		}
+	}
+}
