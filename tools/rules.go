@@ -226,6 +226,12 @@ var ModuleRules = []ModuleRule{
 		Reason:         "the benchmark harness and the corpus generator: they measure sutura's engine against DuckDB on the same files, so DuckDB is linked here and never into the server binary",
 	},
 	{
+		Folder:         "examples/kernel",
+		AnyModule:      true,
+		TestThirdParty: []string{testify},
+		Reason:         "a runnable agent kernel embedding sutura in process: it builds its process through cli/compose, the composition root, and talks to it through transport-inproc only",
+	},
+	{
 		Folder:         "tools",
 		TestThirdParty: []string{testify},
 		Reason:         "the architecture checks read the other modules with go list and go/parser, never by import",

@@ -1,0 +1,61 @@
+module sutura.dev/examples/kernel
+
+go 1.26.0
+
+require (
+	sutura.dev/cli v0.0.0
+	sutura.dev/domain v0.0.0
+	sutura.dev/examples v0.0.0
+)
+
+require (
+	github.com/andybalholm/brotli v1.2.3 // indirect
+	github.com/apache/arrow-go/v18 v18.8.0 // indirect
+	github.com/apache/thrift v0.24.0 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/goccy/go-json v0.10.6 // indirect
+	github.com/google/flatbuffers v25.12.19+incompatible // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/klauspost/compress v1.20.1 // indirect
+	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
+	github.com/pierrec/lz4/v4 v4.1.29 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/zeebo/xxh3 v1.1.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
+	golang.org/x/net v0.59.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
+	google.golang.org/grpc v1.83.2 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+	sutura.dev/adapters/catalog-markdown v0.0.0 // indirect
+	sutura.dev/app v0.0.0 // indirect
+	sutura.dev/exec-arrow v0.0.0 // indirect
+	sutura.dev/runtime v0.0.0 // indirect
+	sutura.dev/semantic v0.0.0 // indirect
+	sutura.dev/transport-inproc v0.0.0 // indirect
+)
+
+replace sutura.dev/cli => ../../cli
+
+replace sutura.dev/domain => ../../domain
+
+replace sutura.dev/transport-inproc => ../../transport-inproc
+
+replace sutura.dev/app => ../../app
+
+replace sutura.dev/runtime => ../../runtime
+
+replace sutura.dev/semantic => ../../semantic
+
+replace sutura.dev/exec-arrow => ../../exec-arrow
+
+replace sutura.dev/examples => ../../examples
+
+replace sutura.dev/adapters/catalog-markdown => ../../adapters/catalog-markdown
+
+replace sutura.dev/transport-mcp => ../../transport-mcp
+
+replace sutura.dev/transport-http => ../../transport-http
