@@ -33,6 +33,7 @@ type Admission struct {
 	max     int
 	timeout time.Duration
 	inUse   atomic.Int64
+	peak    atomic.Int64
 }
 
 // NewAdmission builds the process's admission bound. It is called from
@@ -66,7 +67,10 @@ func (a *Admission) Acquire(ctx context.Context) (release func(), err error) {
 		}
 		return nil, ErrAtCapacity
 	}
-	a.inUse.Add(1)
+	if n := a.inUse.Add(1); n > a.peak.Load() {
+		for p := a.peak.Load(); n > p && !a.peak.CompareAndSwap(p, n); p = a.peak.Load() {
+		}
+	}
 	var once atomic.Bool
 	return func() {
 		if once.CompareAndSwap(false, true) {
@@ -75,6 +79,10 @@ func (a *Admission) Acquire(ctx context.Context) (release func(), err error) {
 		}
 	}, nil
 }
+
+// Peak returns the most slots ever held at once: never more than
+// Capacity, which is what the bound promises.
+func (a *Admission) Peak() int { return int(a.peak.Load()) }
 
 // InUse returns the number of slots held now.
 func (a *Admission) InUse() int { return int(a.inUse.Load()) }

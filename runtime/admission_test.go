@@ -85,6 +85,7 @@ func TestAdmissionBoundsConcurrency(t *testing.T) {
 	close(hold)
 	wg.Wait()
 	assert.Equal(t, n, peak)
+	assert.Equal(t, n, a.Peak(), "the high-water mark is the capacity, never more")
 	assert.Equal(t, 0, a.InUse())
 }
 

@@ -72,7 +72,9 @@ func NewMetrics(cfg MetricsConfig) (*Metrics, error) {
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sutura_admission_in_flight", Help: "Questions holding an execution slot now."},
 				func() float64 { return float64(a.InUse()) }),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sutura_admission_capacity", Help: "Execution slots (runtime.max_concurrent_queries)."},
-				func() float64 { return float64(a.Capacity()) }))
+				func() float64 { return float64(a.Capacity()) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sutura_admission_in_flight_peak", Help: "The most questions that held a slot at once since the start; never above the capacity."},
+				func() float64 { return float64(a.Peak()) }))
 	}
 	cs = append(cs, cfg.Collectors...)
 	for _, c := range cs {

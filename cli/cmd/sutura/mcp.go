@@ -127,6 +127,7 @@ func runServe(inv *invocation) error {
 		RequestTimeout: cfg.Server.RequestTimeout(), MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
 		AllowedHosts: cfg.Server.AllowedHosts, SingleUser: cfg.Security.Identity == "single-user",
 		Metrics: metrics, Logger: logger,
+		RateLimit: httpapi.RateLimit{PerSecond: float64(cfg.Server.RateLimit.PerSecond), Burst: cfg.Server.RateLimit.Burst},
 	}
 	if cfg.Security.AccessToken.Set() {
 		hcfg.AccessToken = cfg.Security.AccessToken.Reveal()

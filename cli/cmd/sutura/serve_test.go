@@ -148,3 +148,10 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	_, err := http.Get(s.base + "/health")
 	assert.Error(t, err, "no longer accepting")
 }
+
+func newCommand(name string, args ...string) *exec.Cmd { return exec.Command(name, args...) }
+
+func execCommand(name string, args ...string) (string, error) {
+	out, err := exec.Command(name, args...).CombinedOutput()
+	return string(out), err
+}

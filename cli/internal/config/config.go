@@ -113,6 +113,16 @@ type Server struct {
 	TLSTerminatedUpstream bool `yaml:"tls_terminated_upstream"`
 	// AgentSurface controls /mcp on the HTTP surface.
 	AgentSurface AgentSurface `yaml:"agent_surface"`
+	// RateLimit bounds the requests of one client address.
+	RateLimit RateLimit `yaml:"rate_limit"`
+}
+
+// RateLimit is server.rate_limit: a token bucket per client address.
+type RateLimit struct {
+	// PerSecond is the sustained rate (1..100000).
+	PerSecond int `yaml:"per_second"`
+	// Burst is the bucket size (1..100000).
+	Burst int `yaml:"burst"`
 }
 
 // AgentSurface is server.agent_surface.

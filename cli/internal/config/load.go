@@ -120,6 +120,7 @@ func defaults() *Config {
 			MaxBodyBytes:          65536,
 			AllowedHosts:          []string{},
 			AgentSurface:          AgentSurface{Enabled: true},
+			RateLimit:             RateLimit{PerSecond: 50, Burst: 100},
 		},
 		Security: Security{
 			Inbound: Inbound{ScopeClaim: "scope", GroupsClaim: "groups"},

@@ -155,6 +155,8 @@ func (c *checker) server() {
 	c.intRange("server.port", int64(s.Port), 0, 65535)
 	c.intRange("server.request_timeout_seconds", int64(s.RequestTimeoutSeconds), 2, 300)
 	c.intRange("server.max_body_bytes", int64(s.MaxBodyBytes), 1, maxBodyBytesLimit)
+	c.intRange("server.rate_limit.per_second", int64(s.RateLimit.PerSecond), 1, 100000)
+	c.intRange("server.rate_limit.burst", int64(s.RateLimit.Burst), 1, 100000)
 	for i, h := range s.AllowedHosts {
 		host := h
 		if hp, err := netip.ParseAddrPort(h); err == nil {
