@@ -18,6 +18,12 @@
 // echoed. Tools are therefore registered with Server.AddTool (raw
 // arguments), not the generic mcp.AddTool.
 //
+// With Options.EnforceScopes, a caller is shown in tools/list only the tools
+// its scopes grant, and calling another is refused; the caller is resolved
+// per message from its context (Options.Caller), so over stateless
+// Streamable HTTP each request is answered as the caller its own gates
+// established, whatever Mcp-Session-Id header it carries.
+//
 // How each kind of outcome comes back (product.md §5):
 //
 //   - answer and refusal: a tool result whose structuredContent is the

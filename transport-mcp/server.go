@@ -39,8 +39,11 @@ type Options struct {
 	// a fresh one per call.
 	Caller func(ctx context.Context) app.Caller
 	// EnforceScopes refuses a tool whose scope the caller's principal does
-	// not hold, with JSON-RPC error -32602 naming the tool and the scope. Set
-	// it when an inbound identity supplies scopes.
+	// not hold, with JSON-RPC error -32602 naming the tool and the scope, and
+	// leaves it out of that caller's tools/list, on every transport. The
+	// list then varies by caller and is marked cacheScope "private". Set it
+	// when an inbound identity supplies scopes. Off, every tool is listed to
+	// every caller.
 	EnforceScopes bool
 	// RequestTimeout bounds a caller's whole wait, admission included
 	// (server.request_timeout_seconds); pass the value given to app.Config.
@@ -111,6 +114,9 @@ func New(surface *app.Surface, opts Options) (*Server, error) {
 			InputSchema: sch.Input, OutputSchema: sch.Output, Annotations: &ann,
 		}, s.handler(t))
 	}
+	if opts.EnforceScopes {
+		s.mcp.AddReceivingMiddleware(s.listGranted)
+	}
 	return s, nil
 }
 
@@ -166,15 +172,54 @@ func withCarrier(ctx context.Context) context.Context {
 	return context.WithValue(ctx, carrierKey{}, ctx)
 }
 
+// caller resolves who is asking from ctx (Options.Caller, or the local
+// operator), with a fresh correlation id when it carries none.
 func (s *Server) caller(ctx context.Context) app.Caller {
-	c := app.Caller{Principal: domain.LocalOperator}
-	if s.opts.Caller != nil {
-		c = s.opts.Caller(ctx)
-	}
+	c := s.resolve(ctx)
 	if c.CorrelationID == "" {
 		c.CorrelationID = rand.Text()
 	}
 	return c
+}
+
+// resolve is who is asking, as Options.Caller says (nil: the local operator).
+func (s *Server) resolve(ctx context.Context) app.Caller {
+	if s.opts.Caller != nil {
+		return s.opts.Caller(ctx)
+	}
+	return app.Caller{Principal: domain.LocalOperator}
+}
+
+// listGranted is the receiving middleware installed with EnforceScopes: it
+// narrows the SDK's tools/list result to the tools whose scope the caller
+// holds. The caller is resolved from the context of the message, the same
+// context a tool handler sees (the HTTP request's, the stdio run's, the
+// in-memory connection's), so each stateless HTTP request is listed for
+// the caller its own gates established, whatever Mcp-Session-Id it sends.
+func (s *Server) listGranted(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		list, ok := res.(*mcp.ListToolsResult)
+		if err != nil || method != "tools/list" || !ok || list == nil {
+			return res, err
+		}
+		scopes := s.resolve(ctx).Principal.Scopes
+		granted := make([]*mcp.Tool, 0, len(list.Tools))
+		for _, tool := range list.Tools {
+			for _, t := range s.opts.Tools {
+				if string(t.ID) == tool.Name && t.Grants(scopes) {
+					granted = append(granted, tool)
+					break
+				}
+			}
+		}
+		// The SDK builds a fresh result per request; narrowing it in place
+		// touches no other caller's. The list is this caller's: no shared
+		// cache may hand it to another one.
+		list.Tools = granted
+		list.CacheScope = "private"
+		return list, nil
+	}
 }
 
 func (s *Server) handler(t app.Tool) mcp.ToolHandler {
