@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -135,24 +136,57 @@ type scratch struct {
 	reqs   [][]bool // per required filter
 }
 
+// scratchPool keeps scratch buffers between queries: a small question
+// would otherwise allocate (and the collector clear) buffers for a whole
+// chunk on every call.
+var scratchPool sync.Pool
+
+// newScratch returns scratch buffers for q, reused from earlier queries
+// when they are large enough; release them with putScratch.
 func newScratch(q *query) *scratch {
-	chunkRows := q.chunkLen()
-	s := &scratch{
-		sel: make([]int32, 0, chunkRows), bucket: make([]int32, 0, chunkRows),
-		mapped: make([][]int32, len(q.views)), mask: make([]uint64, chunkRows),
-		pass: make([]bool, chunkRows),
-		keys: make([]uint64, chunkRows), gids: make([]int32, chunkRows),
-		mrows: make([]int32, chunkRows), mgids: make([]int32, chunkRows),
-		reqs: make([][]bool, len(q.required)),
+	n := q.chunkLen()
+	s, _ := scratchPool.Get().(*scratch)
+	if s == nil {
+		s = &scratch{}
 	}
+	grow32 := func(b []int32) []int32 {
+		if cap(b) < n {
+			return make([]int32, n)
+		}
+		return b[:n]
+	}
+	s.sel, s.bucket = grow32(s.sel)[:0], grow32(s.bucket)[:0]
+	s.gids, s.mrows, s.mgids = grow32(s.gids), grow32(s.mrows), grow32(s.mgids)
+	if cap(s.mask) < n {
+		s.mask, s.keys = make([]uint64, n), make([]uint64, n)
+	}
+	s.mask, s.keys = s.mask[:n], s.keys[:n]
+	if cap(s.pass) < n {
+		s.pass = make([]bool, n)
+	}
+	s.pass = s.pass[:n]
+	if cap(s.mapped) < len(q.views) {
+		s.mapped = make([][]int32, len(q.views))
+	}
+	s.mapped = s.mapped[:len(q.views)]
 	for a := 1; a < len(q.views); a++ {
-		s.mapped[a] = make([]int32, chunkRows)
+		s.mapped[a] = grow32(s.mapped[a])
 	}
+	if cap(s.reqs) < len(q.required) {
+		s.reqs = make([][]bool, len(q.required))
+	}
+	s.reqs = s.reqs[:len(q.required)]
 	for i := range s.reqs {
-		s.reqs[i] = make([]bool, chunkRows)
+		if cap(s.reqs[i]) < n {
+			s.reqs[i] = make([]bool, n)
+		}
+		s.reqs[i] = s.reqs[i][:n]
 	}
 	return s
 }
+
+// putScratch gives buffers back for the next query.
+func putScratch(s *scratch) { scratchPool.Put(s) }
 
 // chunkLen is the most rows one chunk of q holds.
 func (q *query) chunkLen() int { return max(min(chunkRows, q.rows), 1) }
@@ -190,6 +224,7 @@ func (e *Engine) scan(ctx context.Context, q *query, mem *reservation, m *meter)
 			p := newPartial(q)
 			parts[w] = p
 			s := newScratch(q)
+			defer putScratch(s)
 			var held int64
 			for i := w; i < nChunks; i += workers {
 				if err := gctx.Err(); err != nil {

@@ -106,12 +106,24 @@ func New(surface *app.Surface, opts Options) (*Server, error) {
 			return nil, err
 		}
 		ann := annotations(t)
+		// The schemas are handed over as their JSON: the SDK re-marshals a
+		// tool's input schema on every stateless HTTP request (to look for
+		// header annotations), and bytes cost it far less than a schema
+		// object does.
+		in, err := json.Marshal(sch.Input)
+		if err != nil {
+			return nil, err
+		}
+		out, err := json.Marshal(sch.Output)
+		if err != nil {
+			return nil, err
+		}
 		// Registered with the raw Server.AddTool: the arguments reach the
 		// handler untouched and are parsed by the domain, never by the SDK's
 		// schema validation, whose messages quote the caller's values.
 		s.mcp.AddTool(&mcp.Tool{
 			Name: string(t.ID), Title: t.Title, Description: t.Description,
-			InputSchema: sch.Input, OutputSchema: sch.Output, Annotations: &ann,
+			InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out), Annotations: &ann,
 		}, s.handler(t))
 	}
 	if opts.EnforceScopes {
