@@ -118,3 +118,12 @@ func ctxErr(ctx context.Context) error {
 	}
 	return err
 }
+
+// WorkingSet reports the bytes held against runtime.working_set_max_bytes
+// (cached columns, their derived structures and running queries' working
+// memory) and that ceiling, for monitoring.
+func (e *Engine) WorkingSet() (used, limit int64) {
+	e.cache.mu.Lock()
+	defer e.cache.mu.Unlock()
+	return e.cache.used, e.cache.limit
+}

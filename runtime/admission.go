@@ -34,6 +34,7 @@ type Admission struct {
 	timeout time.Duration
 	inUse   atomic.Int64
 	peak    atomic.Int64
+	waiting atomic.Int64
 }
 
 // NewAdmission builds the process's admission bound. It is called from
@@ -61,7 +62,10 @@ func NewAdmission(cfg AdmissionConfig) (*Admission, error) {
 func (a *Admission) Acquire(ctx context.Context) (release func(), err error) {
 	wait, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
-	if err := a.sem.Acquire(wait, 1); err != nil {
+	a.waiting.Add(1)
+	err = a.sem.Acquire(wait, 1)
+	a.waiting.Add(-1)
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -83,6 +87,9 @@ func (a *Admission) Acquire(ctx context.Context) (release func(), err error) {
 // Peak returns the most slots ever held at once: never more than
 // Capacity, which is what the bound promises.
 func (a *Admission) Peak() int { return int(a.peak.Load()) }
+
+// Waiting returns the number of callers waiting for a slot now.
+func (a *Admission) Waiting() int { return int(a.waiting.Load()) }
 
 // InUse returns the number of slots held now.
 func (a *Admission) InUse() int { return int(a.inUse.Load()) }

@@ -79,9 +79,11 @@ func TestAdmissionBoundsConcurrency(t *testing.T) {
 	for i := 0; i < n; i++ {
 		<-admitted
 	}
+	require.Eventually(t, func() bool { return a.Waiting() == extra }, time.Second, 5*time.Millisecond, "the others wait")
 	// The others wait out the admission window, then give up.
 	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return atCap == extra }, 3*time.Second, 10*time.Millisecond)
 	assert.Equal(t, n, a.InUse())
+	assert.Equal(t, 0, a.Waiting())
 	close(hold)
 	wg.Wait()
 	assert.Equal(t, n, peak)

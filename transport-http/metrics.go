@@ -73,6 +73,8 @@ func NewMetrics(cfg MetricsConfig) (*Metrics, error) {
 				func() float64 { return float64(a.InUse()) }),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sutura_admission_capacity", Help: "Execution slots (runtime.max_concurrent_queries)."},
 				func() float64 { return float64(a.Capacity()) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sutura_admission_waiting", Help: "Questions waiting for an execution slot now."},
+				func() float64 { return float64(a.Waiting()) }),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sutura_admission_in_flight_peak", Help: "The most questions that held a slot at once since the start; never above the capacity."},
 				func() float64 { return float64(a.Peak()) }))
 	}

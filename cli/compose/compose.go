@@ -119,8 +119,9 @@ func (p *Process) Close() {
 type Options struct {
 	// WrapAudit, when set, wraps the configured audit sink: the HTTP
 	// surface counts outcomes of every transport this way. It receives the
-	// process's admission bound to read (never to acquire).
-	WrapAudit func(adm *runtime.Admission, sink app.AuditSink) (app.AuditSink, error)
+	// process as built so far (sources and the admission bound, to read,
+	// never to acquire).
+	WrapAudit func(p *Process, sink app.AuditSink) (app.AuditSink, error)
 }
 
 // Open builds the process configured by env: it pins the catalogue, opens
@@ -152,7 +153,7 @@ func Open(ctx context.Context, env map[string]string, logs io.Writer, opts Optio
 		sink = runtime.NewAuditStream(logs)
 	}
 	if opts.WrapAudit != nil {
-		if sink, err = opts.WrapAudit(p.Admission, sink); err != nil {
+		if sink, err = opts.WrapAudit(p, sink); err != nil {
 			p.Close()
 			return nil, err
 		}

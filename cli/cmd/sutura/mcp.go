@@ -9,10 +9,11 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"sutura.dev/app"
 	"sutura.dev/cli/compose"
 	"sutura.dev/domain"
-	"sutura.dev/runtime"
 	httpapi "sutura.dev/transport-http"
 	mcpserver "sutura.dev/transport-mcp"
 )
@@ -96,9 +97,9 @@ func runMCP(inv *invocation) error {
 func runServe(inv *invocation) error {
 	var metrics *httpapi.Metrics
 	p, err := compose.Open(inv.ctx, inv.env, inv.io.err, compose.Options{
-		WrapAudit: func(adm *runtime.Admission, sink app.AuditSink) (app.AuditSink, error) {
+		WrapAudit: func(p *compose.Process, sink app.AuditSink) (app.AuditSink, error) {
 			var err error
-			metrics, err = httpapi.NewMetrics(httpapi.MetricsConfig{Version: versionString(), Admission: adm})
+			metrics, err = httpapi.NewMetrics(httpapi.MetricsConfig{Version: versionString(), Admission: p.Admission, Collectors: workingSetGauges(p)})
 			if err != nil {
 				return nil, err
 			}
@@ -175,4 +176,23 @@ func runServe(inv *invocation) error {
 		_ = server.Close()
 	}
 	return nil
+}
+
+// workingSetGauges exports, per source that has one, the embedded engine's
+// working set and its ceiling. The label is the configured source alias.
+func workingSetGauges(p *compose.Process) []prometheus.Collector {
+	var out []prometheus.Collector
+	for alias, src := range p.Sources {
+		ws, ok := src.System.(interface{ WorkingSet() (used, limit int64) })
+		if !ok {
+			continue
+		}
+		labels := prometheus.Labels{"source": alias}
+		out = append(out,
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sutura_engine_working_set_bytes", Help: "Bytes the embedded engine holds: cached columns and running queries.", ConstLabels: labels},
+				func() float64 { used, _ := ws.WorkingSet(); return float64(used) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sutura_engine_working_set_limit_bytes", Help: "runtime.working_set_max_bytes.", ConstLabels: labels},
+				func() float64 { _, limit := ws.WorkingSet(); return float64(limit) }))
+	}
+	return out
 }

@@ -127,6 +127,8 @@ func TestServeTokensAndMetrics(t *testing.T) {
 	code, _, body = s.do(t, "GET", "/metrics", "", "Authorization", "Bearer zz-metrics-token-2")
 	require.Equal(t, 200, code)
 	assert.Contains(t, body, "sutura_")
+	assert.Contains(t, body, `sutura_engine_working_set_bytes{source="demo"}`)
+	assert.Contains(t, body, "sutura_admission_waiting")
 	assert.NotContains(t, s.stderr.String(), "zz-access-token-1", "secrets are never logged")
 }
 
