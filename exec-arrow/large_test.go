@@ -121,7 +121,7 @@ func TestParallelMatchesSerial(t *testing.T) {
 // of its context being cancelled, with ctx.Err().
 func TestCancellation(t *testing.T) {
 	if testing.Short() {
-		t.Skip("generates a large table")
+		t.Skip("NOT RUN: -short skips generating a large table")
 	}
 	e := generated(t, 4_000_000)
 	// Grouping by customer and day makes millions of groups: far longer
@@ -156,7 +156,7 @@ func TestCancellation(t *testing.T) {
 // TestCancellationWhileLoading stops a cold load of a large CSV file.
 func TestCancellationWhileLoading(t *testing.T) {
 	if testing.Short() {
-		t.Skip("writes a large file")
+		t.Skip("NOT RUN: -short skips writing a large file")
 	}
 	dir := t.TempDir()
 	var b strings.Builder
