@@ -1,4 +1,4 @@
-package app
+package app_test
 
 import (
 	"context"
@@ -9,23 +9,25 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sutura.dev/app"
+	"sutura.dev/app/apptest"
 	"sutura.dev/domain"
 )
 
-// meteredSystem measures its work: 10 rows scanned and 100 bytes read per
-// execution, reported even when it refuses.
-type meteredSystem struct{ *fakeSystem }
-
-func (m meteredSystem) ExecuteWithCost(ctx context.Context, plan *domain.Plan) (*domain.RowSet, domain.Cost, error) {
-	rows, err := m.Execute(ctx, plan)
-	return rows, domain.Cost{RowsScanned: 10, BytesRead: 100, RowsReturned: 999, Sources: []string{"ignored"}}, err
+// metered measures the work of sys: 10 rows scanned and 100 bytes read per
+// execution, reported even when it refuses, with rows returned and sources
+// the surface must not take from it.
+func metered(sys *apptest.System) apptest.Metered {
+	return apptest.Metered{System: sys, Cost: func(*domain.RowSet, error) domain.Cost {
+		return domain.Cost{RowsScanned: 10, BytesRead: 100, RowsReturned: 999, Sources: []string{"ignored"}}
+	}}
 }
 
 func TestAnswerWithCost(t *testing.T) {
 	q := `{"metrics":["revenue"],"grain":"year","range":{"start":"2025-01-01","end":"2026-01-01"}}`
-	rows := &domain.RowSet{Rows: [][]domain.Cell{{domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(42)}}}
+	rows := [][]domain.Cell{{domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(42)}}
 	t.Run("measured by the data system", func(t *testing.T) {
-		s, audit, _ := newSurface(t, meteredSystem{&fakeSystem{rows: rows}}, 1, 5*time.Second)
+		s, audit, _ := newSurface(t, metered(&apptest.System{Rows: rows}), 1, 5*time.Second)
 		assert.True(t, s.MeasuresCost())
 		out, cost, err := s.AnswerWithCost(context.Background(), anon, question(t, q))
 		require.NoError(t, err)
@@ -36,10 +38,10 @@ func TestAnswerWithCost(t *testing.T) {
 		assert.Equal(t, []string{"files"}, cost.Sources)
 		assert.Positive(t, cost.Elapsed)
 		assert.True(t, cost.Measured)
-		require.Len(t, audit.recs, 1, "one audit record, as Answer writes")
+		require.Len(t, audit.Records(), 1, "one audit record, as Answer writes")
 	})
 	t.Run("not measurable", func(t *testing.T) {
-		s, _, _ := newSurface(t, &fakeSystem{rows: rows}, 1, 5*time.Second)
+		s, _, _ := newSurface(t, &apptest.System{Rows: rows}, 1, 5*time.Second)
 		assert.False(t, s.MeasuresCost())
 		_, cost, err := s.AnswerWithCost(context.Background(), anon, question(t, q))
 		require.NoError(t, err)
@@ -48,7 +50,7 @@ func TestAnswerWithCost(t *testing.T) {
 		assert.Equal(t, 1, cost.RowsReturned)
 	})
 	t.Run("refused before execution", func(t *testing.T) {
-		s, _, _ := newSurface(t, meteredSystem{&fakeSystem{rows: rows}}, 1, 5*time.Second)
+		s, _, _ := newSurface(t, metered(&apptest.System{Rows: rows}), 1, 5*time.Second)
 		out, cost, err := s.AnswerWithCost(context.Background(), anon, question(t,
 			`{"metrics":["revenue"],"grain":"day","range":{"start":"2025-01-01","end":"2025-02-01"}}`))
 		require.NoError(t, err)
@@ -56,7 +58,7 @@ func TestAnswerWithCost(t *testing.T) {
 		assert.Equal(t, domain.Cost{Sources: []string{}, Measured: true}, cost)
 	})
 	t.Run("refused by the data system", func(t *testing.T) {
-		sys := meteredSystem{&fakeSystem{err: &domain.RefusalError{Reason: domain.Refuse(domain.ResourcesExhausted, "full")}}}
+		sys := metered(&apptest.System{Err: &domain.RefusalError{Reason: domain.Refuse(domain.ResourcesExhausted, "full")}})
 		s, _, _ := newSurface(t, sys, 1, 5*time.Second)
 		out, cost, err := s.AnswerWithCost(context.Background(), anon, question(t, q))
 		require.NoError(t, err)
@@ -65,14 +67,14 @@ func TestAnswerWithCost(t *testing.T) {
 		assert.Zero(t, cost.RowsReturned)
 	})
 	t.Run("failure", func(t *testing.T) {
-		s, _, _ := newSurface(t, meteredSystem{&fakeSystem{err: errors.New("down")}}, 1, 5*time.Second)
+		s, _, _ := newSurface(t, metered(&apptest.System{Err: errors.New("down")}), 1, 5*time.Second)
 		_, cost, err := s.AnswerWithCost(context.Background(), anon, question(t, q))
 		require.Error(t, err)
 		assert.Zero(t, cost)
 	})
 	t.Run("no sources", func(t *testing.T) {
-		_, _, adm := newSurface(t, &fakeSystem{}, 1, 5*time.Second)
-		s, err := New(Config{Catalog: fixedCatalog{testBundle(t)}, Admission: adm, Audit: &memAudit{}})
+		_, _, adm := newSurface(t, &apptest.System{}, 1, 5*time.Second)
+		s, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: apptest.Bundle(t, "v1")}, Admission: adm, Audit: &apptest.Audit{}})
 		require.NoError(t, err)
 		assert.False(t, s.MeasuresCost())
 	})

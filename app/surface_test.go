@@ -1,88 +1,29 @@
-package app
+package app_test
 
 import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sutura.dev/app"
+	"sutura.dev/app/apptest"
 	"sutura.dev/domain"
 	"sutura.dev/runtime"
 )
 
-// fakeSystem is a hand-written data system: it answers with fixed rows,
-// fails, refuses, or blocks until its context ends.
-type fakeSystem struct {
-	rows  *domain.RowSet
-	err   error
-	block bool
-	mu    sync.Mutex
-	calls int
-}
-
-func (f *fakeSystem) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error) {
-	f.mu.Lock()
-	f.calls++
-	f.mu.Unlock()
-	if f.block {
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}
-	if f.err != nil {
-		return nil, f.err
-	}
-	return &domain.RowSet{Columns: plan.Columns, Rows: f.rows.Rows}, nil
-}
-
-type memAudit struct {
-	mu   sync.Mutex
-	recs []domain.AuditRecord
-	err  error
-}
-
-func (m *memAudit) Write(_ context.Context, r domain.AuditRecord) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.recs = append(m.recs, r)
-	return m.err
-}
-
-type fixedCatalog struct{ b *domain.Bundle }
-
-func (c fixedCatalog) Bundle() *domain.Bundle { return c.b }
-
-func testBundle(t *testing.T) *domain.Bundle {
-	t.Helper()
-	defs := domain.Definitions{
-		Models: []domain.Model{{Name: "sales", Source: "files", Table: "sales", Columns: []domain.ModelColumn{
-			{Name: "sold_on", Type: domain.TypeDate}, {Name: "amount", Type: domain.TypeInteger}, {Name: "city", Type: domain.TypeText}}}},
-		Metrics: []domain.Metric{{
-			Name: "revenue", Model: "sales", TimeColumn: "sold_on", Grains: []domain.Grain{domain.Month, domain.Year},
-			Measure:    &domain.Measure{Simple: &domain.Term{Aggregate: domain.Sum, Column: "amount"}},
-			Dimensions: []domain.Dimension{{Name: "city", Column: "city", Filterable: true, Values: []string{"Lyon", "Paris"}}},
-			Anchor:     &domain.Anchor{Range: domain.Range{Start: domain.DateOf(2025, 1, 1), End: domain.DateOf(2026, 1, 1)}, Value: "42"},
-		}, {
-			Name: "secret_revenue", Model: "sales", TimeColumn: "sold_on", Grains: []domain.Grain{domain.Month},
-			Measure:  &domain.Measure{Simple: &domain.Term{Aggregate: domain.Sum, Column: "amount"}},
-			Audience: domain.Audience{Restricted: []string{"finance"}},
-		}},
-	}
-	b, err := domain.NewBundle("v1", defs, domain.Knowledge{})
-	require.NoError(t, err)
-	return b
-}
-
-func newSurface(t *testing.T, sys DataSystem, max int, timeout time.Duration) (*Surface, *memAudit, *runtime.Admission) {
+// newSurface builds a surface over sys and the demo bundle (apptest), with
+// max slots and the request timeout.
+func newSurface(t *testing.T, sys app.DataSystem, max int, timeout time.Duration) (*app.Surface, *apptest.Audit, *runtime.Admission) {
 	t.Helper()
 	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: max, Timeout: time.Second})
 	require.NoError(t, err)
-	audit := &memAudit{}
-	s, err := New(Config{Catalog: fixedCatalog{testBundle(t)}, Sources: map[string]Source{"files": {System: sys, Posture: domain.SharedServiceUser}},
+	audit := &apptest.Audit{}
+	s, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: apptest.Bundle(t, "v1")}, Sources: apptest.Sources(sys),
 		Admission: adm, Audit: audit, RequestTimeout: timeout})
 	require.NoError(t, err)
 	return s, audit, adm
@@ -95,10 +36,10 @@ func question(t *testing.T, js string) domain.Question {
 	return q
 }
 
-var anon = Caller{Principal: domain.Principal{Subject: "agent"}, CorrelationID: "c-1"}
+var anon = app.Caller{Principal: domain.Principal{Subject: "agent"}, CorrelationID: "c-1"}
 
 func TestAnswerIsAuditedWithProvenance(t *testing.T) {
-	sys := &fakeSystem{rows: &domain.RowSet{Rows: [][]domain.Cell{{domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(42)}}}}
+	sys := &apptest.System{Rows: [][]domain.Cell{{domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(42)}}}
 	s, audit, adm := newSurface(t, sys, 2, 5*time.Second)
 	out, err := s.Answer(context.Background(), anon, question(t, `{"metrics":["revenue"],"grain":"year","range":{"start":"2025-01-01","end":"2026-01-01"}}`))
 	require.NoError(t, err)
@@ -106,8 +47,9 @@ func TestAnswerIsAuditedWithProvenance(t *testing.T) {
 	assert.Equal(t, "v1", out.Answer.Provenance.DefinitionVersion)
 	assert.Equal(t, s.Bundle().Digest(), out.Answer.Provenance.DefinitionDigest)
 	assert.Equal(t, []domain.ExecutedAs{{Source: "files", Posture: domain.SharedServiceUser}}, out.Answer.Provenance.ExecutedAs)
-	require.Len(t, audit.recs, 1)
-	rec := audit.recs[0]
+	recs := audit.Records()
+	require.Len(t, recs, 1)
+	rec := recs[0]
 	assert.Equal(t, "answer", rec.Outcome)
 	assert.Equal(t, 1, rec.Rows)
 	assert.Equal(t, "c-1", rec.CorrelationID)
@@ -115,7 +57,7 @@ func TestAnswerIsAuditedWithProvenance(t *testing.T) {
 }
 
 func TestRefusalsAreOutcomesAndAudited(t *testing.T) {
-	sys := &fakeSystem{rows: &domain.RowSet{}}
+	sys := &apptest.System{}
 	s, audit, _ := newSurface(t, sys, 2, 5*time.Second)
 	for _, tc := range []struct {
 		q    string
@@ -131,40 +73,41 @@ func TestRefusalsAreOutcomesAndAudited(t *testing.T) {
 		assert.Equal(t, tc.code, out.Refusal.Code())
 		assert.NotContains(t, out.Refusal.Detail(), "Zz-Canary")
 	}
-	assert.Equal(t, 0, sys.calls, "refused questions never reach the data system")
-	require.Len(t, audit.recs, 3)
-	for _, r := range audit.recs {
+	assert.Equal(t, 0, sys.Calls(), "refused questions never reach the data system")
+	recs := audit.Records()
+	require.Len(t, recs, 3)
+	for _, r := range recs {
 		assert.Equal(t, "refusal", r.Outcome)
 	}
-	assert.Equal(t, []string{"city"}, audit.recs[2].FilterDimensions, "filter dimensions, never values")
+	assert.Equal(t, []string{"city"}, recs[2].FilterDimensions, "filter dimensions, never values")
 }
 
 func TestExecutionRefusalsAndFailures(t *testing.T) {
 	q := `{"metrics":["revenue"],"grain":"month","range":{"start":"2025-01-01","end":"2025-03-01"}}`
 	t.Run("data system refusal", func(t *testing.T) {
-		s, _, _ := newSurface(t, &fakeSystem{err: &domain.RefusalError{Reason: domain.Refuse(domain.ResourcesExhausted, "too big")}}, 1, 5*time.Second)
+		s, _, _ := newSurface(t, &apptest.System{Err: &domain.RefusalError{Reason: domain.Refuse(domain.ResourcesExhausted, "too big")}}, 1, 5*time.Second)
 		out, err := s.Answer(context.Background(), anon, question(t, q))
 		require.NoError(t, err)
 		assert.Equal(t, domain.ResourcesExhausted, out.Refusal.Code())
 	})
 	t.Run("failure hides driver text", func(t *testing.T) {
-		s, audit, _ := newSurface(t, &fakeSystem{err: errors.New("driver: connection reset")}, 1, 5*time.Second)
+		s, audit, _ := newSurface(t, &apptest.System{Err: errors.New("driver: connection reset")}, 1, 5*time.Second)
 		_, err := s.Answer(context.Background(), anon, question(t, q))
-		require.ErrorIs(t, err, ErrUnavailable)
-		assert.Equal(t, "failure", audit.recs[0].Outcome)
+		require.ErrorIs(t, err, app.ErrUnavailable)
+		assert.Equal(t, "failure", audit.Records()[0].Outcome)
 	})
 	t.Run("too many rows", func(t *testing.T) {
 		rows := make([][]domain.Cell, domain.MaxRowCap+1)
 		for i := range rows {
 			rows[i] = []domain.Cell{domain.Null(), domain.Int(1)}
 		}
-		s, _, _ := newSurface(t, &fakeSystem{rows: &domain.RowSet{Rows: rows}}, 1, 5*time.Second)
+		s, _, _ := newSurface(t, &apptest.System{Rows: rows}, 1, 5*time.Second)
 		out, err := s.Answer(context.Background(), anon, question(t, q))
 		require.NoError(t, err)
 		assert.Equal(t, domain.ResultTooLarge, out.Refusal.Code())
 	})
 	t.Run("execution budget", func(t *testing.T) {
-		s, _, adm := newSurface(t, &fakeSystem{block: true}, 1, 2*time.Second)
+		s, _, adm := newSurface(t, &apptest.System{Block: true}, 1, 2*time.Second)
 		start := time.Now()
 		out, err := s.Answer(context.Background(), anon, question(t, q))
 		require.NoError(t, err)
@@ -173,7 +116,7 @@ func TestExecutionRefusalsAndFailures(t *testing.T) {
 		assert.Equal(t, 0, adm.InUse())
 	})
 	t.Run("caller cancels", func(t *testing.T) {
-		s, _, adm := newSurface(t, &fakeSystem{block: true}, 1, 30*time.Second)
+		s, _, adm := newSurface(t, &apptest.System{Block: true}, 1, 30*time.Second)
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(20*time.Millisecond, cancel)
 		_, err := s.Answer(ctx, anon, question(t, q))
@@ -181,15 +124,15 @@ func TestExecutionRefusalsAndFailures(t *testing.T) {
 		assert.Equal(t, 0, adm.InUse(), "the slot is back once the work stopped")
 	})
 	t.Run("audit failure fails the answer", func(t *testing.T) {
-		s, audit, _ := newSurface(t, &fakeSystem{rows: &domain.RowSet{}}, 1, 5*time.Second)
-		audit.err = errors.New("disk full")
+		s, audit, _ := newSurface(t, &apptest.System{}, 1, 5*time.Second)
+		audit.Fail(errors.New("disk full"))
 		_, err := s.Answer(context.Background(), anon, question(t, q))
-		require.ErrorIs(t, err, ErrInternal)
+		require.ErrorIs(t, err, app.ErrInternal)
 	})
 }
 
 func TestAtCapacity(t *testing.T) {
-	sys := &fakeSystem{block: true}
+	sys := &apptest.System{Block: true}
 	s, _, adm := newSurface(t, sys, 1, 30*time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -197,35 +140,35 @@ func TestAtCapacity(t *testing.T) {
 	go func() { defer close(done); _, _ = s.Answer(ctx, anon, q) }()
 	require.Eventually(t, func() bool { return adm.InUse() == 1 }, time.Second, 5*time.Millisecond)
 	_, err := s.Answer(context.Background(), anon, q)
-	require.ErrorIs(t, err, ErrAtCapacity)
+	require.ErrorIs(t, err, app.ErrAtCapacity)
 	cancel()
 	<-done
 }
 
 func TestDescribeHidesInvisibleMetrics(t *testing.T) {
-	s, audit, _ := newSurface(t, &fakeSystem{}, 1, 5*time.Second)
+	s, audit, _ := newSurface(t, &apptest.System{}, 1, 5*time.Second)
 	v := s.DescribeCatalog(anon)
 	require.Len(t, v.Metrics, 1)
 	assert.Equal(t, "revenue", v.Metrics[0].Name)
-	assert.Len(t, s.DescribeCatalog(Caller{Principal: domain.Principal{Subject: "cfo", Audiences: []string{"finance"}}}).Metrics, 2)
-	assert.Empty(t, audit.recs, "describe_catalog writes no audit record")
-	prompt := RenderPrompt(v, PromptOptions{Prose: ProseQuoted})
+	assert.Len(t, s.DescribeCatalog(app.Caller{Principal: domain.Principal{Subject: "cfo", Audiences: []string{"finance"}}}).Metrics, 2)
+	assert.Empty(t, audit.Records(), "describe_catalog writes no audit record")
+	prompt := app.RenderPrompt(v, app.PromptOptions{Prose: app.ProseQuoted})
 	assert.Contains(t, prompt, "revenue")
 	assert.NotContains(t, prompt, "secret_revenue")
 	assert.True(t, strings.Contains(prompt, s.Bundle().Digest()))
 }
 
 func TestCheckBundleAnchors(t *testing.T) {
-	b := testBundle(t)
-	ok := &fakeSystem{rows: &domain.RowSet{Rows: [][]domain.Cell{{domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(42)}}}}
-	require.NoError(t, CheckBundle(context.Background(), b, map[string]Source{"files": {System: ok}}))
-	wrong := &fakeSystem{rows: &domain.RowSet{Rows: [][]domain.Cell{{domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(41)}}}}
-	err := CheckBundle(context.Background(), b, map[string]Source{"files": {System: wrong}})
-	var ae *AnchorError
+	b := apptest.Bundle(t, "v1")
+	ok := &apptest.System{Rows: [][]domain.Cell{{domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(42)}}}
+	require.NoError(t, app.CheckBundle(context.Background(), b, map[string]app.Source{"files": {System: ok}}))
+	wrong := &apptest.System{Rows: [][]domain.Cell{{domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(41)}}}
+	err := app.CheckBundle(context.Background(), b, map[string]app.Source{"files": {System: wrong}})
+	var ae *app.AnchorError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, "revenue", ae.Metric)
 	assert.Equal(t, "42", ae.Expected)
 	assert.Equal(t, "41", ae.Produced)
-	err = CheckBundle(context.Background(), b, map[string]Source{})
+	err = app.CheckBundle(context.Background(), b, map[string]app.Source{})
 	assert.ErrorContains(t, err, "model sales: its source files is not configured")
 }

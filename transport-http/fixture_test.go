@@ -2,13 +2,12 @@ package httpapi
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/app"
+	"sutura.dev/app/apptest"
 	"sutura.dev/domain"
 	"sutura.dev/runtime"
 )
@@ -24,113 +24,26 @@ import (
 // canary is a value planted in requests; it must never come back.
 const canary = "ZZ-canary-9f3a"
 
-// demoBundle is a small catalogue built by hand: one model, an open metric
-// with a filterable and a group-by-only dimension, and, unless withoutSecret,
-// a metric restricted to the audience "finance".
+// demoBundle is the demo bundle of apptest or, with withoutSecret, the same
+// without its metric restricted to the audience "finance".
 func demoBundle(t *testing.T, withoutSecret bool) *domain.Bundle {
 	t.Helper()
-	defs := domain.Definitions{
-		Models: []domain.Model{{Name: "sales", Source: "files", Table: "sales", Columns: []domain.ModelColumn{
-			{Name: "sold_on", Type: domain.TypeDate}, {Name: "amount", Type: domain.TypeInteger},
-			{Name: "city", Type: domain.TypeText}, {Name: "note", Type: domain.TypeText}}}},
-		Metrics: []domain.Metric{{
-			Name: "revenue", Model: "sales", TimeColumn: "sold_on", Grains: []domain.Grain{domain.Month, domain.Year},
-			Description: "Revenue in euros.",
-			Measure:     &domain.Measure{Simple: &domain.Term{Aggregate: domain.Sum, Column: "amount"}},
-			Dimensions: []domain.Dimension{
-				{Name: "city", Column: "city", Filterable: true, Values: []string{"Lyon", "Paris"}},
-				{Name: "note", Column: "note"},
-			},
-		}},
-	}
 	if !withoutSecret {
-		defs.Metrics = append(defs.Metrics, domain.Metric{
-			Name: "secret_revenue", Model: "sales", TimeColumn: "sold_on", Grains: []domain.Grain{domain.Month},
-			Measure:  &domain.Measure{Simple: &domain.Term{Aggregate: domain.Sum, Column: "amount"}},
-			Audience: domain.Audience{Restricted: []string{"finance"}},
-		})
+		return apptest.Bundle(t, "v1")
 	}
-	k := domain.Knowledge{
-		Glossary:   []domain.Glossary{{Term: "turnover", Means: domain.Meaning{Metric: "revenue"}}},
-		NotDefined: []domain.NotDefined{{Phrase: "profit"}},
-	}
-	b, err := domain.NewBundle("v1", defs, k)
+	defs := apptest.Definitions()
+	defs.Metrics = slices.DeleteFunc(defs.Metrics, func(m domain.Metric) bool { return !m.Audience.Open() })
+	require.Len(t, defs.Metrics, 1)
+	b, err := domain.NewBundle("v1", defs, apptest.Knowledge())
 	require.NoError(t, err)
 	return b
 }
 
-// fakeSystem is a data system written by hand: it answers with fixed rows,
-// fails with err, refuses with refusal, or blocks until released or until
-// its context ends.
-type fakeSystem struct {
-	rows    [][]domain.Cell
-	err     error
-	block   bool
-	release chan struct{}
-	started chan struct{}
-
-	mu    sync.Mutex
-	ended []error // the context's error when each blocked execution ended
+// newFake is a data system that answers a question without dimensions
+// with one row; any other shape gets no rows.
+func newFake() *apptest.System {
+	return &apptest.System{Rows: [][]domain.Cell{{domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(42)}}}
 }
-
-func newFake() *fakeSystem {
-	return &fakeSystem{release: make(chan struct{}), started: make(chan struct{}, 64),
-		rows: [][]domain.Cell{{domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(42)}}}
-}
-
-func (f *fakeSystem) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error) {
-	f.started <- struct{}{}
-	if f.block {
-		select {
-		case <-ctx.Done():
-			f.mu.Lock()
-			f.ended = append(f.ended, ctx.Err())
-			f.mu.Unlock()
-			return nil, ctx.Err()
-		case <-f.release:
-		}
-	}
-	if f.err != nil {
-		return nil, f.err
-	}
-	rows := f.rows
-	if len(plan.Columns) != len(rows[0]) {
-		rows = nil
-	}
-	return &domain.RowSet{Columns: plan.Columns, Rows: rows}, nil
-}
-
-func (f *fakeSystem) endedWith() []error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]error(nil), f.ended...)
-}
-
-type memAudit struct {
-	mu   sync.Mutex
-	recs []domain.AuditRecord
-	fail bool
-}
-
-func (m *memAudit) Write(_ context.Context, r domain.AuditRecord) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.fail {
-		return errors.New("disk full")
-	}
-	m.recs = append(m.recs, r)
-	return nil
-}
-
-func (m *memAudit) records() []domain.AuditRecord {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]domain.AuditRecord(nil), m.recs...)
-}
-
-type fixedCatalog struct{ b *domain.Bundle }
-
-func (c fixedCatalog) Bundle() *domain.Bundle { return c.b }
 
 // envConfig shapes one test's process.
 type envConfig struct {
@@ -144,9 +57,9 @@ type envConfig struct {
 }
 
 type env struct {
-	sys     *fakeSystem
+	sys     *apptest.System
 	adm     *runtime.Admission
-	audit   *memAudit
+	audit   *apptest.Audit
 	metrics *Metrics
 	server  *Server
 	srv     *httptest.Server
@@ -174,7 +87,7 @@ func (s *syncBuffer) String() string {
 // newEnv builds the surface and the server over a real loopback socket.
 // Unless cfg sets inbound identity or anonymous is set, the server is
 // single-user.
-func newEnv(t *testing.T, sys *fakeSystem, ec envConfig) *env {
+func newEnv(t *testing.T, sys *apptest.System, ec envConfig) *env {
 	t.Helper()
 	if ec.max == 0 {
 		ec.max = 4
@@ -189,12 +102,12 @@ func newEnv(t *testing.T, sys *fakeSystem, ec envConfig) *env {
 	require.NoError(t, err)
 	metrics, err := NewMetrics(MetricsConfig{Version: "test", Admission: adm})
 	require.NoError(t, err)
-	audit := &memAudit{}
-	sources := map[string]app.Source{"files": {System: sys, Posture: domain.SharedServiceUser}}
+	audit := &apptest.Audit{}
+	sources := apptest.Sources(sys)
 	if ec.noSource {
 		sources = nil
 	}
-	surface, err := app.New(app.Config{Catalog: fixedCatalog{demoBundle(t, ec.withoutSecret)}, Sources: sources,
+	surface, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: demoBundle(t, ec.withoutSecret)}, Sources: sources,
 		Admission: adm, Audit: metrics.Audit(audit), RequestTimeout: ec.requestTimeout})
 	require.NoError(t, err)
 	cfg := ec.cfg

@@ -32,7 +32,7 @@ func TestValidTokensOfEveryAlgorithm(t *testing.T) {
 			require.Equal(t, http.StatusOK, r.status, string(r.body))
 		})
 	}
-	recs := e.audit.records()
+	recs := e.audit.Records()
 	require.Len(t, recs, 3)
 	assert.Equal(t, []string{"alice@example.com"}, recs[0].Principal)
 	assert.Equal(t, int64(1), idp.hits.Load(), "the key set is read once and cached")
@@ -242,7 +242,7 @@ func TestActorChain(t *testing.T) {
 	claims := withClaim(idp.claims("alice@example.com", scopeAsk), "act",
 		map[string]any{"sub": "agent-7", "act": map[string]any{"sub": "gateway"}})
 	require.Equal(t, http.StatusOK, e.ask(t, qAnswer, idp.bearer(t, claims)).status)
-	recs := e.audit.records()
+	recs := e.audit.Records()
 	require.Len(t, recs, 1)
 	assert.Equal(t, []string{"alice@example.com", "agent-7", "gateway"}, recs[0].Principal)
 

@@ -33,7 +33,7 @@ func TestCorrelationID(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status)
 	assert.Equal(t, "req-42.a_b:c", r.header.Get(CorrelationHeader))
 	assert.NotContains(t, string(r.body), "req-42", "never in a body")
-	assert.Equal(t, "req-42.a_b:c", e.audit.records()[0].CorrelationID, "in the audit record")
+	assert.Equal(t, "req-42.a_b:c", e.audit.Records()[0].CorrelationID, "in the audit record")
 	assert.Contains(t, e.logs.String(), "correlation_id=req-42.a_b:c", "in the log")
 
 	for _, bad := range []string{"", "has space", strings.Repeat("x", 200), "<script>", "-leading"} {
@@ -42,7 +42,7 @@ func TestCorrelationID(t *testing.T) {
 		assert.Regexp(t, correlationPattern, minted)
 		assert.NotEqual(t, bad, minted)
 	}
-	recs := e.audit.records()
+	recs := e.audit.Records()
 	assert.NotEqual(t, recs[1].CorrelationID, recs[2].CorrelationID, "each request mints its own")
 }
 
@@ -165,7 +165,7 @@ func TestSlowBodyTimesOut(t *testing.T) {
 	require.NoError(t, err)
 	b, _ := io.ReadAll(resp.Body)
 	requireFailure(t, reply{status: resp.StatusCode, header: resp.Header, body: b}, Timeout)
-	assert.Empty(t, e.audit.records())
+	assert.Empty(t, e.audit.Records())
 }
 
 // TestMCPIsMountedBehindTheGates: /mcp gets the caller the gates admitted,

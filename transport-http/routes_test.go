@@ -57,7 +57,7 @@ func TestQueryAnswers(t *testing.T) {
 	assert.Equal(t, []any{[]any{"2025-01-01", "42"}}, m["rows"])
 	prov := m["provenance"].(map[string]any)
 	assert.Equal(t, "v1", prov["definition_version"])
-	recs := e.audit.records()
+	recs := e.audit.Records()
 	require.Len(t, recs, 1)
 	assert.Equal(t, "answer", recs[0].Outcome)
 	assert.Equal(t, []string{"local-operator"}, recs[0].Principal)
@@ -70,7 +70,7 @@ func TestEveryRefusalCodeHasItsStatus(t *testing.T) {
 	for _, code := range domain.Codes() {
 		t.Run(string(code), func(t *testing.T) {
 			sys := newFake()
-			sys.err = &domain.RefusalError{Reason: domain.Refuse(code, "refused for metric %s", "revenue")}
+			sys.Err = &domain.RefusalError{Reason: domain.Refuse(code, "refused for metric %s", "revenue")}
 			e := newEnv(t, sys, envConfig{})
 			r := e.ask(t, qAnswer, nil)
 			requireRefusal(t, r, code)
@@ -120,7 +120,7 @@ func TestNotAQuestionNamesTheFieldNeverTheValue(t *testing.T) {
 	r := e.do(t, request{path: "/v1/query", body: qAnswer, header: map[string]string{"Content-Type": "text/plain"}})
 	m := requireFailure(t, r, NotAQuestion)
 	assert.Contains(t, m["detail"], "Content-Type")
-	assert.Empty(t, e.audit.records(), "nothing that is not a question reaches the surface")
+	assert.Empty(t, e.audit.Records(), "nothing that is not a question reaches the surface")
 }
 
 // TestEveryFailureCodeHasItsStatus provokes every failure code and checks
@@ -180,18 +180,18 @@ func TestEveryFailureCodeHasItsStatus(t *testing.T) {
 		start := time.Now()
 		check(t, e.ask(t, qAnswer, nil), Timeout)
 		assert.Less(t, time.Since(start), 3*time.Second)
-		recs := e.audit.records()
+		recs := e.audit.Records()
 		require.Len(t, recs, 1)
 		assert.Equal(t, "timeout", recs[0].Code)
 	})
 	t.Run("internal", func(t *testing.T) {
 		e := newEnv(t, newFake(), envConfig{})
-		e.audit.fail = true
+		e.audit.Fail(errors.New("disk full"))
 		check(t, e.ask(t, qAnswer, nil), Internal)
 	})
 	t.Run("unavailable", func(t *testing.T) {
 		sys := newFake()
-		sys.err = errors.New("driver: connection refused to " + canary)
+		sys.Err = errors.New("driver: connection refused to " + canary)
 		e := newEnv(t, sys, envConfig{})
 		m := requireFailure(t, e.ask(t, qAnswer, nil), Unavailable)
 		assert.NotContains(t, m["detail"], "driver", "no driver text reaches the caller")
@@ -206,20 +206,20 @@ func TestEveryFailureCodeHasItsStatus(t *testing.T) {
 	})
 	t.Run("at_capacity", func(t *testing.T) {
 		sys := newFake()
-		sys.block = true
+		sys.Block = true
 		e := newEnv(t, sys, envConfig{max: 1, admissionTimeout: time.Second})
 		done := make(chan reply, 1)
 		go func() { done <- e.ask(t, qAnswer, nil) }()
-		<-sys.started
+		<-sys.Started()
 		r := e.ask(t, qAnswer, nil)
 		check(t, r, AtCapacity)
 		assert.Equal(t, "1", r.header.Get("Retry-After"))
-		close(sys.release)
+		sys.Release()
 		assert.Equal(t, http.StatusOK, (<-done).status)
 	})
 	t.Run("zero_denominator", func(t *testing.T) {
 		sys := newFake()
-		sys.err = fmt.Errorf("metric revenue: %w", domain.ErrZeroDenominator)
+		sys.Err = fmt.Errorf("metric revenue: %w", domain.ErrZeroDenominator)
 		e := newEnv(t, sys, envConfig{})
 		check(t, e.ask(t, qAnswer, nil), ZeroDenominator)
 	})
@@ -251,7 +251,7 @@ func TestEveryQuestionFailureHasACode(t *testing.T) {
 
 func TestAClientThatGoesAwayCancelsTheWork(t *testing.T) {
 	sys := newFake()
-	sys.block = true
+	sys.Block = true
 	e := newEnv(t, sys, envConfig{max: 1})
 	req, err := http.NewRequest(http.MethodPost, e.srv.URL+"/v1/query", strings.NewReader(qAnswer))
 	require.NoError(t, err)
@@ -259,9 +259,9 @@ func TestAClientThatGoesAwayCancelsTheWork(t *testing.T) {
 	client := &http.Client{Timeout: 200 * time.Millisecond}
 	_, err = client.Do(req)
 	require.Error(t, err)
-	eventually(t, func() bool { return len(sys.endedWith()) == 1 }, "the data system saw the cancellation")
+	eventually(t, func() bool { return len(sys.Ended()) == 1 }, "the data system saw the cancellation")
 	eventually(t, func() bool { return e.adm.InUse() == 0 }, "the slot is back")
-	recs := e.audit.records()
+	recs := e.audit.Records()
 	require.Len(t, recs, 1)
 	assert.Equal(t, "cancelled", recs[0].Code)
 }

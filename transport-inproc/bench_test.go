@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"sutura.dev/app"
+	"sutura.dev/app/apptest"
 	"sutura.dev/app/wire"
 	"sutura.dev/domain"
 )
@@ -29,8 +30,8 @@ func (discardAudit) Write(context.Context, domain.AuditRecord) error { return ni
 // invoke minus surface+parse+render is the connection's own cost.
 func BenchmarkInvoke(b *testing.B) {
 	e := newEnv(b, newFake(), envConfig{})
-	surface, err := app.New(app.Config{Catalog: fixedCatalog{testBundle(b, "v1")},
-		Sources:   map[string]app.Source{"files": {System: newFake(), Posture: domain.SharedServiceUser}},
+	surface, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: apptest.Bundle(b, "v1")},
+		Sources:   apptest.Sources(newFake()),
 		Admission: e.adm, Audit: discardAudit{}})
 	if err != nil {
 		b.Fatal(err)

@@ -108,7 +108,7 @@ func TestToolIsReadOnlyComesFromTheAnnotations(t *testing.T) {
 }
 
 func TestMeasuresRealizedCost(t *testing.T) {
-	assert.True(t, newEnv(t, meteredSystem{newFake()}, envConfig{}).conn.MeasuresRealizedCost())
+	assert.True(t, newEnv(t, metered(newFake()), envConfig{}).conn.MeasuresRealizedCost())
 	assert.False(t, newEnv(t, newFake(), envConfig{}).conn.MeasuresRealizedCost(), "a data system that cannot measure")
 }
 

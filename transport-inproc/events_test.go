@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/app"
+	"sutura.dev/app/apptest"
 	"sutura.dev/domain"
 )
 
@@ -18,7 +19,7 @@ import (
 // event the kernel drains after its calls; answers after it carry the new
 // pin.
 func TestRepinEvent(t *testing.T) {
-	v1 := testBundle(t, "v1")
+	v1 := apptest.Bundle(t, "v1")
 	cat, err := app.NewSwappableCatalog(v1)
 	require.NoError(t, err)
 	e := newEnv(t, newFake(), envConfig{catalog: cat})
@@ -29,7 +30,7 @@ func TestRepinEvent(t *testing.T) {
 
 	_, err = e.conn.Invoke(t.Context(), "ask_metric", json.RawMessage(qAnswer))
 	require.NoError(t, err)
-	v2 := testBundle(t, "v2")
+	v2 := apptest.Bundle(t, "v2")
 	old, err := cat.Swap(v2)
 	require.NoError(t, err)
 	assert.Same(t, v1, old)
@@ -51,14 +52,14 @@ func TestRepinEvent(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(got), `"definition_version":"v2"`)
 
-	_, err = cat.Swap(testBundle(t, "v2"))
+	_, err = cat.Swap(apptest.Bundle(t, "v2"))
 	require.NoError(t, err)
 	events, err = e.conn.DrainEvents(t.Context())
 	require.NoError(t, err)
 	assert.Nil(t, events, "the same pin again is no re-pin")
 
 	require.NoError(t, e.conn.Close())
-	_, err = cat.Swap(testBundle(t, "v3"))
+	_, err = cat.Swap(apptest.Bundle(t, "v3"))
 	require.NoError(t, err)
 	events, err = e.conn.DrainEvents(t.Context())
 	require.NoError(t, err)
@@ -66,11 +67,11 @@ func TestRepinEvent(t *testing.T) {
 }
 
 func TestEventsDroppedWhenTheBufferIsFull(t *testing.T) {
-	cat, err := app.NewSwappableCatalog(testBundle(t, "v1"))
+	cat, err := app.NewSwappableCatalog(apptest.Bundle(t, "v1"))
 	require.NoError(t, err)
 	e := newEnv(t, newFake(), envConfig{catalog: cat, conn: Config{EventBuffer: 2}})
 	for _, v := range []string{"v2", "v3", "v4", "v5"} {
-		_, err := cat.Swap(testBundle(t, v))
+		_, err := cat.Swap(apptest.Bundle(t, v))
 		require.NoError(t, err)
 	}
 	events, err := e.conn.DrainEvents(t.Context())
@@ -93,26 +94,21 @@ func TestDrainEventsHonoursTheContext(t *testing.T) {
 // TestNoEventsFromACatalogueThatCannotSwap: a catalogue without
 // app.CatalogNotifier never produces events.
 func TestNoEventsFromACatalogueThatCannotSwap(t *testing.T) {
-	e := newEnv(t, newFake(), envConfig{catalog: fixedCatalog{testBundle(t, "v1")}})
+	e := newEnv(t, newFake(), envConfig{catalog: apptest.Catalog{Pinned: apptest.Bundle(t, "v1")}})
 	events, err := e.conn.DrainEvents(t.Context())
 	require.NoError(t, err)
 	assert.Nil(t, events)
 }
 
-// fixedCatalog serves one bundle and cannot swap it.
-type fixedCatalog struct{ b *domain.Bundle }
-
-func (c fixedCatalog) Bundle() *domain.Bundle { return c.b }
-
 // TestConcurrentCallsAndSwaps runs calls, swaps and drains at once (run
 // with -race): every re-pin is kept exactly once, every call answers.
 func TestConcurrentCallsAndSwaps(t *testing.T) {
-	cat, err := app.NewSwappableCatalog(testBundle(t, "v0"))
+	cat, err := app.NewSwappableCatalog(apptest.Bundle(t, "v0"))
 	require.NoError(t, err)
 	e := newEnv(t, newFake(), envConfig{catalog: cat})
 	bundles := make([]*domain.Bundle, 20)
 	for i := range bundles {
-		bundles[i] = testBundle(t, fmt.Sprintf("v%d", i+1))
+		bundles[i] = apptest.Bundle(t, fmt.Sprintf("v%d", i+1))
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex

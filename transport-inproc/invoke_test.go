@@ -44,7 +44,7 @@ func TestInvokeIsTheSharedRendering(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, string(want), string(got))
 
-			recs := e.audit.records()
+			recs := e.audit.Records()
 			require.Len(t, recs, 2)
 			viaConn, direct := recs[0], recs[1]
 			for _, r := range []*domain.AuditRecord{&viaConn, &direct} {
@@ -62,7 +62,7 @@ func TestInvokeIsTheSharedRendering(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, string(want), string(got))
 		assert.NotContains(t, string(got), "secret_revenue", "caller-scoped")
-		assert.Empty(t, e.audit.records(), "describe_catalog writes no audit record")
+		assert.Empty(t, e.audit.Records(), "describe_catalog writes no audit record")
 	})
 }
 
@@ -82,7 +82,7 @@ func TestAnswer(t *testing.T) {
 	assert.Equal(t, "v1", body.Provenance.DefinitionVersion)
 	assert.Equal(t, e.surface.Bundle().Digest(), body.Provenance.DefinitionDigest)
 	assert.Equal(t, 0, e.adm.InUse())
-	recs := e.audit.records()
+	recs := e.audit.Records()
 	require.Len(t, recs, 1)
 	assert.Equal(t, []string{"local-operator"}, recs[0].Principal)
 	assert.NotEmpty(t, recs[0].CorrelationID, "a fresh correlation id per call")
@@ -135,7 +135,7 @@ func TestMalformedArgumentsNameTheFieldNeverTheValue(t *testing.T) {
 			assert.NotContains(t, fmt.Sprintf("%v %+v %#v", err, err, ae), canary, "the value is never echoed")
 		})
 	}
-	assert.Empty(t, e.audit.records(), "a malformed call reaches neither the surface nor the audit")
+	assert.Empty(t, e.audit.Records(), "a malformed call reaches neither the surface nor the audit")
 }
 
 func TestUnknownTool(t *testing.T) {
@@ -164,7 +164,7 @@ func TestUngrantedTool(t *testing.T) {
 
 func TestServiceFailureHidesTheDriverText(t *testing.T) {
 	sys := newFake()
-	sys.err = errors.New("pq: connection to 10.1.2.3 refused for password " + canary)
+	sys.Err = errors.New("pq: connection to 10.1.2.3 refused for password " + canary)
 	var log bytes.Buffer
 	e := newEnv(t, sys, envConfig{conn: Config{Logger: slog.New(slog.NewTextHandler(&log, nil)), Caller: fixedCaller(operator)}})
 	_, err := e.conn.Invoke(t.Context(), "ask_metric", json.RawMessage(qAnswer))
@@ -182,7 +182,7 @@ func TestServiceFailureHidesTheDriverText(t *testing.T) {
 
 func TestZeroDenominatorIsAFailure(t *testing.T) {
 	sys := newFake()
-	sys.err = fmt.Errorf("metric revenue: %w", domain.ErrZeroDenominator)
+	sys.Err = fmt.Errorf("metric revenue: %w", domain.ErrZeroDenominator)
 	e := newEnv(t, sys, envConfig{})
 	_, err := e.conn.Invoke(t.Context(), "ask_metric", json.RawMessage(qAnswer))
 	var fe *FailureError
@@ -237,13 +237,13 @@ func TestReplyDeadline(t *testing.T) {
 // the data system, and the answer is the refusal deadline_exceeded.
 func TestExecutionBudget(t *testing.T) {
 	sys := newFake()
-	sys.block = true
+	sys.Block = true
 	e := newEnv(t, sys, envConfig{max: 1, requestTimeout: 2 * time.Second})
 	got, err := e.conn.Invoke(t.Context(), "ask_metric", json.RawMessage(qSlow))
 	require.NoError(t, err)
 	assert.Contains(t, string(got), `"code":"deadline_exceeded"`)
 	eventually(t, func() bool { return e.adm.InUse() == 0 }, "the slot is back")
-	ended := sys.endedWith()
+	ended := sys.Ended()
 	require.Len(t, ended, 1)
 	assert.ErrorIs(t, ended[0], context.DeadlineExceeded)
 }
@@ -253,7 +253,7 @@ func TestExecutionBudget(t *testing.T) {
 // is audited as cancelled.
 func TestCancelledInvoke(t *testing.T) {
 	sys := newFake()
-	sys.block = true
+	sys.Block = true
 	e := newEnv(t, sys, envConfig{max: 1})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
@@ -262,7 +262,7 @@ func TestCancelledInvoke(t *testing.T) {
 		done <- err
 	}()
 	select {
-	case <-sys.started:
+	case <-sys.Started():
 	case <-time.After(5 * time.Second):
 		t.Fatal("the question did not start")
 	}
@@ -273,22 +273,22 @@ func TestCancelledInvoke(t *testing.T) {
 	var fe *FailureError
 	assert.False(t, errors.As(err, &fe), "a cancelled call is not a failure of the service")
 	assert.Equal(t, 0, e.adm.InUse(), "the slot is back once the work stopped")
-	ended := sys.endedWith()
+	ended := sys.Ended()
 	require.Len(t, ended, 1)
 	assert.ErrorIs(t, ended[0], context.Canceled, "the data system saw the cancellation")
-	recs := e.audit.records()
+	recs := e.audit.Records()
 	require.Len(t, recs, 1)
 	assert.Equal(t, "cancelled", recs[0].Code)
 
 	_, err = e.conn.Invoke(ctx, "ask_metric", json.RawMessage(qSlow))
 	require.ErrorIs(t, err, context.Canceled, "a call on an ended context does not start")
-	assert.Len(t, e.audit.records(), 1)
+	assert.Len(t, e.audit.Records(), 1)
 }
 
 func TestInvokeWithCost(t *testing.T) {
 	t.Run("measured", func(t *testing.T) {
-		sys := meteredSystem{newFake()}
-		sys.n = 25
+		sys := metered(newFake())
+		sys.Generate = 25
 		e := newEnv(t, sys, envConfig{})
 		content, cost, err := e.conn.InvokeWithCost(t.Context(), "ask_metric", json.RawMessage(qAnswer))
 		require.NoError(t, err)
@@ -312,14 +312,14 @@ func TestInvokeWithCost(t *testing.T) {
 		assert.Equal(t, []string{"files"}, cost.Sources)
 	})
 	t.Run("refused before any data system", func(t *testing.T) {
-		e := newEnv(t, meteredSystem{newFake()}, envConfig{})
+		e := newEnv(t, metered(newFake()), envConfig{})
 		_, cost, err := e.conn.InvokeWithCost(t.Context(), "ask_metric", json.RawMessage(qRefusal))
 		require.NoError(t, err)
 		assert.Equal(t, domain.Cost{Sources: []string{}, Measured: true}, cost)
 	})
 	t.Run("refused by the data system", func(t *testing.T) {
-		sys := meteredSystem{newFake()}
-		sys.err = &domain.RefusalError{Reason: domain.Refuse(domain.ResourcesExhausted, "the working set is full")}
+		sys := metered(newFake())
+		sys.Err = &domain.RefusalError{Reason: domain.Refuse(domain.ResourcesExhausted, "the working set is full")}
 		e := newEnv(t, sys, envConfig{})
 		content, cost, err := e.conn.InvokeWithCost(t.Context(), "ask_metric", json.RawMessage(qAnswer))
 		require.NoError(t, err)
@@ -329,14 +329,14 @@ func TestInvokeWithCost(t *testing.T) {
 		assert.Zero(t, cost.RowsReturned)
 	})
 	t.Run("describe_catalog", func(t *testing.T) {
-		e := newEnv(t, meteredSystem{newFake()}, envConfig{})
+		e := newEnv(t, metered(newFake()), envConfig{})
 		_, cost, err := e.conn.InvokeWithCost(t.Context(), "describe_catalog", json.RawMessage(`{}`))
 		require.NoError(t, err)
 		assert.Equal(t, domain.Cost{Sources: []string{}, Measured: true}, cost)
 	})
 	t.Run("failure", func(t *testing.T) {
-		sys := meteredSystem{newFake()}
-		sys.err = errors.New("down")
+		sys := metered(newFake())
+		sys.Err = errors.New("down")
 		e := newEnv(t, sys, envConfig{})
 		content, cost, err := e.conn.InvokeWithCost(t.Context(), "ask_metric", json.RawMessage(qAnswer))
 		require.ErrorIs(t, err, app.ErrUnavailable)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sutura.dev/app/apptest"
 	"sutura.dev/app/wire"
 	"sutura.dev/domain"
 )
@@ -46,8 +47,8 @@ func reassemble(t *testing.T, recs []Record) domain.Outcome {
 // TestStreamOfTenThousandRows: a 10,000-row answer comes in bounded
 // chunks, then its provenance; together they are exactly Invoke's answer.
 func TestStreamOfTenThousandRows(t *testing.T) {
-	sys := meteredSystem{newFake()}
-	sys.n = domain.MaxRowCap
+	sys := metered(newFake())
+	sys.Generate = domain.MaxRowCap
 	e := newEnv(t, sys, envConfig{})
 	recs := collect(t, e, t.Context(), "ask_metric", qAnswer)
 	require.Len(t, recs, domain.MaxRowCap/DefaultChunkRows+1)
@@ -70,12 +71,12 @@ func TestStreamOfTenThousandRows(t *testing.T) {
 	rebuilt, err := wire.OutcomeContent(reassemble(t, recs))
 	require.NoError(t, err)
 	assert.Equal(t, string(whole), string(rebuilt))
-	assert.Len(t, e.audit.records(), 2, "one question, one record, streamed or not")
+	assert.Len(t, e.audit.Records(), 2, "one question, one record, streamed or not")
 }
 
 func TestStreamChunksAreBoundedInBytes(t *testing.T) {
 	sys := newFake()
-	sys.n = 100
+	sys.Generate = 100
 	e := newEnv(t, sys, envConfig{conn: Config{ChunkRows: 1000, ChunkBytes: 200}})
 	recs := collect(t, e, t.Context(), "ask_metric", qAnswer)
 	rows := 0
@@ -97,7 +98,7 @@ func TestStreamChunksAreBoundedInBytes(t *testing.T) {
 }
 
 func TestStreamOfAnEmptyAnswer(t *testing.T) {
-	e := newEnv(t, emptySystem{}, envConfig{})
+	e := newEnv(t, &apptest.System{}, envConfig{})
 	recs := collect(t, e, t.Context(), "ask_metric", qAnswer)
 	require.Len(t, recs, 1)
 	assert.Equal(t, RecordAnswer, recs[0].Kind)
@@ -108,13 +109,6 @@ func TestStreamOfAnEmptyAnswer(t *testing.T) {
 	rebuilt, err := wire.OutcomeContent(reassemble(t, recs))
 	require.NoError(t, err)
 	assert.Equal(t, string(whole), string(rebuilt))
-}
-
-// emptySystem answers every plan with no rows.
-type emptySystem struct{}
-
-func (emptySystem) Execute(_ context.Context, plan *domain.Plan) (*domain.RowSet, error) {
-	return &domain.RowSet{Columns: plan.Columns}, nil
 }
 
 func TestStreamOfARefusalIsOneTerminalRecord(t *testing.T) {
@@ -154,7 +148,7 @@ func TestStreamErrorsAreItsOnlyElement(t *testing.T) {
 
 func TestStreamStops(t *testing.T) {
 	sys := newFake()
-	sys.n = 2000
+	sys.Generate = 2000
 	e := newEnv(t, sys, envConfig{})
 	n := 0
 	for range e.conn.InvokeStream(t.Context(), "ask_metric", json.RawMessage(qAnswer)) {

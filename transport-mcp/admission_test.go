@@ -20,7 +20,7 @@ func TestAtCapacity(t *testing.T) {
 	transports(t, func(t *testing.T, connect func(*testing.T, *env) *mcp.ClientSession) {
 		t.Parallel()
 		sys := newFake()
-		sys.block = true
+		sys.Block = true
 		e := newEnv(t, sys, envConfig{max: n, admissionTimeout: time.Second})
 		cs := connect(t, e)
 
@@ -36,7 +36,7 @@ func TestAtCapacity(t *testing.T) {
 		}
 		for range n {
 			select {
-			case <-sys.started:
+			case <-sys.Started():
 			case <-time.After(5 * time.Second):
 				t.Fatal("the first N questions did not start")
 			}
@@ -53,13 +53,13 @@ func TestAtCapacity(t *testing.T) {
 			assert.Equal(t, TextAtCapacity, text(res))
 		}
 		assert.GreaterOrEqual(t, time.Since(start), 900*time.Millisecond, "at capacity only after the admission window")
-		close(sys.release)
+		sys.Release()
 		wg.Wait()
 		close(results)
 		for res := range results {
 			assert.False(t, res.IsError, text(res))
 		}
-		assert.EqualValues(t, n, sys.maxRunning.Load(), "never more than N execute")
+		assert.EqualValues(t, n, sys.MaxRunning(), "never more than N execute")
 		assert.Equal(t, 0, e.adm.InUse())
 	})
 }
@@ -88,13 +88,13 @@ func TestDeadlineStopsTheWork(t *testing.T) {
 	transports(t, func(t *testing.T, connect func(*testing.T, *env) *mcp.ClientSession) {
 		t.Parallel()
 		sys := newFake()
-		sys.block = true
+		sys.Block = true
 		e := newEnv(t, sys, envConfig{max: 1, requestTimeout: 2 * time.Second})
 		res := call(t, connect(t, e), "ask_metric", qSlow)
 		assert.False(t, res.IsError, "an execution budget that ran out is a refusal")
 		assert.Equal(t, "deadline_exceeded", structured(t, res)["reason"].(map[string]any)["code"])
 		eventually(t, func() bool { return e.adm.InUse() == 0 }, "the slot is back within 1 s")
-		ended := sys.endedWith()
+		ended := sys.Ended()
 		require.Len(t, ended, 1)
 		assert.ErrorIs(t, ended[0], context.DeadlineExceeded, "the data system saw its context end")
 	})
@@ -106,7 +106,7 @@ func TestPeerCancellation(t *testing.T) {
 	transports(t, func(t *testing.T, connect func(*testing.T, *env) *mcp.ClientSession) {
 		t.Parallel()
 		sys := newFake()
-		sys.block = true
+		sys.Block = true
 		e := newEnv(t, sys, envConfig{max: 1})
 		cs := connect(t, e)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -116,7 +116,7 @@ func TestPeerCancellation(t *testing.T) {
 			done <- err
 		}()
 		select {
-		case <-sys.started:
+		case <-sys.Started():
 		case <-time.After(5 * time.Second):
 			t.Fatal("the question did not start")
 		}
@@ -125,13 +125,12 @@ func TestPeerCancellation(t *testing.T) {
 		assert.ErrorIs(t, <-done, context.Canceled)
 		eventually(t, func() bool { return e.adm.InUse() == 0 }, "the slot is back within 1 s")
 		eventually(t, func() bool {
-			ended := sys.endedWith()
+			ended := sys.Ended()
 			return len(ended) == 1 && errors.Is(ended[0], context.Canceled)
 		}, "the data system saw the cancellation")
 		eventually(t, func() bool {
-			e.audit.mu.Lock()
-			defer e.audit.mu.Unlock()
-			return len(e.audit.recs) == 1 && e.audit.recs[0].Code == "cancelled"
+			recs := e.audit.Records()
+			return len(recs) == 1 && recs[0].Code == "cancelled"
 		}, "the cancelled question is audited")
 
 		// The session still serves.

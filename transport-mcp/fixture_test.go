@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/app"
+	"sutura.dev/app/apptest"
 	"sutura.dev/domain"
 	"sutura.dev/runtime"
 )
@@ -21,110 +20,14 @@ import (
 // canary is a value planted in arguments; it must never come back.
 const canary = "ZZ-canary-9f3a"
 
-// demoBundle is a small catalogue built by hand: one model, an open metric
-// with a filterable and a group-by-only dimension, and a restricted metric.
-func demoBundle(t *testing.T) *domain.Bundle {
-	t.Helper()
-	defs := domain.Definitions{
-		Models: []domain.Model{{Name: "sales", Source: "files", Table: "sales", Columns: []domain.ModelColumn{
-			{Name: "sold_on", Type: domain.TypeDate}, {Name: "amount", Type: domain.TypeInteger},
-			{Name: "city", Type: domain.TypeText}, {Name: "note", Type: domain.TypeText}}}},
-		Metrics: []domain.Metric{{
-			Name: "revenue", Model: "sales", TimeColumn: "sold_on", Grains: []domain.Grain{domain.Month, domain.Year},
-			Description: "Revenue in euros.",
-			Measure:     &domain.Measure{Simple: &domain.Term{Aggregate: domain.Sum, Column: "amount"}},
-			Dimensions: []domain.Dimension{
-				{Name: "city", Column: "city", Filterable: true, Values: []string{"Lyon", "Paris"}},
-				{Name: "note", Column: "note"},
-			},
-		}, {
-			Name: "secret_revenue", Model: "sales", TimeColumn: "sold_on", Grains: []domain.Grain{domain.Month},
-			Measure:  &domain.Measure{Simple: &domain.Term{Aggregate: domain.Sum, Column: "amount"}},
-			Audience: domain.Audience{Restricted: []string{"finance"}},
-		}},
-	}
-	k := domain.Knowledge{
-		Glossary:   []domain.Glossary{{Term: "turnover", Means: domain.Meaning{Metric: "revenue"}}},
-		NotDefined: []domain.NotDefined{{Phrase: "profit"}},
-	}
-	b, err := domain.NewBundle("v1", defs, k)
-	require.NoError(t, err)
-	return b
+// newFake is a data system that answers a question grouped by city with
+// two rows, one holding a tab and a null; any other shape gets no rows.
+func newFake() *apptest.System {
+	return &apptest.System{Rows: [][]domain.Cell{
+		{domain.Text("Lyon"), domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(42)},
+		{domain.Text("Paris\tnord"), domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Null()},
+	}}
 }
-
-// fakeSystem is an instrumented data system written by hand: it answers
-// with fixed rows or fails, and when blocking it holds until released or
-// until its context ends. It records how many executions overlap.
-type fakeSystem struct {
-	rows    [][]domain.Cell
-	err     error
-	block   bool
-	release chan struct{} // closed to let blocked executions answer
-	started chan struct{} // one send per execution that started
-
-	running    atomic.Int64
-	maxRunning atomic.Int64
-	mu         sync.Mutex
-	ended      []error // the context's error when each execution ended
-}
-
-func newFake() *fakeSystem {
-	return &fakeSystem{release: make(chan struct{}), started: make(chan struct{}, 64),
-		rows: [][]domain.Cell{{domain.Text("Lyon"), domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(42)},
-			{domain.Text("Paris\tnord"), domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Null()}}}
-}
-
-func (f *fakeSystem) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error) {
-	n := f.running.Add(1)
-	defer f.running.Add(-1)
-	for {
-		m := f.maxRunning.Load()
-		if n <= m || f.maxRunning.CompareAndSwap(m, n) {
-			break
-		}
-	}
-	f.started <- struct{}{}
-	if f.block {
-		select {
-		case <-ctx.Done():
-			f.mu.Lock()
-			f.ended = append(f.ended, ctx.Err())
-			f.mu.Unlock()
-			return nil, ctx.Err()
-		case <-f.release:
-		}
-	}
-	if f.err != nil {
-		return nil, f.err
-	}
-	rows := f.rows
-	if len(plan.Columns) != len(rows[0]) {
-		rows = nil // a shape the fake does not know: an empty answer
-	}
-	return &domain.RowSet{Columns: plan.Columns, Rows: rows}, nil
-}
-
-func (f *fakeSystem) endedWith() []error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]error(nil), f.ended...)
-}
-
-type memAudit struct {
-	mu   sync.Mutex
-	recs []domain.AuditRecord
-}
-
-func (m *memAudit) Write(_ context.Context, r domain.AuditRecord) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.recs = append(m.recs, r)
-	return nil
-}
-
-type fixedCatalog struct{ b *domain.Bundle }
-
-func (c fixedCatalog) Bundle() *domain.Bundle { return c.b }
 
 // envConfig shapes one test's process: its bounds and server options.
 type envConfig struct {
@@ -135,14 +38,14 @@ type envConfig struct {
 }
 
 type env struct {
-	sys     *fakeSystem
+	sys     *apptest.System
 	adm     *runtime.Admission
-	audit   *memAudit
+	audit   *apptest.Audit
 	surface *app.Surface
 	server  *Server
 }
 
-func newEnv(t *testing.T, sys *fakeSystem, cfg envConfig) *env {
+func newEnv(t *testing.T, sys *apptest.System, cfg envConfig) *env {
 	t.Helper()
 	if cfg.max == 0 {
 		cfg.max = 4
@@ -155,9 +58,9 @@ func newEnv(t *testing.T, sys *fakeSystem, cfg envConfig) *env {
 	}
 	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: cfg.max, Timeout: cfg.admissionTimeout})
 	require.NoError(t, err)
-	audit := &memAudit{}
-	b := demoBundle(t)
-	surface, err := app.New(app.Config{Catalog: fixedCatalog{b}, Sources: map[string]app.Source{"files": {System: sys, Posture: domain.SharedServiceUser}},
+	audit := &apptest.Audit{}
+	b := apptest.Bundle(t, "v1")
+	surface, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: b}, Sources: apptest.Sources(sys),
 		Admission: adm, Audit: audit, RequestTimeout: cfg.requestTimeout})
 	require.NoError(t, err)
 	opts := cfg.opts

@@ -45,7 +45,7 @@ func TestStreamableHTTPProtocolVersions(t *testing.T) {
 			// A client that goes away cancels the work on every version,
 			// not only where the SDK ties the handler to the request.
 			sys := newFake()
-			sys.block = true
+			sys.Block = true
 			e = newEnv(t, sys, envConfig{max: 1})
 			cs = e.connectHTTP(t, version)
 			ctx, cancel := context.WithCancel(context.Background())
@@ -55,7 +55,7 @@ func TestStreamableHTTPProtocolVersions(t *testing.T) {
 				done <- err
 			}()
 			select {
-			case <-sys.started:
+			case <-sys.Started():
 			case <-time.After(5 * time.Second):
 				t.Fatal("the question did not start")
 			}
@@ -63,7 +63,7 @@ func TestStreamableHTTPProtocolVersions(t *testing.T) {
 			assert.ErrorIs(t, <-done, context.Canceled)
 			eventually(t, func() bool { return e.adm.InUse() == 0 }, "the slot is back within 1 s")
 			eventually(t, func() bool {
-				ended := sys.endedWith()
+				ended := sys.Ended()
 				return len(ended) == 1 && errors.Is(ended[0], context.Canceled)
 			}, "the data system saw the cancellation")
 		})

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/app"
+	"sutura.dev/app/apptest"
 	"sutura.dev/domain"
 )
 
@@ -179,7 +180,7 @@ func TestOutcomesFitTheOutputSchema(t *testing.T) {
 	require.NoError(t, err)
 	resolvedCat, err := cat.Output.Resolve(nil)
 	require.NoError(t, err)
-	b, err := json.Marshal(app.DescribeBundle(demoBundle(t), domain.LocalOperator))
+	b, err := json.Marshal(app.DescribeBundle(apptest.Bundle(t, "v1"), domain.LocalOperator))
 	require.NoError(t, err)
 	require.NoError(t, resolvedCat.Validate(decode(t, string(b))), "the catalogue view fits its schema")
 }

@@ -153,7 +153,7 @@ func TestToolsListShowsOnlyGrantedTools(t *testing.T) {
 					assert.Contains(t, werr.Message, string(tool.Scope), "names the scope that would grant it")
 				}
 			}
-			assert.Empty(t, e.audit.records(), "a refused tool reaches neither the surface nor the audit")
+			assert.Empty(t, e.audit.Records(), "a refused tool reaches neither the surface nor the audit")
 		})
 	}
 }
@@ -206,7 +206,7 @@ func TestTwoCallersOverStreamableHTTPSeeTheirOwnTools(t *testing.T) {
 			assert.Contains(t, werr.Message, "sutura:metrics.ask")
 			res2 := call(t, boss, "ask_metric", qAnswer)
 			assert.Equal(t, "answer", structured(t, res2)["outcome"])
-			recs := e.audit.records()
+			recs := e.audit.Records()
 			require.Len(t, recs, 1)
 			assert.Equal(t, []string{"cfo"}, recs[0].Principal)
 			assert.Equal(t, "corr-cfo", recs[0].CorrelationID)
@@ -290,7 +290,7 @@ func TestMadeUpSessionIDBindsNothing(t *testing.T) {
 			}
 			// The reader may not ask even after the CFO asked on its header;
 			// the CFO's question is recorded as the CFO's.
-			before := len(e.audit.records())
+			before := len(e.audit.Records())
 			_, rpcErr := rpc("cfo", "tools/call", map[string]any{"name": "ask_metric", "arguments": qAnswer})
 			require.Nil(t, rpcErr)
 			_, rpcErr = rpc("reader", "tools/call", map[string]any{"name": "ask_metric", "arguments": qAnswer})
@@ -300,7 +300,7 @@ func TestMadeUpSessionIDBindsNothing(t *testing.T) {
 			_, rpcErr = rpc("asker", "tools/call", map[string]any{"name": "ask_metric",
 				"arguments": json.RawMessage(`{"metrics":["secret_revenue"],"grain":"month","range":{"start":"2025-01-01","end":"2025-03-01"}}`)})
 			require.Nil(t, rpcErr)
-			recs := e.audit.records()[before:]
+			recs := e.audit.Records()[before:]
 			require.Len(t, recs, 2)
 			assert.Equal(t, []string{"cfo"}, recs[0].Principal)
 			assert.Equal(t, []string{"asker"}, recs[1].Principal)
@@ -328,11 +328,4 @@ func catalogMetrics(t *testing.T, res *mcp.CallToolResult) []string {
 	}
 	slices.Sort(names)
 	return names
-}
-
-// records returns a copy of the records written so far.
-func (m *memAudit) records() []domain.AuditRecord {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]domain.AuditRecord(nil), m.recs...)
 }

@@ -145,7 +145,7 @@ func TestMalformedArgumentsNameTheFieldNeverTheValue(t *testing.T) {
 				assert.Nil(t, res.StructuredContent)
 			})
 		}
-		assert.Empty(t, e.audit.recs, "a malformed question reaches neither the surface nor the audit")
+		assert.Empty(t, e.audit.Records(), "a malformed question reaches neither the surface nor the audit")
 	})
 }
 
@@ -190,7 +190,7 @@ func TestDescribeCatalogIsCallerScoped(t *testing.T) {
 		assert.Equal(t, "revenue", metrics[0].(map[string]any)["name"])
 		assert.Equal(t, e.surface.Bundle().Digest(), body["definition_digest"])
 		assert.JSONEq(t, string(mustJSON(t, res.StructuredContent)), text(res))
-		assert.Empty(t, e.audit.recs, "describe_catalog writes no audit record")
+		assert.Empty(t, e.audit.Records(), "describe_catalog writes no audit record")
 	})
 }
 
@@ -216,15 +216,16 @@ func TestHTTPCallerComesFromTheRequest(t *testing.T) {
 	assert.Len(t, structured(t, res)["metrics"], 2, "the principal from the gate sees the restricted metric")
 	res = call(t, cs, "ask_metric", qAnswer)
 	require.False(t, res.IsError)
-	require.Len(t, e.audit.recs, 1)
-	assert.Equal(t, "corr-1", e.audit.recs[0].CorrelationID)
-	assert.Equal(t, []string{"cfo"}, e.audit.recs[0].Principal)
+	recs := e.audit.Records()
+	require.Len(t, recs, 1)
+	assert.Equal(t, "corr-1", recs[0].CorrelationID)
+	assert.Equal(t, []string{"cfo"}, recs[0].Principal)
 }
 
 func TestServiceFailureHidesTheDriverText(t *testing.T) {
 	transports(t, func(t *testing.T, connect func(*testing.T, *env) *mcp.ClientSession) {
 		sys := newFake()
-		sys.err = errors.New("pq: connection to 10.1.2.3 refused for password " + canary)
+		sys.Err = errors.New("pq: connection to 10.1.2.3 refused for password " + canary)
 		e := newEnv(t, sys, envConfig{})
 		res := call(t, connect(t, e), "ask_metric", qAnswer)
 		require.True(t, res.IsError)

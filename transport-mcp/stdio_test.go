@@ -97,7 +97,7 @@ func TestStdioSurvivesBadLines(t *testing.T) {
 // in flight is cancelled and its slot comes back.
 func TestStdioShutdownCancelsTheWork(t *testing.T) {
 	sys := newFake()
-	sys.block = true
+	sys.Block = true
 	e := newEnv(t, sys, envConfig{max: 1})
 	ctx, cancel := context.WithCancel(context.Background())
 	in, out, done := stdio(t, ctx, e, 0)
@@ -108,7 +108,7 @@ func TestStdioShutdownCancelsTheWork(t *testing.T) {
 		_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask_metric", Arguments: qSlow})
 	}()
 	select {
-	case <-sys.started:
+	case <-sys.Started():
 	case <-time.After(5 * time.Second):
 		t.Fatal("the question did not start")
 	}
