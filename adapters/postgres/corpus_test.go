@@ -1,0 +1,295 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	postgres "sutura.dev/adapters/postgres"
+	"sutura.dev/adapters/postgres/pgtest"
+	"sutura.dev/domain"
+	"sutura.dev/semantic"
+)
+
+// corpusDir is the conformance corpus of the app module (its expected
+// answers computed by DuckDB from the demo files). This module may not
+// import app, so it reads the files; the full conformance run through
+// app.Surface belongs to cli, which may import everything.
+const corpusDir = "../../app/conformance/testdata/corpus"
+
+type corpusCase struct {
+	Name      string          `json:"name"`
+	Question  json.RawMessage `json:"question"`
+	Principal string          `json:"principal"`
+	Expect    struct {
+		Outcome string      `json:"outcome"`
+		Columns []string    `json:"columns"`
+		Rows    [][]*string `json:"rows"`
+		Code    string      `json:"code"`
+		Error   string      `json:"error"`
+	} `json:"expect"`
+}
+
+// TestCorpus runs every question of the conformance corpus through
+// semantic.Compile (over the mirrored demo bundle) and the adapter, and
+// compares rows cell for cell and refusals code for code. Reals must
+// render identically or differ by at most 1e-9 relative (the engines sum
+// in different orders); the test reports how many were byte-identical.
+func TestCorpus(t *testing.T) {
+	f := needDB(t)
+	runCorpus(t, open(t, f.config()))
+}
+
+// TestCorpusOnPgtest runs the corpus again on tables pgtest creates from
+// the catalogue's declared types (every integer a bigint), as cli's
+// conformance run will load them.
+func TestCorpusOnPgtest(t *testing.T) {
+	d := pgtest.New(t)
+	models := demoModels(source)
+	d.Load(t, os.DirFS(dataDir), models)
+	db := open(t, d.Config(source, models))
+	require.NoError(t, db.Validate(context.Background()))
+	runCorpus(t, db)
+}
+
+func runCorpus(t *testing.T, db *postgres.DB) {
+	b := demoBundle(t, source)
+	files, err := filepath.Glob(filepath.Join(corpusDir, "*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 71, "the corpus changed size: review this test")
+	var reals, exact int
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			raw, err := os.ReadFile(file)
+			require.NoError(t, err)
+			var c corpusCase
+			require.NoError(t, json.Unmarshal(raw, &c))
+			q, err := domain.ParseQuestion(c.Question)
+			require.NoError(t, err)
+			p := domain.LocalOperator
+			if c.Principal == "anonymous" {
+				p = domain.Principal{Subject: "anonymous"}
+			}
+			plan, why := semantic.Compile(b, p, q, domain.DateOf(2026, 7, 1))
+			if why != nil {
+				require.Equal(t, "refusal", c.Expect.Outcome, "refused at compile time: %s", why.Detail())
+				require.Equal(t, c.Expect.Code, string(why.Code()))
+				return
+			}
+			rs, err := db.Execute(context.Background(), plan)
+			switch c.Expect.Outcome {
+			case "error":
+				require.Equal(t, "zero_denominator", c.Expect.Error)
+				require.ErrorIs(t, err, domain.ErrZeroDenominator)
+				return
+			case "refusal":
+				require.Error(t, err)
+				require.Equal(t, c.Expect.Code, string(refusalCode(err)), "error: %v", err)
+				return
+			}
+			require.NoError(t, err)
+			var names []string
+			for _, col := range rs.Columns {
+				names = append(names, col.Name)
+			}
+			require.Equal(t, c.Expect.Columns, names)
+			require.Len(t, rs.Rows, len(c.Expect.Rows))
+			for i, row := range rs.Rows {
+				for j, cell := range row {
+					want := c.Expect.Rows[i][j]
+					if want == nil {
+						require.True(t, cell.IsNull(), "row %d column %s: %s, want null", i, names[j], cell.Render())
+						continue
+					}
+					got := cell.Render()
+					if cell.Kind() == domain.KindFloat {
+						reals++
+						if got == *want {
+							exact++
+						}
+						require.True(t, closeEnough(got, *want), "row %d column %s: %s, want %s", i, names[j], got, *want)
+						continue
+					}
+					require.Equal(t, *want, got, "row %d column %s", i, names[j])
+				}
+			}
+		})
+	}
+	t.Logf("%d real cells, %d of them byte-identical to DuckDB's", reals, exact)
+}
+
+func closeEnough(got, want string) bool {
+	if got == want {
+		return true
+	}
+	g, err1 := strconv.ParseFloat(got, 64)
+	w, err2 := strconv.ParseFloat(want, 64)
+	return err1 == nil && err2 == nil && math.Abs(g-w) <= 1e-9*math.Max(math.Abs(g), math.Abs(w))
+}
+
+// TestAnchors re-runs every anchor of the demo catalogue, as start-up
+// validation does: the metric alone over the anchor's range at its
+// coarsest grain, one cell, compared as canonical text.
+func TestAnchors(t *testing.T) {
+	f := needDB(t)
+	db := open(t, f.config())
+	b := demoBundle(t, source)
+	n := 0
+	for _, m := range b.Definitions().Metrics {
+		if m.Anchor == nil {
+			continue
+		}
+		n++
+		t.Run(m.Name, func(t *testing.T) {
+			q := domain.Question{Metrics: []string{m.Name}, Grain: m.Grains[len(m.Grains)-1],
+				Range: domain.TimeSpan{Fixed: &m.Anchor.Range}}
+			plan, why := semantic.Compile(b, domain.LocalOperator, q, domain.DateOf(2026, 7, 1))
+			require.Nil(t, why)
+			rs, err := db.Execute(context.Background(), plan)
+			require.NoError(t, err)
+			require.Len(t, rs.Rows, 1)
+			require.Equal(t, m.Anchor.Value, rs.Rows[0][1].Render())
+		})
+	}
+	require.Equal(t, 13, n)
+}
+
+// TestHandWrittenSQL compares the adapter with straightforward SQL written
+// by hand for three questions, as a check that does not go through the
+// corpus generator.
+func TestHandWrittenSQL(t *testing.T) {
+	f := needDB(t)
+	db := open(t, f.config())
+	b := demoBundle(t, source)
+	cases := []struct{ question, sql string }{
+		{`{"metrics":["net_sales"],"grain":"month","range":{"start":"2025-01-01","end":"2025-04-01"},"dimensions":["area"]}`,
+			`SELECT r.region_name, to_char(date_trunc('month', o.order_date), 'YYYY-MM-DD'), sum(o.net_amount_cents)::text
+			 FROM orders o LEFT JOIN customers c USING (customer_id) LEFT JOIN regions r ON r.region_id = c.region_id
+			 WHERE o.order_date >= '2025-01-01' AND o.order_date < '2025-04-01' AND o.status <> 'cancelled' AND o.is_paid
+			 GROUP BY 1, 2 ORDER BY r.region_name COLLATE "C" NULLS LAST, 2`},
+		{`{"metrics":["units_sold"],"grain":"week","range":{"start":"2025-12-01","end":"2026-01-05"},"filters":[{"op":"in","dimension":"channel","values":["online"]}]}`,
+			`SELECT to_char(date_trunc('week', order_date), 'YYYY-MM-DD'), sum(quantity)::text FROM orders
+			 WHERE order_date >= '2025-12-01' AND order_date < '2026-01-05' AND channel = 'online' AND status = 'completed'
+			 GROUP BY 1 ORDER BY 1`},
+		{`{"metrics":["returned_orders"],"grain":"year","range":{"start":"2024-01-01","end":"2026-01-01"},"dimensions":["product_category"]}`,
+			`SELECT p.category, to_char(date_trunc('year', o.order_date), 'YYYY-MM-DD'), count(*) FILTER (WHERE o.is_returned)::text
+			 FROM orders o LEFT JOIN products p USING (product_id)
+			 WHERE o.order_date >= '2024-01-01' AND o.order_date < '2026-01-01' AND o.status = 'completed'
+			 GROUP BY 1, 2 ORDER BY p.category COLLATE "C" NULLS LAST, 2`},
+	}
+	ctx := context.Background()
+	c, err := f.connect(ctx, f.db)
+	require.NoError(t, err)
+	defer c.Close(ctx)
+	for _, tc := range cases {
+		rs, err := db.Execute(ctx, compile(t, b, domain.LocalOperator, tc.question))
+		require.NoError(t, err)
+		rows, err := c.Query(ctx, tc.sql)
+		require.NoError(t, err)
+		var want [][]string
+		for rows.Next() {
+			vals, err := rows.Values()
+			require.NoError(t, err)
+			var row []string
+			for _, v := range vals {
+				if v == nil {
+					row = append(row, "null")
+				} else {
+					row = append(row, v.(string))
+				}
+			}
+			want = append(want, row)
+		}
+		require.NoError(t, rows.Err())
+		require.NotEmpty(t, want)
+		assert.Equal(t, want, rendered(rs), tc.question)
+	}
+}
+
+// TestDemoMirrorsCatalogue checks the hand-written demo bundle against the
+// catalogue's markdown: the same metrics, and the same models with the
+// same columns and types. It needs no database.
+func TestDemoMirrorsCatalogue(t *testing.T) {
+	const catalog = "../../examples/demo/catalog"
+	metricFiles, err := filepath.Glob(filepath.Join(catalog, "metrics", "*.md"))
+	require.NoError(t, err)
+	var want, got []string
+	for _, f := range metricFiles {
+		want = append(want, strings.TrimSuffix(filepath.Base(f), ".md"))
+	}
+	defs := demoDefinitions(source)
+	for _, m := range defs.Metrics {
+		got = append(got, m.Name)
+	}
+	slices.Sort(got)
+	require.Equal(t, want, got)
+	column := regexp.MustCompile(`(?m)^  - \{name: (\w+), type: (\w+)`)
+	for _, m := range defs.Models {
+		raw, err := os.ReadFile(filepath.Join(catalog, "models", m.Name+".md"))
+		require.NoError(t, err)
+		var declared []string
+		for _, sm := range column.FindAllStringSubmatch(string(raw), -1) {
+			declared = append(declared, sm[1]+" "+sm[2])
+		}
+		var mirrored []string
+		for _, c := range m.Columns {
+			mirrored = append(mirrored, c.Name+" "+string(c.Type))
+		}
+		require.Equal(t, declared, mirrored, "model %s", m.Name)
+	}
+}
+
+// errorsAs is errors.As for a target type, for brevity in assertions.
+func errorsAs[T error](err error) (T, bool) {
+	var target T
+	ok := errors.As(err, &target)
+	return target, ok
+}
+
+// TestTimestampTimeColumn: a timestamptz time column buckets by its UTC
+// date and the range compares with UTC midnights, as in the engine,
+// whatever the server's own time zone.
+func TestTimestampTimeColumn(t *testing.T) {
+	f := needDB(t)
+	f.exec(t, `CREATE TABLE IF NOT EXISTS events (at timestamptz, at_local timestamp, n bigint);
+TRUNCATE events;
+INSERT INTO events VALUES
+  ('2025-01-31 23:30:00+00', '2025-01-31 23:30:00', 1),
+  ('2025-02-01 00:30:00+00', '2025-02-01 00:30:00', 10),
+  ('2025-02-01 00:30:00+02', '2025-02-01 00:30:00', 100),
+  ('2025-03-01 00:00:00+00', '2025-03-01 00:00:00', 1000);
+GRANT SELECT ON events TO `+f.role("reader"))
+	f.exec(t, "ALTER DATABASE "+f.db+" SET timezone = 'Pacific/Auckland'")
+	cfg := f.config()
+	cfg.Models = nil
+	db := open(t, cfg)
+	for _, column := range []string{"at", "at_local"} {
+		defs := domain.Definitions{
+			Models: []domain.Model{{Name: "events", Source: source, Table: "events",
+				Columns: cols(column, "timestamp", "n", "integer")}},
+			Metrics: []domain.Metric{{Name: "total", Model: "events", TimeColumn: column, Description: "total",
+				Measure: &domain.Measure{Simple: &domain.Term{Aggregate: domain.Sum, Column: "n"}},
+				Grains:  []domain.Grain{domain.Day, domain.Month}}},
+		}
+		b, err := domain.NewBundle("events", defs, domain.Knowledge{})
+		require.NoError(t, err)
+		rs, err := db.Execute(context.Background(), compile(t, b, domain.LocalOperator,
+			`{"metrics":["total"],"grain":"day","range":{"start":"2025-01-31","end":"2025-03-01"}}`))
+		require.NoError(t, err)
+		want := [][]string{{"2025-01-31", "101"}, {"2025-02-01", "10"}}
+		if column == "at_local" {
+			want = [][]string{{"2025-01-31", "1"}, {"2025-02-01", "110"}}
+		}
+		require.Equal(t, want, rendered(rs), column)
+	}
+}

@@ -1,0 +1,272 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"sutura.dev/domain"
+	"sutura.dev/semantic"
+)
+
+// DB is one postgres source: a pool of connections as the service user
+// and the posture its legs run under. It is safe for concurrent use.
+type DB struct {
+	cfg  Config
+	pool *pgxpool.Pool
+}
+
+// New returns the source cfg describes. It validates the configuration and
+// builds the pool without connecting: the first call (Validate or Ping at
+// start, or a question) connects, so a database that is down at start is
+// reported by those calls, and a source opened while its database is down
+// answers as soon as it is back.
+func New(ctx context.Context, cfg Config) (*DB, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cfg.Password = append([]byte(nil), cfg.Password...)
+	cfg.Models = append([]domain.Model(nil), cfg.Models...)
+	if err := cfg.normalize(); err != nil {
+		return nil, err
+	}
+	pc, err := cfg.poolConfig()
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("postgres source %s: the connection pool cannot be built", cfg.Source)
+	}
+	return &DB{cfg: cfg, pool: pool}, nil
+}
+
+// Close closes every connection of the pool, waiting for connections in
+// use to be given back.
+func (db *DB) Close() { db.pool.Close() }
+
+// Source returns the configured source alias.
+func (db *DB) Source() string { return db.cfg.Source }
+
+// Posture returns the posture the source's legs run under.
+func (db *DB) Posture() domain.Posture { return db.cfg.Posture }
+
+// Ping connects (or takes a pooled connection) and runs an empty
+// statement: what `sutura doctor` asks to tell whether the source can be
+// reached. The error is an *Error (errors.Is ErrUnreachable when the
+// database cannot be reached) or ctx's.
+func (db *DB) Ping(ctx context.Context) error {
+	ctx, cancel := db.budget(ctx)
+	defer cancel()
+	// The transaction's BEGIN and COMMIT are the round trips.
+	return db.run(ctx, "", func(context.Context, *pgxpool.Conn) error { return nil })
+}
+
+// Execute runs plan as the source's own identity: the service user under
+// shared-service-user, Config.VerificationIdentity under
+// impersonation-at-source (refused as credential_unavailable when none is
+// configured). It is the app.DataSystem port; anchors at start-up come this
+// way. Outcomes are as the package documentation states.
+func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error) {
+	role, err := db.ownRole()
+	if err != nil {
+		return nil, err
+	}
+	return db.execute(ctx, role, plan)
+}
+
+// ExecuteAs runs plan for principal: as the service user under
+// shared-service-user, and under impersonation-at-source as the database
+// role Config.Impersonate maps principal.Subject to. A subject with no
+// role is refused as credential_unavailable before the database is asked;
+// there is no fallback to the service user.
+func (db *DB) ExecuteAs(ctx context.Context, principal domain.Principal, plan *domain.Plan) (*domain.RowSet, error) {
+	role, err := db.roleOf(principal)
+	if err != nil {
+		return nil, err
+	}
+	return db.execute(ctx, role, plan)
+}
+
+// ownRole is the role of a call without a caller ("" is the service user).
+func (db *DB) ownRole() (string, error) {
+	if db.cfg.Posture != domain.ImpersonationAtSource {
+		return "", nil
+	}
+	if db.cfg.VerificationIdentity == "" {
+		return "", refusal(domain.CredentialUnavailable,
+			"source %s runs as the caller and declares no verification identity for calls without one", db.cfg.Source)
+	}
+	return db.cfg.VerificationIdentity, nil
+}
+
+// roleOf is the role principal's legs run as ("" is the service user).
+func (db *DB) roleOf(p domain.Principal) (string, error) {
+	if db.cfg.Posture != domain.ImpersonationAtSource {
+		return "", nil
+	}
+	role, ok := db.cfg.Impersonate[p.Subject]
+	if !ok || p.Subject == "" {
+		return "", refusal(domain.CredentialUnavailable, detailNoRole, db.cfg.Source)
+	}
+	return role, nil
+}
+
+func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*domain.RowSet, error) {
+	if plan == nil || len(plan.Legs) == 0 {
+		return nil, errors.New("postgres: no plan")
+	}
+	if src := plan.Legs[0].Source; src != db.cfg.Source {
+		return nil, fmt.Errorf("postgres source %s: the plan reads source %s", db.cfg.Source, src)
+	}
+	st, err := semantic.Render(plan, semantic.Postgres)
+	if err != nil {
+		return nil, fmt.Errorf("postgres source %s: %w", db.cfg.Source, err)
+	}
+	args, err := bind(st.Params)
+	if err != nil {
+		return nil, fmt.Errorf("postgres source %s: %w", db.cfg.Source, err)
+	}
+	rowCap := plan.RowCap
+	if rowCap <= 0 || rowCap > domain.MaxRowCap {
+		rowCap = domain.MaxRowCap
+	}
+	ctx, cancel := db.budget(ctx)
+	defer cancel()
+	var rs *domain.RowSet
+	err = db.run(ctx, role, func(ctx context.Context, conn *pgxpool.Conn) error {
+		rows, err := conn.Query(ctx, st.SQL, append([]any{binaryResults}, args...)...)
+		if err != nil {
+			return err
+		}
+		// The statement's LIMIT leaves at most one row to drain.
+		defer rows.Close()
+		got, err := readRows(rows, rowCap, plan.Columns, detailTooManyRows)
+		if err != nil {
+			return err
+		}
+		rs = got
+		return nil
+	})
+	var e *Error
+	if errors.As(err, &e) && e.SQLState == "22012" {
+		return nil, zeroDenominator(plan)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// bind turns the statement's parameters into typed values: dates as
+// time.Time at midnight UTC (the session's time zone, so a timestamp time
+// column compares with the start of that UTC day), text as string.
+func bind(params []semantic.Param) ([]any, error) {
+	args := make([]any, len(params))
+	for i, p := range params {
+		if p.Name != "$"+strconv.Itoa(i+1) {
+			return nil, fmt.Errorf("parameter %d is written %s, not $%d", i+1, p.Name, i+1)
+		}
+		switch p.Kind {
+		case semantic.ParamDate:
+			d, err := domain.ParseDate(p.Value)
+			if err != nil {
+				return nil, fmt.Errorf("parameter %s: the date %w", p.Name, err)
+			}
+			args[i] = d.Time()
+		case semantic.ParamText:
+			args[i] = p.Value
+		default:
+			return nil, fmt.Errorf("parameter %s has an unknown kind", p.Name)
+		}
+	}
+	return args, nil
+}
+
+// budget gives ctx the default deadline when it has none.
+func (db *DB) budget(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, db.cfg.DefaultTimeout)
+}
+
+// rollbackTimeout bounds ending a transaction whose context is over.
+const rollbackTimeout = 2 * time.Second
+
+// run calls fn inside a READ ONLY transaction whose statement_timeout is
+// the rest of ctx's budget, under role when it is not empty. A call whose
+// connection broke before fn returned a result is run once more on a fresh
+// connection (see the package documentation). The error is classified.
+func (db *DB) run(ctx context.Context, role string, fn func(context.Context, *pgxpool.Conn) error) error {
+	return db.retry(ctx, role, false, fn)
+}
+
+// runAlone is run on a connection that is closed afterwards rather than
+// given back to the pool: for a statement sutura did not write, which
+// could leave state that outlives its transaction on the session
+// (PREPARE, DEALLOCATE, session advisory locks).
+func (db *DB) runAlone(ctx context.Context, role string, fn func(context.Context, *pgxpool.Conn) error) error {
+	return db.retry(ctx, role, true, fn)
+}
+
+func (db *DB) retry(ctx context.Context, role string, discard bool, fn func(context.Context, *pgxpool.Conn) error) error {
+	err := db.runOnce(ctx, role, discard, fn)
+	if err != nil && retryable(err) && ctx.Err() == nil {
+		err = db.runOnce(ctx, role, discard, fn)
+	}
+	return err
+}
+
+func (db *DB) runOnce(ctx context.Context, role string, discard bool, fn func(context.Context, *pgxpool.Conn) error) error {
+	src := db.cfg.Source
+	dl, _ := ctx.Deadline()
+	left := time.Until(dl)
+	if left <= 0 || ctx.Err() != nil {
+		return classify(ctx, src, stepSetup, context.DeadlineExceeded)
+	}
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return classify(ctx, src, stepSetup, err)
+	}
+	// The transaction always ends with ROLLBACK: it read only, and a
+	// rollback also undoes any SET a statement made. A connection given
+	// back inside a transaction (the ROLLBACK failed: its error changes
+	// nothing for the caller, whose rows are complete or whose error is
+	// already known) is closed by the pool rather than reused.
+	defer func() {
+		_ = db.end(ctx, conn, discard)
+		conn.Release()
+	}()
+	// BEGIN, the timeout and the role in one round trip. SET LOCAL ends
+	// with the transaction, so a pooled connection carries nothing to the
+	// next call.
+	setup := "BEGIN READ ONLY; SET LOCAL statement_timeout = " + strconv.FormatInt(max(left.Milliseconds(), 1), 10)
+	if role != "" {
+		setup += "; SET LOCAL ROLE " + pgx.Identifier{role}.Sanitize()
+	}
+	if _, err := conn.Exec(ctx, setup); err != nil {
+		return classify(ctx, src, stepSetup, err)
+	}
+	return classify(ctx, src, stepStatement, fn(ctx, conn))
+}
+
+// end rolls the transaction back with a context of its own (the
+// caller's may be over), and closes the connection when discard is set.
+func (db *DB) end(ctx context.Context, conn *pgxpool.Conn, discard bool) error {
+	c := conn.Conn()
+	if c.IsClosed() {
+		return nil
+	}
+	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+	defer cancel()
+	if discard {
+		return c.Close(endCtx)
+	}
+	_, err := c.Exec(endCtx, "ROLLBACK")
+	return err
+}

@@ -1,0 +1,76 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"sutura.dev/domain"
+)
+
+// ErrEmptyStatement is RunSQL's error for a statement with no text.
+var ErrEmptyStatement = errors.New("the statement is empty")
+
+// RunSQL runs one statement of run_sql (product.md §6) and returns at most
+// rowCap rows (domain.MaxRowCap when rowCap is not positive or larger),
+// named after the result's fields, with no role and no provenance. It runs
+// like a question: in a READ ONLY transaction under the deadline, as the
+// service user or, under impersonation-at-source, as the verification
+// identity (refused as credential_unavailable without one).
+//
+// The statement is sent with the extended protocol, which admits exactly
+// one statement, so it cannot end the read-only transaction and go on; the
+// transaction is rolled back, which undoes any SET, and the connection is
+// closed afterwards, so nothing the statement left on its session (a
+// prepared statement, an advisory lock) reaches a later question.
+// More rows than rowCap, or more than domain.MaxResultBytes of rendered
+// cells, is result_too_large; a statement that tries to write
+// (read_only_sql_transaction) or lacks a permission is source_refused.
+// Any other failure of the statement is an *Error whose Message is the
+// server's, for the person who wrote the statement.
+func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain.RowSet, error) {
+	if strings.TrimSpace(statement) == "" {
+		return nil, ErrEmptyStatement
+	}
+	role, err := db.ownRole()
+	if err != nil {
+		return nil, err
+	}
+	if rowCap <= 0 || rowCap > domain.MaxRowCap {
+		rowCap = domain.MaxRowCap
+	}
+	ctx, cancel := db.budget(ctx)
+	defer cancel()
+	var rs *domain.RowSet
+	err = db.runAlone(ctx, role, func(ctx context.Context, conn *pgxpool.Conn) error {
+		// DescribeExec: an unnamed prepared statement, so no statement of a
+		// person's fills the connection's statement cache.
+		qctx, stop := context.WithCancel(ctx)
+		rows, err := conn.Query(qctx, statement, pgx.QueryExecModeDescribeExec, binaryResults)
+		if err != nil {
+			stop()
+			return err
+		}
+		// Deferred calls run last first: a statement stopped early by the
+		// row cap is cancelled at the server before closing the rows, which
+		// would otherwise read the whole result.
+		defer rows.Close()
+		defer stop()
+		got, err := readRows(rows, rowCap, nil, detailStatementRows)
+		if err != nil {
+			return err
+		}
+		rs = got
+		return nil
+	})
+	var e *Error
+	if errors.As(err, &e) && e.SQLState == "25006" {
+		return nil, refusal(domain.SourceRefused, detailReadOnly)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rs, nil
+}

@@ -1,0 +1,128 @@
+package postgres_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	postgres "sutura.dev/adapters/postgres"
+)
+
+// issued is a certificate and its key, PEM-encoded.
+type issued struct {
+	cert, key []byte
+	x509      *x509.Certificate
+	priv      *ecdsa.PrivateKey
+}
+
+// issue makes a certificate for tmpl, signed by ca (self-signed when ca is
+// nil).
+func issue(t *testing.T, tmpl *x509.Certificate, ca *issued) issued {
+	t.Helper()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	parent, signer := tmpl, priv
+	if ca != nil {
+		parent, signer = ca.x509, ca.priv
+	}
+	tmpl.SerialNumber = big.NewInt(time.Now().UnixNano())
+	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &priv.PublicKey, signer)
+	require.NoError(t, err)
+	c, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	kd, err := x509.MarshalECPrivateKey(priv)
+	require.NoError(t, err)
+	return issued{
+		cert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		key:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd}),
+		x509: c, priv: priv,
+	}
+}
+
+// TestTLS turns TLS on in a cluster of its own (a CA made here, a server
+// certificate for localhost and 127.0.0.1) and connects verified and
+// mutual: the session is encrypted, the client certificate is presented,
+// and a server name the certificate does not carry, or a CA that did not
+// sign it, is a database that cannot be reached.
+func TestTLS(t *testing.T) {
+	f := ownCluster(t)
+	dir := f.dir
+	ca := issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "sutura test CA"}, IsCA: true,
+		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}, nil)
+	server := issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "localhost"}, DNSNames: []string{"localhost"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		KeyUsage: x509.KeyUsageDigitalSignature}, &ca)
+	client := issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: f.role("reader")},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, KeyUsage: x509.KeyUsageDigitalSignature}, &ca)
+
+	// The server's files sit in the cluster directory, owned by the
+	// cluster's owner (the server refuses a key others can read).
+	tlsDir := filepath.Join(dir, "tls-"+f.suffix)
+	require.NoError(t, os.MkdirAll(tlsDir, 0o755))
+	t.Cleanup(func() { os.RemoveAll(tlsDir) })
+	st, err := os.Stat(filepath.Join(dir, "data"))
+	require.NoError(t, err)
+	owner := st.Sys().(*syscall.Stat_t)
+	write := func(name string, b []byte, mode os.FileMode) string {
+		p := filepath.Join(tlsDir, name)
+		require.NoError(t, os.WriteFile(p, b, mode))
+		if os.Geteuid() == 0 {
+			require.NoError(t, os.Chown(p, int(owner.Uid), int(owner.Gid)))
+		}
+		return p
+	}
+	caFile := write("ca.pem", ca.cert, 0o644)
+	serverCert, serverKey := write("server.pem", server.cert, 0o644), write("server.key", server.key, 0o600)
+	clientCert, clientKey := write("client.pem", client.cert, 0o644), write("client.key", client.key, 0o600)
+	f.exec(t, "ALTER SYSTEM SET ssl_cert_file = '"+serverCert+"'")
+	f.exec(t, "ALTER SYSTEM SET ssl_key_file = '"+serverKey+"'")
+	f.exec(t, "ALTER SYSTEM SET ssl_ca_file = '"+caFile+"'")
+	f.exec(t, "ALTER SYSTEM SET ssl = on")
+	f.exec(t, "SELECT pg_reload_conf()")
+	t.Cleanup(func() {
+		for _, s := range []string{"ssl", "ssl_cert_file", "ssl_key_file", "ssl_ca_file"} {
+			f.exec(t, "ALTER SYSTEM RESET "+s)
+		}
+		f.exec(t, "SELECT pg_reload_conf()")
+	})
+	time.Sleep(200 * time.Millisecond) // the postmaster reloads asynchronously
+
+	ctx := context.Background()
+	session := "SELECT ssl, coalesce(client_dn, '') FROM pg_stat_ssl WHERE pid = pg_backend_pid()"
+	verified := f.config()
+	verified.Host, verified.TransportMode, verified.CAFile = "localhost", postgres.Verified, caFile
+	rs, err := open(t, verified).RunSQL(ctx, session, 1)
+	require.NoError(t, err)
+	require.Equal(t, [][]string{{"true", ""}}, rendered(rs))
+
+	byIP := verified
+	byIP.Host = "127.0.0.1"
+	require.NoError(t, open(t, byIP).Ping(ctx), "the certificate names the IP too")
+
+	mutual := verified
+	mutual.TransportMode, mutual.CertFile, mutual.KeyFile = postgres.Mutual, clientCert, clientKey
+	rs, err = open(t, mutual).RunSQL(ctx, session, 1)
+	require.NoError(t, err)
+	require.Equal(t, [][]string{{"true", "/CN=" + f.role("reader")}}, rendered(rs))
+
+	wrongName := verified
+	wrongName.ServerName = "db.example"
+	require.ErrorIs(t, open(t, wrongName).Ping(ctx), postgres.ErrUnreachable)
+
+	systemRoots := verified
+	systemRoots.CAFile = ""
+	require.ErrorIs(t, open(t, systemRoots).Ping(ctx), postgres.ErrUnreachable)
+}
