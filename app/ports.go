@@ -34,6 +34,14 @@ type CostReporter interface {
 	ExecuteWithCost(ctx context.Context, plan *domain.Plan) (*domain.RowSet, domain.Cost, error)
 }
 
+// PrincipalExecutor is the optional ability of a data system to run a plan
+// as the caller (posture impersonation-at-source), so the database's own
+// grants and row-level security decide per caller. A data system without
+// it cannot back an impersonating source.
+type PrincipalExecutor interface {
+	ExecuteAs(ctx context.Context, principal domain.Principal, plan *domain.Plan) (*domain.RowSet, error)
+}
+
 // AuditSink stores audit records. Write must not return before the record
 // is stored as durably as the sink promises.
 type AuditSink interface {

@@ -45,6 +45,14 @@ func New(cfg Config) (*Surface, error) {
 	if cfg.Catalog == nil || cfg.Admission == nil || cfg.Audit == nil {
 		return nil, errors.New("app: a surface needs a catalogue, the admission bound and an audit sink")
 	}
+	for alias, src := range cfg.Sources {
+		if src.Posture != domain.ImpersonationAtSource {
+			continue
+		}
+		if _, ok := src.System.(PrincipalExecutor); !ok {
+			return nil, fmt.Errorf("app: source %s is impersonation-at-source, but its data system cannot run a question as the caller", alias)
+		}
+	}
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = 30 * time.Second
 	}
@@ -154,7 +162,12 @@ func (s *Surface) answer(ctx context.Context, b *domain.Bundle, caller Caller, q
 	defer release()
 	execCtx, cancel := runtime.WithExecutionDeadline(ctx, s.cfg.RequestTimeout)
 	defer cancel()
-	rows, err := execute(execCtx, src.System, plan, leg.Source, cost)
+	sys := src.System
+	if src.Posture == domain.ImpersonationAtSource {
+		// The leg runs as the caller, never as the service identity.
+		sys = asCaller{src.System.(PrincipalExecutor), caller.Principal}
+	}
+	rows, err := execute(execCtx, sys, plan, leg.Source, cost)
 	if err != nil {
 		var re *domain.RefusalError
 		switch {
@@ -178,6 +191,16 @@ func (s *Surface) answer(ctx context.Context, b *domain.Bundle, caller Caller, q
 	prov := plan.Provenance
 	prov.ExecutedAs = []domain.ExecutedAs{{Source: leg.Source, Posture: src.Posture}}
 	return domain.Answered(&domain.Answer{RowSet: *rows, Provenance: prov}), nil
+}
+
+// asCaller runs every plan as one principal.
+type asCaller struct {
+	pe        PrincipalExecutor
+	principal domain.Principal
+}
+
+func (a asCaller) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error) {
+	return a.pe.ExecuteAs(ctx, a.principal, plan)
 }
 
 // execute runs plan on sys and accounts for its cost: what a CostReporter

@@ -23,6 +23,10 @@ require (
 	github.com/google/flatbuffers v25.12.19+incompatible // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/pgx/v5 v5.12.0 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/klauspost/compress v1.20.1 // indirect
 	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
@@ -48,6 +52,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
+	sutura.dev/adapters/postgres v0.0.0
 	sutura.dev/app v0.0.0
 	sutura.dev/exec-arrow v0.0.0
 	sutura.dev/semantic v0.0.0
@@ -74,3 +79,5 @@ replace sutura.dev/transport-mcp => ../transport-mcp
 replace sutura.dev/transport-http => ../transport-http
 
 replace sutura.dev/transport-inproc => ../transport-inproc
+
+replace sutura.dev/adapters/postgres => ../adapters/postgres

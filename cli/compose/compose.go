@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 
 	mdcatalog "sutura.dev/adapters/catalog-markdown"
+	"sutura.dev/adapters/postgres"
 	"sutura.dev/app"
 	"sutura.dev/cli/internal/config"
 	"sutura.dev/domain"
@@ -134,7 +135,8 @@ func Open(ctx context.Context, env map[string]string, logs io.Writer, opts Optio
 		return nil, err
 	}
 	p := &Process{Setup: s}
-	if p.Sources, err = openSources(ctx, s); err != nil {
+	if p.Sources, err = openSources(ctx, s, &p.closers); err != nil {
+		p.Close()
 		return nil, err
 	}
 	if p.Admission, err = newAdmission(s.Config); err != nil {
@@ -176,7 +178,7 @@ func Open(ctx context.Context, env map[string]string, logs io.Writer, opts Optio
 // openSources opens every configured source (or the embedded demo's) with
 // the models of the bundle that live on it. This table is the only place
 // adapters are chosen; there is no registration by init.
-func openSources(ctx context.Context, s *Setup) (map[string]app.Source, error) {
+func openSources(ctx context.Context, s *Setup, closers *[]func() error) (map[string]app.Source, error) {
 	byAlias := map[string][]domain.Model{}
 	for _, m := range s.Bundle.Definitions().Models {
 		byAlias[m.Source] = append(byAlias[m.Source], m)
@@ -199,6 +201,21 @@ func openSources(ctx context.Context, s *Setup) (map[string]app.Source, error) {
 				return nil, err
 			}
 			out[alias] = app.Source{System: eng, Posture: domain.Posture(src.Posture)}
+		case config.KindPostgres:
+			db, err := postgres.New(ctx, postgres.Config{
+				Source: alias, Host: src.Host, Port: src.Port, UnixSocket: src.UnixSocket,
+				Database: src.Database, User: src.User, Password: src.Password.Reveal(),
+				TransportMode: postgres.TransportMode(src.TransportMode), CAFile: src.CAFile,
+				CertFile: src.CertFile, KeyFile: src.KeyFile, ServerName: src.TLSServerName,
+				Posture: domain.Posture(src.Posture), Impersonate: src.Impersonate,
+				VerificationIdentity: src.VerificationIdentity,
+				Models:               byAlias[alias], MaxConns: cfg.Runtime.MaxConcurrentQueries,
+			})
+			if err != nil {
+				return nil, fmt.Errorf("sources.%s: %w", alias, err)
+			}
+			*closers = append(*closers, func() error { db.Close(); return nil })
+			out[alias] = app.Source{System: db, Posture: domain.Posture(src.Posture)}
 		default:
 			return nil, fmt.Errorf("sources.%s.kind: this build has no adapter for this kind of source yet", alias)
 		}

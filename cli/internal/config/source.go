@@ -82,9 +82,13 @@ type Source struct {
 	KeyFile string `yaml:"key_file,omitempty"`
 	// Impersonate maps a caller subject to the database role it runs as.
 	Impersonate map[string]string `yaml:"impersonate,omitempty" key:"subject"`
-	// VerificationIdentity is the name expected in the server's
-	// certificate when it differs from Host.
+	// VerificationIdentity is the database role start-up checks (anchors,
+	// table validation) run as on an impersonation-at-source source, where
+	// there is no caller.
 	VerificationIdentity string `yaml:"verification_identity,omitempty"`
+	// TLSServerName is the name expected in the server's certificate when
+	// it differs from Host.
+	TLSServerName string `yaml:"tls_server_name,omitempty"`
 
 	// Path is the resolved DuckDB database file.
 	Path string `yaml:"path,omitempty"`
@@ -129,6 +133,7 @@ var sourceKeyKinds = map[string][]SourceKind{
 	"key_file":              databaseKinds,
 	"impersonate":           databaseKinds,
 	"verification_identity": databaseKinds,
+	"tls_server_name":       databaseKinds,
 	"path":                  {KindDuckDB},
 	"project":               {KindBigQuery},
 	"dataset":               {KindBigQuery},

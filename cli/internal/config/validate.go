@@ -375,7 +375,10 @@ func (c *checker) database(key string, s Source) {
 		c.onlyWith(key, "applies only with transport_mode mutual", "cert_file", s.CertFile, "key_file", s.KeyFile)
 	}
 	if mode == Plaintext {
-		c.onlyWith(key, "applies only with transport_mode verified or mutual", "ca_file", s.CAFile, "verification_identity", s.VerificationIdentity)
+		c.onlyWith(key, "applies only with transport_mode verified or mutual", "ca_file", s.CAFile, "tls_server_name", s.TLSServerName)
+	}
+	if s.VerificationIdentity != "" && s.Posture != ImpersonationAtSource {
+		c.fail(key+".verification_identity", "applies only with posture impersonation-at-source")
 	}
 	if len(s.Impersonate) > 0 && s.Posture != ImpersonationAtSource {
 		c.fail(key+".impersonate", "applies only with posture impersonation-at-source")
