@@ -202,15 +202,7 @@ func openSources(ctx context.Context, s *Setup, closers *[]func() error) (map[st
 			}
 			out[alias] = app.Source{System: eng, Posture: domain.Posture(src.Posture)}
 		case config.KindPostgres:
-			db, err := postgres.New(ctx, postgres.Config{
-				Source: alias, Host: src.Host, Port: src.Port, UnixSocket: src.UnixSocket,
-				Database: src.Database, User: src.User, Password: src.Password.Reveal(),
-				TransportMode: postgres.TransportMode(src.TransportMode), CAFile: src.CAFile,
-				CertFile: src.CertFile, KeyFile: src.KeyFile, ServerName: src.TLSServerName,
-				Posture: domain.Posture(src.Posture), Impersonate: src.Impersonate,
-				VerificationIdentity: src.VerificationIdentity,
-				Models:               byAlias[alias], MaxConns: cfg.Runtime.MaxConcurrentQueries,
-			})
+			db, err := postgres.New(ctx, postgresConfig(alias, src, byAlias[alias], cfg.Runtime.MaxConcurrentQueries))
 			if err != nil {
 				return nil, fmt.Errorf("sources.%s: %w", alias, err)
 			}

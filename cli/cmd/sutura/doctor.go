@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	goruntime "runtime"
 	"runtime/debug"
 	"strings"
@@ -76,11 +75,8 @@ func runDoctor(inv *invocation) error {
 		fmt.Fprintf(w, "catalogue  %s version %s digest %s\n", name, b.Version(), b.Digest())
 	}
 	fmt.Fprintf(w, "admission  %d slots, %s window\n", cfg.Runtime.MaxConcurrentQueries, cfg.Runtime.AdmissionTimeout())
-	for alias, src := range cfg.Sources {
-		if src.DataDir != "" {
-			_, err := os.Stat(src.DataDir)
-			check("source "+alias+" data_dir", err)
-		}
+	for _, c := range compose.CheckSources(inv.ctx, cfg) {
+		check(fmt.Sprintf("source %s (%s) reachable", c.Alias, c.Kind), c.Err)
 	}
 	if failed {
 		return errReported

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	mdcatalog "sutura.dev/adapters/catalog-markdown"
@@ -206,4 +209,40 @@ func randomQuestion(rng *rand.Rand, b *domain.Bundle) map[string]any {
 		q["top"] = map[string]any{"n": 1 + rng.IntN(10), "by": []string{"metric", "period"}[rng.IntN(2)], "direction": []string{"desc", "asc"}[rng.IntN(2)]}
 	}
 	return q
+}
+
+// TestServeAPostgresSource serves the demo catalogue from a real Postgres
+// with nothing but configuration: doctor reaches it, validate re-runs the
+// anchors on it, and serve answers over HTTP.
+func TestServeAPostgresSource(t *testing.T) {
+	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
+	require.NoError(t, err)
+	d := pgtest.New(t)
+	d.Load(t, demo.Data(), b.Definitions().Models)
+	pc := d.Config(demo.SourceAlias, nil)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pgpass"), pc.Password, 0o600))
+	catalog, err := filepath.Abs("../../../examples/demo/catalog")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(fmt.Sprintf(`catalogs:
+  - {name: demo, kind: markdown, dir: %s, version: pg-1}
+sources:
+  demo: {kind: postgres, posture: shared-service-user, host: %s, port: %d, database: %s, user: %s, password_file: pgpass, transport_mode: plaintext}
+security: {identity: single-user}
+`, catalog, pc.Host, pc.Port, pc.Database, pc.User)), 0o600))
+	env := map[string]string{"SUTURA_CONFIG_DIR": dir}
+
+	code, out, errOut := runCLI(t, env, "doctor")
+	require.Equal(t, exitOK, code, out+errOut)
+	assert.Contains(t, out, "ok         source demo (postgres) reachable")
+	code, out, errOut = runCLI(t, env, "validate")
+	require.Equal(t, exitOK, code, out+errOut)
+	assert.Contains(t, out, "13 checked, all reproduce")
+
+	s := serve(t, "SUTURA_CONFIG_DIR="+dir)
+	status, _, body := s.do(t, "POST", "/v1/query", year2025)
+	require.Equal(t, 200, status, body)
+	assert.Contains(t, body, "24032720")
+	assert.Contains(t, body, `"posture":"shared-service-user"`)
+	assert.NotContains(t, s.stderr.String(), string(pc.Password), "the password is never logged")
 }
