@@ -9,6 +9,13 @@ require (
 )
 
 require (
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/pgx/v5 v5.12.0 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
+)
+
+require (
 	github.com/andybalholm/brotli v1.2.3 // indirect
 	github.com/apache/arrow-go/v18 v18.8.0 // indirect
 	github.com/apache/thrift v0.24.0 // indirect
@@ -31,6 +38,7 @@ require (
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	sutura.dev/adapters/catalog-markdown v0.0.0 // indirect
+	sutura.dev/adapters/postgres v0.0.0 // indirect
 	sutura.dev/app v0.0.0 // indirect
 	sutura.dev/exec-arrow v0.0.0 // indirect
 	sutura.dev/runtime v0.0.0 // indirect
@@ -59,3 +67,5 @@ replace sutura.dev/adapters/catalog-markdown => ../../adapters/catalog-markdown
 replace sutura.dev/transport-mcp => ../../transport-mcp
 
 replace sutura.dev/transport-http => ../../transport-http
+
+replace sutura.dev/adapters/postgres => ../../adapters/postgres
