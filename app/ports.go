@@ -68,3 +68,28 @@ type Source struct {
 	System  DataSystem
 	Posture domain.Posture
 }
+
+// SQLRunner is the optional ability of a data system to run one statement
+// of run_sql (product.md §6): in a read-only transaction under ctx's
+// deadline, returning at most rowCap rows named after the result's fields,
+// with no role and no provenance. More rows than rowCap is a
+// *domain.RefusalError (result_too_large), never a truncated result; a
+// statement that tries to write or lacks a permission is a
+// *domain.RefusalError (source_refused); ctx's error when ctx ended;
+// another error when the data system failed. RunSQL must stop its work
+// when ctx is cancelled. The adapter sutura.dev/adapters/postgres's *DB
+// has it.
+type SQLRunner interface {
+	RunSQL(ctx context.Context, statement string, rowCap int) (*domain.RowSet, error)
+}
+
+// StatementFailure is the optional ability of an error of SQLRunner.RunSQL
+// to say that the data system failed the statement itself (a syntax error,
+// an unknown table or column), as opposed to failing to run it. Such a
+// failure is the statement author's to fix: Surface.RunSQL reports it as
+// ErrStatementFailed, not as an unavailable data system. Its text is never
+// shown: it may quote the statement.
+type StatementFailure interface {
+	error
+	StatementFailed() bool
+}

@@ -261,6 +261,10 @@ func failureCode(err error) string {
 		return "unavailable"
 	case errors.Is(err, domain.ErrZeroDenominator):
 		return "zero_denominator"
+	case errors.Is(err, ErrStatementFailed):
+		return "statement_failed"
+	case errors.Is(err, ErrSQLNotAvailable):
+		return "sql_not_available"
 	}
 	return "internal"
 }

@@ -6,7 +6,7 @@
 // Routes: GET /health ({"status":"ok"}), GET /ready, GET /openapi.json,
 // GET /docs, GET /metrics (behind its own token; unmounted without one),
 // GET /v1/catalog (describe_catalog), POST /v1/query (ask_metric),
-// POST /v1/sql/run (403 tool_not_enabled until run_sql exists), /mcp (the
+// POST /v1/sql/run (run_sql when enabled, else 403 tool_not_enabled), /mcp (the
 // injected Streamable HTTP handler) and, with inbound identity,
 // GET /.well-known/oauth-protected-resource (RFC 9728).
 //

@@ -51,8 +51,9 @@ type envConfig struct {
 	admissionTimeout time.Duration
 	requestTimeout   time.Duration
 	withoutSecret    bool
-	noSource         bool // the model's source is not open
-	anonymous        bool // neither single-user nor inbound identity
+	noSource         bool         // the model's source is not open
+	anonymous        bool         // neither single-user nor inbound identity
+	sql              *apptest.SQL // the model's source, instead of sys, and it runs SQL
 	cfg              Config
 }
 
@@ -104,6 +105,10 @@ func newEnv(t *testing.T, sys *apptest.System, ec envConfig) *env {
 	require.NoError(t, err)
 	audit := &apptest.Audit{}
 	sources := apptest.Sources(sys)
+	if ec.sql != nil {
+		ec.sql.System = sys
+		sources = apptest.Sources(ec.sql)
+	}
 	if ec.noSource {
 		sources = nil
 	}

@@ -146,8 +146,15 @@ func buildOpenAPI(o documentOptions) (*openAPI, error) {
 	}
 	for _, t := range o.tools {
 		route, ok := toolRoutes[t.ID]
-		if !ok || t.ID == domain.RunSQL {
-			return nil, fmt.Errorf("httpapi: tool %s is declared but this build cannot serve it yet", t.ID)
+		if !ok {
+			return nil, fmt.Errorf("httpapi: tool %s is declared but this build cannot serve it", t.ID)
+		}
+		if t.ID == domain.RunSQL {
+			// Described only where served, so the document of a deployment
+			// without run_sql does not change.
+			if err := addRunSQLSchemas(doc.Components.Schemas); err != nil {
+				return nil, fmt.Errorf("httpapi: generating schemas: %w", err)
+			}
 		}
 		op := toolOperation(t)
 		doc.add(route.method, route.path, op)
@@ -244,8 +251,36 @@ func toolOperation(t app.Tool) *operation {
 		op.RequestBody = &requestBody{Required: true, Description: "The question (product.md §3.1). Unknown fields are refused by name.",
 			Content: map[string]mediaType{"application/json": {Schema: ref(schemaQuestion)}}}
 		op.Responses = askResponses()
+	case domain.RunSQL:
+		op.RequestBody = &requestBody{Required: true, Description: "The statement: {\"statement\": \"...\"}. Unknown fields are refused by name.",
+			Content: map[string]mediaType{"application/json": {Schema: ref(schemaSQLStatement)}}}
+		op.Responses = runSQLResponses()
 	}
 	return op
+}
+
+// runSQLResponses are the responses of POST /v1/sql/run: the rows without
+// provenance, a refusal at the status of its code (result_too_large,
+// deadline_exceeded, source_refused, credential_unavailable), and every
+// failure; a statement the database failed is 400 not_a_question.
+func runSQLResponses() map[string]*response {
+	refusals := map[int][]domain.Code{}
+	for _, c := range []domain.Code{domain.ResultTooLarge, domain.DeadlineExceeded, domain.SourceRefused, domain.CredentialUnavailable} {
+		refusals[c.Status()] = append(refusals[c.Status()], c)
+	}
+	failures := failuresByStatus(append(gateFailures(true), NotAQuestion, AtCapacity, Unavailable)...)
+	rs := map[string]*response{"200": jsonResponse("The statement's rows, without provenance: these numbers are not certified.", schemaSQLResult)}
+	statuses := map[int]bool{}
+	for s := range refusals {
+		statuses[s] = true
+	}
+	for s := range failures {
+		statuses[s] = true
+	}
+	for _, s := range sortedInts(statuses) {
+		rs[strconv.Itoa(s)] = codeResponse(s, refusals[s], failures[s])
+	}
+	return rs
 }
 
 // failures groups failure codes by status.

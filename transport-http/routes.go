@@ -126,27 +126,70 @@ func (s *Server) catalog(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.cfg.Surface.DescribeCatalog(CallerFrom(r.Context())))
 }
 
-// runSQL answers until run_sql exists: the capability gate refuses it
-// first, since no tool list holds it.
-func (s *Server) runSQL(w http.ResponseWriter, _ *http.Request) {
-	writeFailure(w, ToolNotEnabled, "the tool run_sql is not enabled on this deployment")
+// runSQL serves run_sql when the tool list holds it (the capability gate
+// answers 403 tool_not_enabled otherwise): parse {statement} strictly, run
+// it under the request's deadline, render the rows without provenance. The
+// statement is never logged nor echoed: it is in the audit record only.
+func (s *Server) runSQL(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.tools[domain.RunSQL]; !ok {
+		writeFailure(w, ToolNotEnabled, "the tool run_sql is not enabled on this deployment")
+		return
+	}
+	body, ok := jsonBody(w, r)
+	if !ok {
+		return
+	}
+	statement, err := wire.ParseRunSQLArgs(body)
+	if err != nil {
+		var fe *domain.FieldError
+		detail := "the body is not a statement"
+		if errors.As(err, &fe) {
+			detail = "the body is not a statement: " + fe.Error()
+		}
+		writeFailure(w, NotAQuestion, detail)
+		return
+	}
+	caller := CallerFrom(r.Context())
+	out, err := s.cfg.Surface.RunSQL(r.Context(), caller, statement)
+	if err != nil {
+		s.failure(w, caller, "run_sql", err)
+		return
+	}
+	if out.Refusal != nil {
+		writeOutcome(w, domain.Refused(*out.Refusal))
+		return
+	}
+	content, err := wire.SQLContent(out)
+	if err != nil {
+		writeFailure(w, Internal, wire.TextInternal)
+		return
+	}
+	writeBytes(w, http.StatusOK, "application/json", content)
 }
 
-// query serves ask_metric: parse the question, answer it under the
-// request's deadline, render the outcome.
-func (s *Server) query(w http.ResponseWriter, r *http.Request) {
+// jsonBody reads a JSON request body, or writes not_a_question: a form or
+// text/plain body is what a cross-site page can send without a preflight.
+func jsonBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
-		// A form or text/plain body is what a cross-site page can send
-		// without a preflight; a question is JSON.
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 			writeFailure(w, NotAQuestion, "the body must be sent as Content-Type: application/json")
-			return
+			return nil, false
 		}
 	}
 	body, err := io.ReadAll(r.Body) // in memory: bodyLimit read it
 	if err != nil {
 		writeFailure(w, NotAQuestion, "the request body could not be read")
+		return nil, false
+	}
+	return body, true
+}
+
+// query serves ask_metric: parse the question, answer it under the
+// request's deadline, render the outcome.
+func (s *Server) query(w http.ResponseWriter, r *http.Request) {
+	body, ok := jsonBody(w, r)
+	if !ok {
 		return
 	}
 	q, err := domain.ParseQuestion(body)
@@ -162,7 +205,7 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 	caller := CallerFrom(r.Context())
 	out, err := s.cfg.Surface.Answer(r.Context(), caller, q)
 	if err != nil {
-		s.answerFailure(w, caller, err)
+		s.failure(w, caller, "ask_metric", err)
 		return
 	}
 	writeOutcome(w, out)
@@ -192,19 +235,24 @@ func writeOutcome(w http.ResponseWriter, out domain.Outcome) {
 	writeBytes(w, http.StatusOK, "application/json", body)
 }
 
-// answerFailure writes a failure of Surface.Answer with its fixed
-// sentence (wire.FailureOf, as every transport does); the error itself goes
-// only to the log. A caller that went away gets nothing: the work was
-// cancelled and nobody is waiting.
-func (s *Server) answerFailure(w http.ResponseWriter, caller app.Caller, err error) {
+// failure writes a failure of Surface.Answer or Surface.RunSQL with its
+// fixed sentence (wire.FailureOf, as every transport does); the error
+// itself goes only to the log. A caller that went away gets nothing: the
+// work was cancelled and nobody is waiting. A run_sql statement the
+// database failed is 400 not_a_question: the body is not a statement the
+// database can run.
+func (s *Server) failure(w http.ResponseWriter, caller app.Caller, tool string, err error) {
 	f, ok := wire.FailureOf(err)
 	if !ok {
 		return
 	}
 	if f.Report {
-		s.log.Warn("http: ask_metric failed", "correlation_id", caller.CorrelationID, "error", err)
+		s.log.Warn("http: "+tool+" failed", "correlation_id", caller.CorrelationID, "error", err)
 	}
 	code := FailureCode(f.Code)
+	if f.Code == wire.CodeStatementFailed {
+		code = NotAQuestion
+	}
 	if code == AtCapacity {
 		writeRetry(w, code, 1, f.Text)
 		return

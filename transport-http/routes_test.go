@@ -271,7 +271,7 @@ func TestNewRefusesWhatItCannotServe(t *testing.T) {
 	surface := e.server.cfg.Surface
 	for name, cfg := range map[string]Config{
 		"no surface":             {},
-		"run_sql":                {Surface: surface, Tools: app.Tools(app.ToolOptions{RunSQL: true})},
+		"a tool it cannot serve": {Surface: surface, Tools: []app.Tool{{ID: "drop_tables"}}},
 		"single-user and jwt":    {Surface: surface, SingleUser: true, Inbound: &InboundConfig{}},
 		"equal tokens":           {Surface: surface, AccessToken: []byte("a"), MetricsToken: []byte("a")},
 		"empty token":            {Surface: surface, AccessToken: []byte{}},

@@ -81,6 +81,8 @@ const (
 	schemaReady            = "Ready"
 	schemaResourceMetadata = "ProtectedResourceMetadata"
 	schemaJSONRPC          = "JSONRPCMessage"
+	schemaSQLStatement     = "SQLStatement"
+	schemaSQLResult        = "SQLResult"
 )
 
 // componentSchemas generates every schema the document names. The tools'
@@ -141,4 +143,24 @@ func componentSchemas() (map[string]json.RawMessage, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// addRunSQLSchemas adds the schemas of run_sql to a document's components:
+// those of its tool declaration (app/wire), as every transport serves them.
+func addRunSQLSchemas(out map[string]json.RawMessage) error {
+	sql, err := wire.ToolSchemas(domain.RunSQL)
+	if err != nil {
+		return err
+	}
+	if len(sql.Output.OneOf) != 2 {
+		return fmt.Errorf("the run_sql output is not the oneOf of a result and a refusal")
+	}
+	for name, s := range map[string]*wire.Schema{schemaSQLStatement: sql.Input, schemaSQLResult: sql.Output.OneOf[0]} {
+		b, err := json.Marshal(s)
+		if err != nil {
+			return fmt.Errorf("schema %s: %w", name, err)
+		}
+		out[name] = b
+	}
+	return nil
 }

@@ -29,8 +29,10 @@ type Config struct {
 	// Surface answers; it is the process's one app.Surface.
 	Surface *app.Surface
 	// Tools is the capability list to serve, app.Tools(...); nil is
-	// app.Tools(app.ToolOptions{}). New fails for a tool this build cannot
-	// serve (run_sql, until it exists).
+	// app.Tools(app.ToolOptions{}). POST /v1/sql/run serves run_sql only
+	// when it is in the list (app.ToolOptions{RunSQL: true}); otherwise it
+	// is 403 tool_not_enabled. The OpenAPI document describes exactly this
+	// list.
 	Tools []app.Tool
 	// MCP is the Streamable HTTP handler mounted at /mcp behind the same
 	// gates as /v1; nil leaves /mcp unmounted. Build it with

@@ -44,6 +44,7 @@ func (c *Connection) InvokeWithCost(ctx context.Context, tool string, args json.
 type result struct {
 	outcome *domain.Outcome  // ask_metric
 	catalog *app.CatalogView // describe_catalog
+	sql     *app.SQLOutcome  // run_sql
 	cost    domain.Cost
 }
 
@@ -52,9 +53,12 @@ func (r result) content() (json.RawMessage, error) {
 		b   json.RawMessage
 		err error
 	)
-	if r.catalog != nil {
+	switch {
+	case r.catalog != nil:
 		b, err = wire.CatalogContent(*r.catalog)
-	} else {
+	case r.sql != nil:
+		b, err = wire.SQLContent(*r.sql)
+	default:
 		b, err = wire.OutcomeContent(*r.outcome)
 	}
 	if err != nil {
@@ -91,6 +95,8 @@ func (c *Connection) call(ctx context.Context, name string, args json.RawMessage
 		return result{catalog: &v, cost: domain.Cost{Sources: []string{}, Measured: true}}, nil
 	case domain.AskMetric:
 		return c.ask(ctx, caller, args)
+	case domain.RunSQL:
+		return c.runSQL(ctx, caller, args)
 	}
 	// New accepts only tools that wire declares, and each has a case above.
 	f, _ := wire.FailureOf(app.ErrInternal)
@@ -117,4 +123,32 @@ func (c *Connection) ask(ctx context.Context, caller app.Caller, args json.RawMe
 		return result{}, newFailureError(f)
 	}
 	return result{outcome: &out, cost: cost}, nil
+}
+
+// runSQL answers run_sql under the request timeout, admission included.
+// Its cost holds only the rows returned: a statement is not measured. The
+// statement is never logged nor echoed: it is in the audit record only.
+func (c *Connection) runSQL(ctx context.Context, caller app.Caller, args json.RawMessage) (result, error) {
+	statement, err := wire.ParseRunSQLArgs(args)
+	if err != nil {
+		return result{}, newArgumentError(domain.RunSQL, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.surface.RequestTimeout())
+	defer cancel()
+	out, err := c.surface.RunSQL(ctx, caller, statement)
+	if err != nil {
+		f, ok := wire.FailureOf(err)
+		if !ok {
+			return result{}, err
+		}
+		if f.Report {
+			c.log.Error("inproc: run_sql failed", "correlation_id", caller.CorrelationID, "error", err)
+		}
+		return result{}, newFailureError(f)
+	}
+	cost := domain.Cost{Sources: []string{}}
+	if out.Rows != nil {
+		cost.RowsReturned = len(out.Rows.Rows)
+	}
+	return result{sql: &out, cost: cost}, nil
 }

@@ -62,7 +62,8 @@ func (r Record) Terminal() bool { return r.Kind != RecordRows }
 // InvokeStream calls tool with args, as Invoke does, and delivers the
 // result as records: an answer's rows in bounded chunks, then one terminal
 // record with its provenance; a refusal as one terminal record; any other
-// tool's content as one terminal record. Errors are Invoke's, delivered as
+// tool's content (describe_catalog, run_sql's rows, which carry no
+// provenance) as one terminal record. Errors are Invoke's, delivered as
 // the stream's only element.
 //
 // The call runs when iteration starts. Rows are delivered once the answer
@@ -81,7 +82,9 @@ func (c *Connection) InvokeStream(ctx context.Context, tool string, args json.Ra
 		}
 		cost := res.cost
 		switch {
-		case res.catalog != nil:
+		case res.sql != nil && res.sql.Refusal != nil:
+			yield(Record{Kind: RecordRefusal, Reason: res.sql.Refusal, Cost: &cost}, nil)
+		case res.catalog != nil, res.sql != nil:
 			content, err := res.content()
 			if err != nil {
 				yield(Record{}, err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"sutura.dev/app"
 	"sutura.dev/app/wire"
 	"sutura.dev/domain"
 )
@@ -17,6 +18,7 @@ const (
 	TextUnavailable     = wire.TextUnavailable
 	TextInternal        = wire.TextInternal
 	TextZeroDenominator = wire.TextZeroDenominator
+	TextStatementFailed = wire.TextStatementFailed
 )
 
 // outcomeResult renders an answer or a refusal: structuredContent is the
@@ -42,22 +44,7 @@ func outcomeText(out domain.Outcome) string {
 	}
 	a := out.Answer
 	var b strings.Builder
-	for i, c := range a.Columns {
-		if i > 0 {
-			b.WriteByte('\t')
-		}
-		b.WriteString(escapeCell(c.Name))
-	}
-	b.WriteByte('\n')
-	for _, row := range a.Rows {
-		for i, c := range row {
-			if i > 0 {
-				b.WriteByte('\t')
-			}
-			b.WriteString(escapeCell(c.Render()))
-		}
-		b.WriteByte('\n')
-	}
+	b.WriteString(tabular(&a.RowSet))
 	p := a.Provenance
 	b.WriteString("\ndefinition_version: " + p.DefinitionVersion + "\n")
 	b.WriteString("definition_digest: " + p.DefinitionDigest + "\n")
@@ -66,6 +53,48 @@ func outcomeText(out domain.Outcome) string {
 	}
 	for _, e := range p.ExecutedAs {
 		b.WriteString("executed_as " + e.Source + ": " + string(e.Posture) + "\n")
+	}
+	return b.String()
+}
+
+// sqlResult renders a run_sql outcome: structuredContent is its wire body
+// (wire.SQLContent), and one text block carries the tab-separated header
+// and rows, with no provenance, or "refused (<code>): <detail>".
+func sqlResult(out app.SQLOutcome) (*mcp.CallToolResult, error) {
+	body, err := wire.SQLContent(out)
+	if err != nil {
+		return nil, err
+	}
+	text := ""
+	if out.Refusal != nil {
+		text = "refused (" + string(out.Refusal.Code()) + "): " + out.Refusal.Detail()
+	} else {
+		text = tabular(out.Rows)
+	}
+	return &mcp.CallToolResult{
+		StructuredContent: body,
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+	}, nil
+}
+
+// tabular is the tab-separated header and rows of rs.
+func tabular(rs *domain.RowSet) string {
+	var b strings.Builder
+	for i, c := range rs.Columns {
+		if i > 0 {
+			b.WriteByte('\t')
+		}
+		b.WriteString(escapeCell(c.Name))
+	}
+	b.WriteByte('\n')
+	for _, row := range rs.Rows {
+		for i, c := range row {
+			if i > 0 {
+				b.WriteByte('\t')
+			}
+			b.WriteString(escapeCell(c.Render()))
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
 }

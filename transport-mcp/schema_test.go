@@ -68,9 +68,14 @@ func TestManifestSnapshot(t *testing.T) {
 	snapshot(t, "manifest.json", got)
 }
 
-func TestRunSQLIsNotServedYet(t *testing.T) {
-	_, err := NewManifest(app.Tools(app.ToolOptions{RunSQL: true}))
-	require.ErrorContains(t, err, "run_sql is declared but this build cannot serve it yet")
+// TestRunSQLManifestSnapshot: with run_sql enabled the manifest declares it
+// too; the default manifest (manifest.json) does not.
+func TestRunSQLManifestSnapshot(t *testing.T) {
+	m, err := NewManifest(app.Tools(app.ToolOptions{RunSQL: true}))
+	require.NoError(t, err)
+	_, ok := m.Tool(domain.RunSQL)
+	require.True(t, ok)
+	snapshot(t, "manifest-run_sql.json", indent(t, m))
 }
 
 // every calls f on s and each schema under it, with its path.

@@ -68,9 +68,9 @@ type Server struct {
 }
 
 // New builds the server for surface. It fails when opts.Tools names a tool
-// this package cannot serve: run_sql is declared by app.Tools when enabled,
-// but has no handler until the Postgres adapter lands, and a transport never
-// pretends to serve it.
+// this package cannot serve. run_sql is served only when opts.Tools declares
+// it (app.Tools(app.ToolOptions{RunSQL: true})); otherwise a call to it is
+// JSON-RPC error -32602, an unknown tool.
 func New(surface *app.Surface, opts Options) (*Server, error) {
 	if surface == nil {
 		return nil, errors.New("mcpserver: a server needs the app surface")
@@ -251,6 +251,8 @@ func (s *Server) handler(t app.Tool) mcp.ToolHandler {
 			return s.describe(caller, args)
 		case domain.AskMetric:
 			return s.ask(ctx, caller, args)
+		case domain.RunSQL:
+			return s.runSQL(ctx, caller, args)
 		}
 		// New registers only tools with a case above.
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tool " + string(t.ID) + " has no handler"}
@@ -278,12 +280,8 @@ func (s *Server) ask(ctx context.Context, caller app.Caller, args json.RawMessag
 	if err != nil {
 		return notAQuestion(err), nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	ctx, cancel := s.callContext(ctx)
 	defer cancel()
-	if carrier, ok := ctx.Value(carrierKey{}).(context.Context); ok {
-		stop := context.AfterFunc(carrier, cancel)
-		defer stop()
-	}
 	out, err := s.surface.Answer(ctx, caller, q)
 	if err != nil {
 		res, rpcErr, report := failure(err)
@@ -293,4 +291,36 @@ func (s *Server) ask(ctx context.Context, caller app.Caller, args json.RawMessag
 		return res, rpcErr
 	}
 	return outcomeResult(out)
+}
+
+// callContext bounds one call by the request timeout and ends it when its
+// carrier (the HTTP request, the stdio run) ends.
+func (s *Server) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	if carrier, ok := ctx.Value(carrierKey{}).(context.Context); ok {
+		stop := context.AfterFunc(carrier, cancel)
+		return ctx, func() { stop(); cancel() }
+	}
+	return ctx, cancel
+}
+
+// runSQL answers run_sql: parse {statement} strictly, run it under the
+// request timeout, render the rows without provenance. The statement is
+// never logged nor echoed: it is in the audit record only.
+func (s *Server) runSQL(ctx context.Context, caller app.Caller, args json.RawMessage) (*mcp.CallToolResult, error) {
+	statement, err := wire.ParseRunSQLArgs(args)
+	if err != nil {
+		return notAQuestion(err), nil
+	}
+	ctx, cancel := s.callContext(ctx)
+	defer cancel()
+	out, err := s.surface.RunSQL(ctx, caller, statement)
+	if err != nil {
+		res, rpcErr, report := failure(err)
+		if report {
+			s.log.Error("mcp: run_sql failed", "correlation_id", caller.CorrelationID, "error", err)
+		}
+		return res, rpcErr
+	}
+	return sqlResult(out)
 }

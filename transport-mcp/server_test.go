@@ -62,8 +62,8 @@ func TestToolsListServesTheDeclaredTools(t *testing.T) {
 
 func TestNewRefusesToolsItCannotServe(t *testing.T) {
 	e := newEnv(t, newFake(), envConfig{})
-	_, err := New(e.surface, Options{Tools: app.Tools(app.ToolOptions{RunSQL: true})})
-	require.ErrorContains(t, err, "run_sql")
+	_, err := New(e.surface, Options{Tools: []app.Tool{{ID: "drop_tables", Scope: "sutura:tables.drop"}}})
+	require.ErrorContains(t, err, "drop_tables")
 }
 
 func TestAnswer(t *testing.T) {

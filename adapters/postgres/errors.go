@@ -175,3 +175,9 @@ func zeroDenominator(plan *domain.Plan) error {
 	}
 	return fmt.Errorf("metric %s: %w", strings.Join(names, ", "), domain.ErrZeroDenominator)
 }
+
+// StatementFailed reports whether the server rejected the statement itself
+// (a run_sql author's mistake), as opposed to the database being
+// unreachable or failing: the app answers the former to the author and
+// treats the latter as the service failing.
+func (e *Error) StatementFailed() bool { return e.SQLState != "" && !e.unreachable }

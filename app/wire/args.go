@@ -24,6 +24,11 @@ type AskMetricArgs struct {
 	Top        *Top            `json:"top,omitempty" jsonschema:"Keep only the first n groups, ranked by the metric or by the period. Single metric only."`
 }
 
+// RunSQLArgs is the input of run_sql: one statement and nothing else.
+type RunSQLArgs struct {
+	Statement Statement `json:"statement" jsonschema:"One read-only SQL statement in the database's own dialect. It runs in a read-only transaction; a result of more than 10000 rows is refused, never truncated: add a LIMIT or aggregate."`
+}
+
 // TimeRange is the range of a question: a FixedRange or a RelativeRange.
 // Its schema is the oneOf of theirs.
 type TimeRange struct{}
@@ -96,6 +101,8 @@ type (
 	TopBy string
 	// Direction is "desc" or "asc".
 	Direction string
+	// Statement is the text of one SQL statement.
+	Statement string
 )
 
 // answerBody is the wire shape of an answer (domain.Outcome.MarshalJSON).
@@ -104,6 +111,19 @@ type answerBody struct {
 	Columns    []domain.Column   `json:"columns" jsonschema:"The requested dimensions in question order, then period (the bucket start date), then one column per metric."`
 	Rows       [][]domain.Cell   `json:"rows" jsonschema:"The rows; every cell is text in canonical form, or null."`
 	Provenance domain.Provenance `json:"provenance" jsonschema:"The exact definitions that produced the answer and the data systems read. Quote definition_version and definition_digest with the numbers."`
+}
+
+// sqlAnswerBody is the wire shape of a run_sql result (SQLContent): the
+// statement's columns and rows, with no provenance.
+type sqlAnswerBody struct {
+	Outcome answerTag       `json:"outcome" jsonschema:"answer: the statement ran."`
+	Columns []sqlColumn     `json:"columns" jsonschema:"The columns of the statement's result, in its order."`
+	Rows    [][]domain.Cell `json:"rows" jsonschema:"The rows; every cell is text in canonical form, or null. These numbers are not certified and carry no provenance."`
+}
+
+// sqlColumn is one column of a run_sql result.
+type sqlColumn struct {
+	Name string `json:"name" jsonschema:"The name the statement gave the column."`
 }
 
 // refusalBody is the wire shape of a refusal.

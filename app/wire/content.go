@@ -3,6 +3,8 @@ package wire
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 
 	"sutura.dev/app"
 	"sutura.dev/domain"
@@ -66,4 +68,71 @@ func NotAQuestion(err error) string {
 		return textNotAQuestionHead + fe.Error()
 	}
 	return textNotAQuestionHead + "they could not be read"
+}
+
+// SQLContent is the structured content of a run_sql result:
+// {"outcome":"answer","columns":[{name}],"rows":[...]} with no provenance,
+// or the refusal {"outcome":"refusal","reason":{code, detail}}.
+func SQLContent(out app.SQLOutcome) (json.RawMessage, error) {
+	if out.Refusal != nil {
+		return domain.Refused(*out.Refusal).MarshalJSON()
+	}
+	if out.Rows == nil {
+		return nil, errors.New("wire: a run_sql outcome holds neither rows nor a refusal")
+	}
+	body := sqlAnswerBody{Outcome: "answer", Columns: make([]sqlColumn, len(out.Rows.Columns)), Rows: out.Rows.Rows}
+	for i, c := range out.Rows.Columns {
+		body.Columns[i] = sqlColumn{Name: c.Name}
+	}
+	if body.Rows == nil {
+		body.Rows = [][]domain.Cell{}
+	}
+	return json.Marshal(body)
+}
+
+// ParseRunSQLArgs reads the arguments of run_sql: exactly
+// {"statement": "<non-empty text of at most app.MaxStatementBytes bytes>"}.
+// An unknown field is named when it is an identifier and described
+// otherwise; the error is a *domain.FieldError and never holds the
+// statement or any other caller value.
+func ParseRunSQLArgs(args json.RawMessage) (string, error) {
+	v, err := domain.DecodeJSON(args)
+	if err != nil {
+		return "", err
+	}
+	obj, ok := v.(domain.Object)
+	if !ok {
+		return "", &domain.FieldError{Problem: `must be an object ({"statement": "..."})`}
+	}
+	var (
+		statement string
+		seen      bool
+	)
+	for _, m := range obj {
+		if m.Key != "statement" {
+			name := "(a field whose name is not an identifier)"
+			if domain.CheckIdent(m.Key) == nil {
+				name = m.Key
+			}
+			return "", &domain.FieldError{Field: name, Problem: "is not a field: run_sql takes {statement}"}
+		}
+		if seen {
+			return "", &domain.FieldError{Field: "statement", Problem: "is given twice"}
+		}
+		seen = true
+		s, ok := m.Value.(string)
+		if !ok {
+			return "", &domain.FieldError{Field: "statement", Problem: "must be a string"}
+		}
+		statement = s
+	}
+	switch {
+	case !seen:
+		return "", &domain.FieldError{Field: "statement", Problem: "is required"}
+	case strings.TrimSpace(statement) == "":
+		return "", &domain.FieldError{Field: "statement", Problem: "must not be empty"}
+	case len(statement) > app.MaxStatementBytes:
+		return "", &domain.FieldError{Field: "statement", Problem: fmt.Sprintf("is longer than %d bytes", app.MaxStatementBytes)}
+	}
+	return statement, nil
 }

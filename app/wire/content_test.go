@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -94,6 +95,8 @@ func TestFailureOf(t *testing.T) {
 		{fmt.Errorf("metric r: %w", domain.ErrZeroDenominator), CodeZeroDenominator, TextZeroDenominator, domain.ErrZeroDenominator, false},
 		{fmt.Errorf("%w: pq: %s", app.ErrUnavailable, canary), CodeUnavailable, TextUnavailable, app.ErrUnavailable, true},
 		{app.ErrInternal, CodeInternal, TextInternal, app.ErrInternal, true},
+		{fmt.Errorf("%w: %w", app.ErrStatementFailed, errors.New(canary)), CodeStatementFailed, TextStatementFailed, app.ErrStatementFailed, false},
+		{fmt.Errorf("%w: none", app.ErrSQLNotAvailable), CodeUnavailable, TextSQLUnavailable, app.ErrSQLNotAvailable, true},
 		{errors.New(canary), CodeInternal, TextInternal, app.ErrInternal, true},
 	} {
 		f, ok := FailureOf(tc.err)
@@ -103,4 +106,47 @@ func TestFailureOf(t *testing.T) {
 	}
 	_, ok := FailureOf(fmt.Errorf("wrapped: %w", context.Canceled))
 	assert.False(t, ok, "a caller that went away is told nothing")
+}
+
+func TestParseRunSQLArgs(t *testing.T) {
+	st, err := ParseRunSQLArgs(json.RawMessage(`{"statement":"select 1\n"}`))
+	require.NoError(t, err)
+	assert.Equal(t, "select 1\n", st)
+	long, _ := json.Marshal(map[string]string{"statement": strings.Repeat("x", app.MaxStatementBytes+1)})
+	for args, field := range map[string]string{
+		`{"statement":"select 1","sql":"` + canary + `"}`: "sql",
+		`{"` + canary + ` x":1}`:                          "(a field whose name is not an identifier)",
+		`{}`:                                              "statement",
+		`{"statement":""}`:                                "statement",
+		`{"statement":" \t"}`:                             "statement",
+		`{"statement":null}`:                              "statement",
+		`{"statement":"a","statement":"b"}`:               "statement",
+		`["` + canary + `"]`:                              "",
+		`{"statement":"a"}{"b":2}`:                        "",
+		string(long):                                      "statement",
+	} {
+		_, err := ParseRunSQLArgs(json.RawMessage(args))
+		var fe *domain.FieldError
+		require.ErrorAs(t, err, &fe, args)
+		assert.Equal(t, field, fe.Field, args)
+		assert.NotContains(t, NotAQuestion(err), canary)
+	}
+}
+
+func TestSQLContent(t *testing.T) {
+	got, err := SQLContent(app.SQLOutcome{Rows: &domain.RowSet{Columns: []domain.Column{{Name: "n", Role: domain.RoleMetric}},
+		Rows: [][]domain.Cell{{domain.Int(1)}, {domain.Null()}}}})
+	require.NoError(t, err)
+	assert.Equal(t, `{"outcome":"answer","columns":[{"name":"n"}],"rows":[["1"],[null]]}`, string(got))
+	got, err = SQLContent(app.SQLOutcome{Rows: &domain.RowSet{}})
+	require.NoError(t, err)
+	assert.Equal(t, `{"outcome":"answer","columns":[],"rows":[]}`, string(got))
+	r := domain.Refuse(domain.ResultTooLarge, "too many rows")
+	got, err = SQLContent(app.SQLOutcome{Refusal: &r})
+	require.NoError(t, err)
+	want, err := domain.Refused(r).MarshalJSON()
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got))
+	_, err = SQLContent(app.SQLOutcome{})
+	require.Error(t, err)
 }

@@ -15,6 +15,8 @@ const (
 	TextTimeout         = "the question ran out of time; it was stopped; ask for less"
 	TextUnavailable     = "the data system is unavailable; the question was not answered; ask again later"
 	TextInternal        = "the service failed to answer; this is not a problem with the question"
+	TextStatementFailed = "the database failed the statement (its syntax, or a table, column or function it names); correct it and run it again"
+	TextSQLUnavailable  = "run_sql has no single database to run on in this deployment"
 	TextZeroDenominator = "a ratio's denominator is zero for this question and its metric is defined to fail then; ask for another range, grain or grouping"
 )
 
@@ -25,6 +27,8 @@ const (
 	CodeUnavailable     = "unavailable"
 	CodeInternal        = "internal"
 	CodeZeroDenominator = "zero_denominator"
+	// CodeStatementFailed: the database failed a run_sql statement itself.
+	CodeStatementFailed = "statement_failed"
 )
 
 // Failure is how a failure of the service is told to a caller: a code, a
@@ -34,7 +38,8 @@ type Failure struct {
 	Code string
 	Text string
 	// Sentinel is app.ErrAtCapacity, app.ErrTimeout, app.ErrUnavailable,
-	// app.ErrInternal or domain.ErrZeroDenominator.
+	// app.ErrInternal, app.ErrStatementFailed, app.ErrSQLNotAvailable or
+	// domain.ErrZeroDenominator.
 	Sentinel error
 	// Report says whether the failure is worth an operator's log line (a
 	// data system down, a defect); capacity, time and the definition of a
@@ -42,7 +47,8 @@ type Failure struct {
 	Report bool
 }
 
-// FailureOf classifies an error of app.Surface.Answer. It returns false
+// FailureOf classifies an error of app.Surface.Answer or
+// app.Surface.RunSQL. It returns false
 // when the caller went away (context.Canceled): nobody waits for an
 // answer, and no failure is told.
 func FailureOf(err error) (Failure, bool) {
@@ -55,6 +61,10 @@ func FailureOf(err error) (Failure, bool) {
 		return Failure{}, false
 	case errors.Is(err, domain.ErrZeroDenominator):
 		return Failure{CodeZeroDenominator, TextZeroDenominator, domain.ErrZeroDenominator, false}, true
+	case errors.Is(err, app.ErrStatementFailed):
+		return Failure{CodeStatementFailed, TextStatementFailed, app.ErrStatementFailed, false}, true
+	case errors.Is(err, app.ErrSQLNotAvailable):
+		return Failure{CodeUnavailable, TextSQLUnavailable, app.ErrSQLNotAvailable, true}, true
 	case errors.Is(err, app.ErrUnavailable):
 		return Failure{CodeUnavailable, TextUnavailable, app.ErrUnavailable, true}, true
 	}

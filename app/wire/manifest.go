@@ -47,8 +47,7 @@ type Manifest struct {
 
 // NewManifest declares tools (from app.Tools) with their generated schemas
 // and annotations. It opens nothing. It fails for a tool this build cannot
-// serve (run_sql, until it has a handler): no transport pretends to serve
-// it.
+// serve: no transport pretends to serve it.
 func NewManifest(tools []app.Tool) (Manifest, error) {
 	m := Manifest{Version: app.ManifestVersion, Tools: []Declaration{}}
 	for _, t := range tools {

@@ -68,9 +68,19 @@ func TestManifestDeclaresTheOneList(t *testing.T) {
 	assert.False(t, ok)
 }
 
-func TestRunSQLIsNotServedYet(t *testing.T) {
-	_, err := NewManifest(app.Tools(app.ToolOptions{RunSQL: true}))
-	require.ErrorContains(t, err, "run_sql is declared but this build cannot serve it yet")
+// TestRunSQLManifestSnapshot: the manifest with run_sql enabled, byte for
+// byte; the default manifest (manifest.json) does not declare it.
+func TestRunSQLManifestSnapshot(t *testing.T) {
+	m, err := NewManifest(app.Tools(app.ToolOptions{RunSQL: true}))
+	require.NoError(t, err)
+	require.Len(t, m.Tools, 3)
+	d, ok := m.Tool(domain.RunSQL)
+	require.True(t, ok)
+	assert.Equal(t, domain.Scope("sutura:sql.run"), d.Scope)
+	assert.True(t, d.InputSchema.Closed)
+	assert.Equal(t, []string{"statement"}, d.InputSchema.Required)
+	assert.Nil(t, d.OutputSchema.OneOf[0].Property("provenance"), "a run_sql result has no provenance")
+	snapshot(t, "manifest-run_sql.json", indent(t, m))
 }
 
 func TestToolSchemasAreTheCallersCopy(t *testing.T) {

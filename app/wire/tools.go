@@ -49,6 +49,7 @@ func scalarSchemas() map[reflect.Type]*Schema {
 		reflect.TypeFor[ListOp]():         enum(string(domain.OpIn), string(domain.OpNotIn)),
 		reflect.TypeFor[TopBy]():          enum(string(domain.ByMetric), string(domain.ByPeriod)),
 		reflect.TypeFor[Direction]():      enum("desc", "asc"),
+		reflect.TypeFor[Statement]():      {Type: "string", MinLength: ptr(1), MaxLength: ptr(app.MaxStatementBytes)},
 		reflect.TypeFor[answerTag]():      constant("answer"),
 		reflect.TypeFor[refusalTag]():     constant("refusal"),
 		reflect.TypeFor[domain.Code]():    enum(codes...),
@@ -130,9 +131,21 @@ func generateSchemas() (map[domain.Capability]Schemas, error) {
 	}
 	catalog.Description = "The catalogue as this caller may see it."
 
+	runSQL, err := inferFor[RunSQLArgs](types)
+	if err != nil {
+		return nil, err
+	}
+	sqlAnswer, err := inferFor[sqlAnswerBody](types)
+	if err != nil {
+		return nil, err
+	}
+	sqlAnswer.Description = "A result: the statement's rows, without provenance."
+	sqlOutcome := oneOf(sqlAnswer, refusal.Clone())
+
 	return map[domain.Capability]Schemas{
 		domain.DescribeCatalog: {Input: describe, Output: catalog},
 		domain.AskMetric:       {Input: ask, Output: outcome},
+		domain.RunSQL:          {Input: runSQL, Output: sqlOutcome},
 	}, nil
 }
 

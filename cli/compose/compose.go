@@ -172,6 +172,12 @@ func Open(ctx context.Context, env map[string]string, logs io.Writer, opts Optio
 		p.Close()
 		return nil, err
 	}
+	if s.Config.Tools.RunSQL.Enabled {
+		if _, err := p.Surface.SQLSource(); err != nil {
+			p.Close()
+			return nil, fmt.Errorf("tools.run_sql.enabled: %w", err)
+		}
+	}
 	return p, nil
 }
 

@@ -246,3 +246,48 @@ security: {identity: single-user}
 	assert.Contains(t, body, `"posture":"shared-service-user"`)
 	assert.NotContains(t, s.stderr.String(), string(pc.Password), "the password is never logged")
 }
+
+var _ app.StatementFailure = (*postgres.Error)(nil)
+
+// TestRunSQLOnPostgres enables run_sql on a served Postgres source: a
+// read-only statement answers with rows and no provenance, a write is
+// refused by the read-only transaction, a statement the database rejects
+// is the author's error, and every call is audited with its statement.
+func TestRunSQLOnPostgres(t *testing.T) {
+	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
+	require.NoError(t, err)
+	d := pgtest.New(t)
+	d.Load(t, demo.Data(), b.Definitions().Models)
+	pc := d.Config(demo.SourceAlias, nil)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pgpass"), pc.Password, 0o600))
+	catalog, err := filepath.Abs("../../../examples/demo/catalog")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(fmt.Sprintf(`catalogs:
+  - {name: demo, kind: markdown, dir: %s, version: pg-1}
+sources:
+  demo: {kind: postgres, posture: shared-service-user, host: %s, port: %d, database: %s, user: %s, password_file: pgpass, transport_mode: plaintext}
+security: {identity: single-user}
+tools: {run_sql: {enabled: true}}
+audit: {sink: file, file: audit.jsonl}
+`, catalog, pc.Host, pc.Port, pc.Database, pc.User)), 0o600))
+	s := serve(t, "SUTURA_CONFIG_DIR="+dir)
+
+	status, _, body := s.do(t, "POST", "/v1/sql/run", `{"statement":"select count(*) as n from orders"}`)
+	require.Equal(t, 200, status, body)
+	assert.Contains(t, body, `"12000"`)
+	assert.NotContains(t, body, "provenance")
+	status, _, body = s.do(t, "POST", "/v1/sql/run", `{"statement":"insert into regions values (99, 'zz-canary')"}`)
+	assert.Equal(t, 403, status, body)
+	assert.Contains(t, body, "source_refused")
+	assert.NotContains(t, body, "zz-canary")
+	status, _, body = s.do(t, "POST", "/v1/sql/run", `{"statement":"selec nothing"}`)
+	assert.Equal(t, 400, status, body)
+	status, _, _ = s.do(t, "POST", "/v1/sql/run", `{"statement":"select 1","table":"orders"}`)
+	assert.Equal(t, 400, status, "unknown fields are refused by name")
+
+	audit, err := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
+	require.NoError(t, err)
+	assert.Contains(t, string(audit), `"capability":"run_sql"`)
+	assert.Contains(t, string(audit), `select count(*) as n from orders`)
+}

@@ -1,0 +1,165 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sutura.dev/app"
+	"sutura.dev/app/apptest"
+	"sutura.dev/domain"
+	"sutura.dev/runtime"
+)
+
+const sqlCanary = "select 'ZZ-sql-canary-5e1f' as secret"
+
+func sqlResult() *domain.RowSet {
+	return &domain.RowSet{
+		Columns: []domain.Column{{Name: "city", Role: domain.RoleDimension}, {Name: "total"}},
+		Rows:    [][]domain.Cell{{domain.Text("Lyon"), domain.Int(42)}, {domain.Null(), domain.Float(1.5)}},
+	}
+}
+
+func TestRunSQLAnswersWithoutProvenanceAndIsAudited(t *testing.T) {
+	sys := &apptest.SQL{Result: sqlResult()}
+	s, audit, adm := newSurface(t, sys, 2, 5*time.Second)
+	out, err := s.RunSQL(t.Context(), anon, sqlCanary)
+	require.NoError(t, err)
+	require.Nil(t, out.Refusal)
+	require.NotNil(t, out.Rows)
+	assert.Equal(t, []domain.Column{{Name: "city"}, {Name: "total"}}, out.Rows.Columns, "columns carry no role")
+	assert.Equal(t, sqlResult().Rows, out.Rows.Rows)
+	assert.Equal(t, []string{sqlCanary}, sys.Statements())
+	assert.Equal(t, []int{domain.MaxRowCap}, sys.RowCaps(), "the row cap is applied by the runner")
+	assert.Equal(t, 0, adm.InUse(), "the slot is given back")
+	recs := audit.Records()
+	require.Len(t, recs, 1)
+	rec := recs[0]
+	assert.Equal(t, domain.RunSQL, rec.Capability)
+	assert.Equal(t, sqlCanary, rec.Statement, "audited with its statement")
+	assert.Equal(t, "answer", rec.Outcome)
+	assert.Equal(t, 2, rec.Rows)
+	assert.Equal(t, "c-1", rec.CorrelationID)
+	assert.Equal(t, []string{"agent"}, rec.Principal)
+	assert.Equal(t, []domain.ExecutedAs{{Source: apptest.SourceName, Posture: domain.SharedServiceUser}}, rec.ExecutedAs)
+	assert.Empty(t, rec.Metrics)
+}
+
+func TestRunSQLRefusalsAndFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		sys     *apptest.SQL
+		timeout time.Duration
+		code    domain.Code // a refusal
+		err     error       // or a failure
+		audit   string
+	}{
+		{"more rows than the cap", &apptest.SQL{Generate: domain.MaxRowCap + 5}, 5 * time.Second, domain.ResultTooLarge, nil, "result_too_large"},
+		{"exactly the cap", &apptest.SQL{Generate: domain.MaxRowCap}, 5 * time.Second, "", nil, ""},
+		{"the runner refuses a write", &apptest.SQL{Err: &domain.RefusalError{Reason: domain.Refuse(domain.SourceRefused, "run_sql is read-only")}}, 5 * time.Second, domain.SourceRefused, nil, "source_refused"},
+		{"the execution budget", &apptest.SQL{Block: true}, 2 * time.Second, domain.DeadlineExceeded, nil, "deadline_exceeded"},
+		{"the statement fails", &apptest.SQL{Err: &apptest.StatementError{Text: "syntax error at " + sqlCanary}}, 5 * time.Second, "", app.ErrStatementFailed, "statement_failed"},
+		{"the database is down", &apptest.SQL{Err: errors.New("dial tcp: refused " + sqlCanary)}, 5 * time.Second, "", app.ErrUnavailable, "unavailable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, audit, adm := newSurface(t, tc.sys, 1, tc.timeout)
+			start := time.Now()
+			out, err := s.RunSQL(t.Context(), anon, sqlCanary)
+			assert.Less(t, time.Since(start), tc.timeout, "execution ends before the caller's deadline")
+			assert.Equal(t, 0, adm.InUse())
+			recs := audit.Records()
+			require.Len(t, recs, 1)
+			assert.Equal(t, sqlCanary, recs[0].Statement)
+			switch {
+			case tc.err != nil:
+				require.ErrorIs(t, err, tc.err)
+				assert.Equal(t, "failure", recs[0].Outcome)
+				assert.Equal(t, tc.audit, recs[0].Code)
+			case tc.code != "":
+				require.NoError(t, err)
+				require.NotNil(t, out.Refusal)
+				assert.Nil(t, out.Rows)
+				assert.Equal(t, tc.code, out.Refusal.Code())
+				assert.NotContains(t, out.Refusal.Detail(), "canary")
+				assert.Equal(t, "refusal", recs[0].Outcome)
+				assert.Equal(t, tc.audit, recs[0].Code)
+			default:
+				require.NoError(t, err)
+				require.Len(t, out.Rows.Rows, domain.MaxRowCap)
+				assert.Equal(t, "answer", recs[0].Outcome)
+			}
+		})
+	}
+}
+
+func TestRunSQLAtCapacityAndCancel(t *testing.T) {
+	sys := &apptest.SQL{Block: true}
+	s, audit, adm := newSurface(t, sys, 1, 30*time.Second)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { _, err := s.RunSQL(ctx, anon, "select pg_sleep(60)"); done <- err }()
+	<-sys.Started()
+	assert.Equal(t, 1, adm.InUse())
+	_, err := s.RunSQL(t.Context(), anon, "select 1")
+	require.ErrorIs(t, err, app.ErrAtCapacity)
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	assert.Equal(t, 0, adm.InUse(), "the slot is back once the statement stopped")
+	require.Len(t, sys.Ended(), 1, "the cancellation reached the runner")
+	codes := map[string]bool{}
+	for _, r := range audit.Records() {
+		assert.Equal(t, domain.RunSQL, r.Capability)
+		codes[r.Code] = true
+	}
+	assert.Equal(t, map[string]bool{"at_capacity": true, "cancelled": true}, codes, "failures are audited too")
+}
+
+func TestRunSQLNeedsOneSQLSource(t *testing.T) {
+	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 1, Timeout: time.Second})
+	require.NoError(t, err)
+	build := func(sources map[string]app.Source) (*app.Surface, *apptest.Audit) {
+		audit := &apptest.Audit{}
+		s, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: apptest.Bundle(t, "v1")}, Sources: sources, Admission: adm, Audit: audit})
+		require.NoError(t, err)
+		return s, audit
+	}
+	none, audit := build(apptest.Sources(&apptest.System{}))
+	_, err = none.SQLSource()
+	require.ErrorIs(t, err, app.ErrSQLNotAvailable)
+	_, err = none.RunSQL(t.Context(), anon, sqlCanary)
+	require.ErrorIs(t, err, app.ErrSQLNotAvailable)
+	assert.NotContains(t, err.Error(), "canary")
+	require.Len(t, audit.Records(), 1)
+	assert.Equal(t, "sql_not_available", audit.Records()[0].Code)
+
+	two, _ := build(map[string]app.Source{"a": {System: &apptest.SQL{}}, "b": {System: &apptest.SQL{}}, "files": {System: &apptest.System{}}})
+	_, err = two.SQLSource()
+	require.ErrorIs(t, err, app.ErrSQLNotAvailable)
+	assert.ErrorContains(t, err, "several configured sources can run SQL (a, b)")
+
+	one, _ := build(map[string]app.Source{"pg": {System: &apptest.SQL{}}, "files": {System: &apptest.System{}}})
+	alias, err := one.SQLSource()
+	require.NoError(t, err)
+	assert.Equal(t, "pg", alias)
+}
+
+func TestRunSQLGuardsTheStatement(t *testing.T) {
+	sys := &apptest.SQL{}
+	s, _, _ := newSurface(t, sys, 1, 5*time.Second)
+	for _, st := range []string{"", "  \n", string(make([]byte, app.MaxStatementBytes+1)), "select '\xff'"} {
+		_, err := s.RunSQL(t.Context(), anon, st)
+		require.ErrorIs(t, err, app.ErrStatementFailed)
+	}
+	assert.Empty(t, sys.Statements(), "never sent to the data system")
+}
+
+func TestRunSQLAuditFailureFails(t *testing.T) {
+	s, audit, _ := newSurface(t, &apptest.SQL{}, 1, 5*time.Second)
+	audit.Fail(errors.New("disk full"))
+	_, err := s.RunSQL(t.Context(), anon, "select 1")
+	require.ErrorIs(t, err, app.ErrInternal)
+}
