@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -290,4 +291,57 @@ audit: {sink: file, file: audit.jsonl}
 	require.NoError(t, err)
 	assert.Contains(t, string(audit), `"capability":"run_sql"`)
 	assert.Contains(t, string(audit), `select count(*) as n from orders`)
+}
+
+// TestPostgresCancellationFreesBackendAndSlot asks a deliberately slow
+// question (orders is a view generating 300 million rows), cancels it, and
+// watches pg_stat_activity: the backend is idle again within a second, and
+// so is the admission slot.
+func TestPostgresCancellationFreesBackendAndSlot(t *testing.T) {
+	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
+	require.NoError(t, err)
+	d := pgtest.New(t)
+	d.Exec(t, `CREATE VIEW orders AS SELECT g AS order_id, date '2025-01-01' + (g % 365)::int AS order_date,
+		g % 1000 AS customer_id, g % 25 AS product_id, CASE WHEN g % 2 = 0 THEN 'online' ELSE 'store' END AS channel,
+		'completed'::text AS status, 'card'::text AS payment_method, true AS is_paid, 1::bigint AS quantity,
+		(g % 977)::bigint AS gross_amount_cents, 0::bigint AS discount_cents, (g % 977)::bigint AS net_amount_cents,
+		(g % 977)::bigint AS collected_cents, date '2025-01-02' AS shipped_date, 1::bigint AS dispatch_days, false AS is_returned
+		FROM generate_series(1, 300000000) AS g`)
+	db, err := postgres.New(context.Background(), d.Config(demo.SourceAlias, b.Definitions().Models))
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 1, Timeout: time.Second})
+	require.NoError(t, err)
+	s, err := app.New(app.Config{Catalog: fixedCatalog{b}, Admission: adm, Audit: discardAudit{}, RequestTimeout: time.Minute,
+		Sources: map[string]app.Source{demo.SourceAlias: {System: db, Posture: domain.SharedServiceUser}}})
+	require.NoError(t, err)
+	q, err := domain.ParseQuestion([]byte(year2025))
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := s.Answer(ctx, app.Caller{Principal: domain.LocalOperator}, q); done <- err }()
+	active := func() int {
+		var n int
+		row := pgtestQuery(t, d, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE '%net_sales%' AND pid <> pg_backend_pid()`)
+		require.NoError(t, row.Scan(&n))
+		return n
+	}
+	require.Eventually(t, func() bool { return active() > 0 }, 10*time.Second, 20*time.Millisecond, "the slow statement runs at the server")
+	require.Equal(t, 1, adm.InUse())
+	cancelled := time.Now()
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	require.Eventually(t, func() bool { return active() == 0 && adm.InUse() == 0 }, time.Second, 10*time.Millisecond,
+		"the backend is idle and the slot is back within a second")
+	t.Logf("backend idle and slot back %v after cancel", time.Since(cancelled))
+}
+
+// pgtestQuery runs one query as the superuser in d's database.
+func pgtestQuery(t *testing.T, d *pgtest.Database, sql string) pgx.Row {
+	cfg := d.Config("q", nil)
+	conn, err := pgx.Connect(context.Background(), fmt.Sprintf("postgres://%s:%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Password, cfg.Host, cfg.Port, cfg.Database))
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn.QueryRow(context.Background(), sql)
 }
