@@ -8,6 +8,10 @@ require (
 	github.com/andybalholm/brotli v1.2.3 // indirect
 	github.com/apache/thrift v0.24.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/pgx/v5 v5.12.0 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/net v0.58.0 // indirect
@@ -37,6 +41,7 @@ require (
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 	sutura.dev/adapters/catalog-markdown v0.0.0
+	sutura.dev/adapters/postgres v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/examples v0.0.0
 	sutura.dev/exec-arrow v0.0.0
@@ -52,3 +57,5 @@ replace sutura.dev/exec-arrow => ../exec-arrow
 replace sutura.dev/examples => ../examples
 
 replace sutura.dev/adapters/catalog-markdown => ../adapters/catalog-markdown
+
+replace sutura.dev/adapters/postgres => ../adapters/postgres

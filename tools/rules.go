@@ -220,7 +220,7 @@ var ModuleRules = []ModuleRule{
 	},
 	{
 		Folder:         "bench",
-		Modules:        []string{"domain", "semantic", "exec-arrow", "examples", "adapters/catalog-markdown"},
+		Modules:        []string{"domain", "semantic", "exec-arrow", "examples", "adapters/catalog-markdown", "adapters/postgres"},
 		ThirdParty:     []string{"github.com/duckdb/duckdb-go/v2"},
 		TestThirdParty: []string{testify},
 		Reason:         "the benchmark harness and the corpus generator: they measure sutura's engine against DuckDB on the same files, so DuckDB is linked here and never into the server binary",

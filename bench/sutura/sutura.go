@@ -57,17 +57,9 @@ func (e *Engine) Name() string { return e.name }
 // Run answers one case: the wire question is parsed, compiled and executed
 // exactly as a caller's would be.
 func (e *Engine) Run(ctx context.Context, c engine.Case) (engine.Result, error) {
-	wire, err := json.Marshal(c.Question)
+	plan, err := e.plan(c)
 	if err != nil {
 		return engine.Result{}, err
-	}
-	q, err := domain.ParseQuestion(wire)
-	if err != nil {
-		return engine.Result{}, err
-	}
-	plan, reason := semantic.Compile(e.bundle, domain.LocalOperator, q, domain.DateOf(2026, 7, 1))
-	if reason != nil {
-		return engine.Result{}, fmt.Errorf("refused (%s): %s", reason.Code(), reason.Detail())
 	}
 	eng := e.eng
 	if e.cold {
@@ -79,6 +71,28 @@ func (e *Engine) Run(ctx context.Context, c engine.Case) (engine.Result, error) 
 	if err != nil {
 		return engine.Result{}, err
 	}
+	return result(rs), nil
+}
+
+// plan parses and compiles a case's wire question.
+func (e *Engine) plan(c engine.Case) (*domain.Plan, error) {
+	wire, err := json.Marshal(c.Question)
+	if err != nil {
+		return nil, err
+	}
+	q, err := domain.ParseQuestion(wire)
+	if err != nil {
+		return nil, err
+	}
+	plan, reason := semantic.Compile(e.bundle, domain.LocalOperator, q, domain.DateOf(2026, 7, 1))
+	if reason != nil {
+		return nil, fmt.Errorf("refused (%s): %s", reason.Code(), reason.Detail())
+	}
+	return plan, nil
+}
+
+// result renders a row set as the harness compares it.
+func result(rs *domain.RowSet) engine.Result {
 	var res engine.Result
 	for _, col := range rs.Columns {
 		res.Columns = append(res.Columns, col.Name)
@@ -93,5 +107,5 @@ func (e *Engine) Run(ctx context.Context, c engine.Case) (engine.Result, error) 
 		}
 		res.Rows = append(res.Rows, out)
 	}
-	return res, nil
+	return res
 }

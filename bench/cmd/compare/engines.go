@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 
@@ -58,6 +60,13 @@ var engines = map[string]factory{
 	}},
 	"duckdb-csv": {formats: []string{"csv"}, open: func(ctx context.Context, d dataSet) (engine.Engine, error) {
 		return duck.NewEngine(ctx, "duckdb-csv", duck.Options{Dir: d.dir("csv"), Format: "csv"})
+	}},
+	"postgres": {formats: []string{"csv"}, open: func(ctx context.Context, d dataSet) (engine.Engine, error) {
+		u := os.Getenv("SUTURA_PG_URL")
+		if u == "" {
+			return nil, fmt.Errorf("postgres: SUTURA_PG_URL is unset (eval \"$(scripts/pg start)\")")
+		}
+		return sutura.NewPostgresEngine(ctx, "postgres", u, d.dir("csv"))
 	}},
 	"duckdb-memory": {formats: []string{"parquet"}, open: func(ctx context.Context, d dataSet) (engine.Engine, error) {
 		return duck.NewEngine(ctx, "duckdb-memory", duck.Options{Dir: d.dir("parquet"), Format: "parquet", Load: true})

@@ -1,0 +1,121 @@
+package sutura
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"sutura.dev/adapters/postgres"
+	"sutura.dev/bench/engine"
+	"sutura.dev/domain"
+)
+
+// PostgresEngine answers benchmark cases through sutura's Postgres adapter
+// on tables loaded (with psql's \copy) from the same CSV files the other
+// engines read.
+type PostgresEngine struct {
+	*Engine
+	db *postgres.DB
+}
+
+// NewPostgresEngine loads the demo tables of dir into the database at
+// pgURL (a throwaway database it creates) and returns the engine.
+func NewPostgresEngine(ctx context.Context, name, pgURL, dir string) (*PostgresEngine, error) {
+	base, err := NewEngine(ctx, name, dir, true)
+	if err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(pgURL)
+	if err != nil {
+		return nil, fmt.Errorf("SUTURA_PG_URL: %w", err)
+	}
+	dbName := "sutura_bench"
+	if err := psql(u, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)", "CREATE DATABASE "+dbName); err != nil {
+		return nil, err
+	}
+	bu := *u
+	bu.Path = "/" + dbName
+	for _, m := range base.bundle.Definitions().Models {
+		if err := load(&bu, dir, &m); err != nil {
+			return nil, fmt.Errorf("loading %s: %w", m.Name, err)
+		}
+	}
+	port, _ := strconv.Atoi(u.Port())
+	pass, _ := u.User.Password()
+	db, err := postgres.New(ctx, postgres.Config{
+		Source: "demo", Host: u.Hostname(), Port: port, Database: dbName, User: u.User.Username(),
+		Password: []byte(pass), TransportMode: postgres.Plaintext, Models: base.bundle.Definitions().Models, MaxConns: 2,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &PostgresEngine{Engine: base, db: db}, nil
+}
+
+// Run answers one case on Postgres.
+func (e *PostgresEngine) Run(ctx context.Context, c engine.Case) (engine.Result, error) {
+	plan, err := e.plan(c)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	rs, err := e.db.Execute(ctx, plan)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	return result(rs), nil
+}
+
+// Close closes the pool.
+func (e *PostgresEngine) Close() error { e.db.Close(); return nil }
+
+// load creates the model's table with the CSV header's columns, typed as
+// the model declares them, then copies the file in and analyzes it.
+func load(u *url.URL, dir string, m *domain.Model) error {
+	table := m.BareTable()
+	path := filepath.Join(dir, table+".csv")
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	header, err := bufio.NewReader(f).ReadString('\n')
+	f.Close()
+	if err != nil {
+		return err
+	}
+	var cols []string
+	for _, name := range strings.Split(strings.TrimSpace(header), ",") {
+		typ := "text"
+		if c, ok := m.Column(name); ok {
+			typ = map[domain.ColumnType]string{domain.TypeInteger: "bigint", domain.TypeFloat: "double precision",
+				domain.TypeDecimal: "numeric", domain.TypeBoolean: "boolean", domain.TypeDate: "date",
+				domain.TypeTimestamp: "timestamptz"}[c.Type]
+			if typ == "" {
+				typ = "text"
+			}
+		}
+		cols = append(cols, fmt.Sprintf("%q %s", name, typ))
+	}
+	return psql(u,
+		fmt.Sprintf("CREATE TABLE %q (%s)", table, strings.Join(cols, ", ")),
+		fmt.Sprintf(`\copy %q FROM '%s' WITH (FORMAT csv, HEADER true)`, table, path),
+		fmt.Sprintf("ANALYZE %q", table))
+}
+
+// psql runs commands with the psql client, one -c each.
+func psql(u *url.URL, commands ...string) error {
+	args := []string{u.String(), "-v", "ON_ERROR_STOP=1", "-q"}
+	for _, c := range commands {
+		args = append(args, "-c", c)
+	}
+	out, err := exec.Command("psql", args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("psql: %w: %s", err, out)
+	}
+	return nil
+}
