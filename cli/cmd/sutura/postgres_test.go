@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -246,6 +248,19 @@ security: {identity: single-user}
 	assert.Contains(t, body, "24032720")
 	assert.Contains(t, body, `"posture":"shared-service-user"`)
 	assert.NotContains(t, s.stderr.String(), string(pc.Password), "the password is never logged")
+
+	// And sutura mcp, over stdio, with the SDK's own client.
+	cmd := exec.Command(binary(t), "mcp")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "SUTURA_CONFIG_DIR=" + dir}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sess, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	defer sess.Close()
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "ask_metric", Arguments: json.RawMessage(year2025)})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	assert.Contains(t, mustJSON(t, res.StructuredContent), "24032720")
 }
 
 var _ app.StatementFailure = (*postgres.Error)(nil)
