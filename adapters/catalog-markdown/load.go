@@ -122,22 +122,7 @@ func assemble(docs []*document, version string) (*domain.Bundle, error) {
 			continue
 		}
 		a.byName[id] = d
-		switch v := d.value.(type) {
-		case domain.Model:
-			defs.Models = append(defs.Models, v)
-		case domain.Relationship:
-			defs.Relationships = append(defs.Relationships, v)
-		case domain.Metric:
-			defs.Metrics = append(defs.Metrics, v)
-		case domain.Glossary:
-			k.Glossary = append(k.Glossary, v)
-		case domain.Caveat:
-			k.Caveats = append(k.Caveats, v)
-		case domain.NotDefined:
-			k.NotDefined = append(k.NotDefined, v)
-		case domain.Example:
-			k.Examples = append(k.Examples, v)
-		}
+		collect(d, &defs, &k)
 		if d.kind != "model" && d.kind != "relationship" && d.kind != "metric" {
 			a.knowledge = append(a.knowledge, d)
 		}
@@ -295,7 +280,20 @@ func (a *assembler) knowledgeSize(p *domain.Problem) *Error {
 // domain.Knowledge.TextBytes does.
 func knowledgeBytes(d *document) int {
 	var k domain.Knowledge
+	collect(d, &domain.Definitions{}, &k)
+	return k.TextBytes()
+}
+
+// collect appends the document's parsed value to the definitions or the
+// knowledge it belongs to.
+func collect(d *document, defs *domain.Definitions, k *domain.Knowledge) {
 	switch v := d.value.(type) {
+	case domain.Model:
+		defs.Models = append(defs.Models, v)
+	case domain.Relationship:
+		defs.Relationships = append(defs.Relationships, v)
+	case domain.Metric:
+		defs.Metrics = append(defs.Metrics, v)
 	case domain.Glossary:
 		k.Glossary = append(k.Glossary, v)
 	case domain.Caveat:
@@ -305,5 +303,4 @@ func knowledgeBytes(d *document) int {
 	case domain.Example:
 		k.Examples = append(k.Examples, v)
 	}
-	return k.TextBytes()
 }
