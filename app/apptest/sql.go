@@ -37,22 +37,11 @@ type SQL struct {
 	// ends, returning ctx's error then.
 	Block bool
 
-	init    sync.Once
-	started chan struct{}
-	release chan struct{}
-	relOnce sync.Once
+	gate
 
 	mu         sync.Mutex
 	statements []string
 	rowCaps    []int
-	ended      []error
-}
-
-func (s *SQL) setup() {
-	s.init.Do(func() {
-		s.started = make(chan struct{}, startedBuffer)
-		s.release = make(chan struct{})
-	})
 }
 
 // Execute runs plan on the embedded System.
@@ -65,24 +54,12 @@ func (s *SQL) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, e
 
 // RunSQL answers statement as the fields say.
 func (s *SQL) RunSQL(ctx context.Context, statement string, rowCap int) (*domain.RowSet, error) {
-	s.setup()
 	s.mu.Lock()
 	s.statements = append(s.statements, statement)
 	s.rowCaps = append(s.rowCaps, rowCap)
 	s.mu.Unlock()
-	select {
-	case s.started <- struct{}{}:
-	default:
-	}
-	if s.Block {
-		select {
-		case <-ctx.Done():
-			s.mu.Lock()
-			s.ended = append(s.ended, ctx.Err())
-			s.mu.Unlock()
-			return nil, ctx.Err()
-		case <-s.release:
-		}
+	if err := s.pass(ctx, s.Block); err != nil {
+		return nil, err
 	}
 	if s.Err != nil {
 		return nil, s.Err
@@ -101,18 +78,6 @@ func (s *SQL) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 	return s.Result, nil
 }
 
-// Started receives one value per statement that started.
-func (s *SQL) Started() <-chan struct{} {
-	s.setup()
-	return s.started
-}
-
-// Release lets every blocked statement, and every later one, go on.
-func (s *SQL) Release() {
-	s.setup()
-	s.relOnce.Do(func() { close(s.release) })
-}
-
 // Statements returns the statements run so far, in order.
 func (s *SQL) Statements() []string {
 	s.mu.Lock()
@@ -125,14 +90,6 @@ func (s *SQL) RowCaps() []int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]int(nil), s.rowCaps...)
-}
-
-// Ended returns the context's error of every blocked statement that its
-// context ended.
-func (s *SQL) Ended() []error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]error(nil), s.ended...)
 }
 
 // StatementError is a failure of the statement itself

@@ -3,7 +3,6 @@ package apptest
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"sutura.dev/app"
@@ -42,30 +41,16 @@ type System struct {
 	// ends; an execution ended by its context returns ctx's error.
 	Block bool
 
-	init    sync.Once
-	started chan struct{}
-	release chan struct{}
-	relOnce sync.Once
+	gate
 
 	calls      atomic.Int64
 	running    atomic.Int64
 	maxRunning atomic.Int64
-
-	mu    sync.Mutex
-	ended []error
-}
-
-func (s *System) setup() {
-	s.init.Do(func() {
-		s.started = make(chan struct{}, startedBuffer)
-		s.release = make(chan struct{})
-	})
 }
 
 // Execute answers plan as the fields say. It counts the call and the
 // executions running with it before it signals Started.
 func (s *System) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error) {
-	s.setup()
 	s.calls.Add(1)
 	n := s.running.Add(1)
 	defer s.running.Add(-1)
@@ -75,19 +60,8 @@ func (s *System) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet
 			break
 		}
 	}
-	select {
-	case s.started <- struct{}{}:
-	default:
-	}
-	if s.Block {
-		select {
-		case <-ctx.Done():
-			s.mu.Lock()
-			s.ended = append(s.ended, ctx.Err())
-			s.mu.Unlock()
-			return nil, ctx.Err()
-		case <-s.release:
-		}
+	if err := s.pass(ctx, s.Block); err != nil {
+		return nil, err
 	}
 	if s.Err != nil {
 		return nil, s.Err
@@ -126,20 +100,6 @@ func generate(plan *domain.Plan, n int) [][]domain.Cell {
 	return rows
 }
 
-// Started receives one value per execution that started, once it is
-// counted as running; signals beyond a large buffer are dropped.
-func (s *System) Started() <-chan struct{} {
-	s.setup()
-	return s.started
-}
-
-// Release lets every blocked execution, and every later one, go on to
-// answer. Calling it again does nothing.
-func (s *System) Release() {
-	s.setup()
-	s.relOnce.Do(func() { close(s.release) })
-}
-
 // Calls returns how many executions started so far.
 func (s *System) Calls() int { return int(s.calls.Load()) }
 
@@ -148,14 +108,6 @@ func (s *System) Running() int { return int(s.running.Load()) }
 
 // MaxRunning returns the most executions that were in progress at once.
 func (s *System) MaxRunning() int { return int(s.maxRunning.Load()) }
-
-// Ended returns, in order, the context's error of every blocked execution
-// that its context ended: what the data system saw of a cancellation.
-func (s *System) Ended() []error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]error(nil), s.ended...)
-}
 
 // Metered is a System that also measures its work (app.CostReporter).
 // ExecuteWithCost runs System.Execute and reports what Cost says that
