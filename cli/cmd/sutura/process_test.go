@@ -47,7 +47,7 @@ func binary(t *testing.T) string {
 func TestToolsPrintsTheCommittedManifest(t *testing.T) {
 	code, out, errOut := runCLI(t, nil, "tools")
 	require.Equal(t, exitOK, code, errOut)
-	want, err := os.ReadFile("../../../transport-mcp/testdata/manifest.json")
+	want, err := os.ReadFile("../../../app/wire/testdata/manifest.json")
 	require.NoError(t, err)
 	assert.Equal(t, string(want), out, "sutura tools prints exactly the committed manifest snapshot")
 	assert.NotContains(t, errOut, "embedded demo", "tools reads no catalogue")
