@@ -34,10 +34,23 @@ func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *meter) (*dom
 	if err != nil {
 		return nil, e.fail(ctx, err)
 	}
+	answered := false
+	defer func() {
+		// After the question has given its memory back: the fill is
+		// queued only when the columns fit beside what others hold.
+		if answered && q.streamed {
+			e.scheduleFill(q)
+		}
+	}()
 	defer q.release()
 	mem := &reservation{c: e.cache}
 	defer mem.done()
-	p, err := e.scan(ctx, q, mem, m)
+	src, err := e.producer(ctx, q, mem, m)
+	if err != nil {
+		return nil, e.fail(ctx, err)
+	}
+	p, err := e.scan(ctx, q, src, mem, m)
+	m.finish(q)
 	if err != nil {
 		return nil, e.fail(ctx, err)
 	}
@@ -45,6 +58,7 @@ func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *meter) (*dom
 	if err != nil {
 		return nil, e.fail(ctx, err)
 	}
+	answered = true
 	return rs, nil
 }
 
@@ -102,31 +116,33 @@ func (q *query) result(ctx context.Context, p *partial, mem *reservation) (*doma
 	// parts[g*stride] is the bucket, then one code per dimension.
 	parts := make([]int32, ng*stride)
 	for g := 0; g < ng; g++ {
+		k := p.groups.parts(g)
 		pg := parts[g*stride : (g+1)*stride]
-		if p.groups.wide != nil {
-			k := p.groups.wkeys[g]
-			for i := range pg {
-				pg[i] = int32(k[i])
-			}
-			continue
+		for i := range pg {
+			pg[i] = int32(k[i])
 		}
-		key := p.groups.keys[g]
-		for d := nd - 1; d >= 0; d-- {
-			pg[d+1] = int32(key % q.radix[d])
-			key /= q.radix[d]
-		}
-		pg[0] = int32(key)
 	}
 	vals, err := q.values(ctx, p, ng)
 	if err != nil {
 		return nil, err
 	}
-	// Dimension ranks: code → ascending position, nulls last.
+	// Dimension ranks (code → ascending position, nulls last) and values.
 	ranks := make([][]int32, nd)
+	cells := make([]func(code int32) domain.Cell, nd)
 	for d, dim := range q.dims {
-		r := make([]int32, dim.codes.card()+1)
+		var order []int32
+		if dim.codes != nil {
+			order = dim.codes.order
+			values := dim.codes.values
+			cells[d] = func(code int32) domain.Cell { return values[code-1] }
+		} else {
+			book := p.books[d]
+			order = book.ranks()
+			cells[d] = book.cell
+		}
+		r := make([]int32, len(order)+1)
 		r[0] = math.MaxInt32
-		for i, o := range dim.codes.order {
+		for i, o := range order {
 			r[i+1] = o
 		}
 		ranks[d] = r
@@ -181,10 +197,10 @@ func (q *query) result(ctx context.Context, p *partial, mem *reservation) (*doma
 	for _, g := range order {
 		pg := parts[g*stride : (g+1)*stride]
 		row := make([]domain.Cell, 0, nd+1+len(q.metrics))
-		for d, dim := range q.dims {
+		for d := range q.dims {
 			c := domain.Null()
 			if code := pg[d+1]; code > 0 {
-				c = dim.codes.values[code-1]
+				c = cells[d](code)
 			}
 			row = append(row, c)
 		}
@@ -265,7 +281,7 @@ func (q *query) values(ctx context.Context, p *partial, ng int) ([][]value, erro
 		sorted := make([][]string, len(mp.terms))
 		for t, tp := range mp.terms {
 			if tp.op == opDistinct {
-				distinct[t] = p.terms[m][t].distinctCounts(tp, ng)
+				distinct[t] = p.terms[m][t].distinctCounts(ng)
 			}
 			sorted[t] = tp.sortedDict()
 		}

@@ -354,12 +354,13 @@ func TestWorkingSet(t *testing.T) {
 	require.Equal(t, domain.ResourcesExhausted, refusal(t, err))
 	assert.Zero(t, e.cache.used, "a refused query holds nothing")
 
-	// A working set that holds one table at a time evicts the other.
+	// A working set that holds one table's columns beside a question's
+	// working memory evicts the columns of the other.
 	dir = t.TempDir()
 	var a, b strings.Builder
 	a.WriteString("day,n\n")
 	b.WriteString("day,n\n")
-	for i := 0; i < 3000; i++ {
+	for i := 0; i < 1_000_000; i++ {
 		a.WriteString("2025-01-01," + itoa(i) + "\n")
 		b.WriteString("2025-01-02," + itoa(i) + "\n")
 	}
@@ -370,20 +371,36 @@ func TestWorkingSet(t *testing.T) {
 			Base: tbl(table, "t0", col("day", domain.TypeDate), col("n", domain.TypeInteger)), TimeColumn: "day",
 			Metrics: []domain.MetricRef{metric("n", sum("n"))}})
 	}
+	ctx := context.Background()
+	// One worker: the memory a stream holds does not depend on how two
+	// workers and the dispatcher interleave.
+	streaming, err := New(ctx, Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true, Parallelism: 1})
+	require.NoError(t, err)
+	run(t, streaming, question("a"))
+	need := streaming.cache.peak // what streaming a question holds
 	probe := newEngine(t, os.DirFS(dir))
 	run(t, probe, question("a"))
-	one := probe.cache.used
-	// Room for one table, the query's scan buffers, and half a table more.
-	limit := one + scratchBytes(&query{rows: 3000, views: make([]*tableView, 1)}) + one/2
-	e, err = New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit})
+	require.NoError(t, probe.Settle(ctx))
+	one := probe.cache.used // one table's cached columns
+	require.Positive(t, one)
+	limit := need + one/2
+	require.Greater(t, limit, one)
+	e, err = New(ctx, Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit, Parallelism: 1})
 	require.NoError(t, err)
-	require.Equal(t, [][]string{{"2025-01-01", "4498500"}}, run(t, e, question("a")))
-	require.Equal(t, [][]string{{"2025-01-01", "4498500"}}, run(t, e, question("b")))
+	const sumN = "499999500000"
+	require.Equal(t, [][]string{{"2025-01-01", sumN}}, run(t, e, question("a")))
+	require.NoError(t, e.Settle(ctx))
+	require.Len(t, e.cache.tables["a"].cols, 2, "a fits: its columns were cached")
+	require.Equal(t, [][]string{{"2025-01-01", sumN}}, run(t, e, question("b")), "streaming b evicts a's columns for its working memory")
+	require.NoError(t, e.Settle(ctx))
 	assert.LessOrEqual(t, e.cache.used, limit)
-	assert.NotContains(t, e.cache.tables, "a", "the least recently used table was evicted")
-	assert.Contains(t, e.cache.tables, "b")
-	run(t, e, question("a"))
-	assert.EqualValues(t, 3, e.cache.reads.Load(), "an evicted table is read again")
+	if ta := e.cache.tables["a"]; ta != nil {
+		assert.Less(t, len(ta.cols), 2, "the least recently used columns were evicted, as many as needed")
+	}
+	assert.Len(t, e.cache.tables["b"].cols, 2)
+	reads := e.cache.reads.Load()
+	require.Equal(t, [][]string{{"2025-01-01", sumN}}, run(t, e, question("a")))
+	assert.EqualValues(t, reads+1, e.cache.reads.Load(), "an evicted table is read again")
 }
 
 func TestPlanShapeErrors(t *testing.T) {

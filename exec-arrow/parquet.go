@@ -32,7 +32,7 @@ func (l *loader) readParquet(p part) error {
 	// Columns are decoded in parallel, and text columns arrive
 	// dictionary-encoded, so each distinct value is interned once per
 	// chunk rather than once per row.
-	props := pqarrow.ArrowReadProperties{BatchSize: loadBatch, Parallel: true}
+	props := pqarrow.ArrowReadProperties{BatchSize: loadBatch, Parallel: !l.serial}
 	for i, w := range l.wants {
 		idx := sch.ColumnIndexByName(w.name)
 		if idx < 0 {
@@ -80,6 +80,7 @@ func (l *loader) readParquet(p part) error {
 		tbl.Release()
 		base += n
 		l.rows += n
+		l.segment(n)
 		if err := l.tick(); err != nil {
 			return err
 		}
