@@ -35,6 +35,12 @@ type termPlan struct {
 	// meets in a codebook instead.
 	codes *codeSet
 	words int
+	// count_distinct over a streamed integer or date column whose Parquet
+	// statistics bound it: a value v has code v-lo+1 (at most base)
+	// without hashing; a value outside (statistics that do not hold) is
+	// numbered by the worker's codebook after base.
+	lo   int64
+	base int32
 	// min, max of a cached text column: byte-order rank per dictionary
 	// index. Streamed text keeps the smallest (largest) text itself.
 	rank []int32
@@ -137,6 +143,7 @@ type termState struct {
 	bits  []uint64
 	set   map[uint64]struct{}
 	book  *codebook
+	base  int32 // codes up to base are the term's span codes, the book's follow
 	m     dictMap
 }
 
@@ -146,7 +153,8 @@ func newTermState(t *termPlan) *termState {
 		switch {
 		case t.codes == nil:
 			s.book = newCodebook(t.col.typ)
-			s.words = 1
+			s.base = t.base
+			s.words = (int(t.base) + 1 + 63) / 64
 		case t.words > 0:
 			s.words = t.words
 		default:
@@ -329,6 +337,10 @@ func (s *termState) updateDistinct(t *termPlan, c *column, rows, gids []int32) {
 		}
 		return
 	}
+	if t.base > 0 {
+		s.updateSpan(t, c, rows, gids)
+		return
+	}
 	if c.typ == domain.TypeText {
 		s.m.reset(c)
 	}
@@ -339,6 +351,33 @@ func (s *termState) updateDistinct(t *termPlan, c *column, rows, gids []int32) {
 		}
 		if s.set == nil && int(code>>6) >= s.words {
 			s.fitBits(len(s.n), max(int(code>>6)+1, 2*s.words))
+		}
+		s.addDistinct(gids[k], code)
+	}
+}
+
+// updateSpan codes integer or date values by their offset in the span
+// the statistics give.
+func (s *termState) updateSpan(t *termPlan, c *column, rows, gids []int32) {
+	nulls := c.valid != nil
+	for k, r := range rows {
+		if nulls && !c.isValid(r) {
+			continue
+		}
+		var v int64
+		if c.days != nil {
+			v = int64(c.days[r])
+		} else {
+			v = c.ints[r]
+		}
+		var code int32
+		if o := v - t.lo; o >= 0 && o < int64(t.base) {
+			code = int32(o) + 1
+		} else {
+			code = t.base + s.book.int(v)
+			if s.set == nil && int(code>>6) >= s.words {
+				s.fitBits(len(s.n), max(int(code>>6)+1, 2*s.words))
+			}
 		}
 		s.addDistinct(gids[k], code)
 	}
@@ -384,10 +423,10 @@ func (s *termState) merge(t *termPlan, src *termState, remap []int32, tr []int32
 		return
 	}
 	code := func(k int32) int32 {
-		if tr != nil {
-			return tr[k]
+		if tr == nil || k <= s.base {
+			return k
 		}
-		return k
+		return s.base + tr[k-s.base]
 	}
 	if src.set != nil {
 		s.toSet()
@@ -407,7 +446,7 @@ func (s *termState) merge(t *termPlan, src *termState, remap []int32, tr []int32
 		return
 	}
 	if s.book != nil {
-		s.fitBits(len(s.n), s.book.card()>>6+1)
+		s.fitBits(len(s.n), (int(s.base)+s.book.card())>>6+1)
 	}
 	for sg, dg := range remap {
 		for w, x := range src.bits[sg*src.words : (sg+1)*src.words] {

@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
@@ -151,7 +150,11 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 	if fr := (*pr)[pp]; fr != nil {
 		return fr, nil
 	}
-	pf, err := file.NewParquetReader(pp.src, file.WithMetadata(pp.md))
+	// Pages are read through a small buffer into pooled memory, not a
+	// whole column chunk at a time into fresh memory.
+	rp := parquet.NewReaderProperties(decodePool)
+	rp.BufferedStreamEnabled, rp.BufferSize = true, 256<<10
+	pf, err := file.NewParquetReader(pp.src, file.WithMetadata(pp.md), file.WithReadProps(rp))
 	if err != nil {
 		return nil, fmt.Errorf("file %s: %w", pp.p.path, err)
 	}
@@ -161,7 +164,7 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 			props.SetReadDict(pp.leaves[s], true)
 		}
 	}
-	fr, err := pqarrow.NewFileReader(pf, props, memory.NewGoAllocator())
+	fr, err := pqarrow.NewFileReader(pf, props, decodePool)
 	if err != nil {
 		return nil, fmt.Errorf("file %s: %w", pp.p.path, err)
 	}

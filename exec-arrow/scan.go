@@ -262,7 +262,7 @@ func (q *query) merge(ctx context.Context, dst, src *partial, mem *reservation) 
 				return ctx.Err()
 			}
 			var tr []int32
-			if b := src.terms[m][t].book; b != nil {
+			if b := src.terms[m][t].book; b != nil && b.card() > 0 {
 				tr = b.into(dst.terms[m][t].book)
 			}
 			dst.terms[m][t].merge(tp, src.terms[m][t], remap, tr)

@@ -4,7 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math"
 	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"sutura.dev/domain"
 )
@@ -79,6 +83,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *reservation, m *me
 		fp.closeParts()
 		return nil, err
 	}
+	fp.spanDistinct()
 	for w := range fp.work {
 		fp.work[w] = make(chan task, 1)
 	}
@@ -225,4 +230,72 @@ func (e *Engine) resolveTypes(ctx context.Context, tf *tableFiles, wants []want,
 		}
 	}
 	return out, nil
+}
+
+// spanCodes bounds the span of values a count_distinct codes by offset:
+// a bitset of at most spanCodes bits per group.
+const spanCodes = 1 << 26
+
+// spanDistinct gives each count_distinct over an integer or date column
+// the span of its values, when every row group read has statistics that
+// bound them: the values are then coded by offset, not hashed.
+func (fp *fileProducer) spanDistinct() {
+	q := fp.q
+	for _, mp := range q.metrics {
+		for _, tp := range mp.terms {
+			if tp.op != opDistinct || tp.codes != nil || q.inferred[tp.slot] ||
+				(tp.col.typ != domain.TypeInteger && tp.col.typ != domain.TypeDate) {
+				continue
+			}
+			lo, hi, ok := fp.statsSpan(tp.slot)
+			if ok && hi-lo < spanCodes {
+				tp.lo, tp.base = lo, int32(hi-lo+1)
+			}
+		}
+	}
+}
+
+// statsSpan is the smallest and largest value of a slot over the row
+// groups the scan reads, from their statistics.
+func (fp *fileProducer) statsSpan(slot int) (lo, hi int64, ok bool) {
+	lo, hi = math.MaxInt64, math.MinInt64
+	for _, sp := range fp.parts {
+		pp := sp.pq
+		if pp == nil {
+			return 0, 0, false
+		}
+		descr := pp.md.Schema.Column(pp.leaves[slot])
+		if lt, isInt := descr.LogicalType().(*schema.IntLogicalType); isInt && !lt.IsSigned() {
+			return 0, 0, false
+		}
+		for rg, keep := range pp.keep {
+			if !keep {
+				continue
+			}
+			rgm := pp.md.RowGroup(rg)
+			cc, err := rgm.ColumnChunk(pp.leaves[slot])
+			if err != nil {
+				return 0, 0, false
+			}
+			st, err := cc.Statistics()
+			if err != nil || st == nil {
+				return 0, 0, false
+			}
+			if st.HasNullCount() && st.NullCount() >= rgm.NumRows() {
+				continue
+			}
+			if !st.HasMinMax() {
+				return 0, 0, false
+			}
+			switch s := st.(type) {
+			case *metadata.Int64Statistics:
+				lo, hi = min(lo, s.Min()), max(hi, s.Max())
+			case *metadata.Int32Statistics:
+				lo, hi = min(lo, int64(s.Min())), max(hi, int64(s.Max()))
+			default:
+				return 0, 0, false
+			}
+		}
+	}
+	return lo, hi, lo <= hi
 }
