@@ -359,3 +359,65 @@ func TestJoinKeysOfOtherTypes(t *testing.T) {
 	require.Equal(t, want, run(t, e, p))
 	require.Equal(t, want, run(t, e, p), "cached join structures give the same answer")
 }
+
+// TestPathsStayInTheDataDirectory: a table file, a table directory or a
+// part of one that is a symbolic link leaving the data directory is
+// refused by name, at start (Validate) and when asked; a link that stays
+// inside is followed.
+func TestPathsStayInTheDataDirectory(t *testing.T) {
+	root := t.TempDir()
+	outside := filepath.Join(root, "outside")
+	data := filepath.Join(root, "data")
+	write(t, outside, "secret.csv", "day,n\n2025-01-01,1\n")
+	write(t, data, "real/inside.csv", "day,n\n2025-01-01,2\n")
+	require.NoError(t, os.MkdirAll(filepath.Join(data, "dir"), 0o755))
+	write(t, data, "dir/a.csv", "day,n\n2025-01-01,3\n")
+	links := map[string]string{
+		"relative.csv":  "../outside/secret.csv",
+		"absolute.csv":  filepath.Join(outside, "secret.csv"),
+		"dir/b.csv":     "../../outside/secret.csv",
+		"linkeddir":     "../outside",
+		"viadir.csv":    "hop/../../outside/secret.csv",
+		"hop":           "real",
+		"inside.csv":    "real/inside.csv",
+		"twice.csv":     "hop/inside.csv",
+		"loop.csv":      "loop.csv",
+		"climbing.csv":  "real/../../outside/secret.csv",
+		"dangling.csv":  "nowhere.csv",
+		"selfdir/x.csv": "../../outside/secret.csv",
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(data, "selfdir"), 0o755))
+	for name, target := range links {
+		require.NoError(t, os.Symlink(target, filepath.Join(data, name)))
+	}
+	cols := []domain.ModelColumn{col("day", domain.TypeDate), col("n", domain.TypeInteger)}
+	ask := func(e *Engine, table string) ([][]string, error) {
+		rs, err := e.Execute(context.Background(), mkPlan(t, domain.Year, "2025-01-01", "2026-01-01",
+			domain.Leg{Base: tbl(table, "t0", cols...), TimeColumn: "day", Metrics: []domain.MetricRef{metric("n", sum("n"))}}))
+		if err != nil {
+			return nil, err
+		}
+		return rendered(rs), nil
+	}
+	for _, table := range []string{"relative", "absolute", "dir", "linkeddir", "viadir", "climbing", "selfdir"} {
+		t.Run(table, func(t *testing.T) {
+			model := domain.Model{Name: table, Source: "files", Table: table, Columns: cols}
+			e := newEngine(t, os.DirFS(data), model)
+			err := e.Validate(context.Background())
+			require.ErrorIs(t, err, ErrOutsideDataDir)
+			_, err = ask(e, table)
+			require.ErrorIs(t, err, ErrOutsideDataDir)
+			assert.NotContains(t, err.Error(), outside, "the error names the file in the data directory, not where it points")
+		})
+	}
+	e := newEngine(t, os.DirFS(data))
+	got, err := ask(e, "inside")
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"2025-01-01", "2"}}, got, "a link that stays inside is followed")
+	got, err = ask(e, "twice")
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"2025-01-01", "2"}}, got)
+	_, err = ask(e, "loop")
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, ErrOutsideDataDir)
+}
