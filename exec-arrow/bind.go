@@ -72,7 +72,7 @@ type metricPlan struct {
 // loaded into the cache (or found there), the base table is scanned from
 // the cache when every column it needs is there, and streamed from its
 // files otherwise.
-func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter) (q *query, err error) {
+func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream bool) (q *query, err error) {
 	if len(plan.Legs) != 1 {
 		return nil, &domain.RefusalError{Reason: domain.Refuse(domain.FederationNotExecutable,
 			"the embedded engine executes single-leg plans; this plan has %d legs", len(plan.Legs))}
@@ -123,7 +123,7 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter) (q *quer
 			held.release()
 		}
 	}()
-	if err := e.bindBase(ctx, q, tables[0], wants[0], m); err != nil {
+	if err := e.bindBase(ctx, q, tables[0], wants[0], m, stream); err != nil {
 		return nil, err
 	}
 	for i := 1; i < len(tables); i++ {
@@ -243,22 +243,24 @@ func (e *Engine) wants(leg *domain.Leg, tables []domain.Table, alias map[string]
 	return out, slotOf, nil
 }
 
-// bindBase pins the base table's columns when all are cached, and
-// otherwise prepares to stream them: it resolves the type of each column
+// bindBase pins the base table's columns when all are cached (and stream
+// is not set), and otherwise prepares to stream them: it resolves the type of each column
 // read for its values and makes their prototypes.
-func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants []want, m *meter) error {
+func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants []want, m *meter, stream bool) error {
 	tf, err := locate(e.cfg.Files, t.Path[len(t.Path)-1])
 	if err != nil {
 		return fmt.Errorf("model %s: %w", t.Model, err)
 	}
 	q.tf, q.baseWants = tf, wants
-	if v := e.cache.peek(tf, wants); v != nil {
-		q.views[0], q.rows = v, v.rows
-		q.base = make([]*column, len(wants))
-		for i, w := range wants {
-			q.base[i] = v.cols[w.name]
+	if !stream {
+		if v := e.cache.peek(tf, wants); v != nil {
+			q.views[0], q.rows = v, v.rows
+			q.base = make([]*column, len(wants))
+			for i, w := range wants {
+				q.base[i] = v.cols[w.name]
+			}
+			return nil
 		}
-		return nil
 	}
 	q.streamed = true
 	types, err := e.resolveTypes(ctx, tf, wants, m)

@@ -22,6 +22,7 @@ type cache struct {
 	limit   int64
 	used    int64
 	peak    int64 // the most used has been, for tests and diagnostics
+	evicted int64 // columns evicted to make room, for tests and diagnostics
 	clock   int64
 	tables  map[string]*tableEntry
 	filling *fillJob // the background fill running now, if any
@@ -78,13 +79,29 @@ func (c *cache) errWorkingSet() error {
 func (c *cache) reserve(n int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.reservePreemptingLocked(n, nil)
+}
+
+// reservePreemptingLocked is reserveLocked that, when the bytes do not
+// fit, stops a running background fill (which holds memory a question
+// needs), waits until it has given its bytes back and tries again. Then,
+// if ce is not nil and still cached, the bytes are accounted to it. It
+// releases c.mu while it waits.
+func (c *cache) reservePreemptingLocked(n int64, ce *colEntry) error {
 	for {
+		if ce != nil && ce.dead {
+			return nil // an evicted column lives only as long as its questions
+		}
 		err := c.reserveLocked(n)
-		if err == nil || c.filling == nil {
+		if err == nil {
+			if ce != nil {
+				ce.bytes += n
+			}
+			return nil
+		}
+		if c.filling == nil {
 			return err
 		}
-		// The running fill holds memory a question needs: stop it and
-		// wait until it has given its bytes back.
 		f := c.filling
 		c.mu.Unlock()
 		f.cancel()
@@ -102,6 +119,7 @@ func (c *cache) reserveLocked(n int64) error {
 			return c.errWorkingSet()
 		}
 		c.retireColLocked(victim)
+		c.evicted++
 	}
 	c.used += n
 	c.peak = max(c.peak, c.used)
@@ -149,12 +167,11 @@ func (c *cache) retireColLocked(ce *colEntry) {
 	ce.dead = true
 	c.used -= ce.bytes
 	ce.bytes = 0
-	t := ce.t
-	if t.cols[ce.w] == ce {
+	// The table's entry stays, with no column: it keeps what is known of
+	// the files (segments, inferred types), and a load in progress into it
+	// still caches into the table the engine finds.
+	if t := ce.t; t.cols[ce.w] == ce {
 		delete(t.cols, ce.w)
-	}
-	if len(t.cols) == 0 && c.tables[t.name] == t {
-		delete(c.tables, t.name)
 	}
 }
 
@@ -188,14 +205,7 @@ func (ce *colEntry) reserveDerived(n int64) error {
 	c := ce.t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ce.dead {
-		return nil // an evicted column lives only as long as its questions
-	}
-	if err := c.reserveLocked(n); err != nil {
-		return err
-	}
-	ce.bytes += n
-	return nil
+	return c.reservePreemptingLocked(n, ce)
 }
 
 // accountDerived records n bytes already allocated for ce's column (or
@@ -286,29 +296,35 @@ func (c *cache) peek(tf *tableFiles, wants []want) *tableView {
 }
 
 // acquire returns the wanted columns of the table in tf, loading those not
-// cached at this file identity.
+// cached at this file identity, pinned for the caller.
 func (c *cache) acquire(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want) (*tableView, error) {
-	c.mu.Lock()
-	t := c.entryLocked(tf)
-	if v := c.pinLocked(t, wants); v != nil {
+	for range 3 {
+		c.mu.Lock()
+		t := c.entryLocked(tf)
+		if v := c.pinLocked(t, wants); v != nil {
+			c.mu.Unlock()
+			return v, nil
+		}
 		c.mu.Unlock()
-		return v, nil
+		v, err := t.loadPinned(ctx, fsys, tf, wants)
+		if err != nil || v != nil {
+			return v, err
+		}
+		// A column cached before the load was evicted during it: load
+		// again.
 	}
-	c.mu.Unlock()
+	return nil, c.errWorkingSet()
+}
+
+// loadPinned loads the wanted columns t lacks and pins all the wanted
+// ones as it caches them (so no other reservation evicts them before the
+// caller holds them); nil when one cached before was evicted meanwhile.
+func (t *tableEntry) loadPinned(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want) (*tableView, error) {
 	t.loadMu.Lock()
 	defer t.loadMu.Unlock()
-	if err := t.load(ctx, fsys, tf, wants, false); err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	v := c.pinLocked(t, wants)
-	if v == nil {
-		// Evicted between the load and the pin: only possible when the
-		// working set cannot hold the columns and this question's memory.
-		return nil, c.errWorkingSet()
-	}
-	return v, nil
+	var v *tableView
+	err := t.load(ctx, fsys, tf, wants, false, func() { v = t.c.pinLocked(t, wants) })
+	return v, err
 }
 
 // release ends a question's hold on the columns.
@@ -322,11 +338,11 @@ func (v *tableView) release() {
 	v.pins = nil
 }
 
-// load reads the wanted columns t lacks and caches them. The caller holds
-// t.loadMu. The memory the builders hold is reserved as it grows; the
+// load reads the wanted columns t lacks and caches them, calling pin (when
+// not nil) with c.mu held once they are. The caller holds t.loadMu. The memory the builders hold is reserved as it grows; the
 // finished columns stay accounted to their entries. A background fill
 // reads on one goroutine and never stops another fill to make room.
-func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want, fill bool) error {
+func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want, fill bool, pin func()) error {
 	c := t.c
 	c.mu.Lock()
 	var missing []want
@@ -336,10 +352,14 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *tableFiles, wants
 		}
 	}
 	loaded := t.loaded
-	c.mu.Unlock()
 	if len(missing) == 0 && loaded {
+		if pin != nil {
+			pin()
+		}
+		c.mu.Unlock()
 		return nil
 	}
+	c.mu.Unlock()
 	var reserved int64
 	defer func() { c.release(reserved) }()
 	meter := func(total int64) error {
@@ -403,6 +423,9 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *tableFiles, wants
 			t.types[w.name] = col.typ
 		}
 		t.cols[w] = ce
+	}
+	if pin != nil {
+		pin()
 	}
 	return nil
 }

@@ -22,7 +22,11 @@ func (e *Engine) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet
 	return e.execute(ctx, plan, nil)
 }
 
-// execute runs the plan, counting its work on m when m is not nil.
+// execute runs the plan, counting its work on m when m is not nil. A
+// question answered from cached columns pins them; when its own working
+// memory then does not fit, it is asked again streaming its files, which
+// leaves the cached columns evictable: a question is never refused because
+// the cache holds its columns.
 func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *meter) (*domain.RowSet, error) {
 	if plan == nil {
 		return nil, errors.New("no plan")
@@ -30,36 +34,49 @@ func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *meter) (*dom
 	if ctx.Err() != nil {
 		return nil, ctxErr(ctx)
 	}
-	q, err := e.bind(ctx, plan, m)
-	if err != nil {
-		return nil, e.fail(ctx, err)
+	rs, cached, err := e.attempt(ctx, plan, m, false)
+	var re *domain.RefusalError
+	if cached && errors.As(err, &re) && re.Reason.Code() == domain.ResourcesExhausted {
+		rs, _, err = e.attempt(ctx, plan, m, true)
 	}
+	return rs, err
+}
+
+// attempt runs the plan once, streaming the base table when stream is set
+// or its columns are not all cached; cached reports whether they were.
+func (e *Engine) attempt(ctx context.Context, plan *domain.Plan, m *meter, stream bool) (_ *domain.RowSet, cached bool, _ error) {
+	q, err := e.bind(ctx, plan, m, stream)
+	if err != nil {
+		return nil, false, e.fail(ctx, err)
+	}
+	cached = !q.streamed
 	answered := false
+	mem := &reservation{c: e.cache}
 	defer func() {
 		// After the question has given its memory back: the fill is
-		// queued only when the columns fit beside what others hold.
+		// queued only when the columns fit beside what others hold and
+		// the working memory this question took.
 		if answered && q.streamed {
-			e.scheduleFill(q)
+			e.scheduleFill(q, mem.peak)
 		}
 	}()
 	defer q.release()
-	mem := &reservation{c: e.cache}
 	defer mem.done()
 	src, err := e.producer(ctx, q, mem, m)
 	if err != nil {
-		return nil, e.fail(ctx, err)
+		return nil, cached, e.fail(ctx, err)
 	}
 	p, err := e.scan(ctx, q, src, mem, m)
 	m.finish(q)
 	if err != nil {
-		return nil, e.fail(ctx, err)
+		return nil, cached, e.fail(ctx, err)
 	}
 	rs, err := q.result(ctx, p, mem)
 	if err != nil {
-		return nil, e.fail(ctx, err)
+		return nil, cached, e.fail(ctx, err)
 	}
 	answered = true
-	return rs, nil
+	return rs, cached, nil
 }
 
 // fail prefers the context's end over whatever error it caused.
@@ -73,9 +90,10 @@ func (e *Engine) fail(ctx context.Context, err error) error {
 // reservation is one query's share of the working set, returned when the
 // query ends.
 type reservation struct {
-	c  *cache
-	mu sync.Mutex
-	n  int64
+	c    *cache
+	mu   sync.Mutex
+	n    int64
+	peak int64
 }
 
 func (r *reservation) grow(n int64) error {
@@ -87,6 +105,7 @@ func (r *reservation) grow(n int64) error {
 	}
 	r.mu.Lock()
 	r.n += n
+	r.peak = max(r.peak, r.n)
 	r.mu.Unlock()
 	return nil
 }

@@ -354,53 +354,45 @@ func TestWorkingSet(t *testing.T) {
 	require.Equal(t, domain.ResourcesExhausted, refusal(t, err))
 	assert.Zero(t, e.cache.used, "a refused query holds nothing")
 
-	// A working set that holds one table's columns beside a question's
-	// working memory evicts the columns of the other.
+	// A working set that holds one lookup table's columns beside a
+	// question evicts the other's when a question joins it: column by
+	// column, least recently used first.
 	dir = t.TempDir()
 	var a, b strings.Builder
-	a.WriteString("day,n\n")
-	b.WriteString("day,n\n")
-	for i := 0; i < 1_000_000; i++ {
-		a.WriteString("2025-01-01," + itoa(i) + "\n")
-		b.WriteString("2025-01-02," + itoa(i) + "\n")
+	a.WriteString("k,name\n")
+	b.WriteString("k,name\n")
+	for i := 0; i < 100_000; i++ {
+		a.WriteString(itoa(i) + ",a" + itoa(i%7) + "\n")
+		b.WriteString(itoa(i) + ",b" + itoa(i%5) + "\n")
 	}
 	write(t, dir, "a.csv", a.String())
 	write(t, dir, "b.csv", b.String())
+	write(t, dir, "f.csv", "day,k\n2025-01-01,1\n2025-01-02,2\n2025-01-03,12\n")
 	question := func(table string) *domain.Plan {
 		return mkPlan(t, domain.Year, "2025-01-01", "2026-01-01", domain.Leg{
-			Base: tbl(table, "t0", col("day", domain.TypeDate), col("n", domain.TypeInteger)), TimeColumn: "day",
-			Metrics: []domain.MetricRef{metric("n", sum("n"))}})
+			Base:       tbl("f", "t0", col("day", domain.TypeDate), col("k", domain.TypeInteger)),
+			Joins:      []domain.Join{{Relationship: "r", To: tbl(table, "t1", col("k", domain.TypeInteger), col("name", domain.TypeText)), FromAlias: "t0", FromColumn: "k", ToColumn: "k"}},
+			TimeColumn: "day", Dimensions: []domain.DimensionRef{dim("name", "t1", "name")},
+			Metrics: []domain.MetricRef{metric("n", count("k"))}})
 	}
 	ctx := context.Background()
-	// One worker: the memory a stream holds does not depend on how two
-	// workers and the dispatcher interleave.
-	streaming, err := New(ctx, Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true, Parallelism: 1})
+	probe, err := New(ctx, Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
 	require.NoError(t, err)
-	run(t, streaming, question("a"))
-	need := streaming.cache.peak // what streaming a question holds
-	probe := newEngine(t, os.DirFS(dir))
 	run(t, probe, question("a"))
-	require.NoError(t, probe.Settle(ctx))
-	one := probe.cache.used // one table's cached columns
-	require.Positive(t, one)
-	limit := need + one/2
-	require.Greater(t, limit, one)
-	e, err = New(ctx, Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit, Parallelism: 1})
+	one := probe.cache.used // a's columns and their join index and codes
+	limit := probe.cache.peak + one/2
+	e, err = New(ctx, Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit, NoCacheFill: true})
 	require.NoError(t, err)
-	const sumN = "499999500000"
-	require.Equal(t, [][]string{{"2025-01-01", sumN}}, run(t, e, question("a")))
-	require.NoError(t, e.Settle(ctx))
-	require.Len(t, e.cache.tables["a"].cols, 2, "a fits: its columns were cached")
-	require.Equal(t, [][]string{{"2025-01-01", sumN}}, run(t, e, question("b")), "streaming b evicts a's columns for its working memory")
-	require.NoError(t, e.Settle(ctx))
-	assert.LessOrEqual(t, e.cache.used, limit)
-	if ta := e.cache.tables["a"]; ta != nil {
-		assert.Less(t, len(ta.cols), 2, "the least recently used columns were evicted, as many as needed")
-	}
+	wantA := [][]string{{"a1", "2025-01-01", "1"}, {"a2", "2025-01-01", "1"}, {"a5", "2025-01-01", "1"}}
+	require.Equal(t, wantA, run(t, e, question("a")))
+	require.Len(t, e.cache.tables["a"].cols, 2)
+	require.Equal(t, [][]string{{"b1", "2025-01-01", "1"}, {"b2", "2025-01-01", "2"}}, run(t, e, question("b")))
+	assert.LessOrEqual(t, e.cache.peak, limit)
+	assert.Less(t, len(e.cache.tables["a"].cols), 2, "a's columns, least recently used, were evicted, as many as needed")
 	assert.Len(t, e.cache.tables["b"].cols, 2)
 	reads := e.cache.reads.Load()
-	require.Equal(t, [][]string{{"2025-01-01", sumN}}, run(t, e, question("a")))
-	assert.EqualValues(t, reads+1, e.cache.reads.Load(), "an evicted table is read again")
+	require.Equal(t, wantA, run(t, e, question("a")))
+	assert.EqualValues(t, reads+2, e.cache.reads.Load(), "the fact table is streamed and the evicted column read again")
 }
 
 func TestPlanShapeErrors(t *testing.T) {

@@ -24,17 +24,19 @@ type fillQueue struct {
 }
 
 // scheduleFill queues a background read of the columns q streamed, when
-// they would fit in the working set beside what running questions hold.
-// Reading them again costs one more pass over the files, on one
-// goroutine, after the answer: the first answer never waits for the cache.
-func (e *Engine) scheduleFill(q *query) {
+// they would fit in the working set beside what running questions hold
+// and the working memory the question itself took (held, the next such
+// question would only evict them again). Reading them costs one more pass
+// over the files, on one goroutine, after the answer: the first answer
+// never waits for the cache.
+func (e *Engine) scheduleFill(q *query, working int64) {
 	if e.cfg.NoCacheFill {
 		return
 	}
 	c := e.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if estimateBytes(q) > c.evictableLocked() {
+	if estimateBytes(q)+working > c.evictableLocked() {
 		return // it does not fit: this table is streamed every time
 	}
 	for _, j := range c.fills.pending {
@@ -93,7 +95,7 @@ func (e *Engine) fill(ctx context.Context, t *tableEntry, j *fillJob) {
 	if err != nil || tf.id != j.tf.id {
 		return
 	}
-	_ = t.load(ctx, e.cfg.Files, tf, j.wants, true) // a fill that fails leaves the table streamed
+	_ = t.load(ctx, e.cfg.Files, tf, j.wants, true, nil) // a fill that fails leaves the table streamed
 }
 
 // Settle waits until the background fills queued so far have finished

@@ -34,6 +34,9 @@ type parquetPart struct {
 	workerBytes int64
 }
 
+// readBuffer is the buffer a worker reads one column's pages through.
+const readBuffer = 256 << 10
+
 // openParquetPart reads the footer of p, finds the wanted columns, and
 // skips the row groups whose time-column statistics miss the range.
 func openParquetPart(ctx context.Context, fsys fs.FS, p part, q *query, mem *reservation) (*parquetPart, error) {
@@ -68,7 +71,7 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p part, q *query, mem *res
 	nrg := pp.md.NumRowGroups()
 	pp.keep = make([]bool, nrg)
 	pp.first = make([]int64, nrg)
-	var row int64
+	var row, maxRows int64
 	maxChunk := make([]int64, len(q.base))
 	for rg := 0; rg < nrg; rg++ {
 		rgm := pp.md.RowGroup(rg)
@@ -78,18 +81,21 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p part, q *query, mem *res
 		if !pp.keep[rg] {
 			continue
 		}
+		maxRows = max(maxRows, min(rgm.NumRows(), chunkRows))
 		for s, leaf := range pp.leaves {
 			if cc, err := rgm.ColumnChunk(leaf); err == nil {
-				maxChunk[s] = max(maxChunk[s], cc.TotalCompressedSize()+cc.TotalUncompressedSize()/4)
+				// Pages are read through a buffer of readBuffer bytes and
+				// decompressed one at a time.
+				maxChunk[s] = max(maxChunk[s], min(cc.TotalCompressedSize(), readBuffer)+min(cc.TotalUncompressedSize(), 1<<20))
 			}
 		}
 	}
 	for s, c := range q.base {
 		pp.workerBytes += maxChunk[s]
 		if c.validOnly {
-			pp.workerBytes += chunkRows * 3
+			pp.workerBytes += maxRows * 3
 		} else {
-			pp.workerBytes += chunkRows * 12
+			pp.workerBytes += maxRows * 12
 		}
 	}
 	return pp, nil
@@ -153,7 +159,7 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 	// Pages are read through a small buffer into pooled memory, not a
 	// whole column chunk at a time into fresh memory.
 	rp := parquet.NewReaderProperties(decodePool)
-	rp.BufferedStreamEnabled, rp.BufferSize = true, 256<<10
+	rp.BufferedStreamEnabled, rp.BufferSize = true, readBuffer
 	pf, err := file.NewParquetReader(pp.src, file.WithMetadata(pp.md), file.WithReadProps(rp))
 	if err != nil {
 		return nil, fmt.Errorf("file %s: %w", pp.p.path, err)
