@@ -41,3 +41,15 @@ type Engine interface {
 	// Run answers one case.
 	Run(ctx context.Context, c Case) (Result, error)
 }
+
+// Settler is an Engine that fills caches in the background after an
+// answer; the harness calls Settle before it times warm answers.
+type Settler interface {
+	Settle(ctx context.Context) error
+}
+
+// Footprinter is an Engine that can say how many bytes of data it holds
+// (after a question and Settle: the columns that question reads).
+type Footprinter interface {
+	Footprint() int64
+}

@@ -17,38 +17,33 @@ import (
 	"sutura.dev/semantic"
 )
 
-// Engine answers benchmark cases through sutura. A warm engine keeps one
-// Arrow engine, so every run after the first reads only its column cache;
-// a cold engine builds a new one for every run, so each run reads the
-// files it needs (with column projection) from disk.
+// Engine answers benchmark cases through sutura's embedded engine over
+// the demo tables of one directory. It keeps one engine: its first answer
+// streams the files (cold); after Settle, the columns the question read
+// are cached and later answers are warm.
 type Engine struct {
 	name   string
-	dir    string
-	cold   bool
 	bundle *domain.Bundle
 	eng    *arrowengine.Engine
 }
 
-// NewEngine returns sutura's engine over the demo tables in dir.
-func NewEngine(ctx context.Context, name, dir string, cold bool) (*Engine, error) {
+// NewEngine returns sutura's engine over the demo tables in dir, with the
+// given working set (0: the engine's default, runtime.working_set_max_bytes
+// of 1 GiB).
+func NewEngine(ctx context.Context, name, dir string, workingSet int64) (*Engine, error) {
 	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{name: name, dir: dir, cold: cold, bundle: b}
-	if !cold {
-		if e.eng, err = e.open(ctx); err != nil {
-			return nil, err
-		}
+	e := &Engine{name: name, bundle: b}
+	e.eng, err = arrowengine.New(ctx, arrowengine.Config{
+		Source: demo.SourceAlias, Files: os.DirFS(dir), Models: b.Definitions().Models,
+		WorkingSetMaxBytes: workingSet,
+	})
+	if err != nil {
+		return nil, err
 	}
 	return e, nil
-}
-
-func (e *Engine) open(ctx context.Context) (*arrowengine.Engine, error) {
-	return arrowengine.New(ctx, arrowengine.Config{
-		Source: demo.SourceAlias, Files: os.DirFS(e.dir), Models: e.bundle.Definitions().Models,
-		WorkingSetMaxBytes: 8 << 30,
-	})
 }
 
 // Name labels the engine in reports.
@@ -61,17 +56,22 @@ func (e *Engine) Run(ctx context.Context, c engine.Case) (engine.Result, error) 
 	if err != nil {
 		return engine.Result{}, err
 	}
-	eng := e.eng
-	if e.cold {
-		if eng, err = e.open(ctx); err != nil {
-			return engine.Result{}, err
-		}
-	}
-	rs, err := eng.Execute(ctx, plan)
+	rs, err := e.eng.Execute(ctx, plan)
 	if err != nil {
 		return engine.Result{}, err
 	}
 	return result(rs), nil
+}
+
+// Settle waits for the engine's background cache fills, so the next
+// answers are warm.
+func (e *Engine) Settle(ctx context.Context) error { return e.eng.Settle(ctx) }
+
+// Footprint is the bytes the engine holds in its working set: after a
+// question and Settle, the Arrow columns that question reads.
+func (e *Engine) Footprint() int64 {
+	used, _ := e.eng.WorkingSet()
+	return used
 }
 
 // plan parses and compiles a case's wire question.
