@@ -42,14 +42,15 @@ type Engine interface {
 	Run(ctx context.Context, c Case) (Result, error)
 }
 
-// Settler is an Engine that fills caches in the background after an
-// answer; the harness calls Settle before it times warm answers.
-type Settler interface {
-	Settle(ctx context.Context) error
+// Warmer is an Engine whose warm state takes more than answering once
+// (sutura fills its cache in the background); the harness calls Warm
+// after the first answer and before it times warm answers.
+type Warmer interface {
+	Warm(ctx context.Context, c Case) error
 }
 
 // Footprinter is an Engine that can say how many bytes of data it holds
-// (after a question and Settle: the columns that question reads).
+// (after Warm: the columns the question reads).
 type Footprinter interface {
 	Footprint() int64
 }

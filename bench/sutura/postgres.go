@@ -125,3 +125,10 @@ func psql(u *url.URL, commands ...string) error {
 	}
 	return nil
 }
+
+// Warm does nothing: Postgres reads its own buffers; the harness's warm-up
+// run warms them.
+func (e *PostgresEngine) Warm(context.Context, engine.Case) error { return nil }
+
+// Footprint is unknown for Postgres (its buffers are the server's).
+func (e *PostgresEngine) Footprint() int64 { return 0 }

@@ -35,7 +35,7 @@ var engineOrder = []string{"sutura-parquet", "duckdb-parquet", "sutura-csv", "du
 
 // engines are the systems the harness can measure. Each is measured in a
 // fresh process per question: the first answer there is the cold figure
-// (nothing cached, nothing warmed), and the runs after it (after Settle,
+// (nothing cached, nothing warmed), and the runs after it (after Warm,
 // for an engine that fills caches in the background) the warm figures.
 var engines = map[string]factory{
 	"sutura-parquet": {formats: []string{"parquet"}, open: func(ctx context.Context, d dataSet, c config) (engine.Engine, error) {

@@ -37,12 +37,12 @@ type report struct {
 	FirstPeakRSS int64   `json:"first_peak_rss"`
 	Rows         int     `json:"rows"`
 	Digest       string  `json:"digest"`
-	// Warm runs, after Settle (for an engine that fills caches in the
+	// Warm runs, after Warm (for an engine that fills caches in the
 	// background) and one warm-up run; their peak is measured the same way.
 	WarmMS      []float64 `json:"warm_ms,omitempty"`
 	WarmCPUMS   []float64 `json:"warm_cpu_ms,omitempty"`
 	WarmPeakRSS int64     `json:"warm_peak_rss,omitempty"`
-	// Footprint is the bytes of data the engine holds after Settle (for
+	// Footprint is the bytes of data the engine holds after Warm (for
 	// sutura: the Arrow columns the question reads), when it can say.
 	Footprint int64 `json:"footprint,omitempty"`
 	// PeakResets says whether peaks could be reset per phase; if not,
@@ -113,8 +113,8 @@ func measure(ctx context.Context, c config, name, caseName string) (report, erro
 	if c.runs == 0 {
 		return rep, nil
 	}
-	if s, ok := e.(engine.Settler); ok {
-		if err := s.Settle(ctx); err != nil {
+	if wm, ok := e.(engine.Warmer); ok {
+		if err := wm.Warm(ctx, bc); err != nil {
 			return rep, err
 		}
 	}
