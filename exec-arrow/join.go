@@ -196,11 +196,7 @@ func newJoinStep(ctx context.Context, from, to int, fromCol, toCol *column) (*jo
 		}
 		s.fromDict = m
 	case sameText:
-		idx, err := toCol.joinKeys(ctx)
-		if err != nil {
-			return nil, err
-		}
-		look, err := toCol.dictLookup()
+		idx, look, err := toCol.textKeys(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -221,6 +217,21 @@ func newJoinStep(ctx context.Context, from, to int, fromCol, toCol *column) (*jo
 	return s, nil
 }
 
+// textKeys returns the join index of a text key column and its
+// dictionary's lookup: a key's text gives its dictionary index, which
+// gives its row.
+func (c *column) textKeys(ctx context.Context) (*joinIndex, map[string]int32, error) {
+	idx, err := c.joinKeys(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	look, err := c.dictLookup()
+	if err != nil {
+		return nil, nil, err
+	}
+	return idx, look, nil
+}
+
 // dictRows returns, per dictionary index of c, the row of toCol holding
 // the same text (-1: none), built once per pair of columns.
 func (c *column) dictRows(ctx context.Context, toCol *column) ([]int32, error) {
@@ -229,11 +240,7 @@ func (c *column) dictRows(ctx context.Context, toCol *column) ([]int32, error) {
 	if m, ok := c.fromDict[toCol]; ok {
 		return m, nil
 	}
-	idx, err := toCol.joinKeys(ctx)
-	if err != nil {
-		return nil, err
-	}
-	look, err := toCol.dictLookup()
+	idx, look, err := toCol.textKeys(ctx)
 	if err != nil {
 		return nil, err
 	}
