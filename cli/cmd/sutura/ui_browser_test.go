@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
@@ -86,6 +87,9 @@ type page struct {
 	mu       sync.Mutex
 	requests []string // URLs the page requested
 	problems []string // exceptions, console errors, CSP violations
+
+	downloadDir string
+	downloaded  chan string // ids of completed downloads
 }
 
 // newPage starts a fresh headless chromium (its own profile, no
@@ -114,7 +118,7 @@ func newPage(t *testing.T, base string) *page {
 		chromedp.Flag("lang", "en-US"),
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	p := &page{t: t, base: u}
+	p := &page{t: t, base: u, downloaded: make(chan string, 16)}
 	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithListener(p.listen))
 	t.Cleanup(func() { cancel(); cancelAlloc() })
 	p.ctx = ctx
@@ -129,6 +133,10 @@ func (p *page) listen(ev any) {
 	switch e := ev.(type) {
 	case *network.EventRequestWillBeSent:
 		p.requests = append(p.requests, e.Request.URL)
+	case *browser.EventDownloadProgress:
+		if e.State == browser.DownloadProgressStateCompleted {
+			p.downloaded <- e.GUID
+		}
 	case *runtime.EventExceptionThrown:
 		p.problems = append(p.problems, "exception: "+e.ExceptionDetails.Text+" "+exceptionDescription(e.ExceptionDetails))
 	case *runtime.EventConsoleAPICalled:
@@ -346,3 +354,29 @@ func (p *page) tableHead() []string {
 }
 
 func (p *page) String() string { return fmt.Sprintf("page on %s", p.base) }
+
+// downloadsTo makes the browser save every download into dir, each under
+// its id, and announce it when complete.
+func (p *page) downloadsTo(dir string) {
+	p.t.Helper()
+	p.downloadDir = dir
+	p.do(chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+			Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true)})
+		return err
+	}))
+}
+
+// nextDownload waits for the next completed download and returns it.
+func (p *page) nextDownload() string {
+	p.t.Helper()
+	select {
+	case id := <-p.downloaded:
+		b, err := os.ReadFile(filepath.Join(p.downloadDir, id))
+		require.NoError(p.t, err)
+		return string(b)
+	case <-time.After(20 * time.Second):
+		p.t.Fatal("no download completed")
+		return ""
+	}
+}

@@ -132,6 +132,26 @@ func TestUIOnDemo(t *testing.T) {
 	}
 	assert.Greater(t, inked(t, p), 500, "the canvas has lines on it")
 
+	// The downloads are the answer as CSV and the body as received.
+	p.downloadsTo(t.TempDir())
+	p.click("#download-csv")
+	var wantCSV strings.Builder
+	wantCSV.WriteString("area,period,net_sales\r\n")
+	for _, r := range want.Rows {
+		for i, c := range r {
+			if i > 0 {
+				wantCSV.WriteString(",")
+			}
+			if c != nil {
+				wantCSV.WriteString(*c)
+			}
+		}
+		wantCSV.WriteString("\r\n")
+	}
+	assert.Equal(t, wantCSV.String(), p.nextDownload(), "the CSV download")
+	p.click("#download-json")
+	assert.JSONEq(t, direct, p.nextDownload(), "the JSON download is the body")
+
 	// The command line the page shows is a real one: run it.
 	cli := p.text("#question-cli")
 	require.True(t, strings.HasPrefix(cli, "sutura ask "), cli)
@@ -206,3 +226,38 @@ func shellWord(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+
+// TestUICommandLineQuoting runs the page's command line for values a
+// shell would otherwise read as its own (quotes, spaces, $, backquotes,
+// globs, separators): the program receives exactly the words the
+// question holds.
+func TestUICommandLineQuoting(t *testing.T) {
+	s := serve(t)
+	p := newPage(t, s.base)
+	p.open("/ui/", "#search")
+	values := []string{"it's", "a b", "$HOME", "`id`", `"q"`, `a\b`, "-x", "=y", "é ü", "*", ";true", "a=b", "x,y", "~", "!", "#c", "&", "|", "(", "{a,b}"}
+	filters := make([]map[string]any, 0, len(values))
+	want := []string{"ask", "m1,m2", "--grain", "month", "--from", "2025-01-01", "--to", "2025-02-01", "--by", "area,channel"}
+	for i, v := range values {
+		dim := "d" + string(rune('a'+i))
+		op, flag := "in", "--where"
+		if i%2 == 1 {
+			op, flag = "not_in", "--where-not"
+		}
+		filters = append(filters, map[string]any{"op": op, "dimension": dim, "values": []string{v}})
+		want = append(want, flag, dim+"="+v)
+	}
+	want = append(want, "--json")
+	q := map[string]any{"metrics": []string{"m1", "m2"}, "grain": "month", "range": map[string]string{"start": "2025-01-01", "end": "2025-02-01"},
+		"dimensions": []string{"area", "channel"}, "filters": filters}
+	qj, err := json.Marshal(q)
+	require.NoError(t, err)
+	line := eval[string](p, `import("./js/question.js").then((m) => m.askCommand(`+string(qj)+`))`)
+	require.True(t, strings.HasPrefix(line, "sutura ask "), line)
+	cmd := exec.Command("sh", "-c", `printf '%s\n' `+strings.TrimPrefix(line, "sutura "))
+	out, err := cmd.Output()
+	require.NoError(t, err, line)
+	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	assert.Equal(t, want, got, line)
+	p.checkClean()
+}
