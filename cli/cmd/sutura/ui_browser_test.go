@@ -288,6 +288,16 @@ func (p *page) screenshot(dir, name string) {
 	require.NoError(p.t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
 }
 
+// screenshotOf writes the element sel matches as a PNG.
+func (p *page) screenshotOf(dir, name, sel string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel)))
+	require.NoError(p.t, err)
+	require.NoError(p.t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
+}
+
 // viewport sets the tab's width and height (CSS pixels).
 func (p *page) viewport(w, h int64) {
 	p.t.Helper()

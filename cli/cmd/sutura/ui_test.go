@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"image/png"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -179,6 +180,27 @@ func TestUIOnDemo(t *testing.T) {
 	p.open("/ui/#/", "#search")
 	assert.False(t, p.overflowsWidth())
 	p.screenshot(shots, "phone-catalogue")
+	p.viewport(1280, 900)
+
+	// One period is a bar chart; several metrics each get an axis.
+	for _, c := range []struct {
+		question, kind string
+		axes           int
+	}{
+		{`{"metrics":["net_sales","order_count"],"grain":"year","range":{"start":"2025-01-01","end":"2026-01-01"},"dimensions":["area"]}`, "Bar chart", 3},
+		{`{"metrics":["net_sales","order_count","average_order_value"],"grain":"quarter","range":{"start":"2025-01-01","end":"2026-01-01"},"dimensions":["channel"]}`, "Line chart", 4},
+	} {
+		p.open("/ui/#/ask?q="+url.QueryEscape(c.question), "#builder")
+		assert.JSONEq(t, c.question, p.text("#question-json"), "a link fills the builder")
+		p.click("#ask")
+		p.waitFor(`document.querySelector(".chart-box .uplot canvas")`, c.kind)
+		assert.True(t, strings.HasPrefix(p.text(".chart-note"), c.kind), p.text(".chart-note"))
+		assert.Equal(t, c.axes, eval[int](p, `document.querySelectorAll(".chart-box .u-axis").length`), "an axis per metric and one for x")
+		assert.Greater(t, inked(t, p), 500)
+	}
+	p.screenshot(shots, "desktop-lines")
+	p.viewport(960, 900)
+	p.screenshotOf(shots, "desktop-lines-outcome", "#outcome")
 	p.viewport(1280, 900)
 
 	// A question the catalogue does not allow is refused, and shown as a

@@ -146,7 +146,8 @@ function barOptions(metrics, groups, period) {
   const width = 0.8 / metrics.length;
   const series = [{ label: groups[0].label ? "group" : "period", value: (u, v) => (v == null ? "—" : labels[Math.round(v)] ?? "") }];
   const data = [xs];
-  const scales = { x: { time: false, range: () => [-0.5, n - 0.5] } };
+  const pad = Math.max(0.5, (4 - n) / 2); // a lone bar is not the chart's whole width
+  const scales = { x: { time: false, range: () => [-pad, n - 1 + pad] } };
   const axes = [{
     stroke: "#1b1f24", grid: { show: false }, ticks: { stroke: "#9ca3af" }, splits: () => xs, size: 48,
     values: (u, splits) => splits.map((v) => labels[v] ?? ""),
