@@ -35,7 +35,8 @@ function field(label, control, hint) {
 }
 
 // renderBuilder fills view with the builder for init.state; app gives the
-// catalogue, ask(questionJSON, signal) and the unauthorized handler.
+// catalogue, ask(questionJSON, signal), startAgain() and the unauthorized
+// handler.
 export function renderBuilder(view, app, init) {
   const cat = app.catalog;
   const st = init.state;
@@ -73,7 +74,7 @@ export function renderBuilder(view, app, init) {
   const problemList = h("div", { id: "problems", role: "status" });
   const askButton = h("button", { type: "submit", id: "ask", class: "primary", text: "Ask" });
   const cancelButton = h("button", { type: "button", id: "cancel", hidden: true, text: "Cancel" });
-  const clearButton = h("button", { type: "button", id: "clear", text: "Start again", onclick: () => { location.hash = "#/ask"; } });
+  const clearButton = h("button", { type: "button", id: "clear", text: "Start again", onclick: () => app.startAgain() });
   const jsonPre = h("pre", { id: "question-json", class: "code", tabindex: "0", "aria-label": "The question as JSON" });
   const cliPre = h("pre", { id: "question-cli", class: "code", tabindex: "0", "aria-label": "The same question as a sutura ask command line" });
   const curlPre = h("pre", { id: "question-curl", class: "code", tabindex: "0", "aria-label": "The same question as a curl command" });

@@ -21,6 +21,10 @@ const app = {
   names: new Set(),
   ask: (text, signal) => api.ask(text, signal),
   unauthorized: (res) => signIn(res, true),
+  startAgain: () => {
+    if (location.hash === "#/ask") route();
+    else location.hash = "#/ask";
+  },
 };
 
 function focusHeading() {
