@@ -69,13 +69,7 @@ func TestUIAsksForTheAccessTokenOnce(t *testing.T) {
 // box), while a caller in the audience does see the metric.
 func TestUIShowsOnlyWhatTheCatalogueShows(t *testing.T) {
 	const canary = "ZZcanary7f3"
-	dir := t.TempDir()
-	idp := newIDP(t, dir)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(`security:
-  identity: multi-user
-  inbound: {mode: direct, issuer: "https://idp.test", audience: sutura, jwks_file: jwks.json, algorithms: [EdDSA]}
-  audience_mapping: {finance-team: [finance]}
-`), 0o600))
+	dir, idp := jwtConfig(t)
 	s := serve(t, "SUTURA_CONFIG_DIR="+dir)
 	analyst := idp.token(t, "analyst@example.com", "sutura:catalog.read sutura:metrics.ask")
 	cfo := idp.token(t, "cfo@example.com", "sutura:catalog.read sutura:metrics.ask", "finance-team")
