@@ -245,7 +245,7 @@ func (p *page) waitFor(cond, what string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("timed out waiting for %s (%s)", what, cond)
+			p.t.Fatalf("timed out waiting for %s (%s); the page shows:\n%s", what, cond, p.text("main"))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -130,12 +130,28 @@ func TestUIShowsOnlyWhatTheCatalogueShows(t *testing.T) {
 	noneOf("a search", canary)
 	p.checkClean()
 
+	// A caller whose scopes do not grant asking gets a failure, shown as
+	// one (not as a refusal).
+	reader := idp.token(t, "reader@example.com", "sutura:catalog.read")
+	p.click("#signout")
+	p.waitFor(`document.querySelector("#signin")`, "the sign-in form")
+	p.typeInto("#token", reader)
+	p.click("#signin-submit")
+	p.waitFor(`document.querySelector("#search")`, "the reader's catalogue")
+	p.open("/ui/#/ask?q="+url.QueryEscape(year2025), "#builder")
+	p.click("#ask")
+	p.waitFor(`document.querySelector("#failure")`, "the failure")
+	assert.Contains(t, p.text("#failure h2"), "insufficient_scope")
+	assert.Contains(t, p.text("#failure"), "sutura:metrics.ask")
+	assert.Zero(t, eval[int](p, `document.querySelectorAll("#refusal, #answer-table").length`))
+
 	// A caller in the audience does see the metric.
 	p.click("#signout")
 	p.waitFor(`document.querySelector("#signin")`, "the sign-in form")
 	p.typeInto("#token", cfo)
 	p.click("#signin-submit")
-	p.waitFor(`document.querySelector("#search")`, "the CFO's catalogue")
+	p.waitFor(`document.querySelector("#builder")`, "the CFO's builder (signing in keeps the address)")
+	p.open("/ui/#/", "#search")
 	for _, m := range hidden {
 		assert.Contains(t, p.text(".cards"), m)
 	}

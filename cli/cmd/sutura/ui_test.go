@@ -248,7 +248,6 @@ func shellWord(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-
 // TestUICommandLineQuoting runs the page's command line for values a
 // shell would otherwise read as its own (quotes, spaces, $, backquotes,
 // globs, separators): the program receives exactly the words the

@@ -31,7 +31,12 @@ function checkbox(label, props, describedBy) {
 function field(label, control, hint) {
   const cid = control.id || id("f");
   control.id = cid;
-  return h("div", { class: "field" }, h("label", { for: cid, text: label }), control, hint ? h("p", { class: "hint muted", text: hint }) : null);
+  let note = null;
+  if (hint) {
+    note = h("p", { class: "hint muted", id: cid + "-hint", text: hint });
+    control.setAttribute("aria-describedby", note.id);
+  }
+  return h("div", { class: "field" }, h("label", { for: cid, text: label }), control, note);
 }
 
 // renderBuilder fills view with the builder for init.state; app gives the
@@ -210,7 +215,7 @@ export function renderBuilder(view, app, init) {
         h("option", { value: "not_in", selected: f.mode === "not_in", text: "all but the checked values" }));
         return h("fieldset", { class: "filter" },
           h("legend", null, h("code", { text: d.name })),
-          field(`Keep, for ${d.name}`, mode),
+          field(`Which ${d.name} values to keep`, mode),
           h("div", { class: "checks" }, d.values.map((v) => checkbox(h("span", { text: v }), {
             name: "filter-" + d.name, value: v, checked: f.values.includes(v),
             onchange: (e) => {
