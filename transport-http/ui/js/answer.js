@@ -87,9 +87,10 @@ function provenance(p, catalog) {
     changed ? h("p", { class: "notice", role: "note", text: "The catalogue changed since this page loaded it: reload the page to see the definitions this answer used." }) : null);
 }
 
-// renderOutcome fills out with the outcome of one call to /v1/query.
-// res is api.call's result; name is the base of download file names.
-export function renderOutcome(out, res, catalog, name) {
+// renderOutcome fills out with the outcome of one call to /v1/query for
+// a question at grain. res is api.call's result; name is the base of
+// download file names.
+export function renderOutcome(out, res, catalog, grain, name) {
   clear(out);
   if (res.kind === "answer") {
     const a = res.json;
@@ -104,7 +105,7 @@ export function renderOutcome(out, res, catalog, name) {
         h("button", { type: "button", id: "download-csv", onclick: () => download(name + ".csv", "text/csv", csv(a)) }, "Download CSV"),
         h("button", { type: "button", id: "download-json", onclick: () => download(name + ".json", "application/json", res.text) }, "Download JSON")),
       provenance(a.provenance, catalog));
-    if (rows > 0) renderChart(chartBox, a);
+    if (rows > 0) renderChart(chartBox, a, grain);
     return;
   }
   if (res.kind === "refusal") {

@@ -305,7 +305,7 @@ export function renderBuilder(view, app, init) {
       return;
     }
     if (res.kind === "network" || res.kind === "failure") failure(out, res);
-    else renderOutcome(out, res, cat, `sutura-${q.metrics.join("-")}-${q.grain}`);
+    else renderOutcome(out, res, cat, q.grain, `sutura-${q.metrics.join("-")}-${q.grain}`);
     const heading = out.querySelector("#outcome-h");
     if (heading) heading.focus();
   });

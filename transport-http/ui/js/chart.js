@@ -12,14 +12,13 @@ const MAX_SERIES = 40;
 
 const compact = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 2 });
 
-// periodLabel formats a bucket start (seconds, UTC) for the grain the
-// periods step by.
-function periodLabel(ts, step) {
+// periodLabel formats a bucket start (seconds, UTC) for the grain.
+function periodLabel(ts, grain) {
   const d = new Date(ts * 1000);
   const iso = d.toISOString().slice(0, 10);
-  if (step >= 360) return iso.slice(0, 4);
-  if (step >= 89) return `${iso.slice(0, 4)} Q${Math.floor(d.getUTCMonth() / 3) + 1}`;
-  if (step >= 28) return iso.slice(0, 7);
+  if (grain === "year") return iso.slice(0, 4);
+  if (grain === "quarter") return `${iso.slice(0, 4)} Q${Math.floor(d.getUTCMonth() / 3) + 1}`;
+  if (grain === "month") return iso.slice(0, 7);
   return iso;
 }
 
@@ -62,8 +61,9 @@ function yAxis(name, k) {
   };
 }
 
-// renderChart draws answer into box, sized to it, redrawn on resize.
-export function renderChart(box, answer) {
+// renderChart draws answer (of a question at grain) into box, sized to
+// it, redrawn on resize.
+export function renderChart(box, answer, grain) {
   destroy();
   clear(box);
   if (typeof window.uPlot !== "function") {
@@ -80,7 +80,7 @@ export function renderChart(box, answer) {
   const note = h("p", { class: "muted chart-note" });
   box.append(plotBox, note);
 
-  const { data, ...opts } = bar ? barOptions(metrics, groups, periods[0]) : lineOptions(metrics, groups, periods, periodCol);
+  const { data, ...opts } = bar ? barOptions(metrics, groups, periods[0]) : lineOptions(metrics, groups, periods, periodCol, grain);
   const shown = opts.series.length - 1;
   const total = bar ? metrics.length : metrics.length * groups.length;
   note.textContent = (bar ? `Bar chart: one period (${periods[0]}). ` : `Line chart over ${periods.length} periods. `) +
@@ -105,16 +105,15 @@ export function renderChart(box, answer) {
   live = { plot, observer };
 }
 
-function lineOptions(metrics, groups, periods, periodCol) {
+function lineOptions(metrics, groups, periods, periodCol, grain) {
   const xs = periods.map((p) => Date.parse(p + "T00:00:00Z") / 1000);
-  const step = xs.length > 1 ? (xs[1] - xs[0]) / 86400 : 1;
   const at = new Map(periods.map((p, i) => [p, i]));
-  const series = [{ label: "period", value: (u, v) => (v == null ? "—" : periodLabel(v, step)) }];
+  const series = [{ label: "period", value: (u, v) => (v == null ? "—" : periodLabel(v, grain)) }];
   const data = [xs];
   const scales = { x: { time: true } };
   const axes = [{
     stroke: "#1b1f24", grid: { stroke: "#e5e7eb" }, ticks: { stroke: "#9ca3af" },
-    values: (u, splits) => splits.map((v) => periodLabel(v, step)),
+    values: (u, splits) => splits.map((v) => periodLabel(v, grain)),
     ...(xs.length <= 12 ? { splits: () => xs } : {}),
   }];
   let n = 0;
