@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"mime"
 	"net"
 	"net/http"
 	"regexp"
@@ -313,11 +314,19 @@ func (s *Server) capability(c domain.Capability, next http.Handler) http.Handler
 	})
 }
 
-// bodyLimit reads the whole body, at most MaxBodyBytes, within the
-// request's deadline, and hands it on from memory: a slow or oversized
-// body is refused before any work starts.
+// bodyLimit refuses a body that is not declared JSON, then reads the
+// whole body, at most MaxBodyBytes, within the request's deadline, and
+// hands it on from memory: a slow or oversized body is refused before any
+// work starts.
 func (s *Server) bodyLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if carriesBody(r) && !declaresJSON(r.Header) {
+			// Before a byte of the body is read; the connection is not
+			// reused, so the unread body is never parsed as a request.
+			w.Header().Set("Connection", "close")
+			writeFailure(w, UnsupportedMediaType, textNotJSON)
+			return
+		}
 		if r.ContentLength > s.cfg.MaxBodyBytes {
 			writeFailure(w, TooLarge, textTooLarge)
 			return
@@ -350,6 +359,33 @@ func (s *Server) bodyLimit(next http.Handler) http.Handler {
 		r.ContentLength = int64(len(body))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// textNotJSON is the detail of unsupported_media_type.
+const textNotJSON = "the body must be sent as Content-Type: application/json"
+
+// carriesBody reports whether r is a POST (or PUT, PATCH) or announces a
+// body of any length.
+func carriesBody(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch:
+		return true
+	}
+	return r.ContentLength != 0
+}
+
+// declaresJSON reports whether the Content-Type is application/json (with
+// parameters such as charset, in any case). The types a browser may send
+// cross-site without a preflight (none, text/plain, a form) are not, nor
+// is anything else: a cross-site page that could set application/json has
+// been through a preflight, which this server never grants.
+func declaresJSON(h http.Header) bool {
+	ct := h.Values("Content-Type")
+	if len(ct) != 1 {
+		return false
+	}
+	mt, _, err := mime.ParseMediaType(ct[0])
+	return err == nil && mt == "application/json"
 }
 
 // metricsToken checks the bearer token of /metrics.
