@@ -281,18 +281,44 @@ func newVerifier(in *InboundConfig, log *slog.Logger) (*verifier, error) {
 // Handler returns the HTTP surface with every layer in place.
 func (s *Server) Handler() http.Handler { return s.handler }
 
+// Connection bounds of HTTPServer besides those derived from the request
+// timeout.
+const (
+	// MaxHeaderBytes bounds the request line and headers of one request.
+	MaxHeaderBytes = 64 << 10
+	// maxHeaderTime bounds the headers of a request when the request
+	// timeout is longer.
+	maxHeaderTime = 10 * time.Second
+	// writeMargin is the time a response may take to write past the
+	// request timeout (a large answer to a slow reader).
+	writeMargin = 10 * time.Second
+)
+
 // HTTPServer returns an http.Server on addr serving Handler, with the
-// connection-level bounds that suit it: headers within 10 s, at most
-// 64 KiB of headers, the response within the request timeout plus a
-// margin, idle connections closed after two minutes. The caller owns
-// ListenAndServe/Serve and Shutdown.
+// connection bounds of product.md §6, derived from the request timeout T
+// (server.request_timeout_seconds):
+//
+//   - the request line and headers arrive within min(T, 10 s) and hold at
+//     most MaxHeaderBytes (ReadHeaderTimeout, MaxHeaderBytes);
+//   - the whole request, body included, arrives within T of its first
+//     byte (ReadTimeout): a body a route does not read (a 401, a 429, a
+//     GET with a body) cannot hold the connection while it trickles in.
+//     Routes that take a body read it whole under the request's own
+//     deadline and then lift the read deadline, so the answer may use the
+//     rest of T;
+//   - the response is written within T + 10 s (WriteTimeout);
+//   - a keep-alive connection idle for 2 T is closed (IdleTimeout).
+//
+// The caller owns ListenAndServe/Serve and Shutdown.
 func (s *Server) HTTPServer(addr string) *http.Server {
+	t := s.cfg.RequestTimeout
 	return &http.Server{
 		Addr: addr, Handler: s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		WriteTimeout:      s.cfg.RequestTimeout + 10*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
+		ReadHeaderTimeout: min(t, maxHeaderTime),
+		ReadTimeout:       t,
+		WriteTimeout:      t + writeMargin,
+		IdleTimeout:       2 * t,
+		MaxHeaderBytes:    MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 }
