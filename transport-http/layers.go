@@ -46,6 +46,7 @@ type requestState struct {
 	route         string
 	correlationID string
 	rec           *recorder
+	rateKey       string // the address bucket the request was charged to
 }
 
 type stateKey struct{}
@@ -139,19 +140,37 @@ func (s *Server) timeout(next http.Handler) http.Handler {
 	})
 }
 
-// rateLimit takes a token from the bucket of the client address.
+// rateLimit takes a token from the bucket of the client address. It runs
+// before anything costly (a token's signature check included), so one
+// address cannot flood the gates. A caller the inbound identity then
+// authenticates is charged to its own bucket instead (chargePrincipal):
+// behind the proxy that a non-loopback bind requires, every caller shares
+// one address, and its bucket then holds only what is not yet
+// authenticated.
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		client := r.RemoteAddr
-		if h, _, err := net.SplitHostPort(client); err == nil {
-			client = h
-		}
-		if ok, wait := s.limiter.allow(client); !ok {
+		key := addressKey(r.RemoteAddr)
+		if ok, wait := s.limiter.allow(key); !ok {
 			writeRetry(w, RateLimited, int(math.Ceil(wait.Seconds())), "too many requests from this address; slow down")
 			return
 		}
+		stateOf(r.Context()).rateKey = key
 		next.ServeHTTP(w, r)
 	})
+}
+
+// chargePrincipal moves the request's cost from the address bucket to the
+// bucket of the authenticated subject, or writes rate_limited when that
+// one is empty.
+func (s *Server) chargePrincipal(w http.ResponseWriter, r *http.Request, p domain.Principal) bool {
+	if key := stateOf(r.Context()).rateKey; key != "" {
+		s.limiter.refund(key)
+	}
+	if ok, wait := s.principals.allow(p.Subject); !ok {
+		writeRetry(w, RateLimited, int(math.Ceil(wait.Seconds())), "too many requests from this caller; slow down")
+		return false
+	}
+	return true
 }
 
 // hostAllow refuses a Host header that does not name this server, which
@@ -255,6 +274,9 @@ func (s *Server) identity(next http.Handler) http.Handler {
 			case err != nil:
 				s.log.Warn("http: identity unavailable", "correlation_id", stateOf(r.Context()).correlationID, "error", err)
 				writeRetry(w, IdentityUnavailable, int(RefetchInterval.Seconds()), "caller identity cannot be checked now: the identity provider's keys could not be read; ask again later")
+				return
+			}
+			if !s.chargePrincipal(w, r, p) {
 				return
 			}
 		case s.cfg.SingleUser:

@@ -67,7 +67,8 @@ type Config struct {
 	// It excludes Inbound. With neither, every caller is the anonymous
 	// principal: every scope, open metrics only.
 	SingleUser bool
-	// RateLimit bounds the requests of one client address.
+	// RateLimit bounds the requests of one client: of its address before
+	// it is authenticated, then (with Inbound) of its subject.
 	RateLimit RateLimit
 	// Metrics is the process's registry; build it with NewMetrics and wrap
 	// the audit sink given to app.New with Metrics.Audit, so that outcomes
@@ -113,7 +114,8 @@ type Server struct {
 	metrics      *Metrics
 	tools        map[domain.Capability]app.Tool
 	scopes       []string // every scope of the tool list
-	limiter      *limiter
+	limiter      *limiter // by client address
+	principals   *limiter // by authenticated subject
 	hosts        []hostPattern
 	accessDigest *[32]byte
 	metricsHash  *[32]byte
@@ -164,7 +166,7 @@ func New(cfg Config) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, log: log, metrics: cfg.Metrics, tools: map[domain.Capability]app.Tool{},
-		limiter: newLimiter(cfg.RateLimit, time.Now)}
+		limiter: newLimiter(cfg.RateLimit, time.Now), principals: newLimiter(cfg.RateLimit, time.Now)}
 	for _, t := range cfg.Tools {
 		if _, dup := s.tools[t.ID]; dup {
 			return nil, fmt.Errorf("httpapi: tool %s is listed twice", t.ID)
