@@ -102,7 +102,16 @@ type InboundConfig struct {
 	// metadata (its public base URL, such as https://metrics.example.com);
 	// "" derives it from each request's Host, https off loopback.
 	Resource string
-	// Client fetches JWKSURL; nil is a client with a 10 s timeout.
+	// JWKSMaxStale is how long keys are trusted after they were last read
+	// when every read since has failed (security.inbound.jwks_max_stale_seconds);
+	// past it every token is refused with identity_unavailable until a
+	// read succeeds. Keys are re-read once half of it (or KeysMaxAge) has
+	// passed. Zero is DefaultJWKSMaxStale; it must be at least
+	// RefetchInterval.
+	JWKSMaxStale time.Duration
+	// Client fetches JWKSURL; nil is a client with a 10 s timeout. Whatever
+	// client is given, redirects are not followed: the keys come from the
+	// URL configured, over the scheme it names, or not at all.
 	Client *http.Client
 }
 
@@ -232,6 +241,8 @@ func newVerifier(in *InboundConfig, log *slog.Logger) (*verifier, error) {
 		return nil, errors.New("httpapi: inbound identity needs exactly one of a JWKS file and a JWKS URL")
 	case len(in.Algorithms) == 0:
 		return nil, errors.New("httpapi: inbound identity needs at least one algorithm")
+	case in.JWKSMaxStale != 0 && in.JWKSMaxStale < RefetchInterval:
+		return nil, fmt.Errorf("httpapi: the key set's maximum staleness must be at least %v", RefetchInterval)
 	}
 	for i, a := range in.Algorithms {
 		if !slices.Contains([]string{RS256, ES256, EdDSA}, a) || slices.Contains(in.Algorithms[:i], a) {
@@ -252,7 +263,10 @@ func newVerifier(in *InboundConfig, log *slog.Logger) (*verifier, error) {
 	if v.groupsClaim == "" {
 		v.groupsClaim = "groups"
 	}
-	ks := &keySet{log: log, now: time.Now}
+	ks := &keySet{log: log, now: time.Now, maxStale: in.JWKSMaxStale}
+	if ks.maxStale == 0 {
+		ks.maxStale = DefaultJWKSMaxStale
+	}
 	if in.JWKSFile != "" {
 		ks.source = fileSource(in.JWKSFile)
 		data, err := ks.source(context.Background())
@@ -270,10 +284,12 @@ func newVerifier(in *InboundConfig, log *slog.Logger) (*verifier, error) {
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
 			return nil, errors.New("httpapi: the JWKS URL must be an http(s) URL without credentials")
 		}
-		client := in.Client
-		if client == nil {
-			client = &http.Client{Timeout: fetchTimeout}
+		client := &http.Client{Timeout: fetchTimeout}
+		if in.Client != nil {
+			c := *in.Client
+			client = &c
 		}
+		client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 		ks.source = urlSource(client, in.JWKSURL)
 	}
 	v.keys = ks
