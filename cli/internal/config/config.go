@@ -183,10 +183,20 @@ type Inbound struct {
 	ScopeClaim string `yaml:"scope_claim"`
 	// GroupsClaim names the claim holding the caller's groups.
 	GroupsClaim string `yaml:"groups_claim"`
+	// JWKSMaxStaleSeconds is how long keys are trusted after their last
+	// successful read while every read since fails (60..86400); past it
+	// callers are refused.
+	JWKSMaxStaleSeconds int `yaml:"jwks_max_stale_seconds"`
 }
 
 // Enabled reports whether callers present a validated identity.
 func (i Inbound) Enabled() bool { return i.Mode != "" }
+
+// JWKSMaxStale returns security.inbound.jwks_max_stale_seconds as a
+// duration.
+func (i Inbound) JWKSMaxStale() time.Duration {
+	return time.Duration(i.JWKSMaxStaleSeconds) * time.Second
+}
 
 // Runtime is the process-wide bounds of product.md §7 (runtime.*).
 type Runtime struct {
