@@ -113,11 +113,13 @@ type Server struct {
 	TLSTerminatedUpstream bool `yaml:"tls_terminated_upstream"`
 	// AgentSurface controls /mcp on the HTTP surface.
 	AgentSurface AgentSurface `yaml:"agent_surface"`
-	// RateLimit bounds the requests of one client address.
+	// RateLimit bounds the requests of one client: its address, then its
+	// subject once inbound identity authenticated it.
 	RateLimit RateLimit `yaml:"rate_limit"`
 }
 
-// RateLimit is server.rate_limit: a token bucket per client address.
+// RateLimit is server.rate_limit: a token bucket per client address and
+// per authenticated subject.
 type RateLimit struct {
 	// PerSecond is the sustained rate (1..100000).
 	PerSecond int `yaml:"per_second"`
