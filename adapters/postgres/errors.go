@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"sutura.dev/domain"
 )
 
@@ -89,6 +90,12 @@ func classify(ctx context.Context, source string, s step, err error) error {
 	var re *domain.RefusalError
 	if errors.As(err, &re) {
 		return err
+	}
+	var wide *pgproto3.ExceededMaxBodyLenErr
+	if errors.As(err, &wide) {
+		// A row longer than maxMessageBytes: refused from its length, and
+		// the connection, mid-message, is closed.
+		return refusal(domain.ResultTooLarge, detailTooManyBytes, domain.MaxResultBytes)
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		if errors.Is(ctxErr, context.DeadlineExceeded) {

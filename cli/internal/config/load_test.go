@@ -369,3 +369,11 @@ func TestAliasBudget(t *testing.T) {
 	assert.Contains(t, errs[0].Error(), "too many aliases")
 	assert.NotContains(t, err.Error(), "h1999.example")
 }
+
+// TestJWKSMaxStale: an hour unless set; a variable sets it like any key.
+func TestJWKSMaxStale(t *testing.T) {
+	cfg, _ := mustLoad(t, nil, nil)
+	assert.Equal(t, time.Hour, cfg.Security.Inbound.JWKSMaxStale())
+	cfg, _ = mustLoad(t, nil, Env{"SUTURA__SECURITY__INBOUND__JWKS_MAX_STALE_SECONDS": "600"})
+	assert.Equal(t, 10*time.Minute, cfg.Security.Inbound.JWKSMaxStale())
+}

@@ -149,6 +149,7 @@ func TestRefusedRanges(t *testing.T) {
 		{"runtime.working_set_max_bytes", "runtime: {working_set_max_bytes: %s}", "between 1 and 1099511627776"},
 		{"runtime.shutdown_grace_seconds", "runtime: {shutdown_grace_seconds: %s}", "between 1 and 300"},
 		{"catalogs[0].refresh_seconds", cat, "between 10 and 86400"},
+		{"security.inbound.jwks_max_stale_seconds", "security: {inbound: {jwks_max_stale_seconds: %s}}", "between 60 and 86400"},
 		{"sources.s.port", src, "between 1 and 65535"},
 	} {
 		// Zero never means unlimited, a negative number is no bound, and

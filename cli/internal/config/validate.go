@@ -203,6 +203,7 @@ func (c *checker) security() {
 func (c *checker) inbound() {
 	in := c.cfg.Security.Inbound
 	const p = "security.inbound."
+	c.intRange(p+"jwks_max_stale_seconds", int64(in.JWKSMaxStaleSeconds), 60, 86400)
 	if !oneOf(c, p+"mode", in.Mode, true, InboundDirect) {
 		return
 	}
