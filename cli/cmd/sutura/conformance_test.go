@@ -29,6 +29,22 @@ type discardAudit struct{}
 
 func (discardAudit) Write(context.Context, domain.AuditRecord) error { return nil }
 
+// demoSurface is a surface over the demo bundle b with sys as its one
+// source, as the local operator sees it on 2026-07-01, with an admission
+// bound of its own.
+func demoSurface(t *testing.T, b *domain.Bundle, sys app.DataSystem) *app.Surface {
+	t.Helper()
+	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 2, Timeout: time.Minute})
+	require.NoError(t, err)
+	s, err := app.New(app.Config{
+		Catalog: fixedCatalog{b}, Admission: adm, Audit: discardAudit{}, RequestTimeout: 5 * time.Minute,
+		Sources: map[string]app.Source{demo.SourceAlias: {System: sys, Posture: domain.SharedServiceUser}},
+		Now:     func() time.Time { return time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC) },
+	})
+	require.NoError(t, err)
+	return s
+}
+
 // TestEngineConformance runs the data-system contract suite against the
 // embedded engine on the demo: every answer, cell and refusal must match
 // the corpus DuckDB computed from the same files.
@@ -37,13 +53,5 @@ func TestEngineConformance(t *testing.T) {
 	require.NoError(t, err)
 	eng, err := engine.New(context.Background(), engine.Config{Source: demo.SourceAlias, Files: demo.Data(), Models: b.Definitions().Models})
 	require.NoError(t, err)
-	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 1, Timeout: time.Minute})
-	require.NoError(t, err)
-	s, err := app.New(app.Config{
-		Catalog: fixedCatalog{b}, Admission: adm, Audit: discardAudit{}, RequestTimeout: 5 * time.Minute,
-		Sources: map[string]app.Source{demo.SourceAlias: {System: eng, Posture: domain.SharedServiceUser}},
-		Now:     func() time.Time { return time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC) },
-	})
-	require.NoError(t, err)
-	conformance.Run(t, s)
+	conformance.Run(t, demoSurface(t, b, eng))
 }

@@ -41,20 +41,9 @@ func demoOnPostgres(t *testing.T) (pg, files *app.Surface) {
 	t.Cleanup(db.Close)
 	eng, err := engine.New(context.Background(), engine.Config{Source: demo.SourceAlias, Files: demo.Data(), Models: models})
 	require.NoError(t, err)
-	surface := func(sys app.DataSystem) *app.Surface {
-		adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 2, Timeout: time.Minute})
-		require.NoError(t, err)
-		s, err := app.New(app.Config{
-			Catalog: fixedCatalog{b}, Admission: adm, Audit: discardAudit{}, RequestTimeout: 5 * time.Minute,
-			Sources: map[string]app.Source{demo.SourceAlias: {System: sys, Posture: domain.SharedServiceUser}},
-			Now:     func() time.Time { return time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC) },
-		})
-		require.NoError(t, err)
-		return s
-	}
 	require.NoError(t, app.CheckBundle(context.Background(), b, map[string]app.Source{demo.SourceAlias: {System: db, Posture: domain.SharedServiceUser}}),
 		"the demo's anchors reproduce on Postgres too")
-	return surface(db), surface(eng)
+	return demoSurface(t, b, db), demoSurface(t, b, eng)
 }
 
 // TestPostgresConformance runs the data-system contract suite on a real
