@@ -90,4 +90,12 @@
 // realized cost the port defines; and profiling is a per-connection
 // setting that the locked configuration forbids. Answers from a duckdb
 // source therefore have an unmeasured cost (measured: false).
+//
+// # Without cgo
+//
+// DuckDB is C++ linked in through cgo. Built without cgo (CGO_ENABLED=0),
+// the package keeps its API, so a program that opens its sources from
+// configuration still builds, and New validates the configuration and then
+// refuses with ErrNoDuckDB: such a binary serves every other kind of
+// source and no duckdb source.
 package duckdb

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package duckdb
 
 import (
@@ -11,9 +13,6 @@ import (
 	duck "github.com/duckdb/duckdb-go/v2"
 	"sutura.dev/domain"
 )
-
-// ErrEmptyStatement is RunSQL's error for a statement with no text.
-var ErrEmptyStatement = errors.New("the statement is empty")
 
 // oneStatement is the Message of RunSQL's *Error for a text that holds
 // no statement or several.

@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Package ducktest gives tests a DuckDB database file holding a
 // catalogue's tables, built at test time from the CSV files the files
 // source would read, for the suites that run against the duckdb source
