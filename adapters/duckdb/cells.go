@@ -148,6 +148,9 @@ func decimalCell(d duck.Decimal) (domain.Cell, error) {
 // a second, as the engine renders them (a TIMESTAMP without time zone is
 // read as UTC wall-clock time).
 func timeCell(typ string, t time.Time) domain.Cell {
+	if inf := infinity(typ, t); inf != "" {
+		return domain.Text(inf)
+	}
 	switch {
 	case typ == "DATE":
 		return domain.DateCell(domain.DateFromTime(t))
@@ -156,6 +159,20 @@ func timeCell(typ string, t time.Time) domain.Cell {
 	}
 	return domain.Text(time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location()).
 		UTC().Format(time.RFC3339Nano))
+}
+
+// infinity is "infinity" or "-infinity" for DuckDB's infinite DATE and
+// TIMESTAMP values (the largest and smallest value of their storage), as
+// PostgreSQL writes them, and "" for any other value.
+func infinity(typ string, t time.Time) string {
+	const day = 24 * 60 * 60
+	switch {
+	case typ == "DATE" && t.Unix() == math.MaxInt32*day, strings.HasPrefix(typ, "TIMESTAMP") && t.UnixMicro() == math.MaxInt64:
+		return "infinity"
+	case typ == "DATE" && t.Unix() == -math.MaxInt32*day, strings.HasPrefix(typ, "TIMESTAMP") && t.UnixMicro() == -math.MaxInt64:
+		return "-infinity"
+	}
+	return ""
 }
 
 // otherCell renders the types only run_sql can meet as text: UUIDs in

@@ -67,7 +67,8 @@
 // is a real, and FLOAT the real of the shortest decimal that reads back
 // as the same FLOAT (declare real columns DOUBLE all the same: a sum over
 // a FLOAT column adds float32 values); DATE is a date cell; TIMESTAMP and
-// TIMESTAMPTZ are RFC 3339 text in UTC, as the engine renders them;
+// TIMESTAMPTZ are RFC 3339 text in UTC, as the engine renders them (an
+// infinite date or timestamp is the text infinity or -infinity);
 // BOOLEAN is a boolean; VARCHAR (and an ENUM, in run_sql) is text; NULL is
 // null. The other types, which only run_sql meets, are text: TIME as
 // HH:MM:SS, INTERVAL as DuckDB writes it, UUID in its usual form, BLOB
