@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -153,7 +152,7 @@ func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, e
 	if err != nil {
 		return nil, fmt.Errorf("duckdb source %s: %w", db.cfg.Source, err)
 	}
-	args, err := bind(st.Params)
+	args, err := st.PositionalArgs()
 	if err != nil {
 		return nil, fmt.Errorf("duckdb source %s: %w", db.cfg.Source, err)
 	}
@@ -174,38 +173,12 @@ func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, e
 		return err
 	})
 	if isZeroDenominator(err) {
-		return nil, zeroDenominator(plan)
+		return nil, plan.ZeroDenominatorError()
 	}
 	if err != nil {
 		return nil, err
 	}
 	return rs, nil
-}
-
-// bind turns the statement's parameters into typed values: dates as
-// time.Time at midnight UTC (DuckDB binds it as the type the comparison
-// needs: a DATE, or the start of that UTC day for a timestamp column),
-// text as string.
-func bind(params []semantic.Param) ([]any, error) {
-	args := make([]any, len(params))
-	for i, p := range params {
-		if p.Name != "$"+strconv.Itoa(i+1) {
-			return nil, fmt.Errorf("parameter %d is written %s, not $%d", i+1, p.Name, i+1)
-		}
-		switch p.Kind {
-		case semantic.ParamDate:
-			d, err := domain.ParseDate(p.Value)
-			if err != nil {
-				return nil, fmt.Errorf("parameter %s: the date %w", p.Name, err)
-			}
-			args[i] = d.Time()
-		case semantic.ParamText:
-			args[i] = p.Value
-		default:
-			return nil, fmt.Errorf("parameter %s has an unknown kind", p.Name)
-		}
-	}
-	return args, nil
 }
 
 // budget gives ctx the default deadline when it has none.

@@ -2,8 +2,6 @@ package duckdb
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
 	"sutura.dev/domain"
 )
@@ -74,18 +72,4 @@ const (
 
 func refusal(c domain.Code, format string, args ...any) error {
 	return &domain.RefusalError{Reason: domain.Refuse(c, format, args...)}
-}
-
-// zeroDenominator wraps domain.ErrZeroDenominator naming the plan's ratio
-// metrics declared to fail on a zero denominator.
-func zeroDenominator(plan *domain.Plan) error {
-	var names []string
-	for _, leg := range plan.Legs {
-		for _, m := range leg.Metrics {
-			if m.Measure.Ratio != nil && m.Measure.Ratio.ZeroDenominator == domain.Fails {
-				names = append(names, m.Name)
-			}
-		}
-	}
-	return fmt.Errorf("metric %s: %w", strings.Join(names, ", "), domain.ErrZeroDenominator)
 }
