@@ -16,8 +16,6 @@ import (
 	"sutura.dev/app/conformance"
 	"sutura.dev/domain"
 	"sutura.dev/examples/demo"
-	engine "sutura.dev/exec-arrow"
-	"sutura.dev/runtime"
 )
 
 // The abilities a duckdb source has, and the one its errors have.
@@ -31,17 +29,12 @@ var (
 // demoOnDuckDB builds a DuckDB file of the demo tables and returns a
 // Surface over it, and one over the embedded engine.
 func demoOnDuckDB(t *testing.T) (duck, files *app.Surface) {
-	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
-	require.NoError(t, err)
-	models := b.Definitions().Models
-	db, err := duckdb.New(context.Background(), ducktest.Config(demo.SourceAlias, ducktest.Build(t, demo.Data(), models), models))
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	eng, err := engine.New(context.Background(), engine.Config{Source: demo.SourceAlias, Files: demo.Data(), Models: models})
-	require.NoError(t, err)
-	require.NoError(t, app.CheckBundle(context.Background(), b, map[string]app.Source{demo.SourceAlias: {System: db, Posture: domain.SharedServiceUser}}),
-		"the demo's tables validate and its anchors reproduce on DuckDB")
-	return demoSurface(t, b, db), demoSurface(t, b, eng)
+	return demoAgainstTheEngine(t, func(models []domain.Model) app.DataSystem {
+		db, err := duckdb.New(context.Background(), ducktest.Config(demo.SourceAlias, ducktest.Build(t, demo.Data(), models), models))
+		require.NoError(t, err)
+		t.Cleanup(db.Close)
+		return db
+	})
 }
 
 // TestDuckDBConformance runs the data-system contract suite through the
@@ -83,29 +76,9 @@ func TestDuckDBCancellationFreesTheSlot(t *testing.T) {
 	db, err := duckdb.New(context.Background(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
-	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 1, Timeout: time.Second})
-	require.NoError(t, err)
-	s, err := app.New(app.Config{Catalog: fixedCatalog{b}, Admission: adm, Audit: discardAudit{}, RequestTimeout: time.Minute,
-		Sources: map[string]app.Source{demo.SourceAlias: {System: db, Posture: domain.SharedServiceUser}}})
-	require.NoError(t, err)
-	q, err := domain.ParseQuestion([]byte(year2025))
-	require.NoError(t, err)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { _, err := s.Answer(ctx, app.Caller{Principal: domain.LocalOperator}, q); done <- err }()
-	require.Eventually(t, func() bool { return adm.InUse() == 1 }, 10*time.Second, 10*time.Millisecond, "the question holds the slot")
-	time.Sleep(300 * time.Millisecond) // the statement is running
-	cancelled := time.Now()
-	cancel()
-	select {
-	case err := <-done:
-		require.ErrorIs(t, err, context.Canceled)
-	case <-time.After(time.Second):
-		t.Fatal("the question did not end within a second of its cancellation")
-	}
-	require.Eventually(t, func() bool { return adm.InUse() == 0 }, time.Second, 10*time.Millisecond, "the slot is back within a second")
-	t.Logf("call ended and slot back %v after cancel", time.Since(cancelled))
+	asked := time.Now()
+	elapsed := askAndCancel(t, db, func() bool { return time.Since(asked) > 300*time.Millisecond })
+	t.Logf("slot back %v after cancel", elapsed)
 	// The source has one connection, which the statement would still hold
 	// if it ran on: the next call has it at once.
 	start := time.Now()
