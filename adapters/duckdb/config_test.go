@@ -67,7 +67,7 @@ func TestNewRefusesAFileDuckDBCannotRead(t *testing.T) {
 	var e *duckdb.Error
 	require.True(t, errors.As(err, &e), "error: %v", err)
 	assert.NotContains(t, err.Error(), "zz-canary")
-	assert.Contains(t, err.Error(), "duckdb source demo")
+	assert.Contains(t, err.Error(), "duckdb source demo: the database file cannot be opened read-only")
 }
 
 // TestSettingsApply: threads and memory_limit_bytes reach DuckDB, and a
@@ -134,4 +134,5 @@ func TestReadOnlyAgainstAWriter(t *testing.T) {
 	_, err = duckdb.New(context.Background(), ducktest.Config(source, path, demoModels()))
 	var e *duckdb.Error
 	require.True(t, errors.As(err, &e), "error: %v", err)
+	assert.Contains(t, err.Error(), "cannot be opened read-only")
 }

@@ -45,7 +45,7 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	connector, err := duck.NewConnector(cfg.dsn(), nil)
 	if err != nil {
-		return nil, &Error{Source: cfg.Source, Kind: "open", err: err}
+		return nil, &Error{Source: cfg.Source, Kind: kindOpen, err: err}
 	}
 	db := sql.OpenDB(connector) // its Close closes the connector
 	db.SetMaxOpenConns(cfg.MaxConns)
@@ -56,7 +56,7 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	spill, err := setUp(ctx, db)
 	if err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("duckdb source %s: the database cannot be set up: %w", cfg.Source, err)
+		return nil, &Error{Source: cfg.Source, Kind: kindSetUp, err: err}
 	}
 	return &DB{cfg: cfg, db: db, spill: spill}, nil
 }

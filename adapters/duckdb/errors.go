@@ -15,6 +15,12 @@ var ErrEmptyStatement = errors.New("the statement is empty")
 // like every other failure, to "unavailable".
 var ErrUnavailable = errors.New("the database cannot be used")
 
+// The kinds of New's errors.
+const (
+	kindOpen  = "open"
+	kindSetUp = "set up"
+)
+
 // Error is a failure of DuckDB. Its text is a fixed sentence naming the
 // source and the kind of failure (a name from a fixed list, such as
 // "binder error"); it never holds DuckDB's or the driver's message, which
@@ -37,6 +43,12 @@ type Error struct {
 
 func (e *Error) Error() string {
 	switch {
+	case e.Kind == kindOpen:
+		return "duckdb source " + e.Source + ": the database file cannot be opened read-only: it is not a DuckDB database, " +
+			"its storage version is one this build cannot read, or a process holds it open for writing " +
+			"(or this process holds it open with other settings)"
+	case e.Kind == kindSetUp:
+		return "duckdb source " + e.Source + ": the database cannot be set up for reading"
 	case e.unavailable:
 		return "duckdb source " + e.Source + ": the database cannot be used"
 	case e.Kind != "":
