@@ -34,8 +34,12 @@ const oneStatement = "run_sql runs exactly one statement"
 // the statement bound as a parameter, so DuckDB stops after the rows it
 // may return instead of materialising the whole result; more rows than
 // rowCap, or more than domain.MaxResultBytes of rendered cells, is
-// result_too_large. It runs on a connection that is closed afterwards.
-// Any other failure of the statement is an *Error whose Message is
+// result_too_large. DuckDB builds that result before it is read, so the
+// byte bound applies to rows it already holds (within
+// Config.MemoryLimitBytes); and it notices a cancellation or the deadline
+// between vectors of 2,048 values, which for a query that computes values
+// of megabytes each comes seconds late. It runs on a connection that is
+// closed afterwards. Any other failure of the statement is an *Error whose Message is
 // DuckDB's, for the person who wrote the statement.
 func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain.RowSet, error) {
 	if strings.TrimSpace(statement) == "" {
