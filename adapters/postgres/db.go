@@ -127,7 +127,7 @@ func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*dom
 	if err != nil {
 		return nil, fmt.Errorf("postgres source %s: %w", db.cfg.Source, err)
 	}
-	args, err := bind(st.Params)
+	args, err := st.PositionalArgs()
 	if err != nil {
 		return nil, fmt.Errorf("postgres source %s: %w", db.cfg.Source, err)
 	}
@@ -154,37 +154,12 @@ func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*dom
 	})
 	var e *Error
 	if errors.As(err, &e) && e.SQLState == "22012" {
-		return nil, zeroDenominator(plan)
+		return nil, plan.ZeroDenominatorError()
 	}
 	if err != nil {
 		return nil, err
 	}
 	return rs, nil
-}
-
-// bind turns the statement's parameters into typed values: dates as
-// time.Time at midnight UTC (the session's time zone, so a timestamp time
-// column compares with the start of that UTC day), text as string.
-func bind(params []semantic.Param) ([]any, error) {
-	args := make([]any, len(params))
-	for i, p := range params {
-		if p.Name != "$"+strconv.Itoa(i+1) {
-			return nil, fmt.Errorf("parameter %d is written %s, not $%d", i+1, p.Name, i+1)
-		}
-		switch p.Kind {
-		case semantic.ParamDate:
-			d, err := domain.ParseDate(p.Value)
-			if err != nil {
-				return nil, fmt.Errorf("parameter %s: the date %w", p.Name, err)
-			}
-			args[i] = d.Time()
-		case semantic.ParamText:
-			args[i] = p.Value
-		default:
-			return nil, fmt.Errorf("parameter %s has an unknown kind", p.Name)
-		}
-	}
-	return args, nil
 }
 
 // budget gives ctx the default deadline when it has none.

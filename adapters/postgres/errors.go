@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -167,20 +166,6 @@ func unreachable(err error) bool {
 func retryable(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.unreachable && e.SQLState != "28P01" && e.SQLState != "28000"
-}
-
-// zeroDenominator wraps domain.ErrZeroDenominator naming the plan's ratio
-// metrics declared to fail on a zero denominator.
-func zeroDenominator(plan *domain.Plan) error {
-	var names []string
-	for _, leg := range plan.Legs {
-		for _, m := range leg.Metrics {
-			if m.Measure.Ratio != nil && m.Measure.Ratio.ZeroDenominator == domain.Fails {
-				names = append(names, m.Name)
-			}
-		}
-	}
-	return fmt.Errorf("metric %s: %w", strings.Join(names, ", "), domain.ErrZeroDenominator)
 }
 
 // StatementFailed reports whether the server rejected the statement itself

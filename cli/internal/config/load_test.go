@@ -187,6 +187,11 @@ func TestEnvVariables(t *testing.T) {
 			func(t *testing.T, cfg *Config, dir string) {
 				assert.Equal(t, filepath.Join(dir, "x.duckdb"), cfg.Sources["duck"].Path)
 			}},
+		{"duckdb threads and memory", Env{"SUTURA__SOURCES__DUCK": "{kind: duckdb, posture: shared-service-user, path: x.duckdb, threads: 2, memory_limit_bytes: 536870912}"},
+			func(t *testing.T, cfg *Config, dir string) {
+				assert.Equal(t, 2, cfg.Sources["duck"].Threads)
+				assert.Equal(t, int64(512<<20), cfg.Sources["duck"].MemoryLimitBytes)
+			}},
 		{"deeper variable wins", Env{
 			"SUTURA__PROMPT":                "{catalog_prose: omitted, list_physical_schema: true}",
 			"SUTURA__PROMPT__CATALOG_PROSE": "quoted",
