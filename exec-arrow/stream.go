@@ -45,6 +45,13 @@ type fileProducer struct {
 	parts []*streamPart
 	work  []chan task
 	bufs  chan []byte // text block buffers, recycled
+	// The row groups of the Parquet parts before the first text part are
+	// known from their footers: direct[w] lists worker w's, and it reads
+	// them without waiting for a dispatcher. The dispatcher (run) numbers
+	// the rest, from part dispatchFrom and group firstDispatched on.
+	direct          [][]task
+	dispatchFrom    int
+	firstDispatched int
 }
 
 // producer returns the batches of the question's base table: its cached
@@ -85,12 +92,29 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *reservation, m *me
 	}
 	fp.spanDistinct()
 	for w := range fp.work {
-		fp.work[w] = make(chan task, 1)
+		fp.work[w] = make(chan task, 2)
 	}
+	fp.direct = make([][]task, q.parallel)
+	group := 0
+	for _, sp := range fp.parts {
+		if sp.pq == nil {
+			break
+		}
+		for rg, ok := range sp.pq.keep {
+			if ok {
+				w := group % q.parallel
+				fp.direct[w] = append(fp.direct[w], task{group: group, part: sp, rg: rg})
+			}
+			group++
+		}
+		fp.dispatchFrom++
+	}
+	fp.firstDispatched = group
 	return fp, nil
 }
 
-// run numbers the groups of every part and hands them to the workers.
+// run numbers the groups of the parts from dispatchFrom on (a text part
+// and those after it) and hands them to the workers.
 func (fp *fileProducer) run(ctx context.Context) error {
 	defer func() {
 		for _, ch := range fp.work {
@@ -105,8 +129,8 @@ func (fp *fileProducer) run(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	group := 0
-	for _, sp := range fp.parts {
+	group := fp.firstDispatched
+	for _, sp := range fp.parts[fp.dispatchFrom:] {
 		if sp.pq != nil {
 			for rg, ok := range sp.pq.keep {
 				if ok {
@@ -131,6 +155,12 @@ func (fp *fileProducer) run(ctx context.Context) error {
 func (fp *fileProducer) scan(ctx context.Context, w int, each func(*batch) error) error {
 	var pr parquetReaders
 	defer pr.close()
+	var fields []string // a text block's wanted fields, reused
+	for _, t := range fp.direct[w] {
+		if err := fp.parquetTask(ctx, &pr, t, each); err != nil {
+			return err
+		}
+	}
 	for {
 		var t task
 		var ok bool
@@ -144,7 +174,7 @@ func (fp *fileProducer) scan(ctx context.Context, w int, each func(*batch) error
 		}
 		var err error
 		if t.block != nil {
-			err = fp.textTask(ctx, t, each)
+			err = fp.textTask(ctx, t, &fields, each)
 		} else {
 			err = fp.parquetTask(ctx, &pr, t, each)
 		}

@@ -296,11 +296,14 @@ func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), l
 // textTask parses one block into a batch and hands it to each when it may
 // hold a row of the range. The time column is parsed first: a block
 // outside the range is not parsed further.
-func (fp *fileProducer) textTask(ctx context.Context, t task, each func(*batch) error) error {
+func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string, each func(*batch) error) error {
 	q, b := fp.q, t.block
 	defer fp.recycle(b.buf)
 	n := len(b.spans) / 2
-	fields := make([]string, n*len(q.base))
+	if cap(*scratch) < n*len(q.base) {
+		*scratch = make([]string, n*len(q.base))
+	}
+	fields := (*scratch)[:n*len(q.base)] // every field is set below
 	var err error
 	if t.part.p.format == formatCSV {
 		err = fp.csvBlock(b, fields)
