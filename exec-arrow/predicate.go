@@ -161,6 +161,29 @@ func (p *predicate) eval(c *column, rows []int32, out []bool, m *dictMap) {
 			return
 		}
 		m.reset(c)
+		if len(c.dict) <= len(rows) {
+			// A batch's dictionary smaller than its rows (the usual
+			// filter column): every entry's outcome first, then one load
+			// per row.
+			for k := range c.dict {
+				p.textOutcome(c.dict, m, int32(k))
+			}
+			vals := m.vals
+			if valid == nil {
+				for k, r := range rows {
+					out[k] = r >= 0 && vals[idx[r]] != 0 || r < 0 && keepNull
+				}
+				return
+			}
+			for k, r := range rows {
+				if null(r) {
+					out[k] = keepNull
+					continue
+				}
+				out[k] = vals[idx[r]] != 0
+			}
+			return
+		}
 		for k, r := range rows {
 			if null(r) {
 				out[k] = keepNull
