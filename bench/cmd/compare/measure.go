@@ -211,9 +211,13 @@ func mib(b int64) string {
 // whether every engine's answers equal the reference's. It returns false
 // when an answer differs or an engine failed.
 func printReports(w io.Writer, c config, idx []int, reps []report, loadBefore string) bool {
-	fmt.Fprintf(w, "\n%d order rows; every question on every engine in a fresh process; %d warm runs after one warm-up; %d CPUs; load average %s before, %s after;\n"+
+	warm := "first answers only"
+	if c.runs > 0 {
+		warm = fmt.Sprintf("%d warm runs after one warm-up", c.runs)
+	}
+	fmt.Fprintf(w, "\n%d order rows; every question on every engine in a fresh process; %s; %d CPUs; load average %s before, %s after;\n"+
 		"times in ms (wall; cpu = user+system of the engine's process), memory in MiB\n\n",
-		c.rows, c.runs, runtime.NumCPU(), loadBefore, loadAvg())
+		c.rows, warm, runtime.NumCPU(), loadBefore, loadAvg())
 	by := map[[2]string]report{}
 	for _, r := range reps {
 		by[[2]string{r.Case, r.Engine}] = r
