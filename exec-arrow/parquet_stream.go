@@ -181,8 +181,6 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 	return fr, nil
 }
 
-func (pr *parquetReaders) close() {}
-
 // parquetTask decodes one row group, batch by batch, and hands each batch
 // that may hold a row of the range to each. Columns read for validity
 // alone are read from their definition levels (and, for text, the value

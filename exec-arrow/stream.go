@@ -154,7 +154,6 @@ func (fp *fileProducer) run(ctx context.Context) error {
 // scan decodes (or parses) worker w's groups and aggregates them.
 func (fp *fileProducer) scan(ctx context.Context, w int, each func(*batch) error) error {
 	var pr parquetReaders
-	defer pr.close()
 	var fields []string // a text block's wanted fields, reused
 	for _, t := range fp.direct[w] {
 		if err := fp.parquetTask(ctx, &pr, t, each); err != nil {

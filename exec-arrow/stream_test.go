@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -172,5 +173,35 @@ func TestCountDistinctOfManyTexts(t *testing.T) {
 	require.Len(t, got, 4)
 	for _, r := range got {
 		assert.Equal(t, r[2], r[3], "%v: as many distinct ids as ids", r)
+	}
+}
+
+// TestCancellationWhileStreaming: a question streaming a Parquet file
+// stops within milliseconds of its context being cancelled.
+func TestCancellationWhileStreaming(t *testing.T) {
+	if testing.Short() {
+		t.Skip("NOT RUN: -short skips writing a large table")
+	}
+	dir := t.TempDir()
+	writeShop(t, dir, shopOptions{rows: 600_000, rowGroup: 20_000})
+	e, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
+	require.NoError(t, err)
+	// Every order id distinct, by day: far longer than 20 ms.
+	leg := shopLeg(false, metric("ids", simple(domain.CountDistinct, "order_id")))
+	leg.Dimensions = []domain.DimensionRef{dim("channel", "t0", "channel")}
+	plan := mkPlan(t, domain.Day, "2024-01-01", "2026-01-01", leg)
+	for i := 0; i < 3; i++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		var cancelled time.Time
+		timer := time.AfterFunc(20*time.Millisecond, func() { cancelled = time.Now(); cancel() })
+		_, err := e.Execute(ctx, plan)
+		returned := time.Now()
+		timer.Stop()
+		require.ErrorIs(t, err, context.Canceled)
+		require.False(t, cancelled.IsZero())
+		t.Logf("returned %v after cancellation", returned.Sub(cancelled))
+		assert.Less(t, returned.Sub(cancelled), 100*time.Millisecond)
+		used, _ := e.WorkingSet()
+		assert.Zero(t, used, "a cancelled stream holds nothing")
 	}
 }
