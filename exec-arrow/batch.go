@@ -26,6 +26,10 @@ type batch struct {
 	lo, hi int
 	group  int
 	cols   []*column
+	// oneBucket says every row is in the range, in bucket: the time
+	// column is not read (and may be nil).
+	oneBucket bool
+	bucket    int32
 }
 
 // producer yields the base-table rows of one question as batches. It is
@@ -75,7 +79,11 @@ func (p *cachedProducer) scan(ctx context.Context, w int, each func(*batch) erro
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := each(&batch{lo: s.lo, hi: s.hi, group: s.group, cols: p.cols}); err != nil {
+		b := &batch{lo: s.lo, hi: s.hi, group: s.group, cols: p.cols}
+		if p.cols[p.q.timeSlot].valid == nil {
+			b.bucket, b.oneBucket = p.q.oneBucket(p.zones[i])
+		}
+		if err := each(b); err != nil {
 			return err
 		}
 	}
@@ -85,6 +93,16 @@ func (p *cachedProducer) scan(ctx context.Context, w int, each func(*batch) erro
 func (p *cachedProducer) run(context.Context) error { return nil }
 
 func (p *cachedProducer) close() error { return nil }
+
+// oneBucket reports whether every day of a zone (of a time column with no
+// null) is in the range and in one bucket, and which.
+func (q *query) oneBucket(z dayZone) (int32, bool) {
+	lo, hi := z.min-q.start, z.max-q.start
+	if z.min > z.max || lo < 0 || hi >= q.span || q.bucketOf[lo] != q.bucketOf[hi] {
+		return 0, false
+	}
+	return q.bucketOf[lo], true
+}
 
 // meets reports whether a zone may hold a row of the question's range.
 func (q *query) meets(z dayZone) bool {

@@ -25,6 +25,9 @@ type query struct {
 	baseWants []want
 	inferred  []bool // per base slot: streamed with a type inferred from its text
 	timeSlot  int
+	// timeOnly says the time column serves only to place rows in the range
+	// and a bucket: a row group all in one bucket need not read it.
+	timeOnly bool
 	tf        *tableFiles // the base table's files
 	streamed  bool
 	// streamedRows counts the rows of the streamed table's files.
@@ -170,7 +173,35 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream b
 	if err := q.bindDims(ctx, col, slotOf); err != nil {
 		return nil, err
 	}
-	return q, q.bindMetrics(ctx, col, slotOf)
+	if err := q.bindMetrics(ctx, col, slotOf); err != nil {
+		return nil, err
+	}
+	q.timeOnly = q.slotUses(q.timeSlot) == 0
+	return q, nil
+}
+
+// slotUses counts what reads a base slot besides the range: dimensions,
+// filters, join keys, terms.
+func (q *query) slotUses(slot int) int {
+	n := 0
+	for _, d := range q.dims {
+		n += bitOf(d.alias == 0 && d.slot == slot)
+	}
+	for _, f := range q.baseFilters {
+		n += bitOf(f.slot == slot)
+	}
+	for _, f := range q.required {
+		n += bitOf(f.slot == slot)
+	}
+	for _, j := range q.joins {
+		n += bitOf(j.from == 0 && j.fromSlot == slot)
+	}
+	for _, m := range q.metrics {
+		for _, t := range m.terms {
+			n += bitOf(t.slot == slot)
+		}
+	}
+	return n
 }
 
 // wants lists the columns each table is read for; base-table columns read

@@ -69,6 +69,14 @@ func (q *query) chunk(s *scratch, p *partial, b *batch) {
 // and bucket with their bucket.
 func (q *query) selectRange(s *scratch, b *batch) int {
 	sel, bucket := s.sel[:0], s.bucket[:0]
+	if b.oneBucket {
+		for r := b.lo; r < b.hi; r++ {
+			sel = append(sel, int32(r))
+			bucket = append(bucket, b.bucket)
+		}
+		s.sel, s.bucket = sel, bucket
+		return len(sel)
+	}
 	t := b.cols[q.timeSlot]
 	lo, hi := b.lo, b.hi
 	start, span, of := q.start, uint32(q.span), q.bucketOf

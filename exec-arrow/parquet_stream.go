@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -116,36 +117,41 @@ func (q *query) rowGroupMeets(rgm *metadata.RowGroupMetaData, leaf int, descr *s
 	if err != nil {
 		return true
 	}
-	st, err := cc.Statistics()
-	if err != nil || st == nil {
-		return true
-	}
-	if st.HasNullCount() && st.NullCount() >= rgm.NumRows() {
+	if st, err := cc.Statistics(); err == nil && st != nil && st.HasNullCount() && st.NullCount() >= rgm.NumRows() {
 		return false
 	}
-	if !st.HasMinMax() {
-		return true
+	z, ok := statsZone(rgm, leaf, descr, false)
+	return !ok || q.meets(z)
+}
+
+// statsZone is the day range of a date or timestamp column in a row group,
+// from its statistics; with noNulls, only when they also say it holds no
+// null.
+func statsZone(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, noNulls bool) (dayZone, bool) {
+	cc, err := rgm.ColumnChunk(leaf)
+	if err != nil {
+		return dayZone{}, false
 	}
-	var lo, hi int32
+	st, err := cc.Statistics()
+	if err != nil || st == nil || !st.HasMinMax() {
+		return dayZone{}, false
+	}
+	if noNulls && (descr.MaxDefinitionLevel() > 0 && (!st.HasNullCount() || st.NullCount() > 0)) {
+		return dayZone{}, false
+	}
 	switch lt := descr.LogicalType().(type) {
 	case schema.DateLogicalType:
-		s, ok := st.(*metadata.Int32Statistics)
-		if !ok {
-			return true
+		if s, ok := st.(*metadata.Int32Statistics); ok {
+			return dayZone{s.Min(), s.Max()}, true
 		}
-		lo, hi = s.Min(), s.Max()
 	case *schema.TimestampLogicalType:
-		s, ok := st.(*metadata.Int64Statistics)
-		if !ok {
-			return true
+		if s, ok := st.(*metadata.Int64Statistics); ok {
+			unit := map[schema.TimeUnitType]arrow.TimeUnit{schema.TimeUnitMillis: arrow.Millisecond,
+				schema.TimeUnitMicros: arrow.Microsecond, schema.TimeUnitNanos: arrow.Nanosecond}[lt.TimeUnit()]
+			return dayZone{dayOfMicros(toMicros(s.Min(), unit)), dayOfMicros(toMicros(s.Max(), unit))}, true
 		}
-		unit := map[schema.TimeUnitType]arrow.TimeUnit{schema.TimeUnitMillis: arrow.Millisecond,
-			schema.TimeUnitMicros: arrow.Microsecond, schema.TimeUnitNanos: arrow.Nanosecond}[lt.TimeUnit()]
-		lo, hi = dayOfMicros(toMicros(s.Min(), unit)), dayOfMicros(toMicros(s.Max(), unit))
-	default:
-		return true
 	}
-	return q.meets(dayZone{lo, hi})
+	return dayZone{}, false
 }
 
 // parquetReaders are one worker's readers of the table's Parquet parts,
@@ -194,10 +200,21 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	}
 	rgm := pp.md.RowGroup(t.rg)
 	nrows := int(rgm.NumRows())
+	// A row group whose statistics put every time in one bucket of the
+	// range does not read the time column, unless something else does.
+	bucket, one := int32(0), false
+	full := pp.full
+	if q.timeOnly {
+		if z, ok := statsZone(rgm, pp.leaves[q.timeSlot], pp.md.Schema.Column(pp.leaves[q.timeSlot]), true); ok {
+			if bucket, one = q.oneBucket(z); one {
+				full = slices.DeleteFunc(slices.Clone(full), func(s int) bool { return s == q.timeSlot })
+			}
+		}
+	}
 	var rr pqarrow.RecordReader
-	if len(pp.full) > 0 {
-		leaves := make([]int, len(pp.full))
-		for i, s := range pp.full {
+	if len(full) > 0 {
+		leaves := make([]int, len(full))
+		for i, s := range full {
 			leaves[i] = pp.leaves[s]
 		}
 		if rr, err = fr.GetRecordReader(ctx, leaves, []int{t.rg}); err != nil {
@@ -236,7 +253,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			base := int(pp.first[t.rg]) + off
 			// The time column first: a batch outside the range is
 			// skipped without converting the rest.
-			for i, s := range pp.full {
+			for i, s := range full {
 				if s != q.timeSlot {
 					continue
 				}
@@ -246,7 +263,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 				}
 				cols[s] = c
 			}
-			if !q.meets(zoneOf(cols[q.timeSlot], 0, n)) {
+			if !one && !q.meets(zoneOf(cols[q.timeSlot], 0, n)) {
 				for _, v := range valids {
 					if v != nil {
 						if _, err := v.next(n); err != nil {
@@ -257,7 +274,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 				off += n
 				continue
 			}
-			for i, s := range pp.full {
+			for i, s := range full {
 				if s == q.timeSlot {
 					continue
 				}
@@ -278,7 +295,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			}
 			cols[s] = &column{name: q.base[s].name, typ: q.base[s].typ, n: n, valid: bits, validOnly: true, id: columnIDs.Add(1)}
 		}
-		if err := each(&batch{lo: 0, hi: n, group: t.group, cols: cols}); err != nil {
+		if err := each(&batch{lo: 0, hi: n, group: t.group, cols: cols, oneBucket: one, bucket: bucket}); err != nil {
 			return err
 		}
 		off += n
