@@ -28,8 +28,8 @@ type query struct {
 	// timeOnly says the time column serves only to place rows in the range
 	// and a bucket: a row group all in one bucket need not read it.
 	timeOnly bool
-	tf        *tableFiles // the base table's files
-	streamed  bool
+	tf       *tableFiles // the base table's files
+	streamed bool
 	// streamedRows counts the rows of the streamed table's files.
 	streamedRows atomic.Int64
 
