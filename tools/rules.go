@@ -168,6 +168,13 @@ var ModuleRules = []ModuleRule{
 		Reason:         "a data system: the oracle dialect of the compiler and its pure-Go driver, go-ora",
 	},
 	{
+		Folder:         "adapters/clickhouse",
+		Modules:        adapterModules,
+		ThirdParty:     []string{"github.com/ClickHouse/clickhouse-go/v2"},
+		TestThirdParty: []string{testify},
+		Reason:         "a data system: the clickhouse dialect of the compiler and its driver, clickhouse-go over the native protocol",
+	},
+	{
 		Folder:         "adapters/duckdb",
 		Modules:        adapterModules,
 		TestThirdParty: []string{testify},
