@@ -64,6 +64,13 @@ func (db *DB) Validate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if len(cols) == 0 && checkGrants {
+			// system.columns hides what the user may not use: tell a table
+			// it may not read from one that does not exist.
+			if err := db.probe(ctx, srv, m, user); err != nil && !errors.As(err, new(*Error)) {
+				return err
+			}
+		}
 		if err := checkModel(m, cols); err != nil {
 			return err
 		}
