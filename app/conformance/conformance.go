@@ -91,6 +91,29 @@ func Run(t *testing.T, s *app.Surface) {
 	}
 }
 
+// RunSkipping is Run, except that a case for which notRun returns a reason
+// is not asked: it is reported as NOT RUN with its file name and that
+// reason. It is for a data system that cannot run some questions (an old
+// server version), which must then be named case by case.
+func RunSkipping(t *testing.T, s *app.Surface, notRun func(Case) string) {
+	t.Helper()
+	cases, err := Cases()
+	if err != nil {
+		t.Fatalf("conformance: corpus: %v", err)
+	}
+	if len(cases) == 0 {
+		t.Fatal("conformance: the corpus is empty")
+	}
+	for _, c := range cases {
+		t.Run(c.File, func(t *testing.T) {
+			if why := notRun(c); why != "" {
+				t.Skipf("NOT RUN: %s: %s", c.File, why)
+			}
+			runCase(t, s, c)
+		})
+	}
+}
+
 func runCase(t *testing.T, s *app.Surface, c Case) {
 	q, err := domain.ParseQuestion(c.Question)
 	if err != nil {
