@@ -88,6 +88,12 @@ const testify = "github.com/stretchr/testify"
 // workspace: the vocabulary, and the compiler for the SQL of its dialect.
 var adapterModules = []string{"domain", "semantic"}
 
+// adapterTestPackages are the contract suites of app's ports and their
+// fakes: an adapter's tests (never its code) import them to run the suite
+// of its port against itself from its own module (architecture.md §2),
+// which reaches app without making the adapter depend on it.
+var adapterTestPackages = []string{ModulePrefix + "app/conformance", ModulePrefix + "app/apptest"}
+
 // transportModules is what every transport may import from the workspace.
 var transportModules = []string{"domain", "app", "runtime"}
 
@@ -108,6 +114,9 @@ type ModuleRule struct {
 	AnyThirdParty bool
 	// TestThirdParty lists prefixes its test code may import as well.
 	TestThirdParty []string
+	// TestPackages lists the workspace packages (import paths) its test
+	// code may import as well, besides Modules.
+	TestPackages []string
 	// Reason says why the module's row is what it is.
 	Reason string
 }
@@ -151,6 +160,7 @@ var ModuleRules = []ModuleRule{
 		Modules:        adapterModules,
 		ThirdParty:     []string{"go.yaml.in/yaml/v3", "github.com/santhosh-tekuri/jsonschema/v6"},
 		TestThirdParty: []string{testify},
+		TestPackages:   adapterTestPackages,
 		Reason:         "the catalogue reader: YAML front matter, validated against JSON Schema",
 	},
 	{
@@ -158,6 +168,7 @@ var ModuleRules = []ModuleRule{
 		Modules:        adapterModules,
 		ThirdParty:     []string{"github.com/jackc/pgx/v5"},
 		TestThirdParty: []string{testify},
+		TestPackages:   adapterTestPackages,
 		Reason:         "a data system: the postgres dialect of the compiler and its driver, pgx",
 	},
 	{
@@ -165,12 +176,14 @@ var ModuleRules = []ModuleRule{
 		Modules:        adapterModules,
 		ThirdParty:     []string{"github.com/sijms/go-ora/v2"},
 		TestThirdParty: []string{testify},
+		TestPackages:   adapterTestPackages,
 		Reason:         "a data system: the oracle dialect of the compiler and its pure-Go driver, go-ora",
 	},
 	{
 		Folder:         "adapters/clickhouse",
 		Modules:        adapterModules,
 		ThirdParty:     []string{"github.com/ClickHouse/clickhouse-go/v2"},
+		TestPackages:   adapterTestPackages,
 		TestThirdParty: []string{testify},
 		Reason:         "a data system: the clickhouse dialect of the compiler and its driver, clickhouse-go over the native protocol",
 	},
@@ -185,19 +198,23 @@ var ModuleRules = []ModuleRule{
 	{
 		Folder:         "adapters/duckdb",
 		Modules:        adapterModules,
+		ThirdParty:     []string{"github.com/duckdb/duckdb-go/v2"},
 		TestThirdParty: []string{testify},
-		Reason:         "a data system: the duckdb dialect of the compiler; its driver is named here when it is chosen",
+		TestPackages:   adapterTestPackages,
+		Reason:         "a data system: the duckdb dialect of the compiler and its driver, duckdb-go (cgo; DuckDB is linked in)",
 	},
 	{
 		Folder:         "adapters/import-dbt",
 		Modules:        adapterModules,
 		TestThirdParty: []string{testify},
+		TestPackages:   adapterTestPackages,
 		Reason:         "an importer: a dbt manifest (JSON) into definitions; the standard library reads it",
 	},
 	{
 		Folder:         "adapters/import-cube",
 		Modules:        adapterModules,
 		TestThirdParty: []string{testify},
+		TestPackages:   adapterTestPackages,
 		Reason:         "an importer: Cube data models into definitions; a parser is named here when it is chosen",
 	},
 	{

@@ -1,20 +1,25 @@
 package conformance
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"testing"
 
+	"sutura.dev/app"
 	"sutura.dev/domain"
 )
 
-// RandomQuestion draws a valid question of the catalogue b for the
-// differential suites, in the wire shape (marshal it and parse it with
-// domain.ParseQuestion): metrics that share a model and time column, a
-// grain they all declare, a range of up to two years, up to four
-// dimensions they all declare, filters on allowlisted values, and
-// sometimes top.
-func RandomQuestion(rng *rand.Rand, b *domain.Bundle) map[string]any {
+// RandomQuestion draws a valid question of b's catalogue, as its wire
+// JSON: metrics that share a model and time column, a grain they all
+// declare, a range of up to two years starting between 2024 and mid-2026,
+// up to four dimensions they all declare, up to two filters on allowlisted
+// values (eq, in or not_in), and sometimes top. The same rng state draws
+// the same question.
+func RandomQuestion(rng *rand.Rand, b *domain.Bundle) json.RawMessage {
 	metrics := b.Definitions().Metrics
 	first := metrics[rng.IntN(len(metrics))]
 	chosen := []domain.Metric{first}
@@ -81,30 +86,109 @@ func RandomQuestion(rng *rand.Rand, b *domain.Bundle) map[string]any {
 	if len(names) == 1 && rng.IntN(5) == 0 {
 		q["top"] = map[string]any{"n": 1 + rng.IntN(10), "by": []string{"metric", "period"}[rng.IntN(2)], "direction": []string{"desc", "asc"}[rng.IntN(2)]}
 	}
-	return q
+	raw, err := json.Marshal(q)
+	if err != nil {
+		panic(err) // maps of strings, numbers and slices always encode
+	}
+	return raw
 }
 
-// CompareAnswers returns "" when got and want hold the same columns and
-// rows cell for cell (reals to 1e-9 relative, as Run compares), and
-// otherwise a sentence naming the first difference.
-func CompareAnswers(got, want *domain.Answer) string {
-	if len(got.Columns) != len(want.Columns) {
-		return fmt.Sprintf("%d columns, want %d", len(got.Columns), len(want.Columns))
-	}
-	if len(got.Rows) != len(want.Rows) {
-		return fmt.Sprintf("%d rows, want %d", len(got.Rows), len(want.Rows))
-	}
-	for i := range got.Rows {
-		for j := range got.Rows[i] {
-			g, w := got.Rows[i][j], want.Rows[i][j]
-			text := w.Render()
-			var wp *string
-			if !w.IsNull() {
-				wp = &text
+// Tally counts what a Differential saw: outcomes by kind ("answer", a
+// refusal code, "zero_denominator"), and the real cells of the answers,
+// with how many of them were not byte-identical (equal to 1e-9 relative
+// only, as sums of reals added in another order may be).
+type Tally struct {
+	Outcomes     map[string]int
+	Reals        int
+	InexactReals int
+}
+
+// Differential asks n random valid questions (RandomQuestion, from the
+// given seed) as the local operator of sut and of ref, two surfaces over
+// the same catalogue and the same data, and fails t at the first question
+// whose outcomes differ: an answer against a refusal, another refusal
+// code, other columns or rows in another order, a cell of another text
+// (reals may differ by 1e-9 relative; Tally counts them), or a failure
+// other than a zero denominator on both.
+func Differential(t *testing.T, sut, ref *app.Surface, n int, seed uint64) Tally {
+	t.Helper()
+	return DifferentialSkipping(t, sut, ref, n, seed, nil)
+}
+
+// DifferentialSkipping is Differential, except that a question for which
+// notRun reports true is drawn but not asked, and counted as "not run" in
+// the tally: for a data system that cannot run some questions (an old
+// server version). The questions asked are the same as Differential's.
+func DifferentialSkipping(t *testing.T, sut, ref *app.Surface, n int, seed uint64, notRun func(domain.Question) bool) Tally {
+	t.Helper()
+	b := ref.Bundle()
+	rng := rand.New(rand.NewPCG(seed, 11))
+	tally := Tally{Outcomes: map[string]int{}}
+	caller := app.Caller{Principal: domain.LocalOperator}
+	for i := range n {
+		raw := RandomQuestion(rng, b)
+		q, err := domain.ParseQuestion(raw)
+		if err != nil {
+			t.Fatalf("question %d %s does not parse: %v", i, raw, err)
+		}
+		if notRun != nil && notRun(q) {
+			tally.Outcomes["not run"]++
+			continue
+		}
+		a, aerr := sut.Answer(context.Background(), caller, q)
+		e, eerr := ref.Answer(context.Background(), caller, q)
+		switch {
+		case aerr != nil || eerr != nil:
+			if !errors.Is(aerr, domain.ErrZeroDenominator) || !errors.Is(eerr, domain.ErrZeroDenominator) {
+				t.Fatalf("question %d %s: error %v, reference error %v", i, raw, aerr, eerr)
 			}
-			if !cellEqual(g, wp) || g.Kind() != w.Kind() && !g.IsNull() {
-				return fmt.Sprintf("row %d column %s: %s (%v), want %s (%v)", i, got.Columns[j].Name, g.Render(), g.Kind(), text, w.Kind())
+			tally.Outcomes["zero_denominator"]++
+			continue
+		case a.Kind() != e.Kind():
+			t.Fatalf("question %d %s: %s, reference %s", i, raw, describe(a), describe(e))
+		case a.Refusal != nil:
+			if a.Refusal.Code() != e.Refusal.Code() {
+				t.Fatalf("question %d %s: refused %s, reference %s", i, raw, a.Refusal.Code(), e.Refusal.Code())
 			}
+			tally.Outcomes[string(a.Refusal.Code())]++
+			continue
+		}
+		tally.Outcomes["answer"]++
+		if diff := compareAnswers(a.Answer, e.Answer, &tally); diff != "" {
+			t.Fatalf("question %d %s: %s", i, raw, diff)
+		}
+	}
+	return tally
+}
+
+func describe(o domain.Outcome) string {
+	if o.Refusal != nil {
+		return "refused " + string(o.Refusal.Code())
+	}
+	return fmt.Sprintf("answered %d rows", len(o.Answer.Rows))
+}
+
+func compareAnswers(a, e *domain.Answer, tally *Tally) string {
+	if fmt.Sprint(a.Columns) != fmt.Sprint(e.Columns) {
+		return fmt.Sprintf("columns %v, reference %v", a.Columns, e.Columns)
+	}
+	if len(a.Rows) != len(e.Rows) {
+		return fmt.Sprintf("%d rows, reference %d", len(a.Rows), len(e.Rows))
+	}
+	for i := range a.Rows {
+		for j := range a.Rows[i] {
+			x, y := a.Rows[i][j], e.Rows[i][j]
+			if x.Kind() == domain.KindFloat {
+				tally.Reals++
+			}
+			if x.Render() == y.Render() {
+				continue
+			}
+			w := y.Render()
+			if y.IsNull() || x.Kind() != domain.KindFloat || !cellEqual(x, &w) {
+				return fmt.Sprintf("row %d column %s: %s, reference %s", i, a.Columns[j].Name, x.Render(), y.Render())
+			}
+			tally.InexactReals++
 		}
 	}
 	return ""
