@@ -78,8 +78,6 @@ const (
 	codeThrowIf              = 395
 	codeAccessDenied         = 497
 	codeAuthenticationFailed = 516
-	codeUnknownTable         = 60
-	codeUnknownDatabase      = 81
 )
 
 // Refusal details. They name no value and no driver text.
