@@ -2,6 +2,8 @@ package clickhouse
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -157,8 +159,18 @@ func classifyServer(source string, impersonating bool, ex *ch.Exception) error {
 func unreachable(err error) bool {
 	var netErr net.Error
 	var opErr *net.OpError
+	var certErr *tls.CertificateVerificationError
+	var alertErr tls.AlertError
+	var recordErr tls.RecordHeaderError
+	var authorityErr x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
 	switch {
 	case errors.As(err, &netErr), errors.As(err, &opErr):
+		return true
+	case errors.As(err, &certErr), errors.As(err, &alertErr), errors.As(err, &recordErr),
+		errors.As(err, &authorityErr), errors.As(err, &hostErr):
+		// The TLS handshake failed: a server name or certificate authority
+		// that does not match, or a server that wants a client certificate.
 		return true
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
