@@ -86,7 +86,11 @@ func TestBoundValues(t *testing.T) {
 	b := demoBundle(t)
 	defs := b.Definitions()
 	for i := range defs.Metrics {
-		defs.Metrics[i].Dimensions[1].Values = append([]string(nil), hostile...)
+		for j, d := range defs.Metrics[i].Dimensions {
+			if d.Name == "channel" {
+				defs.Metrics[i].Dimensions[j].Values = append([]string(nil), hostile...)
+			}
+		}
 	}
 	hb, err := domain.NewBundle("hostile", *defs, domain.Knowledge{})
 	require.NoError(t, err)

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/ClickHouse/clickhouse-go/v2 v2.51.0
 	github.com/stretchr/testify v1.12.1
+	sutura.dev/app v0.0.0-00010101000000-000000000000
 	sutura.dev/domain v0.0.0
 	sutura.dev/semantic v0.0.0
 )
@@ -24,10 +25,14 @@ require (
 	go.opentelemetry.io/otel v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	sutura.dev/runtime v0.0.0 // indirect
 )
 
 replace (
+	sutura.dev/app => ../../app
 	sutura.dev/domain => ../../domain
+	sutura.dev/runtime => ../../runtime
 	sutura.dev/semantic => ../../semantic
 )

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sutura.dev/adapters/clickhouse"
 	"sutura.dev/adapters/clickhouse/chtest"
+	"sutura.dev/app/conformance"
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
 )
@@ -68,63 +69,12 @@ func cols(spec ...string) []domain.ModelColumn {
 }
 
 // demoModels are the demo catalogue's models (examples/demo/catalog).
-func demoModels() []domain.Model {
-	return []domain.Model{
-		{Name: "customers", Source: source, Table: "customers", PrimaryKey: []string{"customer_id"}, Columns: cols(
-			"customer_id", "integer", "region_id", "integer", "segment", "text", "signup_date", "date")},
-		{Name: "orders", Source: source, Table: "orders", PrimaryKey: []string{"order_id"}, Columns: cols(
-			"order_id", "integer", "order_date", "date", "customer_id", "integer", "product_id", "integer",
-			"channel", "text", "status", "text", "payment_method", "text", "is_paid", "boolean",
-			"quantity", "integer", "gross_amount_cents", "integer", "discount_cents", "integer",
-			"net_amount_cents", "integer", "collected_cents", "integer", "shipped_date", "date",
-			"dispatch_days", "integer", "is_returned", "boolean")},
-		{Name: "products", Source: source, Table: "products", PrimaryKey: []string{"product_id"}, Columns: cols(
-			"product_id", "integer", "product_name", "text", "category", "text", "unit_price_cents", "integer")},
-		{Name: "regions", Source: source, Table: "regions", PrimaryKey: []string{"region_id"}, Columns: cols(
-			"region_id", "integer", "region_name", "text")},
-	}
-}
+func demoModels() []domain.Model { return conformance.DemoDefinitions(source).Models }
 
-// demoBundle is a few of the demo catalogue's metrics over its models:
-// every measure shape, a dimension one join away (customer_segment) and
-// one two joins away (area).
+// demoBundle is the demo catalogue, mirrored by app/conformance.
 func demoBundle(t testing.TB) *domain.Bundle {
 	t.Helper()
-	all := []domain.Grain{domain.Day, domain.Week, domain.Month, domain.Quarter, domain.Year}
-	area := domain.Dimension{Name: "area", Column: "region_name", Via: []string{"order_customer", "customer_region"},
-		Values: []string{"East", "North", "South", "West"}, Filterable: true}
-	channel := domain.Dimension{Name: "channel", Column: "channel", Values: []string{"online", "store"}, Filterable: true}
-	segment := domain.Dimension{Name: "customer_segment", Column: "segment", Via: []string{"order_customer"}}
-	paid := domain.Dimension{Name: "is_paid", Column: "is_paid"}
-	notCancelled := domain.RequiredFilter{Op: domain.NotEquals, Column: "status", Value: "cancelled"}
-	isPaid := domain.RequiredFilter{Op: domain.IsTrue, Column: "is_paid"}
-	completed := domain.RequiredFilter{Op: domain.Equals, Column: "status", Value: "completed"}
-	metric := func(name string, ms domain.Measure, rf ...domain.RequiredFilter) domain.Metric {
-		return domain.Metric{Name: name, Model: "orders", Measure: &ms, TimeColumn: "order_date", Grains: all,
-			Dimensions: []domain.Dimension{area, channel, segment, paid}, RequiredFilters: rf, Description: name}
-	}
-	simple := func(a domain.Aggregate, c string) domain.Measure {
-		return domain.Measure{Simple: &domain.Term{Aggregate: a, Column: c}}
-	}
-	defs := domain.Definitions{
-		Models: demoModels(),
-		Relationships: []domain.Relationship{
-			{Name: "customer_region", Origin: domain.Endpoint{Model: "customers", Column: "region_id"}, Target: domain.Endpoint{Model: "regions", Column: "region_id"}, JoinType: domain.ManyToOne},
-			{Name: "order_customer", Origin: domain.Endpoint{Model: "orders", Column: "customer_id"}, Target: domain.Endpoint{Model: "customers", Column: "customer_id"}, JoinType: domain.ManyToOne},
-		},
-		Metrics: []domain.Metric{
-			metric("order_count", simple(domain.Count, "order_id"), notCancelled),
-			metric("net_sales", simple(domain.Sum, "net_amount_cents"), notCancelled, isPaid),
-			metric("average_order_value", simple(domain.Avg, "net_amount_cents"), isPaid),
-			metric("active_customers", simple(domain.CountDistinct, "customer_id"), isPaid),
-			metric("return_rate", domain.Measure{Ratio: &domain.Ratio{Numerator: domain.Term{CountIf: "is_returned"},
-				Denominator: domain.Term{CountIf: "is_paid"}, ZeroDenominator: domain.YieldsNull}}, completed),
-			metric("collected_per_paid_order", domain.Measure{Ratio: &domain.Ratio{
-				Numerator: domain.Term{Aggregate: domain.Sum, Column: "collected_cents"}, Denominator: domain.Term{CountIf: "is_paid"},
-				ZeroDenominator: domain.Fails}}, notCancelled),
-		},
-	}
-	b, err := domain.NewBundle("demo-ch", defs, domain.Knowledge{})
+	b, err := conformance.DemoBundle(source)
 	require.NoError(t, err)
 	return b
 }
