@@ -5,7 +5,7 @@ go 1.26.0
 require (
 	github.com/ClickHouse/clickhouse-go/v2 v2.51.0
 	github.com/stretchr/testify v1.12.1
-	sutura.dev/app v0.0.0-00010101000000-000000000000
+	sutura.dev/app v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/semantic v0.0.0
 )
