@@ -180,6 +180,22 @@ var ModuleRules = []ModuleRule{
 		Reason:         "a data system: the oracle dialect of the compiler and its pure-Go driver, go-ora",
 	},
 	{
+		Folder:         "adapters/clickhouse",
+		Modules:        adapterModules,
+		ThirdParty:     []string{"github.com/ClickHouse/clickhouse-go/v2"},
+		TestPackages:   adapterTestPackages,
+		TestThirdParty: []string{testify},
+		Reason:         "a data system: the clickhouse dialect of the compiler and its driver, clickhouse-go over the native protocol",
+	},
+	{
+		Folder: "adapters/clickhouse/chdbtest",
+		Modules: []string{"domain", "semantic", "app", "runtime", "exec-arrow", "examples",
+			"adapters/catalog-markdown", "adapters/clickhouse"},
+		TestThirdParty: []string{testify},
+		Reason: "test-only: runs the clickhouse dialect on chDB's current ClickHouse engine, loaded with dlopen (cgo), and the " +
+			"conformance and differential suites through app on it and on a real server; chDB is linked nowhere else",
+	},
+	{
 		Folder:         "adapters/duckdb",
 		Modules:        adapterModules,
 		ThirdParty:     []string{"github.com/duckdb/duckdb-go/v2"},
