@@ -55,7 +55,7 @@ func TestDocumentsKeepAwkwardText(t *testing.T) {
 			Columns: []domain.ModelColumn{{Name: "d"}, {Name: "c", Type: domain.TypeText, Description: "yes"}, {Name: "b", Type: domain.TypeBoolean}}}},
 		Metrics: []domain.Metric{{Name: "m", Model: "t", TimeColumn: "d", Grains: []domain.Grain{domain.Day, domain.Year},
 			Measure: &domain.Measure{Simple: &domain.Term{CountIf: "b"}}, Audience: domain.Audience{Restricted: []string{"review"}},
-			Dimensions: []domain.Dimension{{Name: "c", Column: "c", Values: awkward[:14], Filterable: true, Description: "null"}},
+			Dimensions:      []domain.Dimension{{Name: "c", Column: "c", Values: awkward[:14], Filterable: true, Description: "null"}},
 			RequiredFilters: []domain.RequiredFilter{{Op: domain.Equals, Column: "c", Value: "yes"}, {Op: domain.IsTrue, Column: "b"}}}},
 	}
 	k := domain.Knowledge{Glossary: []domain.Glossary{{Term: "Net: sales", Synonyms: []string{"yes", "#1 sales"}, Means: domain.Meaning{Metric: "m", Dimension: "c", Value: "a: b"}}},
