@@ -9,6 +9,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	go.yaml.in/yaml/v3 v3.0.6
 	sutura.dev/adapters/catalog-markdown v0.0.0
+	sutura.dev/adapters/import-dbt v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/examples v0.0.0
 	sutura.dev/runtime v0.0.0
@@ -81,3 +82,5 @@ replace sutura.dev/transport-http => ../transport-http
 replace sutura.dev/transport-inproc => ../transport-inproc
 
 replace sutura.dev/adapters/postgres => ../adapters/postgres
+
+replace sutura.dev/adapters/import-dbt => ../adapters/import-dbt

@@ -88,6 +88,18 @@ const testify = "github.com/stretchr/testify"
 // workspace: the vocabulary, and the compiler for the SQL of its dialect.
 var adapterModules = []string{"domain", "semantic"}
 
+// importerModules and importerThirdParty are what every importer may
+// import: the vocabulary it produces and a YAML reader, nothing else.
+var (
+	importerModules    = []string{"domain"}
+	importerThirdParty = []string{"go.yaml.in/yaml/v3"}
+)
+
+// importerReason says why an importer's row is so narrow.
+const importerReason = "it only parses bytes the cli has read (bounded, never through a symbolic link out of the input) " +
+	"into the vocabulary, so it needs no compiler, no driver and no I/O, and a hostile input can reach nothing but the parser; " +
+	"the shared catalogue writer lives in adapters/catalog-markdown and the cli hands the result over"
+
 // transportModules is what every transport may import from the workspace.
 var transportModules = []string{"domain", "app", "runtime"}
 
@@ -175,15 +187,24 @@ var ModuleRules = []ModuleRule{
 	},
 	{
 		Folder:         "adapters/import-dbt",
-		Modules:        adapterModules,
+		Modules:        importerModules,
+		ThirdParty:     importerThirdParty,
 		TestThirdParty: []string{testify},
-		Reason:         "an importer: a dbt manifest (JSON) into definitions; the standard library reads it",
+		Reason:         "an importer: a dbt project's semantic layer (YAML) or semantic_manifest.json into definitions; " + importerReason,
 	},
 	{
 		Folder:         "adapters/import-cube",
-		Modules:        adapterModules,
+		Modules:        importerModules,
+		ThirdParty:     importerThirdParty,
 		TestThirdParty: []string{testify},
-		Reason:         "an importer: Cube data models into definitions; a parser is named here when it is chosen",
+		Reason:         "an importer: a Cube data model (YAML) into definitions; " + importerReason,
+	},
+	{
+		Folder:         "adapters/import-osi",
+		Modules:        importerModules,
+		ThirdParty:     importerThirdParty,
+		TestThirdParty: []string{testify},
+		Reason:         "an importer: an Open Semantic Interchange (Apache Ossie) model (YAML) into definitions; " + importerReason,
 	},
 	{
 		Folder:         "transport-mcp",
@@ -260,7 +281,7 @@ var AdapterClasses = []AdapterClass{
 	},
 	{
 		Name:    "catalogues",
-		Members: []string{"adapters/catalog-markdown", "adapters/import-dbt", "adapters/import-cube"},
+		Members: []string{"adapters/catalog-markdown", "adapters/import-dbt", "adapters/import-cube", "adapters/import-osi"},
 		Reason:  "each produces definitions on its own, all validated once at start-up by app",
 	},
 	{
