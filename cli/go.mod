@@ -9,7 +9,9 @@ require (
 	github.com/stretchr/testify v1.12.1
 	go.yaml.in/yaml/v3 v3.0.6
 	sutura.dev/adapters/catalog-markdown v0.0.0
+	sutura.dev/adapters/import-cube v0.0.0
 	sutura.dev/adapters/import-dbt v0.0.0
+	sutura.dev/adapters/import-osi v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/examples v0.0.0
 	sutura.dev/runtime v0.0.0
@@ -84,3 +86,7 @@ replace sutura.dev/transport-inproc => ../transport-inproc
 replace sutura.dev/adapters/postgres => ../adapters/postgres
 
 replace sutura.dev/adapters/import-dbt => ../adapters/import-dbt
+
+replace sutura.dev/adapters/import-cube => ../adapters/import-cube
+
+replace sutura.dev/adapters/import-osi => ../adapters/import-osi

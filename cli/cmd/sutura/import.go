@@ -13,7 +13,9 @@ import (
 	"strings"
 
 	mdcatalog "sutura.dev/adapters/catalog-markdown"
+	"sutura.dev/adapters/import-cube"
 	"sutura.dev/adapters/import-dbt"
+	"sutura.dev/adapters/import-osi"
 	"sutura.dev/domain"
 )
 
@@ -51,8 +53,12 @@ type importer struct {
 
 // importers is the table of formats `sutura import` reads.
 func importers() map[string]importer {
+	osi := importer{format: "osi", read: readOSI}
 	return map[string]importer{
-		"dbt": {format: "dbt", skip: []string{"target", "dbt_packages", "logs"}, read: readDBT},
+		"dbt":   {format: "dbt", skip: []string{"target", "dbt_packages", "logs"}, read: readDBT},
+		"cube":  {format: "cube", read: readCube},
+		"osi":   osi,
+		"ossie": osi,
 	}
 }
 
@@ -242,6 +248,9 @@ func mapSlice[T, U any](in []T, f func(T) U) []U {
 	return out
 }
 
+// The three readers below hand each importer's result, which has the
+// shared writer's shape field for field, to the writer.
+
 func readDBT(files []importFile) (mdcatalog.Imported, error) {
 	r, err := dbt.Read(mapSlice(files, func(f importFile) dbt.File { return dbt.File(f) }))
 	if err != nil {
@@ -250,4 +259,24 @@ func readDBT(files []importFile) (mdcatalog.Imported, error) {
 	return mdcatalog.Imported{Format: "dbt", Definitions: r.Definitions, Glossary: r.Glossary,
 		Dimensions: mapSlice(r.Dimensions, func(d dbt.Dimension) mdcatalog.ImportedDimension { return mdcatalog.ImportedDimension(d) }),
 		Entries:    mapSlice(r.Entries, func(e dbt.Entry) mdcatalog.ImportEntry { return mdcatalog.ImportEntry(e) })}, nil
+}
+
+func readCube(files []importFile) (mdcatalog.Imported, error) {
+	r, err := cube.Read(mapSlice(files, func(f importFile) cube.File { return cube.File(f) }))
+	if err != nil {
+		return mdcatalog.Imported{}, err
+	}
+	return mdcatalog.Imported{Format: "cube", Definitions: r.Definitions, Glossary: r.Glossary,
+		Dimensions: mapSlice(r.Dimensions, func(d cube.Dimension) mdcatalog.ImportedDimension { return mdcatalog.ImportedDimension(d) }),
+		Entries:    mapSlice(r.Entries, func(e cube.Entry) mdcatalog.ImportEntry { return mdcatalog.ImportEntry(e) })}, nil
+}
+
+func readOSI(files []importFile) (mdcatalog.Imported, error) {
+	r, err := osi.Read(mapSlice(files, func(f importFile) osi.File { return osi.File(f) }))
+	if err != nil {
+		return mdcatalog.Imported{}, err
+	}
+	return mdcatalog.Imported{Format: "osi", Definitions: r.Definitions, Glossary: r.Glossary,
+		Dimensions: mapSlice(r.Dimensions, func(d osi.Dimension) mdcatalog.ImportedDimension { return mdcatalog.ImportedDimension(d) }),
+		Entries:    mapSlice(r.Entries, func(e osi.Entry) mdcatalog.ImportEntry { return mdcatalog.ImportEntry(e) })}, nil
 }

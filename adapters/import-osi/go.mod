@@ -1,0 +1,10 @@
+module sutura.dev/adapters/import-osi
+
+go 1.26.0
+
+require (
+	go.yaml.in/yaml/v3 v3.0.6
+	sutura.dev/domain v0.0.0
+)
+
+replace sutura.dev/domain => ../../domain
