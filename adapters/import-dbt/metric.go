@@ -19,7 +19,8 @@ type metricDef struct {
 	measure     string // a simple metric's measure
 	input       node   // a simple metric's measure input, or a ratio's numerator
 	denominator node
-	anonymous   *measure // a simple metric given as metric_aggregation_params
+	aggParams   node // a simple metric given as metric_aggregation_params, and its type_params
+	typeParams  node
 	state       int      // 0 unresolved, 1 resolving, 2 resolved
 	result      *domain.Metric
 	refused     string
@@ -83,7 +84,20 @@ func (p *project) addMetric(n node) {
 	switch kind {
 	case "simple":
 		if agg, ok := tp.object("metric_aggregation_params"); ok {
-			md.anonymous = p.anonymousMeasure(md, tp, agg)
+			md.aggParams, md.typeParams = agg, tp
+			for _, k := range tp.keys() {
+				switch k {
+				case "expr", "metric_aggregation_params", "is_private", "input_measures":
+				case "fill_nulls_with":
+					md.refuse("fill_nulls_with replaces empty periods with a value, which the catalogue cannot express")
+				case "join_to_timespine":
+					if v, _ := tp.get(k); isTrue(v) {
+						md.refuse("join_to_timespine fills periods without rows, which the catalogue cannot express")
+					}
+				default:
+					md.refuse("key " + safeKey(k) + " of its type_params is unknown; refusing rather than guessing what it means")
+				}
+			}
 			return
 		}
 		md.input, md.measure = p.inputName(tp, "measure")
@@ -143,6 +157,9 @@ func (md *metricDef) inputFilters(p *project, in node) {
 	}
 	md.filters = append(md.filters, filters(in, "filter")...)
 	for _, k := range in.keys() {
+		if v, _ := in.get(k); v.isNull() {
+			continue // a manifest spells every absent key as null
+		}
 		switch k {
 		case "name", "filter", "alias":
 		case "fill_nulls_with":
@@ -216,6 +233,10 @@ func (p *project) anonymousMeasure(md *metricDef, tp, agg node) *measure {
 	if ms.expr == "" {
 		ms.expr = md.name
 	}
+	if ms.timeDim == "" {
+		ms.refused = "it has no agg_time_dimension (in metric_aggregation_params or as the semantic model's default)"
+		return ms
+	}
 	switch {
 	case ms.agg == "":
 		agg.fail("has no agg")
@@ -226,7 +247,6 @@ func (p *project) anonymousMeasure(md *metricDef, tp, agg node) *measure {
 	default:
 		ms.term, ms.refused = p.term(m, ms)
 	}
-	md.inputFilters(p, tp)
 	return ms
 }
 
@@ -270,8 +290,12 @@ func (p *project) resolve(md *metricDef) {
 	}
 	switch md.kind {
 	case "simple":
-		ms := md.anonymous
-		if ms == nil {
+		var ms *measure
+		if md.aggParams.y != nil {
+			if ms = p.anonymousMeasure(md, md.typeParams, md.aggParams); ms == nil {
+				return
+			}
+		} else {
 			var ok bool
 			if ms, ok = p.measures[md.measure]; !ok {
 				md.input.fail("names a measure that no semantic model defines")
@@ -348,6 +372,9 @@ func (p *project) ratio(md *metricDef) (*domain.Metric, string) {
 		} else if in.isMap() {
 			name = in.str("name")
 			for _, k := range in.keys() {
+				if v, _ := in.get(k); v.isNull() || (k == "filter" && len(filters(in, k)) == 0) {
+					continue // a manifest spells every absent key as null, and no filter as no where_filters
+				}
 				if k != "name" && k != "alias" {
 					return nil, "its input " + safeKey(name) + " has its own " + safeKey(k) + ", which the catalogue's ratio cannot carry"
 				}

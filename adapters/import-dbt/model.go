@@ -244,12 +244,14 @@ func (p *project) addDimension(m *semModel, n node) {
 	switch {
 	case kind != "categorical" && kind != "time":
 		n.fail("type must be categorical or time")
+		return
 	case domain.CheckIdent(name) != nil:
 		d.refused = "the name is not an identifier"
 	case !bare:
 		d.refused = "its expr is SQL, not a column"
 	case kind == "time" && tp.y == nil:
 		n.fail("is a time dimension without type_params")
+		return
 	}
 	if _, ok := tp.object("validity_params"); ok && d.refused == "" {
 		d.refused = "validity_params describe a slowly changing dimension, which the catalogue cannot express"

@@ -86,6 +86,9 @@ func (n node) deref() node {
 }
 
 func (n node) visit() bool {
+	if n.f == nil {
+		return false
+	}
 	n.f.visited++
 	if n.f.visited == maxValues+1 {
 		*n.f.errs = append(*n.f.errs, &Error{File: n.f.path, Line: n.line(),
@@ -184,8 +187,13 @@ func (n node) items() []node {
 	return out
 }
 
-// fail records that the input is malformed at n.
+// fail records that the input is malformed at n. A node that is not in
+// the input (an absent key's) has nowhere to point; its parent's reader
+// reports what is missing.
 func (n node) fail(reason string) {
+	if n.f == nil {
+		return
+	}
 	where := n.path
 	if where != "" {
 		where += " "
