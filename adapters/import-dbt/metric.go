@@ -21,7 +21,7 @@ type metricDef struct {
 	denominator node
 	aggParams   node // a simple metric given as metric_aggregation_params, and its type_params
 	typeParams  node
-	state       int      // 0 unresolved, 1 resolving, 2 resolved
+	state       int // 0 unresolved, 1 resolving, 2 resolved
 	result      *domain.Metric
 	refused     string
 }
