@@ -298,6 +298,9 @@ func (m *modelSet) metric(c *cube, ms *measure) {
 	case ms.refused != "":
 		refuse(ms.refused)
 		return
+	case ms.term == nil && ms.kind != "number":
+		refuse("it could not be read")
+		return
 	case ms.kind == "number":
 		r, why := m.ratio(c, ms)
 		if why != "" {
