@@ -145,6 +145,7 @@ type assembly struct {
 	rels     []domain.Relationship
 	metrics  []domain.Metric
 	dims     []ImportedDimension
+	dimsBy   map[string][]ImportedDimension // model → its dimensions
 	glossary []domain.Glossary
 	out      map[string]string            // "model:x", ... → the reason it was left out
 	dropDims map[string]map[string]string // metric → dimension → why it was left out
@@ -162,6 +163,10 @@ func newAssembly(imp Imported, opts ImportOptions) *assembly {
 		if e.Output != "" {
 			a.byOutput[e.Output] = i
 		}
+	}
+	a.dimsBy = map[string][]ImportedDimension{}
+	for _, d := range a.dims {
+		a.dimsBy[d.Model] = append(a.dimsBy[d.Model], d)
 	}
 	for i := range a.models {
 		a.models[i].Source = opts.Source
@@ -219,6 +224,7 @@ func (a *assembly) build() (domain.Definitions, domain.Knowledge) {
 	for _, m := range defs.Models {
 		tables[domain.FoldIdent(m.BareTable())] = true
 	}
+	g := newGraph(defs.Relationships)
 	for _, m := range a.metrics {
 		if _, gone := a.out["metric:"+m.Name]; gone {
 			continue
@@ -227,7 +233,7 @@ func (a *assembly) build() (domain.Definitions, domain.Knowledge) {
 			a.leaveOut("metric:"+m.Name, fmt.Sprintf("its model %s is not imported", m.Model))
 			continue
 		}
-		m.Dimensions = a.dimensionsOf(m, defs, tables)
+		m.Dimensions = a.dimensionsOf(m, g, tables)
 		defs.Metrics = append(defs.Metrics, m)
 	}
 	for _, g := range a.glossary {
@@ -255,21 +261,35 @@ type reach struct {
 	via   []string
 }
 
+// graph holds the relationships by the models they touch, each model's in
+// name order.
+type graph map[string][]domain.Relationship
+
+func newGraph(rels []domain.Relationship) graph {
+	g := graph{}
+	for _, r := range sortedBy(rels, func(r domain.Relationship) string { return r.Name }) {
+		g[r.Origin.Model] = append(g[r.Origin.Model], r)
+		if r.Target.Model != r.Origin.Model {
+			g[r.Target.Model] = append(g[r.Target.Model], r)
+		}
+	}
+	return g
+}
+
 // reached lists the models reached from model through many_to_one steps,
 // breadth first (the shortest chain wins; relationships are tried in name
 // order, so the result is deterministic), the model itself first.
-func reached(model string, rels []domain.Relationship) []reach {
-	sorted := sortedBy(rels, func(r domain.Relationship) string { return r.Name })
+func (g graph) reached(model string) []reach {
 	out := []reach{{model: model}}
 	seen := map[string]bool{model: true}
 	for i := 0; i < len(out); i++ {
-		for j := range sorted {
-			to, jt, ok := domain.Step(&sorted[j], out[i].model)
+		for _, r := range g[out[i].model] {
+			to, jt, ok := domain.Step(&r, out[i].model)
 			if !ok || jt != domain.ManyToOne || seen[to] {
 				continue
 			}
 			seen[to] = true
-			out = append(out, reach{model: to, via: append(slices.Clone(out[i].via), sorted[j].Name)})
+			out = append(out, reach{model: to, via: append(slices.Clone(out[i].via), r.Name)})
 		}
 	}
 	return out
@@ -279,7 +299,7 @@ func reached(model string, rels []domain.Relationship) []reach {
 // its model, then those of each model reached from it. A name that would
 // clash (with another dimension, the metric, a reserved label or a table)
 // becomes <model>_<name>; one that still clashes is left out with a note.
-func (a *assembly) dimensionsOf(m domain.Metric, defs domain.Definitions, tables map[string]bool) []domain.Dimension {
+func (a *assembly) dimensionsOf(m domain.Metric, g graph, tables map[string]bool) []domain.Dimension {
 	taken := map[string]bool{domain.FoldIdent(m.Name): true}
 	for _, r := range domain.ReservedLabels {
 		taken[r] = true
@@ -289,11 +309,8 @@ func (a *assembly) dimensionsOf(m domain.Metric, defs domain.Definitions, tables
 		return domain.CheckIdent(name) == nil && !taken[f] && !tables[f]
 	}
 	var out []domain.Dimension
-	for _, r := range reached(m.Model, defs.Relationships) {
-		for _, d := range a.dims {
-			if d.Model != r.model {
-				continue
-			}
+	for _, r := range g.reached(m.Model) {
+		for _, d := range a.dimsBy[r.model] {
 			key := "dimension:" + d.Model + "." + d.Name
 			if _, gone := a.out[key]; gone {
 				continue
@@ -413,10 +430,8 @@ func (a *assembly) leaveOut(output, reason string) {
 		e.Status, e.Became, e.Reason = ImportRefused, "", reason
 	}
 	if model, ok := strings.CutPrefix(output, "model:"); ok {
-		for _, d := range a.dims {
-			if d.Model == model {
-				a.leaveOut("dimension:"+d.Model+"."+d.Name, "its model "+model+" is not imported")
-			}
+		for _, d := range a.dimsBy[model] {
+			a.leaveOut("dimension:"+d.Model+"."+d.Name, "its model "+model+" is not imported")
 		}
 	}
 }

@@ -83,13 +83,17 @@ func WriteFiles(dir string, files []File) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("the output directory cannot be created: %w", err)
 	}
+	made := map[string]bool{}
 	for _, f := range files {
 		if !fs.ValidPath(f.Path) || f.Path == "." {
 			return fmt.Errorf("a file to write has an invalid path")
 		}
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("%s cannot be created: %w", f.Path, err)
+		if parent := filepath.Dir(p); !made[parent] {
+			if err := os.MkdirAll(parent, 0o755); err != nil {
+				return fmt.Errorf("%s cannot be created: %w", f.Path, err)
+			}
+			made[parent] = true
 		}
 		if err := writeNew(p, f.Data); err != nil {
 			return fmt.Errorf("%s cannot be written: %w", f.Path, err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -22,12 +23,18 @@ import (
 // The bounds of reading an import's input: no file over importFileMax, no
 // more than importTotalMax read in all and importFilesMax files listed, so
 // that a large or hostile input is refused before it can take the memory
-// of the machine. They are documented in docs/importing.md.
-const (
-	importFileMax  = 8 << 20
-	importTotalMax = 64 << 20
-	importFilesMax = 20000
+// of the machine. They are documented in docs/importing.md (variables only
+// so that tests can lower them).
+var (
+	importFileMax  int64 = 4 << 20
+	importTotalMax int64 = 64 << 20
+	importFilesMax       = 20000
 )
+
+// importMemoryLimit is the soft memory limit while an import runs: a YAML
+// parse holds a tree many times its text's size for a moment, and the
+// collector keeps that garbage down rather than letting the heap double.
+const importMemoryLimit = 384 << 20
 
 // errImportInput is wrapped by every reason the input of an import could
 // not be read.
@@ -89,6 +96,7 @@ func runImport(inv *invocation) error {
 	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
 		return fmt.Errorf("%s: %w; name a new or empty directory", out, mdcatalog.ErrOutputNotEmpty)
 	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(importMemoryLimit))
 	files, err := readImportInput(in, imp)
 	if err != nil {
 		return err
@@ -230,7 +238,7 @@ func (r *inputReader) read(p, rel string) (importFile, error) {
 	if err != nil {
 		return importFile{}, fmt.Errorf("%s: %w: %w", rel, errImportInput, err)
 	}
-	if len(data) > importFileMax {
+	if int64(len(data)) > importFileMax {
 		return importFile{}, fmt.Errorf("%s: %w: it is larger than %d MiB, the most one input file may be", rel, errImportInput, importFileMax>>20)
 	}
 	if r.total += int64(len(data)); r.total > importTotalMax {
