@@ -295,7 +295,7 @@ func TestImportLargeFileMemory(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
 	require.NoError(t, os.MkdirAll(in, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(in, "big.yml"), bigYAML(4<<20 - 64<<10), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(in, "big.yml"), bigYAML(4<<20-64<<10), 0o644))
 	cmd := exec.Command(binary(t), "import", "dbt", in, filepath.Join(dir, "out"))
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
 	outb, err := cmd.CombinedOutput()
