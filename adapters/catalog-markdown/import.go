@@ -149,7 +149,7 @@ type assembly struct {
 	glossary []domain.Glossary
 	out      map[string]string            // "model:x", ... → the reason it was left out
 	dropDims map[string]map[string]string // metric → dimension → why it was left out
-	used     map[string][]string          // "dimension:<model>.<name>" → "<dimension name> of <metric>", for the last build
+	used     map[string][]use             // "dimension:<model>.<name>" → the metrics it is a dimension of, for the last build
 	notes    map[string][]string          // output → notes of the last build
 	dropped  map[string]string            // "dimension:<model>.<name>" → why the check refused it, for the last build
 }
@@ -219,7 +219,7 @@ func (a *assembly) build() (domain.Definitions, domain.Knowledge) {
 		}
 		defs.Relationships = append(defs.Relationships, r)
 	}
-	a.used, a.notes, a.dropped = map[string][]string{}, map[string][]string{}, map[string]string{}
+	a.used, a.notes, a.dropped = map[string][]use{}, map[string][]string{}, map[string]string{}
 	tables := map[string]bool{}
 	for _, m := range defs.Models {
 		tables[domain.FoldIdent(m.BareTable())] = true
@@ -252,6 +252,30 @@ func (a *assembly) goneModel(models ...string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// use is one metric a dimension became a dimension of, under a name.
+type use struct{ name, metric string }
+
+// describeUses says which metrics a dimension became a dimension of,
+// grouping the metrics that know it by the same name.
+func describeUses(uses []use) string {
+	var names []string
+	byName := map[string][]string{}
+	for _, u := range uses {
+		if _, seen := byName[u.name]; !seen {
+			names = append(names, u.name)
+		}
+		byName[u.name] = append(byName[u.name], u.metric)
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s of metric %s", n, strings.Join(byName[n], ", "))
+		if i > 0 {
+			parts[i] = "as " + parts[i]
+		}
+	}
+	return "group-by dimension " + strings.Join(parts, "; ")
 }
 
 // reach is one model a metric's dimensions may come from, and the chain of
@@ -333,7 +357,7 @@ func (a *assembly) dimensionsOf(m domain.Metric, g graph, tables map[string]bool
 				a.note("metric:"+m.Name, fmt.Sprintf("dimension %s of model %s is called %s here: the name %s is taken by another dimension, the metric, a reserved label or a table", d.Name, d.Model, name, d.Name))
 			}
 			out = append(out, domain.Dimension{Name: name, Column: d.Column, Via: r.via, Description: d.Description})
-			a.used[key] = append(a.used[key], name+" of "+m.Name)
+			a.used[key] = append(a.used[key], use{name: name, metric: m.Name})
 		}
 	}
 	return out
@@ -458,7 +482,7 @@ func (a *assembly) describe() {
 			continue
 		}
 		if uses := a.used[key]; len(uses) > 0 {
-			a.entries[i].Became = "group-by dimension " + strings.Join(uses, ", ")
+			a.entries[i].Became = describeUses(uses)
 		} else if reason, dropped := a.dropped[key]; dropped {
 			a.entries[i].Status, a.entries[i].Reason = ImportRefused, "the catalogue check refuses it: "+reason
 		} else {

@@ -105,7 +105,7 @@ func TestAssembleImport(t *testing.T) {
 	assert.Equal(t, ImportRefused, byName["join empty_orders"].Status)
 	assert.Equal(t, ImportRefused, byName["synonym empty things"].Status)
 	assert.Equal(t, ImportImported, byName["synonym orders placed"].Status)
-	assert.Equal(t, "group-by dimension customers_status of order_count, status of customer_count", byName["column customers.status"].Became)
+	assert.Equal(t, "group-by dimension customers_status of metric order_count; as status of metric customer_count", byName["column customers.status"].Became)
 	assert.Contains(t, strings.Join(byName["measure order_count"].Notes, "\n"), "dimension status of model customers is called customers_status here")
 	assert.Contains(t, strings.Join(byName["measure order_count"].Notes, "\n"), "dimension ghost (from model orders) is left out")
 	assert.Equal(t, ImportRefused, byName["column orders.ghost"].Status, "a dimension the check refuses everywhere is refused")

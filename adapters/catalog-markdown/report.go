@@ -72,8 +72,13 @@ func renderReport(format string, opts ImportOptions, entries []ImportEntry) []by
 			if e.Kind != c.Kind {
 				continue
 			}
-			fmt.Fprintf(&b, "- %s", reportName(e.Name, e.Status == ImportImported))
-			if e.File != "" {
+			switch {
+			case e.Name == "" && e.File != "":
+				fmt.Fprintf(&b, "- %s", safeText(e.File)) // a whole file
+			default:
+				fmt.Fprintf(&b, "- %s", reportName(e.Name, e.Status == ImportImported))
+			}
+			if e.File != "" && e.Name != "" {
 				fmt.Fprintf(&b, " (%s", safeText(e.File))
 				if e.Line > 0 {
 					fmt.Fprintf(&b, ":%d", e.Line)

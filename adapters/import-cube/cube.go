@@ -97,7 +97,7 @@ func (m *modelSet) addCube(n node) {
 		return
 	}
 	c := &cube{n: n, name: name, description: text(n, "description"), types: map[string]domain.ColumnType{}}
-	c.entry = m.entry(Entry{Kind: "cube", Name: name, File: n.f.path, Line: n.line(), Output: "model:" + name})
+	c.entry = m.entry(Entry{Kind: "cube", Name: name, File: n.f.path, Line: n.line(), Output: "model:" + name, Notes: presentation(n)})
 	m.byName[name] = c
 	m.cubes = append(m.cubes, c)
 	if domain.CheckIdent(name) != nil {
@@ -231,7 +231,7 @@ func (m *modelSet) addDimension(c *cube, n node) {
 		return
 	}
 	d := &dimension{n: n, name: name, kind: kind, descr: text(n, "description")}
-	d.entry = m.entry(Entry{Kind: "dimension", Name: c.name + "." + name, File: n.f.path, Line: n.line()})
+	d.entry = m.entry(Entry{Kind: "dimension", Name: c.name + "." + name, File: n.f.path, Line: n.line(), Notes: presentation(n)})
 	for _, prev := range c.dims {
 		if prev.name == name {
 			n.fail("names a dimension of cube " + c.name + " again")
@@ -239,6 +239,9 @@ func (m *modelSet) addDimension(c *cube, n node) {
 		}
 	}
 	c.dims = append(c.dims, d)
+	if hasField(n, "granularities") {
+		m.note(d.entry, "its custom granularities are not carried: sutura's grains are day, week, month, quarter and year")
+	}
 	for _, k := range n.keys() {
 		if !slices.Contains(dimensionKeys, snake(k)) {
 			d.refused = "key " + safeKey(k) + " is unknown here; refusing rather than guessing what it means"
@@ -288,7 +291,8 @@ func (m *modelSet) addMeasure(c *cube, n node) {
 		}
 	}
 	ms := &measure{n: n, name: name, kind: kind, description: text(n, "description")}
-	ms.entry = m.entry(Entry{Kind: "measure", Name: c.name + "." + name, File: n.f.path, Line: n.line(), Output: "metric:" + c.name + "_" + name})
+	ms.entry = m.entry(Entry{Kind: "measure", Name: c.name + "." + name, File: n.f.path, Line: n.line(), Output: "metric:" + c.name + "_" + name,
+		Notes: presentation(n)})
 	c.measures = append(c.measures, ms)
 	for _, k := range n.keys() {
 		if !slices.Contains(measureKeys, snake(k)) {

@@ -197,3 +197,22 @@ func safeKey(k string) string {
 	}
 	return "(a key that is not an identifier)"
 }
+
+// presentationKeys are keys that arrange or label members for display and
+// carry no meaning for the catalogue; they are listed, not read.
+var presentationKeys = []string{"title", "public", "shown", "format", "meta", "drill_members", "visible", "order", "links",
+	"sql_alias", "calendar", "label", "key"}
+
+// presentation names the presentation keys n holds, for an entry's notes.
+func presentation(n node) []string {
+	var keys []string
+	for _, k := range n.keys() {
+		if slices.Contains(presentationKeys, snake(k)) {
+			keys = append(keys, safeKey(k))
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return []string{"presentation keys are not carried: " + strings.Join(keys, ", ")}
+}

@@ -24,6 +24,12 @@ func (p *project) build() {
 		e.Status = Imported
 		e.Became = fmt.Sprintf("model %s over table %s", m.name, m.table)
 	}
+	for _, md := range p.metrics {
+		if md.result != nil {
+			key := md.result.Model + "." + md.result.TimeColumn
+			p.timeUse[key] = append(p.timeUse[key], md.name)
+		}
+	}
 	for _, m := range p.models {
 		p.settleModelParts(m)
 	}
@@ -72,8 +78,10 @@ func (p *project) settleModelParts(m *semModel) {
 		case en.Status != "":
 		case d.refused != "":
 			en.Status, en.Reason = Refused, d.refused
+		case len(p.timeUse[m.name+"."+d.column]) > 0:
+			en.Status, en.Became = Imported, fmt.Sprintf("the time column %s of metric %s", d.column, strings.Join(p.timeUse[m.name+"."+d.column], ", "))
 		default:
-			en.Status, en.Became = Imported, fmt.Sprintf("column %s of model %s (a time dimension: metrics over it take it as their time column)", d.column, m.name)
+			en.Status, en.Became = Imported, fmt.Sprintf("column %s of model %s (a time dimension no imported metric is measured over)", d.column, m.name)
 		}
 		gone(d.entry)
 	}

@@ -52,7 +52,7 @@ func (p *project) addMetric(n node) {
 		return
 	}
 	md := &metricDef{n: n, name: name, kind: kind, description: n.str("description")}
-	md.entry = p.entry(Entry{Kind: "metric", Name: name, File: n.f.path, Line: n.line(), Output: "metric:" + name})
+	md.entry = p.entry(Entry{Kind: "metric", Name: name, File: n.f.path, Line: n.line(), Output: "metric:" + name, Notes: presentation(n)})
 	p.byMetric[name] = md
 	p.metrics = append(p.metrics, md)
 	if _, ok := n.get("calculation_method"); ok {
@@ -71,9 +71,6 @@ func (p *project) addMetric(n node) {
 	if g := n.str("time_granularity"); g != "" {
 		p.entries[md.entry].Notes = append(p.entries[md.entry].Notes,
 			"time_granularity (a default grain for questions) is not carried; the metric's grains come from its time dimension")
-	}
-	if label := n.str("label"); label != "" && md.description == "" {
-		md.description = label
 	}
 	md.filters = filters(n, "filter")
 	tp, ok := n.object("type_params")

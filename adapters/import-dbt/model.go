@@ -21,10 +21,12 @@ type project struct {
 	entries  []Entry
 	rels     []domain.Relationship
 	out      []domain.Metric
+	timeUse  map[string][]string // "<model>.<time column>" → the imported metrics measured over it
 }
 
 func newProject(errs *[]error) *project {
-	return &project{errs: errs, byModel: map[string]*semModel{}, byMetric: map[string]*metricDef{}, measures: map[string]*measure{}}
+	return &project{errs: errs, byModel: map[string]*semModel{}, byMetric: map[string]*metricDef{}, measures: map[string]*measure{},
+		timeUse: map[string][]string{}}
 }
 
 // semModel is one semantic model as read.
@@ -90,7 +92,7 @@ func (p *project) addModel(n node) {
 		return
 	}
 	m := &semModel{name: name, description: n.str("description")}
-	m.entry = p.entry(Entry{Kind: "semantic_model", Name: name, File: n.f.path, Line: n.line(), Output: "model:" + name})
+	m.entry = p.entry(Entry{Kind: "semantic_model", Name: name, File: n.f.path, Line: n.line(), Output: "model:" + name, Notes: presentation(n)})
 	p.byModel[name] = m
 	p.models = append(p.models, m)
 	if domain.CheckIdent(name) != nil {
@@ -172,6 +174,21 @@ func (m *semModel) column(c string) {
 	}
 }
 
+// presentation names the keys of n that label or configure it for display
+// (label, config, meta), which carry no meaning for the catalogue.
+func presentation(n node) []string {
+	var keys []string
+	for _, k := range n.keys() {
+		if k == "label" || k == "config" || k == "meta" || k == "create_metric_display_name" {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return []string{"presentation keys are not carried: " + strings.Join(keys, ", ")}
+}
+
 // safeKey names a key of the input in a note: itself when it is an
 // identifier, otherwise a description (the key is input text).
 func safeKey(k string) string {
@@ -188,7 +205,7 @@ func (p *project) addEntity(m *semModel, n node) {
 		return
 	}
 	e := &entity{name: name, kind: kind}
-	e.entry = p.entry(Entry{Kind: "entity", Name: m.name + "." + name, File: n.f.path, Line: n.line()})
+	e.entry = p.entry(Entry{Kind: "entity", Name: m.name + "." + name, File: n.f.path, Line: n.line(), Notes: presentation(n)})
 	m.entities = append(m.entities, e)
 	expr := n.str("expr")
 	if expr == "" {
@@ -233,7 +250,7 @@ func (p *project) addDimension(m *semModel, n node) {
 		return
 	}
 	d := &dimension{name: name, kind: kind, description: n.str("description")}
-	d.entry = p.entry(Entry{Kind: "dimension", Name: m.name + "." + name, File: n.f.path, Line: n.line()})
+	d.entry = p.entry(Entry{Kind: "dimension", Name: m.name + "." + name, File: n.f.path, Line: n.line(), Notes: presentation(n)})
 	m.dims = append(m.dims, d)
 	expr := n.str("expr")
 	if expr == "" {
@@ -291,7 +308,7 @@ func (p *project) addMeasure(m *semModel, n node) {
 		return
 	}
 	ms := &measure{name: name, agg: agg, model: m, timeDim: n.str("agg_time_dimension")}
-	ms.entry = p.entry(Entry{Kind: "measure", Name: m.name + "." + name, File: n.f.path, Line: n.line()})
+	ms.entry = p.entry(Entry{Kind: "measure", Name: m.name + "." + name, File: n.f.path, Line: n.line(), Notes: presentation(n)})
 	m.measures = append(m.measures, ms)
 	p.measures[name] = ms
 	if ms.timeDim == "" {

@@ -444,7 +444,7 @@ func (s *semantic) glossary(m *metric, metric string) {
 		e.Status, e.Reason = Refused, "no synonym is left once those other metrics already use are left out"
 	} else {
 		e.Status, e.Output = Imported, "glossary:"+g.Term
-		e.Became = fmt.Sprintf("glossary entry meaning metric %s (%d phrases)", metric, 1+len(g.Synonyms))
+		e.Became = fmt.Sprintf("glossary entry %q meaning metric %s, with %d synonym(s)", g.Term, metric, len(g.Synonyms))
 		s.out.glossary = append(s.out.glossary, g)
 	}
 	s.entry(e)

@@ -349,6 +349,9 @@ func (s *semantic) readField(d *dataset, n node) {
 			s.note(f.entry, "key "+safeKey(k)+" is not read")
 		}
 	}
+	if n.str("label") != "" {
+		s.note(f.entry, "its label (a category for display) is not carried")
+	}
 	expr, why := ansiSQL(n, "expression")
 	switch {
 	case why != "":
