@@ -247,6 +247,14 @@ var ModuleRules = []ModuleRule{
 		Reason:         "the benchmark harness and the corpus generator: they measure sutura's engine against DuckDB on the same files, so DuckDB is linked here and never into the server binary",
 	},
 	{
+		Folder: "examples/importcheck",
+		Modules: []string{"domain", "semantic", "exec-arrow", "adapters/catalog-markdown",
+			"adapters/import-dbt", "adapters/import-cube", "adapters/import-osi"},
+		TestThirdParty: []string{testify, "github.com/duckdb/duckdb-go/v2"},
+		Reason: "the test that imported metrics keep their meaning: it imports each format, answers with the compiler and the embedded engine, " +
+			"and compares with hand-written SQL run by DuckDB, which only its tests link",
+	},
+	{
 		Folder:         "examples/kernel",
 		AnyModule:      true,
 		TestThirdParty: []string{testify},
