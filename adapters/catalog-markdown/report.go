@@ -93,6 +93,9 @@ func renderReport(format string, opts ImportOptions, entries []ImportEntry) []by
 			default:
 				fmt.Fprintf(&b, ": ignored: %s\n", oneLine(e.Reason))
 			}
+			if e.Status == ImportRefused {
+				continue // what else there is to know about it is moot
+			}
 			for _, n := range e.Notes {
 				fmt.Fprintf(&b, "  - %s\n", oneLine(n))
 			}
