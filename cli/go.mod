@@ -9,6 +9,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	go.yaml.in/yaml/v3 v3.0.6
 	sutura.dev/adapters/catalog-markdown v0.0.0
+	sutura.dev/adapters/duckdb v0.0.0
 	sutura.dev/adapters/import-cube v0.0.0
 	sutura.dev/adapters/import-dbt v0.0.0
 	sutura.dev/adapters/import-osi v0.0.0
@@ -23,6 +24,14 @@ require (
 	github.com/apache/thrift v0.24.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/duckdb/duckdb-go-bindings v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/darwin-amd64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/darwin-arm64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/linux-amd64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/linux-arm64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/windows-amd64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go/v2 v2.10506.0 // indirect
+	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
 	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/google/flatbuffers v25.12.19+incompatible // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
@@ -84,6 +93,8 @@ replace sutura.dev/transport-http => ../transport-http
 replace sutura.dev/transport-inproc => ../transport-inproc
 
 replace sutura.dev/adapters/postgres => ../adapters/postgres
+
+replace sutura.dev/adapters/duckdb => ../adapters/duckdb
 
 replace sutura.dev/adapters/import-dbt => ../adapters/import-dbt
 

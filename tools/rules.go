@@ -100,6 +100,12 @@ const importerReason = "it only parses bytes the cli has read (bounded, never th
 	"into the vocabulary, so it needs no compiler, no driver and no I/O, and a hostile input can reach nothing but the parser; " +
 	"the shared catalogue writer lives in adapters/catalog-markdown and the cli hands the result over"
 
+// adapterTestPackages are the contract suites of app's ports and their
+// fakes: an adapter's tests (never its code) import them to run the suite
+// of its port against itself from its own module (architecture.md §2),
+// which reaches app without making the adapter depend on it.
+var adapterTestPackages = []string{ModulePrefix + "app/conformance", ModulePrefix + "app/apptest"}
+
 // transportModules is what every transport may import from the workspace.
 var transportModules = []string{"domain", "app", "runtime"}
 
@@ -120,6 +126,9 @@ type ModuleRule struct {
 	AnyThirdParty bool
 	// TestThirdParty lists prefixes its test code may import as well.
 	TestThirdParty []string
+	// TestPackages lists the workspace packages (import paths) its test
+	// code may import as well, besides Modules.
+	TestPackages []string
 	// Reason says why the module's row is what it is.
 	Reason string
 }
@@ -163,6 +172,7 @@ var ModuleRules = []ModuleRule{
 		Modules:        adapterModules,
 		ThirdParty:     []string{"go.yaml.in/yaml/v3", "github.com/santhosh-tekuri/jsonschema/v6"},
 		TestThirdParty: []string{testify},
+		TestPackages:   adapterTestPackages,
 		Reason:         "the catalogue reader: YAML front matter, validated against JSON Schema",
 	},
 	{
@@ -170,6 +180,7 @@ var ModuleRules = []ModuleRule{
 		Modules:        adapterModules,
 		ThirdParty:     []string{"github.com/jackc/pgx/v5"},
 		TestThirdParty: []string{testify},
+		TestPackages:   adapterTestPackages,
 		Reason:         "a data system: the postgres dialect of the compiler and its driver, pgx",
 	},
 	{
@@ -177,13 +188,16 @@ var ModuleRules = []ModuleRule{
 		Modules:        adapterModules,
 		ThirdParty:     []string{"github.com/sijms/go-ora/v2"},
 		TestThirdParty: []string{testify},
+		TestPackages:   adapterTestPackages,
 		Reason:         "a data system: the oracle dialect of the compiler and its pure-Go driver, go-ora",
 	},
 	{
 		Folder:         "adapters/duckdb",
 		Modules:        adapterModules,
+		ThirdParty:     []string{"github.com/duckdb/duckdb-go/v2"},
 		TestThirdParty: []string{testify},
-		Reason:         "a data system: the duckdb dialect of the compiler; its driver is named here when it is chosen",
+		TestPackages:   adapterTestPackages,
+		Reason:         "a data system: the duckdb dialect of the compiler and its driver, duckdb-go (cgo; DuckDB is linked in)",
 	},
 	{
 		Folder:         "adapters/import-dbt",

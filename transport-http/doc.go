@@ -15,12 +15,18 @@
 // and audit records and echoed as a response header, never into a body);
 // the request timeout; a token-bucket rate limit per client address; the
 // Host allowlist (loopback names plus server.allowed_hosts, against DNS
-// rebinding); the deployment bearer token (SHA-256 digests compared in
-// constant time); inbound JWT identity; the capability gate (scopes); the
-// body limit. /health and /ready wear no layer but metrics, trace and
-// timeout, so probes work from any address and Host; /openapi.json, /docs
-// and the resource metadata wear the rate limit and Host allowlist only;
-// /metrics wears those and its own token.
+// rebinding: the one Host decision, /mcp's included); the deployment bearer
+// token (SHA-256 digests compared in constant time); inbound JWT identity,
+// after which an authenticated caller is charged to the bucket of its
+// subject instead of its address's; the capability gate (scopes); the body
+// limit, which first refuses a POST that is not application/json (415
+// unsupported_media_type, before reading the body). /health and /ready wear
+// no layer but metrics, trace and timeout, so probes work from any address
+// and Host; /openapi.json, /docs and the resource metadata wear the rate
+// limit and Host allowlist only; /metrics wears those and its own token.
+//
+// Server.HTTPServer bounds every connection: header, whole-request, write
+// and idle time derived from the request timeout, and the header size.
 //
 // Identity comes in one of three modes. With inbound identity (direct
 // mode), callers present a JWT in "Authorization: Bearer", verified here

@@ -345,7 +345,7 @@ func failureResponse(c FailureCode) *response { return codeResponse(c.Status(), 
 func gateFailures(body bool) []FailureCode {
 	fs := []FailureCode{Unauthorized, InsufficientScope, ToolNotEnabled, HostNotAllowed, RateLimited, Timeout, Internal, IdentityUnavailable}
 	if body {
-		fs = append(fs, TooLarge)
+		fs = append(fs, TooLarge, UnsupportedMediaType)
 	}
 	return fs
 }

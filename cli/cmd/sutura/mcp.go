@@ -141,7 +141,7 @@ func runServe(inv *invocation) error {
 		hcfg.Inbound = &httpapi.InboundConfig{
 			Issuer: in.Issuer, Audience: in.Audience, JWKSFile: in.JWKSFile, JWKSURL: in.JWKSURL,
 			Algorithms: in.Algorithms, ScopeClaim: in.ScopeClaim, GroupsClaim: in.GroupsClaim,
-			AudienceMapping: cfg.Security.AudienceMapping,
+			AudienceMapping: cfg.Security.AudienceMapping, JWKSMaxStale: in.JWKSMaxStale(),
 		}
 	}
 	hs, err := httpapi.New(hcfg)

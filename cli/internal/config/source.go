@@ -92,6 +92,12 @@ type Source struct {
 
 	// Path is the resolved DuckDB database file.
 	Path string `yaml:"path,omitempty"`
+	// Threads is how many threads DuckDB runs a statement on; DuckDB's
+	// default (the number of cores) when omitted.
+	Threads int `yaml:"threads,omitempty"`
+	// MemoryLimitBytes bounds DuckDB's memory; DuckDB's default (80% of
+	// the machine's memory) when omitted.
+	MemoryLimitBytes int64 `yaml:"memory_limit_bytes,omitempty"`
 
 	// Project is the BigQuery project.
 	Project string `yaml:"project,omitempty"`
@@ -135,6 +141,8 @@ var sourceKeyKinds = map[string][]SourceKind{
 	"verification_identity": databaseKinds,
 	"tls_server_name":       databaseKinds,
 	"path":                  {KindDuckDB},
+	"threads":               {KindDuckDB},
+	"memory_limit_bytes":    {KindDuckDB},
 	"project":               {KindBigQuery},
 	"dataset":               {KindBigQuery},
 	"credentials_file":      {KindBigQuery},

@@ -18,6 +18,8 @@ func TestRefusedKindSpecificKeys(t *testing.T) {
 			refusal{key: "sources.s.service", layer: "base.yaml", also: "does not apply to kind postgres"}},
 		{"project on duckdb", withSource("kind: duckdb\nposture: shared-service-user\npath: x.duckdb\nproject: " + planted), nil,
 			refusal{key: "sources.s.project", layer: "base.yaml", also: "does not apply to kind duckdb"}},
+		{"threads on postgres", withSource(pg + "threads: 2"), nil,
+			refusal{key: "sources.s.threads", layer: "base.yaml", also: "does not apply to kind postgres"}},
 		{"impersonate on bigquery", withSource("kind: bigquery\nposture: shared-service-user\nproject: p\nimpersonate: {alice: " + planted + "}"), nil,
 			refusal{key: "sources.s.impersonate", layer: "base.yaml", also: "does not apply to kind bigquery"}},
 		{"path on clickhouse", withSource("kind: clickhouse\nposture: shared-service-user\nhost: localhost\ntransport_mode: plaintext\nuser: u\npath: " + planted), nil,
