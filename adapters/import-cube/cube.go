@@ -268,9 +268,11 @@ func (m *modelSet) addDimension(c *cube, n node) {
 	}
 }
 
+// hasField reports whether a mapping holds key (in either spelling) with
+// a value; a null is an absence.
 func hasField(n node, key string) bool {
-	_, ok := field(n, key)
-	return ok
+	v, ok := field(n, key)
+	return ok && !v.isNull()
 }
 
 // measureKeys are the keys of a measure sutura reads, refuses by name, or

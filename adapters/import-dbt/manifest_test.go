@@ -135,3 +135,46 @@ func TestManifestMatchesFixture(t *testing.T) {
 	}
 	assert.Equal(t, outcome(fromYAML), outcome(fromJSON))
 }
+
+// A manifest as dbt writes it spells every absent key as null: nulls are
+// absences, never refusals.
+func TestManifestNulls(t *testing.T) {
+	const manifest = `{
+  "semantic_models": [{
+    "name": "orders", "description": null, "label": null, "metadata": null, "config": {"meta": {}},
+    "node_relation": {"alias": "orders", "schema_name": "shop", "database": "db", "relation_name": "\"db\".\"shop\".\"orders\""},
+    "defaults": {"agg_time_dimension": "ordered_at"}, "primary_entity": null,
+    "entities": [{"name": "order", "description": null, "type": "primary", "role": null, "expr": "order_id", "metadata": null, "label": null, "config": null}],
+    "measures": [{"name": "total", "agg": "sum", "description": null, "create_metric": false, "expr": "amount", "agg_params": null,
+      "metadata": null, "non_additive_dimension": null, "agg_time_dimension": null, "label": null, "config": null}],
+    "dimensions": [
+      {"name": "ordered_at", "description": null, "type": "time", "is_partition": false, "expr": null, "metadata": null, "label": null, "config": null,
+       "type_params": {"time_granularity": "day", "validity_params": null}},
+      {"name": "status", "description": null, "type": "categorical", "is_partition": false, "type_params": null, "expr": null, "metadata": null, "label": null, "config": null}]
+  }],
+  "metrics": [
+    {"name": "total", "description": null, "type": "simple", "label": "Total", "metadata": null, "config": null, "time_granularity": null,
+     "filter": {"where_filters": [{"where_sql_template": "{{ Dimension('order__status') }} = 'done'"}]},
+     "type_params": {"measure": {"name": "total", "filter": null, "alias": null, "join_to_timespine": false, "fill_nulls_with": null},
+       "numerator": null, "denominator": null, "expr": null, "window": null, "grain_to_date": null, "metrics": [], "conversion_type_params": null,
+       "cumulative_type_params": null, "input_measures": [{"name": "total", "filter": null, "alias": null, "join_to_timespine": false, "fill_nulls_with": null}],
+       "join_to_timespine": false, "fill_nulls_with": null, "metric_aggregation_params": null}},
+    {"name": "share", "description": null, "type": "ratio", "label": null, "metadata": null, "config": null, "time_granularity": null, "filter": null,
+     "type_params": {"measure": null, "numerator": {"name": "total", "filter": null, "alias": null, "offset_window": null, "offset_to_grain": null},
+       "denominator": {"name": "total", "filter": {"where_filters": []}, "alias": null, "offset_window": null, "offset_to_grain": null},
+       "expr": null, "window": null, "grain_to_date": null, "metrics": [], "input_measures": [], "metric_aggregation_params": null}}
+  ],
+  "project_configuration": {"time_spine_table_configurations": [], "metadata": null, "dsi_package_version": {}},
+  "saved_queries": []
+}`
+	r, err := Read([]File{{Path: "target/semantic_manifest.json", Data: []byte(manifest)}})
+	require.NoError(t, err)
+	m := entriesOf(r, "metric")
+	assert.Equal(t, Imported, m["total"].Status, m["total"].Reason)
+	assert.Equal(t, Refused, m["share"].Status)
+	assert.Contains(t, m["share"].Reason, "its input total has its own filter", "a filtered input metric cannot be a ratio's term")
+	assert.Equal(t, Imported, entriesOf(r, "measure")["orders.total"].Status)
+	assert.Equal(t, []string{"presentation keys are not carried: label"}, m["total"].Notes, "a null presentation key is no key")
+	require.Len(t, r.Definitions.Models, 1)
+	assert.Equal(t, "shop.orders", r.Definitions.Models[0].Table)
+}

@@ -247,9 +247,11 @@ func (p *project) anonymousMeasure(md *metricDef, tp, agg node) *measure {
 	return ms
 }
 
+// hasKey reports whether a mapping holds key with a value: a manifest
+// spells every absent key as null.
 func hasKey(n node, key string) bool {
-	_, ok := n.get(key)
-	return ok
+	v, ok := n.get(key)
+	return ok && !v.isNull()
 }
 
 // addCreatedMetric adds the simple metric a measure with create_metric

@@ -179,7 +179,7 @@ func (m *semModel) column(c string) {
 func presentation(n node) []string {
 	var keys []string
 	for _, k := range n.keys() {
-		if k == "label" || k == "config" || k == "meta" || k == "create_metric_display_name" {
+		if (k == "label" || k == "config" || k == "meta" || k == "create_metric_display_name") && hasKey(n, k) {
 			keys = append(keys, k)
 		}
 	}
@@ -323,7 +323,7 @@ func (p *project) addMeasure(m *semModel, n node) {
 			ms.refused = "key " + safeKey(k) + " is unknown here; refusing rather than guessing what it means"
 		}
 	}
-	if _, ok := n.get("non_additive_dimension"); ok {
+	if hasKey(n, "non_additive_dimension") {
 		ms.refused = "non_additive_dimension (a semi-additive measure) is not in the catalogue's vocabulary"
 	}
 	if ms.refused == "" {
