@@ -7,8 +7,10 @@
 // GET /docs, GET /metrics (behind its own token; unmounted without one),
 // GET /v1/catalog (describe_catalog), POST /v1/query (ask_metric),
 // POST /v1/sql/run (run_sql when enabled, else 403 tool_not_enabled), /mcp (the
-// injected Streamable HTTP handler) and, with inbound identity,
-// GET /.well-known/oauth-protected-resource (RFC 9728).
+// injected Streamable HTTP handler), GET /ui/ (the catalogue browser: an
+// embedded page that talks to /v1 like any client; GET / redirects there)
+// and, with inbound identity, GET /.well-known/oauth-protected-resource
+// (RFC 9728).
 //
 // Layers, outermost first: metrics; a trace span with a correlation id
 // (X-Correlation-Id adopted when well formed, else minted; written to logs
@@ -22,8 +24,9 @@
 // limit, which first refuses a POST that is not application/json (415
 // unsupported_media_type, before reading the body). /health and /ready wear
 // no layer but metrics, trace and timeout, so probes work from any address
-// and Host; /openapi.json, /docs and the resource metadata wear the rate
-// limit and Host allowlist only; /metrics wears those and its own token.
+// and Host; /openapi.json, /docs, /ui/ and the resource metadata wear the
+// rate limit and Host allowlist only; /metrics wears those and its own
+// token.
 //
 // Server.HTTPServer bounds every connection: header, whole-request, write
 // and idle time derived from the request timeout, and the header size.

@@ -70,7 +70,7 @@ func commands() []*command {
 		{name: "compile", args: "<question.yaml|json> [dialect]", summary: "print the statement and its bound parameters, without a data system", minArgs: 1, maxArgs: 2, flags: jsonFlag, run: runCompile},
 		{name: "validate", summary: "load and pin the catalogue, open the sources and re-run every anchor; exit 1 naming each failure", run: runValidate},
 		{name: "prompt", summary: "print the agent prompt rendered from the catalogue", run: runPrompt},
-		{name: "serve", summary: "serve HTTP (/health, /ready and MCP at /mcp); first line: listening on http://HOST:PORT", run: runServe},
+		{name: "serve", summary: "serve HTTP (/v1, MCP at /mcp, the catalogue browser at /ui/); first line: listening on http://HOST:PORT", run: runServe},
 		{name: "mcp", summary: "serve MCP over standard input and output", run: runMCP},
 		{name: "tools", summary: "print the tool declarations (the manifest) as JSON, without opening any data system", run: runTools},
 		{name: "import", args: "dbt|cube|osi <in> <out>", summary: "convert another semantic layer's definitions into catalogue documents in <out>, with IMPORT-REPORT.md saying what was refused and why", minArgs: 3, maxArgs: 3, flags: importFlags, run: runImport},
