@@ -102,7 +102,7 @@ func RunSkipping(t *testing.T, s *app.Surface, notRun func(Case) string) {
 				return
 			}
 			if why := notRun(c); why != "" {
-				t.Skipf("NOT RUN: %s: %s", c.File, why)
+				t.Skipf("NOT RUN: conformance case %s (%s)", c.File, why)
 			}
 			runCase(t, s, c)
 		})
