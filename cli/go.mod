@@ -12,6 +12,9 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	sutura.dev/adapters/catalog-markdown v0.0.0
 	sutura.dev/adapters/duckdb v0.0.0
+	sutura.dev/adapters/import-cube v0.0.0
+	sutura.dev/adapters/import-dbt v0.0.0
+	sutura.dev/adapters/import-osi v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/examples v0.0.0
 	sutura.dev/runtime v0.0.0
@@ -95,3 +98,9 @@ replace sutura.dev/transport-inproc => ../transport-inproc
 replace sutura.dev/adapters/postgres => ../adapters/postgres
 
 replace sutura.dev/adapters/duckdb => ../adapters/duckdb
+
+replace sutura.dev/adapters/import-dbt => ../adapters/import-dbt
+
+replace sutura.dev/adapters/import-cube => ../adapters/import-cube
+
+replace sutura.dev/adapters/import-osi => ../adapters/import-osi

@@ -73,6 +73,7 @@ func commands() []*command {
 		{name: "serve", summary: "serve HTTP (/v1, MCP at /mcp, the catalogue browser at /ui/); first line: listening on http://HOST:PORT", run: runServe},
 		{name: "mcp", summary: "serve MCP over standard input and output", run: runMCP},
 		{name: "tools", summary: "print the tool declarations (the manifest) as JSON, without opening any data system", run: runTools},
+		{name: "import", args: "dbt|cube|osi <in> <out>", summary: "convert another semantic layer's definitions into catalogue documents in <out>, with IMPORT-REPORT.md saying what was refused and why", minArgs: 3, maxArgs: 3, flags: importFlags, run: runImport},
 		{name: "doctor", summary: "how this binary was built and what it can reach", run: runDoctor},
 		{name: "version", summary: "print the version", run: runVersion},
 		{name: "help", args: "[command]", summary: "show help for sutura or one command", maxArgs: 1},

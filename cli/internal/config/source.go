@@ -59,7 +59,8 @@ type Source struct {
 	// (postgres 5432, oracle 1521, clickhouse 9440 with TLS, 9000 without).
 	Port int `yaml:"port,omitempty"`
 	// UnixSocket is the resolved path of a unix socket (or, for
-	// postgres, its directory); exclusive with Host.
+	// postgres, its directory); exclusive with Host. ClickHouse's native
+	// protocol has none.
 	UnixSocket string `yaml:"unix_socket,omitempty"`
 	// Database is the database name (postgres, clickhouse).
 	Database string `yaml:"database,omitempty"`
@@ -128,7 +129,7 @@ var sourceKeyKinds = map[string][]SourceKind{
 	"data_dir":              {KindFiles},
 	"host":                  databaseKinds,
 	"port":                  databaseKinds,
-	"unix_socket":           databaseKinds,
+	"unix_socket":           {KindPostgres, KindOracle},
 	"database":              {KindPostgres, KindClickHouse},
 	"service":               {KindOracle},
 	"user":                  databaseKinds,

@@ -352,6 +352,8 @@ func (c *checker) database(key string, s Source) {
 	switch {
 	case s.Host != "" && s.UnixSocket != "":
 		c.fail(key+".unix_socket", "is set together with host: set exactly one")
+	case blank(s.Host) && blank(s.UnixSocket) && !keyApplies("unix_socket", s.Kind):
+		c.fail(key+".host", "is required for kind "+string(s.Kind))
 	case blank(s.Host) && blank(s.UnixSocket):
 		c.fail(key+".host", "or unix_socket is required for kind "+string(s.Kind))
 	case s.Host != "" && !validHost(s.Host):

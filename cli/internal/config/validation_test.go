@@ -24,6 +24,10 @@ func TestRefusedKindSpecificKeys(t *testing.T) {
 			refusal{key: "sources.s.impersonate", layer: "base.yaml", also: "does not apply to kind bigquery"}},
 		{"path on clickhouse", withSource("kind: clickhouse\nposture: shared-service-user\nhost: localhost\ntransport_mode: plaintext\nuser: u\npath: " + planted), nil,
 			refusal{key: "sources.s.path", layer: "base.yaml", also: "does not apply to kind clickhouse"}},
+		{"unix socket on clickhouse", withSource("kind: clickhouse\nposture: shared-service-user\ntransport_mode: plaintext\nuser: u\nunix_socket: /run/" + planted), nil,
+			refusal{key: "sources.s.unix_socket", layer: "base.yaml", also: "does not apply to kind clickhouse"}},
+		{"no host on clickhouse", withSource("kind: clickhouse\nposture: shared-service-user\nuser: " + planted), nil,
+			refusal{key: "sources.s.host", layer: "base.yaml", also: "is required for kind clickhouse"}},
 		{"a later layer changes the kind", map[string]string{
 			"base.yaml":        "security: {identity: single-user}\nsources:\n  s: {kind: files, posture: shared-service-user, data_dir: " + planted + "}",
 			"development.yaml": "sources:\n  s: {kind: duckdb, path: x.duckdb}",
