@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -166,17 +167,13 @@ func Open(ctx context.Context, env map[string]string, logs io.Writer, opts Optio
 	}
 	p.Surface, err = app.New(app.Config{
 		Catalog: p.Catalog, Sources: p.Sources, Admission: p.Admission, Audit: sink,
+		Tools:          app.Tools(app.ToolOptions{RunSQL: s.Config.Tools.RunSQL.Enabled}),
 		RequestTimeout: s.Config.Server.RequestTimeout(),
+		Logger:         slog.New(slog.NewTextHandler(logs, nil)),
 	})
 	if err != nil {
 		p.Close()
 		return nil, err
-	}
-	if s.Config.Tools.RunSQL.Enabled {
-		if _, err := p.Surface.SQLSource(); err != nil {
-			p.Close()
-			return nil, fmt.Errorf("tools.run_sql.enabled: %w", err)
-		}
 	}
 	return p, nil
 }
