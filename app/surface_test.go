@@ -179,3 +179,24 @@ func TestCheckBundleAnchors(t *testing.T) {
 	err = app.CheckBundle(context.Background(), b, map[string]app.Source{})
 	assert.ErrorContains(t, err, "model sales: its source files is not configured")
 }
+
+// postured is a data system whose own configuration holds its posture.
+type postured struct {
+	*apptest.System
+	posture domain.Posture
+}
+
+func (p postured) Posture() domain.Posture { return p.posture }
+
+func TestNewRefusesAPostureItsDataSystemDoesNotRun(t *testing.T) {
+	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 1, Timeout: time.Second})
+	require.NoError(t, err)
+	build := func(src app.Source) error {
+		_, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: apptest.Bundle(t, "v1")}, Admission: adm, Audit: &apptest.Audit{},
+			Sources: map[string]app.Source{apptest.SourceName: src}})
+		return err
+	}
+	require.NoError(t, build(app.Source{System: postured{&apptest.System{}, domain.SharedServiceUser}, Posture: domain.SharedServiceUser}))
+	err = build(app.Source{System: postured{&apptest.System{}, domain.ImpersonationAtSource}, Posture: domain.SharedServiceUser})
+	require.ErrorContains(t, err, "source files is configured shared-service-user, but its data system runs impersonation-at-source")
+}

@@ -90,8 +90,8 @@ func runMCP(inv *invocation) error {
 	return srv.RunStdio(inv.ctx, inv.io.in, inv.io.out, p.Config.Server.MaxBodyBytes)
 }
 
-// runServe validates everything (catalogue, sources, anchors) before any
-// listener opens, then serves the HTTP surface with /mcp behind its gates
+// runServe validates everything (catalogue, sources, anchors: compose.Open
+// does) before any listener opens, then serves the HTTP surface with /mcp behind its gates
 // until SIGTERM or SIGINT; in-flight questions then get
 // runtime.shutdown_grace_seconds to finish and are cancelled after it.
 func runServe(inv *invocation) error {
@@ -111,9 +111,6 @@ func runServe(inv *invocation) error {
 	}
 	defer p.Close()
 	cfg := p.Config
-	if err := app.CheckBundle(inv.ctx, p.Bundle, p.Sources); err != nil {
-		return fmt.Errorf("the catalogue does not validate: %w", err)
-	}
 	logger := slog.New(slog.NewTextHandler(inv.io.err, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	var mcpHandler http.Handler
 	if cfg.Server.AgentSurface.Enabled {
