@@ -32,7 +32,8 @@ var Rules = []Rule{
 	{
 		ID:   RuleAllowedImports,
 		Name: "allowed-imports",
-		Reason: "each module may import only the modules and third-party code its row in ModuleRules names; " +
+		Reason: "each module may import only the modules and third-party code its row in ModuleRules names " +
+			"(and its tests also the packages the row's TestPackages names, such as the contract suites an adapter runs); " +
 			"the hexagon holds only if dependencies point inwards (adapters and transports to app, app to domain), " +
 			"and every module must build alone with GOWORK=off, because in workspace mode Go lets a module import " +
 			"a sibling its go.mod does not require",
@@ -88,6 +89,11 @@ const testify = "github.com/stretchr/testify"
 // workspace: the vocabulary, and the compiler for the SQL of its dialect.
 var adapterModules = []string{"domain", "semantic"}
 
+// contractSuites are the packages an adapter's tests (never its code) may
+// also import: the contract suites of app's ports and the fakes they use,
+// so that every adapter runs the suite of its port from its own module.
+var contractSuites = []string{ModulePrefix + "app/conformance", ModulePrefix + "app/apptest"}
+
 // transportModules is what every transport may import from the workspace.
 var transportModules = []string{"domain", "app", "runtime"}
 
@@ -108,6 +114,10 @@ type ModuleRule struct {
 	AnyThirdParty bool
 	// TestThirdParty lists prefixes its test code may import as well.
 	TestThirdParty []string
+	// TestPackages lists the import paths of workspace packages (and the
+	// packages below them) its test code may import as well, whatever
+	// module provides them.
+	TestPackages []string
 	// Reason says why the module's row is what it is.
 	Reason string
 }
@@ -144,13 +154,15 @@ var ModuleRules = []ModuleRule{
 		Modules:        []string{"domain"},
 		ThirdParty:     []string{"github.com/apache/arrow-go/v18", "golang.org/x/sync"},
 		TestThirdParty: []string{testify},
-		Reason:         "the embedded engine executes plans over Arrow; it needs the vocabulary, not SQL rendering",
+		TestPackages:   contractSuites,
+		Reason:         "the embedded engine executes plans over Arrow; it needs the vocabulary, not SQL rendering; its tests run the data-system contract suite",
 	},
 	{
 		Folder:         "adapters/catalog-markdown",
 		Modules:        adapterModules,
 		ThirdParty:     []string{"go.yaml.in/yaml/v3", "github.com/santhosh-tekuri/jsonschema/v6"},
 		TestThirdParty: []string{testify},
+		TestPackages:   contractSuites,
 		Reason:         "the catalogue reader: YAML front matter, validated against JSON Schema",
 	},
 	{
@@ -158,6 +170,7 @@ var ModuleRules = []ModuleRule{
 		Modules:        adapterModules,
 		ThirdParty:     []string{"github.com/jackc/pgx/v5"},
 		TestThirdParty: []string{testify},
+		TestPackages:   contractSuites,
 		Reason:         "a data system: the postgres dialect of the compiler and its driver, pgx",
 	},
 	{
@@ -165,24 +178,28 @@ var ModuleRules = []ModuleRule{
 		Modules:        adapterModules,
 		ThirdParty:     []string{"github.com/sijms/go-ora/v2"},
 		TestThirdParty: []string{testify},
+		TestPackages:   contractSuites,
 		Reason:         "a data system: the oracle dialect of the compiler and its pure-Go driver, go-ora",
 	},
 	{
 		Folder:         "adapters/duckdb",
 		Modules:        adapterModules,
 		TestThirdParty: []string{testify},
+		TestPackages:   contractSuites,
 		Reason:         "a data system: the duckdb dialect of the compiler; its driver is named here when it is chosen",
 	},
 	{
 		Folder:         "adapters/import-dbt",
 		Modules:        adapterModules,
 		TestThirdParty: []string{testify},
+		TestPackages:   contractSuites,
 		Reason:         "an importer: a dbt manifest (JSON) into definitions; the standard library reads it",
 	},
 	{
 		Folder:         "adapters/import-cube",
 		Modules:        adapterModules,
 		TestThirdParty: []string{testify},
+		TestPackages:   contractSuites,
 		Reason:         "an importer: Cube data models into definitions; a parser is named here when it is chosen",
 	},
 	{

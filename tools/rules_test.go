@@ -97,6 +97,11 @@ func TestAllowedImports(t *testing.T) {
 			{"module exec-arrow, file exec-arrow/go.mod", "module path is sutura.dev/execarrow, want sutura.dev/exec-arrow"},
 			{"module widgets", "has no rule (go.work lists it): add a rule"},
 			{"module adapters/mystery", "has no rule (it has a go.mod under adapters/): add a rule"},
+			{"module adapters/postgres, package sutura.dev/adapters/postgres, file adapters/postgres/postgres.go:6",
+				"imports sutura.dev/app/conformance (module app); from the workspace adapters/postgres may import only domain, semantic"},
+			{"module adapters/postgres, package sutura.dev/adapters/postgres_test (tests), file adapters/postgres/postgres_test.go:7",
+				"its tests import sutura.dev/app (module app); from the workspace adapters/postgres may import only domain, semantic, " +
+					"and in its tests also sutura.dev/app/conformance, sutura.dev/app/apptest"},
 		},
 	}})
 }
