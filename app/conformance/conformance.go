@@ -1,9 +1,15 @@
-// Package conformance is the contract suite of the data-system port: a
-// corpus of questions over the demo with expected answers computed by an
-// independent engine (DuckDB, from the same files; see testdata/README.md),
-// and Run, which every data system runs against itself. The same question
-// must give the same rows and the same refusals on every data system; only
-// the SQL text differs.
+// Package conformance holds the contract suites of app's driven ports,
+// which every adapter runs against itself from its own module's tests
+// (architecture.md §2 lets an adapter's tests, never its code, import this
+// package and app/apptest).
+//
+// The data-system suite is a corpus of questions over the demo with
+// expected answers computed by an independent engine (DuckDB, from the same
+// files; see testdata/README.md): RunDataSystem asks it of a data system at
+// its port, Run through an app.Surface. The same question must give the
+// same rows and the same refusals on every data system; only the SQL text
+// differs. The catalogue suite (RunCatalog) and the audit-sink suite
+// (RunAuditSink) check the other two ports' contracts.
 package conformance
 
 import (
@@ -21,10 +27,49 @@ import (
 
 	"sutura.dev/app"
 	"sutura.dev/domain"
+	"sutura.dev/semantic"
 )
 
 //go:embed testdata/corpus
 var corpus embed.FS
+
+// demoDefinitions are the demo catalogue's definitions (examples/demo/
+// catalog) as domain JSON: an adapter's tests may not import the markdown
+// catalogue reader. The catalog-markdown module's tests keep the file equal
+// to the catalogue (and rewrite it with -update).
+//
+//go:embed testdata/demo-definitions.json
+var demoDefinitions []byte
+
+// DemoSource is the alias of the demo's one source: the data system under
+// test serves it.
+const DemoSource = "demo"
+
+// DemoVersion is the version label of DemoBundle.
+const DemoVersion = "demo"
+
+// Today is the date the corpus's relative ranges resolve against.
+var Today = domain.DateOf(2026, 7, 1)
+
+// DemoDefinitions returns the demo catalogue's definitions, a fresh copy:
+// the models (the tables of examples/demo/data) a data system under test
+// is opened with, and the metrics the corpus asks.
+func DemoDefinitions() (domain.Definitions, error) {
+	var d domain.Definitions
+	if err := json.Unmarshal(demoDefinitions, &d); err != nil {
+		return domain.Definitions{}, fmt.Errorf("conformance: the demo definitions: %w", err)
+	}
+	return d, nil
+}
+
+// DemoBundle returns the bundle of DemoDefinitions, without knowledge.
+func DemoBundle() (*domain.Bundle, error) {
+	d, err := DemoDefinitions()
+	if err != nil {
+		return nil, err
+	}
+	return domain.NewBundle(DemoVersion, d, domain.Knowledge{})
+}
 
 // Case is one question of the corpus and its expected outcome.
 type Case struct {
@@ -79,6 +124,50 @@ func Cases() ([]Case, error) {
 // build the admission bound.
 func Run(t *testing.T, s *app.Surface) {
 	t.Helper()
+	runCorpus(t, func(_ *testing.T, p domain.Principal, q domain.Question) (domain.Outcome, error) {
+		return s.Answer(context.Background(), app.Caller{Principal: p}, q)
+	})
+}
+
+// RunDataSystem asks every case of the corpus of sys at the data-system
+// port, with no surface around it: each question is compiled against
+// DemoBundle for its principal on Today, the plan is executed on sys, and
+// the outcome — the rows, a refusal sys returns or the row cap and byte
+// bound of product.md §4.1 it breaks, the zero-denominator failure — is
+// compared as Run compares it. sys serves DemoSource over the demo data
+// (examples/demo/data) with the models of DemoDefinitions.
+func RunDataSystem(t *testing.T, sys app.DataSystem) {
+	t.Helper()
+	b, err := DemoBundle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCorpus(t, func(t *testing.T, p domain.Principal, q domain.Question) (domain.Outcome, error) {
+		plan, reason := semantic.Compile(b, p, q, Today)
+		if reason != nil {
+			return domain.Refused(*reason), nil
+		}
+		rows, err := sys.Execute(context.Background(), plan)
+		var re *domain.RefusalError
+		switch {
+		case errors.As(err, &re):
+			return domain.Refused(re.Reason), nil
+		case err != nil:
+			return domain.Outcome{}, err
+		case rows == nil:
+			t.Fatal("Execute returned neither rows nor an error")
+		case len(rows.Rows) > plan.RowCap, rows.RenderedBytes() > domain.MaxResultBytes:
+			return domain.Refused(domain.Refuse(domain.ResultTooLarge, "over the bounds")), nil
+		}
+		return domain.Answered(&domain.Answer{RowSet: *rows, Provenance: plan.Provenance}), nil
+	})
+}
+
+// ask answers one question of the corpus for a principal.
+type ask func(t *testing.T, p domain.Principal, q domain.Question) (domain.Outcome, error)
+
+func runCorpus(t *testing.T, answer ask) {
+	t.Helper()
 	cases, err := Cases()
 	if err != nil {
 		t.Fatalf("conformance: corpus: %v", err)
@@ -87,20 +176,20 @@ func Run(t *testing.T, s *app.Surface) {
 		t.Fatal("conformance: the corpus is empty")
 	}
 	for _, c := range cases {
-		t.Run(c.File, func(t *testing.T) { runCase(t, s, c) })
+		t.Run(c.File, func(t *testing.T) { runCase(t, answer, c) })
 	}
 }
 
-func runCase(t *testing.T, s *app.Surface, c Case) {
+func runCase(t *testing.T, answer ask, c Case) {
 	q, err := domain.ParseQuestion(c.Question)
 	if err != nil {
 		t.Fatalf("the corpus question does not parse: %v", err)
 	}
-	caller := app.Caller{Principal: domain.LocalOperator}
+	principal := domain.LocalOperator
 	if c.Principal == "anonymous" {
-		caller.Principal = domain.Principal{Subject: "anonymous"}
+		principal = domain.Principal{Subject: "anonymous"}
 	}
-	out, err := s.Answer(context.Background(), caller, q)
+	out, err := answer(t, principal, q)
 	switch c.Expect.Outcome {
 	case "error":
 		if c.Expect.Error == "zero_denominator" && !errors.Is(err, domain.ErrZeroDenominator) {
