@@ -194,3 +194,32 @@ func TestRunSQLAuditFailureFails(t *testing.T) {
 	require.ErrorIs(t, err, app.ErrInternal)
 	assert.Empty(t, sys.Statements(), "a statement whose start record cannot be written never runs")
 }
+
+func TestCheckRefusesAPrivilegedRunSQLRole(t *testing.T) {
+	anchored := &apptest.System{Rows: [][]domain.Cell{{domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(42)}}}
+	for _, tc := range []struct {
+		name    string
+		enabled bool
+		role    error
+		checked int
+		refusal string
+	}{
+		{"a role that may only read", true, nil, 1, ""},
+		{"a superuser", true, errors.New("the login role is a superuser"), 1, "tools.run_sql.enabled: source files: its login role may not serve run_sql: the login role is a superuser"},
+		{"run_sql off", false, errors.New("the login role is a superuser"), 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sys := &apptest.SQL{System: anchored, Privileged: tc.role}
+			s, _, _ := newSurface(t, sys, 1, 5*time.Second, func(cfg *app.Config) {
+				cfg.Tools = app.Tools(app.ToolOptions{RunSQL: tc.enabled})
+			})
+			err := s.Check(t.Context())
+			assert.Equal(t, tc.checked, sys.PrivilegeChecks())
+			if tc.refusal == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.EqualError(t, err, tc.refusal)
+		})
+	}
+}

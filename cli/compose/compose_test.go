@@ -183,3 +183,25 @@ Money given back.
 	require.NoError(t, p.Refresh(t.Context()), "once the table exists the refresh passes")
 	assert.NotEqual(t, before, p.Catalog.Bundle().Digest())
 }
+
+// TestOpenRefusesAPrivilegedRunSQLRole: with run_sql enabled, a source
+// whose login role may do more than read is refused at start, naming the
+// key and the source.
+func TestOpenRefusesAPrivilegedRunSQLRole(t *testing.T) {
+	saved := sourceKinds[config.KindPostgres]
+	t.Cleanup(func() { sourceKinds[config.KindPostgres] = saved })
+	role := &apptest.SQL{Privileged: errors.New("the login role is a superuser")}
+	sourceKinds[config.KindPostgres] = sourceKind{open: func(context.Context, sourceSpec) (openedSource, error) {
+		return openedSource{source: app.Source{System: role, Posture: domain.SharedServiceUser}, close: func() {}}, nil
+	}}
+	env := configEnv(t, shopCatalog, "  pg: "+fakePostgres+"\ntools: {run_sql: {enabled: true}}\n")
+	_, err := Open(t.Context(), env, &bytes.Buffer{}, Options{})
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.ErrorContains(t, err, "tools.run_sql.enabled: source pg: its login role may not serve run_sql: the login role is a superuser")
+
+	role.Privileged = nil
+	p, err := Open(t.Context(), env, &bytes.Buffer{}, Options{})
+	require.NoError(t, err)
+	p.Close()
+}
