@@ -19,13 +19,17 @@
 // anything can answer.
 //
 // Optional abilities of the driven ports are separate interfaces found by
-// type assertion: a data system may check its tables at start (Validator)
-// and measure what an execution took (CostReporter, reported by
-// Surface.AnswerWithCost); a catalogue may tell when a refresh swapped its
-// bundle (CatalogNotifier, implemented by SwappableCatalog and relayed by
-// Surface.Subscribe).
+// type assertion: a data system may check its tables at start (Validator),
+// measure what an execution took (CostReporter, reported by
+// Surface.AnswerWithCost), say the posture it runs under (PostureReporter),
+// run run_sql statements (SQLRunner) and check that its login role may
+// serve them (SQLPrivilegeChecker); a catalogue may tell when a refresh
+// swapped its bundle (CatalogNotifier, implemented by SwappableCatalog and
+// relayed by Surface.Subscribe).
 //
 // Package sutura.dev/app/wire holds what every transport serves on top of
 // the surface: the tools' wire types, generated schemas and declarations
-// (the manifest), their structured content and the failure sentences.
+// (the manifest) and their structured content. Package
+// sutura.dev/app/conformance holds the contract suites of the driven
+// ports; sutura.dev/app/apptest their fakes.
 package app
