@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -140,6 +141,10 @@ type work struct {
 // line of a failure worth one.
 func (s *Surface) run(ctx context.Context, caller Caller, w *work) Result {
 	start := time.Now()
+	if caller.CorrelationID == "" {
+		// Every audited call is traced, whatever carried it.
+		caller.CorrelationID = rand.Text()
+	}
 	w.rec.Time = start.UTC()
 	w.rec.CorrelationID = caller.CorrelationID
 	w.rec.Principal = caller.Principal.Chain()

@@ -49,7 +49,9 @@ type Config struct {
 
 // Caller is who asks and how the call is traced.
 type Caller struct {
-	Principal     domain.Principal
+	Principal domain.Principal
+	// CorrelationID traces the call through logs and the audit; an empty
+	// one is given a fresh id for each audited call.
 	CorrelationID string
 	// Scoped says the principal's Scopes came from an inbound identity and
 	// are what it may call: a tool they do not grant is refused

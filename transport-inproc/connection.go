@@ -2,7 +2,6 @@ package inproc
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -171,14 +170,13 @@ func (c *Connection) ToolIsReadOnly(tool string) bool {
 // configured data system measures its work (app.CostReporter).
 func (c *Connection) MeasuresRealizedCost() bool { return c.surface.MeasuresCost() }
 
+// caller resolves who is asking from ctx (Config.Caller, or the local
+// operator); the surface gives a call without a correlation id a fresh one.
 func (c *Connection) caller(ctx context.Context) app.Caller {
 	caller := app.Caller{Principal: domain.LocalOperator}
 	if c.cfg.Caller != nil {
 		caller = c.cfg.Caller(ctx)
 	}
 	caller.Scoped = c.cfg.EnforceScopes
-	if caller.CorrelationID == "" {
-		caller.CorrelationID = rand.Text()
-	}
 	return caller
 }

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -180,16 +179,13 @@ func withCarrier(ctx context.Context) context.Context {
 }
 
 // caller resolves who is asking from ctx (Options.Caller, or the local
-// operator), with a fresh correlation id when it carries none.
+// operator); the surface gives a call without a correlation id a fresh one.
 func (s *Server) caller(ctx context.Context) app.Caller {
 	c := app.Caller{Principal: domain.LocalOperator}
 	if s.opts.Caller != nil {
 		c = s.opts.Caller(ctx)
 	}
 	c.Scoped = s.opts.EnforceScopes
-	if c.CorrelationID == "" {
-		c.CorrelationID = rand.Text()
-	}
 	return c
 }
 
