@@ -61,6 +61,19 @@ type Caller struct {
 	Scoped bool
 }
 
+// ResolveCaller is who asks a call on a transport: resolve's caller for
+// ctx, or the local operator when resolve is nil, Scoped when the
+// transport's callers carry their scopes (an inbound identity supplied
+// them).
+func ResolveCaller(ctx context.Context, resolve func(context.Context) Caller, scoped bool) Caller {
+	c := Caller{Principal: domain.LocalOperator}
+	if resolve != nil {
+		c = resolve(ctx)
+	}
+	c.Scoped = scoped
+	return c
+}
+
 // Surface is the driving port every transport calls.
 type Surface struct {
 	cfg   Config

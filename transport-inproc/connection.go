@@ -173,10 +173,5 @@ func (c *Connection) MeasuresRealizedCost() bool { return c.surface.MeasuresCost
 // caller resolves who is asking from ctx (Config.Caller, or the local
 // operator); the surface gives a call without a correlation id a fresh one.
 func (c *Connection) caller(ctx context.Context) app.Caller {
-	caller := app.Caller{Principal: domain.LocalOperator}
-	if c.cfg.Caller != nil {
-		caller = c.cfg.Caller(ctx)
-	}
-	caller.Scoped = c.cfg.EnforceScopes
-	return caller
+	return app.ResolveCaller(ctx, c.cfg.Caller, c.cfg.EnforceScopes)
 }

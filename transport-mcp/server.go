@@ -14,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"sutura.dev/app"
-	"sutura.dev/domain"
 )
 
 // Options configure a Server. The zero value serves the default tool list
@@ -181,12 +180,7 @@ func withCarrier(ctx context.Context) context.Context {
 // caller resolves who is asking from ctx (Options.Caller, or the local
 // operator); the surface gives a call without a correlation id a fresh one.
 func (s *Server) caller(ctx context.Context) app.Caller {
-	c := app.Caller{Principal: domain.LocalOperator}
-	if s.opts.Caller != nil {
-		c = s.opts.Caller(ctx)
-	}
-	c.Scoped = s.opts.EnforceScopes
-	return c
+	return app.ResolveCaller(ctx, s.opts.Caller, s.opts.EnforceScopes)
 }
 
 // listGranted is the receiving middleware installed with EnforceScopes: it
