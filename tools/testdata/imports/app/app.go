@@ -4,4 +4,6 @@ package app
 import "sutura.dev/domain"
 
 // DataSystem executes questions.
-type DataSystem interface{ Execute(q domain.Question) string }
+type DataSystem interface {
+	Execute(q domain.Question) string
+}
