@@ -94,15 +94,26 @@ func (s *Surface) Call(ctx context.Context, caller Caller, tool domain.Capabilit
 	return Result{Capability: tool, Failure: newFailure(CodeInternal, fmt.Errorf("tool %s has no pipeline", tool))}
 }
 
-// enter is the enablement and scope step, and refuses a call whose caller
-// went away before it started.
-func (s *Surface) enter(ctx context.Context, caller Caller, tool domain.Capability) *Failure {
+// Permit is the enablement and scope step of the pipeline, for a gate in
+// front of it that must refuse before it reads a request: nil when the
+// deployment offers tool and caller may call it, else the failure
+// tool_not_enabled or insufficient_scope that Call would return.
+func (s *Surface) Permit(caller Caller, tool domain.Capability) *Failure {
 	t, ok := s.tools[tool]
 	switch {
 	case !ok:
 		return toolNotEnabled(tool)
 	case caller.Scoped && !t.Grants(caller.Principal.Scopes):
 		return notGranted(t)
+	}
+	return nil
+}
+
+// enter is the enablement and scope step, and refuses a call whose caller
+// went away before it started.
+func (s *Surface) enter(ctx context.Context, caller Caller, tool domain.Capability) *Failure {
+	if f := s.Permit(caller, tool); f != nil {
+		return f
 	}
 	if err := ctx.Err(); err != nil {
 		return classify(err)

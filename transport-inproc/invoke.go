@@ -44,11 +44,6 @@ func (c *Connection) InvokeWithCost(ctx context.Context, tool string, args json.
 // tool, the arguments) and translates a failure into this package's typed
 // errors.
 func (c *Connection) call(ctx context.Context, name string, args json.RawMessage) (app.Result, error) {
-	if _, ok := c.tools[domain.Capability(name)]; !ok {
-		// Not a tool this connection declares: the same answer as a tool
-		// the surface does not enable.
-		return app.Result{}, unknownTool(name)
-	}
 	res := c.surface.Call(ctx, c.caller(ctx), domain.Capability(name), args)
 	if f := res.Failure; f != nil {
 		return res, c.failure(ctx, name, f)
