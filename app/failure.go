@@ -17,18 +17,21 @@ type FailureCode string
 
 // Every failure code, in the order of the table below.
 const (
-	CodeUnauthorized        FailureCode = "unauthorized"
-	CodeInsufficientScope   FailureCode = "insufficient_scope"
-	CodeToolNotEnabled      FailureCode = "tool_not_enabled"
-	CodeHostNotAllowed      FailureCode = "host_not_allowed"
-	CodeNotAQuestion        FailureCode = "not_a_question"
-	CodeTooLarge            FailureCode = "too_large"
-	CodeRateLimited         FailureCode = "rate_limited"
-	CodeTimeout             FailureCode = "timeout"
-	CodeInternal            FailureCode = "internal"
-	CodeUnavailable         FailureCode = "unavailable"
-	CodeIdentityUnavailable FailureCode = "identity_unavailable"
-	CodeAtCapacity          FailureCode = "at_capacity"
+	CodeUnauthorized      FailureCode = "unauthorized"
+	CodeInsufficientScope FailureCode = "insufficient_scope"
+	CodeToolNotEnabled    FailureCode = "tool_not_enabled"
+	CodeHostNotAllowed    FailureCode = "host_not_allowed"
+	CodeNotAQuestion      FailureCode = "not_a_question"
+	CodeTooLarge          FailureCode = "too_large"
+	// CodeUnsupportedMediaType: a POST that does not declare
+	// application/json, refused before its body is read.
+	CodeUnsupportedMediaType FailureCode = "unsupported_media_type"
+	CodeRateLimited          FailureCode = "rate_limited"
+	CodeTimeout              FailureCode = "timeout"
+	CodeInternal             FailureCode = "internal"
+	CodeUnavailable          FailureCode = "unavailable"
+	CodeIdentityUnavailable  FailureCode = "identity_unavailable"
+	CodeAtCapacity           FailureCode = "at_capacity"
 	// CodeZeroDenominator: a ratio metric declared zero_denominator: fails
 	// met a zero denominator; the answer does not exist for this question.
 	CodeZeroDenominator FailureCode = "zero_denominator"
@@ -86,6 +89,7 @@ var failures = []failureRow{
 	{CodeHostNotAllowed, 403, "this Host is not served here", false, nil},
 	{CodeNotAQuestion, 400, "the arguments are not a question", false, ErrNotAQuestion},
 	{CodeTooLarge, 413, "the request body is larger than this server accepts", false, nil},
+	{CodeUnsupportedMediaType, 415, "the body must be sent as Content-Type: application/json", false, nil},
 	{CodeRateLimited, 429, "too many requests; ask again shortly", false, nil},
 	{CodeTimeout, 408, TextTimeout, false, ErrTimeout},
 	{CodeInternal, 500, TextInternal, true, ErrInternal},

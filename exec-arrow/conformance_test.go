@@ -16,11 +16,10 @@ import (
 // cell and refusal must match the corpus DuckDB computed from the same
 // files.
 func TestConformance(t *testing.T) {
-	defs, err := conformance.DemoDefinitions()
-	require.NoError(t, err)
-	e, err := engine.New(context.Background(), engine.Config{Source: conformance.DemoSource,
-		Files: os.DirFS("../examples/demo/data"), Models: defs.Models})
+	const source = "demo"
+	e, err := engine.New(context.Background(), engine.Config{Source: source,
+		Files: os.DirFS("../examples/demo/data"), Models: conformance.DemoDefinitions(source).Models})
 	require.NoError(t, err)
 	require.NoError(t, e.Validate(context.Background()), "the demo files hold every declared column")
-	conformance.RunDataSystem(t, e)
+	conformance.RunSystem(t, e, source)
 }

@@ -226,12 +226,8 @@ func (r ModuleRule) forbids(e edge) string {
 	case e.std || e.own:
 		return ""
 	case e.workspace:
-		if r.AnyModule || e.module != "" && slices.Contains(r.Modules, e.module) || e.from.test && withinAny(e.to, r.TestPackages) {
+		if r.AnyModule || e.module != "" && slices.Contains(r.Modules, e.module) || e.from.test && slices.Contains(r.TestPackages, e.to) {
 			return ""
-		}
-		if e.from.test {
-			return fmt.Sprintf("its tests import %s; from the workspace %s may import only %s, and in its tests also %s",
-				e.what(), r.Folder, list(r.Modules), list(r.TestPackages))
 		}
 		return fmt.Sprintf("imports %s; from the workspace %s may import only %s",
 			e.what(), r.Folder, list(r.Modules))

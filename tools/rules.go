@@ -32,8 +32,7 @@ var Rules = []Rule{
 	{
 		ID:   RuleAllowedImports,
 		Name: "allowed-imports",
-		Reason: "each module may import only the modules and third-party code its row in ModuleRules names " +
-			"(and its tests also the packages the row's TestPackages names, such as the contract suites an adapter runs); " +
+		Reason: "each module may import only the modules and third-party code its row in ModuleRules names; " +
 			"the hexagon holds only if dependencies point inwards (adapters and transports to app, app to domain), " +
 			"and every module must build alone with GOWORK=off, because in workspace mode Go lets a module import " +
 			"a sibling its go.mod does not require",
@@ -89,10 +88,23 @@ const testify = "github.com/stretchr/testify"
 // workspace: the vocabulary, and the compiler for the SQL of its dialect.
 var adapterModules = []string{"domain", "semantic"}
 
-// contractSuites are the packages an adapter's tests (never its code) may
-// also import: the contract suites of app's ports and the fakes they use,
-// so that every adapter runs the suite of its port from its own module.
-var contractSuites = []string{ModulePrefix + "app/conformance", ModulePrefix + "app/apptest"}
+// importerModules and importerThirdParty are what every importer may
+// import: the vocabulary it produces and a YAML reader, nothing else.
+var (
+	importerModules    = []string{"domain"}
+	importerThirdParty = []string{"go.yaml.in/yaml/v3"}
+)
+
+// importerReason says why an importer's row is so narrow.
+const importerReason = "it only parses bytes the cli has read (bounded, never through a symbolic link out of the input) " +
+	"into the vocabulary, so it needs no compiler, no driver and no I/O, and a hostile input can reach nothing but the parser; " +
+	"the shared catalogue writer lives in adapters/catalog-markdown and the cli hands the result over"
+
+// adapterTestPackages are the contract suites of app's ports and their
+// fakes: an adapter's tests (never its code) import them to run the suite
+// of its port against itself from its own module (architecture.md §2),
+// which reaches app without making the adapter depend on it.
+var adapterTestPackages = []string{ModulePrefix + "app/conformance", ModulePrefix + "app/apptest"}
 
 // transportModules is what every transport may import from the workspace.
 var transportModules = []string{"domain", "app", "runtime"}
@@ -114,9 +126,8 @@ type ModuleRule struct {
 	AnyThirdParty bool
 	// TestThirdParty lists prefixes its test code may import as well.
 	TestThirdParty []string
-	// TestPackages lists the import paths of workspace packages (and the
-	// packages below them) its test code may import as well, whatever
-	// module provides them.
+	// TestPackages lists the workspace packages (import paths) its test
+	// code may import as well, besides Modules.
 	TestPackages []string
 	// Reason says why the module's row is what it is.
 	Reason string
@@ -154,7 +165,7 @@ var ModuleRules = []ModuleRule{
 		Modules:        []string{"domain"},
 		ThirdParty:     []string{"github.com/apache/arrow-go/v18", "golang.org/x/sync"},
 		TestThirdParty: []string{testify},
-		TestPackages:   contractSuites,
+		TestPackages:   adapterTestPackages,
 		Reason:         "the embedded engine executes plans over Arrow; it needs the vocabulary, not SQL rendering; its tests run the data-system contract suite",
 	},
 	{
@@ -162,7 +173,7 @@ var ModuleRules = []ModuleRule{
 		Modules:        adapterModules,
 		ThirdParty:     []string{"go.yaml.in/yaml/v3", "github.com/santhosh-tekuri/jsonschema/v6"},
 		TestThirdParty: []string{testify},
-		TestPackages:   contractSuites,
+		TestPackages:   adapterTestPackages,
 		Reason:         "the catalogue reader: YAML front matter, validated against JSON Schema",
 	},
 	{
@@ -170,7 +181,7 @@ var ModuleRules = []ModuleRule{
 		Modules:        adapterModules,
 		ThirdParty:     []string{"github.com/jackc/pgx/v5"},
 		TestThirdParty: []string{testify},
-		TestPackages:   contractSuites,
+		TestPackages:   adapterTestPackages,
 		Reason:         "a data system: the postgres dialect of the compiler and its driver, pgx",
 	},
 	{
@@ -178,29 +189,53 @@ var ModuleRules = []ModuleRule{
 		Modules:        adapterModules,
 		ThirdParty:     []string{"github.com/sijms/go-ora/v2"},
 		TestThirdParty: []string{testify},
-		TestPackages:   contractSuites,
+		TestPackages:   adapterTestPackages,
 		Reason:         "a data system: the oracle dialect of the compiler and its pure-Go driver, go-ora",
+	},
+	{
+		Folder:         "adapters/clickhouse",
+		Modules:        adapterModules,
+		ThirdParty:     []string{"github.com/ClickHouse/clickhouse-go/v2"},
+		TestPackages:   adapterTestPackages,
+		TestThirdParty: []string{testify},
+		Reason:         "a data system: the clickhouse dialect of the compiler and its driver, clickhouse-go over the native protocol",
+	},
+	{
+		Folder: "adapters/clickhouse/chdbtest",
+		Modules: []string{"domain", "semantic", "app", "runtime", "exec-arrow", "examples",
+			"adapters/catalog-markdown", "adapters/clickhouse"},
+		TestThirdParty: []string{testify},
+		Reason: "test-only: runs the clickhouse dialect on chDB's current ClickHouse engine, loaded with dlopen (cgo), and the " +
+			"conformance and differential suites through app on it and on a real server; chDB is linked nowhere else",
 	},
 	{
 		Folder:         "adapters/duckdb",
 		Modules:        adapterModules,
+		ThirdParty:     []string{"github.com/duckdb/duckdb-go/v2"},
 		TestThirdParty: []string{testify},
-		TestPackages:   contractSuites,
-		Reason:         "a data system: the duckdb dialect of the compiler; its driver is named here when it is chosen",
+		TestPackages:   adapterTestPackages,
+		Reason:         "a data system: the duckdb dialect of the compiler and its driver, duckdb-go (cgo; DuckDB is linked in)",
 	},
 	{
 		Folder:         "adapters/import-dbt",
-		Modules:        adapterModules,
+		Modules:        importerModules,
+		ThirdParty:     importerThirdParty,
 		TestThirdParty: []string{testify},
-		TestPackages:   contractSuites,
-		Reason:         "an importer: a dbt manifest (JSON) into definitions; the standard library reads it",
+		Reason:         "an importer: a dbt project's semantic layer (YAML) or semantic_manifest.json into definitions; " + importerReason,
 	},
 	{
 		Folder:         "adapters/import-cube",
-		Modules:        adapterModules,
+		Modules:        importerModules,
+		ThirdParty:     importerThirdParty,
 		TestThirdParty: []string{testify},
-		TestPackages:   contractSuites,
-		Reason:         "an importer: Cube data models into definitions; a parser is named here when it is chosen",
+		Reason:         "an importer: a Cube data model (YAML) into definitions; " + importerReason,
+	},
+	{
+		Folder:         "adapters/import-osi",
+		Modules:        importerModules,
+		ThirdParty:     importerThirdParty,
+		TestThirdParty: []string{testify},
+		Reason:         "an importer: an Open Semantic Interchange (Apache Ossie) model (YAML) into definitions; " + importerReason,
 	},
 	{
 		Folder:         "transport-mcp",
@@ -243,6 +278,14 @@ var ModuleRules = []ModuleRule{
 		Reason:         "the benchmark harness and the corpus generator: they measure sutura's engine against DuckDB on the same files, so DuckDB is linked here and never into the server binary",
 	},
 	{
+		Folder: "examples/importcheck",
+		Modules: []string{"domain", "semantic", "exec-arrow", "adapters/catalog-markdown",
+			"adapters/import-dbt", "adapters/import-cube", "adapters/import-osi"},
+		TestThirdParty: []string{testify, "github.com/duckdb/duckdb-go/v2"},
+		Reason: "the test that imported metrics keep their meaning: it imports each format, answers with the compiler and the embedded engine, " +
+			"and compares with hand-written SQL run by DuckDB, which only its tests link",
+	},
+	{
 		Folder:         "examples/kernel",
 		AnyModule:      true,
 		TestThirdParty: []string{testify},
@@ -277,7 +320,7 @@ var AdapterClasses = []AdapterClass{
 	},
 	{
 		Name:    "catalogues",
-		Members: []string{"adapters/catalog-markdown", "adapters/import-dbt", "adapters/import-cube"},
+		Members: []string{"adapters/catalog-markdown", "adapters/import-dbt", "adapters/import-cube", "adapters/import-osi"},
 		Reason:  "each produces definitions on its own, all validated once at start-up by app",
 	},
 	{

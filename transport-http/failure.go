@@ -16,22 +16,27 @@ type FailureCode = app.FailureCode
 
 // Every failure code the HTTP surface writes (app's, by their HTTP names).
 const (
-	Unauthorized        = app.CodeUnauthorized
-	InsufficientScope   = app.CodeInsufficientScope
-	ToolNotEnabled      = app.CodeToolNotEnabled
-	HostNotAllowed      = app.CodeHostNotAllowed
-	NotAQuestion        = app.CodeNotAQuestion
-	TooLarge            = app.CodeTooLarge
-	RateLimited         = app.CodeRateLimited
-	Timeout             = app.CodeTimeout
-	Internal            = app.CodeInternal
-	Unavailable         = app.CodeUnavailable
-	IdentityUnavailable = app.CodeIdentityUnavailable
-	AtCapacity          = app.CodeAtCapacity
-	ZeroDenominator     = app.CodeZeroDenominator
-	StatementFailed     = app.CodeStatementFailed
-	NotFound            = app.CodeNotFound
-	MethodNotAllowed    = app.CodeMethodNotAllowed
+	Unauthorized      = app.CodeUnauthorized
+	InsufficientScope = app.CodeInsufficientScope
+	ToolNotEnabled    = app.CodeToolNotEnabled
+	HostNotAllowed    = app.CodeHostNotAllowed
+	NotAQuestion      = app.CodeNotAQuestion
+	TooLarge          = app.CodeTooLarge
+	// UnsupportedMediaType is the failure of a POST whose Content-Type is
+	// not application/json, refused before its body is read: a browser
+	// sends a cross-site POST without a preflight only with a form or text
+	// type.
+	UnsupportedMediaType = app.CodeUnsupportedMediaType
+	RateLimited          = app.CodeRateLimited
+	Timeout              = app.CodeTimeout
+	Internal             = app.CodeInternal
+	Unavailable          = app.CodeUnavailable
+	IdentityUnavailable  = app.CodeIdentityUnavailable
+	AtCapacity           = app.CodeAtCapacity
+	ZeroDenominator      = app.CodeZeroDenominator
+	StatementFailed      = app.CodeStatementFailed
+	NotFound             = app.CodeNotFound
+	MethodNotAllowed     = app.CodeMethodNotAllowed
 )
 
 // FailureCodes returns every failure code this surface writes: the

@@ -108,7 +108,7 @@ func escapeCell(s string) string { return cellEscaper.Replace(s) }
 func failure(f *app.Failure) (*mcp.CallToolResult, error) {
 	switch f.Code {
 	case app.CodeToolNotEnabled, app.CodeInsufficientScope:
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: f.Detail}
+		return nil, ownError(jsonrpc.CodeInvalidParams, f.Detail)
 	case app.CodeCancelled:
 		return nil, context.Canceled
 	}

@@ -17,8 +17,9 @@ type CatalogReader func(version string) (*domain.Bundle, error)
 // RunCatalog is the contract suite of a catalogue adapter, the producer of
 // the bundles app's Catalog port hands out: read the demo catalogue with
 // read and check that
-//   - it pins the demo definitions exactly (DemoDefinitions), so every
-//     reader of the same catalogue gives the same digest per metric;
+//   - it holds the demo's definitions (DemoDefinitions, descriptions
+//     aside), so every reader of the same catalogue plans the same
+//     questions alike;
 //   - the version label is stamped on the bundle and not digested;
 //   - reading is deterministic: the same catalogue, the same digest;
 //   - the bundle is one app serves: a Catalog holds it, every metric is
@@ -26,7 +27,7 @@ type CatalogReader func(version string) (*domain.Bundle, error)
 //     question compiles.
 func RunCatalog(t *testing.T, read CatalogReader) {
 	t.Helper()
-	want, err := DemoBundle()
+	want, err := DemoBundle(demoSource)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,22 +35,10 @@ func RunCatalog(t *testing.T, read CatalogReader) {
 	if err != nil {
 		t.Fatalf("the demo catalogue does not read: %v", err)
 	}
-	t.Run("pins the demo definitions", func(t *testing.T) {
-		got, err := json.Marshal(b.Definitions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		exp, err := json.Marshal(want.Definitions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != string(exp) {
+	t.Run("holds the demo definitions", func(t *testing.T) {
+		got, exp := withoutProse(t, b.Definitions()), withoutProse(t, want.Definitions())
+		if got != exp {
 			t.Fatalf("the definitions differ from the demo's:\n got %s\nwant %s", got, exp)
-		}
-		for _, m := range want.Definitions().Metrics {
-			if b.MetricDigest(m.Name) != want.MetricDigest(m.Name) {
-				t.Errorf("metric %s: digest %s, want %s", m.Name, b.MetricDigest(m.Name), want.MetricDigest(m.Name))
-			}
 		}
 	})
 	t.Run("stamps the version without digesting it", func(t *testing.T) {
@@ -96,4 +85,45 @@ func RunCatalog(t *testing.T, read CatalogReader) {
 			}
 		}
 	})
+}
+
+// demoSource is the source alias of the demo catalogue's models.
+const demoSource = "demo"
+
+// withoutProse is the JSON of d without its descriptions, which carry no
+// meaning for a question.
+func withoutProse(t *testing.T, d *domain.Definitions) string {
+	t.Helper()
+	js, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c domain.Definitions
+	if err := json.Unmarshal(js, &c); err != nil {
+		t.Fatal(err)
+	}
+	for i := range c.Models {
+		c.Models[i].Description = ""
+		for j := range c.Models[i].Columns {
+			c.Models[i].Columns[j].Description = ""
+		}
+	}
+	for i := range c.Relationships {
+		c.Relationships[i].Description = ""
+	}
+	for i := range c.Metrics {
+		c.Metrics[i].Description = ""
+		for j := range c.Metrics[i].Dimensions {
+			c.Metrics[i].Dimensions[j].Description = ""
+		}
+	}
+	b, err := domain.NewBundle("", c, domain.Knowledge{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(b.Definitions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }

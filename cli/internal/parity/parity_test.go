@@ -122,7 +122,8 @@ func TestEveryCallFailureIsProvoked(t *testing.T) {
 		provoked[tc.code] = true
 	}
 	gates := map[app.FailureCode]bool{app.CodeUnauthorized: true, app.CodeHostNotAllowed: true, app.CodeTooLarge: true,
-		app.CodeRateLimited: true, app.CodeIdentityUnavailable: true, app.CodeNotFound: true, app.CodeMethodNotAllowed: true,
+		app.CodeUnsupportedMediaType: true,
+		app.CodeRateLimited:          true, app.CodeIdentityUnavailable: true, app.CodeNotFound: true, app.CodeMethodNotAllowed: true,
 		app.CodeCancelled: true}
 	for _, c := range app.FailureCodes() {
 		if !gates[c] {
