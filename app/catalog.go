@@ -4,14 +4,17 @@ import (
 	"strings"
 
 	"sutura.dev/domain"
+	"sutura.dev/semantic"
 )
 
 // CatalogView is what a caller may know of the catalogue: the metrics
 // visible to it with their grains, dimensions and allowed values, and the
 // knowledge about them. It is the wire shape of describe_catalog and
-// GET /v1/catalog. A metric outside the caller's audiences is absent, as if
-// it did not exist; physical tables never appear, and required filters
-// appear only in words (their column, never their value).
+// GET /v1/catalog. A metric outside the caller's audiences, or on a model
+// outside them, is absent, as if it did not exist; so is a dimension read
+// from (or through) a model outside them, and the knowledge about what is
+// absent. Physical tables never appear, and required filters appear only
+// in words (their column, never their value).
 type CatalogView struct {
 	DefinitionVersion string           `json:"definition_version"`
 	DefinitionDigest  string           `json:"definition_digest"`
@@ -100,10 +103,11 @@ func DescribeBundle(b *domain.Bundle, p domain.Principal) CatalogView {
 		NotDefined: []NotDefinedView{}, Examples: []ExampleView{},
 	}
 	defs := b.Definitions()
-	visible := map[string]bool{}
+	visible := map[string]bool{}    // metric
+	dimensions := map[string]bool{} // metric.dimension
 	for i := range defs.Metrics {
 		m := &defs.Metrics[i]
-		if !p.CanSee(m.Audience) {
+		if !semantic.Visible(b, p, m) {
 			continue
 		}
 		visible[m.Name] = true
@@ -115,7 +119,12 @@ func DescribeBundle(b *domain.Bundle, p domain.Principal) CatalogView {
 		if a := m.Anchor; a != nil {
 			mv.Anchor = &AnchorView{Start: a.Range.Start.String(), End: a.Range.End.String(), Value: a.Value}
 		}
-		for _, d := range m.Dimensions {
+		for j := range m.Dimensions {
+			d := &m.Dimensions[j]
+			if !semantic.DimensionVisible(b, p, m, d) {
+				continue
+			}
+			dimensions[m.Name+"."+d.Name] = true
 			mv.Dimensions = append(mv.Dimensions, DimensionView{Name: d.Name, Description: d.Description, Filterable: d.Filterable, Values: d.Values})
 		}
 		v.Metrics = append(v.Metrics, mv)
@@ -126,17 +135,28 @@ func DescribeBundle(b *domain.Bundle, p domain.Principal) CatalogView {
 			models[m.Name] = true
 		}
 	}
+	// seen says whether a referent (a metric, or metric.dimension) is
+	// visible: knowledge about what the caller may not see is not shown.
+	seen := func(metric, dimension string) bool {
+		if dimension == "" {
+			return visible[metric]
+		}
+		return dimensions[metric+"."+dimension]
+	}
 	k := b.Knowledge()
 	for _, g := range k.Glossary {
-		if visible[g.Means.Metric] {
+		if seen(g.Means.Metric, g.Means.Dimension) {
 			v.Glossary = append(v.Glossary, GlossaryView{Term: g.Term, Synonyms: g.Synonyms, Means: g.Means, Note: g.Note})
 		}
 	}
 	for _, c := range k.Caveats {
 		var about []string
 		for _, ref := range c.About {
-			metric, _, _ := strings.Cut(ref, ".")
-			if visible[metric] || models[ref] {
+			// A referent is a metric, a model, metric.dimension or
+			// metric.dimension=value.
+			metric, dimension, _ := strings.Cut(ref, ".")
+			dimension, _, _ = strings.Cut(dimension, "=")
+			if seen(metric, dimension) || models[ref] {
 				about = append(about, ref)
 			}
 		}
@@ -151,6 +171,12 @@ func DescribeBundle(b *domain.Bundle, p domain.Principal) CatalogView {
 		ok := true
 		for _, m := range e.Question.Metrics {
 			ok = ok && visible[m]
+			for _, d := range e.Question.Dimensions {
+				ok = ok && seen(m, d)
+			}
+			for _, f := range e.Question.Filters {
+				ok = ok && seen(m, f.Dimension)
+			}
 		}
 		if ok {
 			v.Examples = append(v.Examples, ExampleView{Name: e.Name, Asked: e.Asked, Question: e.Question})

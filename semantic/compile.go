@@ -19,13 +19,10 @@ func Compile(b *domain.Bundle, p domain.Principal, q domain.Question, today doma
 	return plan(b, r)
 }
 
-// Visible reports whether principal p may see metric m. A metric p may not
-// see is answered exactly like a missing one, so the catalogue description
-// must list only metrics for which Visible holds.
-func Visible(p domain.Principal, m *domain.Metric) bool { return p.CanSee(m.Audience) }
-
 // resolved is a question checked against the bundle.
 type resolved struct {
+	b       *domain.Bundle
+	p       domain.Principal
 	q       domain.Question
 	metrics []*domain.Metric
 	rng     domain.Range
@@ -42,6 +39,7 @@ func refuse(c domain.Code, format string, args ...any) *domain.Reason {
 
 func resolve(b *domain.Bundle, p domain.Principal, q domain.Question, today domain.Date) (*resolved, *domain.Reason) {
 	r := &resolved{q: q}
+	r.b, r.p = b, p
 	if why := r.resolveMetrics(b, p); why != nil {
 		return nil, why
 	}
@@ -94,7 +92,7 @@ func (r *resolved) resolveMetrics(b *domain.Bundle, p domain.Principal) *domain.
 	}
 	for _, name := range q.Metrics {
 		m, ok := b.Metric(name)
-		if !ok || !Visible(p, m) {
+		if !ok || !Visible(b, p, m) {
 			return unknownMetric(name)
 		}
 		r.metrics = append(r.metrics, m)
@@ -166,12 +164,14 @@ func (r *resolved) resolveShape(today domain.Date) *domain.Reason {
 }
 
 // dimension returns the definition of the dimension called name, which
-// every metric asked must declare with the same column and via chain.
+// every metric asked must declare with the same column and via chain, and
+// the caller must be allowed to see (DimensionVisible); one it may not see
+// is refused exactly like one the metric does not declare.
 func (r *resolved) dimension(name string) (*domain.Dimension, *domain.Reason) {
 	var first *domain.Dimension
 	for _, m := range r.metrics {
 		d, ok := m.Dimension(name)
-		if !ok {
+		if !ok || !DimensionVisible(r.b, r.p, m, d) {
 			return nil, refuse(domain.DimensionNotPermitted, "metric %s has no dimension %s", m.Name, name)
 		}
 		if first == nil {

@@ -192,8 +192,8 @@ func TestInvisibleMetricIsIndistinguishableFromMissing(t *testing.T) {
 	plan, why := semantic.Compile(withIt, finance, q, today)
 	require.Nil(t, why)
 	assert.Equal(t, "collected_payments", plan.Legs[0].Metrics[1].Name)
-	assert.True(t, semantic.Visible(finance, mustMetric(t, withIt, "collected_payments")))
-	assert.False(t, semantic.Visible(agent, mustMetric(t, withIt, "collected_payments")))
+	assert.True(t, semantic.Visible(withIt, finance, mustMetric(t, withIt, "collected_payments")))
+	assert.False(t, semantic.Visible(withIt, agent, mustMetric(t, withIt, "collected_payments")))
 }
 
 func mustMetric(t *testing.T, b *domain.Bundle, name string) *domain.Metric {

@@ -165,7 +165,8 @@ var ModuleRules = []ModuleRule{
 		Modules:        []string{"domain"},
 		ThirdParty:     []string{"github.com/apache/arrow-go/v18", "golang.org/x/sync"},
 		TestThirdParty: []string{testify},
-		Reason:         "the embedded engine executes plans over Arrow; it needs the vocabulary, not SQL rendering",
+		TestPackages:   adapterTestPackages,
+		Reason:         "the embedded engine executes plans over Arrow; it needs the vocabulary, not SQL rendering; its tests run the data-system contract suite",
 	},
 	{
 		Folder:         "adapters/catalog-markdown",

@@ -101,6 +101,10 @@ func TestAllowedImports(t *testing.T) {
 				"imports sutura.dev/semantic (module semantic); from the workspace adapters/import-osi may import only domain"},
 			{"module adapters/import-osi, package sutura.dev/adapters/import-osi, file adapters/import-osi/osi.go:5",
 				"imports github.com/apache/arrow-go/v18/arrow; third-party code allowed in adapters/import-osi: go.yaml.in/yaml/v3"},
+			{"module adapters/postgres, package sutura.dev/adapters/postgres, file adapters/postgres/postgres.go:6",
+				"imports sutura.dev/app/conformance (module app); from the workspace adapters/postgres may import only domain, semantic"},
+			{"module adapters/postgres, package sutura.dev/adapters/postgres_test (tests), file adapters/postgres/postgres_test.go:7",
+				"imports sutura.dev/app (module app); from the workspace adapters/postgres may import only domain, semantic"},
 		},
 	}})
 }

@@ -112,8 +112,10 @@ func newEnv(t *testing.T, sys *apptest.System, ec envConfig) *env {
 	if ec.noSource {
 		sources = nil
 	}
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	surface, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: demoBundle(t, ec.withoutSecret)}, Sources: sources,
-		Admission: adm, Audit: metrics.Audit(audit), RequestTimeout: ec.requestTimeout})
+		Admission: adm, Audit: metrics.Audit(audit), RequestTimeout: ec.requestTimeout, Tools: ec.cfg.Tools, Logger: logger})
 	require.NoError(t, err)
 	cfg := ec.cfg
 	cfg.Surface = surface
@@ -124,8 +126,10 @@ func newEnv(t *testing.T, sys *apptest.System, ec envConfig) *env {
 	if cfg.Inbound == nil && !ec.anonymous {
 		cfg.SingleUser = true
 	}
-	logs := &syncBuffer{}
-	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if cfg.Tools == nil {
+		cfg.Tools = surface.Tools()
+	}
+	cfg.Logger = logger
 	server, err := New(cfg)
 	require.NoError(t, err)
 	srv := httptest.NewServer(server.Handler())

@@ -265,13 +265,13 @@ func toolOperation(t app.Tool) *operation {
 // runSQLResponses are the responses of POST /v1/sql/run: the rows without
 // provenance, a refusal at the status of its code (result_too_large,
 // deadline_exceeded, source_refused, credential_unavailable), and every
-// failure; a statement the database failed is 400 not_a_question.
+// failure; a statement the database failed is 400 statement_failed.
 func runSQLResponses() map[string]*response {
 	refusals := map[int][]domain.Code{}
 	for _, c := range []domain.Code{domain.ResultTooLarge, domain.DeadlineExceeded, domain.SourceRefused, domain.CredentialUnavailable} {
 		refusals[c.Status()] = append(refusals[c.Status()], c)
 	}
-	failures := failuresByStatus(append(gateFailures(true), NotAQuestion, AtCapacity, Unavailable)...)
+	failures := failuresByStatus(append(gateFailures(true), NotAQuestion, StatementFailed, AtCapacity, Unavailable)...)
 	rs := map[string]*response{"200": jsonResponse("The statement's rows, without provenance: these numbers are not certified.", schemaSQLResult)}
 	statuses := map[int]bool{}
 	for s := range refusals {

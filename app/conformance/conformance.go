@@ -1,9 +1,15 @@
-// Package conformance is the contract suite of the data-system port: a
-// corpus of questions over the demo with expected answers computed by an
-// independent engine (DuckDB, from the same files; see testdata/README.md),
-// and Run, which every data system runs against itself. The same question
-// must give the same rows and the same refusals on every data system; only
-// the SQL text differs.
+// Package conformance holds the contract suites of app's driven ports,
+// which every adapter runs against itself from its own module's tests
+// (architecture.md §2 lets an adapter's tests, never its code, import this
+// package and app/apptest).
+//
+// The data-system suite is a corpus of questions over the demo with
+// expected answers computed by an independent engine (DuckDB, from the same
+// files; see testdata/README.md): RunSystem asks it of a data system at its
+// port, Run through an app.Surface. The same question must give the same
+// rows and the same refusals on every data system; only the SQL text
+// differs. The catalogue suite (RunCatalog) and the audit-sink suite
+// (RunAuditSink) check the other two ports' contracts.
 package conformance
 
 import (

@@ -50,7 +50,9 @@ replace (
 	sutura.dev/adapters/import-cube => ../../adapters/import-cube
 	sutura.dev/adapters/import-dbt => ../../adapters/import-dbt
 	sutura.dev/adapters/import-osi => ../../adapters/import-osi
+	sutura.dev/app => ../../app
 	sutura.dev/domain => ../../domain
 	sutura.dev/exec-arrow => ../../exec-arrow
+	sutura.dev/runtime => ../../runtime
 	sutura.dev/semantic => ../../semantic
 )

@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"sutura.dev/app"
+	"sutura.dev/cli/compose"
 	"sutura.dev/domain"
 )
 
@@ -190,25 +192,31 @@ func runDescribe(inv *invocation) error {
 	return nil
 }
 
+// runValidate builds the process, which runs the start-up validation, and
+// says what it checked or, one line each, what failed.
 func runValidate(inv *invocation) error {
-	p, err := open(inv)
+	s, err := load(inv)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
-	b := p.Bundle
+	b := s.Bundle
 	w := inv.io.out
-	writeHeader(w, p.CatalogName, b)
+	writeHeader(w, s.CatalogName, b)
 	defs := b.Definitions()
 	fmt.Fprintf(w, "loaded     %d models, %d relationships, %d metrics\n", len(defs.Models), len(defs.Relationships), len(defs.Metrics))
-	err = app.CheckBundle(inv.ctx, b, p.Sources)
-	anchored := app.AnchoredMetrics(b)
-	if err != nil {
-		for _, line := range strings.Split(err.Error(), "\n") {
+	p, err := compose.OpenSetup(inv.ctx, s, inv.io.err, compose.Options{})
+	var ve *compose.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		for _, line := range strings.Split(ve.Err.Error(), "\n") {
 			fmt.Fprintf(inv.io.err, "sutura: validate: %s\n", line)
 		}
 		return errReported
+	case err != nil:
+		return err
 	}
+	defer p.Close()
+	anchored := app.AnchoredMetrics(b)
 	fmt.Fprintf(w, "anchors    %d checked, all reproduce (%s)\n", len(anchored), strings.Join(anchored, ", "))
 	return nil
 }

@@ -18,11 +18,6 @@ import (
 	mcpserver "sutura.dev/transport-mcp"
 )
 
-// toolOptions are the capabilities this deployment offers.
-func toolOptions(p *setup) app.ToolOptions {
-	return app.ToolOptions{RunSQL: p.Config.Tools.RunSQL.Enabled}
-}
-
 // runTools prints the tool declarations (the manifest) without opening any
 // data system or reading a catalogue.
 func runTools(inv *invocation) error {
@@ -44,7 +39,11 @@ func runTools(inv *invocation) error {
 
 // newMCPServer builds the MCP surface of a process. Its instructions are
 // rendered from what every caller may see, never from the operator's view.
-func newMCPServer(p *process, logger *slog.Logger, caller func(context.Context) app.Caller) (*mcpserver.Server, error) {
+//
+// Failures are logged by the surface (compose gives it the process's log),
+// so the MCP server needs no logger of its own; the parameter stays for
+// the callers that pass one.
+func newMCPServer(p *process, _ *slog.Logger, caller func(context.Context) app.Caller) (*mcpserver.Server, error) {
 	opts := app.PromptOptions{Prose: app.Prose(p.Config.Prompt.CatalogProse)}
 	if f := p.Config.Prompt.InstructionsFile; f != "" {
 		b, err := readFileLimited(f, 64<<10)
@@ -56,13 +55,10 @@ func newMCPServer(p *process, logger *slog.Logger, caller func(context.Context) 
 	view := app.DescribeBundle(p.Bundle, domain.Principal{Subject: "any-caller"})
 	return mcpserver.New(p.Surface, mcpserver.Options{
 		Name: "sutura", Version: versionString(),
-		Tools:          app.Tools(toolOptions(p.Setup)),
-		Instructions:   app.RenderPrompt(view, opts),
-		RequestTimeout: p.Config.Server.RequestTimeout(),
-		MaxBodyBytes:   int64(p.Config.Server.MaxBodyBytes),
-		Logger:         logger,
-		Caller:         caller,
-		EnforceScopes:  caller != nil,
+		Instructions:  app.RenderPrompt(view, opts),
+		MaxBodyBytes:  int64(p.Config.Server.MaxBodyBytes),
+		Caller:        caller,
+		EnforceScopes: caller != nil,
 	})
 }
 
@@ -90,8 +86,8 @@ func runMCP(inv *invocation) error {
 	return srv.RunStdio(inv.ctx, inv.io.in, inv.io.out, p.Config.Server.MaxBodyBytes)
 }
 
-// runServe validates everything (catalogue, sources, anchors) before any
-// listener opens, then serves the HTTP surface with /mcp behind its gates
+// runServe validates everything (catalogue, sources, anchors: compose.Open
+// does) before any listener opens, then serves the HTTP surface with /mcp behind its gates
 // until SIGTERM or SIGINT; in-flight questions then get
 // runtime.shutdown_grace_seconds to finish and are cancelled after it.
 func runServe(inv *invocation) error {
@@ -111,9 +107,6 @@ func runServe(inv *invocation) error {
 	}
 	defer p.Close()
 	cfg := p.Config
-	if err := app.CheckBundle(inv.ctx, p.Bundle, p.Sources); err != nil {
-		return fmt.Errorf("the catalogue does not validate: %w", err)
-	}
 	logger := slog.New(slog.NewTextHandler(inv.io.err, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	var mcpHandler http.Handler
 	if cfg.Server.AgentSurface.Enabled {
@@ -124,7 +117,7 @@ func runServe(inv *invocation) error {
 		mcpHandler = srv.Handler()
 	}
 	hcfg := httpapi.Config{
-		Surface: p.Surface, Tools: app.Tools(toolOptions(p.Setup)), MCP: mcpHandler,
+		Surface: p.Surface, Tools: p.Surface.Tools(), MCP: mcpHandler,
 		RequestTimeout: cfg.Server.RequestTimeout(), MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
 		AllowedHosts: cfg.Server.AllowedHosts, SingleUser: cfg.Security.Identity == "single-user",
 		Metrics: metrics, Logger: logger,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,18 +118,36 @@ func TestRunSQLOnPostgres(t *testing.T) {
 	d := pgtest.New(t)
 	d.Load(t, demo.Data(), b.Definitions().Models)
 	pc := d.Config(demo.SourceAlias, nil)
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "pgpass"), pc.Password, 0o600))
 	catalog, err := filepath.Abs("../../../examples/demo/catalog")
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(fmt.Sprintf(`catalogs:
+	configure := func(user string, password []byte) string {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "pgpass"), password, 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(fmt.Sprintf(`catalogs:
   - {name: demo, kind: markdown, dir: %s, version: pg-1}
 sources:
   demo: {kind: postgres, posture: shared-service-user, host: %s, port: %d, database: %s, user: %s, password_file: pgpass, transport_mode: plaintext}
 security: {identity: single-user}
 tools: {run_sql: {enabled: true}}
 audit: {sink: file, file: audit.jsonl}
-`, catalog, pc.Host, pc.Port, pc.Database, pc.User)), 0o600))
+`, catalog, pc.Host, pc.Port, pc.Database, user)), 0o600))
+		return dir
+	}
+
+	// The test cluster's own login is a superuser: run_sql is refused on
+	// it at start, naming the key.
+	code, _, errOut := runCLI(t, map[string]string{"SUTURA_CONFIG_DIR": configure(pc.User, pc.Password)}, "validate")
+	require.Equal(t, exitFail, code)
+	assert.Contains(t, errOut, "tools.run_sql.enabled")
+
+	// run_sql is served on a login role that may only read.
+	reader := fmt.Sprintf("sutura_sql_reader_%d", rand.Uint64())
+	password := fmt.Sprintf("pw%d", rand.Uint64())
+	d.Exec(t, fmt.Sprintf(`CREATE ROLE %s LOGIN PASSWORD '%s'`, reader, password))
+	t.Cleanup(func() { d.Exec(t, `DROP OWNED BY `+reader+`; DROP ROLE `+reader) })
+	d.Exec(t, fmt.Sprintf(`GRANT CONNECT ON DATABASE %s TO %s; GRANT USAGE ON SCHEMA public TO %s; GRANT SELECT ON ALL TABLES IN SCHEMA public TO %s`,
+		pc.Database, reader, reader, reader))
+	dir := configure(reader, []byte(password))
 	s := serve(t, "SUTURA_CONFIG_DIR="+dir)
 
 	status, _, body := s.do(t, "POST", "/v1/sql/run", `{"statement":"select count(*) as n from orders"}`)
