@@ -129,6 +129,25 @@ func pingPostgres(ctx context.Context, cfg postgres.Config) error {
 	return db.Ping(ctx)
 }
 
+// newCombiner is the combine of federated answers: the embedded engine's,
+// over the working set of the first files source (so that one ceiling
+// bounds the engine's cached columns and the combine's work), or over a
+// working set of its own, of runtime.working_set_max_bytes, when no files
+// source is configured.
+func newCombiner(ctx context.Context, cfg *config.Config, sources map[string]app.Source) (app.Combiner, error) {
+	aliases := make([]string, 0, len(sources))
+	for a := range sources {
+		aliases = append(aliases, a)
+	}
+	slices.Sort(aliases)
+	for _, a := range aliases {
+		if eng, ok := sources[a].System.(*engine.Engine); ok {
+			return eng.Combiner(), nil
+		}
+	}
+	return engine.NewCombiner(ctx, engine.CombinerConfig{WorkingSetMaxBytes: cfg.Runtime.WorkingSetMaxBytes})
+}
+
 // errNoAdapter is the error of a configured kind this build has no row for.
 var errNoAdapter = errors.New("this build has no adapter for this kind of source yet")
 
