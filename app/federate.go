@@ -146,8 +146,13 @@ func (s *Surface) executeFederated(ctx context.Context, caller Caller, plan *dom
 		return nil, err
 	}
 	for i, rs := range rows {
-		if rs == nil {
+		switch {
+		case rs == nil:
 			return nil, fmt.Errorf("%w: leg %d returned no result", ErrInternal, i)
+		case len(rs.Rows) > s.gov.MaxLegRows:
+			// The data system fetches one row more than the bound and
+			// refuses; a result past it is refused all the same.
+			return nil, s.legTooLarge()
 		}
 	}
 	rs, err := s.cfg.Combiner.Combine(ctx, plan, rows)
@@ -177,10 +182,16 @@ func (s *Surface) legError(ctx context.Context, errs []error) error {
 		}
 		var re *domain.RefusalError
 		if errors.As(err, &re) && re.Reason.Code() == domain.ResultTooLarge {
-			return &domain.RefusalError{Reason: domain.Refuse(domain.ResultTooLarge,
-				"a data system read for this question returned more than %d rows (governance.max_leg_rows); ask for a coarser grain, a shorter range, fewer dimensions or a filter", s.gov.MaxLegRows)}
+			return s.legTooLarge()
 		}
 		return err
 	}
 	return cancelled
+}
+
+// legTooLarge is the refusal of a leg that returned more rows than
+// governance.max_leg_rows.
+func (s *Surface) legTooLarge() error {
+	return &domain.RefusalError{Reason: domain.Refuse(domain.ResultTooLarge,
+		"a data system read for this question returned more than %d rows (governance.max_leg_rows); ask for a coarser grain, a shorter range, fewer dimensions or a filter", s.gov.MaxLegRows)}
 }
