@@ -93,7 +93,9 @@ const (
 // sale_store then store_region); cities (count_distinct of city) has
 // store_region.
 func FederatedDefinitions() domain.Definitions {
-	col := func(name string, t domain.ColumnType) domain.ModelColumn { return domain.ModelColumn{Name: name, Type: t} }
+	col := func(name string, t domain.ColumnType) domain.ModelColumn {
+		return domain.ModelColumn{Name: name, Type: t}
+	}
 	m2o := func(name, from, fromCol, to, toCol string) domain.Relationship {
 		return domain.Relationship{Name: name, Origin: domain.Endpoint{Model: from, Column: fromCol},
 			Target: domain.Endpoint{Model: to, Column: toCol}, JoinType: domain.ManyToOne}
