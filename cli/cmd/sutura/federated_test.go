@@ -95,6 +95,51 @@ func differential(t *testing.T, fed, ref *app.Surface, seed uint64) {
 	require.Greater(t, tally.Federated, 80, "enough answers combine several data systems")
 }
 
+// TestFederatedEngineSplits asks 500 random questions of the demo split
+// across engines over the files (each split a different federation: the
+// store tables remote, the facts remote, three and four sources) and of
+// the demo on one engine, requiring identical outcomes; and runs the
+// corpus on the split that keeps count_distinct local.
+func TestFederatedEngineSplits(t *testing.T) {
+	ref := filesOnly(t)
+	for name, split := range map[string]map[string]string{
+		"stores remote": storesRemote,
+		"orders remote": ordersRemote,
+		"three sources": {"orders": "files", "customers": "crm", "regions": "crm", "products": "shop"},
+		"four sources":  {"orders": "files", "customers": "crm", "regions": "geo", "products": "shop"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			opens := map[string]opener{}
+			for _, alias := range split {
+				opens[alias] = onFiles
+			}
+			differential(t, federatedDemo(t, split, opens, nil), ref, 12)
+		})
+	}
+	t.Run("corpus", func(t *testing.T) {
+		conformance.Run(t, federatedDemo(t, productsRemote, map[string]opener{"files": onFiles, "remote": onFiles}, nil))
+	})
+}
+
+// TestFederatedProvenanceAndCost: a federated answer lists each source
+// read once, in leg order, each in its posture, and its cost sums its
+// legs'.
+func TestFederatedProvenanceAndCost(t *testing.T) {
+	split := map[string]string{"orders": "files", "customers": "crm", "regions": "crm", "products": "shop"}
+	s := federatedDemo(t, split, map[string]opener{"files": onFiles, "crm": onFiles, "shop": onFiles}, nil)
+	q, err := domain.ParseQuestion([]byte(`{"metrics":["net_sales"],"grain":"year","range":{"start":"2025-01-01","end":"2026-01-01"},"dimensions":["area","product_category"]}`))
+	require.NoError(t, err)
+	out, cost, err := s.AnswerWithCost(context.Background(), app.Caller{Principal: domain.LocalOperator}, q)
+	require.NoError(t, err)
+	require.NotNil(t, out.Answer, "%v", out.Refusal)
+	assert.Equal(t, []domain.ExecutedAs{{Source: "files", Posture: domain.SharedServiceUser},
+		{Source: "crm", Posture: domain.SharedServiceUser}, {Source: "shop", Posture: domain.SharedServiceUser}}, out.Answer.Provenance.ExecutedAs)
+	assert.Equal(t, []string{"files", "crm", "shop"}, cost.Sources)
+	assert.True(t, cost.Measured)
+	assert.GreaterOrEqual(t, cost.RowsScanned, int64(12000+500+4+25), "every leg's rows: orders, customers, regions, products")
+	assert.Equal(t, len(out.Answer.Rows), cost.RowsReturned)
+}
+
 // TestFederatedCorpusOnFilesAndPostgres runs the conformance corpus on the
 // demo split across the embedded engine and Postgres: every answer, cell
 // for cell and in order, every refusal and failure as on one system.
