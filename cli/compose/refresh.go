@@ -27,6 +27,9 @@ func (p *Process) Refresh(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := checkFiles(p.Config, b); err != nil {
+		return err
+	}
 	opened, err := openSources(ctx, p.Config, b)
 	if err != nil {
 		return fmt.Errorf("the refreshed catalogue's sources do not open: %w", err)
