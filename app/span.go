@@ -36,6 +36,12 @@ type Spans map[spanKey]DataSpan
 
 type spanKey struct{ model, column string }
 
+// Of returns the span of column of model, when it was told.
+func (sp Spans) Of(model, column string) (DataSpan, bool) {
+	d, ok := sp[spanKey{model, column}]
+	return d, ok
+}
+
 // ReadSpans asks every data system that has the ability (DataSpanner) for
 // the span of each model and time column the metrics of b use, once per
 // pair. What a data system cannot tell is absent: a span is a help to the
@@ -100,8 +106,7 @@ func (s *Surface) spanOf(b *domain.Bundle, model, column string) (DataSpan, bool
 	if p == nil || p.digest != b.Digest() {
 		return DataSpan{}, false
 	}
-	d, ok := p.spans[spanKey{model, column}]
-	return d, ok
+	return p.spans.Of(model, column)
 }
 
 // withSpans fills in the data span of every metric of v that has one.
