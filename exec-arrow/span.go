@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
@@ -91,32 +90,13 @@ func (e *Engine) DataSpan(ctx context.Context, model, column string) (first, las
 		if c == nil || (c.typ != domain.TypeDate && c.typ != domain.TypeTimestamp) {
 			return 0, 0, false, nil
 		}
-		cmin, cmax := columnDays(c)
-		lo, hi = min(lo, cmin), max(hi, cmax)
+		z := zoneOf(c, 0, c.n)
+		lo, hi = min(lo, z.min), max(hi, z.max)
 	}
 	if lo > hi {
 		return 0, 0, false, nil
 	}
 	return domain.Date(lo), domain.Date(hi), true, nil
-}
-
-// columnDays is the smallest and largest day of a loaded date or timestamp
-// column, nulls ignored; min > max when it holds no value.
-func columnDays(c *column) (lo, hi int32) {
-	lo, hi = math.MaxInt32, math.MinInt32
-	for i := range c.n {
-		if c.valid != nil && !bitutil.BitIsSet(c.valid, i) {
-			continue
-		}
-		var d int32
-		if c.days != nil {
-			d = int32(c.days[i])
-		} else {
-			d = dayOfMicros(c.ints[i])
-		}
-		lo, hi = min(lo, d), max(hi, d)
-	}
-	return lo, hi
 }
 
 // parquetSpan is the day range of column in one Parquet part from its
@@ -185,7 +165,8 @@ func (e *Engine) parquetSpan(ctx context.Context, p part, column string) (lo, hi
 }
 
 // parquetDay returns how a stored value of a date or timestamp column
-// becomes a day; ok is false for any other column.
+// becomes a day; ok is false for any other column. (A timestamp's logical
+// type is the value schema.TimestampLogicalType, never a pointer.)
 func parquetDay(c *schema.Column) (toDay func(int64) int32, ok bool) {
 	switch lt := c.LogicalType().(type) {
 	case schema.DateLogicalType:
