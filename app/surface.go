@@ -81,6 +81,8 @@ type Surface struct {
 	// sqlSource is the alias of the source run_sql runs on, when enabled.
 	sqlSource string
 	log       *slog.Logger
+	// spans are the data spans of the bundle in force (SetSpans).
+	spans spanHolder
 }
 
 // New returns a Surface over cfg. It fails without a catalogue, the

@@ -222,7 +222,7 @@ func New(cfg Config) (*Server, error) {
 	if s.openapi, err = doc.encode(); err != nil {
 		return nil, err
 	}
-	if s.docs, err = renderDocs(doc); err != nil {
+	if s.docs, err = renderDocs(doc, cfg.AccessToken == nil && cfg.Inbound == nil); err != nil {
 		return nil, fmt.Errorf("httpapi: rendering /docs: %w", err)
 	}
 	s.handler = s.observe(s.trace(s.timeout(s.routes())))

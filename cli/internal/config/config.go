@@ -61,6 +61,15 @@ const (
 	SinkFile   AuditSink = "file"
 )
 
+// LogFormat is how sutura serve writes its log lines (log.format).
+type LogFormat string
+
+// The values of log.format.
+const (
+	LogText LogFormat = "text"
+	LogJSON LogFormat = "json"
+)
+
 // CatalogKind is the format of a catalogue (catalogs[].kind).
 type CatalogKind string
 
@@ -77,6 +86,7 @@ type Config struct {
 	Prompt   Prompt   `yaml:"prompt"`
 	Tools    Tools    `yaml:"tools"`
 	Audit    Audit    `yaml:"audit"`
+	Log      Log      `yaml:"log"`
 	// Catalogs lists the configured catalogues; empty means the embedded
 	// demo catalogue (see [Config.Demo]).
 	Catalogs []Catalog `yaml:"catalogs"`
@@ -251,6 +261,17 @@ type Audit struct {
 	Sink AuditSink `yaml:"sink"`
 	// File is the resolved path appended to when Sink is file.
 	File string `yaml:"file"`
+
+	// SinkChosen says a layer set audit.sink. When none did, the command
+	// line may send records to a file instead of a terminal (see
+	// docs/operations.md); a chosen sink is always used as it is.
+	SinkChosen bool `yaml:"-"`
+}
+
+// Log is the log of the serving commands (log.*).
+type Log struct {
+	// Format is text (key=value lines) or json (one object per line).
+	Format LogFormat `yaml:"format"`
 }
 
 // Catalog is one entry of catalogs.

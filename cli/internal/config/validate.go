@@ -142,6 +142,7 @@ func (c *checker) validate() {
 	c.intRange("runtime.working_set_max_bytes", r.WorkingSetMaxBytes, 1, maxWorkingSetBytes)
 	c.intRange("runtime.shutdown_grace_seconds", int64(r.ShutdownGraceSeconds), 1, 300)
 	oneOf(c, "prompt.catalog_prose", c.cfg.Prompt.CatalogProse, false, ProseQuoted, ProseOmitted)
+	oneOf(c, "log.format", c.cfg.Log.Format, false, LogText, LogJSON)
 	c.audit()
 	c.catalogs()
 	for _, alias := range sortedKeys(c.cfg.Sources) {
