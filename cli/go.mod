@@ -16,6 +16,7 @@ require (
 	sutura.dev/adapters/import-cube v0.0.0
 	sutura.dev/adapters/import-dbt v0.0.0
 	sutura.dev/adapters/import-osi v0.0.0
+	sutura.dev/adapters/importread v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/examples v0.0.0
 	sutura.dev/runtime v0.0.0
@@ -115,3 +116,5 @@ replace sutura.dev/adapters/import-cube => ../adapters/import-cube
 replace sutura.dev/adapters/import-osi => ../adapters/import-osi
 
 replace sutura.dev/adapters/clickhouse => ../adapters/clickhouse
+
+replace sutura.dev/adapters/importread => ../adapters/importread
