@@ -104,13 +104,8 @@ func (m *modelSet) readFile(fl importread.File) {
 
 // addView lists a view: it defines no measure of its own.
 func (m *modelSet) addView(n node) {
-	if !n.IsMap() {
-		n.Fail("must be a mapping (a view)")
-		return
-	}
-	name := n.Str("name")
-	if name == "" {
-		n.Fail("has no name")
+	name, ok := n.Named("a view")
+	if !ok {
 		return
 	}
 	m.views++

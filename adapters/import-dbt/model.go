@@ -79,13 +79,8 @@ var refPattern = regexp.MustCompile(`^\s*ref\(\s*(?:['"][A-Za-z0-9_]+['"]\s*,\s*
 
 // addModel reads one semantic model.
 func (p *project) addModel(n node) {
-	if !n.IsMap() {
-		n.Fail("must be a mapping (a semantic model)")
-		return
-	}
-	name := n.Str("name")
-	if name == "" {
-		n.Fail("has no name")
+	name, ok := n.Named("a semantic model")
+	if !ok {
 		return
 	}
 	if first, dup := p.byModel[name]; dup {

@@ -22,13 +22,8 @@ type metric struct {
 }
 
 func (s *semantic) readMetric(n node, ds *dataset) {
-	if !n.IsMap() {
-		n.Fail("must be a mapping (a metric)")
-		return
-	}
-	name := n.Str("name")
-	if name == "" {
-		n.Fail("has no name")
+	name, ok := n.Named("a metric")
+	if !ok {
 		return
 	}
 	for _, prev := range s.metrics {

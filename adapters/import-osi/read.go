@@ -174,13 +174,8 @@ var modelKeys = []string{"name", "description", "ai_context", "datasets", "relat
 // readModel reads one semantic model: its datasets, relationships and
 // metrics join the ones read before.
 func (s *semantic) readModel(n node) {
-	if !n.IsMap() {
-		n.Fail("must be a mapping (a semantic model)")
-		return
-	}
-	name := n.Str("name")
-	if name == "" {
-		n.Fail("has no name")
+	name, ok := n.Named("a semantic model")
+	if !ok {
 		return
 	}
 	e := s.entry(importread.Entry{Kind: "semantic_model", Name: name, File: n.File(), Line: n.Line(), Status: importread.Ignored,
@@ -279,13 +274,8 @@ var datatypes = map[string]domain.ColumnType{"String": domain.TypeText, "Integer
 var fieldKeys = []string{"name", "expression", "dimension", "label", "description", "datatype", "ai_context", "custom_extensions"}
 
 func (s *semantic) readField(d *dataset, n node) {
-	if !n.IsMap() {
-		n.Fail("must be a mapping (a field)")
-		return
-	}
-	name := n.Str("name")
-	if name == "" {
-		n.Fail("has no name")
+	name, ok := n.Named("a field")
+	if !ok {
 		return
 	}
 	for _, prev := range d.fields {

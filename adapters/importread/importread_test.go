@@ -142,3 +142,17 @@ func TestTablePath(t *testing.T) {
 		assert.Equal(t, want, got, in)
 	}
 }
+
+func TestNamed(t *testing.T) {
+	errs := importread.NewErrors(errFormat)
+	docs, ok := errs.Parse("m.yml", []byte("metrics: [{name: revenue}, {label: x}, "+planted+"]\n"))
+	require.True(t, ok)
+	var names []string
+	for _, m := range docs[0].List("metrics") {
+		if name, ok := m.Named("a metric"); ok {
+			names = append(names, name)
+		}
+	}
+	assert.Equal(t, []string{"revenue"}, names)
+	assert.Equal(t, "m.yml:1: metrics[1] has no name\nm.yml:1: metrics[2] must be a mapping (a metric)", errs.Err().Error())
+}

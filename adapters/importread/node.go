@@ -248,6 +248,21 @@ func (n Node) Object(key string) (Node, bool) {
 	return v.AsMap()
 }
 
+// Named reads a construct of the input given as a mapping with a name
+// (what says which, such as "a metric"): its name, or false after
+// recording that n is not a mapping or has no name.
+func (n Node) Named(what string) (string, bool) {
+	if !n.IsMap() {
+		n.Fail("must be a mapping (" + what + ")")
+		return "", false
+	}
+	name := n.Str("name")
+	if name == "" {
+		n.Fail("has no name")
+	}
+	return name, name != ""
+}
+
 // AsText reads n as an optional text value: "" when it is absent or null;
 // a value that is present but not text is malformed.
 func (n Node) AsText() string {
