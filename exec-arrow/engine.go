@@ -33,6 +33,11 @@ type Config struct {
 	// Parallelism is the number of goroutines one query scans with. Zero
 	// means GOMAXPROCS.
 	Parallelism int
+	// NoCacheFill keeps the cache from reading a streamed table's columns
+	// in the background after a question streamed them: every question
+	// over columns not cached then streams the files. By default they are
+	// read into the cache when they fit in the working set.
+	NoCacheFill bool
 }
 
 // Engine executes plans over the files of one source. It is safe for
