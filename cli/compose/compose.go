@@ -216,6 +216,7 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 	p.Surface, err = app.New(app.Config{
 		Catalog: p.Catalog, Sources: p.Sources, Admission: p.Admission, Audit: sink,
 		Tools:          app.Tools(app.ToolOptions{RunSQL: s.Config.Tools.RunSQL.Enabled}),
+		SQLSource:      s.Config.Tools.RunSQL.Source,
 		RequestTimeout: s.Config.Server.RequestTimeout(),
 		Logger:         logger,
 	})

@@ -123,7 +123,7 @@ func runServe(inv *invocation) error {
 	}
 	hcfg := httpapi.Config{
 		Surface: p.Surface, Tools: p.Surface.Tools(), MCP: mcpHandler,
-		RequestTimeout: cfg.Server.RequestTimeout(), MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
+		MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
 		AllowedHosts: cfg.Server.AllowedHosts, SingleUser: cfg.Security.Identity == "single-user",
 		Metrics: metrics, Logger: logger,
 		RateLimit: httpapi.RateLimit{PerSecond: float64(cfg.Server.RateLimit.PerSecond), Burst: cfg.Server.RateLimit.Burst},

@@ -99,6 +99,20 @@ type Config struct {
 	// SUTURA_CONFIG_DIR is unset (relative paths then stay relative to
 	// the working directory).
 	Dir string `yaml:"-"`
+
+	// origins records the layer that set each key, for Refusal.
+	origins map[string]origin
+}
+
+// Refusal is the refusal of key found after loading — by a source's
+// adapter, which checks its own settings when the source is opened — as
+// an [*Error] naming key and the layer its value came from (for a key no
+// layer set, the layer that declared its nearest parent, or the
+// defaults), as every refusal of [Load] does. reason completes "key: …"
+// and holds no configured value.
+func (c *Config) Refusal(key, reason string) *Error {
+	o := (&checker{cfg: c, origins: c.origins}).where(key)
+	return &Error{Layer: o.layer, Key: key, Line: o.line, Column: o.column, Reason: reason}
 }
 
 // Demo reports whether no catalogue is configured, so the embedded demo
@@ -253,6 +267,10 @@ type Tools struct {
 type RunSQL struct {
 	// Enabled offers run_sql; refused in multi-user mode.
 	Enabled bool `yaml:"enabled"`
+	// Source is the alias of the source run_sql runs on; empty means the
+	// one shared-service-user source that can run SQL. Required when
+	// several can.
+	Source string `yaml:"source"`
 }
 
 // Audit is the audit sink (audit.*).

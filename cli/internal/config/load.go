@@ -101,6 +101,7 @@ func LoadWith(env Env, overrides ...Override) (*Config, error) {
 // finish validates an applied configuration, resolves its paths, reads
 // its secrets and checks the unsafe combinations.
 func finish(cfg *Config, origins map[string]origin) (*Config, error) {
+	cfg.origins = origins
 	c := checker{cfg: cfg, origins: origins}
 	c.validate()
 	if len(c.errs) > 0 {
