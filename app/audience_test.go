@@ -96,3 +96,32 @@ func TestAModelsAudienceRestrictsItsMetricsAndDimensions(t *testing.T) {
 	assert.Len(t, full.Metrics, 2+1, "revenue, secret_revenue and wages for the model's audience")
 	assert.Len(t, full.Caveats, 1)
 }
+
+// TestRefusalsListOnlyWhatTheCallerMaySee: dimension_not_permitted and
+// dimension_value_not_allowed list what the metric allows — for the
+// caller: a dimension read through a model outside its audiences is not
+// named, and the value asked for is never echoed.
+func TestRefusalsListOnlyWhatTheCallerMaySee(t *testing.T) {
+	s, _, _ := newSurface(t, &apptest.System{Generate: 1}, 2, 5*time.Second, func(cfg *app.Config) { cfg.Catalog = apptest.Catalog{Pinned: restrictedModels(t)} })
+	agent := app.Caller{Principal: domain.Principal{Subject: "agent"}}
+	cfo := app.Caller{Principal: domain.Principal{Subject: "cfo", Audiences: []string{"finance"}}}
+	const rng = `"grain":"month","range":{"start":"2025-01-01","end":"2025-03-01"}`
+	detail := func(caller app.Caller, js string) string {
+		out, err := s.Answer(t.Context(), caller, question(t, js))
+		require.NoError(t, err)
+		require.NotNil(t, out.Refusal, js)
+		return out.Refusal.Detail()
+	}
+	undeclared := `{"metrics":["revenue"],"dimensions":["zz_canary_dim"],` + rng + `}`
+	assert.Equal(t, "metric revenue has no dimension zz_canary_dim; its dimensions are city, note", detail(agent, undeclared))
+	assert.Equal(t, "metric revenue has no dimension zz_canary_dim; its dimensions are city, note, store_city", detail(cfo, undeclared))
+
+	notAllowed := `{"metrics":["revenue"],"filters":[{"op":"in","dimension":"city","values":["Lyon","ZzCanary"]}],` + rng + `}`
+	d := detail(agent, notAllowed)
+	assert.Equal(t, "a value in the filter on dimension city is not on its allowlist; metric revenue allows Lyon, Paris", d)
+	assert.NotContains(t, d, "ZzCanary")
+
+	notFilterable := `{"metrics":["revenue"],"filters":[{"op":"eq","dimension":"note","value":"x"}],` + rng + `}`
+	assert.Equal(t, "dimension note of metric revenue can be grouped by but not filtered on; it may be filtered on city", detail(agent, notFilterable))
+	assert.Equal(t, "dimension note of metric revenue can be grouped by but not filtered on; it may be filtered on city, store_city", detail(cfo, notFilterable))
+}

@@ -230,6 +230,8 @@ func (s *Surface) perform(ctx context.Context, caller Caller, w *work) (res Resu
 			return Result{Failure: ctxFailure(ctx, ctx.Err())}
 		case execCtx.Err() != nil:
 			return refused(domain.Refuse(domain.DeadlineExceeded, "%s", w.deadline))
+		case errors.Is(err, domain.ErrDefect):
+			return Result{Failure: newFailure(CodeInternal, err)}
 		}
 		return Result{Failure: w.failed(err)}
 	}

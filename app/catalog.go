@@ -28,8 +28,9 @@ type CatalogView struct {
 // MetricView describes one metric to a caller: what it measures, over
 // which model and time column, its grains and dimensions, the required
 // filters that are part of its meaning (in words, RequiredFilterText) and
-// its anchor. The members added after the first version are optional in
-// the schema, so the manifest did not narrow.
+// its anchor, and the span of its data where its data system tells it
+// cheaply. The members added after the first version are optional in the
+// schema, so the manifest did not narrow.
 type MetricView struct {
 	Name            string          `json:"name"`
 	Description     string          `json:"description"`
@@ -41,6 +42,16 @@ type MetricView struct {
 	Measure         string          `json:"measure,omitempty"`
 	RequiredFilters []string        `json:"required_filters,omitempty"`
 	Anchor          *AnchorView     `json:"anchor,omitempty"`
+	DataSpan        *DataSpanView   `json:"data_span,omitempty"`
+}
+
+// DataSpanView is the span of a metric's data, as read at start: the first
+// and the last day (both included, YYYY-MM-DD) on which its time column
+// holds a value. A range outside it has no rows; the range that covers it
+// all is start First, end the day after Last.
+type DataSpanView struct {
+	First string `json:"first"`
+	Last  string `json:"last"`
 }
 
 // AnchorView is a metric's anchor: its known value over one period of its
@@ -89,10 +100,14 @@ type ExampleView struct {
 	Question domain.Question `json:"question"`
 }
 
-// DescribeCatalog returns the catalogue as caller may see it. It takes no
-// admission slot and writes no audit record.
+// DescribeCatalog returns the catalogue as caller may see it, with the
+// data spans read at start. It takes no admission slot and writes no audit
+// record.
 func (s *Surface) DescribeCatalog(caller Caller) CatalogView {
-	return DescribeBundle(s.cfg.Catalog.Bundle(), caller.Principal)
+	b := s.cfg.Catalog.Bundle()
+	v := DescribeBundle(b, caller.Principal)
+	s.withSpans(b, &v)
+	return v
 }
 
 // DescribeBundle returns the view of b that p may see.

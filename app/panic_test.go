@@ -3,6 +3,7 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -45,4 +46,30 @@ func TestAPanicIsAnAuditedInternalFailure(t *testing.T) {
 	assert.Contains(t, log.String(), "stack=", "the log has the stack")
 	assert.Contains(t, log.String(), "panic_test.go", "and the stack reaches the defect")
 	assert.NotNil(t, s.Call(t.Context(), anon, domain.DescribeCatalog, nil).Catalog, "the surface keeps answering")
+}
+
+// defective is a data system whose worker goroutine panicked: it recovered
+// the panic itself (no caller could) and says so with domain.ErrDefect.
+type defective struct{}
+
+func (defective) Execute(context.Context, *domain.Plan) (*domain.RowSet, error) {
+	return nil, fmt.Errorf("%w: a worker panicked: ZZ-worker", domain.ErrDefect)
+}
+
+// TestADefectOfADataSystemIsInternal: a data system's recovered panic is
+// an internal failure, logged with its text, never an unavailable data
+// system (which would send an operator to the database).
+func TestADefectOfADataSystemIsInternal(t *testing.T) {
+	var log bytes.Buffer
+	s, audit, _ := newSurface(t, defective{}, 1, 5*time.Second, func(cfg *app.Config) {
+		cfg.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	})
+	res := s.Call(t.Context(), anon, domain.AskMetric, []byte(`{"metrics":["revenue"],"grain":"year","range":{"start":"2025-01-01","end":"2026-01-01"}}`))
+	require.NotNil(t, res.Failure)
+	assert.Equal(t, app.CodeInternal, res.Failure.Code)
+	assert.NotContains(t, res.Failure.Detail, "ZZ-worker")
+	recs := audit.Records()
+	require.Len(t, recs, 1)
+	assert.Equal(t, "internal", recs[0].Code)
+	assert.Contains(t, log.String(), "ZZ-worker")
 }

@@ -23,12 +23,27 @@ type SQLOutcome struct {
 	Refusal *domain.Reason
 }
 
-// sqlSource returns the alias of the one shared-service-user source whose
-// data system can run SQL (SQLRunner). It fails, wrapping
-// ErrSQLNotAvailable, when none can or several can: run_sql has no way to
-// choose. An impersonating source is never a candidate: a statement would
-// run as the service identity, not as the caller.
-func sqlSource(sources map[string]Source) (string, error) {
+// sqlSource returns the alias of the source run_sql runs on: chosen
+// (Config.SQLSource) when it is set, otherwise the one shared-service-user
+// source whose data system can run SQL (SQLRunner). It fails, wrapping
+// ErrSQLNotAvailable, when chosen cannot run SQL or impersonates, and when
+// none can or several can and none is chosen: the error then says which
+// key chooses one. An impersonating source is never a candidate: a
+// statement would run as the service identity, not as the caller.
+func sqlSource(sources map[string]Source, chosen string) (string, error) {
+	if chosen != "" {
+		src, ok := sources[chosen]
+		_, runs := src.System.(SQLRunner)
+		switch {
+		case !ok:
+			return "", fmt.Errorf("%w: tools.run_sql.source names no configured source", ErrSQLNotAvailable)
+		case !runs:
+			return "", fmt.Errorf("%w: tools.run_sql.source names source %s, whose data system cannot run SQL", ErrSQLNotAvailable, chosen)
+		case src.Posture == domain.ImpersonationAtSource:
+			return "", fmt.Errorf("%w: tools.run_sql.source names source %s, which is impersonation-at-source, and run_sql never runs on an impersonating source", ErrSQLNotAvailable, chosen)
+		}
+		return chosen, nil
+	}
 	var found, impersonating []string
 	for alias, src := range sources {
 		if _, ok := src.System.(SQLRunner); !ok {
@@ -46,7 +61,7 @@ func sqlSource(sources map[string]Source) (string, error) {
 	case len(found) == 1:
 		return found[0], nil
 	case len(found) > 1:
-		return "", fmt.Errorf("%w: several configured sources can run SQL (%s)", ErrSQLNotAvailable, strings.Join(found, ", "))
+		return "", fmt.Errorf("%w: several configured sources can run SQL (%s): name the one it runs on in tools.run_sql.source", ErrSQLNotAvailable, strings.Join(found, ", "))
 	case len(impersonating) > 0:
 		return "", fmt.Errorf("%w: source %s is impersonation-at-source, and run_sql never runs on an impersonating source", ErrSQLNotAvailable, strings.Join(impersonating, ", "))
 	}

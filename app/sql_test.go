@@ -140,7 +140,7 @@ func TestRunSQLNeedsOneSharedSQLSource(t *testing.T) {
 	}{
 		{"none", apptest.Sources(&apptest.System{}), "no configured source can run SQL"},
 		{"two", map[string]app.Source{"a": {System: &apptest.SQL{}, Posture: shared}, "b": {System: &apptest.SQL{}, Posture: shared}},
-			"several configured sources can run SQL (a, b)"},
+			"several configured sources can run SQL (a, b): name the one it runs on in tools.run_sql.source"},
 		{"only an impersonating one", map[string]app.Source{"pg": {System: impersonating{&apptest.SQL{}}, Posture: imp}},
 			"source pg is impersonation-at-source, and run_sql never runs on an impersonating source"},
 	} {
@@ -150,6 +150,29 @@ func TestRunSQLNeedsOneSharedSQLSource(t *testing.T) {
 			assert.ErrorContains(t, err, "tools.run_sql.enabled")
 			assert.ErrorContains(t, err, tc.err)
 		})
+	}
+
+	// tools.run_sql.source chooses among several; it must name a shared
+	// source that can run SQL.
+	two := map[string]app.Source{"a": {System: &apptest.SQL{}, Posture: shared}, "b": {System: &apptest.SQL{}, Posture: shared},
+		"imp": {System: impersonating{&apptest.SQL{}}, Posture: imp}, "files": {System: &apptest.System{}, Posture: shared}}
+	for chosen, want := range map[string]string{
+		"b":     "",
+		"zz":    "tools.run_sql.source names no configured source",
+		"files": "tools.run_sql.source names source files, whose data system cannot run SQL",
+		"imp":   "tools.run_sql.source names source imp, which is impersonation-at-source",
+	} {
+		s, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: apptest.Bundle(t, "v1")}, Sources: two, Admission: adm,
+			Audit: &apptest.Audit{}, Tools: enabled, SQLSource: chosen})
+		if want != "" {
+			require.ErrorIs(t, err, app.ErrSQLNotAvailable, chosen)
+			assert.ErrorContains(t, err, want)
+			continue
+		}
+		require.NoError(t, err)
+		alias, err := s.SQLSource()
+		require.NoError(t, err)
+		assert.Equal(t, chosen, alias)
 	}
 
 	one, err := build(map[string]app.Source{"pg": {System: &apptest.SQL{}, Posture: shared}, "imp": {System: impersonating{&apptest.SQL{}}, Posture: imp},

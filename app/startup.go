@@ -132,9 +132,12 @@ func CheckAnchor(ctx context.Context, b *domain.Bundle, metric string, sources m
 // columns, anchors) and, when run_sql is enabled, the login role of its
 // source (SQLPrivilegeChecker), so that a role able to reach the server's
 // files, programs or sessions never serves run_sql. It returns every
-// failure found, joined; nil means the surface may serve.
+// failure found, joined; nil means the surface may serve. Once everything
+// passed, it reads the data span of every metric from the data systems
+// that can tell it cheaply (ReadSpans), for describe_catalog.
 func (s *Surface) Check(ctx context.Context) error {
-	errs := []error{CheckBundle(ctx, s.cfg.Catalog.Bundle(), s.cfg.Sources)}
+	b := s.cfg.Catalog.Bundle()
+	errs := []error{CheckBundle(ctx, b, s.cfg.Sources)}
 	if s.sqlSource != "" {
 		if c, ok := s.cfg.Sources[s.sqlSource].System.(SQLPrivilegeChecker); ok {
 			if err := c.CheckSQLPrivileges(ctx); err != nil {
@@ -142,5 +145,13 @@ func (s *Surface) Check(ctx context.Context) error {
 			}
 		}
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	spans, err := ReadSpans(ctx, b, s.cfg.Sources)
+	if err != nil {
+		return err
+	}
+	s.SetSpans(b, spans)
+	return nil
 }

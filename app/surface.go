@@ -31,9 +31,14 @@ type Config struct {
 	// Tools is the capability list this deployment offers, Tools(...);
 	// nil is Tools(ToolOptions{}). A call of any other tool is
 	// tool_not_enabled, on every transport. With run_sql in it, exactly
-	// one shared-service-user source must be able to run SQL (SQLRunner):
-	// run_sql never runs on an impersonating source.
+	// one shared-service-user source must be able to run SQL (SQLRunner),
+	// or SQLSource must name one: run_sql never runs on an impersonating
+	// source.
 	Tools []Tool
+	// SQLSource is the alias of the source run_sql runs on
+	// (tools.run_sql.source); empty means the one shared-service-user
+	// source that can run SQL, and then several are refused by New.
+	SQLSource string
 	// RequestTimeout bounds a caller's whole wait, admission included
 	// (server.request_timeout_seconds); execution gets it less a reply
 	// margin. Zero means DefaultRequestTimeout.
@@ -89,6 +94,8 @@ type Surface struct {
 	sqlSource string
 	gov       Governance
 	log       *slog.Logger
+	// spans are the data spans of the bundle in force (SetSpans).
+	spans spanHolder
 }
 
 // New returns a Surface over cfg. It fails without a catalogue, the
@@ -142,7 +149,7 @@ func New(cfg Config) (*Surface, error) {
 		s.tools[t.ID] = t
 	}
 	if _, ok := s.tools[domain.RunSQL]; ok {
-		alias, err := sqlSource(cfg.Sources)
+		alias, err := sqlSource(cfg.Sources, cfg.SQLSource)
 		if err != nil {
 			return nil, fmt.Errorf("app: run_sql is enabled (tools.run_sql.enabled): %w", err)
 		}

@@ -74,7 +74,11 @@ func (e *Engine) runFills() {
 		t := c.entryLocked(j.tf)
 		c.mu.Unlock()
 
-		e.fill(ctx, t, j)
+		// A fill that fails leaves the table streamed; one that panics,
+		// too, and is logged: it has no caller to fail.
+		if err := guard(func() error { e.fill(ctx, t, j); return nil })(); err != nil {
+			e.log().Error("engine: a background cache fill failed", "source", e.cfg.Source, "error", err)
+		}
 
 		c.mu.Lock()
 		c.filling = nil

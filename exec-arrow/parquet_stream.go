@@ -139,17 +139,15 @@ func statsZone(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, n
 	if noNulls && (descr.MaxDefinitionLevel() > 0 && (!st.HasNullCount() || st.NullCount() > 0)) {
 		return dayZone{}, false
 	}
-	switch lt := descr.LogicalType().(type) {
-	case schema.DateLogicalType:
-		if s, ok := st.(*metadata.Int32Statistics); ok {
-			return dayZone{s.Min(), s.Max()}, true
-		}
-	case *schema.TimestampLogicalType:
-		if s, ok := st.(*metadata.Int64Statistics); ok {
-			unit := map[schema.TimeUnitType]arrow.TimeUnit{schema.TimeUnitMillis: arrow.Millisecond,
-				schema.TimeUnitMicros: arrow.Microsecond, schema.TimeUnitNanos: arrow.Nanosecond}[lt.TimeUnit()]
-			return dayZone{dayOfMicros(toMicros(s.Min(), unit)), dayOfMicros(toMicros(s.Max(), unit))}, true
-		}
+	toDay, ok := parquetDay(descr)
+	if !ok {
+		return dayZone{}, false
+	}
+	switch s := st.(type) {
+	case *metadata.Int32Statistics:
+		return dayZone{toDay(int64(s.Min())), toDay(int64(s.Max()))}, true
+	case *metadata.Int64Statistics:
+		return dayZone{toDay(s.Min()), toDay(s.Max())}, true
 	}
 	return dayZone{}, false
 }

@@ -184,9 +184,9 @@ func scan(ctx context.Context, q *query, src producer, mem *reservation, m *mete
 	}
 	parts := make([]*partial, workers)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return src.run(gctx) })
+	g.Go(guard(func() error { return src.run(gctx) }))
 	for w := 0; w < workers; w++ {
-		g.Go(func() error {
+		g.Go(guard(func() error {
 			p := newPartial(q)
 			parts[w] = p
 			s := newScratch(q)
@@ -197,6 +197,9 @@ func scan(ctx context.Context, q *query, src producer, mem *reservation, m *mete
 					return err
 				}
 				m.visit(b.hi - b.lo)
+				if workerHook != nil {
+					workerHook()
+				}
 				q.chunk(s, p, b)
 				if n := p.bytes(q); n > held {
 					if err := mem.grow(n - held); err != nil {
@@ -206,7 +209,7 @@ func scan(ctx context.Context, q *query, src producer, mem *reservation, m *mete
 				}
 				return nil
 			})
-		})
+		}))
 	}
 	err := g.Wait()
 	if cerr := src.close(); err == nil {

@@ -2,6 +2,7 @@ package semantic
 
 import (
 	"slices"
+	"strings"
 
 	"sutura.dev/domain"
 )
@@ -179,7 +180,7 @@ func (r *resolved) dimension(name string) (*domain.Dimension, *domain.Reason) {
 	for _, m := range r.metrics {
 		d, ok := m.Dimension(name)
 		if !ok || !DimensionVisible(r.b, r.p, m, d) {
-			return nil, refuse(domain.DimensionNotPermitted, "metric %s has no dimension %s", m.Name, name)
+			return nil, refuse(domain.DimensionNotPermitted, "metric %s has no dimension %s; %s", m.Name, name, r.allowedDimensions(m, false))
 		}
 		if first == nil {
 			first = d
@@ -192,8 +193,32 @@ func (r *resolved) dimension(name string) (*domain.Dimension, *domain.Reason) {
 	return first, nil
 }
 
+// allowedDimensions says which dimensions of m the caller may group by
+// (or, with filterable, filter on), for the detail of a refusal: names
+// are catalogue data, and a dimension the caller may not see is not
+// named.
+func (r *resolved) allowedDimensions(m *domain.Metric, filterable bool) string {
+	var names []string
+	for i := range m.Dimensions {
+		d := &m.Dimensions[i]
+		if DimensionVisible(r.b, r.p, m, d) && (!filterable || d.Filterable) {
+			names = append(names, d.Name)
+		}
+	}
+	switch {
+	case len(names) == 0 && filterable:
+		return "it cannot be filtered on any dimension"
+	case len(names) == 0:
+		return "it has no dimensions"
+	case filterable:
+		return "it may be filtered on " + strings.Join(names, ", ")
+	}
+	return "its dimensions are " + strings.Join(names, ", ")
+}
+
 // filter checks one filter: declared, filterable, every value allowlisted
-// by every metric asked.
+// by every metric asked. A refusal lists what the metric allows (names and
+// allowlists are catalogue data), never the value asked for.
 func (r *resolved) filter(f domain.Filter) (*domain.Dimension, *domain.Reason) {
 	d, why := r.dimension(f.Dimension)
 	if why != nil {
@@ -202,7 +227,7 @@ func (r *resolved) filter(f domain.Filter) (*domain.Dimension, *domain.Reason) {
 	for _, m := range r.metrics {
 		md, _ := m.Dimension(f.Dimension)
 		if !md.Filterable || len(md.Values) == 0 {
-			return nil, refuse(domain.DimensionNotFilterable, "dimension %s of metric %s can be grouped by but not filtered on", f.Dimension, m.Name)
+			return nil, refuse(domain.DimensionNotFilterable, "dimension %s of metric %s can be grouped by but not filtered on; %s", f.Dimension, m.Name, r.allowedDimensions(m, true))
 		}
 	}
 	switch {
@@ -216,7 +241,7 @@ func (r *resolved) filter(f domain.Filter) (*domain.Dimension, *domain.Reason) {
 		md, _ := m.Dimension(f.Dimension)
 		for _, v := range f.Values {
 			if !md.Allows(v) {
-				return nil, refuse(domain.DimensionValueNotAllowed, "a value in the filter on dimension %s is not on its allowlist", f.Dimension)
+				return nil, refuse(domain.DimensionValueNotAllowed, "a value in the filter on dimension %s is not on its allowlist; metric %s allows %s", f.Dimension, m.Name, strings.Join(md.Values, ", "))
 			}
 		}
 	}

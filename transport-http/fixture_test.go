@@ -120,9 +120,6 @@ func newEnv(t *testing.T, sys *apptest.System, ec envConfig) *env {
 	cfg := ec.cfg
 	cfg.Surface = surface
 	cfg.Metrics = metrics
-	if cfg.RequestTimeout == 0 {
-		cfg.RequestTimeout = ec.requestTimeout
-	}
 	if cfg.Inbound == nil && !ec.anonymous {
 		cfg.SingleUser = true
 	}

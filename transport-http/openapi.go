@@ -251,7 +251,7 @@ func toolOperation(t app.Tool) *operation {
 	case domain.DescribeCatalog:
 		op.Responses = gateResponses(false, map[string]*response{"200": jsonResponse("The catalogue as the caller may see it.", schemaCatalog)})
 	case domain.AskMetric:
-		op.RequestBody = &requestBody{Required: true, Description: "The question (product.md §3.1). Unknown fields are refused by name.",
+		op.RequestBody = &requestBody{Required: true, Description: "The question: metrics, grain and range, optionally dimensions, filters and top. Unknown fields are refused by name.",
 			Content: map[string]mediaType{"application/json": {Schema: ref(schemaQuestion)}}}
 		op.Responses = askResponses()
 	case domain.RunSQL:

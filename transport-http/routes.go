@@ -137,11 +137,7 @@ func (s *Server) call(c domain.Capability) http.Handler {
 			}
 			args = body
 		}
-		caller := CallerFrom(r.Context())
-		// The gates established the caller's scopes from the deployment or
-		// its identity: they are what it may call.
-		caller.Scoped = true
-		writeResult(w, s.cfg.Surface.Call(r.Context(), caller, c, args))
+		writeResult(w, s.cfg.Surface.Call(r.Context(), gatedCaller(r.Context()), c, args))
 	})
 }
 

@@ -275,7 +275,7 @@ func TestNewRefusesWhatItCannotServe(t *testing.T) {
 		"equal tokens":           {Surface: surface, AccessToken: []byte("a"), MetricsToken: []byte("a")},
 		"empty token":            {Surface: surface, AccessToken: []byte{}},
 		"host with a path":       {Surface: surface, AllowedHosts: []string{"a.example/x"}},
-		"negative timeout":       {Surface: surface, RequestTimeout: -time.Second},
+		"another tool list":      {Surface: surface, Tools: app.Tools(app.ToolOptions{RunSQL: true})},
 		"inbound without issuer": {Surface: surface, Inbound: &InboundConfig{Audience: "a", JWKSURL: "https://x", Algorithms: []string{RS256}}},
 		"inbound both key sets":  {Surface: surface, Inbound: &InboundConfig{Issuer: "i", Audience: "a", JWKSURL: "https://x", JWKSFile: "f", Algorithms: []string{RS256}}},
 		"inbound HS256":          {Surface: surface, Inbound: &InboundConfig{Issuer: "i", Audience: "a", JWKSURL: "https://x", Algorithms: []string{"HS256"}}},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 
 	"sutura.dev/app"
 	"sutura.dev/app/wire"
@@ -49,11 +48,6 @@ type Config struct {
 	// EventBuffer bounds the events kept between two DrainEvents; the
 	// oldest are dropped first, and counted. Zero is DefaultEventBuffer.
 	EventBuffer int
-	// Logger is ignored: the surface logs every failure worth an
-	// operator's line once, for every transport (app.Config.Logger).
-	//
-	// Deprecated: set app.Config.Logger.
-	Logger *slog.Logger
 }
 
 // Connection is sutura as an in-process tool server. It is safe for

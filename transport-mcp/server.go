@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"slices"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -44,19 +42,9 @@ type Options struct {
 	// list then varies by caller and is marked cacheScope "private". Off,
 	// every tool is listed to every caller.
 	EnforceScopes bool
-	// RequestTimeout is ignored: the surface bounds every call by its own
-	// request timeout (app.Config.RequestTimeout), on every transport.
-	//
-	// Deprecated: set app.Config.RequestTimeout.
-	RequestTimeout time.Duration
 	// MaxBodyBytes bounds one HTTP request body (server.max_body_bytes);
 	// zero means 65536.
 	MaxBodyBytes int64
-	// Logger is ignored: the surface logs every failure worth an
-	// operator's line once, for every transport (app.Config.Logger).
-	//
-	// Deprecated: set app.Config.Logger.
-	Logger *slog.Logger
 }
 
 // Server is sutura's MCP server: the tools of the capability list, bound to

@@ -127,6 +127,14 @@ type Options struct {
 	// process as built so far (sources and the admission bound, to read,
 	// never to acquire).
 	WrapAudit func(p *Process, sink app.AuditSink) (app.AuditSink, error)
+	// Logger, when set, is the process's log (the surface's failures);
+	// nil writes text lines to the logs writer.
+	Logger *slog.Logger
+	// UnchosenAudit, when set, receives the audit records when no layer
+	// set audit.sink, instead of the logs writer: the command line gives
+	// it a file when standard error is a terminal. The process owns it:
+	// Close closes it when it is an io.Closer, also when Open fails.
+	UnchosenAudit app.AuditSink
 }
 
 // ValidationError is the start-up validation that failed (product.md
@@ -160,11 +168,17 @@ func Open(ctx context.Context, env map[string]string, logs io.Writer, opts Optio
 // that fails is a *ValidationError.
 func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *Process, err error) {
 	p := &Process{Setup: s}
+	if c, ok := opts.UnchosenAudit.(io.Closer); ok {
+		p.closers = append(p.closers, c.Close)
+	}
 	defer func() {
 		if err != nil {
 			p.Close()
 		}
 	}()
+	if err = checkFiles(s.Config, s.Bundle); err != nil {
+		return nil, err
+	}
 	if p.opened, err = openSources(ctx, s.Config, s.Bundle); err != nil {
 		return nil, err
 	}
@@ -183,11 +197,18 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 		sink = w
 	default:
 		sink = runtime.NewAuditStream(logs)
+		if opts.UnchosenAudit != nil && !s.Config.Audit.SinkChosen {
+			sink = opts.UnchosenAudit
+		}
 	}
 	if opts.WrapAudit != nil {
 		if sink, err = opts.WrapAudit(p, sink); err != nil {
 			return nil, err
 		}
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(logs, nil))
 	}
 	if p.Catalog, err = app.NewSwappableCatalog(s.Bundle); err != nil {
 		return nil, err
@@ -203,8 +224,9 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 		Governance: app.Governance{LookupLegCeiling: g.LookupLegCeiling, SourceCeiling: g.SourceCeiling,
 			MaxLegRows: g.MaxLegRows},
 		Tools:          app.Tools(app.ToolOptions{RunSQL: s.Config.Tools.RunSQL.Enabled}),
+		SQLSource:      s.Config.Tools.RunSQL.Source,
 		RequestTimeout: s.Config.Server.RequestTimeout(),
-		Logger:         slog.New(slog.NewTextHandler(logs, nil)),
+		Logger:         logger,
 	})
 	if err != nil {
 		return nil, err

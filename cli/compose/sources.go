@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"sutura.dev/adapters/clickhouse"
+	"sutura.dev/adapters/duckdb"
 	"sutura.dev/adapters/postgres"
 	"sutura.dev/app"
 	"sutura.dev/cli/internal/config"
@@ -34,68 +36,89 @@ type openedSource struct {
 
 // sourceKind is one row of the table of source kinds: how to open a
 // source of the kind and how to check briefly that it can be reached
-// (doctor). Each row is built by kindOf from three functions of the
-// adapter: its configuration from the spec (the adapter validates it, once,
-// in its constructor), open, and ping.
+// (doctor).
 type sourceKind struct {
 	open func(ctx context.Context, spec sourceSpec) (openedSource, error)
 	ping func(ctx context.Context, spec sourceSpec) error
 }
 
-// kindOf is the row of an adapter whose configuration type is C.
-func kindOf[C any](configure func(sourceSpec) C, open func(context.Context, C) (openedSource, error), ping func(context.Context, C) error) sourceKind {
-	return sourceKind{
-		open: func(ctx context.Context, spec sourceSpec) (openedSource, error) { return open(ctx, configure(spec)) },
-		ping: func(ctx context.Context, spec sourceSpec) error { return ping(ctx, configure(spec)) },
-	}
-}
-
 // sourceKinds is the one table of the source kinds this build can open:
 // the composition root's explicit registry (there is no registration by
-// init). A new adapter is one row here and its three functions.
+// init). A new database adapter is one row here: its configuration from
+// the spec, and its constructor.
 var sourceKinds = map[config.SourceKind]sourceKind{
-	config.KindFiles:    kindOf(filesConfig, openFiles, pingFiles),
-	config.KindPostgres: kindOf(postgresConfig, openPostgres, pingPostgres),
+	config.KindFiles:      {open: openFiles, ping: pingFiles},
+	config.KindPostgres:   databaseKind(postgresConfig, postgres.New),
+	config.KindDuckDB:     databaseKind(duckdbConfig, duckdb.New),
+	config.KindClickHouse: databaseKind(clickhouseConfig, clickhouse.New),
+}
+
+// database is what the composition root needs of a database adapter: a
+// data system that holds its posture, answers a round trip and releases
+// what it opened.
+type database interface {
+	app.DataSystem
+	Posture() domain.Posture
+	Ping(ctx context.Context) error
+	Close()
+}
+
+// databaseKind is the row of a database adapter whose configuration type
+// is C. configure maps the configured source onto the adapter's Config,
+// key for key; the adapter's constructor validates it — the one check of
+// a source's settings — and holds the posture the opened source reports.
+func databaseKind[C any, D database](configure func(sourceSpec) C, newDB func(context.Context, C) (D, error)) sourceKind {
+	return sourceKind{
+		open: func(ctx context.Context, spec sourceSpec) (openedSource, error) {
+			db, err := newDB(ctx, configure(spec))
+			if err != nil {
+				return openedSource{}, err
+			}
+			return openedSource{source: app.Source{System: db, Posture: db.Posture()}, close: db.Close}, nil
+		},
+		ping: func(ctx context.Context, spec sourceSpec) error {
+			ctx, cancel := context.WithTimeout(ctx, pingTimeout)
+			defer cancel()
+			spec.runtime.MaxConcurrentQueries = 1
+			db, err := newDB(ctx, configure(spec))
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			return db.Ping(ctx)
+		},
+	}
 }
 
 // pingTimeout bounds doctor's round trip to one source.
 const pingTimeout = 5 * time.Second
 
-// filesConfig is the embedded engine's configuration of a files source.
-// Files sources run as the service; the configuration holds their posture.
-func filesConfig(spec sourceSpec) filesSource {
-	return filesSource{
-		posture: domain.Posture(spec.source.Posture),
-		cfg: engine.Config{Source: spec.alias, Files: os.DirFS(spec.source.DataDir), Models: spec.models,
-			WorkingSetMaxBytes: spec.runtime.WorkingSetMaxBytes},
-		dir: spec.source.DataDir,
-	}
+// filesSource is the embedded engine's configuration of a files source.
+// Files sources run as the service (configuration refuses another
+// posture).
+func filesSource(spec sourceSpec) engine.Config {
+	return engine.Config{Source: spec.alias, Files: os.DirFS(spec.source.DataDir), Models: spec.models,
+		WorkingSetMaxBytes: spec.runtime.WorkingSetMaxBytes}
 }
 
-type filesSource struct {
-	posture domain.Posture
-	cfg     engine.Config
-	dir     string
-}
-
-func openFiles(ctx context.Context, f filesSource) (openedSource, error) {
-	eng, err := engine.New(ctx, f.cfg)
+func openFiles(ctx context.Context, spec sourceSpec) (openedSource, error) {
+	eng, err := engine.New(ctx, filesSource(spec))
 	if err != nil {
 		return openedSource{}, err
 	}
-	return openedSource{source: app.Source{System: eng, Posture: f.posture}, close: func() {}}, nil
+	return openedSource{source: app.Source{System: eng, Posture: domain.Posture(spec.source.Posture)}, close: func() {}}, nil
 }
 
-func pingFiles(_ context.Context, f filesSource) error {
-	info, err := os.Stat(f.dir)
+func pingFiles(_ context.Context, spec sourceSpec) error {
+	dir := spec.source.DataDir
+	info, err := os.Stat(dir)
 	if err == nil && !info.IsDir() {
-		err = fmt.Errorf("%s is not a directory", f.dir)
+		err = fmt.Errorf("%s is not a directory", dir)
 	}
 	return err
 }
 
-// postgresConfig is the adapter's configuration of a postgres source. The
-// adapter holds the posture; the opened source reads it from there.
+// postgresConfig is the adapter's configuration of a postgres source.
 func postgresConfig(spec sourceSpec) postgres.Config {
 	src := spec.source
 	return postgres.Config{
@@ -109,24 +132,28 @@ func postgresConfig(spec sourceSpec) postgres.Config {
 	}
 }
 
-func openPostgres(ctx context.Context, cfg postgres.Config) (openedSource, error) {
-	db, err := postgres.New(ctx, cfg)
-	if err != nil {
-		return openedSource{}, err
+// duckdbConfig is the adapter's configuration of a duckdb source.
+func duckdbConfig(spec sourceSpec) duckdb.Config {
+	src := spec.source
+	return duckdb.Config{
+		Source: spec.alias, Path: src.Path, Threads: src.Threads, MemoryLimitBytes: src.MemoryLimitBytes,
+		Posture: domain.Posture(src.Posture),
+		Models:  spec.models, MaxConns: spec.runtime.MaxConcurrentQueries,
 	}
-	return openedSource{source: app.Source{System: db, Posture: db.Posture()}, close: db.Close}, nil
 }
 
-func pingPostgres(ctx context.Context, cfg postgres.Config) error {
-	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
-	defer cancel()
-	cfg.MaxConns = 1
-	db, err := postgres.New(ctx, cfg)
-	if err != nil {
-		return err
+// clickhouseConfig is the adapter's configuration of a clickhouse source.
+func clickhouseConfig(spec sourceSpec) clickhouse.Config {
+	src := spec.source
+	return clickhouse.Config{
+		Source: spec.alias, Host: src.Host, Port: src.Port, Database: src.Database,
+		User: src.User, Password: src.Password.Reveal(),
+		TransportMode: clickhouse.TransportMode(src.TransportMode), CAFile: src.CAFile,
+		CertFile: src.CertFile, KeyFile: src.KeyFile, ServerName: src.TLSServerName,
+		Posture: domain.Posture(src.Posture), Impersonate: src.Impersonate,
+		VerificationIdentity: src.VerificationIdentity,
+		Models:               spec.models, MaxConns: spec.runtime.MaxConcurrentQueries,
 	}
-	defer db.Close()
-	return db.Ping(ctx)
 }
 
 // newCombiner is the combine of federated answers: the embedded engine's,
@@ -147,6 +174,30 @@ func newCombiner(ctx context.Context, cfg *config.Config, sources map[string]app
 	}
 	return engine.NewCombiner(ctx, engine.CombinerConfig{WorkingSetMaxBytes: cfg.Runtime.WorkingSetMaxBytes})
 }
+
+// settingError is an adapter's refusal of one setting of its source: the
+// key under sources.<alias> and why, never the value. Every database
+// adapter's ConfigError is one.
+type settingError interface {
+	error
+	Setting() (key, reason string)
+}
+
+// sourceError is the error of opening (or pinging) the source alias: an
+// adapter's refusal of a setting becomes the configuration's refusal of
+// sources.<alias>.<key>, naming the layer the value came from, as if the
+// loader had found it; anything else is wrapped with the source's key.
+func sourceError(cfg *config.Config, alias string, err error) error {
+	var se settingError
+	if errors.As(err, &se) {
+		key, reason := se.Setting()
+		return cfg.Refusal(childKey("sources."+alias, key), reason)
+	}
+	return fmt.Errorf("sources.%s: %w", alias, err)
+}
+
+// childKey is parent.key.
+func childKey(parent, key string) string { return parent + "." + key }
 
 // errNoAdapter is the error of a configured kind this build has no row for.
 var errNoAdapter = errors.New("this build has no adapter for this kind of source yet")
@@ -193,7 +244,7 @@ func openSources(ctx context.Context, cfg *config.Config, b *domain.Bundle) (*op
 		opened, err := kind.open(ctx, sourceSpec{alias: alias, source: src, models: byAlias[alias], runtime: cfg.Runtime})
 		if err != nil {
 			o.close()
-			return nil, fmt.Errorf("sources.%s: %w", alias, err)
+			return nil, sourceError(cfg, alias, err)
 		}
 		o.closers = append(o.closers, opened.close)
 		o.sources[alias] = opened.source
@@ -226,7 +277,11 @@ func CheckSources(ctx context.Context, cfg *config.Config) []SourceCheck {
 		src := cfg.Sources[alias]
 		c := SourceCheck{Alias: alias, Kind: src.Kind, Err: errNoAdapter}
 		if kind, ok := sourceKinds[src.Kind]; ok {
-			c.Err = kind.ping(ctx, sourceSpec{alias: alias, source: src, runtime: cfg.Runtime})
+			if err := kind.ping(ctx, sourceSpec{alias: alias, source: src, runtime: cfg.Runtime}); err != nil {
+				c.Err = sourceError(cfg, alias, err)
+			} else {
+				c.Err = nil
+			}
 		}
 		out = append(out, c)
 	}

@@ -40,7 +40,7 @@ func BenchmarkLoad(b *testing.B) {
 	p, err := open(&invocation{ctx: context.Background(), io: streams{err: io.Discard}, env: nil})
 	require.NoError(b, err)
 	defer p.Close()
-	srv, err := newMCPServer(p, nil, nil)
+	srv, err := newMCPServer(p, domain.LocalOperator, nil)
 	require.NoError(b, err)
 	q, err := domain.DecodeQuestion(toWire(loadQuestion))
 	require.NoError(b, err)

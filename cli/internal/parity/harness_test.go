@@ -115,7 +115,7 @@ func newEnv(t *testing.T, s setup) *env {
 	e := &env{adm: adm, audit: audit, surface: surface}
 
 	var caller func(context.Context) app.Caller
-	hcfg := httpapi.Config{Surface: surface, Tools: tools, SingleUser: true, RequestTimeout: s.requestTimeout}
+	hcfg := httpapi.Config{Surface: surface, Tools: tools, SingleUser: true}
 	if s.scopes != nil {
 		principal := domain.Principal{Subject: subject, Scopes: s.scopes}
 		caller = func(context.Context) app.Caller { return app.Caller{Principal: principal} }
