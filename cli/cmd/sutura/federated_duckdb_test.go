@@ -48,3 +48,11 @@ func TestFederatedDifferentialOnFilesAndDuckDB(t *testing.T) {
 		differential(t, federatedDemo(t, split, map[string]opener{"files": onFiles, "crm": onPostgres, "shop": onDuckDB}, nil), ref, 2028)
 	})
 }
+
+// TestServeTheFederatedDemoOnDuckDB serves the federated demo of
+// docs/operations.md from configuration alone: the orders in the demo's
+// CSV files, the store tables in a DuckDB file built at test time.
+func TestServeTheFederatedDemoOnDuckDB(t *testing.T) {
+	path := ducktest.Build(t, demo.Data(), storeModelsOf(t))
+	servesTheFederatedDemo(t, federatedDemoConfig(t, "{kind: duckdb, posture: shared-service-user, path: "+path+", threads: 2}", nil), "duckdb")
+}
