@@ -377,15 +377,29 @@ func cellsColumn(name string, rows [][]domain.Cell, i int, hint domain.ColumnTyp
 	return buildCells(name, rows, i, typ)
 }
 
+// buildCells builds column i of rows as typ: typed values go to the
+// builder as they are, text (and a mix of kinds, as text) as its
+// canonical rendering.
 func buildCells(name string, rows [][]domain.Cell, i int, typ domain.ColumnType) (*column, error) {
 	b := newBuilder(typ, false)
 	for _, row := range rows {
 		c := row[i]
-		if c.IsNull() {
+		var err error
+		switch {
+		case c.IsNull():
 			b.appendNull()
-			continue
+		case typ == domain.TypeInteger:
+			err = b.appendInt(c.IntValue())
+		case typ == domain.TypeFloat:
+			err = b.appendFloat(c.FloatValue())
+		case typ == domain.TypeDate:
+			err = b.appendDate(int32(c.DateValue()))
+		case typ == domain.TypeBoolean:
+			err = b.appendBool(c.BoolValue())
+		default:
+			err = b.appendText(c.Render())
 		}
-		if err := b.appendText(c.Render()); err != nil {
+		if err != nil {
 			return nil, err
 		}
 	}
