@@ -103,6 +103,21 @@ func servesTheFederatedDemo(t *testing.T, dir, kind string) {
 	require.Equal(t, exitOK, code, out+errOut)
 	assert.Contains(t, out, "13 checked, all reproduce")
 
+	qf := filepath.Join(t.TempDir(), "q.json")
+	require.NoError(t, os.WriteFile(qf, []byte(fedAreaCategory), 0o600))
+	code, out, errOut = runCLI(t, env, "compile", qf, kind)
+	require.Equal(t, exitOK, code, out+errOut)
+	assert.Contains(t, out, "-- 3 legs across data systems")
+	assert.Contains(t, out, "-- leg 0 (base) on source files")
+	assert.Contains(t, out, "-- leg 1 (lookup) on source warehouse")
+	assert.Contains(t, out, "-- leg 2 (lookup) on source warehouse")
+	assert.Contains(t, out, `"North"`)
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "North") {
+			assert.True(t, strings.HasPrefix(line, "-- "), "a value is a bound parameter, never in the SQL: %s", line)
+		}
+	}
+
 	s := serve(t, "SUTURA_CONFIG_DIR="+dir)
 	for _, q := range []string{fedAreaCategory, fedTopProducts, year2025} {
 		status, _, body := s.do(t, "POST", "/v1/query", q)
