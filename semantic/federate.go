@@ -2,6 +2,8 @@ package semantic
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -163,7 +165,6 @@ func planFederated(b *domain.Bundle, r *resolved, c Ceilings) (*domain.Plan, *do
 			}
 			var cols []int
 			for _, pt := range parts {
-				pt := pt
 				cols = append(cols, len(bl.Dimensions)+1+len(bl.Metrics))
 				bl.Metrics = append(bl.Metrics, domain.MetricRef{
 					Name:            "p" + strconv.Itoa(len(bl.Metrics)+1),
@@ -227,22 +228,10 @@ func (f *federation) refusals(c Ceilings, remoteDim string) *domain.Reason {
 	return nil
 }
 
+// sortedValues returns the distinct values of m, sorted, so that details
+// do not depend on the map's order.
 func sortedValues(m map[string]string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, v := range m {
-		if !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	// Deterministic details whatever the map order.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
+	return slices.Compact(slices.Sorted(maps.Values(m)))
 }
 
 // reach walks d's via chain, joining inside a leg while the chain stays
