@@ -101,6 +101,12 @@ func runDoctor(inv *invocation) error {
 	if b != nil {
 		fmt.Fprintf(w, "catalogue  %s version %s digest %s\n", name, b.Version(), b.Digest())
 	}
+	// Whether cgo was on says whether duckdb sources can open: always shown.
+	for _, st := range bi.Settings {
+		if ok && st.Key == "CGO_ENABLED" {
+			fmt.Fprintf(w, "build      %s=%s\n", st.Key, st.Value)
+		}
+	}
 	fmt.Fprintf(w, "admission  %d slots, %s window\n", cfg.Runtime.MaxConcurrentQueries, cfg.Runtime.AdmissionTimeout())
 	fmt.Fprintf(w, "audit      %s\n", auditText(inv, cfg))
 	if red, err := cfg.Redacted(); err == nil {
@@ -108,7 +114,9 @@ func runDoctor(inv *invocation) error {
 	}
 	if ok && inv.boolFlag("verbose") {
 		for _, s := range bi.Settings {
-			fmt.Fprintf(w, "build      %s=%s\n", s.Key, s.Value)
+			if s.Key != "CGO_ENABLED" {
+				fmt.Fprintf(w, "build      %s=%s\n", s.Key, s.Value)
+			}
 		}
 		for _, d := range bi.Deps {
 			fmt.Fprintf(w, "module     %s %s\n", d.Path, d.Version)
