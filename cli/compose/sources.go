@@ -156,6 +156,25 @@ func clickhouseConfig(spec sourceSpec) clickhouse.Config {
 	}
 }
 
+// newCombiner is the combine of federated answers: the embedded engine's,
+// over the working set of the first files source (so that one ceiling
+// bounds the engine's cached columns and the combine's work), or over a
+// working set of its own, of runtime.working_set_max_bytes, when no files
+// source is configured.
+func newCombiner(ctx context.Context, cfg *config.Config, sources map[string]app.Source) (app.Combiner, error) {
+	aliases := make([]string, 0, len(sources))
+	for a := range sources {
+		aliases = append(aliases, a)
+	}
+	slices.Sort(aliases)
+	for _, a := range aliases {
+		if eng, ok := sources[a].System.(*engine.Engine); ok {
+			return eng.Combiner(), nil
+		}
+	}
+	return engine.NewCombiner(ctx, engine.CombinerConfig{WorkingSetMaxBytes: cfg.Runtime.WorkingSetMaxBytes})
+}
+
 // settingError is an adapter's refusal of one setting of its source: the
 // key under sources.<alias> and why, never the value. Every database
 // adapter's ConfigError is one.
