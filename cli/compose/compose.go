@@ -179,7 +179,11 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 	if err = checkFiles(s.Config, s.Bundle); err != nil {
 		return nil, err
 	}
-	if p.opened, err = openSources(ctx, s.Config, s.Bundle); err != nil {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(logs, nil))
+	}
+	if p.opened, err = openSources(ctx, s.Config, s.Bundle, logger); err != nil {
 		return nil, err
 	}
 	p.Sources = p.opened.sources
@@ -205,10 +209,6 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 		if sink, err = opts.WrapAudit(p, sink); err != nil {
 			return nil, err
 		}
-	}
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.NewTextHandler(logs, nil))
 	}
 	if p.Catalog, err = app.NewSwappableCatalog(s.Bundle); err != nil {
 		return nil, err

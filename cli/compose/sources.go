@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"time"
@@ -26,6 +27,9 @@ type sourceSpec struct {
 	source  config.Source
 	models  []domain.Model
 	runtime config.Runtime
+	// logger receives what a source has no caller to tell (the embedded
+	// engine's background cache fills); nil discards.
+	logger *slog.Logger
 }
 
 // openedSource is an opened data system and what releases it.
@@ -98,7 +102,7 @@ const pingTimeout = 5 * time.Second
 // posture).
 func filesSource(spec sourceSpec) engine.Config {
 	return engine.Config{Source: spec.alias, Files: os.DirFS(spec.source.DataDir), Models: spec.models,
-		WorkingSetMaxBytes: spec.runtime.WorkingSetMaxBytes}
+		WorkingSetMaxBytes: spec.runtime.WorkingSetMaxBytes, Logger: spec.logger}
 }
 
 func openFiles(ctx context.Context, spec sourceSpec) (openedSource, error) {
@@ -217,9 +221,10 @@ func (o *openedSources) close() {
 }
 
 // openSources opens every configured source (or the embedded demo's) with
-// the models of b that live on it, in alias order. When one fails, the
-// ones already opened are closed before it returns.
-func openSources(ctx context.Context, cfg *config.Config, b *domain.Bundle) (*openedSources, error) {
+// the models of b that live on it, in alias order; logger (nil discards)
+// receives what the sources log on their own. When one fails, the ones
+// already opened are closed before it returns.
+func openSources(ctx context.Context, cfg *config.Config, b *domain.Bundle, logger *slog.Logger) (*openedSources, error) {
 	byAlias := map[string][]domain.Model{}
 	for _, m := range b.Definitions().Models {
 		byAlias[m.Source] = append(byAlias[m.Source], m)
@@ -227,7 +232,7 @@ func openSources(ctx context.Context, cfg *config.Config, b *domain.Bundle) (*op
 	o := &openedSources{sources: map[string]app.Source{}}
 	if cfg.Demo() {
 		eng, err := engine.New(ctx, engine.Config{Source: demo.SourceAlias, Files: demo.Data(), Models: byAlias[demo.SourceAlias],
-			WorkingSetMaxBytes: cfg.Runtime.WorkingSetMaxBytes})
+			WorkingSetMaxBytes: cfg.Runtime.WorkingSetMaxBytes, Logger: logger})
 		if err != nil {
 			return nil, err
 		}
@@ -241,7 +246,7 @@ func openSources(ctx context.Context, cfg *config.Config, b *domain.Bundle) (*op
 			o.close()
 			return nil, fmt.Errorf("sources.%s.kind: %w", alias, errNoAdapter)
 		}
-		opened, err := kind.open(ctx, sourceSpec{alias: alias, source: src, models: byAlias[alias], runtime: cfg.Runtime})
+		opened, err := kind.open(ctx, sourceSpec{alias: alias, source: src, models: byAlias[alias], runtime: cfg.Runtime, logger: logger})
 		if err != nil {
 			o.close()
 			return nil, sourceError(cfg, alias, err)
