@@ -265,7 +265,18 @@ func (h *hybridRuns) decode(out []int32) error {
 		case h.packed > 0:
 			k := min(h.packed, len(out))
 			data, acc, bits, w := h.data, h.acc, h.bits, h.width
-			for i := range out[:k] {
+			i := 0
+			if w <= 8 && bits == 0 {
+				// Whole groups of eight values at a time: w bytes each.
+				for ; i+8 <= k && len(data) >= 8; i += 8 {
+					g := binary.LittleEndian.Uint64(data)
+					o := out[i : i+8 : i+8]
+					o[0], o[1], o[2], o[3] = int32(g&mask), int32(g>>w&mask), int32(g>>(2*w)&mask), int32(g>>(3*w)&mask)
+					o[4], o[5], o[6], o[7] = int32(g>>(4*w)&mask), int32(g>>(5*w)&mask), int32(g>>(6*w)&mask), int32(g>>(7*w)&mask)
+					data = data[w:]
+				}
+			}
+			for ; i < k; i++ {
 				for bits < w {
 					if len(data) == 0 {
 						return fmt.Errorf("a run of dictionary indexes ends early")
