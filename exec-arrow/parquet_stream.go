@@ -226,6 +226,12 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			}
 		}
 	}
+	// A row group whose statistics put every time in the range needs no
+	// batch checked against it.
+	inside := false
+	if z, ok := statsZone(rgm, pp.leaves[q.timeSlot], pp.md.Schema.Column(pp.leaves[q.timeSlot]), false); ok {
+		inside = z.min >= q.start && z.max < q.start+q.span
+	}
 	// Required text and date columns of dictionary pages are decoded
 	// straight from their pages; the others through pqarrow.
 	own := make([]*dictChunk, len(q.base))
@@ -307,7 +313,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 					return err
 				}
 				cols[q.timeSlot] = c
-				if !q.meets(zoneOf(c, 0, n)) {
+				if !inside && !q.meets(zoneOf(c, 0, n)) {
 					for _, v := range valids {
 						if v != nil {
 							if _, err := v.next(n); err != nil {
