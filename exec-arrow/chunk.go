@@ -50,16 +50,14 @@ func (q *query) chunk(s *scratch, p *partial, b *batch) {
 	for m, mp := range q.metrics {
 		rows, gids := s.sel[:n], s.gids[:n]
 		if len(mp.required) > 0 && !same {
-			bit := uint64(1) << m
 			j := 0
-			for k := 0; k < n; k++ {
-				if s.mask[k]&bit != 0 {
-					s.mrows[j], s.mgids[j] = s.sel[k], s.gids[k]
-					j++
-				}
+			mask, sel, mrows, mgids := s.mask[:n], s.sel[:n], s.mrows[:n], s.mgids[:n]
+			for k, g := range gids {
+				mrows[j], mgids[j] = sel[k], g
+				j += int(mask[k] >> m & 1) // branch-free: masks are unpredictable
 			}
 			if j < n {
-				rows, gids = s.mrows[:j], s.mgids[:j]
+				rows, gids = mrows[:j], mgids[:j]
 			}
 		}
 		counts := p.rows[m]
@@ -161,18 +159,43 @@ func (q *query) maskMetrics(s *scratch, b *batch, n int) int {
 			bits[k] |= uint64(bitOf(ok)) << i // branch-free: filters are unpredictable
 		}
 	}
+	// With few required filters, the mask of every combination of them
+	// is looked up rather than computed per position.
 	j := 0
-	for k := 0; k < n; k++ {
-		var m uint64
-		b := bits[k]
-		for mi, need := range q.needs {
-			m |= uint64(bitOf(b&need == need)) << mi
+	sel, bucket, mask := s.sel[:n], s.bucket[:n], s.mask[:n]
+	if len(q.required) <= maxTabled {
+		var table [1 << maxTabled]uint64
+		for c := range 1 << len(q.required) {
+			table[c] = q.metricMask(uint64(c))
 		}
-		s.sel[j], s.bucket[j], s.mask[j] = s.sel[k], s.bucket[k], m
-		j += bitOf(m != 0)
+		for k, c := range bits {
+			m := table[c&(1<<maxTabled-1)]
+			sel[j], bucket[j], mask[j] = sel[k], bucket[k], m
+			j += bitOf(m != 0)
+		}
+	} else {
+		for k, c := range bits {
+			m := q.metricMask(c)
+			sel[j], bucket[j], mask[j] = sel[k], bucket[k], m
+			j += bitOf(m != 0)
+		}
 	}
 	s.sel, s.bucket = s.sel[:j], s.bucket[:j]
 	return j
+}
+
+// maxTabled is the most required filters whose combinations maskMetrics
+// tabulates.
+const maxTabled = 6
+
+// metricMask is the mask of the metrics whose required filters all pass
+// in b (bit i: required filter i passes).
+func (q *query) metricMask(b uint64) uint64 {
+	var m uint64
+	for mi, need := range q.needs {
+		m |= uint64(bitOf(b&need == need)) << mi
+	}
+	return m
 }
 
 // bitOf is 1 for true and 0 for false, compiled without a branch.
