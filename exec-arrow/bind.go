@@ -109,17 +109,9 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream b
 			"the leg groups by %d columns; the embedded engine groups by at most %d", len(leg.Dimensions), maxGroupKeys)}
 	}
 	q = &query{plan: plan, leg: leg, parallel: e.cfg.Parallelism}
-	tables := []domain.Table{leg.Base}
-	alias := map[string]int{leg.Base.Alias: 0}
-	for i, j := range leg.Joins {
-		if _, dup := alias[j.To.Alias]; dup {
-			return nil, fmt.Errorf("alias %s is used twice", j.To.Alias)
-		}
-		if _, ok := alias[j.FromAlias]; !ok {
-			return nil, fmt.Errorf("join %s starts from alias %s, which is not defined before it", j.Relationship, j.FromAlias)
-		}
-		alias[j.To.Alias] = i + 1
-		tables = append(tables, j.To)
+	tables, alias, err := legTables(leg)
+	if err != nil {
+		return nil, err
 	}
 	for _, t := range tables {
 		if len(t.Path) == 0 {
@@ -476,4 +468,24 @@ func (q *query) bindDims(ctx context.Context, col func(domain.ColumnRef) (int, *
 		q.radix = append(q.radix, uint64(codes.card())+1)
 	}
 	return nil
+}
+
+// legTables lists the tables leg reads, its base first and then each
+// joined table in join order, and the index of each alias in that list. A
+// join that reuses an alias or starts from one not defined before it is
+// an error (a plan Compile did not build).
+func legTables(leg *domain.Leg) ([]domain.Table, map[string]int, error) {
+	tables := []domain.Table{leg.Base}
+	alias := map[string]int{leg.Base.Alias: 0}
+	for i, j := range leg.Joins {
+		if _, dup := alias[j.To.Alias]; dup {
+			return nil, nil, fmt.Errorf("alias %s is used twice", j.To.Alias)
+		}
+		if _, ok := alias[j.FromAlias]; !ok {
+			return nil, nil, fmt.Errorf("join %s starts from alias %s, which is not defined before it", j.Relationship, j.FromAlias)
+		}
+		alias[j.To.Alias] = i + 1
+		tables = append(tables, j.To)
+	}
+	return tables, alias, nil
 }

@@ -26,17 +26,9 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *meter) (*doma
 		return nil, fmt.Errorf("the plan lists %d columns for a lookup leg of %d", len(plan.Columns), len(leg.Dimensions))
 	}
 	rowCap, _ := plan.Bounds()
-	tables := []domain.Table{leg.Base}
-	alias := map[string]int{leg.Base.Alias: 0}
-	for i, j := range leg.Joins {
-		if _, dup := alias[j.To.Alias]; dup {
-			return nil, fmt.Errorf("alias %s is used twice", j.To.Alias)
-		}
-		if _, ok := alias[j.FromAlias]; !ok {
-			return nil, fmt.Errorf("join %s starts from alias %s, which is not defined before it", j.Relationship, j.FromAlias)
-		}
-		alias[j.To.Alias] = i + 1
-		tables = append(tables, j.To)
+	tables, alias, err := legTables(leg)
+	if err != nil {
+		return nil, err
 	}
 	wants := make([][]want, len(tables))
 	need := func(ref domain.ColumnRef) (int, error) {

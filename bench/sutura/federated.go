@@ -3,11 +3,7 @@ package sutura
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -70,32 +66,12 @@ func NewFederatedEngine(ctx context.Context, name, parquetDir, csvDir, pgURL str
 	if err != nil {
 		return nil, err
 	}
-	u, err := url.Parse(pgURL)
+	cfg, err := loadOnce(pgURL, "sutura_benchfed_", csvDir, stores)
 	if err != nil {
-		return nil, fmt.Errorf("SUTURA_PG_URL: %w", err)
+		return nil, err
 	}
-	dbName := "sutura_benchfed_" + strings.ReplaceAll(filepath.Base(csvDir), "-", "_")
-	bu := *u
-	bu.Path = "/" + dbName
-	if psql(&bu, "SELECT 1 FROM loaded") != nil {
-		if err := psql(u, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)", "CREATE DATABASE "+dbName); err != nil {
-			return nil, err
-		}
-		for _, m := range stores {
-			if err := load(&bu, csvDir, &m); err != nil {
-				return nil, fmt.Errorf("loading %s: %w", m.Name, err)
-			}
-		}
-		if err := psql(&bu, "CREATE TABLE loaded ()"); err != nil {
-			return nil, err
-		}
-	}
-	port, _ := strconv.Atoi(u.Port())
-	pass, _ := u.User.Password()
-	db, err := postgres.New(ctx, postgres.Config{
-		Source: storesAlias, Host: u.Hostname(), Port: port, Database: dbName, User: u.User.Username(),
-		Password: []byte(pass), TransportMode: postgres.Plaintext, Models: stores, MaxConns: 4,
-	})
+	cfg.Source, cfg.MaxConns = storesAlias, 4
+	db, err := postgres.New(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
