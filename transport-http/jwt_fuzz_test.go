@@ -268,10 +268,10 @@ func absDuration(d time.Duration) time.Duration {
 	return d
 }
 
-// jwtFuzzHandler is a server that trusts the reference's keys, read from a
-// JWKS file, with every scope of the tool list granted by "scope" and
-// groups mapped to audiences.
-func jwtFuzzHandler(f *testing.F) http.Handler {
+// fuzzInbound is the inbound identity of the fuzz targets' servers: it
+// trusts the reference's keys, read from a JWKS file, and maps the group
+// finance to the audience finance.
+func fuzzInbound(f *testing.F) *InboundConfig {
 	path := filepath.Join(f.TempDir(), "jwks.json")
 	set, err := json.Marshal(map[string]any{"keys": []map[string]any{jwkOf(f, "rsa-1"), jwkOf(f, "ec-1"), jwkOf(f, "ed-1")}})
 	if err != nil {
@@ -280,11 +280,17 @@ func jwtFuzzHandler(f *testing.F) http.Handler {
 	if err := os.WriteFile(path, set, 0o600); err != nil {
 		f.Fatal(err)
 	}
-	e := newEnv(f, newFake(), envConfig{quiet: true, cfg: Config{
-		Inbound: &InboundConfig{Issuer: testIssuer, Audience: testAudience, JWKSFile: path,
-			Algorithms: []string{RS256, ES256, EdDSA}, AudienceMapping: map[string][]string{"finance": {"finance"}}},
-		RateLimit: RateLimit{PerSecond: 1e9, Burst: 1 << 30},
-	}})
+	return &InboundConfig{Issuer: testIssuer, Audience: testAudience, JWKSFile: path,
+		Algorithms: []string{RS256, ES256, EdDSA}, AudienceMapping: map[string][]string{"finance": {"finance"}}}
+}
+
+// unlimited is a rate limit no fuzz target reaches: the targets send from
+// one address as fast as they can.
+var unlimited = RateLimit{PerSecond: 1e9, Burst: 1 << 30}
+
+// jwtFuzzHandler is the handler of a server with fuzzInbound's identity.
+func jwtFuzzHandler(f *testing.F) http.Handler {
+	e := newEnv(f, newFake(), envConfig{quiet: true, cfg: Config{Inbound: fuzzInbound(f), RateLimit: unlimited}})
 	return e.server.Handler()
 }
 
