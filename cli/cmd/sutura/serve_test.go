@@ -26,7 +26,7 @@ type served struct {
 }
 
 // serve starts the built binary with env and waits for its first line.
-func serve(t *testing.T, env ...string) *served {
+func serve(t testing.TB, env ...string) *served {
 	t.Helper()
 	cmd := exec.Command(binary(t), "serve")
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "SUTURA__SERVER__PORT=0"}, env...)
@@ -149,11 +149,4 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	}
 	_, err := http.Get(s.base + "/health")
 	assert.Error(t, err, "no longer accepting")
-}
-
-func newCommand(name string, args ...string) *exec.Cmd { return exec.Command(name, args...) }
-
-func execCommand(name string, args ...string) (string, error) {
-	out, err := exec.Command(name, args...).CombinedOutput()
-	return string(out), err
 }
