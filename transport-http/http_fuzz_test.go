@@ -79,7 +79,9 @@ type httpProbe struct {
 // the Host (whole and as a port), as a Content-Type and its parameter, and
 // in the path and query.
 //
-// Its property, for every request a conforming client can send:
+// Its property, for every request a conforming client can send (a valid
+// method, header values and Host, a request target without spaces or
+// control characters):
 //   - the server answers (no panic, no dropped connection);
 //   - the status is 200 or the status of a failure code (FailureCodes) or
 //     refusal code (domain.Codes); a non-2xx body is exactly a failure
@@ -208,7 +210,7 @@ func fuzzSend(client *http.Client, e *env, p httpProbe) (reply, bool) {
 		return reply{}, false
 	}
 	u, err := url.Parse(e.srv.URL + p.path)
-	if err != nil || u.Host != strings.TrimPrefix(e.srv.URL, "http://") {
+	if err != nil || u.Host != strings.TrimPrefix(e.srv.URL, "http://") || !validTarget(u.RequestURI()) {
 		return reply{}, false
 	}
 	req, err := http.NewRequest(p.method, u.String(), bytes.NewReader(p.body))
@@ -241,6 +243,14 @@ func fuzzSend(client *http.Client, e *env, p httpProbe) (reply, bool) {
 		return reply{status: -1, body: []byte(err.Error())}, true
 	}
 	return reply{status: resp.StatusCode, header: resp.Header, body: b}, true
+}
+
+// validTarget reports whether a request target holds no space or control
+// character: Go's client sends a query as it is given, and a target with
+// a space is a malformed request line that net/http answers itself,
+// before any handler.
+func validTarget(target string) bool {
+	return !strings.ContainsFunc(target, func(r rune) bool { return r <= ' ' || r == 0x7f })
 }
 
 // validMethod reports whether m is an HTTP token (RFC 9110 §5.6.2).
