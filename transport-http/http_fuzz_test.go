@@ -106,7 +106,9 @@ func FuzzHTTPRequest(f *testing.F) {
 		{env: newEnv(f, newFake(), envConfig{quiet: true, cfg: Config{Inbound: fuzzInbound(f), RateLimit: unlimited}}),
 			credential: jwt.get},
 	}
-	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true}}
+	// The client follows no redirect: the reply under test is the server's.
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	// Text the servers send whatever the request: a canary found in it is
 	// no echo.
 	var static strings.Builder
@@ -193,6 +195,7 @@ func plants(credential, canary, inJSON string) []httpProbe {
 		get("/v1/catalog", "127.0.0.1:"+canary, "Bearer "+credential),
 		get("/v1/catalog", "localhost:"+canary, ""),
 		get("/v1/"+url.PathEscape(canary), "127.0.0.1", "Bearer "+credential),
+		get("/v1/../"+url.PathEscape(canary), "127.0.0.1", "Bearer "+credential),
 		get("/v1/catalog?q="+url.QueryEscape(canary), "127.0.0.1", "Bearer "+credential),
 		ct("application/json; charset=" + canary),
 		ct(canary),
