@@ -10,7 +10,8 @@ import (
 // visible to it with their grains, dimensions and allowed values, and the
 // knowledge about them. It is the wire shape of describe_catalog and
 // GET /v1/catalog. A metric outside the caller's audiences is absent, as if
-// it did not exist; required filters and physical tables never appear.
+// it did not exist; physical tables never appear, and required filters
+// appear only in words (their column, never their value).
 type CatalogView struct {
 	DefinitionVersion string           `json:"definition_version"`
 	DefinitionDigest  string           `json:"definition_digest"`
@@ -21,13 +22,30 @@ type CatalogView struct {
 	Examples          []ExampleView    `json:"examples"`
 }
 
-// MetricView describes one metric to a caller.
+// MetricView describes one metric to a caller: what it measures, over
+// which model and time column, its grains and dimensions, the required
+// filters that are part of its meaning (in words, RequiredFilterText) and
+// its anchor. The members added after the first version are optional in
+// the schema, so the manifest did not narrow.
 type MetricView struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Grains      []domain.Grain  `json:"grains"`
-	Dimensions  []DimensionView `json:"dimensions"`
-	Digest      string          `json:"digest"`
+	Name            string          `json:"name"`
+	Description     string          `json:"description"`
+	Grains          []domain.Grain  `json:"grains"`
+	Dimensions      []DimensionView `json:"dimensions"`
+	Digest          string          `json:"digest"`
+	Model           string          `json:"model,omitempty"`
+	TimeColumn      string          `json:"time_column,omitempty"`
+	Measure         string          `json:"measure,omitempty"`
+	RequiredFilters []string        `json:"required_filters,omitempty"`
+	Anchor          *AnchorView     `json:"anchor,omitempty"`
+}
+
+// AnchorView is a metric's anchor: its known value over one period of its
+// coarsest grain, [Start, End), re-checked at every start.
+type AnchorView struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
+	Value string `json:"value"`
 }
 
 // DimensionView describes one dimension; Values lists what a filter may
@@ -89,7 +107,14 @@ func DescribeBundle(b *domain.Bundle, p domain.Principal) CatalogView {
 			continue
 		}
 		visible[m.Name] = true
-		mv := MetricView{Name: m.Name, Description: m.Description, Grains: m.Grains, Digest: b.MetricDigest(m.Name), Dimensions: []DimensionView{}}
+		mv := MetricView{Name: m.Name, Description: m.Description, Grains: m.Grains, Digest: b.MetricDigest(m.Name), Dimensions: []DimensionView{},
+			Model: m.Model, TimeColumn: m.TimeColumn, Measure: MeasureText(m)}
+		for _, f := range m.RequiredFilters {
+			mv.RequiredFilters = append(mv.RequiredFilters, RequiredFilterText(f))
+		}
+		if a := m.Anchor; a != nil {
+			mv.Anchor = &AnchorView{Start: a.Range.Start.String(), End: a.Range.End.String(), Value: a.Value}
+		}
 		for _, d := range m.Dimensions {
 			mv.Dimensions = append(mv.Dimensions, DimensionView{Name: d.Name, Description: d.Description, Filterable: d.Filterable, Values: d.Values})
 		}

@@ -77,8 +77,8 @@ type Source struct {
 // statement that tries to write or lacks a permission is a
 // *domain.RefusalError (source_refused); ctx's error when ctx ended;
 // another error when the data system failed. RunSQL must stop its work
-// when ctx is cancelled. The adapter sutura.dev/adapters/postgres's *DB
-// has it.
+// when ctx is cancelled. The *DB of sutura.dev/adapters/postgres and of
+// sutura.dev/adapters/duckdb have it.
 type SQLRunner interface {
 	RunSQL(ctx context.Context, statement string, rowCap int) (*domain.RowSet, error)
 }

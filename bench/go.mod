@@ -59,3 +59,7 @@ replace sutura.dev/examples => ../examples
 replace sutura.dev/adapters/catalog-markdown => ../adapters/catalog-markdown
 
 replace sutura.dev/adapters/postgres => ../adapters/postgres
+
+replace sutura.dev/app => ../app
+
+replace sutura.dev/runtime => ../runtime

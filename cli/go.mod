@@ -3,12 +3,18 @@ module sutura.dev/cli
 go 1.26.0
 
 require (
+	github.com/chromedp/cdproto v0.159.0
+	github.com/chromedp/chromedp v0.23.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/stretchr/testify v1.12.1
 	go.yaml.in/yaml/v3 v3.0.6
 	sutura.dev/adapters/catalog-markdown v0.0.0
+	sutura.dev/adapters/duckdb v0.0.0
+	sutura.dev/adapters/import-cube v0.0.0
+	sutura.dev/adapters/import-dbt v0.0.0
+	sutura.dev/adapters/import-osi v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/examples v0.0.0
 	sutura.dev/runtime v0.0.0
@@ -20,6 +26,15 @@ require (
 	github.com/apache/thrift v0.24.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/duckdb/duckdb-go-bindings v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/darwin-amd64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/darwin-arm64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/linux-amd64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/linux-arm64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/windows-amd64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go/v2 v2.10506.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
 	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/google/flatbuffers v25.12.19+incompatible // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
@@ -81,3 +96,11 @@ replace sutura.dev/transport-http => ../transport-http
 replace sutura.dev/transport-inproc => ../transport-inproc
 
 replace sutura.dev/adapters/postgres => ../adapters/postgres
+
+replace sutura.dev/adapters/duckdb => ../adapters/duckdb
+
+replace sutura.dev/adapters/import-dbt => ../adapters/import-dbt
+
+replace sutura.dev/adapters/import-cube => ../adapters/import-cube
+
+replace sutura.dev/adapters/import-osi => ../adapters/import-osi

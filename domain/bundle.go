@@ -80,20 +80,32 @@ func NewBundle(version string, defs Definitions, knowledge Knowledge) (*Bundle, 
 				used[r] = true
 			}
 		}
+		// Indexes into the sorted lists, sorted, keep the canonical order
+		// without a pass over every relationship and model per metric.
+		var rels, models []int
 		joined := map[string]bool{}
-		for _, r := range defs.Relationships {
-			if used[r.Name] {
-				part.Relationships = append(part.Relationships, r)
-				joined[r.Origin.Model], joined[r.Target.Model] = true, true
+		for name := range used {
+			if i, ok := b.rels[name]; ok {
+				rels = append(rels, i)
 			}
 		}
-		// The models a dimension is read from shape the answer as much as
-		// the metric's own model does: a change of their table moves the
-		// metric's digest.
-		for _, jm := range defs.Models {
-			if joined[jm.Name] && jm.Name != m.Model {
-				part.JoinedModels = append(part.JoinedModels, jm)
+		slices.Sort(rels)
+		for _, i := range rels {
+			r := defs.Relationships[i]
+			part.Relationships = append(part.Relationships, r)
+			for _, jm := range []string{r.Origin.Model, r.Target.Model} {
+				// The models a dimension is read from shape the answer as
+				// much as the metric's own model does: a change of their
+				// table moves the metric's digest.
+				if i, ok := b.models[jm]; ok && !joined[jm] && jm != m.Model {
+					joined[jm] = true
+					models = append(models, i)
+				}
 			}
+		}
+		slices.Sort(models)
+		for _, i := range models {
+			part.JoinedModels = append(part.JoinedModels, defs.Models[i])
 		}
 		js, err := canonicalJSON(part)
 		if err != nil {

@@ -427,7 +427,7 @@ func (c *checker) knowledge(k *Knowledge) {
 		}
 		for i, ref := range cv.About {
 			if !c.referent(ref) {
-				c.add("caveat", cv.Name, fmt.Sprintf("about[%d]", i), "the referent is not a metric, a model or metric.dimension")
+				c.add("caveat", cv.Name, fmt.Sprintf("about[%d]", i), "the referent is not a metric, a model, metric.dimension or an allowlisted metric.dimension=value")
 			}
 		}
 	}
@@ -519,8 +519,12 @@ func (c *checker) referent(ref string) bool {
 	if !ok {
 		return false
 	}
-	_, ok = m.Dimension(dim)
-	return ok
+	dim, value, hasValue := strings.Cut(dim, "=")
+	d, ok := m.Dimension(dim)
+	if !ok || !hasValue {
+		return ok
+	}
+	return d.Allows(value)
 }
 
 func contains[T comparable](xs []T, x T) bool {

@@ -322,6 +322,12 @@ func TestCheck(t *testing.T) {
 		{"caveat about an unknown dimension", func(d *Definitions, k *Knowledge) {
 			k.Caveats[0].About = append(k.Caveats[0].About, "net_sales.nope", "nope.region", "paid_ratio.region")
 		}, []loc{{"caveat", "late_refunds", "about[3]"}, {"caveat", "late_refunds", "about[4]"}, {"caveat", "late_refunds", "about[5]"}}, ""},
+		{"caveat about an allowlisted value", func(d *Definitions, k *Knowledge) {
+			k.Caveats[0].About = append(k.Caveats[0].About, "net_sales.region=North East")
+		}, nil, ""},
+		{"caveat about a value off the allowlist or of a group-by dimension", func(d *Definitions, k *Knowledge) {
+			k.Caveats[0].About = append(k.Caveats[0].About, "net_sales.region=ZZplanted", "net_sales.nope=east")
+		}, []loc{{"caveat", "late_refunds", "about[3]"}, {"caveat", "late_refunds", "about[4]"}}, "allowlisted"},
 		{"caveat about nothing", func(d *Definitions, k *Knowledge) {
 			k.Caveats[0].About = nil
 		}, []loc{{"caveat", "late_refunds", "about"}}, ""},

@@ -17,7 +17,8 @@ type Glossary struct {
 }
 
 // Caveat is a note an agent must know about the things it is about.
-// Referents are metric names, model names or metric.dimension pairs.
+// Referents are metric names, model names, metric.dimension pairs, or
+// metric.dimension=value for one allowlisted value of a dimension.
 type Caveat struct {
 	Name  string   `json:"name"`
 	About []string `json:"about"`

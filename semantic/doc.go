@@ -125,8 +125,11 @@
 //
 //   - Placeholders: $1 on postgres and duckdb, :1 on oracle, @p1 on
 //     bigquery, and server-side typed parameters {p1:Date} / {p1:String} on
-//     clickhouse (the driver's ? binding interpolates values into the text
-//     client-side, which this package never allows). Parameters are numbered
+//     clickhouse. RenderClickHouseLegacy is the clickhouse dialect for
+//     servers whose native protocol has no query parameters (before 22.8):
+//     the same SQL with ? and toDate(?) placeholders, which the driver binds
+//     client-side, escaping each value; it is chosen by the server's
+//     version, never for a server that has parameters. Parameters are numbered
 //     in the order they appear and each appears once, because oracle binds
 //     by occurrence; a value used twice is two parameters.
 //   - Oracle: no AS before a table alias, FETCH FIRST n ROWS ONLY, booleans

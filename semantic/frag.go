@@ -60,3 +60,23 @@ func (f frag) finish(d Dialect) Statement {
 	}
 	return Statement{SQL: b.String(), Params: params}
 }
+
+// finishBound writes the SQL text with a driver-bound placeholder per
+// value: ? for text, toDate(?) for a date (RenderClickHouseLegacy).
+func (f frag) finishBound() Statement {
+	var b strings.Builder
+	var params []Param
+	for _, p := range f {
+		if !p.isVal {
+			b.WriteString(p.text)
+			continue
+		}
+		params = append(params, Param{Name: "?", Kind: p.kind, Value: p.text})
+		if p.kind == ParamDate {
+			b.WriteString("toDate(?)")
+		} else {
+			b.WriteString("?")
+		}
+	}
+	return Statement{SQL: b.String(), Params: params}
+}

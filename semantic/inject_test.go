@@ -39,8 +39,9 @@ func TestNoInjection(t *testing.T) {
 		}
 		answered++
 		want := expectedValues(b, plan)
-		for _, d := range semantic.Dialects() {
-			st, err := semantic.Render(plan, d)
+		for _, rd := range renderings() {
+			d := rd.name
+			st, err := rd.render(plan)
 			require.NoError(t, err)
 			var bound []string
 			for _, p := range st.Params {
@@ -62,7 +63,7 @@ func TestNoInjection(t *testing.T) {
 					t.Fatalf("%s: bound value %q is also in the SQL", d, v)
 				}
 			}
-			if n := strings.Count(st.SQL, placeholderMark(d)); n != len(st.Params) {
+			if n := strings.Count(st.SQL, rd.mark); n != len(st.Params) {
 				t.Fatalf("%s: %d placeholders for %d parameters", d, n, len(st.Params))
 			}
 		}

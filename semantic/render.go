@@ -72,6 +72,23 @@ func Render(p *domain.Plan, d Dialect) (Statement, error) {
 	return r.statement().finish(d), nil
 }
 
+// RenderClickHouseLegacy writes the statement Render(p, ClickHouse) writes,
+// for a ClickHouse server whose native protocol carries no query
+// parameters (servers before 22.8; Debian 12 ships 18.16): the same SQL,
+// with each value a ? that the driver binds, a date as toDate(?) so that
+// it compares as a Date whatever the driver makes of the bound text. A
+// Param's Name is then "?", its Value the text to bind, and the order of
+// Params the order of the placeholders. Choose it by the server's version
+// only: on a server that has query parameters, Render's typed {p1:Date}
+// placeholders are what the server itself binds.
+func RenderClickHouseLegacy(p *domain.Plan) (Statement, error) {
+	r, err := newRenderer(p, ClickHouse)
+	if err != nil {
+		return Statement{}, err
+	}
+	return r.statement().finishBound(), nil
+}
+
 func notRenderable(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrPlanNotRenderable, fmt.Sprintf(format, args...))
 }

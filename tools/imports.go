@@ -226,7 +226,7 @@ func (r ModuleRule) forbids(e edge) string {
 	case e.std || e.own:
 		return ""
 	case e.workspace:
-		if r.AnyModule || e.module != "" && slices.Contains(r.Modules, e.module) {
+		if r.AnyModule || e.module != "" && slices.Contains(r.Modules, e.module) || e.from.test && slices.Contains(r.TestPackages, e.to) {
 			return ""
 		}
 		return fmt.Sprintf("imports %s; from the workspace %s may import only %s",

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -37,7 +38,7 @@ func RulesMarkdown() string {
 		if r.AnyThirdParty {
 			third = "any"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.Folder, modules, third, code(r.TestThirdParty), r.Reason)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.Folder, modules, third, code(append(slices.Clone(r.TestPackages), r.TestThirdParty...)), r.Reason)
 	}
 
 	b.WriteString("\n### Adapter classes (rule 2)\n\n")

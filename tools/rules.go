@@ -88,6 +88,24 @@ const testify = "github.com/stretchr/testify"
 // workspace: the vocabulary, and the compiler for the SQL of its dialect.
 var adapterModules = []string{"domain", "semantic"}
 
+// importerModules and importerThirdParty are what every importer may
+// import: the vocabulary it produces and a YAML reader, nothing else.
+var (
+	importerModules    = []string{"domain"}
+	importerThirdParty = []string{"go.yaml.in/yaml/v3"}
+)
+
+// importerReason says why an importer's row is so narrow.
+const importerReason = "it only parses bytes the cli has read (bounded, never through a symbolic link out of the input) " +
+	"into the vocabulary, so it needs no compiler, no driver and no I/O, and a hostile input can reach nothing but the parser; " +
+	"the shared catalogue writer lives in adapters/catalog-markdown and the cli hands the result over"
+
+// adapterTestPackages are the contract suites of app's ports and their
+// fakes: an adapter's tests (never its code) import them to run the suite
+// of its port against itself from its own module (architecture.md §2),
+// which reaches app without making the adapter depend on it.
+var adapterTestPackages = []string{ModulePrefix + "app/conformance", ModulePrefix + "app/apptest"}
+
 // transportModules is what every transport may import from the workspace.
 var transportModules = []string{"domain", "app", "runtime"}
 
@@ -108,6 +126,9 @@ type ModuleRule struct {
 	AnyThirdParty bool
 	// TestThirdParty lists prefixes its test code may import as well.
 	TestThirdParty []string
+	// TestPackages lists the workspace packages (import paths) its test
+	// code may import as well, besides Modules.
+	TestPackages []string
 	// Reason says why the module's row is what it is.
 	Reason string
 }
@@ -151,6 +172,7 @@ var ModuleRules = []ModuleRule{
 		Modules:        adapterModules,
 		ThirdParty:     []string{"go.yaml.in/yaml/v3", "github.com/santhosh-tekuri/jsonschema/v6"},
 		TestThirdParty: []string{testify},
+		TestPackages:   adapterTestPackages,
 		Reason:         "the catalogue reader: YAML front matter, validated against JSON Schema",
 	},
 	{
@@ -158,6 +180,7 @@ var ModuleRules = []ModuleRule{
 		Modules:        adapterModules,
 		ThirdParty:     []string{"github.com/jackc/pgx/v5"},
 		TestThirdParty: []string{testify},
+		TestPackages:   adapterTestPackages,
 		Reason:         "a data system: the postgres dialect of the compiler and its driver, pgx",
 	},
 	{
@@ -165,25 +188,53 @@ var ModuleRules = []ModuleRule{
 		Modules:        adapterModules,
 		ThirdParty:     []string{"github.com/sijms/go-ora/v2"},
 		TestThirdParty: []string{testify},
+		TestPackages:   adapterTestPackages,
 		Reason:         "a data system: the oracle dialect of the compiler and its pure-Go driver, go-ora",
+	},
+	{
+		Folder:         "adapters/clickhouse",
+		Modules:        adapterModules,
+		ThirdParty:     []string{"github.com/ClickHouse/clickhouse-go/v2"},
+		TestPackages:   adapterTestPackages,
+		TestThirdParty: []string{testify},
+		Reason:         "a data system: the clickhouse dialect of the compiler and its driver, clickhouse-go over the native protocol",
+	},
+	{
+		Folder: "adapters/clickhouse/chdbtest",
+		Modules: []string{"domain", "semantic", "app", "runtime", "exec-arrow", "examples",
+			"adapters/catalog-markdown", "adapters/clickhouse"},
+		TestThirdParty: []string{testify},
+		Reason: "test-only: runs the clickhouse dialect on chDB's current ClickHouse engine, loaded with dlopen (cgo), and the " +
+			"conformance and differential suites through app on it and on a real server; chDB is linked nowhere else",
 	},
 	{
 		Folder:         "adapters/duckdb",
 		Modules:        adapterModules,
+		ThirdParty:     []string{"github.com/duckdb/duckdb-go/v2"},
 		TestThirdParty: []string{testify},
-		Reason:         "a data system: the duckdb dialect of the compiler; its driver is named here when it is chosen",
+		TestPackages:   adapterTestPackages,
+		Reason:         "a data system: the duckdb dialect of the compiler and its driver, duckdb-go (cgo; DuckDB is linked in)",
 	},
 	{
 		Folder:         "adapters/import-dbt",
-		Modules:        adapterModules,
+		Modules:        importerModules,
+		ThirdParty:     importerThirdParty,
 		TestThirdParty: []string{testify},
-		Reason:         "an importer: a dbt manifest (JSON) into definitions; the standard library reads it",
+		Reason:         "an importer: a dbt project's semantic layer (YAML) or semantic_manifest.json into definitions; " + importerReason,
 	},
 	{
 		Folder:         "adapters/import-cube",
-		Modules:        adapterModules,
+		Modules:        importerModules,
+		ThirdParty:     importerThirdParty,
 		TestThirdParty: []string{testify},
-		Reason:         "an importer: Cube data models into definitions; a parser is named here when it is chosen",
+		Reason:         "an importer: a Cube data model (YAML) into definitions; " + importerReason,
+	},
+	{
+		Folder:         "adapters/import-osi",
+		Modules:        importerModules,
+		ThirdParty:     importerThirdParty,
+		TestThirdParty: []string{testify},
+		Reason:         "an importer: an Open Semantic Interchange (Apache Ossie) model (YAML) into definitions; " + importerReason,
 	},
 	{
 		Folder:         "transport-mcp",
@@ -226,6 +277,14 @@ var ModuleRules = []ModuleRule{
 		Reason:         "the benchmark harness and the corpus generator: they measure sutura's engine against DuckDB on the same files, so DuckDB is linked here and never into the server binary",
 	},
 	{
+		Folder: "examples/importcheck",
+		Modules: []string{"domain", "semantic", "exec-arrow", "adapters/catalog-markdown",
+			"adapters/import-dbt", "adapters/import-cube", "adapters/import-osi"},
+		TestThirdParty: []string{testify, "github.com/duckdb/duckdb-go/v2"},
+		Reason: "the test that imported metrics keep their meaning: it imports each format, answers with the compiler and the embedded engine, " +
+			"and compares with hand-written SQL run by DuckDB, which only its tests link",
+	},
+	{
 		Folder:         "examples/kernel",
 		AnyModule:      true,
 		TestThirdParty: []string{testify},
@@ -260,7 +319,7 @@ var AdapterClasses = []AdapterClass{
 	},
 	{
 		Name:    "catalogues",
-		Members: []string{"adapters/catalog-markdown", "adapters/import-dbt", "adapters/import-cube"},
+		Members: []string{"adapters/catalog-markdown", "adapters/import-dbt", "adapters/import-cube", "adapters/import-osi"},
 		Reason:  "each produces definitions on its own, all validated once at start-up by app",
 	},
 	{

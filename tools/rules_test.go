@@ -97,6 +97,10 @@ func TestAllowedImports(t *testing.T) {
 			{"module exec-arrow, file exec-arrow/go.mod", "module path is sutura.dev/execarrow, want sutura.dev/exec-arrow"},
 			{"module widgets", "has no rule (go.work lists it): add a rule"},
 			{"module adapters/mystery", "has no rule (it has a go.mod under adapters/): add a rule"},
+			{"module adapters/import-osi, package sutura.dev/adapters/import-osi, file adapters/import-osi/osi.go:7",
+				"imports sutura.dev/semantic (module semantic); from the workspace adapters/import-osi may import only domain"},
+			{"module adapters/import-osi, package sutura.dev/adapters/import-osi, file adapters/import-osi/osi.go:5",
+				"imports github.com/apache/arrow-go/v18/arrow; third-party code allowed in adapters/import-osi: go.yaml.in/yaml/v3"},
 		},
 	}})
 }
@@ -108,6 +112,8 @@ func TestAdapterClasses(t *testing.T) {
 		want: []want{
 			{"module adapters/import-dbt, package sutura.dev/adapters/import-dbt, file adapters/import-dbt/dbt.go:5",
 				"adapters/import-dbt and adapters/catalog-markdown are both catalogues"},
+			{"module adapters/import-cube, package sutura.dev/adapters/import-cube, file adapters/import-cube/cube.go:5",
+				"adapters/import-cube and adapters/import-dbt are both catalogues"},
 			{"module transport-mcp, package sutura.dev/transport-mcp_test (tests), file transport-mcp/mcp_test.go:6",
 				"transport-mcp and transport-http are both transports"},
 		},

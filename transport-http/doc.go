@@ -7,20 +7,29 @@
 // GET /docs, GET /metrics (behind its own token; unmounted without one),
 // GET /v1/catalog (describe_catalog), POST /v1/query (ask_metric),
 // POST /v1/sql/run (run_sql when enabled, else 403 tool_not_enabled), /mcp (the
-// injected Streamable HTTP handler) and, with inbound identity,
-// GET /.well-known/oauth-protected-resource (RFC 9728).
+// injected Streamable HTTP handler), GET /ui/ (the catalogue browser: an
+// embedded page that talks to /v1 like any client; GET / redirects there)
+// and, with inbound identity, GET /.well-known/oauth-protected-resource
+// (RFC 9728).
 //
 // Layers, outermost first: metrics; a trace span with a correlation id
 // (X-Correlation-Id adopted when well formed, else minted; written to logs
 // and audit records and echoed as a response header, never into a body);
 // the request timeout; a token-bucket rate limit per client address; the
 // Host allowlist (loopback names plus server.allowed_hosts, against DNS
-// rebinding); the deployment bearer token (SHA-256 digests compared in
-// constant time); inbound JWT identity; the capability gate (scopes); the
-// body limit. /health and /ready wear no layer but metrics, trace and
-// timeout, so probes work from any address and Host; /openapi.json, /docs
-// and the resource metadata wear the rate limit and Host allowlist only;
-// /metrics wears those and its own token.
+// rebinding: the one Host decision, /mcp's included); the deployment bearer
+// token (SHA-256 digests compared in constant time); inbound JWT identity,
+// after which an authenticated caller is charged to the bucket of its
+// subject instead of its address's; the capability gate (scopes); the body
+// limit, which first refuses a POST that is not application/json (415
+// unsupported_media_type, before reading the body). /health and /ready wear
+// no layer but metrics, trace and timeout, so probes work from any address
+// and Host; /openapi.json, /docs, /ui/ and the resource metadata wear the
+// rate limit and Host allowlist only; /metrics wears those and its own
+// token.
+//
+// Server.HTTPServer bounds every connection: header, whole-request, write
+// and idle time derived from the request timeout, and the header size.
 //
 // Identity comes in one of three modes. With inbound identity (direct
 // mode), callers present a JWT in "Authorization: Bearer", verified here

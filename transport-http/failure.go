@@ -35,6 +35,11 @@ const (
 	MethodNotAllowed FailureCode = "method_not_allowed"
 )
 
+// UnsupportedMediaType is the failure of a POST whose Content-Type is not
+// application/json, refused before its body is read: a browser sends a
+// cross-site POST without a preflight only with a form or text type.
+const UnsupportedMediaType FailureCode = "unsupported_media_type"
+
 // failureStatus is the one table of failure codes and their statuses, in
 // the order of product.md §5 then the codes this surface adds.
 var failureStatus = []struct {
@@ -47,6 +52,7 @@ var failureStatus = []struct {
 	{HostNotAllowed, http.StatusForbidden},
 	{NotAQuestion, http.StatusBadRequest},
 	{TooLarge, http.StatusRequestEntityTooLarge},
+	{UnsupportedMediaType, http.StatusUnsupportedMediaType},
 	{RateLimited, http.StatusTooManyRequests},
 	{Timeout, http.StatusRequestTimeout},
 	{Internal, http.StatusInternalServerError},

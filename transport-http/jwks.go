@@ -33,10 +33,16 @@ const (
 	// set: an unknown kid triggers at most one read per interval, so forged
 	// kids cannot turn the server into a load on the identity provider.
 	RefetchInterval = 30 * time.Second
-	// KeysMaxAge is how long a read key set is trusted before the next
-	// token causes a fresh read (keys removed at the provider stop working
-	// within it).
+	// KeysMaxAge is how long a read key set is used before the next token
+	// causes a fresh read (keys removed at the provider stop working within
+	// it); a shorter maximum staleness brings the read forward to half of
+	// it.
 	KeysMaxAge = time.Hour
+	// DefaultJWKSMaxStale is how long keys are trusted after they were
+	// last read when every read since has failed
+	// (security.inbound.jwks_max_stale_seconds): past it callers are
+	// refused with identity_unavailable.
+	DefaultJWKSMaxStale = time.Hour
 	// fetchTimeout bounds one read of a JWKS URL.
 	fetchTimeout = 10 * time.Second
 	// maxJWKSBytes bounds a key set document.
@@ -184,7 +190,10 @@ func urlSource(client *http.Client, url string) keySource {
 			return nil, fmt.Errorf("fetching the key set: %w", err)
 		}
 		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
+		switch {
+		case resp.StatusCode >= 300 && resp.StatusCode < 400:
+			return nil, fmt.Errorf("fetching the key set: status %d: redirects are not followed; configure the URL the keys are served at", resp.StatusCode)
+		case resp.StatusCode != http.StatusOK:
 			return nil, fmt.Errorf("fetching the key set: status %d", resp.StatusCode)
 		}
 		return readBounded(resp.Body)
@@ -212,12 +221,17 @@ var (
 )
 
 // keySet caches the keys of a source. A token whose kid (or algorithm) no
-// cached key matches causes a read of the source, at most once per
-// RefetchInterval; a read that fails keeps the known keys and is logged.
+// cached key matches, or any token once the keys are due for a read
+// (KeysMaxAge, or half of maxStale when that is sooner), causes a read of
+// the source, at most once per RefetchInterval. A read that fails keeps
+// the known keys and is logged, until they are maxStale old: then they are
+// no longer trusted, and every token is refused as unverifiable (fail
+// closed) until a read succeeds.
 type keySet struct {
-	source keySource
-	log    *slog.Logger
-	now    func() time.Time
+	source   keySource
+	log      *slog.Logger
+	now      func() time.Time
+	maxStale time.Duration
 
 	mu     sync.RWMutex
 	keys   []jwk
@@ -228,34 +242,59 @@ type keySet struct {
 }
 
 // candidates returns the keys that may have signed a token with kid and
-// alg (every key of alg when kid is empty).
+// alg (every key of alg when kid is empty). The error is errKeysUnavailable
+// when no key set was read or the last one read is too old to trust, and
+// errUnknownKey when the trusted set has no such key.
 func (ks *keySet) candidates(ctx context.Context, kid, alg string) ([]jwk, error) {
-	if found, fresh := ks.match(kid, alg); len(found) > 0 && fresh {
+	if found, age := ks.match(kid, alg); len(found) > 0 && age == fresh {
 		return found, nil
 	}
 	ks.refresh(ctx)
-	found, _ := ks.match(kid, alg)
-	if len(found) > 0 {
-		return found, nil
-	}
-	ks.mu.RLock()
-	never := ks.loaded.IsZero()
-	ks.mu.RUnlock()
-	if never {
+	found, age := ks.match(kid, alg)
+	switch {
+	case age == unread:
 		return nil, errKeysUnavailable
+	case age == expired:
+		ks.log.Warn("inbound identity: the key set could not be read for longer than security.inbound.jwks_max_stale_seconds; refusing every token until it can",
+			"max_stale", ks.maxStale)
+		return nil, errKeysUnavailable
+	case len(found) > 0:
+		return found, nil
 	}
 	return nil, errUnknownKey
 }
 
-func (ks *keySet) match(kid, alg string) (found []jwk, fresh bool) {
+// keysAge says whether the keys may be used, and whether they are due for
+// a read.
+type keysAge int
+
+const (
+	unread  keysAge = iota // no key set was ever read
+	fresh                  // read recently enough
+	due                    // still trusted, due for a read
+	expired                // read longer than maxStale ago: not trusted
+)
+
+func (ks *keySet) match(kid, alg string) (found []jwk, age keysAge) {
 	ks.mu.RLock()
 	defer ks.mu.RUnlock()
+	if ks.loaded.IsZero() {
+		return nil, unread
+	}
+	switch old := ks.now().Sub(ks.loaded); {
+	case old >= ks.maxStale:
+		return nil, expired
+	case old >= min(KeysMaxAge, ks.maxStale/2):
+		age = due
+	default:
+		age = fresh
+	}
 	for _, k := range ks.keys {
 		if k.alg == alg && (kid == "" || k.kid == kid) {
 			found = append(found, k)
 		}
 	}
-	return found, !ks.loaded.IsZero() && ks.now().Sub(ks.loaded) < KeysMaxAge
+	return found, age
 }
 
 // refresh reads the source unless it was read less than RefetchInterval

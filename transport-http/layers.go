@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"mime"
 	"net"
 	"net/http"
 	"regexp"
@@ -45,6 +46,7 @@ type requestState struct {
 	route         string
 	correlationID string
 	rec           *recorder
+	rateKey       string // the address bucket the request was charged to
 }
 
 type stateKey struct{}
@@ -138,19 +140,37 @@ func (s *Server) timeout(next http.Handler) http.Handler {
 	})
 }
 
-// rateLimit takes a token from the bucket of the client address.
+// rateLimit takes a token from the bucket of the client address. It runs
+// before anything costly (a token's signature check included), so one
+// address cannot flood the gates. A caller the inbound identity then
+// authenticates is charged to its own bucket instead (chargePrincipal):
+// behind the proxy that a non-loopback bind requires, every caller shares
+// one address, and its bucket then holds only what is not yet
+// authenticated.
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		client := r.RemoteAddr
-		if h, _, err := net.SplitHostPort(client); err == nil {
-			client = h
-		}
-		if ok, wait := s.limiter.allow(client); !ok {
+		key := addressKey(r.RemoteAddr)
+		if ok, wait := s.limiter.allow(key); !ok {
 			writeRetry(w, RateLimited, int(math.Ceil(wait.Seconds())), "too many requests from this address; slow down")
 			return
 		}
+		stateOf(r.Context()).rateKey = key
 		next.ServeHTTP(w, r)
 	})
+}
+
+// chargePrincipal moves the request's cost from the address bucket to the
+// bucket of the authenticated subject, or writes rate_limited when that
+// one is empty.
+func (s *Server) chargePrincipal(w http.ResponseWriter, r *http.Request, p domain.Principal) bool {
+	if key := stateOf(r.Context()).rateKey; key != "" {
+		s.limiter.refund(key)
+	}
+	if ok, wait := s.principals.allow(p.Subject); !ok {
+		writeRetry(w, RateLimited, int(math.Ceil(wait.Seconds())), "too many requests from this caller; slow down")
+		return false
+	}
+	return true
 }
 
 // hostAllow refuses a Host header that does not name this server, which
@@ -256,6 +276,9 @@ func (s *Server) identity(next http.Handler) http.Handler {
 				writeRetry(w, IdentityUnavailable, int(RefetchInterval.Seconds()), "caller identity cannot be checked now: the identity provider's keys could not be read; ask again later")
 				return
 			}
+			if !s.chargePrincipal(w, r, p) {
+				return
+			}
 		case s.cfg.SingleUser:
 			p = domain.LocalOperator
 			p.Scopes = s.scopes
@@ -313,11 +336,19 @@ func (s *Server) capability(c domain.Capability, next http.Handler) http.Handler
 	})
 }
 
-// bodyLimit reads the whole body, at most MaxBodyBytes, within the
-// request's deadline, and hands it on from memory: a slow or oversized
-// body is refused before any work starts.
+// bodyLimit refuses a body that is not declared JSON, then reads the
+// whole body, at most MaxBodyBytes, within the request's deadline, and
+// hands it on from memory: a slow or oversized body is refused before any
+// work starts.
 func (s *Server) bodyLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if carriesBody(r) && !declaresJSON(r.Header) {
+			// Before a byte of the body is read; the connection is not
+			// reused, so the unread body is never parsed as a request.
+			w.Header().Set("Connection", "close")
+			writeFailure(w, UnsupportedMediaType, textNotJSON)
+			return
+		}
 		if r.ContentLength > s.cfg.MaxBodyBytes {
 			writeFailure(w, TooLarge, textTooLarge)
 			return
@@ -350,6 +381,33 @@ func (s *Server) bodyLimit(next http.Handler) http.Handler {
 		r.ContentLength = int64(len(body))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// textNotJSON is the detail of unsupported_media_type.
+const textNotJSON = "the body must be sent as Content-Type: application/json"
+
+// carriesBody reports whether r is a POST (or PUT, PATCH) or announces a
+// body of any length.
+func carriesBody(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch:
+		return true
+	}
+	return r.ContentLength != 0
+}
+
+// declaresJSON reports whether the Content-Type is application/json (with
+// parameters such as charset, in any case). The types a browser may send
+// cross-site without a preflight (none, text/plain, a form) are not, nor
+// is anything else: a cross-site page that could set application/json has
+// been through a preflight, which this server never grants.
+func declaresJSON(h http.Header) bool {
+	ct := h.Values("Content-Type")
+	if len(ct) != 1 {
+		return false
+	}
+	mt, _, err := mime.ParseMediaType(ct[0])
+	return err == nil && mt == "application/json"
 }
 
 // metricsToken checks the bearer token of /metrics.

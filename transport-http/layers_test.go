@@ -105,7 +105,11 @@ func TestLayerOrder(t *testing.T) {
 	requireFailure(t, e.do(t, request{path: "/v1/query", body: big, header: h}), InsufficientScope)
 	h["Authorization"] = idp.bearer(t, idp.claims("alice", scopeAsk))["Authorization"]
 	requireFailure(t, e.do(t, request{path: "/v1/query", body: big, header: h}), TooLarge)
-	// The rate limit is outside everything but metrics, trace and timeout.
+	// The rate limit is outside everything but metrics, trace and timeout:
+	// the address bucket (5) paid for the three requests that were not
+	// authenticated, and pays for these.
+	requireFailure(t, e.do(t, request{path: "/v1/query", body: big, host: "evil.example"}), HostNotAllowed)
+	requireFailure(t, e.do(t, request{path: "/v1/query", body: big, host: "evil.example"}), HostNotAllowed)
 	requireFailure(t, e.do(t, request{path: "/v1/query", body: big, host: "evil.example"}), RateLimited)
 	assert.Equal(t, http.StatusOK, e.do(t, request{path: "/health"}).status, "probes are not rate limited")
 }
@@ -125,9 +129,6 @@ func TestRateLimitIsPerClientAndRefills(t *testing.T) {
 	now = now.Add(500 * time.Millisecond)
 	ok, _ = l.allow("a")
 	assert.True(t, ok, "the bucket refills")
-	now = now.Add(2 * time.Minute)
-	_, _ = l.allow("c")
-	assert.Len(t, l.buckets, 1, "full buckets are forgotten")
 }
 
 func TestBodyLimit(t *testing.T) {

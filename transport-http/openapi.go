@@ -170,6 +170,9 @@ func buildOpenAPI(o documentOptions) (*openAPI, error) {
 		Responses: publicResponses(&response{Description: "The OpenAPI 3.1 document.", Content: map[string]mediaType{"application/json": {Schema: &jsonschema.Schema{Type: "object"}}}})})
 	doc.add(http.MethodGet, "/docs", &operation{OperationID: "docs", Summary: "This document for people", Tags: []string{"documentation"},
 		Responses: publicResponses(&response{Description: "A self-contained HTML page rendering this document.", Content: map[string]mediaType{"text/html": {Schema: &jsonschema.Schema{Type: "string"}}}})})
+	doc.add(http.MethodGet, UIPath, &operation{OperationID: "ui", Summary: "The catalogue browser", Tags: []string{"documentation"},
+		Description: "A page for people: the catalogue, a question builder, answers as tables and charts. It asks for the token and talks to /v1/catalog and /v1/query; every asset is served from here.",
+		Responses:   publicResponses(&response{Description: "The page (or one of its assets).", Content: map[string]mediaType{"text/html": {Schema: &jsonschema.Schema{Type: "string"}}}})})
 	if o.metrics {
 		rs := publicResponses(&response{Description: "Prometheus text exposition.", Content: map[string]mediaType{"text/plain": {Schema: &jsonschema.Schema{Type: "string"}}}})
 		rs["401"] = failureResponse(Unauthorized)
@@ -345,7 +348,7 @@ func failureResponse(c FailureCode) *response { return codeResponse(c.Status(), 
 func gateFailures(body bool) []FailureCode {
 	fs := []FailureCode{Unauthorized, InsufficientScope, ToolNotEnabled, HostNotAllowed, RateLimited, Timeout, Internal, IdentityUnavailable}
 	if body {
-		fs = append(fs, TooLarge)
+		fs = append(fs, TooLarge, UnsupportedMediaType)
 	}
 	return fs
 }

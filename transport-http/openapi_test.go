@@ -245,7 +245,7 @@ func TestEveryStatusIsDocumented(t *testing.T) {
 		require.True(t, ok, c)
 		assert.Contains(t, string(r), string(c))
 	}
-	for _, c := range []FailureCode{Unauthorized, InsufficientScope, ToolNotEnabled, HostNotAllowed, NotAQuestion, TooLarge,
+	for _, c := range []FailureCode{Unauthorized, InsufficientScope, ToolNotEnabled, HostNotAllowed, NotAQuestion, TooLarge, UnsupportedMediaType,
 		RateLimited, Timeout, Internal, Unavailable, IdentityUnavailable, AtCapacity, ZeroDenominator} {
 		r, ok := responses[strconv.Itoa(c.Status())]
 		require.True(t, ok, c)

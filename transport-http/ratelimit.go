@@ -1,67 +1,93 @@
 package httpapi
 
 import (
+	"hash/maphash"
 	"math"
+	"net"
+	"net/netip"
 	"sync"
 	"time"
 )
 
-// RateLimit bounds the requests of one client address with a token bucket.
-// Zero values are the defaults; zero never means unlimited.
+// RateLimit bounds the requests of one client with a token bucket: of one
+// client address until the caller is authenticated, then of the
+// authenticated principal. Zero values are the defaults; zero never means
+// unlimited.
 type RateLimit struct {
-	// PerSecond is the sustained rate a client address may send; default
-	// 50.
+	// PerSecond is the sustained rate a client may send; default 50.
 	PerSecond float64
-	// Burst is how many requests a client address may send at once; default
-	// 100.
+	// Burst is how many requests a client may send at once; default 100.
 	Burst int
 }
 
-// Rate limit defaults.
+// Rate limit defaults and bounds.
 const (
 	DefaultRatePerSecond = 50
 	DefaultRateBurst     = 100
-	// maxTrackedClients bounds the memory of the limiter; idle buckets are
-	// dropped first.
-	maxTrackedClients = 65536
+	// MaxTrackedClients bounds the memory of each limiter (addresses and
+	// principals): past it, the client seen least recently is forgotten.
+	MaxTrackedClients = 65536
+	// limiterShards spreads clients over independently locked tables.
+	limiterShards = 16
 )
 
-// limiter holds one token bucket per client address.
+// limiter holds one token bucket per client key in a fixed number of
+// shards, each a table of fixed capacity ordered by last use. A request
+// costs one hash, one map lookup and a few pointer moves under its shard's
+// lock, whatever the number of clients. A new client always gets a bucket:
+// when its shard is full, the bucket used least recently is forgotten and
+// reused. Forgetting a bucket can only favour its client (it starts again
+// full), and a client cannot make another one's bucket be forgotten
+// without bringing that many new clients of its own, each of which gets a
+// bucket of its own anyway.
 type limiter struct {
-	rate  float64 // tokens per second
-	burst float64
-	now   func() time.Time
+	rate   float64 // tokens per second
+	burst  float64
+	now    func() time.Time
+	seed   maphash.Seed
+	shards []limiterShard
+}
 
-	mu        sync.Mutex
-	buckets   map[string]*bucket
-	lastSweep time.Time
+// limiterShard is a table of buckets with an intrusive list from the most
+// (head) to the least (tail) recently used.
+type limiterShard struct {
+	mu         sync.Mutex
+	buckets    map[string]*bucket
+	capacity   int
+	head, tail *bucket
 }
 
 type bucket struct {
-	tokens float64
-	last   time.Time
+	key        string
+	tokens     float64
+	last       time.Time
+	prev, next *bucket
 }
 
 func newLimiter(cfg RateLimit, now func() time.Time) *limiter {
-	return &limiter{rate: cfg.PerSecond, burst: float64(cfg.Burst), now: now, buckets: map[string]*bucket{}}
+	return newSizedLimiter(cfg, now, limiterShards, MaxTrackedClients/limiterShards)
 }
 
-// allow takes a token for client, or reports how long until one is there.
-func (l *limiter) allow(client string) (ok bool, retryAfter time.Duration) {
-	now := l.now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.sweep(now)
-	b := l.buckets[client]
-	if b == nil {
-		if len(l.buckets) >= maxTrackedClients {
-			// Every tracked client is active: refuse a new one rather than
-			// grow without bound.
-			return false, time.Second
-		}
-		b = &bucket{tokens: l.burst, last: now}
-		l.buckets[client] = b
+func newSizedLimiter(cfg RateLimit, now func() time.Time, shards, perShard int) *limiter {
+	l := &limiter{rate: cfg.PerSecond, burst: float64(cfg.Burst), now: now, seed: maphash.MakeSeed(),
+		shards: make([]limiterShard, shards)}
+	for i := range l.shards {
+		l.shards[i] = limiterShard{buckets: make(map[string]*bucket, perShard), capacity: perShard}
 	}
+	return l
+}
+
+func (l *limiter) shard(key string) *limiterShard {
+	return &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
+}
+
+// allow takes a token for key, or reports how long until one is there.
+func (l *limiter) allow(key string) (ok bool, retryAfter time.Duration) {
+	now := l.now()
+	sh := l.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	b := sh.touch(key, l.burst, now)
 	b.tokens = math.Min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
 	b.last = now
 	if b.tokens >= 1 {
@@ -71,17 +97,73 @@ func (l *limiter) allow(client string) (ok bool, retryAfter time.Duration) {
 	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
 }
 
-// sweep drops the buckets that have refilled completely: forgetting them
-// changes nothing. It runs at most once a minute, or when the table is full.
-func (l *limiter) sweep(now time.Time) {
-	if now.Sub(l.lastSweep) < time.Minute && len(l.buckets) < maxTrackedClients {
-		return
+// refund gives back a token taken for key, when its bucket is still known.
+func (l *limiter) refund(key string) {
+	sh := l.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if b := sh.buckets[key]; b != nil {
+		b.tokens = math.Min(l.burst, b.tokens+1)
 	}
-	l.lastSweep = now
-	full := time.Duration(l.burst / l.rate * float64(time.Second))
-	for k, b := range l.buckets {
-		if now.Sub(b.last) >= full {
-			delete(l.buckets, k)
-		}
+}
+
+// touch returns key's bucket, moved to the head of the list; a new key
+// gets a full bucket, the least recently used one when the shard is full.
+func (sh *limiterShard) touch(key string, burst float64, now time.Time) *bucket {
+	b := sh.buckets[key]
+	switch {
+	case b != nil:
+		sh.unlink(b)
+	case len(sh.buckets) >= sh.capacity:
+		b = sh.tail
+		sh.unlink(b)
+		delete(sh.buckets, b.key)
+		*b = bucket{key: key, tokens: burst, last: now}
+		sh.buckets[key] = b
+	default:
+		b = &bucket{key: key, tokens: burst, last: now}
+		sh.buckets[key] = b
 	}
+	b.next = sh.head
+	if sh.head != nil {
+		sh.head.prev = b
+	}
+	sh.head = b
+	if sh.tail == nil {
+		sh.tail = b
+	}
+	return b
+}
+
+func (sh *limiterShard) unlink(b *bucket) {
+	if b.prev != nil {
+		b.prev.next = b.next
+	} else {
+		sh.head = b.next
+	}
+	if b.next != nil {
+		b.next.prev = b.prev
+	} else {
+		sh.tail = b.prev
+	}
+	b.prev, b.next = nil, nil
+}
+
+// addressKey is the rate-limit key of a connection's remote address: the
+// IP, or for IPv6 its /64, which one subscriber usually holds whole.
+func addressKey(remoteAddr string) string {
+	host := remoteAddr
+	if h, _, err := net.SplitHostPort(remoteAddr); err == nil {
+		host = h
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	ip = ip.Unmap().WithZone("")
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
 }

@@ -43,6 +43,8 @@ func (s *Server) routes() http.Handler {
 	handle("GET /ready", http.HandlerFunc(s.ready))
 	handle("GET /openapi.json", public(http.HandlerFunc(s.serveOpenAPI)))
 	handle("GET /docs", public(http.HandlerFunc(s.serveDocs)))
+	handle("GET "+UIPath, public(http.HandlerFunc(s.serveUI)))
+	mux.Handle("GET /{$}", named("GET /", public(http.HandlerFunc(redirectToUI))))
 	if s.metricsHash != nil {
 		handle("GET /metrics", public(s.metricsToken(s.metrics.handler())))
 	}

@@ -118,7 +118,7 @@ func TestNotAQuestionNamesTheFieldNeverTheValue(t *testing.T) {
 		assert.Contains(t, m["detail"], tc.names)
 	}
 	r := e.do(t, request{path: "/v1/query", body: qAnswer, header: map[string]string{"Content-Type": "text/plain"}})
-	m := requireFailure(t, r, NotAQuestion)
+	m := requireFailure(t, r, UnsupportedMediaType)
 	assert.Contains(t, m["detail"], "Content-Type")
 	assert.Empty(t, e.audit.Records(), "nothing that is not a question reaches the surface")
 }
@@ -162,6 +162,10 @@ func TestEveryFailureCodeHasItsStatus(t *testing.T) {
 	t.Run("too_large", func(t *testing.T) {
 		e := newEnv(t, newFake(), envConfig{cfg: Config{MaxBodyBytes: 64}})
 		check(t, e.ask(t, qAnswer, nil), TooLarge)
+	})
+	t.Run("unsupported_media_type", func(t *testing.T) {
+		e := newEnv(t, newFake(), envConfig{})
+		check(t, e.do(t, request{path: "/v1/query", body: qAnswer, header: map[string]string{"Content-Type": "text/plain"}}), UnsupportedMediaType)
 	})
 	t.Run("rate_limited", func(t *testing.T) {
 		e := newEnv(t, newFake(), envConfig{cfg: Config{RateLimit: RateLimit{PerSecond: 0.01, Burst: 1}}})

@@ -119,7 +119,7 @@ func TestRunSQLBodyIsParsedStrictly(t *testing.T) {
 		assert.Contains(t, m["detail"], field)
 	}
 	r := e.do(t, request{path: "/v1/sql/run", body: sqlBody("select 1"), header: map[string]string{"Content-Type": "text/plain"}})
-	requireFailure(t, r, NotAQuestion)
+	requireFailure(t, r, UnsupportedMediaType)
 	assert.Empty(t, sql.Statements(), "nothing reached the data system")
 	assert.Empty(t, e.audit.Records())
 }

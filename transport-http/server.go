@@ -68,7 +68,8 @@ type Config struct {
 	// It excludes Inbound. With neither, every caller is the anonymous
 	// principal: every scope, open metrics only.
 	SingleUser bool
-	// RateLimit bounds the requests of one client address.
+	// RateLimit bounds the requests of one client: of its address before
+	// it is authenticated, then (with Inbound) of its subject.
 	RateLimit RateLimit
 	// Metrics is the process's registry; build it with NewMetrics and wrap
 	// the audit sink given to app.New with Metrics.Audit, so that outcomes
@@ -102,7 +103,16 @@ type InboundConfig struct {
 	// metadata (its public base URL, such as https://metrics.example.com);
 	// "" derives it from each request's Host, https off loopback.
 	Resource string
-	// Client fetches JWKSURL; nil is a client with a 10 s timeout.
+	// JWKSMaxStale is how long keys are trusted after they were last read
+	// when every read since has failed (security.inbound.jwks_max_stale_seconds);
+	// past it every token is refused with identity_unavailable until a
+	// read succeeds. Keys are re-read once half of it (or KeysMaxAge) has
+	// passed. Zero is DefaultJWKSMaxStale; it must be at least
+	// RefetchInterval.
+	JWKSMaxStale time.Duration
+	// Client fetches JWKSURL; nil is a client with a 10 s timeout. Whatever
+	// client is given, redirects are not followed: the keys come from the
+	// URL configured, over the scheme it names, or not at all.
 	Client *http.Client
 }
 
@@ -114,7 +124,8 @@ type Server struct {
 	metrics      *Metrics
 	tools        map[domain.Capability]app.Tool
 	scopes       []string // every scope of the tool list
-	limiter      *limiter
+	limiter      *limiter // by client address
+	principals   *limiter // by authenticated subject
 	hosts        []hostPattern
 	accessDigest *[32]byte
 	metricsHash  *[32]byte
@@ -165,7 +176,7 @@ func New(cfg Config) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, log: log, metrics: cfg.Metrics, tools: map[domain.Capability]app.Tool{},
-		limiter: newLimiter(cfg.RateLimit, time.Now)}
+		limiter: newLimiter(cfg.RateLimit, time.Now), principals: newLimiter(cfg.RateLimit, time.Now)}
 	for _, t := range cfg.Tools {
 		if _, dup := s.tools[t.ID]; dup {
 			return nil, fmt.Errorf("httpapi: tool %s is listed twice", t.ID)
@@ -231,6 +242,8 @@ func newVerifier(in *InboundConfig, log *slog.Logger) (*verifier, error) {
 		return nil, errors.New("httpapi: inbound identity needs exactly one of a JWKS file and a JWKS URL")
 	case len(in.Algorithms) == 0:
 		return nil, errors.New("httpapi: inbound identity needs at least one algorithm")
+	case in.JWKSMaxStale != 0 && in.JWKSMaxStale < RefetchInterval:
+		return nil, fmt.Errorf("httpapi: the key set's maximum staleness must be at least %v", RefetchInterval)
 	}
 	for i, a := range in.Algorithms {
 		if !slices.Contains([]string{RS256, ES256, EdDSA}, a) || slices.Contains(in.Algorithms[:i], a) {
@@ -251,7 +264,10 @@ func newVerifier(in *InboundConfig, log *slog.Logger) (*verifier, error) {
 	if v.groupsClaim == "" {
 		v.groupsClaim = "groups"
 	}
-	ks := &keySet{log: log, now: time.Now}
+	ks := &keySet{log: log, now: time.Now, maxStale: in.JWKSMaxStale}
+	if ks.maxStale == 0 {
+		ks.maxStale = DefaultJWKSMaxStale
+	}
 	if in.JWKSFile != "" {
 		ks.source = fileSource(in.JWKSFile)
 		data, err := ks.source(context.Background())
@@ -269,10 +285,12 @@ func newVerifier(in *InboundConfig, log *slog.Logger) (*verifier, error) {
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
 			return nil, errors.New("httpapi: the JWKS URL must be an http(s) URL without credentials")
 		}
-		client := in.Client
-		if client == nil {
-			client = &http.Client{Timeout: fetchTimeout}
+		client := &http.Client{Timeout: fetchTimeout}
+		if in.Client != nil {
+			c := *in.Client
+			client = &c
 		}
+		client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 		ks.source = urlSource(client, in.JWKSURL)
 	}
 	v.keys = ks
@@ -282,18 +300,44 @@ func newVerifier(in *InboundConfig, log *slog.Logger) (*verifier, error) {
 // Handler returns the HTTP surface with every layer in place.
 func (s *Server) Handler() http.Handler { return s.handler }
 
+// Connection bounds of HTTPServer besides those derived from the request
+// timeout.
+const (
+	// MaxHeaderBytes bounds the request line and headers of one request.
+	MaxHeaderBytes = 64 << 10
+	// maxHeaderTime bounds the headers of a request when the request
+	// timeout is longer.
+	maxHeaderTime = 10 * time.Second
+	// writeMargin is the time a response may take to write past the
+	// request timeout (a large answer to a slow reader).
+	writeMargin = 10 * time.Second
+)
+
 // HTTPServer returns an http.Server on addr serving Handler, with the
-// connection-level bounds that suit it: headers within 10 s, at most
-// 64 KiB of headers, the response within the request timeout plus a
-// margin, idle connections closed after two minutes. The caller owns
-// ListenAndServe/Serve and Shutdown.
+// connection bounds of product.md §6, derived from the request timeout T
+// (server.request_timeout_seconds):
+//
+//   - the request line and headers arrive within min(T, 10 s) and hold at
+//     most MaxHeaderBytes (ReadHeaderTimeout, MaxHeaderBytes);
+//   - the whole request, body included, arrives within T of its first
+//     byte (ReadTimeout): a body a route does not read (a 401, a 429, a
+//     GET with a body) cannot hold the connection while it trickles in.
+//     Routes that take a body read it whole under the request's own
+//     deadline and then lift the read deadline, so the answer may use the
+//     rest of T;
+//   - the response is written within T + 10 s (WriteTimeout);
+//   - a keep-alive connection idle for 2 T is closed (IdleTimeout).
+//
+// The caller owns ListenAndServe/Serve and Shutdown.
 func (s *Server) HTTPServer(addr string) *http.Server {
+	t := s.cfg.RequestTimeout
 	return &http.Server{
 		Addr: addr, Handler: s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		WriteTimeout:      s.cfg.RequestTimeout + 10*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
+		ReadHeaderTimeout: min(t, maxHeaderTime),
+		ReadTimeout:       t,
+		WriteTimeout:      t + writeMargin,
+		IdleTimeout:       2 * t,
+		MaxHeaderBytes:    MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 }

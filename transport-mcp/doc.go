@@ -18,6 +18,13 @@
 // echoed. Tools are therefore registered with Server.AddTool (raw
 // arguments), not the generic mcp.AddTool.
 //
+// No response on any transport quotes a caller-supplied string: the SDK's
+// error messages that would (raw params, an unknown method or tool, a bad
+// jsonrpc tag, header values) are replaced on the way out by a fixed
+// sentence per JSON-RPC code (scrub.go), on stdio, Streamable HTTP and the
+// transports given to Server.Connect. JSON-RPC batches are refused on
+// stdio and Streamable HTTP alike, before any of their calls runs.
+//
 // With Options.EnforceScopes, a caller is shown in tools/list only the tools
 // its scopes grant, and calling another is refused; the caller is resolved
 // per message from its context (Options.Caller), so over stateless
@@ -31,7 +38,8 @@
 //   - arguments that are not a question: a tool result with isError and a
 //     text naming the field, never the value;
 //   - an unknown tool, or one the caller's scopes do not grant: JSON-RPC
-//     error -32602 naming the tool (and the scope that would grant it);
+//     error -32602 naming the tool when it is one of sutura's (and the
+//     scope that would grant it), never a name sutura does not know;
 //   - at capacity, out of time, a service failure: a tool result with
 //     isError and a fixed sentence;
 //   - a peer that cancelled (notifications/cancelled, or an HTTP client

@@ -82,7 +82,7 @@ func (e *env) connect(t *testing.T) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := e.server.MCP().Connect(ctx, st, nil)
+	ss, err := e.server.Connect(ctx, st, nil)
 	require.NoError(t, err)
 	cs, err := newClient().Connect(ctx, ct, nil)
 	require.NoError(t, err)

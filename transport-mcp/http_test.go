@@ -124,19 +124,26 @@ func TestStreamableHTTPBoundsTheBody(t *testing.T) {
 	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
 }
 
-func TestStreamableHTTPRefusesAForeignHostOnLoopback(t *testing.T) {
+// TestStreamableHTTPLeavesTheHostToTheGates: the handler answers whatever
+// Host a loopback request names. The Host is the one decision of the gates
+// /mcp is mounted behind (transport-http's allowlist, which
+// server.allowed_hosts extends): a second check here would refuse the
+// hosts an operator allowed, and quote them.
+func TestStreamableHTTPLeavesTheHostToTheGates(t *testing.T) {
 	e := newEnv(t, newFake(), envConfig{})
 	srv := httptest.NewServer(e.server.Handler())
 	defer srv.Close()
 	req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	require.NoError(t, err)
-	req.Host = "evil.example"
+	req.Host = "metrics.example.com"
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	r, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
+	body, _ := io.ReadAll(r.Body)
 	r.Body.Close()
-	assert.Equal(t, http.StatusForbidden, r.StatusCode, "DNS-rebinding protection")
+	assert.Equal(t, http.StatusOK, r.StatusCode, string(body))
+	assert.NotContains(t, string(body), "metrics.example.com")
 }
 
 // TestMalformedParamsAreNotEchoed: the SDK quotes params that do not fit a
@@ -169,12 +176,39 @@ func TestMalformedParamsAreNotEchoed(t *testing.T) {
 	assert.Equal(t, textInvalidParams, got.Error.Message)
 }
 
-func TestScrubLeavesOtherMessagesAlone(t *testing.T) {
-	for _, msg := range []string{
-		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"unmarshaling"}]}}`,
-		`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"unmarshaling nothing"}}`,
-		`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"unknown tool \"x\""}}`,
+func TestScrub(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		// Results and requests pass unchanged, whatever they hold.
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"unmarshaling \"error\""}]}}`, ""},
+		{`{"jsonrpc":"2.0","id":"abc","result":{}}`, ""},
+		// Errors keep code and id, and get the fixed message of the code.
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method not found: \"` + canary + `\""}}`,
+			`{"error":{"code":-32601,"message":"` + textMethodNotFound + `"},"id":1,"jsonrpc":"2.0"}`},
+		{`{"jsonrpc":"2.0","id":"x","error":{"code":-32602,"message":"unmarshaling \"` + canary + `\" into a *mcp.CallToolParams"}}`,
+			`{"error":{"code":-32602,"message":"` + textInvalidParams + `"},"id":"x","jsonrpc":"2.0"}`},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"unknown tool \"` + canary + `\""}}`,
+			`{"error":{"code":-32602,"message":"` + textUnknownTool + `"},"id":1,"jsonrpc":"2.0"}`},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"unknown tool \"run_sql\""}}`,
+			`{"error":{"code":-32602,"message":"unknown tool run_sql: this deployment does not offer it"},"id":1,"jsonrpc":"2.0"}`},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32700,"message":"invalid message version tag \"` + canary + `\""}}`,
+			`{"error":{"code":-32700,"message":"` + textParseError + `"},"id":1,"jsonrpc":"2.0"}`},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"` + canary + `"}}`,
+			`{"error":{"code":-32603,"message":"` + textInternalError + `"},"id":1,"jsonrpc":"2.0"}`},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32004,"message":"header \"` + canary + `\"","data":{"requested":"` + canary + `"}}}`,
+			`{"error":{"code":-32004,"message":"` + textRefused + `"},"id":1,"jsonrpc":"2.0"}`},
+		// sutura's own errors keep their message, without the mark.
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"tool ask_metric is not granted","data":{"sutura":"own-message"}}}`,
+			`{"error":{"code":-32602,"message":"tool ask_metric is not granted"},"id":1,"jsonrpc":"2.0"}`},
+		// Arrays are scrubbed element by element; what is not JSON-RPC is
+		// never written back.
+		{`[{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"` + canary + `"}}]`,
+			`[{"error":{"code":-32600,"message":"` + textInvalidRequest + `"},"id":1,"jsonrpc":"2.0"}]`},
+		{`{"error": ` + canary, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`},
 	} {
-		assert.Equal(t, msg, string(scrub([]byte(msg))))
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		assert.Equal(t, want, string(scrub([]byte(tc.in))))
 	}
 }

@@ -2,99 +2,194 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
-	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"sutura.dev/domain"
 )
 
-// When the params of a request do not decode into the method's params type
-// (a tools/call whose name is a number, say), the SDK answers -32602 with a
-// message that quotes the raw params, caller values included. That happens
-// before any handler, so the transports scrub such responses on the way out.
+// No response on any transport quotes a caller-supplied string. The SDK's
+// own error messages do: "unmarshaling %q" with the raw params, the
+// unknown method, the bad jsonrpc tag, the unknown tool's name, the
+// Mcp-* header values. They are written before (or around) any handler of
+// sutura's, so every transport scrubs what leaves it: each JSON-RPC error
+// keeps its code and id, and its message becomes the fixed sentence of
+// its code, unless sutura wrote the error itself (ownError). Its data is
+// dropped. Results are sutura's own (they are rendered from the outcome,
+// which never echoes a value) and pass unchanged; so does the id, which
+// JSON-RPC requires a response to carry back.
 
-// textInvalidParams replaces a message that quotes the params.
-const textInvalidParams = "invalid params: the params do not have the shape this method takes"
+// The fixed messages of the scrubbed errors, by JSON-RPC code.
+const (
+	textParseError     = "parse error: the message is not one JSON-RPC object"
+	textInvalidRequest = "invalid request: the message is not a JSON-RPC request this server takes"
+	textMethodNotFound = "method not found: this server does not offer that method"
+	textInvalidParams  = "invalid params: the params do not have the shape this method takes"
+	textUnknownTool    = "unknown tool: this server offers no tool by that name; tools/list names the tools it offers"
+	textInternalError  = "internal error"
+	textRefused        = "the request was refused"
+)
 
-// scrub returns the encoded JSON-RPC message with any message quoting raw
-// params replaced; other messages are returned as they are.
+// ownMark is the data of an error sutura wrote itself (ownError): the
+// scrubber keeps its message and drops the mark. No caller can make the
+// SDK write an error whose data is exactly this.
+var ownMark = json.RawMessage(`{"sutura":"own-message"}`)
+
+// ownError is a JSON-RPC error whose message sutura wrote and which quotes
+// nothing a caller sent: names of sutura's own tools and scopes at most.
+// Every transport lets its message through.
+func ownError(code int64, message string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: code, Message: message, Data: ownMark}
+}
+
+// scrub returns one encoded JSON-RPC message (or an array of them) as it
+// may leave the server: see above. Input that is not JSON-RPC at all (which
+// the SDK does not write) becomes an internal error, never itself.
 func scrub(data []byte) []byte {
-	if !bytes.Contains(data, []byte(`"error"`)) || !bytes.Contains(data, []byte("unmarshaling")) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var msgs []json.RawMessage
+		if json.Unmarshal(trimmed, &msgs) != nil {
+			return rpcErrorBody(jsonrpc.CodeInternalError, textInternalError)
+		}
+		for i, m := range msgs {
+			msgs[i] = scrub(m)
+		}
+		out, err := json.Marshal(msgs)
+		if err != nil {
+			return rpcErrorBody(jsonrpc.CodeInternalError, textInternalError)
+		}
+		return out
+	}
+	if !bytes.Contains(data, []byte(`"error"`)) {
 		return data
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal(data, &m) != nil || m["error"] == nil {
+	if json.Unmarshal(data, &m) != nil {
+		return rpcErrorBody(jsonrpc.CodeInternalError, textInternalError)
+	}
+	raw, ok := m["error"]
+	if !ok {
 		return data
 	}
 	var e struct {
-		Code    int64  `json:"code"`
-		Message string `json:"message"`
+		Code    int64           `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
 	}
-	if json.Unmarshal(m["error"], &e) != nil || e.Code != -32602 || !strings.Contains(e.Message, "unmarshaling") {
-		return data
+	if json.Unmarshal(raw, &e) != nil {
+		e.Code, e.Message, e.Data = jsonrpc.CodeInternalError, "", nil
 	}
-	m["error"] = json.RawMessage(`{"code":-32602,"message":` + strconv.Quote(textInvalidParams) + `}`)
+	msg := e.Message
+	if !bytes.Equal(e.Data, ownMark) {
+		msg = fixedMessage(e.Code, e.Message)
+	}
+	m["error"] = errorObject(e.Code, msg)
+	if id, ok := m["id"]; ok && !validID(id) {
+		m["id"] = json.RawMessage("null")
+	}
 	out, err := json.Marshal(m)
 	if err != nil {
-		return data
+		return rpcErrorBody(jsonrpc.CodeInternalError, textInternalError)
 	}
 	return out
 }
 
-// scrubWriter buffers an application/json response (the stateless handler
-// writes one JSON-RPC message per POST) so that scrub can see it whole.
-// Event streams pass through untouched.
-type scrubWriter struct {
-	http.ResponseWriter
-	status int
-	buf    bytes.Buffer
-	json   bool
-	passed bool
+// fixedMessage is the message a scrubbed error of code carries. An
+// unknown tool is named only when the name is one of sutura's capability
+// ids (a tool this deployment does not enable): that name is sutura's
+// vocabulary, not a caller's string.
+func fixedMessage(code int64, message string) string {
+	switch code {
+	case jsonrpc.CodeParseError:
+		return textParseError
+	case jsonrpc.CodeInvalidRequest:
+		return textInvalidRequest
+	case jsonrpc.CodeMethodNotFound:
+		return textMethodNotFound
+	case jsonrpc.CodeInvalidParams:
+		if quoted, ok := strings.CutPrefix(message, "unknown tool "); ok {
+			name, err := strconv.Unquote(quoted)
+			if err == nil && slices.Contains(domain.Capabilities(), domain.Capability(name)) {
+				return "unknown tool " + name + ": this deployment does not offer it"
+			}
+			return textUnknownTool
+		}
+		return textInvalidParams
+	case jsonrpc.CodeInternalError:
+		return textInternalError
+	}
+	return textRefused
 }
 
-func (w *scrubWriter) WriteHeader(status int) {
-	if w.status != 0 || w.passed {
-		return
+// validID reports whether raw is a JSON-RPC id: a string, a number or
+// null. The SDK only echoes ids it decoded as such.
+func validID(raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
 	}
-	w.status = status
-	w.json = w.Header().Get("Content-Type") == "application/json"
-	if !w.json {
-		w.passed = true
-		w.ResponseWriter.WriteHeader(status)
+	switch v.(type) {
+	case string, float64, nil:
+		return true
 	}
+	return false
 }
 
-func (w *scrubWriter) Write(p []byte) (int, error) {
-	if w.status == 0 {
-		w.WriteHeader(http.StatusOK)
-	}
-	if w.json {
-		return w.buf.Write(p)
-	}
-	return w.ResponseWriter.Write(p)
+func errorObject(code int64, message string) json.RawMessage {
+	return json.RawMessage(`{"code":` + strconv.FormatInt(code, 10) + `,"message":` + strconv.Quote(message) + `}`)
 }
 
-// Flush passes through for event streams; a JSON body is written whole at
-// the end.
-func (w *scrubWriter) Flush() {
-	if w.status == 0 {
-		w.WriteHeader(http.StatusOK)
-	}
-	if f, ok := w.ResponseWriter.(http.Flusher); ok && !w.json {
-		f.Flush()
-	}
+// rpcErrorBody is a JSON-RPC error response with a null id.
+func rpcErrorBody(code int64, message string) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":null,"error":` + string(errorObject(code, message)) + `}`)
 }
 
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (w *scrubWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// finish writes a buffered JSON body, scrubbed.
-func (w *scrubWriter) finish() {
-	if !w.json {
-		return
+// scrubMessage is scrub for a decoded message: what a connection's Write
+// is given.
+func scrubMessage(msg jsonrpc.Message) (jsonrpc.Message, error) {
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return nil, err
 	}
-	body := scrub(w.buf.Bytes())
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.ResponseWriter.WriteHeader(w.status)
-	_, _ = w.ResponseWriter.Write(body)
+	clean := scrub(data)
+	if bytes.Equal(clean, data) {
+		return msg, nil
+	}
+	return jsonrpc.DecodeMessage(clean)
+}
+
+// Connect serves one session over t, a transport this package does not
+// frame itself (the SDK's in-memory transports of an in-process host, a
+// test), with every message scrubbed on its way out as on stdio and
+// Streamable HTTP. Use it rather than MCP().Connect.
+func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerSessionOptions) (*mcp.ServerSession, error) {
+	return s.mcp.Connect(withCarrier(ctx), scrubbedTransport{t}, opts)
+}
+
+// scrubbedTransport scrubs every message its connections write.
+type scrubbedTransport struct{ mcp.Transport }
+
+func (t scrubbedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return scrubbedConn{c}, nil
+}
+
+type scrubbedConn struct{ mcp.Connection }
+
+func (c scrubbedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	clean, err := scrubMessage(msg)
+	if err != nil {
+		return err
+	}
+	return c.Connection.Write(ctx, clean)
 }

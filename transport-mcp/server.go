@@ -140,22 +140,21 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Tools() []app.Tool { return append([]app.Tool(nil), s.opts.Tools...) }
 
 // Handler returns the Streamable HTTP handler: stateless, JSON responses,
-// request bodies bounded by MaxBodyBytes, and the SDK's DNS-rebinding
-// protection on loopback. Mount it at /mcp behind the HTTP gates; a
-// question's work is cancelled when its HTTP request ends. JSON responses
-// are scrubbed of the SDK's messages that quote raw params (scrub.go).
+// request bodies bounded by MaxBodyBytes, JSON-RPC batches refused, every
+// response scrubbed (httpframe.go). It does not check the Host header:
+// mount it at /mcp behind the HTTP gates, whose Host allowlist is the one
+// decision (the SDK's own localhost check is off, so server.allowed_hosts
+// takes effect on a loopback bind too). A question's work is cancelled
+// when its HTTP request ends.
 func (s *Server) Handler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:                    true,
 		JSONResponse:                 true,
 		MaxRequestBodyBytes:          s.opts.MaxBodyBytes,
 		PropagateRequestCancellation: true,
+		DisableLocalhostProtection:   true,
 	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &scrubWriter{ResponseWriter: w}
-		h.ServeHTTP(sw, r.WithContext(withCarrier(r.Context())))
-		sw.finish()
-	})
+	return frameHTTP(h, s.opts.MaxBodyBytes, withCarrier)
 }
 
 // RunStdio serves one session over in and out, one JSON-RPC message per
@@ -238,8 +237,8 @@ func (s *Server) handler(t app.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		caller := s.caller(ctx)
 		if s.opts.EnforceScopes && !t.Grants(caller.Principal.Scopes) {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-				Message: fmt.Sprintf("tool %s is not granted to this caller; the scope %s grants it", t.ID, t.Scope)}
+			return nil, ownError(jsonrpc.CodeInvalidParams,
+				fmt.Sprintf("tool %s is not granted to this caller; the scope %s grants it", t.ID, t.Scope))
 		}
 		var args json.RawMessage
 		if req.Params != nil {
@@ -255,7 +254,7 @@ func (s *Server) handler(t app.Tool) mcp.ToolHandler {
 			return s.runSQL(ctx, caller, args)
 		}
 		// New registers only tools with a case above.
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tool " + string(t.ID) + " has no handler"}
+		return nil, ownError(jsonrpc.CodeInternalError, "tool "+string(t.ID)+" has no handler")
 	}
 }
 

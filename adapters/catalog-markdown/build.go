@@ -34,16 +34,18 @@ func (b *builder) build() {
 		d.value = b.metric()
 	case "glossary":
 		d.name = str(w, "term")
-		d.value = domain.Glossary{Term: d.name, Synonyms: strs(w["synonyms"]), Note: d.body, Means: domain.Meaning{
-			Metric: str(obj(w["means"]), "metric"), Dimension: str(obj(w["means"]), "dimension"), Value: str(obj(w["means"]), "value"),
-		}}
+		d.value = domain.Glossary{Term: d.name, Synonyms: strs(w["synonyms"]), Note: d.body, Means: meaning(w["means"])}
 	case "caveat":
 		d.name = str(w, "name")
 		if strings.TrimSpace(d.body) == "" {
 			b.errs.add(&Error{File: d.path, Line: d.closeLine, Err: ErrSchema,
 				Reason: "the caveat has no note: write what an agent must know as the Markdown body after this line"})
 		}
-		d.value = domain.Caveat{Name: d.name, About: strs(w["about"]), Note: d.body}
+		about := make([]string, 0, len(list(w["about"])))
+		for _, r := range list(w["about"]) {
+			about = append(about, referent(r))
+		}
+		d.value = domain.Caveat{Name: d.name, About: about, Note: d.body}
 	case "not_defined":
 		d.name = str(w, "phrase")
 		d.value = domain.NotDefined{Phrase: d.name, Synonyms: strs(w["synonyms"]), Note: d.body}
@@ -169,6 +171,38 @@ func (b *builder) question() domain.Question {
 		b.errs.add(e)
 	}
 	return q
+}
+
+// meaning reads what a glossary entry means, written as a name (metric or
+// metric.dimension) or as the mapping {metric, dimension?, value?}; both
+// forms give the same value, so they digest alike.
+func meaning(v any) domain.Meaning {
+	if s, ok := v.(string); ok {
+		metric, dim, _ := strings.Cut(s, ".")
+		return domain.Meaning{Metric: metric, Dimension: dim}
+	}
+	o := obj(v)
+	return domain.Meaning{Metric: str(o, "metric"), Dimension: str(o, "dimension"), Value: str(o, "value")}
+}
+
+// referent reads one thing a caveat is about, written as a name (a metric,
+// a model or metric.dimension) or as the mapping {metric, dimension?,
+// value?} that catalogues written for other sutura implementations use.
+// The mapping becomes the name it stands for, so both forms digest alike;
+// a value is kept as metric.dimension=value (domain.Caveat).
+func referent(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	m := meaning(v)
+	ref := m.Metric
+	if m.Dimension != "" {
+		ref += "." + m.Dimension
+		if m.Value != "" {
+			ref += "=" + m.Value
+		}
+	}
+	return ref
 }
 
 func audience(v any) domain.Audience {

@@ -19,7 +19,8 @@ import (
 // Every file whose name ends in ".md" is a document, wherever it is in the
 // tree (a README.md inside the catalogue is a document too and needs front
 // matter); other files, and files and directories whose names start with
-// a dot, are ignored. Documents are read in sorted path order; directory
+// a dot, are ignored, and so is the report of an import at the root
+// (ImportReportName). Documents are read in sorted path order; directory
 // names carry no meaning.
 //
 // On failure the error joins every problem found, each an *Error, sorted
@@ -91,7 +92,7 @@ func documentPaths(fsys fs.FS) ([]string, errorList) {
 			}
 			return nil
 		}
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") && p != ImportReportName {
 			paths = append(paths, p)
 		}
 		return nil

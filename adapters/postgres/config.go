@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"sutura.dev/domain"
 )
@@ -325,6 +327,13 @@ func (cfg *Config) poolConfig() (*pgxpool.Config, error) {
 		"DateStyle": "ISO, YMD",
 		// A session with nothing to do holds no transaction open for long.
 		"idle_in_transaction_session_timeout": "60000",
+	}
+	// No message from the server is held whole past maxMessageBytes: a row
+	// wider than the result bound is refused from its length alone.
+	cc.BuildFrontend = func(r io.Reader, w io.Writer) *pgproto3.Frontend {
+		f := pgproto3.NewFrontend(r, w)
+		f.SetMaxBodyLen(maxMessageBytes)
+		return f
 	}
 	// On a cancelled context, ask the server to cancel the statement now;
 	// close the socket only if it has not answered within a second.

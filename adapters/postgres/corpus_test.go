@@ -2,49 +2,22 @@ package postgres_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"math"
 	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	postgres "sutura.dev/adapters/postgres"
 	"sutura.dev/adapters/postgres/pgtest"
+	"sutura.dev/app/conformance"
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
 )
 
-// corpusDir is the conformance corpus of the app module (its expected
-// answers computed by DuckDB from the demo files). This module may not
-// import app, so it reads the files; the full conformance run through
-// app.Surface belongs to cli, which may import everything.
-const corpusDir = "../../app/conformance/testdata/corpus"
-
-type corpusCase struct {
-	Name      string          `json:"name"`
-	Question  json.RawMessage `json:"question"`
-	Principal string          `json:"principal"`
-	Expect    struct {
-		Outcome string      `json:"outcome"`
-		Columns []string    `json:"columns"`
-		Rows    [][]*string `json:"rows"`
-		Code    string      `json:"code"`
-		Error   string      `json:"error"`
-	} `json:"expect"`
-}
-
-// TestCorpus runs every question of the conformance corpus through
-// semantic.Compile (over the mirrored demo bundle) and the adapter, and
-// compares rows cell for cell and refusals code for code. Reals must
-// render identically or differ by at most 1e-9 relative (the engines sum
-// in different orders); the test reports how many were byte-identical.
+// TestCorpus runs the data-system conformance suite (every question of
+// the corpus, compiled over the mirrored demo bundle and executed by the
+// adapter) on the demo tables.
 func TestCorpus(t *testing.T) {
 	f := needDB(t)
 	runCorpus(t, open(t, f.config()))
@@ -63,78 +36,7 @@ func TestCorpusOnPgtest(t *testing.T) {
 }
 
 func runCorpus(t *testing.T, db *postgres.DB) {
-	b := demoBundle(t, source)
-	files, err := filepath.Glob(filepath.Join(corpusDir, "*.json"))
-	require.NoError(t, err)
-	require.Len(t, files, 71, "the corpus changed size: review this test")
-	var reals, exact int
-	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			raw, err := os.ReadFile(file)
-			require.NoError(t, err)
-			var c corpusCase
-			require.NoError(t, json.Unmarshal(raw, &c))
-			q, err := domain.ParseQuestion(c.Question)
-			require.NoError(t, err)
-			p := domain.LocalOperator
-			if c.Principal == "anonymous" {
-				p = domain.Principal{Subject: "anonymous"}
-			}
-			plan, why := semantic.Compile(b, p, q, domain.DateOf(2026, 7, 1))
-			if why != nil {
-				require.Equal(t, "refusal", c.Expect.Outcome, "refused at compile time: %s", why.Detail())
-				require.Equal(t, c.Expect.Code, string(why.Code()))
-				return
-			}
-			rs, err := db.Execute(context.Background(), plan)
-			switch c.Expect.Outcome {
-			case "error":
-				require.Equal(t, "zero_denominator", c.Expect.Error)
-				require.ErrorIs(t, err, domain.ErrZeroDenominator)
-				return
-			case "refusal":
-				require.Error(t, err)
-				require.Equal(t, c.Expect.Code, string(refusalCode(err)), "error: %v", err)
-				return
-			}
-			require.NoError(t, err)
-			var names []string
-			for _, col := range rs.Columns {
-				names = append(names, col.Name)
-			}
-			require.Equal(t, c.Expect.Columns, names)
-			require.Len(t, rs.Rows, len(c.Expect.Rows))
-			for i, row := range rs.Rows {
-				for j, cell := range row {
-					want := c.Expect.Rows[i][j]
-					if want == nil {
-						require.True(t, cell.IsNull(), "row %d column %s: %s, want null", i, names[j], cell.Render())
-						continue
-					}
-					got := cell.Render()
-					if cell.Kind() == domain.KindFloat {
-						reals++
-						if got == *want {
-							exact++
-						}
-						require.True(t, closeEnough(got, *want), "row %d column %s: %s, want %s", i, names[j], got, *want)
-						continue
-					}
-					require.Equal(t, *want, got, "row %d column %s", i, names[j])
-				}
-			}
-		})
-	}
-	t.Logf("%d real cells, %d of them byte-identical to DuckDB's", reals, exact)
-}
-
-func closeEnough(got, want string) bool {
-	if got == want {
-		return true
-	}
-	g, err1 := strconv.ParseFloat(got, 64)
-	w, err2 := strconv.ParseFloat(want, 64)
-	return err1 == nil && err2 == nil && math.Abs(g-w) <= 1e-9*math.Max(math.Abs(g), math.Abs(w))
+	conformance.RunSystem(t, db, source)
 }
 
 // TestAnchors re-runs every anchor of the demo catalogue, as start-up
@@ -213,39 +115,6 @@ func TestHandWrittenSQL(t *testing.T) {
 		require.NoError(t, rows.Err())
 		require.NotEmpty(t, want)
 		assert.Equal(t, want, rendered(rs), tc.question)
-	}
-}
-
-// TestDemoMirrorsCatalogue checks the hand-written demo bundle against the
-// catalogue's markdown: the same metrics, and the same models with the
-// same columns and types. It needs no database.
-func TestDemoMirrorsCatalogue(t *testing.T) {
-	const catalog = "../../examples/demo/catalog"
-	metricFiles, err := filepath.Glob(filepath.Join(catalog, "metrics", "*.md"))
-	require.NoError(t, err)
-	var want, got []string
-	for _, f := range metricFiles {
-		want = append(want, strings.TrimSuffix(filepath.Base(f), ".md"))
-	}
-	defs := demoDefinitions(source)
-	for _, m := range defs.Metrics {
-		got = append(got, m.Name)
-	}
-	slices.Sort(got)
-	require.Equal(t, want, got)
-	column := regexp.MustCompile(`(?m)^  - \{name: (\w+), type: (\w+)`)
-	for _, m := range defs.Models {
-		raw, err := os.ReadFile(filepath.Join(catalog, "models", m.Name+".md"))
-		require.NoError(t, err)
-		var declared []string
-		for _, sm := range column.FindAllStringSubmatch(string(raw), -1) {
-			declared = append(declared, sm[1]+" "+sm[2])
-		}
-		var mirrored []string
-		for _, c := range m.Columns {
-			mirrored = append(mirrored, c.Name+" "+string(c.Type))
-		}
-		require.Equal(t, declared, mirrored, "model %s", m.Name)
 	}
 }
 

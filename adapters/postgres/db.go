@@ -127,7 +127,7 @@ func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*dom
 	if err != nil {
 		return nil, fmt.Errorf("postgres source %s: %w", db.cfg.Source, err)
 	}
-	args, err := bind(st.Params)
+	args, err := st.PositionalArgs()
 	if err != nil {
 		return nil, fmt.Errorf("postgres source %s: %w", db.cfg.Source, err)
 	}
@@ -154,37 +154,12 @@ func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*dom
 	})
 	var e *Error
 	if errors.As(err, &e) && e.SQLState == "22012" {
-		return nil, zeroDenominator(plan)
+		return nil, plan.ZeroDenominatorError()
 	}
 	if err != nil {
 		return nil, err
 	}
 	return rs, nil
-}
-
-// bind turns the statement's parameters into typed values: dates as
-// time.Time at midnight UTC (the session's time zone, so a timestamp time
-// column compares with the start of that UTC day), text as string.
-func bind(params []semantic.Param) ([]any, error) {
-	args := make([]any, len(params))
-	for i, p := range params {
-		if p.Name != "$"+strconv.Itoa(i+1) {
-			return nil, fmt.Errorf("parameter %d is written %s, not $%d", i+1, p.Name, i+1)
-		}
-		switch p.Kind {
-		case semantic.ParamDate:
-			d, err := domain.ParseDate(p.Value)
-			if err != nil {
-				return nil, fmt.Errorf("parameter %s: the date %w", p.Name, err)
-			}
-			args[i] = d.Time()
-		case semantic.ParamText:
-			args[i] = p.Value
-		default:
-			return nil, fmt.Errorf("parameter %s has an unknown kind", p.Name)
-		}
-	}
-	return args, nil
 }
 
 // budget gives ctx the default deadline when it has none.
@@ -206,32 +181,37 @@ func (db *DB) run(ctx context.Context, role string, fn func(context.Context, *pg
 	return db.retry(ctx, role, false, fn)
 }
 
-// runAlone is run on a connection that is closed afterwards rather than
-// given back to the pool: for a statement sutura did not write, which
-// could leave state that outlives its transaction on the session
-// (PREPARE, DEALLOCATE, session advisory locks).
+// runAlone is run for a statement sutura did not write. Its connection is
+// closed afterwards rather than given back to the pool, since the
+// statement could leave state that outlives its transaction on the
+// session (PREPARE, DEALLOCATE, session advisory locks). And it is not run
+// again once sent: a broken connection may be the statement's own doing
+// (pg_terminate_backend(pg_backend_pid())), which a second run would only
+// repeat.
 func (db *DB) runAlone(ctx context.Context, role string, fn func(context.Context, *pgxpool.Conn) error) error {
 	return db.retry(ctx, role, true, fn)
 }
 
-func (db *DB) retry(ctx context.Context, role string, discard bool, fn func(context.Context, *pgxpool.Conn) error) error {
-	err := db.runOnce(ctx, role, discard, fn)
-	if err != nil && retryable(err) && ctx.Err() == nil {
-		err = db.runOnce(ctx, role, discard, fn)
+func (db *DB) retry(ctx context.Context, role string, alone bool, fn func(context.Context, *pgxpool.Conn) error) error {
+	sent, err := db.runOnce(ctx, role, alone, fn)
+	if err != nil && retryable(err) && ctx.Err() == nil && !(alone && sent) {
+		_, err = db.runOnce(ctx, role, alone, fn)
 	}
 	return err
 }
 
-func (db *DB) runOnce(ctx context.Context, role string, discard bool, fn func(context.Context, *pgxpool.Conn) error) error {
+// runOnce is one attempt of run; sent reports whether fn was called, that
+// is whether the statement may have reached the server.
+func (db *DB) runOnce(ctx context.Context, role string, discard bool, fn func(context.Context, *pgxpool.Conn) error) (sent bool, err error) {
 	src := db.cfg.Source
 	dl, _ := ctx.Deadline()
 	left := time.Until(dl)
 	if left <= 0 || ctx.Err() != nil {
-		return classify(ctx, src, stepSetup, context.DeadlineExceeded)
+		return false, classify(ctx, src, stepSetup, context.DeadlineExceeded)
 	}
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
-		return classify(ctx, src, stepSetup, err)
+		return false, classify(ctx, src, stepSetup, err)
 	}
 	// The transaction always ends with ROLLBACK: it read only, and a
 	// rollback also undoes any SET a statement made. A connection given
@@ -250,9 +230,9 @@ func (db *DB) runOnce(ctx context.Context, role string, discard bool, fn func(co
 		setup += "; SET LOCAL ROLE " + pgx.Identifier{role}.Sanitize()
 	}
 	if _, err := conn.Exec(ctx, setup); err != nil {
-		return classify(ctx, src, stepSetup, err)
+		return false, classify(ctx, src, stepSetup, err)
 	}
-	return classify(ctx, src, stepStatement, fn(ctx, conn))
+	return true, classify(ctx, src, stepStatement, fn(ctx, conn))
 }
 
 // end rolls the transaction back with a context of its own (the

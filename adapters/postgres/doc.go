@@ -15,9 +15,22 @@
 // dates, text as text); the statement already carries its LIMIT of the
 // plan's row cap plus one, and more rows than the row cap, or more than
 // domain.MaxResultBytes of rendered cells, are refused as
-// result_too_large while reading, never truncated. A run_sql statement
-// runs on a connection that is closed afterwards, so nothing it leaves on
-// its session reaches a certified question. Sessions are configured from
+// result_too_large while reading, never truncated; a row longer than that
+// bound is refused from the length of its message, which is never read
+// into memory (no message of more than the bound and 64 KiB is). A run_sql
+// statement runs on a connection that is closed afterwards, so nothing it
+// leaves on its session reaches a certified question, and it is never run
+// a second time once sent (it may have ended its own connection).
+//
+// # run_sql's role
+//
+// A read-only transaction stops writes to tables, not what a privileged
+// role reaches beyond them: COPY … TO PROGRAM, pg_read_file, lo_export,
+// pg_terminate_backend. CheckSQLPrivileges, which the application asks at
+// start when run_sql is enabled, refuses a login role that is a superuser
+// or a member (directly or through other roles) of
+// pg_execute_server_program, pg_read_server_files, pg_write_server_files
+// or pg_signal_backend. Sessions are configured from
 // Config alone (PG* environment variables do not apply) with TimeZone
 // UTC and application_name sutura/<source>.
 //
@@ -63,7 +76,8 @@
 // statement the database failed. A question whose connection broke before
 // any row was read is retried once on a fresh connection: it is read-only,
 // so running it twice is harmless, and a restarted database then answers
-// the first question after it is back.
+// the first question after it is back. A run_sql statement is retried
+// only when its connection broke before the statement was sent.
 //
 // # Cells
 //

@@ -3,13 +3,13 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"strings"
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"sutura.dev/domain"
 )
 
@@ -90,6 +90,12 @@ func classify(ctx context.Context, source string, s step, err error) error {
 	if errors.As(err, &re) {
 		return err
 	}
+	var wide *pgproto3.ExceededMaxBodyLenErr
+	if errors.As(err, &wide) {
+		// A row longer than maxMessageBytes: refused from its length, and
+		// the connection, mid-message, is closed.
+		return refusal(domain.ResultTooLarge, detailTooManyBytes, domain.MaxResultBytes)
+	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		if errors.Is(ctxErr, context.DeadlineExceeded) {
 			return refusal(domain.DeadlineExceeded, detailDeadline)
@@ -160,20 +166,6 @@ func unreachable(err error) bool {
 func retryable(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.unreachable && e.SQLState != "28P01" && e.SQLState != "28000"
-}
-
-// zeroDenominator wraps domain.ErrZeroDenominator naming the plan's ratio
-// metrics declared to fail on a zero denominator.
-func zeroDenominator(plan *domain.Plan) error {
-	var names []string
-	for _, leg := range plan.Legs {
-		for _, m := range leg.Metrics {
-			if m.Measure.Ratio != nil && m.Measure.Ratio.ZeroDenominator == domain.Fails {
-				names = append(names, m.Name)
-			}
-		}
-	}
-	return fmt.Errorf("metric %s: %w", strings.Join(names, ", "), domain.ErrZeroDenominator)
 }
 
 // StatementFailed reports whether the server rejected the statement itself

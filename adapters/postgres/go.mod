@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/stretchr/testify v1.12.1
+	sutura.dev/app v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/semantic v0.0.0
 )
@@ -14,11 +15,14 @@ require (
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
+	sutura.dev/runtime v0.0.0 // indirect
 )
 
 replace (
+	sutura.dev/app => ../../app
 	sutura.dev/domain => ../../domain
+	sutura.dev/runtime => ../../runtime
 	sutura.dev/semantic => ../../semantic
 )

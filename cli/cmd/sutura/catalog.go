@@ -44,7 +44,7 @@ type catalogView struct {
 
 func viewMetric(b *domain.Bundle, m *domain.Metric) metricView {
 	v := metricView{
-		Name: m.Name, Description: m.Description, Measure: measureText(m),
+		Name: m.Name, Description: m.Description, Measure: app.MeasureText(m),
 		Model: m.Model, TimeColumn: m.TimeColumn, Grains: m.Grains,
 		RequiredFilters: len(m.RequiredFilters), Audience: m.Audience,
 		Anchor: m.Anchor, Digest: b.MetricDigest(m.Name), Dimensions: []dimensionView{},
@@ -53,25 +53,6 @@ func viewMetric(b *domain.Bundle, m *domain.Metric) metricView {
 		v.Dimensions = append(v.Dimensions, dimensionView{Name: d.Name, Filterable: d.Filterable, Values: d.Values, Via: d.Via, Description: d.Description})
 	}
 	return v
-}
-
-func termText(t domain.Term) string {
-	if t.CountIf != "" {
-		return "count_if(" + t.CountIf + ")"
-	}
-	return string(t.Aggregate) + "(" + t.Column + ")"
-}
-
-func measureText(m *domain.Metric) string {
-	switch {
-	case m.Measure == nil:
-		return "authored SQL"
-	case m.Measure.Ratio != nil:
-		r := m.Measure.Ratio
-		return fmt.Sprintf("%s / %s (zero denominator %s)", termText(r.Numerator), termText(r.Denominator), strings.ReplaceAll(string(r.ZeroDenominator), "_", " "))
-	default:
-		return termText(*m.Measure.Simple)
-	}
 }
 
 func grainsText(gs []domain.Grain) string {

@@ -50,6 +50,20 @@ func (p *idp) token(t *testing.T, sub, scope string, groups ...string) string {
 	return signing + "." + base64.RawURLEncoding.EncodeToString(ed25519.Sign(p.priv, []byte(signing)))
 }
 
+// jwtConfig writes a multi-user configuration with inbound JWT identity
+// (issuer https://idp.test, audience sutura, the group finance-team seeing
+// the audience finance) and returns its directory and the provider.
+func jwtConfig(t *testing.T) (string, *idp) {
+	dir := t.TempDir()
+	p := newIDP(t, dir)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(`security:
+  identity: multi-user
+  inbound: {mode: direct, issuer: "https://idp.test", audience: sutura, jwks_file: jwks.json, algorithms: [EdDSA]}
+  audience_mapping: {finance-team: [finance]}
+`), 0o600))
+	return dir, p
+}
+
 // bearer adds a token to every request of an MCP client.
 type bearer struct{ token string }
 
@@ -63,13 +77,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // different scopes see different tools on /mcp, groups map to metric
 // audiences, and a caller without a scope is refused naming it.
 func TestServeWithJWTIdentity(t *testing.T) {
-	dir := t.TempDir()
-	p := newIDP(t, dir)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(`security:
-  identity: multi-user
-  inbound: {mode: direct, issuer: "https://idp.test", audience: sutura, jwks_file: jwks.json, algorithms: [EdDSA]}
-  audience_mapping: {finance-team: [finance]}
-`), 0o600))
+	dir, p := jwtConfig(t)
 	s := serve(t, "SUTURA_CONFIG_DIR="+dir)
 	cfo := p.token(t, "cfo@example.com", "sutura:catalog.read sutura:metrics.ask", "finance-team")
 	reader := p.token(t, "reader@example.com", "sutura:catalog.read")

@@ -141,7 +141,7 @@ func runServe(inv *invocation) error {
 		hcfg.Inbound = &httpapi.InboundConfig{
 			Issuer: in.Issuer, Audience: in.Audience, JWKSFile: in.JWKSFile, JWKSURL: in.JWKSURL,
 			Algorithms: in.Algorithms, ScopeClaim: in.ScopeClaim, GroupsClaim: in.GroupsClaim,
-			AudienceMapping: cfg.Security.AudienceMapping,
+			AudienceMapping: cfg.Security.AudienceMapping, JWKSMaxStale: in.JWKSMaxStale(),
 		}
 	}
 	hs, err := httpapi.New(hcfg)
@@ -160,6 +160,7 @@ func runServe(inv *invocation) error {
 	server.BaseContext = func(net.Listener) context.Context { return base }
 	go p.RefreshEvery(base, logger)
 	fmt.Fprintf(inv.io.out, "listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(inv.io.out, "catalogue browser on http://%s%s\n", ln.Addr(), httpapi.UIPath)
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(ln) }()
 	select {

@@ -3,15 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -27,8 +22,6 @@ import (
 	"sutura.dev/app/conformance"
 	"sutura.dev/domain"
 	"sutura.dev/examples/demo"
-	engine "sutura.dev/exec-arrow"
-	"sutura.dev/runtime"
 )
 
 var _ app.PrincipalExecutor = (*postgres.DB)(nil)
@@ -36,30 +29,14 @@ var _ app.PrincipalExecutor = (*postgres.DB)(nil)
 // demoOnPostgres loads the demo tables into a throwaway database and
 // returns a Surface over it, and one over the embedded engine.
 func demoOnPostgres(t *testing.T) (pg, files *app.Surface) {
-	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
-	require.NoError(t, err)
-	models := b.Definitions().Models
-	d := pgtest.New(t)
-	d.Load(t, demo.Data(), models)
-	db, err := postgres.New(context.Background(), d.Config(demo.SourceAlias, models))
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	eng, err := engine.New(context.Background(), engine.Config{Source: demo.SourceAlias, Files: demo.Data(), Models: models})
-	require.NoError(t, err)
-	surface := func(sys app.DataSystem) *app.Surface {
-		adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 2, Timeout: time.Minute})
+	return demoAgainstTheEngine(t, func(models []domain.Model) app.DataSystem {
+		d := pgtest.New(t)
+		d.Load(t, demo.Data(), models)
+		db, err := postgres.New(context.Background(), d.Config(demo.SourceAlias, models))
 		require.NoError(t, err)
-		s, err := app.New(app.Config{
-			Catalog: fixedCatalog{b}, Admission: adm, Audit: discardAudit{}, RequestTimeout: 5 * time.Minute,
-			Sources: map[string]app.Source{demo.SourceAlias: {System: sys, Posture: domain.SharedServiceUser}},
-			Now:     func() time.Time { return time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC) },
-		})
-		require.NoError(t, err)
-		return s
-	}
-	require.NoError(t, app.CheckBundle(context.Background(), b, map[string]app.Source{demo.SourceAlias: {System: db, Posture: domain.SharedServiceUser}}),
-		"the demo's anchors reproduce on Postgres too")
-	return surface(db), surface(eng)
+		t.Cleanup(db.Close)
+		return db
+	})
 }
 
 // TestPostgresConformance runs the data-system contract suite on a real
@@ -74,144 +51,9 @@ func TestPostgresConformance(t *testing.T) {
 // answer for answer, cell for cell, refusal for refusal.
 func TestPostgresMatchesTheEngine(t *testing.T) {
 	pg, files := demoOnPostgres(t)
-	b := pg.Bundle()
-	rng := rand.New(rand.NewPCG(2026, 11))
-	outcomes := map[string]int{}
-	for i := 0; i < 500; i++ {
-		q := randomQuestion(rng, b)
-		raw, err := json.Marshal(q)
-		require.NoError(t, err)
-		question, err := domain.ParseQuestion(raw)
-		require.NoError(t, err, "%s", raw)
-		caller := app.Caller{Principal: domain.LocalOperator}
-		a, aerr := pg.Answer(context.Background(), caller, question)
-		e, eerr := files.Answer(context.Background(), caller, question)
-		switch {
-		case aerr != nil || eerr != nil:
-			if !(errors.Is(aerr, domain.ErrZeroDenominator) && errors.Is(eerr, domain.ErrZeroDenominator)) {
-				t.Fatalf("question %d %s: postgres error %v, engine error %v", i, raw, aerr, eerr)
-			}
-			outcomes["zero_denominator"]++
-			continue
-		case a.Kind() != e.Kind():
-			t.Fatalf("question %d %s: postgres %s, engine %s", i, raw, describeOutcome(a), describeOutcome(e))
-		case a.Refusal != nil:
-			if a.Refusal.Code() != e.Refusal.Code() {
-				t.Fatalf("question %d %s: postgres refused %s, engine %s", i, raw, a.Refusal.Code(), e.Refusal.Code())
-			}
-			outcomes[string(a.Refusal.Code())]++
-			continue
-		}
-		outcomes["answer"]++
-		if diff := compareRows(a.Answer, e.Answer); diff != "" {
-			t.Fatalf("question %d %s: %s", i, raw, diff)
-		}
-	}
-	t.Logf("outcomes of 500 questions: %v", outcomes)
-	require.Greater(t, outcomes["answer"], 300, "most random questions are answered, so the comparison means something")
-}
-
-func describeOutcome(o domain.Outcome) string {
-	if o.Refusal != nil {
-		return "refused " + string(o.Refusal.Code())
-	}
-	return fmt.Sprintf("answered %d rows", len(o.Answer.Rows))
-}
-
-func compareRows(a, e *domain.Answer) string {
-	if len(a.Rows) != len(e.Rows) {
-		return fmt.Sprintf("postgres %d rows, engine %d", len(a.Rows), len(e.Rows))
-	}
-	for i := range a.Rows {
-		for j := range a.Rows[i] {
-			x, y := a.Rows[i][j], e.Rows[i][j]
-			if x.Render() == y.Render() {
-				continue
-			}
-			fx, err1 := strconv.ParseFloat(x.Render(), 64)
-			fy, err2 := strconv.ParseFloat(y.Render(), 64)
-			if err1 == nil && err2 == nil && x.Kind() == domain.KindFloat && y.Kind() == domain.KindFloat &&
-				math.Abs(fx-fy) <= 1e-9*math.Max(math.Abs(fx), math.Abs(fy)) {
-				continue
-			}
-			return fmt.Sprintf("row %d column %s: postgres %s, engine %s", i, a.Columns[j].Name, x.Render(), y.Render())
-		}
-	}
-	return ""
-}
-
-// randomQuestion draws a valid question of the catalogue: metrics that
-// share a model and time column, a grain they all declare, a range of up to
-// two years, up to four dimensions they all declare, filters on allowlisted
-// values, and sometimes top.
-func randomQuestion(rng *rand.Rand, b *domain.Bundle) map[string]any {
-	metrics := b.Definitions().Metrics
-	first := metrics[rng.IntN(len(metrics))]
-	chosen := []domain.Metric{first}
-	for _, m := range metrics {
-		if m.Name != first.Name && m.Model == first.Model && m.TimeColumn == first.TimeColumn && len(chosen) < 3 && rng.IntN(4) == 0 {
-			chosen = append(chosen, m)
-		}
-	}
-	var grains []domain.Grain
-	for _, g := range domain.Grains {
-		ok := true
-		for _, m := range chosen {
-			ok = ok && m.HasGrain(g)
-		}
-		if ok {
-			grains = append(grains, g)
-		}
-	}
-	if len(grains) == 0 {
-		chosen, grains = chosen[:1], first.Grains
-	}
-	grain := grains[rng.IntN(len(grains))]
-	var names []string
-	for _, m := range chosen {
-		names = append(names, m.Name)
-	}
-	// Dimensions every chosen metric declares, the same way.
-	var shared []domain.Dimension
-	for _, d := range first.Dimensions {
-		ok := true
-		for _, m := range chosen[1:] {
-			o, has := m.Dimension(d.Name)
-			ok = ok && has && o.Column == d.Column && slices.Equal(o.Via, d.Via)
-		}
-		if ok {
-			shared = append(shared, d)
-		}
-	}
-	rng.Shuffle(len(shared), func(i, j int) { shared[i], shared[j] = shared[j], shared[i] })
-	dims := []string{}
-	for _, d := range shared[:rng.IntN(min(4, len(shared))+1)] {
-		dims = append(dims, d.Name)
-	}
-	filters := []any{}
-	for _, d := range shared {
-		if !d.Filterable || rng.IntN(3) != 0 || len(filters) == 2 {
-			continue
-		}
-		vals := slices.Clone(d.Values)
-		rng.Shuffle(len(vals), func(i, j int) { vals[i], vals[j] = vals[j], vals[i] })
-		switch rng.IntN(3) {
-		case 0:
-			filters = append(filters, map[string]any{"op": "eq", "dimension": d.Name, "value": vals[0]})
-		case 1:
-			filters = append(filters, map[string]any{"op": "in", "dimension": d.Name, "values": vals[:1+rng.IntN(len(vals))]})
-		default:
-			filters = append(filters, map[string]any{"op": "not_in", "dimension": d.Name, "values": vals[:1+rng.IntN(len(vals))]})
-		}
-	}
-	start := domain.DateOf(2024, 1, 1).AddDays(rng.IntN(900))
-	end := start.AddDays(1 + rng.IntN(730))
-	q := map[string]any{"metrics": names, "grain": grain.String(),
-		"range": map[string]any{"start": start.String(), "end": end.String()}, "dimensions": dims, "filters": filters}
-	if len(names) == 1 && rng.IntN(5) == 0 {
-		q["top"] = map[string]any{"n": 1 + rng.IntN(10), "by": []string{"metric", "period"}[rng.IntN(2)], "direction": []string{"desc", "asc"}[rng.IntN(2)]}
-	}
-	return q
+	tally := conformance.Differential(t, pg, files, 500, 2026)
+	t.Logf("outcomes of 500 questions: %v; %d real cells, %d not byte-identical", tally.Outcomes, tally.Reals, tally.InexactReals)
+	require.Greater(t, tally.Outcomes["answer"], 300, "most random questions are answered, so the comparison means something")
 }
 
 // TestServeAPostgresSource serves the demo catalogue from a real Postgres
@@ -325,31 +167,15 @@ func TestPostgresCancellationFreesBackendAndSlot(t *testing.T) {
 	db, err := postgres.New(context.Background(), d.Config(demo.SourceAlias, b.Definitions().Models))
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
-	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 1, Timeout: time.Second})
-	require.NoError(t, err)
-	s, err := app.New(app.Config{Catalog: fixedCatalog{b}, Admission: adm, Audit: discardAudit{}, RequestTimeout: time.Minute,
-		Sources: map[string]app.Source{demo.SourceAlias: {System: db, Posture: domain.SharedServiceUser}}})
-	require.NoError(t, err)
-	q, err := domain.ParseQuestion([]byte(year2025))
-	require.NoError(t, err)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { _, err := s.Answer(ctx, app.Caller{Principal: domain.LocalOperator}, q); done <- err }()
 	active := func() int {
 		var n int
 		row := pgtestQuery(t, d, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE '%net_sales%' AND pid <> pg_backend_pid()`)
 		require.NoError(t, row.Scan(&n))
 		return n
 	}
-	require.Eventually(t, func() bool { return active() > 0 }, 10*time.Second, 20*time.Millisecond, "the slow statement runs at the server")
-	require.Equal(t, 1, adm.InUse())
-	cancelled := time.Now()
-	cancel()
-	require.ErrorIs(t, <-done, context.Canceled)
-	require.Eventually(t, func() bool { return active() == 0 && adm.InUse() == 0 }, time.Second, 10*time.Millisecond,
-		"the backend is idle and the slot is back within a second")
-	t.Logf("backend idle and slot back %v after cancel", time.Since(cancelled))
+	elapsed := askAndCancel(t, db, func() bool { return active() > 0 })
+	require.Eventually(t, func() bool { return active() == 0 }, time.Second, 10*time.Millisecond, "the backend is idle within a second")
+	t.Logf("slot back %v after cancel", elapsed)
 }
 
 // pgtestQuery runs one query as the superuser in d's database.

@@ -113,11 +113,13 @@ type Server struct {
 	TLSTerminatedUpstream bool `yaml:"tls_terminated_upstream"`
 	// AgentSurface controls /mcp on the HTTP surface.
 	AgentSurface AgentSurface `yaml:"agent_surface"`
-	// RateLimit bounds the requests of one client address.
+	// RateLimit bounds the requests of one client: its address, then its
+	// subject once inbound identity authenticated it.
 	RateLimit RateLimit `yaml:"rate_limit"`
 }
 
-// RateLimit is server.rate_limit: a token bucket per client address.
+// RateLimit is server.rate_limit: a token bucket per client address and
+// per authenticated subject.
 type RateLimit struct {
 	// PerSecond is the sustained rate (1..100000).
 	PerSecond int `yaml:"per_second"`
@@ -183,10 +185,20 @@ type Inbound struct {
 	ScopeClaim string `yaml:"scope_claim"`
 	// GroupsClaim names the claim holding the caller's groups.
 	GroupsClaim string `yaml:"groups_claim"`
+	// JWKSMaxStaleSeconds is how long keys are trusted after their last
+	// successful read while every read since fails (60..86400); past it
+	// callers are refused.
+	JWKSMaxStaleSeconds int `yaml:"jwks_max_stale_seconds"`
 }
 
 // Enabled reports whether callers present a validated identity.
 func (i Inbound) Enabled() bool { return i.Mode != "" }
+
+// JWKSMaxStale returns security.inbound.jwks_max_stale_seconds as a
+// duration.
+func (i Inbound) JWKSMaxStale() time.Duration {
+	return time.Duration(i.JWKSMaxStaleSeconds) * time.Second
+}
 
 // Runtime is the process-wide bounds of product.md §7 (runtime.*).
 type Runtime struct {

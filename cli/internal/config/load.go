@@ -123,7 +123,7 @@ func defaults() *Config {
 			RateLimit:             RateLimit{PerSecond: 50, Burst: 100},
 		},
 		Security: Security{
-			Inbound: Inbound{ScopeClaim: "scope", GroupsClaim: "groups"},
+			Inbound: Inbound{ScopeClaim: "scope", GroupsClaim: "groups", JWKSMaxStaleSeconds: 3600},
 		},
 		Runtime: Runtime{
 			MaxConcurrentQueries:    8,

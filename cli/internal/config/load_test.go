@@ -187,6 +187,11 @@ func TestEnvVariables(t *testing.T) {
 			func(t *testing.T, cfg *Config, dir string) {
 				assert.Equal(t, filepath.Join(dir, "x.duckdb"), cfg.Sources["duck"].Path)
 			}},
+		{"duckdb threads and memory", Env{"SUTURA__SOURCES__DUCK": "{kind: duckdb, posture: shared-service-user, path: x.duckdb, threads: 2, memory_limit_bytes: 536870912}"},
+			func(t *testing.T, cfg *Config, dir string) {
+				assert.Equal(t, 2, cfg.Sources["duck"].Threads)
+				assert.Equal(t, int64(512<<20), cfg.Sources["duck"].MemoryLimitBytes)
+			}},
 		{"deeper variable wins", Env{
 			"SUTURA__PROMPT":                "{catalog_prose: omitted, list_physical_schema: true}",
 			"SUTURA__PROMPT__CATALOG_PROSE": "quoted",
@@ -368,4 +373,12 @@ func TestAliasBudget(t *testing.T) {
 	assert.Contains(t, errs[0].Key, "security.audience_mapping.g")
 	assert.Contains(t, errs[0].Error(), "too many aliases")
 	assert.NotContains(t, err.Error(), "h1999.example")
+}
+
+// TestJWKSMaxStale: an hour unless set; a variable sets it like any key.
+func TestJWKSMaxStale(t *testing.T) {
+	cfg, _ := mustLoad(t, nil, nil)
+	assert.Equal(t, time.Hour, cfg.Security.Inbound.JWKSMaxStale())
+	cfg, _ = mustLoad(t, nil, Env{"SUTURA__SECURITY__INBOUND__JWKS_MAX_STALE_SECONDS": "600"})
+	assert.Equal(t, 10*time.Minute, cfg.Security.Inbound.JWKSMaxStale())
 }

@@ -137,6 +137,7 @@ func TestRefusedSyntax(t *testing.T) {
 
 func TestRefusedRanges(t *testing.T) {
 	src := "security: {identity: single-user}\nsources:\n  s: {kind: postgres, posture: shared-service-user, host: localhost, transport_mode: plaintext, database: d, user: u, port: %s}\n"
+	duck := "security: {identity: single-user}\nsources:\n  d: {kind: duckdb, posture: shared-service-user, path: x.duckdb, "
 	cat := "catalogs:\n  - {name: a, kind: markdown, dir: d, version: v, refresh_seconds: %s}\n"
 	for _, tt := range []struct {
 		key, yaml, rangeText string
@@ -149,7 +150,10 @@ func TestRefusedRanges(t *testing.T) {
 		{"runtime.working_set_max_bytes", "runtime: {working_set_max_bytes: %s}", "between 1 and 1099511627776"},
 		{"runtime.shutdown_grace_seconds", "runtime: {shutdown_grace_seconds: %s}", "between 1 and 300"},
 		{"catalogs[0].refresh_seconds", cat, "between 10 and 86400"},
+		{"security.inbound.jwks_max_stale_seconds", "security: {inbound: {jwks_max_stale_seconds: %s}}", "between 60 and 86400"},
 		{"sources.s.port", src, "between 1 and 65535"},
+		{"sources.d.threads", duck + "threads: %s}\n", "between 1 and 1024"},
+		{"sources.d.memory_limit_bytes", duck + "memory_limit_bytes: %s}\n", "between 16777216 and 1099511627776"},
 	} {
 		// Zero never means unlimited, a negative number is no bound, and
 		// a large one is out of range too.

@@ -59,7 +59,8 @@ type Source struct {
 	// (postgres 5432, oracle 1521, clickhouse 9440 with TLS, 9000 without).
 	Port int `yaml:"port,omitempty"`
 	// UnixSocket is the resolved path of a unix socket (or, for
-	// postgres, its directory); exclusive with Host.
+	// postgres, its directory); exclusive with Host. ClickHouse's native
+	// protocol has none.
 	UnixSocket string `yaml:"unix_socket,omitempty"`
 	// Database is the database name (postgres, clickhouse).
 	Database string `yaml:"database,omitempty"`
@@ -92,6 +93,12 @@ type Source struct {
 
 	// Path is the resolved DuckDB database file.
 	Path string `yaml:"path,omitempty"`
+	// Threads is how many threads DuckDB runs a statement on; DuckDB's
+	// default (the number of cores) when omitted.
+	Threads int `yaml:"threads,omitempty"`
+	// MemoryLimitBytes bounds DuckDB's memory; DuckDB's default (80% of
+	// the machine's memory) when omitted.
+	MemoryLimitBytes int64 `yaml:"memory_limit_bytes,omitempty"`
 
 	// Project is the BigQuery project.
 	Project string `yaml:"project,omitempty"`
@@ -122,7 +129,7 @@ var sourceKeyKinds = map[string][]SourceKind{
 	"data_dir":              {KindFiles},
 	"host":                  databaseKinds,
 	"port":                  databaseKinds,
-	"unix_socket":           databaseKinds,
+	"unix_socket":           {KindPostgres, KindOracle},
 	"database":              {KindPostgres, KindClickHouse},
 	"service":               {KindOracle},
 	"user":                  databaseKinds,
@@ -135,6 +142,8 @@ var sourceKeyKinds = map[string][]SourceKind{
 	"verification_identity": databaseKinds,
 	"tls_server_name":       databaseKinds,
 	"path":                  {KindDuckDB},
+	"threads":               {KindDuckDB},
+	"memory_limit_bytes":    {KindDuckDB},
 	"project":               {KindBigQuery},
 	"dataset":               {KindBigQuery},
 	"credentials_file":      {KindBigQuery},

@@ -102,6 +102,8 @@ func (c *checker) required(key, v, what string) {
 const (
 	maxBodyBytesLimit  = 64 << 20
 	maxWorkingSetBytes = 1 << 40
+	maxDuckDBThreads   = 1024
+	minDuckDBMemory    = 16 << 20 // below it DuckDB cannot hold a vector of a wide table
 	minRefreshSeconds  = 10
 	maxRefreshSeconds  = 86400
 	maxAliasLength     = 63
@@ -203,6 +205,7 @@ func (c *checker) security() {
 func (c *checker) inbound() {
 	in := c.cfg.Security.Inbound
 	const p = "security.inbound."
+	c.intRange(p+"jwks_max_stale_seconds", int64(in.JWKSMaxStaleSeconds), 60, 86400)
 	if !oneOf(c, p+"mode", in.Mode, true, InboundDirect) {
 		return
 	}
@@ -328,6 +331,12 @@ func (c *checker) source(alias string, s Source) {
 		c.required(key+".data_dir", s.DataDir, " for kind files")
 	case KindDuckDB:
 		c.required(key+".path", s.Path, " for kind duckdb")
+		if c.isSet(key + ".threads") {
+			c.intRange(key+".threads", int64(s.Threads), 1, maxDuckDBThreads)
+		}
+		if c.isSet(key + ".memory_limit_bytes") {
+			c.intRange(key+".memory_limit_bytes", s.MemoryLimitBytes, minDuckDBMemory, maxWorkingSetBytes)
+		}
 	case KindBigQuery:
 		c.required(key+".project", s.Project, " for kind bigquery")
 	default:
@@ -343,6 +352,8 @@ func (c *checker) database(key string, s Source) {
 	switch {
 	case s.Host != "" && s.UnixSocket != "":
 		c.fail(key+".unix_socket", "is set together with host: set exactly one")
+	case blank(s.Host) && blank(s.UnixSocket) && !keyApplies("unix_socket", s.Kind):
+		c.fail(key+".host", "is required for kind "+string(s.Kind))
 	case blank(s.Host) && blank(s.UnixSocket):
 		c.fail(key+".host", "or unix_socket is required for kind "+string(s.Kind))
 	case s.Host != "" && !validHost(s.Host):

@@ -1,0 +1,205 @@
+package clickhouse_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/stretchr/testify/require"
+	"sutura.dev/adapters/clickhouse"
+	"sutura.dev/adapters/clickhouse/chtest"
+	"sutura.dev/app/conformance"
+	"sutura.dev/domain"
+	"sutura.dev/semantic"
+)
+
+// The tests run against a real ClickHouse server named by SUTURA_CH_URL
+// (scripts/ch start prints one; CI runs Debian's 18.16). Each test makes
+// its own database with a random name and drops it at the end. Without
+// SUTURA_CH_URL every test that needs the server says NOT RUN and skips,
+// or fails when SUTURA_REQUIRE_TIERS lists clickhouse (CI). The full
+// conformance corpus runs in the chdbtest module, through the application.
+
+const (
+	source  = "demo"
+	dataDir = "../../examples/demo/data"
+)
+
+// dataSystem, validator and costReporter are app's ports, restated: this
+// module may not import app.
+type dataSystem interface {
+	Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error)
+}
+
+type validator interface {
+	Validate(ctx context.Context) error
+}
+
+type costReporter interface {
+	ExecuteWithCost(ctx context.Context, plan *domain.Plan) (*domain.RowSet, domain.Cost, error)
+}
+
+type principalExecutor interface {
+	ExecuteAs(ctx context.Context, principal domain.Principal, plan *domain.Plan) (*domain.RowSet, error)
+}
+
+type sqlRunner interface {
+	RunSQL(ctx context.Context, statement string, rowCap int) (*domain.RowSet, error)
+}
+
+var (
+	_ dataSystem        = (*clickhouse.DB)(nil)
+	_ validator         = (*clickhouse.DB)(nil)
+	_ costReporter      = (*clickhouse.DB)(nil)
+	_ principalExecutor = (*clickhouse.DB)(nil)
+	_ sqlRunner         = (*clickhouse.DB)(nil)
+)
+
+func cols(spec ...string) []domain.ModelColumn {
+	var out []domain.ModelColumn
+	for i := 0; i+1 < len(spec); i += 2 {
+		out = append(out, domain.ModelColumn{Name: spec[i], Type: domain.ColumnType(spec[i+1])})
+	}
+	return out
+}
+
+// demoModels are the demo catalogue's models (examples/demo/catalog).
+func demoModels() []domain.Model { return conformance.DemoDefinitions(source).Models }
+
+// demoBundle is the demo catalogue, mirrored by app/conformance.
+func demoBundle(t testing.TB) *domain.Bundle {
+	t.Helper()
+	b, err := conformance.DemoBundle(source)
+	require.NoError(t, err)
+	return b
+}
+
+// compile compiles a wire question against b.
+func compile(t testing.TB, b *domain.Bundle, question string) *domain.Plan {
+	t.Helper()
+	q, err := domain.ParseQuestion(json.RawMessage(question))
+	require.NoError(t, err)
+	plan, why := semantic.Compile(b, domain.LocalOperator, q, domain.DateOf(2026, 7, 1))
+	require.Nil(t, why, "the question is refused at compile time")
+	return plan
+}
+
+// rendered is a row set as canonical text.
+func rendered(rs *domain.RowSet) [][]string {
+	out := [][]string{}
+	for _, row := range rs.Rows {
+		r := make([]string, len(row))
+		for i, c := range row {
+			r[i] = c.Render()
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// refusalCode is the code of a *domain.RefusalError, or "" for any other
+// error.
+func refusalCode(err error) domain.Code {
+	if re, ok := err.(*domain.RefusalError); ok {
+		return re.Reason.Code()
+	}
+	return ""
+}
+
+// loaded returns a database with the demo tables and a slow view, made
+// for t.
+func loaded(t *testing.T) *chtest.Database {
+	t.Helper()
+	d := chtest.New(t)
+	d.Load(t, os.DirFS(dataDir), demoModels())
+	// A question no test lets finish: 10^12 generated rows.
+	d.Exec(t, "CREATE VIEW "+d.Name+".slow_orders AS SELECT toDate('2025-01-01') + (number % 365) AS order_date, "+
+		"toInt64(number % 977) AS amount FROM system.numbers LIMIT 1000000000000")
+	return d
+}
+
+// open opens the source cfg describes and closes it when t ends.
+func open(t testing.TB, cfg clickhouse.Config) *clickhouse.DB {
+	t.Helper()
+	db, err := clickhouse.New(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	return db
+}
+
+// slowBundle is one metric over the slow view.
+func slowBundle(t testing.TB) *domain.Bundle {
+	t.Helper()
+	defs := domain.Definitions{
+		Models: []domain.Model{{Name: "slow_orders", Source: source, Table: "slow_orders",
+			Columns: cols("order_date", "date", "amount", "integer")}},
+		Metrics: []domain.Metric{{Name: "slow_total", Model: "slow_orders", TimeColumn: "order_date",
+			Measure: &domain.Measure{Simple: &domain.Term{Aggregate: domain.Sum, Column: "amount"}},
+			Grains:  []domain.Grain{domain.Year}, Description: "slow"}},
+	}
+	b, err := domain.NewBundle("slow", defs, domain.Knowledge{})
+	require.NoError(t, err)
+	return b
+}
+
+const slowQuestion = `{"metrics":["slow_total"],"grain":"year","range":{"start":"2025-01-01","end":"2026-01-01"}}`
+
+// processes lists the statements of sutura (query ids sutura-...) the
+// server is running, other than the one asking.
+func processes(t testing.TB, admin driver.Conn) []string {
+	t.Helper()
+	rows, err := admin.Query(context.Background(),
+		"SELECT query_id, query FROM system.processes WHERE startsWith(query_id, 'sutura-') AND query NOT LIKE '%system.processes%'")
+	require.NoError(t, err)
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id, q string
+		require.NoError(t, rows.Scan(&id, &q))
+		out = append(out, id+": "+q)
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// waitRunning waits until the server runs a statement of sutura holding
+// marker.
+func waitRunning(t testing.TB, admin driver.Conn, marker string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, p := range processes(t, admin) {
+			if strings.Contains(p, marker) {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("the server did not run the statement within 10 s")
+}
+
+// chScript runs scripts/ch with args and returns its standard output.
+func chScript(t testing.TB, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("../../scripts/ch", args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "scripts/ch %s: %s", strings.Join(args, " "), stderr.String())
+	return string(out)
+}
+
+// exports parses the export lines scripts/ch start prints.
+func exports(out string) map[string]string {
+	vars := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		k, v, _ := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+		vars[k] = strings.Trim(v, "'")
+	}
+	return vars
+}

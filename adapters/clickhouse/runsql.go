@@ -1,0 +1,84 @@
+package clickhouse
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"sutura.dev/domain"
+)
+
+// ErrEmptyStatement is RunSQL's error for a statement with no text.
+var ErrEmptyStatement = errors.New("the statement is empty")
+
+// RunSQL runs one statement of run_sql (product.md §6) and returns at most
+// rowCap rows (domain.MaxRowCap when rowCap is not positive or larger),
+// named after the result's columns, with no role and no provenance. It
+// runs like a question: with readonly = 1 and max_execution_time from the
+// deadline, as the service user or, under impersonation-at-source, as the
+// verification identity (refused as credential_unavailable without one).
+//
+// The native protocol runs exactly one statement per query, and readonly
+// = 1 makes the server refuse every write and every change of a setting
+// (a SETTINGS clause included), so a statement can neither write nor lift
+// the limits it runs under. More rows than rowCap, or more than
+// domain.MaxResultBytes of rendered cells, is result_too_large, and the
+// statement is stopped at the server rather than read to its end; a
+// statement that tries to write or change a setting (READONLY, code 164)
+// or lacks a grant is source_refused. Any other failure of the statement
+// is an *Error whose Message is the server's, for the person who wrote
+// the statement.
+func (db *DB) RunSQL(ctx context.Context, sql string, rowCap int) (*domain.RowSet, error) {
+	if strings.TrimSpace(sql) == "" {
+		return nil, ErrEmptyStatement
+	}
+	user, err := db.ownUser()
+	if err != nil {
+		return nil, err
+	}
+	if rowCap <= 0 || rowCap > domain.MaxRowCap {
+		rowCap = domain.MaxRowCap
+	}
+	ctx, cancel := db.budget(ctx)
+	defer cancel()
+	st := statement{sql: sql, user: user}
+	if user != "" {
+		srv, err := db.Server(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !srv.ExecuteAs() {
+			return nil, &Error{Source: db.cfg.Source, err: errNoExecuteAs}
+		}
+		st.sql = "EXECUTE AS " + quoteIdent(user) + " " + sql
+	}
+	rd := reader{rowCap: rowCap, tooMany: detailStatementRows}
+	// A statement stopped early by the row cap is cancelled, and so
+	// stopped at the server by its query id, instead of being read to its
+	// end when its rows are closed.
+	qctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	var rs *domain.RowSet
+	_, err = db.run(qctx, st, func(rows driver.Rows) error {
+		got, err := rd.read(rows)
+		if err != nil {
+			stop(err)
+			return err
+		}
+		rs = got
+		return nil
+	})
+	var re *domain.RefusalError
+	if errors.As(context.Cause(qctx), &re) {
+		return nil, re
+	}
+	var e *Error
+	if errors.As(err, &e) && e.Code == codeReadonly {
+		return nil, refusal(domain.SourceRefused, detailReadOnly)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rs, nil
+}

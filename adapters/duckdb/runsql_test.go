@@ -1,0 +1,166 @@
+//go:build cgo
+
+package duckdb_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	duckdb "sutura.dev/adapters/duckdb"
+	"sutura.dev/domain"
+)
+
+// TestRunSQLAnswers runs read-only queries: rows named after the result's
+// columns, no roles, every row within the cap; more is refused, never
+// truncated, and DuckDB stops after the rows it may return.
+func TestRunSQLAnswers(t *testing.T) {
+	db := openDemo(t)
+	ctx := context.Background()
+	rs, err := db.RunSQL(ctx, "SELECT channel, count(*) AS n FROM orders GROUP BY channel ORDER BY channel", 10)
+	require.NoError(t, err)
+	assert.Equal(t, []domain.Column{{Name: "channel"}, {Name: "n"}}, rs.Columns)
+	assert.Equal(t, [][]string{{"online", "7283"}, {"store", "4717"}}, rendered(rs))
+
+	for _, q := range []string{"FROM regions ORDER BY region_id", "DESCRIBE regions", "SHOW TABLES", "SUMMARIZE regions",
+		"VALUES (1, 'a')", "WITH r AS (SELECT * FROM regions) SELECT count(*) FROM r;", "SELECT 1 -- a comment"} {
+		_, err := db.RunSQL(ctx, q, 100)
+		assert.NoError(t, err, q)
+	}
+
+	rs, err = db.RunSQL(ctx, "SELECT * FROM regions ORDER BY region_id", 4)
+	require.NoError(t, err)
+	assert.Len(t, rs.Rows, 4)
+	_, err = db.RunSQL(ctx, "SELECT * FROM orders", 100)
+	assert.Equal(t, domain.ResultTooLarge, refusalCode(err), "error: %v", err)
+	_, err = db.RunSQL(ctx, "SELECT * FROM range(1000000000000)", 0)
+	assert.Equal(t, domain.ResultTooLarge, refusalCode(err), "a trillion rows are refused at the cap, not computed: %v", err)
+	_, err = db.RunSQL(ctx, "SELECT repeat('x', 5000000) FROM range(2)", 0)
+	assert.Equal(t, domain.ResultTooLarge, refusalCode(err), "the byte bound: %v", err)
+
+	_, err = db.RunSQL(ctx, "  ", 10)
+	assert.ErrorIs(t, err, duckdb.ErrEmptyStatement)
+}
+
+// TestRunSQLSandbox tries every way out of a read-only query on one
+// database file: writes, DDL, settings, other files, other databases and
+// extensions are refused as source_refused, and the file is unchanged.
+func TestRunSQLSandbox(t *testing.T) {
+	path := demoFile(t)
+	before := digest(t, path)
+	db := open(t, duckdbConfig(path))
+	ctx := context.Background()
+	outside := filepath.Join(t.TempDir(), "outside.csv")
+	require.NoError(t, os.WriteFile(outside, []byte("secret\nzz-canary\n"), 0o600))
+	target := filepath.Join(t.TempDir(), "out")
+	refused := []string{
+		// Writes and DDL, on the file or on a connection's temporary schema.
+		"INSERT INTO regions VALUES (99, 'zz-canary')",
+		"UPDATE regions SET region_name = 'x'",
+		"DELETE FROM regions",
+		"CREATE TABLE x AS SELECT 1",
+		"CREATE TEMP TABLE x AS SELECT 1",
+		"CREATE TEMP VIEW orders AS SELECT 1",
+		"CREATE MACRO m(a) AS a",
+		"DROP TABLE regions",
+		"ALTER TABLE regions ADD COLUMN c INTEGER",
+		"CHECKPOINT",
+		"VACUUM",
+		"BEGIN TRANSACTION",
+		// Settings, variables and prepared statements.
+		"SET threads = 1",
+		"SET GLOBAL enable_external_access = true",
+		"RESET lock_configuration",
+		"PRAGMA enable_profiling",
+		"SET VARIABLE v = 1",
+		"PREPARE p AS SELECT 1",
+		"USE memory",
+		// Other files and databases.
+		"ATTACH '" + target + ".duckdb' AS other",
+		"ATTACH ':memory:' AS m",
+		"DETACH " + "data",
+		"COPY regions TO '" + target + ".csv'",
+		"COPY (SELECT 1) TO '" + target + ".parquet' (FORMAT parquet)",
+		"EXPORT DATABASE '" + target + "'",
+		"IMPORT DATABASE '" + target + "'",
+		"SELECT * FROM read_csv('" + outside + "')",
+		"SELECT * FROM '" + outside + "'",
+		"SELECT * FROM read_text('/etc/passwd')",
+		"SELECT * FROM read_blob('/etc/hostname')",
+		"SELECT * FROM glob('/etc/*')",
+		"SELECT * FROM read_parquet('https://example.com/x.parquet')",
+		"SELECT * FROM read_json('" + outside + "')",
+		// Extensions.
+		"INSTALL httpfs",
+		"LOAD httpfs",
+		"FORCE INSTALL spatial",
+		"CALL pragma_version()",
+		"EXPLAIN SELECT 1",
+		"EXPLAIN ANALYZE CREATE TEMP TABLE y AS SELECT 1",
+	}
+	for _, q := range refused {
+		rs, err := db.RunSQL(ctx, q, 10)
+		if assert.Error(t, err, q) {
+			assert.Equal(t, domain.SourceRefused, refusalCode(err), "%s: %v", q, err)
+			assert.NotContains(t, err.Error(), "zz-canary")
+		}
+		assert.Nil(t, rs)
+	}
+	// Nothing above left anything behind on any connection.
+	rs, err := db.RunSQL(ctx, "SELECT count(*) FROM duckdb_tables() WHERE temporary", 10)
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"0"}}, rendered(rs))
+	rs, err = db.RunSQL(ctx, "SELECT current_setting('enable_external_access'), current_setting('lock_configuration'), current_setting('access_mode'), current_setting('TimeZone')", 10)
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"false", "true", "read_only", "UTC"}}, rendered(rs))
+	_, err = os.Stat(target + ".csv")
+	assert.True(t, errors.Is(err, os.ErrNotExist), "no file was written")
+	db.Close()
+	assert.Equal(t, before, digest(t, path), "the database file is unchanged")
+}
+
+// TestRunSQLStatementFailures: a statement DuckDB rejects is the author's
+// error, whose message reaches the author only through Message; text of
+// several statements is one too, and runs none of them.
+func TestRunSQLStatementFailures(t *testing.T) {
+	db := openDemo(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		"selec nothing",
+		"SELECT nope FROM regions",
+		"SELECT * FROM no_such_table",
+		"SELECT CAST('x' AS INTEGER)",
+		"SELECT 1; SELECT 2",
+		"SELECT 1; INSERT INTO regions VALUES (99, 'zz-canary')",
+		"-- only a comment",
+		"SELECT * FROM query('CREATE TEMP TABLE z AS SELECT 1')",
+	} {
+		_, err := db.RunSQL(ctx, q, 10)
+		var e *duckdb.Error
+		if assert.True(t, errors.As(err, &e), "%s: %v", q, err) {
+			assert.True(t, e.StatementFailed(), q)
+			assert.NotEmpty(t, e.Message, q)
+			assert.NotContains(t, e.Error(), "nope", "the text never quotes the statement")
+			assert.NotContains(t, e.Error(), "zz-canary")
+		}
+	}
+	rs, err := db.RunSQL(ctx, "SELECT count(*) FROM regions WHERE region_id = 99", 10)
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"0"}}, rendered(rs))
+}
+
+func digest(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return sha256.Sum256(b)
+}
+
+func duckdbConfig(path string) duckdb.Config {
+	return duckdb.Config{Source: source, Path: path, Models: demoModels()}
+}

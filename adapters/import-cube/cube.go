@@ -1,0 +1,345 @@
+package cube
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"sutura.dev/domain"
+)
+
+// modelSet is a Cube data model being read.
+type modelSet struct {
+	errs    *[]error
+	cubes   []*cube
+	byName  map[string]*cube
+	views   int
+	entries []Entry
+	rels    []domain.Relationship
+	metrics []domain.Metric
+}
+
+// cube is one cube as read.
+type cube struct {
+	n                        node
+	name, table, description string
+	entry                    int
+	dims                     []*dimension
+	measures                 []*measure
+	joins                    []*join
+	refused                  string
+	columns                  []string
+	types                    map[string]domain.ColumnType
+	pk                       string // the primary key's column, "" when none
+	timeColumn, timeWhy      string // the one bare time dimension's column, or why there is none
+}
+
+type dimension struct {
+	n                         node
+	name, kind, column, descr string
+	entry                     int
+	refused                   string
+}
+
+type measure struct {
+	n           node
+	name, kind  string
+	description string
+	entry       int
+	term        *domain.Term
+	filters     []domain.RequiredFilter
+	refused     string
+	state       int // 0 unresolved, 1 resolving, 2 resolved
+}
+
+type join struct {
+	n      node
+	target string
+	kind   domain.JoinType
+	entry  int
+}
+
+func (m *modelSet) entry(e Entry) int {
+	m.entries = append(m.entries, e)
+	return len(m.entries) - 1
+}
+
+func (m *modelSet) refuse(i int, reason string) {
+	m.entries[i].Status, m.entries[i].Reason, m.entries[i].Output = Refused, reason, ""
+}
+
+func (m *modelSet) note(i int, note string) {
+	m.entries[i].Notes = append(m.entries[i].Notes, note)
+}
+
+// cubeKeys are the cube keys sutura reads, or knows to carry no meaning
+// for the catalogue; the rest are noted as not read.
+var cubeKeys = []string{"name", "sql_table", "sql", "description", "title", "public", "shown", "meta", "sql_alias",
+	"data_source", "refresh_key", "dimensions", "measures", "joins", "segments", "pre_aggregations", "access_policy",
+	"hierarchies", "folders", "extends", "calendar", "rewrite_queries"}
+
+var selectStar = regexp.MustCompile(`(?i)^\s*select\s+\*\s+from\s+([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){0,2})\s*;?\s*$`)
+
+// addCube reads one cube and its members.
+func (m *modelSet) addCube(n node) {
+	if !n.isMap() {
+		n.fail("must be a mapping (a cube)")
+		return
+	}
+	name := text(n, "name")
+	if name == "" {
+		n.fail("has no name")
+		return
+	}
+	if first, dup := m.byName[name]; dup {
+		n.fail(fmt.Sprintf("names a cube again (first at %s:%d)", m.entries[first.entry].File, m.entries[first.entry].Line))
+		return
+	}
+	c := &cube{n: n, name: name, description: text(n, "description"), types: map[string]domain.ColumnType{}}
+	c.entry = m.entry(Entry{Kind: "cube", Name: name, File: n.f.path, Line: n.line(), Output: "model:" + name, Notes: presentation(n)})
+	m.byName[name] = c
+	m.cubes = append(m.cubes, c)
+	if domain.CheckIdent(name) != nil {
+		c.refuse("the name is not an identifier")
+	}
+	m.cubeTable(c)
+	if _, ok := field(n, "extends"); ok {
+		c.refuse("it extends another cube; inheritance is not read, so write the cube out in full")
+	}
+	for _, k := range n.keys() {
+		if !slices.Contains(cubeKeys, snake(k)) {
+			m.note(c.entry, "key "+safeKey(k)+" is not read")
+		}
+	}
+	if ds := text(n, "data_source"); ds != "" && ds != "default" {
+		m.note(c.entry, "it reads another data source than the default; every imported model reads the one --source alias, so check its source")
+	}
+	for _, d := range list(n, "dimensions") {
+		m.addDimension(c, d)
+	}
+	for _, ms := range list(n, "measures") {
+		m.addMeasure(c, ms)
+	}
+	for _, j := range list(n, "joins") {
+		m.addJoin(c, j)
+	}
+	m.cubeExtras(c)
+}
+
+// cubeTable reads where a cube's rows are: sql_table, or a sql that is
+// exactly SELECT * FROM a table.
+func (m *modelSet) cubeTable(c *cube) {
+	n := c.n
+	if t := text(n, "sql_table"); t != "" {
+		if path, ok := tablePath(t); ok {
+			c.table = path
+		} else {
+			c.refuse("sql_table is not a table path sutura can name (t, schema.t or db.schema.t, each an identifier)")
+		}
+		return
+	}
+	sql := text(n, "sql")
+	switch match := selectStar.FindStringSubmatch(sql); {
+	case sql == "":
+		n.fail("has neither sql_table nor sql")
+	case match != nil:
+		c.table = match[1]
+		m.note(c.entry, "its sql is SELECT * FROM "+match[1]+", read as sql_table "+match[1])
+	default:
+		c.refuse("its rows come from a SQL query (sql), not a table; sutura's models are tables")
+	}
+}
+
+// tablePath reads a table path whose segments are identifiers, each
+// possibly double-quoted.
+func tablePath(t string) (string, bool) {
+	parts := strings.Split(strings.TrimSpace(t), ".")
+	if len(parts) > 3 {
+		return "", false
+	}
+	for i, p := range parts {
+		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
+			p = p[1 : len(p)-1]
+		}
+		if domain.CheckIdent(p) != nil {
+			return "", false
+		}
+		parts[i] = p
+	}
+	return strings.Join(parts, "."), true
+}
+
+func (c *cube) refuse(reason string) {
+	if c.refused == "" {
+		c.refused = reason
+	}
+}
+
+func (c *cube) column(col string, t domain.ColumnType) {
+	if !slices.Contains(c.columns, col) {
+		c.columns = append(c.columns, col)
+	}
+	if t != "" {
+		c.types[col] = t
+	}
+}
+
+// cubeExtras lists a cube's segments, pre-aggregations, access policy and
+// presentation keys.
+func (m *modelSet) cubeExtras(c *cube) {
+	for _, s := range list(c.n, "segments") {
+		m.entry(Entry{Kind: "segment", Name: c.name + "." + text(s, "name"), File: s.f.path, Line: s.line(), Status: Refused,
+			Reason: "a segment is a named filter a caller picks; sutura's filters are fixed in a metric's meaning or chosen from an allowlist"})
+	}
+	for _, k := range []struct{ key, kind, reason string }{
+		{"pre_aggregations", "pre_aggregation", "a pre-aggregation is a cache; sutura asks the data system every time"},
+		{"hierarchies", "hierarchy", "a hierarchy arranges dimensions for display; it carries no meaning"},
+		{"folders", "folder", "a folder arranges members for display; it carries no meaning"},
+	} {
+		v, ok := field(c.n, k.key)
+		if !ok {
+			continue
+		}
+		items := v.items()
+		if !v.isList() {
+			items = []node{v}
+		}
+		for _, p := range items {
+			m.entry(Entry{Kind: k.kind, Name: c.name + "." + text(p, "name"), File: p.f.path, Line: p.line(), Status: Ignored, Reason: k.reason})
+		}
+	}
+	if v, ok := field(c.n, "access_policy"); ok {
+		m.entry(Entry{Kind: "access_policy", Name: c.name, File: v.f.path, Line: v.line(), Status: Refused,
+			Reason: "row- and member-level access rules are not imported; sutura governs with audiences and impersonation at the source, so write those by hand"})
+	}
+	if v, ok := field(c.n, "refresh_key"); ok {
+		m.entry(Entry{Kind: "refresh_key", Name: c.name, File: v.f.path, Line: v.line(), Status: Ignored,
+			Reason: "a refresh key schedules Cube's caches; sutura asks the data system every time"})
+	}
+}
+
+// dimensionKeys are the keys of a dimension sutura reads or knows to be
+// presentation; sub_query, case and geo are refused.
+var dimensionKeys = []string{"name", "sql", "type", "primary_key", "description", "title", "format", "public", "shown",
+	"meta", "granularities", "links", "order", "key", "label", "propagate_filters_to_sub_query", "sub_query", "case"}
+
+func (m *modelSet) addDimension(c *cube, n node) {
+	name, kind := text(n, "name"), strings.ToLower(text(n, "type"))
+	if name == "" {
+		n.fail("has no name")
+		return
+	}
+	d := &dimension{n: n, name: name, kind: kind, descr: text(n, "description")}
+	d.entry = m.entry(Entry{Kind: "dimension", Name: c.name + "." + name, File: n.f.path, Line: n.line(), Notes: presentation(n)})
+	for _, prev := range c.dims {
+		if prev.name == name {
+			n.fail("names a dimension of cube " + c.name + " again")
+			return
+		}
+	}
+	c.dims = append(c.dims, d)
+	if hasField(n, "granularities") {
+		m.note(d.entry, "its custom granularities are not carried: sutura's grains are day, week, month, quarter and year")
+	}
+	for _, k := range n.keys() {
+		if !slices.Contains(dimensionKeys, snake(k)) {
+			d.refused = "key " + safeKey(k) + " is unknown here; refusing rather than guessing what it means"
+		}
+	}
+	switch {
+	case d.refused != "":
+	case domain.CheckIdent(name) != nil:
+		d.refused = "the name is not an identifier"
+	case truthy(n, "sub_query"):
+		d.refused = "a sub_query dimension is computed from another cube's measure, which the catalogue cannot express"
+	case hasField(n, "case"):
+		d.refused = "a case dimension is an expression, not a column"
+	case kind == "geo":
+		d.refused = "a geo dimension is two columns (latitude and longitude), not one"
+	case kind != "string" && kind != "number" && kind != "time" && kind != "boolean":
+		n.fail("type must be string, number, time, boolean or geo")
+		return
+	case text(n, "sql") == "":
+		d.refused = "it has no sql, so it names no column"
+	}
+	if d.refused != "" {
+		m.refuse(d.entry, d.refused)
+	}
+}
+
+// hasField reports whether a mapping holds key (in either spelling) with
+// a value; a null is an absence.
+func hasField(n node, key string) bool {
+	v, ok := field(n, key)
+	return ok && !v.isNull()
+}
+
+// measureKeys are the keys of a measure sutura reads, refuses by name, or
+// knows to be presentation; any other key refuses the measure.
+var measureKeys = []string{"name", "sql", "type", "filters", "description", "title", "format", "public", "shown", "meta",
+	"drill_members", "visible", "rolling_window", "multi_stage", "time_shift", "reduce_by", "group_by", "add_group_by", "case", "order"}
+
+func (m *modelSet) addMeasure(c *cube, n node) {
+	name, kind := text(n, "name"), strings.ToLower(text(n, "type"))
+	if name == "" || kind == "" {
+		n.fail("needs a name and a type")
+		return
+	}
+	for _, prev := range c.measures {
+		if prev.name == name {
+			n.fail("names a measure of cube " + c.name + " again")
+			return
+		}
+	}
+	ms := &measure{n: n, name: name, kind: kind, description: text(n, "description")}
+	ms.entry = m.entry(Entry{Kind: "measure", Name: c.name + "." + name, File: n.f.path, Line: n.line(), Output: "metric:" + c.name + "_" + name,
+		Notes: presentation(n)})
+	c.measures = append(c.measures, ms)
+	for _, k := range n.keys() {
+		if !slices.Contains(measureKeys, snake(k)) {
+			ms.refuse("key " + safeKey(k) + " is unknown here; refusing rather than guessing what it means")
+		}
+	}
+	switch {
+	case hasField(n, "rolling_window"):
+		ms.refuse("a rolling_window measure aggregates over a moving window, which the catalogue cannot express")
+	case truthy(n, "multi_stage") || hasField(n, "time_shift") || hasField(n, "reduce_by") || hasField(n, "group_by") || hasField(n, "add_group_by"):
+		ms.refuse("a multi-stage measure (multi_stage, time_shift, group_by, reduce_by) aggregates an aggregate, which the catalogue cannot express")
+	case hasField(n, "case"):
+		ms.refuse("a case measure is an expression, which the catalogue cannot express")
+	}
+}
+
+func (ms *measure) refuse(reason string) {
+	if ms.refused == "" {
+		ms.refused = reason
+	}
+}
+
+// joinKinds maps Cube's relationship names, current and legacy, onto join
+// types; one_to_many is read from the other side.
+var joinKinds = map[string]domain.JoinType{
+	"many_to_one": domain.ManyToOne, "belongs_to": domain.ManyToOne, "belongsto": domain.ManyToOne,
+	"one_to_one": domain.OneToOne, "has_one": domain.OneToOne, "hasone": domain.OneToOne,
+	"one_to_many": domain.OneToMany, "has_many": domain.OneToMany, "hasmany": domain.OneToMany,
+}
+
+func (m *modelSet) addJoin(c *cube, n node) {
+	target, rel := text(n, "name"), text(n, "relationship")
+	if target == "" || rel == "" {
+		n.fail("a join needs a name and a relationship")
+		return
+	}
+	jt, ok := joinKinds[strings.ToLower(rel)]
+	if !ok {
+		jt, ok = joinKinds[snake(rel)]
+	}
+	if !ok {
+		n.fail("relationship must be many_to_one, one_to_one or one_to_many (or belongs_to, has_one, has_many)")
+		return
+	}
+	j := &join{n: n, target: target, kind: jt}
+	j.entry = m.entry(Entry{Kind: "join", Name: c.name + "." + target, File: n.f.path, Line: n.line()})
+	c.joins = append(c.joins, j)
+}

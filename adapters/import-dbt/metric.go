@@ -1,0 +1,507 @@
+package dbt
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"sutura.dev/domain"
+)
+
+// metricDef is one dbt metric as read.
+type metricDef struct {
+	n           node
+	name, kind  string
+	description string
+	entry       int
+	filters     []filter
+	measure     string // a simple metric's measure
+	input       node   // a simple metric's measure input, or a ratio's numerator
+	denominator node
+	aggParams   node // a simple metric given as metric_aggregation_params, and its type_params
+	typeParams  node
+	state       int // 0 unresolved, 1 resolving, 2 resolved
+	result      *domain.Metric
+	refused     string
+}
+
+// filter is one where-clause template of a metric or of one of its inputs.
+type filter struct {
+	sql  string
+	line int
+}
+
+// metricKeys are the keys of a metric sutura reads or knows to carry no
+// meaning for the catalogue.
+var metricKeys = []string{"name", "description", "label", "type", "type_params", "filter", "config", "meta", "metadata", "time_granularity"}
+
+// addMetric reads one metric.
+func (p *project) addMetric(n node) {
+	if !n.isMap() {
+		n.fail("must be a mapping (a metric)")
+		return
+	}
+	name, kind := n.str("name"), strings.ToLower(n.str("type"))
+	if name == "" {
+		n.fail("has no name")
+		return
+	}
+	if first, dup := p.byMetric[name]; dup {
+		n.fail(fmt.Sprintf("names a metric again (first at %s:%d)", p.entries[first.entry].File, p.entries[first.entry].Line))
+		return
+	}
+	md := &metricDef{n: n, name: name, kind: kind, description: n.str("description")}
+	md.entry = p.entry(Entry{Kind: "metric", Name: name, File: n.f.path, Line: n.line(), Output: "metric:" + name, Notes: presentation(n)})
+	p.byMetric[name] = md
+	p.metrics = append(p.metrics, md)
+	if _, ok := n.get("calculation_method"); ok {
+		md.refused = "it is written in dbt's metric shape from before the semantic layer (calculation_method); expected type and type_params"
+		return
+	}
+	if kind == "" {
+		n.fail("has no type")
+		return
+	}
+	for _, k := range n.keys() {
+		if !slices.Contains(metricKeys, k) {
+			md.refuse("key " + safeKey(k) + " is unknown here; refusing rather than guessing what it means")
+		}
+	}
+	if g := n.str("time_granularity"); g != "" {
+		p.entries[md.entry].Notes = append(p.entries[md.entry].Notes,
+			"time_granularity (a default grain for questions) is not carried; the metric's grains come from its time dimension")
+	}
+	md.filters = filters(n, "filter")
+	tp, ok := n.object("type_params")
+	if !ok {
+		n.fail("has no type_params")
+		return
+	}
+	switch kind {
+	case "simple":
+		if agg, ok := tp.object("metric_aggregation_params"); ok {
+			md.aggParams, md.typeParams = agg, tp
+			for _, k := range tp.keys() {
+				switch k {
+				case "expr", "metric_aggregation_params", "is_private", "input_measures":
+				case "fill_nulls_with":
+					md.refuse("fill_nulls_with replaces empty periods with a value, which the catalogue cannot express")
+				case "join_to_timespine":
+					if v, _ := tp.get(k); isTrue(v) {
+						md.refuse("join_to_timespine fills periods without rows, which the catalogue cannot express")
+					}
+				default:
+					md.refuse("key " + safeKey(k) + " of its type_params is unknown; refusing rather than guessing what it means")
+				}
+			}
+			return
+		}
+		md.input, md.measure = p.inputName(tp, "measure")
+		if md.measure != "" {
+			md.inputFilters(p, md.input)
+		}
+	case "ratio":
+		md.input, _ = tp.get("numerator")
+		md.denominator, _ = tp.get("denominator")
+		if md.input.y == nil || md.denominator.y == nil {
+			tp.fail("a ratio needs a numerator and a denominator")
+		}
+	case "derived":
+		md.refuse("a derived metric is an expression over other metrics, which the catalogue cannot express")
+	case "cumulative":
+		md.refuse("a cumulative metric aggregates over a moving window, which the catalogue cannot express")
+	case "conversion":
+		md.refuse("a conversion metric follows entities between events, which the catalogue cannot express")
+	default:
+		n.fail("type must be simple, ratio, derived, cumulative or conversion")
+	}
+}
+
+func (md *metricDef) refuse(reason string) {
+	if md.refused == "" {
+		md.refused = reason
+	}
+}
+
+// inputName reads a metric input given as a name or as {name, ...}.
+func (p *project) inputName(tp node, key string) (node, string) {
+	in, ok := tp.get(key)
+	if !ok || in.isNull() {
+		tp.fail("has no " + key)
+		return node{}, ""
+	}
+	if s, ok := in.text(); ok {
+		return in, s
+	}
+	if !in.isMap() {
+		in.fail("must be a name or a mapping with a name")
+		return node{}, ""
+	}
+	name := in.str("name")
+	if name == "" {
+		in.fail("has no name")
+	}
+	return in, name
+}
+
+// inputFilters records what an input measure or metric adds to its name:
+// a filter becomes part of the metric (simple metrics only), and the
+// rest is refused by name.
+func (md *metricDef) inputFilters(p *project, in node) {
+	if !in.isMap() {
+		return
+	}
+	md.filters = append(md.filters, filters(in, "filter")...)
+	for _, k := range in.keys() {
+		if v, _ := in.get(k); v.isNull() {
+			continue // a manifest spells every absent key as null
+		}
+		switch k {
+		case "name", "filter", "alias":
+		case "fill_nulls_with":
+			md.refuse("fill_nulls_with replaces empty periods with a value, which the catalogue cannot express")
+		case "join_to_timespine":
+			if v, _ := in.get(k); isTrue(v) {
+				md.refuse("join_to_timespine fills periods without rows, which the catalogue cannot express")
+			}
+		case "offset_window", "offset_to_grain":
+			md.refuse("an offset (" + k + ") compares with another period, which the catalogue cannot express")
+		default:
+			md.refuse("key " + safeKey(k) + " of its input is unknown; refusing rather than guessing what it means")
+		}
+	}
+}
+
+func isTrue(n node) bool {
+	v, _ := n.text()
+	return strings.EqualFold(v, "true")
+}
+
+// filters reads a filter: one template, a list of them, or the manifest's
+// {where_filters: [{where_sql_template}]}.
+func filters(n node, key string) []filter {
+	v, ok := n.get(key)
+	if !ok || v.isNull() {
+		return nil
+	}
+	if s, ok := v.text(); ok {
+		return []filter{{sql: s, line: v.line()}}
+	}
+	var out []filter
+	switch {
+	case v.isList():
+		for _, item := range v.items() {
+			if s, ok := item.text(); ok {
+				out = append(out, filter{sql: s, line: item.line()})
+			} else {
+				item.fail("must be a filter template")
+			}
+		}
+	case v.isMap():
+		for _, w := range v.list("where_filters") {
+			if !w.isMap() {
+				w.fail("must be a mapping with where_sql_template")
+				continue
+			}
+			out = append(out, filter{sql: w.str("where_sql_template"), line: w.line()})
+		}
+	default:
+		v.fail("must be a filter template or a list of them")
+	}
+	return out
+}
+
+// anonymousMeasure reads a simple metric that aggregates a semantic
+// model's column itself (metric_aggregation_params) instead of naming a
+// measure.
+func (p *project) anonymousMeasure(md *metricDef, tp, agg node) *measure {
+	model := agg.str("semantic_model")
+	m, ok := p.byModel[model]
+	if !ok {
+		agg.fail("semantic_model names no semantic model that was read")
+		return nil
+	}
+	ms := &measure{name: md.name, agg: strings.ToLower(agg.str("agg")), model: m, timeDim: agg.str("agg_time_dimension"), entry: -1}
+	if ms.timeDim == "" {
+		ms.timeDim = m.defaultTime
+	}
+	ms.expr = tp.str("expr")
+	if ms.expr == "" {
+		ms.expr = md.name
+	}
+	if ms.timeDim == "" {
+		ms.refused = "it has no agg_time_dimension (in metric_aggregation_params or as the semantic model's default)"
+		return ms
+	}
+	switch {
+	case ms.agg == "":
+		agg.fail("has no agg")
+	case hasKey(agg, "non_additive_dimension"):
+		ms.refused = "non_additive_dimension (a semi-additive measure) is not in the catalogue's vocabulary"
+	case hasKey(agg, "window") || hasKey(agg, "grain_to_date") || hasKey(agg, "period_agg"):
+		ms.refused = "a window or grain-to-date aggregation is not in the catalogue's vocabulary"
+	default:
+		ms.term, ms.refused = p.term(m, ms)
+	}
+	return ms
+}
+
+// hasKey reports whether a mapping holds key with a value: a manifest
+// spells every absent key as null.
+func hasKey(n node, key string) bool {
+	v, ok := n.get(key)
+	return ok && !v.isNull()
+}
+
+// addCreatedMetric adds the simple metric a measure with create_metric
+// asks for.
+func (p *project) addCreatedMetric(ms *measure, n node) {
+	if _, dup := p.byMetric[ms.name]; dup {
+		n.fail("create_metric asks for a metric whose name another metric has")
+		return
+	}
+	md := &metricDef{n: n, name: ms.name, kind: "simple", measure: ms.name, description: n.str("description")}
+	md.entry = p.entry(Entry{Kind: "metric", Name: ms.name, File: n.f.path, Line: n.line(), Output: "metric:" + ms.name,
+		Notes: []string{"created by its measure's create_metric"}})
+	p.byMetric[ms.name] = md
+	p.metrics = append(p.metrics, md)
+}
+
+// resolve turns a metric into a catalogue metric, or says why it cannot.
+func (p *project) resolve(md *metricDef) {
+	if md.state == 2 {
+		return
+	}
+	if md.state == 1 {
+		md.n.fail("refers to itself through its inputs")
+		md.state = 2
+		return
+	}
+	md.state = 1
+	defer func() { md.state = 2 }()
+	if md.refused != "" {
+		return
+	}
+	if domain.CheckIdent(md.name) != nil {
+		md.refused = "the name is not an identifier"
+		return
+	}
+	switch md.kind {
+	case "simple":
+		var ms *measure
+		if md.aggParams.y != nil {
+			if ms = p.anonymousMeasure(md, md.typeParams, md.aggParams); ms == nil {
+				return
+			}
+		} else {
+			var ok bool
+			if ms, ok = p.measures[md.measure]; !ok {
+				md.input.fail("names a measure that no semantic model defines")
+				return
+			}
+		}
+		md.result, md.refused = p.simple(md, ms)
+	case "ratio":
+		md.result, md.refused = p.ratio(md)
+	}
+}
+
+// simple builds a metric over one measure.
+func (p *project) simple(md *metricDef, ms *measure) (*domain.Metric, string) {
+	if ms.entry >= 0 && !slices.Contains(ms.usedBy, md.name) {
+		ms.usedBy = append(ms.usedBy, md.name)
+	}
+	m := ms.model
+	if m.refused != "" {
+		return nil, "its semantic model " + m.name + " is not imported: " + m.refused
+	}
+	if ms.refused != "" {
+		return nil, "its measure " + ms.name + " is refused: " + ms.refused
+	}
+	tc, grains, why := p.timeOf(ms)
+	if why != "" {
+		return nil, why
+	}
+	rf, why := p.requiredFilters(md, m)
+	if why != "" {
+		return nil, why
+	}
+	t := ms.term
+	return &domain.Metric{Name: md.name, Model: m.name, Measure: &domain.Measure{Simple: &t}, TimeColumn: tc, Grains: grains,
+		RequiredFilters: rf, Description: md.description}, ""
+}
+
+// timeOf returns a measure's time column and grains: its agg time
+// dimension's column, and that dimension's granularity with every coarser
+// grain.
+func (p *project) timeOf(ms *measure) (string, []domain.Grain, string) {
+	if ms.timeDim == "" {
+		return "", nil, "its measure has no agg_time_dimension (on the measure or as the semantic model's default)"
+	}
+	for _, d := range ms.model.dims {
+		if d.name != ms.timeDim {
+			continue
+		}
+		if d.kind != "time" {
+			return "", nil, "its agg_time_dimension " + d.name + " is not a time dimension"
+		}
+		if d.refused != "" {
+			return "", nil, "its time dimension " + d.name + " is refused: " + d.refused
+		}
+		g, _ := domain.ParseGrain(d.grain)
+		var grains []domain.Grain
+		for x := g; x <= domain.Year; x++ {
+			grains = append(grains, x)
+		}
+		return d.column, grains, ""
+	}
+	*p.errs = append(*p.errs, &Error{File: p.entries[ms.model.entry].File, Line: p.entries[ms.model.entry].Line,
+		Reason: "semantic model " + ms.model.name + ": the agg_time_dimension of measure " + ms.name + " names no dimension of the model"})
+	return "", nil, "its agg_time_dimension names no dimension"
+}
+
+// ratio builds a ratio of two simple metrics over one semantic model.
+func (p *project) ratio(md *metricDef) (*domain.Metric, string) {
+	var terms [2]*domain.Metric
+	for i, in := range []node{md.input, md.denominator} {
+		name := ""
+		if s, ok := in.text(); ok {
+			name = s
+		} else if in.isMap() {
+			name = in.str("name")
+			for _, k := range in.keys() {
+				if v, _ := in.get(k); v.isNull() || (k == "filter" && len(filters(in, k)) == 0) {
+					continue // a manifest spells every absent key as null, and no filter as no where_filters
+				}
+				if k != "name" && k != "alias" {
+					return nil, "its input " + safeKey(name) + " has its own " + safeKey(k) + ", which the catalogue's ratio cannot carry"
+				}
+			}
+		}
+		in2, ok := p.byMetric[name]
+		if !ok {
+			if ms, isMeasure := p.measures[name]; isMeasure {
+				// The older shape: a ratio of two measures.
+				m, why := p.simple(&metricDef{name: md.name, kind: "simple"}, ms)
+				if why != "" {
+					return nil, "its input measure " + name + ": " + why
+				}
+				terms[i] = m
+				continue
+			}
+			in.fail("names a metric that does not exist")
+			return nil, "an input names a metric that does not exist"
+		}
+		p.resolve(in2)
+		switch {
+		case in2.kind != "simple":
+			return nil, "its input " + name + " is a " + in2.kind + " metric, not a simple one over a measure"
+		case in2.refused != "":
+			return nil, "its input " + name + " is refused"
+		case in2.result == nil:
+			return nil, "its input " + name + " could not be resolved"
+		case len(in2.result.RequiredFilters) > 0:
+			return nil, "its input " + name + " has its own filter, which the catalogue's ratio cannot carry"
+		}
+		terms[i] = in2.result
+	}
+	num, den := terms[0], terms[1]
+	if num.Model != den.Model {
+		return nil, "its inputs measure different semantic models (" + num.Model + " and " + den.Model + ")"
+	}
+	if num.TimeColumn != den.TimeColumn {
+		return nil, "its inputs have different time dimensions"
+	}
+	m := p.byModel[num.Model]
+	rf, why := p.requiredFilters(md, m)
+	if why != "" {
+		return nil, why
+	}
+	grains := num.Grains
+	if len(den.Grains) < len(grains) {
+		grains = den.Grains
+	}
+	return &domain.Metric{Name: md.name, Model: num.Model, TimeColumn: num.TimeColumn, Grains: slices.Clone(grains),
+		Measure: &domain.Measure{Ratio: &domain.Ratio{Numerator: *num.Measure.Simple, Denominator: *den.Measure.Simple,
+			ZeroDenominator: domain.YieldsNull}},
+		RequiredFilters: rf, Description: md.description}, ""
+}
+
+// The filter forms that become required filters, {{ Dimension('e__d') }}
+// followed by one of: nothing or IS TRUE; IS NOT NULL; = 'v'; != 'v' or
+// <> 'v'.
+var (
+	dimensionRef = regexp.MustCompile(`^\{\{\s*Dimension\(\s*(?:'([^'"]*)'|"([^'"]*)")\s*\)\s*\}\}\s*(.*)$`)
+	isTrueForm   = regexp.MustCompile(`(?i)^is\s+true$`)
+	notNullForm  = regexp.MustCompile(`(?i)^is\s+not\s+null$`)
+	compareForm  = regexp.MustCompile(`^(=|!=|<>)\s*'((?:[^']|'')*)'$`)
+)
+
+// requiredFilters maps a metric's filters onto required filters over
+// columns of its own semantic model.
+func (p *project) requiredFilters(md *metricDef, m *semModel) ([]domain.RequiredFilter, string) {
+	var out []domain.RequiredFilter
+	for _, f := range md.filters {
+		rf, why := p.requiredFilter(strings.TrimSpace(f.sql), m)
+		if why != "" {
+			return nil, fmt.Sprintf("its filter (line %d) %s", f.line, why)
+		}
+		out = append(out, rf)
+	}
+	return out, ""
+}
+
+func (p *project) requiredFilter(sql string, m *semModel) (domain.RequiredFilter, string) {
+	const forms = "is not one of the forms sutura imports ({{ Dimension('entity__dimension') }} with = 'v', != 'v', <> 'v', IS TRUE, IS NOT NULL, or alone)"
+	match := dimensionRef.FindStringSubmatch(sql)
+	if match == nil {
+		return domain.RequiredFilter{}, forms
+	}
+	ref := match[1] + match[2]
+	ent, dimName, ok := strings.Cut(ref, "__")
+	if !ok || strings.Contains(dimName, "__") {
+		return domain.RequiredFilter{}, "names a dimension through a path of entities, that is on a joined model; only filters on the metric's own model are imported"
+	}
+	own := ent == m.primary
+	for _, e := range m.entities {
+		if e.name == ent && (e.kind == "primary" || e.kind == "unique") {
+			own = true
+		}
+	}
+	if !own {
+		return domain.RequiredFilter{}, "is on a dimension of a joined model (entity " + safeKey(ent) + "); only filters on the metric's own model are imported"
+	}
+	var dim *dimension
+	for _, d := range m.dims {
+		if d.name == dimName {
+			dim = d
+		}
+	}
+	switch {
+	case dim == nil:
+		return domain.RequiredFilter{}, "names a dimension the semantic model does not define"
+	case dim.refused != "":
+		return domain.RequiredFilter{}, "names a dimension that is refused: " + dim.refused
+	}
+	rest := strings.TrimSpace(match[3])
+	switch {
+	case rest == "" || isTrueForm.MatchString(rest):
+		return domain.RequiredFilter{Op: domain.IsTrue, Column: dim.column}, ""
+	case notNullForm.MatchString(rest):
+		return domain.RequiredFilter{Op: domain.IsNotNull, Column: dim.column}, ""
+	}
+	cmp := compareForm.FindStringSubmatch(rest)
+	if cmp == nil {
+		return domain.RequiredFilter{}, forms
+	}
+	value := strings.ReplaceAll(cmp[2], "''", "'")
+	if err := domain.CheckValue(value); err != nil {
+		return domain.RequiredFilter{}, "compares with a value that " + err.Error()
+	}
+	op := domain.Equals
+	if cmp[1] != "=" {
+		op = domain.NotEquals
+	}
+	return domain.RequiredFilter{Op: op, Column: dim.column, Value: value}, ""
+}

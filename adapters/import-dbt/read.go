@@ -1,0 +1,195 @@
+package dbt
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"sutura.dev/domain"
+)
+
+// maxErrors bounds the malformations one Read reports.
+const maxErrors = 20
+
+// manifestKeys are the top-level keys of the current semantic manifest
+// shape (dbt's target/semantic_manifest.json).
+var manifestKeys = []string{"semantic_models", "metrics", "project_configuration"}
+
+// Read turns the files of a dbt project, or one semantic_manifest.json,
+// into definitions and report entries.
+//
+// In a project, every YAML file may hold top-level semantic_models: and
+// metrics: lists, or one semantic_model: or metric: per YAML document
+// (both shapes may be mixed); metrics may use measures of semantic models
+// in other files. A .json file must be a semantic manifest of the current
+// shape, an object with semantic_models, metrics and project_configuration;
+// any other shape is refused as a whole. Files with neither are skipped
+// and listed.
+//
+// What maps onto the catalogue's closed vocabulary is imported exactly;
+// every other construct gets an entry saying why it was refused. An input
+// dbt itself would reject (a syntax error, a value of the wrong type, a
+// missing or duplicate name, a metric over a measure that does not exist)
+// is malformed: Read then returns errors, each an *Error wrapping
+// ErrMalformed, and no result.
+func Read(files []File) (*Result, error) {
+	var errs []error
+	p := newProject(&errs)
+	sorted := slices.Clone(files)
+	slices.SortFunc(sorted, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	for _, fl := range sorted {
+		if fl.Data == nil {
+			continue
+		}
+		ext := strings.ToLower(path.Ext(fl.Path))
+		switch {
+		case ext == ".json":
+			p.readManifest(fl)
+		case ext == ".yml" || ext == ".yaml":
+			if path.Base(fl.Path) == "dbt_project.yml" {
+				continue // project configuration: no definitions
+			}
+			p.readYAML(fl)
+		}
+		if len(errs) > 0 {
+			break
+		}
+	}
+	if len(errs) == 0 {
+		p.build()
+	}
+	if len(errs) > 0 {
+		return nil, joinErrors(errs)
+	}
+	if len(p.models) == 0 && len(p.metrics) == 0 {
+		return nil, fmt.Errorf("%w: no file holds semantic_models, metrics, semantic_model or metric", ErrMalformed)
+	}
+	return p.result(), nil
+}
+
+func joinErrors(errs []error) error {
+	if len(errs) > maxErrors {
+		more := len(errs) - maxErrors
+		errs = append(errs[:maxErrors:maxErrors], fmt.Errorf("%w: and %d more", ErrMalformed, more))
+	}
+	return errors.Join(errs...)
+}
+
+// readManifest reads a semantic_manifest.json: the current shape, or
+// nothing of it.
+func (p *project) readManifest(fl File) {
+	f := &file{path: fl.Path, errs: p.errs}
+	docs, err := parse(f, fl.Data)
+	if err != nil {
+		*p.errs = append(*p.errs, err)
+		return
+	}
+	if len(docs) != 1 || !docs[0].isMap() {
+		*p.errs = append(*p.errs, &Error{File: fl.Path, Line: 1, Reason: "is not a dbt semantic manifest of the current shape: expected one JSON object with " + strings.Join(manifestKeys, ", ")})
+		return
+	}
+	root := docs[0]
+	for _, k := range manifestKeys {
+		if _, ok := root.get(k); !ok {
+			*p.errs = append(*p.errs, &Error{File: fl.Path, Line: 1, Reason: "is not a dbt semantic manifest of the current shape (an older or unknown one): expected an object with " +
+				strings.Join(manifestKeys, ", ") + "; " + k + " is missing"})
+			return
+		}
+	}
+	for _, sm := range root.list("semantic_models") {
+		p.addModel(sm)
+	}
+	for _, m := range root.list("metrics") {
+		p.addMetric(m)
+	}
+	p.others(root, "saved_queries", "project_configuration")
+}
+
+// readYAML reads one YAML file of a project.
+func (p *project) readYAML(fl File) {
+	f := &file{path: fl.Path, errs: p.errs}
+	docs, err := parse(f, fl.Data)
+	if err != nil {
+		*p.errs = append(*p.errs, err)
+		return
+	}
+	found := false
+	for _, doc := range docs {
+		if !doc.isMap() {
+			continue
+		}
+		if sm, ok := doc.get("semantic_model"); ok {
+			p.addModel(sm)
+			found = true
+		}
+		if m, ok := doc.get("metric"); ok {
+			p.addMetric(m)
+			found = true
+		}
+		if v, ok := doc.get("semantic_models"); ok {
+			found = true
+			if !v.isNull() && !v.isList() {
+				v.fail("must be a list")
+			}
+			for _, sm := range v.items() {
+				p.addModel(sm)
+			}
+		}
+		if v, ok := doc.get("metrics"); ok && (v.isList() || v.isNull()) {
+			// A metrics: mapping is configuration (dbt_project.yml style), not definitions.
+			found = true
+			for _, m := range v.items() {
+				p.addMetric(m)
+			}
+		}
+		if p.others(doc, "saved_queries", "saved_query", "project_configuration") {
+			found = true
+		}
+	}
+	if !found {
+		p.entries = append(p.entries, Entry{Kind: "file", Name: "", File: fl.Path, Status: Ignored,
+			Reason: "holds no semantic_models, metrics, semantic_model or metric"})
+	}
+}
+
+// others lists the constructs of a document that hold no definitions:
+// saved queries (questions, not definitions) and the project
+// configuration (time spines, which sutura's grains do not need).
+func (p *project) others(doc node, keys ...string) bool {
+	found := false
+	for _, k := range keys {
+		v, ok := doc.get(k)
+		if !ok {
+			continue
+		}
+		found = true
+		switch k {
+		case "project_configuration":
+			p.entries = append(p.entries, Entry{Kind: "project_configuration", File: v.f.path, Line: v.line(), Status: Ignored,
+				Reason: "time spines and project settings carry no definitions; sutura buckets time itself"})
+		default:
+			qs := v.items()
+			if !v.isList() {
+				qs = []node{v}
+			}
+			for _, q := range qs {
+				name := q.str("name")
+				p.entries = append(p.entries, Entry{Kind: "saved_query", Name: name, File: q.f.path, Line: q.line(), Status: Refused,
+					Reason: "a saved query is a question, not a definition; ask it of the imported metrics instead"})
+			}
+		}
+	}
+	return found
+}
+
+// bareColumn reports whether an expr is a column name and nothing else
+// (an identifier; a quoted one would change how the database matches it).
+func bareColumn(expr string) (string, bool) {
+	e := strings.TrimSpace(expr)
+	if domain.CheckIdent(e) != nil {
+		return "", false
+	}
+	return e, true
+}

@@ -1,0 +1,56 @@
+module sutura.dev/examples/importcheck
+
+go 1.26.0
+
+require (
+	github.com/duckdb/duckdb-go/v2 v2.10506.0
+	github.com/stretchr/testify v1.12.1
+	sutura.dev/adapters/catalog-markdown v0.0.0
+	sutura.dev/adapters/import-cube v0.0.0
+	sutura.dev/adapters/import-dbt v0.0.0
+	sutura.dev/adapters/import-osi v0.0.0
+	sutura.dev/domain v0.0.0
+	sutura.dev/exec-arrow v0.0.0
+	sutura.dev/semantic v0.0.0
+)
+
+require (
+	github.com/andybalholm/brotli v1.2.3 // indirect
+	github.com/apache/arrow-go/v18 v18.8.0 // indirect
+	github.com/apache/thrift v0.24.0 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/duckdb/duckdb-go-bindings v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/darwin-amd64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/darwin-arm64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/linux-amd64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/linux-arm64 v0.10506.0 // indirect
+	github.com/duckdb/duckdb-go-bindings/lib/windows-amd64 v0.10506.0 // indirect
+	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
+	github.com/goccy/go-json v0.10.6 // indirect
+	github.com/google/flatbuffers v25.12.19+incompatible // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/klauspost/compress v1.19.2 // indirect
+	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
+	github.com/pierrec/lz4/v4 v4.1.29 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/zeebo/xxh3 v1.1.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
+	golang.org/x/net v0.58.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
+	google.golang.org/grpc v1.83.2 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)
+
+replace (
+	sutura.dev/adapters/catalog-markdown => ../../adapters/catalog-markdown
+	sutura.dev/adapters/import-cube => ../../adapters/import-cube
+	sutura.dev/adapters/import-dbt => ../../adapters/import-dbt
+	sutura.dev/adapters/import-osi => ../../adapters/import-osi
+	sutura.dev/domain => ../../domain
+	sutura.dev/exec-arrow => ../../exec-arrow
+	sutura.dev/semantic => ../../semantic
+)
