@@ -46,17 +46,26 @@ func BenchmarkHTTPQueryLoad(b *testing.B) {
 	}
 }
 
-// TestHTTPQueryLoad is BenchmarkHTTPQueryLoad's assertions on a short run:
-// 160 questions from 16 connections to the built binary under a bound of
-// 2; only answers and at_capacity come back, and the admission high-water
-// mark reaches the bound but never passes it.
+// TestHTTPQueryLoad is BenchmarkHTTPQueryLoad's assertions on a short
+// load: rounds of 160 questions from 16 connections to the built binary
+// under a bound of 2, until the admission high-water mark reaches the
+// bound (so the bound is under test; on a busy machine questions this
+// quick seldom overlap, hence up to 10 rounds). Only answers and
+// at_capacity come back, and the mark never passes the bound.
 func TestHTTPQueryLoad(t *testing.T) {
 	s := serve(t, "SUTURA_CONFIG_DIR="+httpLoadConfig(t, 2))
-	var left atomic.Int64
-	left.Store(160)
-	r := runHTTPLoad(t, s.base, 16, func() bool { return left.Add(-1) >= 0 })
-	r.check(t, true)
-	require.Equal(t, 160, r.statuses[answered]+r.statuses[atCapacity], "every request got an answer or at_capacity: %v", r.statuses)
+	const rounds, perRound = 10, 160
+	for round := 1; round <= rounds; round++ {
+		var left atomic.Int64
+		left.Store(perRound)
+		r := runHTTPLoad(t, s.base, 16, func() bool { return left.Add(-1) >= 0 })
+		r.check(t, round == rounds)
+		require.Equal(t, perRound, r.statuses[answered]+r.statuses[atCapacity], "every request got an answer or at_capacity: %v", r.statuses)
+		if r.peak == r.capacity {
+			t.Logf("the bound of %v was reached in round %d", r.capacity, round)
+			return
+		}
+	}
 }
 
 // The outcomes a load may see; any other is counted under its status and

@@ -52,13 +52,20 @@ func BenchmarkLoad(b *testing.B) {
 
 // TestLoadAdmission is BenchmarkLoad's assertions on a short run: 48 calls
 // from 8 clients on each of the three ways in, under a bound of 2, every
-// one answered, and the bound reached but never exceeded.
+// one answered, and the bound reached but never exceeded. Questions this
+// quick seldom overlap on a busy machine, so the surface's clients ask
+// again (up to 10 rounds) until the bound has been reached once, which
+// puts it under test.
 func TestLoadAdmission(t *testing.T) {
 	p := openLoad(t, config.Env{"SUTURA__RUNTIME__MAX_CONCURRENT_QUERIES": "2"})
-	for _, target := range loadTargets(t, p) {
+	targets := loadTargets(t, p)
+	for _, target := range targets {
 		t.Run(target.name, func(t *testing.T) {
 			runLoad(t, 48, 8, target.newClient)
 		})
+	}
+	for round := 0; round < 10 && p.Admission.Peak() < p.Admission.Capacity(); round++ {
+		runLoad(t, 48, 8, targets[0].newClient)
 	}
 	checkAdmission(t, p, true)
 }
