@@ -1,6 +1,11 @@
 package app
 
-import "sutura.dev/domain"
+import (
+	"fmt"
+	"slices"
+
+	"sutura.dev/domain"
+)
 
 // ManifestVersion is the version of the tool declarations (the manifest
 // printed by `sutura tools` and served by every transport). It is raised
@@ -72,4 +77,26 @@ func (t Tool) Grants(scopes []string) bool {
 		}
 	}
 	return false
+}
+
+// ServedTools is the tool list a transport of s declares: s's own list,
+// when tools is nil or names exactly the same tools in the same order. Any
+// other list is an error: whether a tool is enabled is the
+// surface's decision (Config.Tools), never a transport's.
+func ServedTools(s *Surface, tools []Tool) ([]Tool, error) {
+	own := s.Tools()
+	if tools == nil {
+		return own, nil
+	}
+	ids := func(ts []Tool) []domain.Capability {
+		out := make([]domain.Capability, len(ts))
+		for i, t := range ts {
+			out[i] = t.ID
+		}
+		return out
+	}
+	if !slices.Equal(ids(tools), ids(own)) {
+		return nil, fmt.Errorf("the tool list %v is not the surface's %v: enable tools in app.Config.Tools", ids(tools), ids(own))
+	}
+	return own, nil
 }

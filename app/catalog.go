@@ -4,14 +4,17 @@ import (
 	"strings"
 
 	"sutura.dev/domain"
+	"sutura.dev/semantic"
 )
 
 // CatalogView is what a caller may know of the catalogue: the metrics
 // visible to it with their grains, dimensions and allowed values, and the
 // knowledge about them. It is the wire shape of describe_catalog and
-// GET /v1/catalog. A metric outside the caller's audiences is absent, as if
-// it did not exist; physical tables never appear, and required filters
-// appear only in words (their column, never their value).
+// GET /v1/catalog. A metric outside the caller's audiences, or on a model
+// outside them, is absent, as if it did not exist; so is a dimension read
+// from (or through) a model outside them, and the knowledge about what is
+// absent. Physical tables never appear, and required filters appear only
+// in words (their column, never their value).
 type CatalogView struct {
 	DefinitionVersion string           `json:"definition_version"`
 	DefinitionDigest  string           `json:"definition_digest"`
@@ -25,8 +28,9 @@ type CatalogView struct {
 // MetricView describes one metric to a caller: what it measures, over
 // which model and time column, its grains and dimensions, the required
 // filters that are part of its meaning (in words, RequiredFilterText) and
-// its anchor. The members added after the first version are optional in
-// the schema, so the manifest did not narrow.
+// its anchor, and the span of its data where its data system tells it
+// cheaply. The members added after the first version are optional in the
+// schema, so the manifest did not narrow.
 type MetricView struct {
 	Name            string          `json:"name"`
 	Description     string          `json:"description"`
@@ -38,6 +42,16 @@ type MetricView struct {
 	Measure         string          `json:"measure,omitempty"`
 	RequiredFilters []string        `json:"required_filters,omitempty"`
 	Anchor          *AnchorView     `json:"anchor,omitempty"`
+	DataSpan        *DataSpanView   `json:"data_span,omitempty"`
+}
+
+// DataSpanView is the span of a metric's data, as read at start: the first
+// and the last day (both included, YYYY-MM-DD) on which its time column
+// holds a value. A range outside it has no rows; the range that covers it
+// all is start First, end the day after Last.
+type DataSpanView struct {
+	First string `json:"first"`
+	Last  string `json:"last"`
 }
 
 // AnchorView is a metric's anchor: its known value over one period of its
@@ -86,10 +100,14 @@ type ExampleView struct {
 	Question domain.Question `json:"question"`
 }
 
-// DescribeCatalog returns the catalogue as caller may see it. It takes no
-// admission slot and writes no audit record.
+// DescribeCatalog returns the catalogue as caller may see it, with the
+// data spans read at start. It takes no admission slot and writes no audit
+// record.
 func (s *Surface) DescribeCatalog(caller Caller) CatalogView {
-	return DescribeBundle(s.cfg.Catalog.Bundle(), caller.Principal)
+	b := s.cfg.Catalog.Bundle()
+	v := DescribeBundle(b, caller.Principal)
+	s.withSpans(b, &v)
+	return v
 }
 
 // DescribeBundle returns the view of b that p may see.
@@ -100,10 +118,11 @@ func DescribeBundle(b *domain.Bundle, p domain.Principal) CatalogView {
 		NotDefined: []NotDefinedView{}, Examples: []ExampleView{},
 	}
 	defs := b.Definitions()
-	visible := map[string]bool{}
+	visible := map[string]bool{}    // metric
+	dimensions := map[string]bool{} // metric.dimension
 	for i := range defs.Metrics {
 		m := &defs.Metrics[i]
-		if !p.CanSee(m.Audience) {
+		if !semantic.Visible(b, p, m) {
 			continue
 		}
 		visible[m.Name] = true
@@ -115,7 +134,12 @@ func DescribeBundle(b *domain.Bundle, p domain.Principal) CatalogView {
 		if a := m.Anchor; a != nil {
 			mv.Anchor = &AnchorView{Start: a.Range.Start.String(), End: a.Range.End.String(), Value: a.Value}
 		}
-		for _, d := range m.Dimensions {
+		for j := range m.Dimensions {
+			d := &m.Dimensions[j]
+			if !semantic.DimensionVisible(b, p, m, d) {
+				continue
+			}
+			dimensions[m.Name+"."+d.Name] = true
 			mv.Dimensions = append(mv.Dimensions, DimensionView{Name: d.Name, Description: d.Description, Filterable: d.Filterable, Values: d.Values})
 		}
 		v.Metrics = append(v.Metrics, mv)
@@ -126,17 +150,28 @@ func DescribeBundle(b *domain.Bundle, p domain.Principal) CatalogView {
 			models[m.Name] = true
 		}
 	}
+	// seen says whether a referent (a metric, or metric.dimension) is
+	// visible: knowledge about what the caller may not see is not shown.
+	seen := func(metric, dimension string) bool {
+		if dimension == "" {
+			return visible[metric]
+		}
+		return dimensions[metric+"."+dimension]
+	}
 	k := b.Knowledge()
 	for _, g := range k.Glossary {
-		if visible[g.Means.Metric] {
+		if seen(g.Means.Metric, g.Means.Dimension) {
 			v.Glossary = append(v.Glossary, GlossaryView{Term: g.Term, Synonyms: g.Synonyms, Means: g.Means, Note: g.Note})
 		}
 	}
 	for _, c := range k.Caveats {
 		var about []string
 		for _, ref := range c.About {
-			metric, _, _ := strings.Cut(ref, ".")
-			if visible[metric] || models[ref] {
+			// A referent is a metric, a model, metric.dimension or
+			// metric.dimension=value.
+			metric, dimension, _ := strings.Cut(ref, ".")
+			dimension, _, _ = strings.Cut(dimension, "=")
+			if seen(metric, dimension) || models[ref] {
 				about = append(about, ref)
 			}
 		}
@@ -151,6 +186,12 @@ func DescribeBundle(b *domain.Bundle, p domain.Principal) CatalogView {
 		ok := true
 		for _, m := range e.Question.Metrics {
 			ok = ok && visible[m]
+			for _, d := range e.Question.Dimensions {
+				ok = ok && seen(m, d)
+			}
+			for _, f := range e.Question.Filters {
+				ok = ok && seen(m, f.Dimension)
+			}
 		}
 		if ok {
 			v.Examples = append(v.Examples, ExampleView{Name: e.Name, Asked: e.Asked, Question: e.Question})

@@ -2,8 +2,8 @@ package app
 
 import "errors"
 
-// Failures of the service, as opposed to refusals. Transports translate
-// each to its channel (product.md §5) once, at the edge.
+// Failures of the service, as opposed to refusals. Each is the sentinel of
+// one code of the failure table (failure.go); a *Failure unwraps to it.
 var (
 	// ErrAtCapacity: no execution slot came free within the admission
 	// window.
@@ -17,9 +17,16 @@ var (
 	// itself (its syntax, a table or column it names); the statement's
 	// author may fix it.
 	ErrStatementFailed = errors.New("the database failed the statement")
-	// ErrSQLNotAvailable: run_sql was called but no configured source can
-	// run SQL, or several can and none is chosen.
+	// ErrSQLNotAvailable: run_sql is enabled but no shared-service-user
+	// source can run SQL, or several can and none is chosen. New refuses
+	// such a configuration.
 	ErrSQLNotAvailable = errors.New("run_sql has no single data system to run on")
+	// ErrNotAQuestion: the arguments are not a call of the tool.
+	ErrNotAQuestion = errors.New("the arguments are not a question")
+	// ErrToolNotEnabled: the deployment does not offer the tool.
+	ErrToolNotEnabled = errors.New("the tool is not enabled on this deployment")
+	// ErrNotGranted: the caller's scopes do not grant the tool.
+	ErrNotGranted = errors.New("the tool is not granted to this caller")
 	// ErrInternal: a defect; the detail is logged, never shown.
 	ErrInternal = errors.New("internal error")
 )

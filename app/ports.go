@@ -93,3 +93,21 @@ type StatementFailure interface {
 	error
 	StatementFailed() bool
 }
+
+// PostureReporter is the optional ability of a data system to say the
+// posture it runs under, when its own configuration holds it (the
+// Postgres adapter's does). New refuses a Source whose Posture differs,
+// so the posture of a source has one origin.
+type PostureReporter interface {
+	Posture() domain.Posture
+}
+
+// SQLPrivilegeChecker is the optional ability of a data system that runs
+// run_sql (SQLRunner) to check, at start, that its login role cannot do
+// more than a read-only statement says: not a superuser, and none of the
+// roles that reach the server's files, programs or other sessions. The
+// start-up validation (Surface.Check) calls it on the run_sql source when
+// run_sql is enabled, and refuses to start when it fails.
+type SQLPrivilegeChecker interface {
+	CheckSQLPrivileges(ctx context.Context) error
+}

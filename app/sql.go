@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"sutura.dev/domain"
-	"sutura.dev/runtime"
 )
 
 // MaxStatementBytes bounds the length of one run_sql statement, in bytes
@@ -25,127 +23,126 @@ type SQLOutcome struct {
 	Refusal *domain.Reason
 }
 
-// SQLSource returns the alias of the one configured source whose data
-// system can run SQL (SQLRunner). It fails, wrapping ErrSQLNotAvailable,
-// when none can or several can: run_sql has no way to choose. The
-// composition root calls it at start when run_sql is enabled, so that a
-// deployment that cannot serve it does not start.
-func (s *Surface) SQLSource() (string, error) {
-	var found []string
-	for alias, src := range s.cfg.Sources {
-		if _, ok := src.System.(SQLRunner); ok {
-			found = append(found, alias)
+// sqlSource returns the alias of the source run_sql runs on: chosen
+// (Config.SQLSource) when it is set, otherwise the one shared-service-user
+// source whose data system can run SQL (SQLRunner). It fails, wrapping
+// ErrSQLNotAvailable, when chosen cannot run SQL or impersonates, and when
+// none can or several can and none is chosen: the error then says which
+// key chooses one. An impersonating source is never a candidate: a
+// statement would run as the service identity, not as the caller.
+func sqlSource(sources map[string]Source, chosen string) (string, error) {
+	if chosen != "" {
+		src, ok := sources[chosen]
+		_, runs := src.System.(SQLRunner)
+		switch {
+		case !ok:
+			return "", fmt.Errorf("%w: tools.run_sql.source names no configured source", ErrSQLNotAvailable)
+		case !runs:
+			return "", fmt.Errorf("%w: tools.run_sql.source names source %s, whose data system cannot run SQL", ErrSQLNotAvailable, chosen)
+		case src.Posture == domain.ImpersonationAtSource:
+			return "", fmt.Errorf("%w: tools.run_sql.source names source %s, which is impersonation-at-source, and run_sql never runs on an impersonating source", ErrSQLNotAvailable, chosen)
 		}
+		return chosen, nil
+	}
+	var found, impersonating []string
+	for alias, src := range sources {
+		if _, ok := src.System.(SQLRunner); !ok {
+			continue
+		}
+		if src.Posture == domain.ImpersonationAtSource {
+			impersonating = append(impersonating, alias)
+			continue
+		}
+		found = append(found, alias)
 	}
 	slices.Sort(found)
-	switch len(found) {
-	case 1:
+	slices.Sort(impersonating)
+	switch {
+	case len(found) == 1:
 		return found[0], nil
-	case 0:
-		return "", fmt.Errorf("%w: no configured source can run SQL", ErrSQLNotAvailable)
+	case len(found) > 1:
+		return "", fmt.Errorf("%w: several configured sources can run SQL (%s): name the one it runs on in tools.run_sql.source", ErrSQLNotAvailable, strings.Join(found, ", "))
+	case len(impersonating) > 0:
+		return "", fmt.Errorf("%w: source %s is impersonation-at-source, and run_sql never runs on an impersonating source", ErrSQLNotAvailable, strings.Join(impersonating, ", "))
 	}
-	return "", fmt.Errorf("%w: several configured sources can run SQL (%s)", ErrSQLNotAvailable, strings.Join(found, ", "))
+	return "", fmt.Errorf("%w: no configured source can run SQL", ErrSQLNotAvailable)
 }
 
-// RunSQL runs one run_sql statement for caller (product.md §6): on the one
-// source that can run SQL, in an admission slot, under the execution
-// deadline, with the row cap domain.MaxRowCap (more rows, or more than
-// domain.MaxResultBytes of cells, is result_too_large, never a truncated
-// result). The call is audited with capability run_sql and the statement
-// before the outcome is returned. The error is a failure of the service,
-// wrapping ErrAtCapacity, ErrTimeout, ErrUnavailable, ErrStatementFailed,
-// ErrSQLNotAvailable or ErrInternal, or ctx's error when the caller went
-// away; failures are audited too. No error's text holds the statement.
-//
-// RunSQL does not check the caller's scope or whether run_sql is enabled:
-// the transports serve it only when declared, and gate its scope.
+// SQLSource returns the alias of the source run_sql runs on, or an error
+// wrapping ErrSQLNotAvailable when run_sql is not enabled.
+func (s *Surface) SQLSource() (string, error) {
+	if s.sqlSource == "" {
+		return "", fmt.Errorf("%w: run_sql is not enabled", ErrSQLNotAvailable)
+	}
+	return s.sqlSource, nil
+}
+
+// RunSQL runs one run_sql statement for caller (product.md §6), through
+// the pipeline of Call from the enablement step on (the statement is
+// already read): on the one source that can run SQL, in an admission slot,
+// under the execution deadline, with the row cap domain.MaxRowCap (more
+// rows, or more than domain.MaxResultBytes of cells, is result_too_large,
+// never a truncated result). The call is audited with capability run_sql
+// and the statement twice: a record with outcome "started" right before
+// the statement runs, and the outcome record before RunSQL returns. The
+// error is a *Failure: it wraps ErrToolNotEnabled (run_sql is not in
+// Config.Tools), ErrNotGranted, ErrAtCapacity, ErrTimeout, ErrUnavailable,
+// ErrStatementFailed, ErrInternal, or context.Canceled when the caller
+// went away. No failure's Detail holds the statement.
 func (s *Surface) RunSQL(ctx context.Context, caller Caller, statement string) (SQLOutcome, error) {
-	start := time.Now()
-	rec := domain.AuditRecord{
-		Time: start.UTC(), CorrelationID: caller.CorrelationID, Principal: caller.Principal.Chain(),
-		Capability: domain.RunSQL, Statement: statement,
+	res := s.callParsed(ctx, caller, domain.RunSQL, func() *work { return s.sqlWork(statement) })
+	if res.Failure != nil {
+		return SQLOutcome{}, res.Failure
 	}
-	out, err := s.runSQL(ctx, statement, &rec)
-	rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
-	switch {
-	case err != nil:
-		rec.Outcome = "failure"
-		rec.Code = failureCode(err)
-	case out.Refusal != nil:
-		rec.Outcome = "refusal"
-		rec.Code = string(out.Refusal.Code())
-	default:
-		rec.Outcome = "answer"
-		rec.Rows = len(out.Rows.Rows)
-	}
-	if aerr := s.cfg.Audit.Write(context.WithoutCancel(ctx), rec); aerr != nil {
-		return SQLOutcome{}, fmt.Errorf("%w: the audit record could not be written", ErrInternal)
-	}
-	if err != nil {
-		return SQLOutcome{}, err
-	}
-	return out, nil
+	return SQLOutcome{Rows: res.Rows, Refusal: res.Refusal}, nil
 }
 
-func (s *Surface) runSQL(ctx context.Context, statement string, rec *domain.AuditRecord) (SQLOutcome, error) {
-	if strings.TrimSpace(statement) == "" || len(statement) > MaxStatementBytes || !utf8.ValidString(statement) {
-		// The transports parse the arguments first; this guards a direct
-		// caller. The error names no part of the statement.
-		return SQLOutcome{}, fmt.Errorf("%w: the statement is empty, too long or not UTF-8", ErrStatementFailed)
+// sqlWork is the run_sql part of the pipeline: run the statement on the
+// SQL source with the row cap, announced by a start record, and deliver
+// its rows without roles.
+func (s *Surface) sqlWork(statement string) *work {
+	src := s.cfg.Sources[s.sqlSource]
+	w := &work{
+		tool: domain.RunSQL,
+		rec: domain.AuditRecord{Statement: statement,
+			ExecutedAs: []domain.ExecutedAs{{Source: s.sqlSource, Posture: src.Posture}}},
+		cost:         domain.Cost{Sources: []string{}},
+		announce:     true,
+		rowCap:       domain.MaxRowCap,
+		deadline:     "the execution budget ran out before the statement was complete; ask for less (add a LIMIT or aggregate)",
+		tooManyRows:  "the result has more than %d rows; ask for less (add a LIMIT or aggregate)",
+		tooManyBytes: "the result is larger than %d bytes; ask for less",
 	}
-	alias, err := s.SQLSource()
-	if err != nil {
-		return SQLOutcome{}, err
-	}
-	src := s.cfg.Sources[alias]
-	runner := src.System.(SQLRunner)
-	rec.ExecutedAs = []domain.ExecutedAs{{Source: alias, Posture: src.Posture}}
-	release, err := s.cfg.Admission.Acquire(ctx)
-	switch {
-	case errors.Is(err, runtime.ErrAtCapacity):
-		return SQLOutcome{}, ErrAtCapacity
-	case err != nil:
-		return SQLOutcome{}, s.ctxFailure(ctx, err)
-	}
-	// The slot is given back only when RunSQL has returned, that is when
-	// the statement has stopped.
-	defer release()
-	execCtx, cancel := runtime.WithExecutionDeadline(ctx, s.cfg.RequestTimeout)
-	defer cancel()
-	rows, err := runner.RunSQL(execCtx, statement, domain.MaxRowCap)
-	if err != nil {
-		var (
-			re *domain.RefusalError
-			sf StatementFailure
-		)
-		switch {
-		case errors.As(err, &re):
-			return sqlRefused(re.Reason), nil
-		case ctx.Err() != nil:
-			return SQLOutcome{}, s.ctxFailure(ctx, ctx.Err())
-		case execCtx.Err() != nil:
-			return sqlRefused(domain.Refuse(domain.DeadlineExceeded, "the execution budget ran out before the statement was complete; ask for less (add a LIMIT or aggregate)")), nil
-		case errors.As(err, &sf) && sf.StatementFailed():
-			return SQLOutcome{}, fmt.Errorf("%w: %w", ErrStatementFailed, err)
+	w.prepare = func(domain.Date) (*domain.Reason, error) {
+		if strings.TrimSpace(statement) == "" || len(statement) > MaxStatementBytes || !utf8.ValidString(statement) {
+			// Call reads the arguments first; this guards a direct caller.
+			// The error names no part of the statement.
+			return nil, &Failure{Code: CodeNotAQuestion, Detail: NotAQuestion(&domain.FieldError{
+				Field: "statement", Problem: fmt.Sprintf("must be non-empty UTF-8 of at most %d bytes", MaxStatementBytes)}),
+				Field: "statement"}
 		}
-		return SQLOutcome{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return nil, nil
 	}
-	if rows == nil {
-		return SQLOutcome{}, fmt.Errorf("%w: the data system returned no result", ErrInternal)
+	w.execute = func(ctx context.Context) (*domain.RowSet, error) {
+		return src.System.(SQLRunner).RunSQL(ctx, statement, domain.MaxRowCap)
 	}
-	if len(rows.Rows) > domain.MaxRowCap {
-		return sqlRefused(domain.Refuse(domain.ResultTooLarge, "the result has more than %d rows; ask for less (add a LIMIT or aggregate)", domain.MaxRowCap)), nil
+	w.failed = func(err error) *Failure {
+		var sf StatementFailure
+		if errors.As(err, &sf) && sf.StatementFailed() {
+			return newFailure(CodeStatementFailed, err)
+		}
+		return newFailure(CodeUnavailable, err)
 	}
-	if rows.RenderedBytes() > domain.MaxResultBytes {
-		return sqlRefused(domain.Refuse(domain.ResultTooLarge, "the result is larger than %d bytes; ask for less", domain.MaxResultBytes)), nil
+	w.deliver = func(rows *domain.RowSet, res *Result) {
+		// No role: a statement's columns are neither dimensions, periods nor
+		// metrics.
+		cols := make([]domain.Column, len(rows.Columns))
+		for i, c := range rows.Columns {
+			cols[i] = domain.Column{Name: c.Name}
+		}
+		res.Rows = &domain.RowSet{Columns: cols, Rows: rows.Rows}
+		w.rec.Rows = len(rows.Rows)
+		w.cost.RowsReturned = len(rows.Rows)
 	}
-	// No role: a statement's columns are neither dimensions, periods nor
-	// metrics.
-	cols := make([]domain.Column, len(rows.Columns))
-	for i, c := range rows.Columns {
-		cols[i] = domain.Column{Name: c.Name}
-	}
-	return SQLOutcome{Rows: &domain.RowSet{Columns: cols, Rows: rows.Rows}}, nil
+	return w
 }
-
-func sqlRefused(r domain.Reason) SQLOutcome { return SQLOutcome{Refusal: &r} }

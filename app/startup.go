@@ -125,3 +125,33 @@ func CheckAnchor(ctx context.Context, b *domain.Bundle, metric string, sources m
 	}
 	return nil
 }
+
+// Check is the start-up validation of the surface (product.md §2.3, §8),
+// run before anything can answer: the bundle in force against the
+// surface's sources (CheckBundle: sources, authored SQL, tables and
+// columns, anchors) and, when run_sql is enabled, the login role of its
+// source (SQLPrivilegeChecker), so that a role able to reach the server's
+// files, programs or sessions never serves run_sql. It returns every
+// failure found, joined; nil means the surface may serve. Once everything
+// passed, it reads the data span of every metric from the data systems
+// that can tell it cheaply (ReadSpans), for describe_catalog.
+func (s *Surface) Check(ctx context.Context) error {
+	b := s.cfg.Catalog.Bundle()
+	errs := []error{CheckBundle(ctx, b, s.cfg.Sources)}
+	if s.sqlSource != "" {
+		if c, ok := s.cfg.Sources[s.sqlSource].System.(SQLPrivilegeChecker); ok {
+			if err := c.CheckSQLPrivileges(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("tools.run_sql.enabled: source %s: its login role may not serve run_sql: %w", s.sqlSource, err))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	spans, err := ReadSpans(ctx, b, s.cfg.Sources)
+	if err != nil {
+		return err
+	}
+	s.SetSpans(b, spans)
+	return nil
+}

@@ -4,12 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"sutura.dev/domain"
 	"sutura.dev/runtime"
 	"sutura.dev/semantic"
 )
+
+// DefaultRequestTimeout is the request timeout when Config leaves it zero
+// (server.request_timeout_seconds).
+const DefaultRequestTimeout = 30 * time.Second
 
 // Config wires a Surface. Catalog, Sources, Admission and Audit are
 // required; the composition root builds each exactly once.
@@ -21,31 +28,82 @@ type Config struct {
 	// transport.
 	Admission *runtime.Admission
 	Audit     AuditSink
-	// RequestTimeout bounds a caller's whole wait (server.
-	// request_timeout_seconds); execution gets it less a reply margin.
-	// Zero means the default of 30 s.
+	// Tools is the capability list this deployment offers, Tools(...);
+	// nil is Tools(ToolOptions{}). A call of any other tool is
+	// tool_not_enabled, on every transport. With run_sql in it, exactly
+	// one shared-service-user source must be able to run SQL (SQLRunner),
+	// or SQLSource must name one: run_sql never runs on an impersonating
+	// source.
+	Tools []Tool
+	// SQLSource is the alias of the source run_sql runs on
+	// (tools.run_sql.source); empty means the one shared-service-user
+	// source that can run SQL, and then several are refused by New.
+	SQLSource string
+	// RequestTimeout bounds a caller's whole wait, admission included
+	// (server.request_timeout_seconds); execution gets it less a reply
+	// margin. Zero means DefaultRequestTimeout.
 	RequestTimeout time.Duration
 	// Now is the clock relative ranges resolve against; nil is time.Now.
 	Now func() time.Time
+	// Logger receives one line per failure worth an operator's attention
+	// (a data system down, a defect, with a panic's stack), with the
+	// capability and the correlation id, never the arguments; nil
+	// discards.
+	Logger *slog.Logger
 }
 
 // Caller is who asks and how the call is traced.
 type Caller struct {
-	Principal     domain.Principal
+	Principal domain.Principal
+	// CorrelationID traces the call through logs and the audit; an empty
+	// one is given a fresh id for each audited call.
 	CorrelationID string
+	// Scoped says the principal's Scopes came from an inbound identity and
+	// are what it may call: a tool they do not grant is refused
+	// (insufficient_scope). A caller that is not Scoped — the local
+	// operator of stdio and the command line, a kernel that resolves no
+	// caller — may call every tool the deployment offers.
+	Scoped bool
+}
+
+// ResolveCaller is who asks a call on a transport: resolve's caller for
+// ctx, or the local operator when resolve is nil, Scoped when the
+// transport's callers carry their scopes (an inbound identity supplied
+// them).
+func ResolveCaller(ctx context.Context, resolve func(context.Context) Caller, scoped bool) Caller {
+	c := Caller{Principal: domain.LocalOperator}
+	if resolve != nil {
+		c = resolve(ctx)
+	}
+	c.Scoped = scoped
+	return c
 }
 
 // Surface is the driving port every transport calls.
 type Surface struct {
-	cfg Config
+	cfg   Config
+	tools map[domain.Capability]Tool
+	// sqlSource is the alias of the source run_sql runs on, when enabled.
+	sqlSource string
+	log       *slog.Logger
+	// spans are the data spans of the bundle in force (SetSpans).
+	spans spanHolder
 }
 
-// New returns a Surface over cfg.
+// New returns a Surface over cfg. It fails without a catalogue, the
+// admission bound or an audit sink; for an impersonating source whose data
+// system cannot run a question as the caller; for a source whose data
+// system reports a posture other than the configured one; and for a tool
+// list holding an unknown tool or run_sql without its one source.
 func New(cfg Config) (*Surface, error) {
 	if cfg.Catalog == nil || cfg.Admission == nil || cfg.Audit == nil {
 		return nil, errors.New("app: a surface needs a catalogue, the admission bound and an audit sink")
 	}
-	for alias, src := range cfg.Sources {
+	for _, alias := range slices.Sorted(maps.Keys(cfg.Sources)) {
+		src := cfg.Sources[alias]
+		if pr, ok := src.System.(PostureReporter); ok && pr.Posture() != src.Posture {
+			return nil, fmt.Errorf("app: source %s is configured %s, but its data system runs %s", alias, src.Posture, pr.Posture())
+		}
 		if src.Posture != domain.ImpersonationAtSource {
 			continue
 		}
@@ -54,12 +112,38 @@ func New(cfg Config) (*Surface, error) {
 		}
 	}
 	if cfg.RequestTimeout == 0 {
-		cfg.RequestTimeout = 30 * time.Second
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.RequestTimeout < 0 {
+		return nil, errors.New("app: the request timeout must be positive")
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Surface{cfg: cfg}, nil
+	if cfg.Tools == nil {
+		cfg.Tools = Tools(ToolOptions{})
+	}
+	s := &Surface{cfg: cfg, tools: map[domain.Capability]Tool{}, log: cfg.Logger}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	for _, t := range cfg.Tools {
+		if !slices.Contains(domain.Capabilities(), t.ID) {
+			return nil, fmt.Errorf("app: the tool list holds %s, which this build cannot serve", t.ID)
+		}
+		if _, dup := s.tools[t.ID]; dup {
+			return nil, fmt.Errorf("app: the tool list holds %s twice", t.ID)
+		}
+		s.tools[t.ID] = t
+	}
+	if _, ok := s.tools[domain.RunSQL]; ok {
+		alias, err := sqlSource(cfg.Sources, cfg.SQLSource)
+		if err != nil {
+			return nil, fmt.Errorf("app: run_sql is enabled (tools.run_sql.enabled): %w", err)
+		}
+		s.sqlSource = alias
+	}
+	return s, nil
 }
 
 // Bundle returns the bundle in force.
@@ -70,8 +154,24 @@ func (s *Surface) Bundle() *domain.Bundle { return s.cfg.Catalog.Bundle() }
 func (s *Surface) Admission() *runtime.Admission { return s.cfg.Admission }
 
 // RequestTimeout returns the bound on one caller's whole wait, admission
-// included, that transports apply to each call.
+// included, that Call applies to each call.
 func (s *Surface) RequestTimeout() time.Duration { return s.cfg.RequestTimeout }
+
+// Tools returns the capability list this surface offers, in declaration
+// order: the list every transport declares.
+func (s *Surface) Tools() []Tool { return slices.Clone(s.cfg.Tools) }
+
+// Granted returns the tools of the list that caller may call, in
+// declaration order: every tool for a caller that is not Scoped.
+func (s *Surface) Granted(caller Caller) []Tool {
+	var out []Tool
+	for _, t := range s.cfg.Tools {
+		if !caller.Scoped || t.Grants(caller.Principal.Scopes) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
 
 // Subscribe registers fn for the catalogue's events (a re-pinned bundle)
 // when the catalogue can tell them (CatalogNotifier); otherwise fn is never
@@ -83,114 +183,104 @@ func (s *Surface) Subscribe(fn func(CatalogEvent)) (unsubscribe func()) {
 	return func() {}
 }
 
-// Answer answers one question for caller. The outcome is an answer or a
-// refusal, audited before it is returned. The error is a failure of the
-// service, wrapping ErrAtCapacity, ErrTimeout, ErrUnavailable or
-// ErrInternal, or ctx's error when the caller went away; failures are
-// audited too. ctx should carry the caller's reply deadline.
+// Answer answers one question for caller, through the pipeline of Call
+// from the scope step on (the question is already parsed). The outcome is
+// an answer or a refusal, audited before it is returned. The error is a
+// *Failure: it wraps ErrAtCapacity, ErrTimeout, ErrUnavailable,
+// ErrInternal, domain.ErrZeroDenominator, ErrNotGranted or, when the
+// caller went away, context.Canceled; failures of the work are audited
+// too. ctx may carry a deadline earlier than the request timeout.
 func (s *Surface) Answer(ctx context.Context, caller Caller, q domain.Question) (domain.Outcome, error) {
 	out, _, err := s.AnswerWithCost(ctx, caller, q)
 	return out, err
 }
 
 // AnswerWithCost is Answer, on the same path, also returning the realized
-// cost of the question (domain.Cost): rows scanned and bytes read as the
+// cost of the question (Result.Cost): rows scanned and bytes read as the
 // data system measured them (when it is a CostReporter), rows returned,
-// execution time and the sources read. The cost is zero, and measured, for
-// a question refused before any data system was asked; it is zero for a
-// failure.
+// execution time and the sources read.
 func (s *Surface) AnswerWithCost(ctx context.Context, caller Caller, q domain.Question) (domain.Outcome, domain.Cost, error) {
-	start := time.Now()
-	b := s.cfg.Catalog.Bundle()
-	rec := domain.AuditRecord{
-		Time: start.UTC(), CorrelationID: caller.CorrelationID, Principal: caller.Principal.Chain(),
-		Capability: domain.AskMetric, Metrics: q.Metrics, Grain: q.Grain.String(),
-		Dimensions: q.Dimensions, DefinitionDigest: b.Digest(),
+	res := s.callParsed(ctx, caller, domain.AskMetric, func() *work { return s.askWork(caller, q) })
+	if res.Failure != nil {
+		return domain.Outcome{}, domain.Cost{}, res.Failure
 	}
-	for _, f := range q.Filters {
-		rec.FilterDimensions = append(rec.FilterDimensions, f.Dimension)
-	}
-	cost := domain.Cost{Sources: []string{}, Measured: true}
-	out, err := s.answer(ctx, b, caller, q, &rec, &cost)
-	rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
-	switch {
-	case err != nil:
-		rec.Outcome = "failure"
-		rec.Code = failureCode(err)
-	case out.Refusal != nil:
-		rec.Outcome = "refusal"
-		rec.Code = string(out.Refusal.Code())
-	default:
-		rec.Outcome = "answer"
-		rec.Rows = len(out.Answer.Rows)
-		rec.ExecutedAs = out.Answer.Provenance.ExecutedAs
-		cost.RowsReturned = len(out.Answer.Rows)
-	}
-	// The record is written with a context of its own: a caller that went
-	// away must still leave a record.
-	if aerr := s.cfg.Audit.Write(context.WithoutCancel(ctx), rec); aerr != nil {
-		return domain.Outcome{}, domain.Cost{}, fmt.Errorf("%w: the audit record could not be written", ErrInternal)
-	}
-	if err != nil {
-		return out, domain.Cost{}, err
-	}
-	return out, cost, nil
+	return res.Outcome(), res.Cost, nil
 }
 
-func (s *Surface) answer(ctx context.Context, b *domain.Bundle, caller Caller, q domain.Question, rec *domain.AuditRecord, cost *domain.Cost) (domain.Outcome, error) {
-	today := domain.DateFromTime(s.cfg.Now().UTC())
-	r := q.Range.Resolve(today)
-	rec.Range = &r
-	plan, reason := semantic.Compile(b, caller.Principal, q, today)
-	if reason != nil {
-		return domain.Refused(*reason), nil
-	}
-	leg := plan.Legs[0]
-	src, ok := s.cfg.Sources[leg.Source]
-	if !ok || src.System == nil {
-		return domain.Refused(domain.Refuse(domain.SourceUnavailable, "the data system of metric %s is not open in this process", q.Metrics[0])), nil
-	}
-	release, err := s.cfg.Admission.Acquire(ctx)
-	switch {
-	case errors.Is(err, runtime.ErrAtCapacity):
-		return domain.Outcome{}, ErrAtCapacity
-	case err != nil:
-		return domain.Outcome{}, s.ctxFailure(ctx, err)
-	}
-	// The slot is given back only when Execute has returned, that is when
-	// the work has stopped.
-	defer release()
-	execCtx, cancel := runtime.WithExecutionDeadline(ctx, s.cfg.RequestTimeout)
-	defer cancel()
-	sys := src.System
-	if src.Posture == domain.ImpersonationAtSource {
-		// The leg runs as the caller, never as the service identity.
-		sys = asCaller{src.System.(PrincipalExecutor), caller.Principal}
-	}
-	rows, err := execute(execCtx, sys, plan, leg.Source, cost)
-	if err != nil {
-		var re *domain.RefusalError
-		switch {
-		case errors.As(err, &re):
-			return domain.Refused(re.Reason), nil
-		case ctx.Err() != nil:
-			return domain.Outcome{}, s.ctxFailure(ctx, ctx.Err())
-		case execCtx.Err() != nil:
-			return domain.Refused(domain.Refuse(domain.DeadlineExceeded, "the execution budget ran out before the answer was complete; ask for less (a coarser grain, a shorter range, fewer dimensions)")), nil
-		case errors.Is(err, domain.ErrZeroDenominator):
-			return domain.Outcome{}, err
+// callParsed is Call for arguments a Go caller has already parsed.
+func (s *Surface) callParsed(ctx context.Context, caller Caller, tool domain.Capability, w func() *work) (res Result) {
+	defer func() {
+		if v := recover(); v != nil {
+			res = Result{Capability: tool, Failure: s.panicked(caller, tool, v)}
 		}
-		return domain.Outcome{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}()
+	if f := s.enter(ctx, caller, tool); f != nil {
+		return Result{Capability: tool, Failure: f}
 	}
-	if len(rows.Rows) > plan.RowCap {
-		return domain.Refused(domain.Refuse(domain.ResultTooLarge, "the answer has more than %d rows; ask for a coarser grain, a shorter range or fewer dimensions", plan.RowCap)), nil
+	return s.run(ctx, caller, w())
+}
+
+// askWork is the ask_metric part of the pipeline: resolve and plan against
+// the bundle pinned now, execute the leg on its source (as the caller on
+// an impersonating one), and deliver the rows with their provenance.
+func (s *Surface) askWork(caller Caller, q domain.Question) *work {
+	b := s.cfg.Catalog.Bundle()
+	w := &work{
+		tool: domain.AskMetric,
+		rec: domain.AuditRecord{Metrics: q.Metrics, Grain: q.Grain.String(), Dimensions: q.Dimensions,
+			DefinitionDigest: b.Digest()},
+		cost:         domain.Cost{Sources: []string{}, Measured: true},
+		deadline:     "the execution budget ran out before the answer was complete; ask for less (a coarser grain, a shorter range, fewer dimensions)",
+		tooManyRows:  "the answer has more than %d rows; ask for a coarser grain, a shorter range or fewer dimensions",
+		tooManyBytes: "the answer is larger than %d bytes; ask for less",
 	}
-	if rows.RenderedBytes() > domain.MaxResultBytes {
-		return domain.Refused(domain.Refuse(domain.ResultTooLarge, "the answer is larger than %d bytes; ask for less", domain.MaxResultBytes)), nil
+	for _, f := range q.Filters {
+		w.rec.FilterDimensions = append(w.rec.FilterDimensions, f.Dimension)
 	}
-	prov := plan.Provenance
-	prov.ExecutedAs = []domain.ExecutedAs{{Source: leg.Source, Posture: src.Posture}}
-	return domain.Answered(&domain.Answer{RowSet: *rows, Provenance: prov}), nil
+	var (
+		plan *domain.Plan
+		src  Source
+	)
+	w.prepare = func(today domain.Date) (*domain.Reason, error) {
+		r := q.Range.Resolve(today)
+		w.rec.Range = &r
+		var reason *domain.Reason
+		plan, reason = semantic.Compile(b, caller.Principal, q, today)
+		if reason != nil {
+			return reason, nil
+		}
+		var ok bool
+		src, ok = s.cfg.Sources[plan.Legs[0].Source]
+		if !ok || src.System == nil {
+			r := domain.Refuse(domain.SourceUnavailable, "the data system of metric %s is not open in this process", q.Metrics[0])
+			return &r, nil
+		}
+		w.rowCap = plan.RowCap
+		return nil, nil
+	}
+	w.execute = func(ctx context.Context) (*domain.RowSet, error) {
+		sys := src.System
+		if src.Posture == domain.ImpersonationAtSource {
+			// The leg runs as the caller, never as the service identity.
+			sys = asCaller{src.System.(PrincipalExecutor), caller.Principal}
+		}
+		return execute(ctx, sys, plan, plan.Legs[0].Source, &w.cost)
+	}
+	w.failed = func(err error) *Failure {
+		if errors.Is(err, domain.ErrZeroDenominator) {
+			return newFailure(CodeZeroDenominator, err)
+		}
+		return newFailure(CodeUnavailable, err)
+	}
+	w.deliver = func(rows *domain.RowSet, res *Result) {
+		prov := plan.Provenance
+		prov.ExecutedAs = []domain.ExecutedAs{{Source: plan.Legs[0].Source, Posture: src.Posture}}
+		res.Answer = &domain.Answer{RowSet: *rows, Provenance: prov}
+		w.rec.Rows = len(rows.Rows)
+		w.rec.ExecutedAs = prov.ExecutedAs
+		w.cost.RowsReturned = len(rows.Rows)
+	}
+	return w
 }
 
 // asCaller runs every plan as one principal.
@@ -237,34 +327,4 @@ func (s *Surface) MeasuresCost() bool {
 		}
 	}
 	return true
-}
-
-// ctxFailure maps the end of the caller's context: a passed deadline is the
-// reply timeout; a cancellation is returned as is (the peer went away).
-func (s *Surface) ctxFailure(ctx context.Context, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
-		return ErrTimeout
-	}
-	return err
-}
-
-// failureCode is the audit code of a failure.
-func failureCode(err error) string {
-	switch {
-	case errors.Is(err, ErrAtCapacity):
-		return "at_capacity"
-	case errors.Is(err, ErrTimeout):
-		return "timeout"
-	case errors.Is(err, context.Canceled):
-		return "cancelled"
-	case errors.Is(err, ErrUnavailable):
-		return "unavailable"
-	case errors.Is(err, domain.ErrZeroDenominator):
-		return "zero_denominator"
-	case errors.Is(err, ErrStatementFailed):
-		return "statement_failed"
-	case errors.Is(err, ErrSQLNotAvailable):
-		return "sql_not_available"
-	}
-	return "internal"
 }

@@ -17,17 +17,24 @@ import (
 )
 
 // newSurface builds a surface over sys and the demo bundle (apptest), with
-// max slots and the request timeout.
-func newSurface(t *testing.T, sys app.DataSystem, max int, timeout time.Duration) (*app.Surface, *apptest.Audit, *runtime.Admission) {
+// max slots and the request timeout; edits adjust the configuration.
+func newSurface(t *testing.T, sys app.DataSystem, max int, timeout time.Duration, edits ...func(*app.Config)) (*app.Surface, *apptest.Audit, *runtime.Admission) {
 	t.Helper()
 	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: max, Timeout: time.Second})
 	require.NoError(t, err)
 	audit := &apptest.Audit{}
-	s, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: apptest.Bundle(t, "v1")}, Sources: apptest.Sources(sys),
-		Admission: adm, Audit: audit, RequestTimeout: timeout})
+	cfg := app.Config{Catalog: apptest.Catalog{Pinned: apptest.Bundle(t, "v1")}, Sources: apptest.Sources(sys),
+		Admission: adm, Audit: audit, RequestTimeout: timeout}
+	for _, edit := range edits {
+		edit(&cfg)
+	}
+	s, err := app.New(cfg)
 	require.NoError(t, err)
 	return s, audit, adm
 }
+
+// withSQL enables run_sql.
+func withSQL(cfg *app.Config) { cfg.Tools = app.Tools(app.ToolOptions{RunSQL: true}) }
 
 func question(t *testing.T, js string) domain.Question {
 	t.Helper()
@@ -171,4 +178,25 @@ func TestCheckBundleAnchors(t *testing.T) {
 	assert.Equal(t, "41", ae.Produced)
 	err = app.CheckBundle(context.Background(), b, map[string]app.Source{})
 	assert.ErrorContains(t, err, "model sales: its source files is not configured")
+}
+
+// postured is a data system whose own configuration holds its posture.
+type postured struct {
+	*apptest.System
+	posture domain.Posture
+}
+
+func (p postured) Posture() domain.Posture { return p.posture }
+
+func TestNewRefusesAPostureItsDataSystemDoesNotRun(t *testing.T) {
+	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 1, Timeout: time.Second})
+	require.NoError(t, err)
+	build := func(src app.Source) error {
+		_, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: apptest.Bundle(t, "v1")}, Admission: adm, Audit: &apptest.Audit{},
+			Sources: map[string]app.Source{apptest.SourceName: src}})
+		return err
+	}
+	require.NoError(t, build(app.Source{System: postured{&apptest.System{}, domain.SharedServiceUser}, Posture: domain.SharedServiceUser}))
+	err = build(app.Source{System: postured{&apptest.System{}, domain.ImpersonationAtSource}, Posture: domain.SharedServiceUser})
+	require.ErrorContains(t, err, "source files is configured shared-service-user, but its data system runs impersonation-at-source")
 }

@@ -2,7 +2,10 @@ module sutura.dev/bench
 
 go 1.26.0
 
-require github.com/duckdb/duckdb-go/v2 v2.10506.0
+require (
+	github.com/duckdb/duckdb-go/v2 v2.10506.0
+	github.com/stretchr/testify v1.12.1
+)
 
 require (
 	github.com/andybalholm/brotli v1.2.3 // indirect

@@ -43,3 +43,11 @@ func (e *RefusalError) Error() string {
 // system when a ratio whose zero_denominator is "fails" meets a zero
 // denominator: the metric's definition says the answer does not exist.
 var ErrZeroDenominator = errors.New("a ratio's denominator is zero and its metric declares zero_denominator: fails")
+
+// ErrDefect is returned (wrapped, with the detail for the operator's log)
+// by a data system whose own code failed where it cannot fail by design:
+// a panic recovered in a worker goroutine, which no caller's recover could
+// catch. It is a defect of sutura, not of the question or the data: the
+// surface reports it as an internal failure, never as an unavailable data
+// system.
+var ErrDefect = errors.New("a defect in sutura")

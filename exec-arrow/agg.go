@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"strings"
 
 	"sutura.dev/domain"
 )
@@ -26,20 +27,32 @@ var termOpNames = [...]string{"sum", "count", "count_distinct", "avg", "min", "m
 // termPlan is one aggregate over a base-table column.
 type termPlan struct {
 	op    termOp
-	col   *column
-	float bool     // the values are float64 (float, decimal)
-	codes *codeSet // count_distinct: the column's codes
-	words int      // count_distinct: bitset words per group, 0 for a hash set
-	rank  []int32  // min/max of text: byte-order rank per dictionary index
+	slot  int     // the input column's base slot
+	col   *column // the input column, or its prototype when streamed
+	float bool    // the values are float64 (float, decimal)
+	// count_distinct over a cached column: its codes, and the bitset words
+	// per group (0: a hash set). Streamed, each worker numbers the values it
+	// meets in a codebook instead.
+	codes *codeSet
+	words int
+	// count_distinct over a streamed integer or date column whose Parquet
+	// statistics bound it: a value v has code v-lo+1 (at most base)
+	// without hashing; a value outside (statistics that do not hold) is
+	// numbered by the worker's codebook after base.
+	lo   int64
+	base int32
+	// min, max of a cached text column: byte-order rank per dictionary
+	// index. Streamed text keeps the smallest (largest) text itself.
+	rank []int32
 }
 
 // distinctBitsetMaxBytes bounds the bitsets count_distinct keeps per
-// worker (one bit per distinct value per possible group); above it, a
-// hash set of (group, value) pairs is used instead.
+// worker (one bit per distinct value per group); above it, a hash set of
+// (group, value) pairs is used instead.
 const distinctBitsetMaxBytes = 32 << 20
 
-func newTermPlan(ctx context.Context, t domain.Term, c *column, groupSpace uint64) (*termPlan, error) {
-	tp := &termPlan{col: c, float: c.typ == domain.TypeFloat || c.typ == domain.TypeDecimal}
+func newTermPlan(ctx context.Context, t domain.Term, slot int, c *column, groupSpace uint64, cached bool) (*termPlan, error) {
+	tp := &termPlan{slot: slot, col: c, float: c.typ == domain.TypeFloat || c.typ == domain.TypeDecimal}
 	if t.CountIf != "" {
 		if c.typ != domain.TypeBoolean {
 			return nil, fmt.Errorf("count_if column %s is %s, not boolean", c.name, c.typ)
@@ -60,6 +73,9 @@ func newTermPlan(ctx context.Context, t domain.Term, c *column, groupSpace uint6
 		tp.op = opCount
 	case domain.CountDistinct:
 		tp.op = opDistinct
+		if !cached {
+			return tp, nil
+		}
 		codes, err := c.groupCodes(ctx)
 		if err != nil {
 			return nil, err
@@ -74,7 +90,7 @@ func newTermPlan(ctx context.Context, t domain.Term, c *column, groupSpace uint6
 		if t.Aggregate == domain.Max {
 			tp.op = opMax
 		}
-		if c.typ == domain.TypeText {
+		if c.typ == domain.TypeText && cached {
 			tp.rank = c.ranks()
 		}
 	default:
@@ -94,9 +110,14 @@ func (t *termPlan) numericResult() bool {
 	return true
 }
 
+// streamText reports whether the term keeps text values themselves (min
+// or max of a streamed text column).
+func (t *termPlan) streamText() bool {
+	return (t.op == opMin || t.op == opMax) && t.col.typ == domain.TypeText && t.rank == nil
+}
+
 // intVal is the integer form min and max compare for a non-float column.
-func (t *termPlan) intVal(r int32) int64 {
-	c := t.col
+func (t *termPlan) intVal(c *column, r int32) int64 {
 	switch c.typ {
 	case domain.TypeText:
 		return int64(t.rank[c.idx[r]])
@@ -110,11 +131,37 @@ func (t *termPlan) intVal(r int32) int64 {
 
 // termState is one term's partial aggregates, indexed by group.
 type termState struct {
-	i    []int64   // sum (integers), min/max (integer forms), count_if
-	f    []float64 // sum (floats), min/max (floats)
-	n    []int64   // non-null values seen
-	bits []uint64  // count_distinct bitsets, words per group
-	set  map[uint64]struct{}
+	i []int64   // sum (integers), min/max (integer forms), count_if
+	f []float64 // sum (floats), min/max (floats)
+	n []int64   // non-null values seen
+	s []string  // min/max of streamed text
+
+	// count_distinct: bitsets of words per group, or a set of
+	// group<<32|code; streamed, book numbers the values (m caches a
+	// batch dictionary's codes).
+	words int
+	bits  []uint64
+	set   map[uint64]struct{}
+	book  *codebook
+	base  int32 // codes up to base are the term's span codes, the book's follow
+	m     dictMap
+}
+
+func newTermState(t *termPlan) *termState {
+	s := &termState{}
+	if t.op == opDistinct {
+		switch {
+		case t.codes == nil:
+			s.book = newCodebook(t.col.typ)
+			s.base = t.base
+			s.words = (int(t.base) + 1 + 63) / 64
+		case t.words > 0:
+			s.words = t.words
+		default:
+			s.set = map[uint64]struct{}{}
+		}
+	}
+	return s
 }
 
 func (s *termState) grow(t *termPlan, ng int) {
@@ -124,21 +171,69 @@ func (s *termState) grow(t *termPlan, ng int) {
 		if t.float {
 			s.f = append(s.f, 0)
 		}
-	}
-	if t.op == opDistinct {
-		if t.words > 0 {
-			if need := ng * t.words; len(s.bits) < need {
-				s.bits = append(s.bits, make([]uint64, need-len(s.bits))...)
-			}
-		} else if s.set == nil {
-			s.set = map[uint64]struct{}{}
+		if t.streamText() {
+			s.s = append(s.s, "")
 		}
+	}
+	if t.op == opDistinct && s.set == nil {
+		s.fitBits(ng, s.words)
 	}
 }
 
-// update folds the rows rows[k] into the groups gids[k].
-func (s *termState) update(t *termPlan, rows, gids []int32) {
-	c := t.col
+// fitBits makes the bitsets hold ng groups of at least words words each,
+// or turns them into a hash set when that would pass
+// distinctBitsetMaxBytes.
+func (s *termState) fitBits(ng, words int) {
+	if s.set != nil {
+		return
+	}
+	words = max(words, s.words)
+	if int64(ng)*int64(words)*8 > distinctBitsetMaxBytes {
+		s.toSet()
+		return
+	}
+	if words == s.words {
+		if need := ng * words; len(s.bits) < need {
+			s.bits = append(s.bits, make([]uint64, need-len(s.bits))...)
+		}
+		return
+	}
+	nb := make([]uint64, ng*words)
+	for g := 0; g < len(s.bits)/s.words; g++ {
+		copy(nb[g*words:], s.bits[g*s.words:(g+1)*s.words])
+	}
+	s.bits, s.words = nb, words
+}
+
+// toSet turns the bitsets into a hash set of group<<32|code.
+func (s *termState) toSet() {
+	if s.set != nil {
+		return
+	}
+	set := make(map[uint64]struct{})
+	for g := 0; s.words > 0 && g < len(s.bits)/s.words; g++ {
+		for w, x := range s.bits[g*s.words : (g+1)*s.words] {
+			for x != 0 {
+				b := bits.TrailingZeros64(x)
+				x &= x - 1
+				set[uint64(g)<<32|uint64(w*64+b)] = struct{}{}
+			}
+		}
+	}
+	s.set, s.bits = set, nil
+}
+
+// addDistinct records code (≥ 1) in group g.
+func (s *termState) addDistinct(g int32, code int32) {
+	if s.set != nil {
+		s.set[uint64(g)<<32|uint64(code)] = struct{}{}
+		return
+	}
+	s.bits[int(g)*s.words+int(code>>6)] |= 1 << (uint(code) & 63)
+}
+
+// update folds rows rows[k] of c into the groups gids[k].
+func (s *termState) update(t *termPlan, c *column, rows, gids []int32) {
 	nulls := c.valid != nil
 	switch t.op {
 	case opSum, opAvg:
@@ -162,8 +257,14 @@ func (s *termState) update(t *termPlan, rows, gids []int32) {
 			s.n[g]++
 		}
 	case opCount:
+		if !nulls {
+			for _, g := range gids {
+				s.n[g]++
+			}
+			return
+		}
 		for k, r := range rows {
-			if nulls && !c.isValid(r) {
+			if !c.isValid(r) {
 				continue
 			}
 			s.n[gids[k]]++
@@ -176,9 +277,52 @@ func (s *termState) update(t *termPlan, rows, gids []int32) {
 			s.i[gids[k]]++
 		}
 	case opDistinct:
+		s.updateDistinct(t, c, rows, gids)
+	case opMin, opMax:
+		isMax := t.op == opMax
+		switch {
+		case t.float:
+			for k, r := range rows {
+				if nulls && !c.isValid(r) {
+					continue
+				}
+				g, v := gids[k], c.floats[r]
+				if s.n[g] == 0 || (v > s.f[g]) == isMax && v != s.f[g] {
+					s.f[g] = v
+				}
+				s.n[g]++
+			}
+		case t.streamText():
+			for k, r := range rows {
+				if nulls && !c.isValid(r) {
+					continue
+				}
+				g, v := gids[k], c.dict[c.idx[r]]
+				if s.n[g] == 0 || (v > s.s[g]) == isMax && v != s.s[g] {
+					s.s[g] = strings.Clone(v)
+				}
+				s.n[g]++
+			}
+		default:
+			for k, r := range rows {
+				if nulls && !c.isValid(r) {
+					continue
+				}
+				g, v := gids[k], t.intVal(c, r)
+				if s.n[g] == 0 || (v > s.i[g]) == isMax && v != s.i[g] {
+					s.i[g] = v
+				}
+				s.n[g]++
+			}
+		}
+	}
+}
+
+func (s *termState) updateDistinct(t *termPlan, c *column, rows, gids []int32) {
+	if t.codes != nil {
 		codes := t.codes.codes
-		if t.words > 0 {
-			w := t.words
+		if s.set == nil {
+			w := s.words
 			for k, r := range rows {
 				if code := codes[r]; code > 0 {
 					s.bits[int(gids[k])*w+int(code>>6)] |= 1 << (uint(code) & 63)
@@ -191,39 +335,60 @@ func (s *termState) update(t *termPlan, rows, gids []int32) {
 				s.set[uint64(gids[k])<<32|uint64(code)] = struct{}{}
 			}
 		}
-	case opMin, opMax:
-		isMax := t.op == opMax
-		if t.float {
-			for k, r := range rows {
-				if nulls && !c.isValid(r) {
-					continue
-				}
-				g, v := gids[k], c.floats[r]
-				if s.n[g] == 0 || (v > s.f[g]) == isMax && v != s.f[g] {
-					s.f[g] = v
-				}
-				s.n[g]++
-			}
-			return
+		return
+	}
+	if t.base > 0 {
+		s.updateSpan(t, c, rows, gids)
+		return
+	}
+	if c.typ == domain.TypeText {
+		s.m.reset(c)
+	}
+	for k, r := range rows {
+		code := s.book.codeOf(c, r, &s.m)
+		if code == 0 {
+			continue
 		}
-		for k, r := range rows {
-			if nulls && !c.isValid(r) {
-				continue
-			}
-			g, v := gids[k], t.intVal(r)
-			if s.n[g] == 0 || (v > s.i[g]) == isMax && v != s.i[g] {
-				s.i[g] = v
-			}
-			s.n[g]++
+		if s.set == nil && int(code>>6) >= s.words {
+			s.fitBits(len(s.n), max(int(code>>6)+1, 2*s.words))
 		}
+		s.addDistinct(gids[k], code)
+	}
+}
+
+// updateSpan codes integer or date values by their offset in the span
+// the statistics give.
+func (s *termState) updateSpan(t *termPlan, c *column, rows, gids []int32) {
+	nulls := c.valid != nil
+	for k, r := range rows {
+		if nulls && !c.isValid(r) {
+			continue
+		}
+		var v int64
+		if c.days != nil {
+			v = int64(c.days[r])
+		} else {
+			v = c.ints[r]
+		}
+		var code int32
+		if o := v - t.lo; o >= 0 && o < int64(t.base) {
+			code = int32(o) + 1
+		} else {
+			code = t.base + s.book.int(v)
+			if s.set == nil && int(code>>6) >= s.words {
+				s.fitBits(len(s.n), max(int(code>>6)+1, 2*s.words))
+			}
+		}
+		s.addDistinct(gids[k], code)
 	}
 }
 
 // merge folds src's group sg into s's group dg for every pair of remap
-// (remap[sg] = dg).
-func (s *termState) merge(t *termPlan, src *termState, remap []int32) {
+// (remap[sg] = dg). tr translates src's distinct codes into s's (nil when
+// both share one code space).
+func (s *termState) merge(t *termPlan, src *termState, remap []int32, tr []int32) {
 	for sg, dg := range remap {
-		if src.n[sg] == 0 && src.i[sg] == 0 && t.op != opDistinct {
+		if src.n[sg] == 0 && src.i[sg] == 0 {
 			continue
 		}
 		switch t.op {
@@ -237,36 +402,68 @@ func (s *termState) merge(t *termPlan, src *termState, remap []int32) {
 				continue
 			}
 			isMax := t.op == opMax
-			if t.float {
+			switch {
+			case t.float:
 				if v := src.f[sg]; s.n[dg] == 0 || (v > s.f[dg]) == isMax && v != s.f[dg] {
 					s.f[dg] = v
 				}
-			} else if v := src.i[sg]; s.n[dg] == 0 || (v > s.i[dg]) == isMax && v != s.i[dg] {
-				s.i[dg] = v
-			}
-		case opDistinct:
-			if t.words > 0 {
-				w := t.words
-				d, o := s.bits[int(dg)*w:int(dg+1)*w], src.bits[sg*w:(sg+1)*w]
-				for i := range d {
-					d[i] |= o[i]
+			case t.streamText():
+				if v := src.s[sg]; s.n[dg] == 0 || (v > s.s[dg]) == isMax && v != s.s[dg] {
+					s.s[dg] = v
+				}
+			default:
+				if v := src.i[sg]; s.n[dg] == 0 || (v > s.i[dg]) == isMax && v != s.i[dg] {
+					s.i[dg] = v
 				}
 			}
 		}
 		s.n[dg] += src.n[sg]
 	}
-	if t.op == opDistinct && t.words == 0 {
+	if t.op != opDistinct {
+		return
+	}
+	code := func(k int32) int32 {
+		if tr == nil || k <= s.base {
+			return k
+		}
+		return s.base + tr[k-s.base]
+	}
+	if src.set != nil {
+		s.toSet()
 		for k := range src.set {
-			s.set[uint64(remap[k>>32])<<32|k&(1<<32-1)] = struct{}{}
+			s.set[uint64(remap[k>>32])<<32|uint64(code(int32(k&(1<<32-1))))] = struct{}{}
+		}
+		return
+	}
+	if tr == nil && s.set == nil && s.words == src.words {
+		w := s.words
+		for sg, dg := range remap {
+			d, o := s.bits[int(dg)*w:int(dg+1)*w], src.bits[sg*w:(sg+1)*w]
+			for i := range d {
+				d[i] |= o[i]
+			}
+		}
+		return
+	}
+	if s.book != nil {
+		s.fitBits(len(s.n), (int(s.base)+s.book.card())>>6+1)
+	}
+	for sg, dg := range remap {
+		for w, x := range src.bits[sg*src.words : (sg+1)*src.words] {
+			for x != 0 {
+				b := bits.TrailingZeros64(x)
+				x &= x - 1
+				s.addDistinct(dg, code(int32(w*64+b)))
+			}
 		}
 	}
 }
 
 // distinctCounts returns the number of distinct values per group.
-func (s *termState) distinctCounts(t *termPlan, ng int) []int64 {
+func (s *termState) distinctCounts(ng int) []int64 {
 	out := make([]int64, ng)
-	if t.words > 0 {
-		w := t.words
+	if s.set == nil {
+		w := s.words
 		for g := 0; g < ng; g++ {
 			for _, x := range s.bits[g*w : (g+1)*w] {
 				out[g] += int64(bits.OnesCount64(x))
@@ -278,6 +475,15 @@ func (s *termState) distinctCounts(t *termPlan, ng int) []int64 {
 		out[k>>32]++
 	}
 	return out
+}
+
+// bytes estimates the memory s holds.
+func (s *termState) bytes() int64 {
+	n := int64(8*(cap(s.i)+cap(s.f)+cap(s.n)+cap(s.bits))) + int64(24*len(s.set)) + int64(16*cap(s.s))
+	if s.book != nil {
+		n += s.book.size
+	}
+	return n
 }
 
 // value is a finished aggregate of one group: a typed cell with its sort
@@ -319,6 +525,9 @@ func (v value) num() float64 {
 
 // finish returns the term's value in group g.
 func (t *termPlan) finish(s *termState, distinct []int64, sorted []string, g int) value {
+	if t.streamText() && s.n[g] > 0 {
+		return value{kind: domain.KindText, s: s.s[g]}
+	}
 	switch t.op {
 	case opCount:
 		return value{kind: domain.KindInt, i: s.n[g]}

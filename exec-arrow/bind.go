@@ -3,22 +3,36 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math"
-	"math/bits"
 	"sync/atomic"
 
 	"sutura.dev/domain"
 )
 
-// query is a plan bound to loaded columns: everything a scan needs,
-// resolved once.
+// query is a plan bound to its columns: everything a scan needs, resolved
+// once. The base table's columns are slots: a batch brings one column per
+// slot (query.base holds the cached columns, or, when the base table is
+// streamed, prototypes carrying only name and type). Joined tables are
+// always whole cached columns (views), since a join reaches their rows by
+// position.
 type query struct {
-	plan  *domain.Plan
-	leg   *domain.Leg
-	views []*tableView // per alias: 0 is the base table, i+1 join i
-	rows  int          // base rows
+	plan     *domain.Plan
+	leg      *domain.Leg
+	views    []*tableView // per alias: 0 is the base table (nil when streamed), i+1 join i
+	rows     int          // base rows when cached; a bound of them when streamed
+	parallel int
 
-	time     *column
+	base      []*column // per base slot
+	baseWants []want
+	inferred  []bool // per base slot: streamed with a type inferred from its text
+	timeSlot  int
+	// timeOnly says the time column serves only to place rows in the range
+	// and a bucket: a row group all in one bucket need not read it.
+	timeOnly bool
+	tf       *tableFiles // the base table's files
+	streamed bool
+	// streamedRows counts the rows of the streamed table's files.
+	streamedRows atomic.Int64
+
 	start    int32
 	span     int32
 	bucketOf []int32 // day-start → bucket
@@ -31,18 +45,22 @@ type query struct {
 	metrics     []*metricPlan
 	needs       []uint64 // per metric: the bits of the required filters it needs
 
-	dims   []dimRef
-	packed bool     // group keys fit a uint64: key = ((bucket*r1)+c1)*r2+c2...
-	radix  []uint64 // per dimension: card+1
-	space  uint64   // number of packed keys
+	dims  []dimRef
+	radix []uint64 // per dimension: the starting radix of its codes
 }
 
-// dimRef is a grouped dimension bound to its column's codes.
+// dimRef is a grouped dimension: a column with fixed codes (cached or
+// joined), or a base slot each worker numbers with a codebook (streamed).
 type dimRef struct {
 	alias int
+	slot  int
 	col   *column
-	codes *codeSet
+	codes *codeSet // nil: numbered by each worker
 }
+
+// streamedRadix is the starting radix of a dimension numbered while
+// streaming; it doubles as values arrive.
+const streamedRadix = 4
 
 // metricPlan is one metric: the required filters it needs (indexes into
 // query.required), its terms, and its ratio rule.
@@ -53,8 +71,11 @@ type metricPlan struct {
 	ratio    *domain.Ratio
 }
 
-// bind resolves the leg's tables and columns.
-func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter) (q *query, err error) {
+// bind resolves the leg's tables and columns: the joined tables are
+// loaded into the cache (or found there), the base table is scanned from
+// the cache when every column it needs is there, and streamed from its
+// files otherwise.
+func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream bool) (q *query, err error) {
 	if len(plan.Legs) != 1 {
 		return nil, &domain.RefusalError{Reason: domain.Refuse(domain.FederationNotExecutable,
 			"the embedded engine executes single-leg plans; this plan has %d legs", len(plan.Legs))}
@@ -73,7 +94,10 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter) (q *quer
 	if want := len(leg.Dimensions) + 1 + len(leg.Metrics); len(plan.Columns) != want {
 		return nil, fmt.Errorf("the plan lists %d answer columns for %d dimensions, the period and %d metrics", len(plan.Columns), len(leg.Dimensions), len(leg.Metrics))
 	}
-	q = &query{plan: plan, leg: leg}
+	if len(leg.Dimensions) > 4 {
+		return nil, fmt.Errorf("the leg groups by %d dimensions; at most 4 are supported", len(leg.Dimensions))
+	}
+	q = &query{plan: plan, leg: leg, parallel: e.cfg.Parallelism}
 	tables := []domain.Table{leg.Base}
 	alias := map[string]int{leg.Base.Alias: 0}
 	for i, j := range leg.Joins {
@@ -86,17 +110,123 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter) (q *quer
 		alias[j.To.Alias] = i + 1
 		tables = append(tables, j.To)
 	}
-	wants := make([][]want, len(tables))
-	need := func(ref domain.ColumnRef) (int, error) {
+	for _, t := range tables {
+		if len(t.Path) == 0 {
+			return nil, fmt.Errorf("model %s has no table path", t.Model)
+		}
+	}
+	wants, slotOf, err := e.wants(leg, tables, alias)
+	if err != nil {
+		return nil, err
+	}
+	q.views = make([]*tableView, len(tables))
+	held := q
+	defer func() {
+		if err != nil {
+			held.release()
+		}
+	}()
+	if err := e.bindBase(ctx, q, tables[0], wants[0], m, stream); err != nil {
+		return nil, err
+	}
+	for i := 1; i < len(tables); i++ {
+		v, err := e.acquire(ctx, tables[i], wants[i], m)
+		if err != nil {
+			return nil, err
+		}
+		q.views[i] = v
+	}
+	col := func(ref domain.ColumnRef) (int, *column) {
+		a := alias[ref.Alias]
+		if a == 0 {
+			return 0, q.base[slotOf[ref.Column]]
+		}
+		return a, q.views[a].cols[ref.Column]
+	}
+	q.timeSlot = slotOf[leg.TimeColumn]
+	if err := q.bindTime(q.base[q.timeSlot]); err != nil {
+		return nil, err
+	}
+	for i, j := range leg.Joins {
+		from, fc := col(domain.ColumnRef{Alias: j.FromAlias, Column: j.FromColumn})
+		_, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
+		s, err := newJoinStep(ctx, from, i+1, fc, tc)
+		if err != nil {
+			return nil, fmt.Errorf("join %s: model %s: %w", j.Relationship, j.To.Model, err)
+		}
+		s.fromSlot = slotOf[j.FromColumn]
+		q.joins = append(q.joins, s)
+	}
+	for _, f := range leg.Filters {
+		a, c := col(f.Column)
+		p, err := callerPredicate(a, c, f)
+		if err != nil {
+			return nil, err
+		}
+		if a == 0 {
+			p.slot = slotOf[f.Column.Column]
+			q.baseFilters = append(q.baseFilters, p)
+		} else {
+			q.joinFilters = append(q.joinFilters, p)
+		}
+	}
+	if err := q.bindDims(ctx, col, slotOf); err != nil {
+		return nil, err
+	}
+	if err := q.bindMetrics(ctx, col, slotOf); err != nil {
+		return nil, err
+	}
+	q.timeOnly = q.slotUses(q.timeSlot) == 0
+	return q, nil
+}
+
+// slotUses counts what reads a base slot besides the range: dimensions,
+// filters, join keys, terms.
+func (q *query) slotUses(slot int) int {
+	n := 0
+	for _, d := range q.dims {
+		n += bitOf(d.alias == 0 && d.slot == slot)
+	}
+	for _, f := range q.baseFilters {
+		n += bitOf(f.slot == slot)
+	}
+	for _, f := range q.required {
+		n += bitOf(f.slot == slot)
+	}
+	for _, j := range q.joins {
+		n += bitOf(j.from == 0 && j.fromSlot == slot)
+	}
+	for _, m := range q.metrics {
+		for _, t := range m.terms {
+			n += bitOf(t.slot == slot)
+		}
+	}
+	return n
+}
+
+// wants lists the columns each table is read for; base-table columns read
+// only for their validity (the input of count, an is_not_null filter) are
+// wanted for validity alone. slotOf numbers the base table's columns.
+func (e *Engine) wants(leg *domain.Leg, tables []domain.Table, alias map[string]int) ([][]want, map[string]int, error) {
+	type use struct{ values bool }
+	uses := make([]map[string]*use, len(tables))
+	order := make([][]string, len(tables))
+	for i := range uses {
+		uses[i] = map[string]*use{}
+	}
+	need := func(ref domain.ColumnRef, values bool) error {
 		a, ok := alias[ref.Alias]
 		if !ok {
-			return 0, fmt.Errorf("column %s names alias %s, which the leg does not define", ref.Column, ref.Alias)
+			return fmt.Errorf("column %s names alias %s, which the leg does not define", ref.Column, ref.Alias)
 		}
-		w := e.wantOf(tables[a], ref.Column)
-		if !containsWant(wants[a], w) {
-			wants[a] = append(wants[a], w)
+		u := uses[a][ref.Column]
+		if u == nil {
+			u = &use{}
+			uses[a][ref.Column] = u
+			order[a] = append(order[a], ref.Column)
 		}
-		return a, nil
+		u.values = u.values || values || a != 0
+		return nil
 	}
 	base := func(c string) domain.ColumnRef { return domain.ColumnRef{Alias: leg.Base.Alias, Column: c} }
 	refs := []domain.ColumnRef{base(leg.TimeColumn)}
@@ -110,86 +240,97 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter) (q *quer
 	for _, f := range leg.Filters {
 		refs = append(refs, f.Column)
 	}
+	for _, r := range refs {
+		if err := need(r, true); err != nil {
+			return nil, nil, err
+		}
+	}
 	for _, m := range leg.Metrics {
 		for _, t := range m.Measure.Terms() {
-			refs = append(refs, base(t.InputColumn()))
+			if err := need(base(t.InputColumn()), t.CountIf != "" || t.Aggregate != domain.Count); err != nil {
+				return nil, nil, err
+			}
 		}
 		for _, rf := range m.RequiredFilters {
-			refs = append(refs, base(rf.Column))
-		}
-	}
-	for _, r := range refs {
-		if _, err := need(r); err != nil {
-			return nil, err
-		}
-	}
-
-	q.views = make([]*tableView, len(tables))
-	held := q
-	defer func() {
-		if err != nil {
-			held.release()
-		}
-	}()
-	for i, t := range tables {
-		if len(t.Path) == 0 {
-			return nil, fmt.Errorf("model %s has no table path", t.Model)
-		}
-		tf, err := locate(e.cfg.Files, t.Path[len(t.Path)-1])
-		if err != nil {
-			return nil, fmt.Errorf("model %s: %w", t.Model, err)
-		}
-		fsys := e.cfg.Files
-		var read atomic.Int64
-		if m != nil {
-			fsys = countingFS{FS: fsys, n: &read}
-		}
-		v, err := e.cache.acquire(ctx, fsys, tf, wants[i])
-		if m != nil {
-			m.bytes.Add(read.Load())
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctxErr(ctx)
+			if err := need(base(rf.Column), rf.Op != domain.IsNotNull); err != nil {
+				return nil, nil, err
 			}
-			return nil, fmt.Errorf("model %s: %w", t.Model, err)
-		}
-		v.fileBytes = read.Load()
-		q.views[i] = v
-	}
-	q.rows = q.views[0].rows
-	col := func(ref domain.ColumnRef) (int, *column) {
-		a := alias[ref.Alias]
-		return a, q.views[a].cols[ref.Column]
-	}
-	if err := q.bindTime(col(base(leg.TimeColumn))); err != nil {
-		return nil, err
-	}
-	for i, j := range leg.Joins {
-		from, fc := col(domain.ColumnRef{Alias: j.FromAlias, Column: j.FromColumn})
-		_, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
-		s, err := newJoinStep(ctx, from, i+1, fc, tc)
-		if err != nil {
-			return nil, fmt.Errorf("join %s: model %s: %w", j.Relationship, j.To.Model, err)
-		}
-		q.joins = append(q.joins, s)
-	}
-	for _, f := range leg.Filters {
-		a, c := col(f.Column)
-		p, err := callerPredicate(a, c, f)
-		if err != nil {
-			return nil, err
-		}
-		if a == 0 {
-			q.baseFilters = append(q.baseFilters, p)
-		} else {
-			q.joinFilters = append(q.joinFilters, p)
 		}
 	}
-	if err := q.bindDims(ctx, col); err != nil {
-		return nil, err
+	out := make([][]want, len(tables))
+	slotOf := map[string]int{}
+	for a, names := range order {
+		for _, name := range names {
+			w := e.wantOf(tables[a], name)
+			if !uses[a][name].values {
+				w.validOnly = true
+			}
+			if a == 0 {
+				slotOf[name] = len(out[0])
+			}
+			out[a] = append(out[a], w)
+		}
 	}
-	return q, q.bindMetrics(ctx, col)
+	return out, slotOf, nil
+}
+
+// bindBase pins the base table's columns when all are cached (and stream
+// is not set), and otherwise prepares to stream them: it resolves the type of each column
+// read for its values and makes their prototypes.
+func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants []want, m *meter, stream bool) error {
+	tf, err := locate(e.cfg.Files, t.Path[len(t.Path)-1])
+	if err != nil {
+		return fmt.Errorf("model %s: %w", t.Model, err)
+	}
+	q.tf, q.baseWants = tf, wants
+	if !stream {
+		if v := e.cache.peek(tf, wants); v != nil {
+			q.views[0], q.rows = v, v.rows
+			q.base = make([]*column, len(wants))
+			for i, w := range wants {
+				q.base[i] = v.cols[w.name]
+			}
+			return nil
+		}
+	}
+	q.streamed = true
+	types, err := e.resolveTypes(ctx, tf, wants, m)
+	if err != nil {
+		return fmt.Errorf("model %s: %w", t.Model, err)
+	}
+	q.base = make([]*column, len(wants))
+	q.inferred = make([]bool, len(wants))
+	for i, w := range wants {
+		q.base[i] = &column{name: w.name, typ: types[i], validOnly: w.validOnly, id: columnIDs.Add(1)}
+		q.inferred[i] = w.typ == domain.TypeUnset && !w.validOnly
+	}
+	return nil
+}
+
+// acquire loads (or finds) the wanted columns of a joined table and pins
+// them.
+func (e *Engine) acquire(ctx context.Context, t domain.Table, wants []want, m *meter) (*tableView, error) {
+	tf, err := locate(e.cfg.Files, t.Path[len(t.Path)-1])
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", t.Model, err)
+	}
+	fsys := e.cfg.Files
+	var read atomic.Int64
+	if m != nil {
+		fsys = countingFS{FS: fsys, n: &read}
+	}
+	v, err := e.cache.acquire(ctx, fsys, tf, wants)
+	if m != nil {
+		m.bytes.Add(read.Load())
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctxErr(ctx)
+		}
+		return nil, fmt.Errorf("model %s: %w", t.Model, err)
+	}
+	v.fileBytes = read.Load()
+	return v, nil
 }
 
 // wantOf is the column of t to read: its declared type from the plan's
@@ -216,23 +357,26 @@ func (q *query) release() {
 	}
 }
 
-// groupSpace is an upper bound of the number of groups, or MaxUint64 when
-// the keys do not pack.
+// groupSpace is an upper bound of the number of groups when every
+// dimension has fixed codes.
 func (q *query) groupSpace() uint64 {
-	if !q.packed {
-		return math.MaxUint64
+	space := uint64(max(len(q.buckets), 1))
+	for _, r := range q.radix {
+		if space > 1<<62/max(r, 1) {
+			return 1 << 62
+		}
+		space *= r
 	}
-	return q.space
+	return space
 }
 
 // maxSpan bounds the days of a range the engine buckets through a table.
 const maxSpan = 1 << 20
 
-func (q *query) bindTime(_ int, c *column) error {
+func (q *query) bindTime(c *column) error {
 	if c.typ != domain.TypeDate && c.typ != domain.TypeTimestamp {
 		return fmt.Errorf("time column %s is %s, not date or timestamp", c.name, c.typ)
 	}
-	q.time = c
 	r := q.plan.Range
 	q.start = int32(r.Start)
 	span := int64(r.End) - int64(r.Start)
@@ -254,7 +398,7 @@ func (q *query) bindTime(_ int, c *column) error {
 	return nil
 }
 
-func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int, *column)) error {
+func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int, *column), slotOf map[string]int) error {
 	keys := map[domain.RequiredFilter]int{}
 	base := q.leg.Base.Alias
 	if len(q.leg.Metrics) == 0 || len(q.leg.Metrics) > 64 {
@@ -268,7 +412,7 @@ func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int
 		}
 		for _, t := range terms {
 			_, c := col(domain.ColumnRef{Alias: base, Column: t.InputColumn()})
-			tp, err := newTermPlan(ctx, t, c, q.groupSpace())
+			tp, err := newTermPlan(ctx, t, slotOf[t.InputColumn()], c, q.groupSpace(), !q.streamed)
 			if err != nil {
 				return fmt.Errorf("metric %s: %w", m.Name, err)
 			}
@@ -285,6 +429,7 @@ func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int
 				if err != nil {
 					return fmt.Errorf("metric %s: %w", m.Name, err)
 				}
+				p.slot = slotOf[rf.Column]
 				k = len(q.required)
 				if k == 64 {
 					return fmt.Errorf("the leg's metrics have more than 64 distinct required filters")
@@ -304,27 +449,20 @@ func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int
 	return nil
 }
 
-func (q *query) bindDims(ctx context.Context, col func(domain.ColumnRef) (int, *column)) error {
-	q.packed = true
-	space := uint64(max(len(q.buckets), 1))
+func (q *query) bindDims(ctx context.Context, col func(domain.ColumnRef) (int, *column), slotOf map[string]int) error {
 	for _, d := range q.leg.Dimensions {
 		a, c := col(d.Column)
+		if a == 0 && q.streamed {
+			q.dims = append(q.dims, dimRef{alias: 0, slot: slotOf[d.Column.Column], col: c})
+			q.radix = append(q.radix, streamedRadix)
+			continue
+		}
 		codes, err := c.groupCodes(ctx)
 		if err != nil {
 			return err
 		}
-		q.dims = append(q.dims, dimRef{alias: a, col: c, codes: codes})
-		r := uint64(codes.card()) + 1
-		q.radix = append(q.radix, r)
-		hi, lo := bits.Mul64(space, r)
-		if hi != 0 || lo > 1<<62 {
-			q.packed = false
-		}
-		space = lo
+		q.dims = append(q.dims, dimRef{alias: a, slot: slotOf[d.Column.Column], col: c, codes: codes})
+		q.radix = append(q.radix, uint64(codes.card())+1)
 	}
-	if !q.packed && len(q.dims) > 4 {
-		return fmt.Errorf("the leg groups by %d dimensions; at most 4 are supported", len(q.dims))
-	}
-	q.space = space
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"sutura.dev/domain"
@@ -408,9 +409,12 @@ func (b *textBuilder) finish(name string) *column {
 
 // inferBuilder keeps an undeclared column's text and the types every value
 // so far parses as; finish picks the first type of integer, float,
-// boolean, date, timestamp that every value parses as, else text.
+// boolean, date, timestamp that every value parses as, else text. A probe
+// keeps no text: it only finds the type (inferred), for a column that is
+// then streamed.
 type inferBuilder struct {
 	check bool
+	probe bool
 	vals  []string
 	mask  nullMask
 	bytes int64
@@ -424,7 +428,7 @@ var inferOrder = [5]domain.ColumnType{
 }
 
 func (b *inferBuilder) appendNull() {
-	if !b.check {
+	if !b.check && !b.probe {
 		b.vals = append(b.vals, "")
 		b.mask.add(false)
 	}
@@ -452,6 +456,9 @@ func (b *inferBuilder) appendText(s string) error {
 	}
 	if b.can[4] {
 		_, b.can[4] = parseMicros(s)
+	}
+	if b.probe {
+		return nil
 	}
 	s = strings.Clone(s)
 	b.vals = append(b.vals, s)
@@ -494,3 +501,85 @@ func (b *inferBuilder) finish(name string) *column {
 	}
 	return out.finish(name)
 }
+
+// validBuilder keeps only which values are null: a column wanted for its
+// validity alone (the input of count or is_not_null). Its values are never
+// parsed, so no value of it can fail to load.
+type validBuilder struct {
+	typ   domain.ColumnType
+	check bool
+	mask  nullMask
+}
+
+func (b *validBuilder) add(ok bool) {
+	if !b.check {
+		b.mask.add(ok)
+	}
+}
+
+func (b *validBuilder) appendNull()               { b.add(false) }
+func (b *validBuilder) appendText(string) error   { b.add(true); return nil }
+func (b *validBuilder) appendInt(int64) error     { b.add(true); return nil }
+func (b *validBuilder) appendFloat(float64) error { b.add(true); return nil }
+func (b *validBuilder) appendBool(bool) error     { b.add(true); return nil }
+func (b *validBuilder) appendDate(int32) error    { b.add(true); return nil }
+func (b *validBuilder) appendMicros(int64) error  { b.add(true); return nil }
+func (b *validBuilder) size() int64               { return int64(len(b.mask.valid)) + int64(b.mask.n/8) }
+
+// addValidity appends the validity of the next n values v reads.
+func (b *validBuilder) addValidity(v *validReader, n int) error {
+	for n > 0 {
+		k := min(n, chunkRows)
+		bits, err := v.next(k)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < k; i++ {
+			b.add(bits == nil || bitutil.BitIsSet(bits, i))
+		}
+		n -= k
+	}
+	return nil
+}
+
+// appendArray takes the validity of a non-text array whole; text goes
+// value by value, since empty text is null.
+func (b *validBuilder) appendArray(arr arrow.Array) bool {
+	switch arr.(type) {
+	case *array.String, *array.LargeString, *array.Dictionary:
+		return false
+	}
+	if !b.check {
+		b.mask.addArray(arr)
+	}
+	return true
+}
+
+func (b *validBuilder) finish(name string) *column {
+	if b.check {
+		return nil
+	}
+	c := &column{name: name, typ: b.typ, n: b.mask.n, validOnly: true, id: columnIDs.Add(1)}
+	if v := b.mask.validity(); v != nil {
+		c.valid = make([]byte, bitutil.BytesForBits(int64(c.n)))
+		for i, ok := range v {
+			if ok {
+				bitutil.SetBit(c.valid, i)
+			}
+		}
+	}
+	c.bytes = int64(len(c.valid)) + 64
+	return c
+}
+
+// viaText converts every typed value to its canonical text before the
+// builder under it parses it: how a column whose type was inferred from
+// its text reads a typed file (a Parquet real 2.0 is the integer 2 when
+// every value of the column is whole).
+type viaText struct{ builder }
+
+func (b viaText) appendInt(v int64) error     { return b.builder.appendText(strconv.FormatInt(v, 10)) }
+func (b viaText) appendFloat(v float64) error { return b.builder.appendText(domain.Float(v).Render()) }
+func (b viaText) appendBool(v bool) error     { return b.builder.appendText(strconv.FormatBool(v)) }
+func (b viaText) appendDate(d int32) error    { return b.builder.appendText(domain.Date(d).String()) }
+func (b viaText) appendMicros(v int64) error  { return b.builder.appendText(renderTimestamp(v)) }

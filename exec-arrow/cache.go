@@ -10,24 +10,32 @@ import (
 	"sutura.dev/domain"
 )
 
-// cache holds the loaded columns of every table, keyed by the table's file
-// identity, and accounts every byte the engine holds (cached columns,
-// their derived structures, and the working memory of running queries)
-// against one ceiling. When a reservation does not fit, the least recently
-// used tables no running query holds are evicted; if it still does not
-// fit, the reservation is refused with resources_exhausted.
+// cache holds loaded columns, keyed by their table's file identity, and
+// accounts every byte the engine holds (cached columns, their derived
+// structures, the working memory of running questions and of a background
+// fill) against one ceiling. Eviction works column by column: when a
+// reservation does not fit, the least recently used column that no running
+// question holds is evicted; a background fill in progress is stopped;
+// only then is the reservation refused with resources_exhausted.
 type cache struct {
-	mu     sync.Mutex
-	limit  int64
-	used   int64
-	clock  int64
-	tables map[string]*tableEntry
+	mu      sync.Mutex
+	limit   int64
+	used    int64
+	peak    int64 // the most used has been, for tests and diagnostics
+	evicted int64 // columns evicted to make room, for tests and diagnostics
+	clock   int64
+	tables  map[string]*tableEntry
+	filling *fillJob // the background fill running now, if any
 
-	// reads counts the files read, for tests and diagnostics.
+	fills fillQueue
+
+	// reads counts the files opened to read rows, for tests and
+	// diagnostics.
 	reads atomic.Int64
 }
 
-// tableEntry is one table as it was at one file identity.
+// tableEntry is one table as it was at one file identity: the columns read
+// from it so far, and what every column of it shares.
 type tableEntry struct {
 	c    *cache
 	name string
@@ -36,9 +44,20 @@ type tableEntry struct {
 	loadMu sync.Mutex // serialises loads of new columns into the entry
 
 	// Guarded by c.mu.
-	rows    int
-	loaded  bool
-	cols    map[want]*column
+	rows   int
+	loaded bool
+	segs   []segment // the row ranges loads read, set by the first load
+	cols   map[want]*colEntry
+	types  map[string]domain.ColumnType // inferred types of undeclared columns
+	dead   bool                         // replaced by a new identity
+}
+
+// colEntry is one cached column and what it costs: its buffers and the
+// structures derived from it.
+type colEntry struct {
+	t       *tableEntry
+	w       want
+	col     *column
 	bytes   int64
 	pins    int
 	lastUse int64
@@ -55,28 +74,83 @@ func (c *cache) errWorkingSet() error {
 		"the question needs more memory than the engine's working set of %d bytes allows", c.limit)}
 }
 
-// reserve accounts n bytes, evicting unpinned tables as needed.
+// reserve accounts n bytes of working memory, evicting unpinned columns
+// and stopping a background fill as needed.
 func (c *cache) reserve(n int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.reserveLocked(n)
+	return c.reservePreemptingLocked(n, nil)
 }
 
+// reservePreemptingLocked is reserveLocked that, when the bytes do not
+// fit, stops a running background fill (which holds memory a question
+// needs), waits until it has given its bytes back and tries again. Then,
+// if ce is not nil and still cached, the bytes are accounted to it. It
+// releases c.mu while it waits.
+func (c *cache) reservePreemptingLocked(n int64, ce *colEntry) error {
+	for {
+		if ce != nil && ce.dead {
+			return nil // an evicted column lives only as long as its questions
+		}
+		err := c.reserveLocked(n)
+		if err == nil {
+			if ce != nil {
+				ce.bytes += n
+			}
+			return nil
+		}
+		if c.filling == nil {
+			return err
+		}
+		f := c.filling
+		c.mu.Unlock()
+		f.cancel()
+		<-f.done
+		c.mu.Lock()
+	}
+}
+
+// reserveLocked accounts n bytes, evicting unpinned columns, least
+// recently used first.
 func (c *cache) reserveLocked(n int64) error {
 	for c.used+n > c.limit {
-		var victim *tableEntry
-		for _, e := range c.tables {
-			if e.pins == 0 && (victim == nil || e.lastUse < victim.lastUse) {
-				victim = e
-			}
-		}
+		victim := c.victimLocked()
 		if victim == nil {
 			return c.errWorkingSet()
 		}
-		c.retireLocked(victim)
+		c.retireColLocked(victim)
+		c.evicted++
 	}
 	c.used += n
+	c.peak = max(c.peak, c.used)
 	return nil
+}
+
+// victimLocked is the least recently used column no question holds.
+func (c *cache) victimLocked() *colEntry {
+	var victim *colEntry
+	for _, t := range c.tables {
+		for _, ce := range t.cols {
+			if ce.pins == 0 && (victim == nil || ce.lastUse < victim.lastUse) {
+				victim = ce
+			}
+		}
+	}
+	return victim
+}
+
+// evictable is what reservations could take back now: the bytes free and
+// those of unpinned columns.
+func (c *cache) evictableLocked() int64 {
+	n := c.limit - c.used
+	for _, t := range c.tables {
+		for _, ce := range t.cols {
+			if ce.pins == 0 {
+				n += ce.bytes
+			}
+		}
+	}
+	return n
 }
 
 // release returns n reserved bytes.
@@ -86,144 +160,274 @@ func (c *cache) release(n int64) {
 	c.mu.Unlock()
 }
 
-func (c *cache) retireLocked(e *tableEntry) {
-	if e.dead {
+func (c *cache) retireColLocked(ce *colEntry) {
+	if ce.dead {
 		return
 	}
-	e.dead = true
-	c.used -= e.bytes
-	e.bytes = 0
-	if c.tables[e.name] == e {
-		delete(c.tables, e.name)
+	ce.dead = true
+	c.used -= ce.bytes
+	ce.bytes = 0
+	// The table's entry stays, with no column: it keeps what is known of
+	// the files (segments, inferred types), and a load in progress into it
+	// still caches into the table the engine finds.
+	if t := ce.t; t.cols[ce.w] == ce {
+		delete(t.cols, ce.w)
 	}
 }
 
-// reserveDerived accounts n bytes of a structure derived from a column of e.
-func (e *tableEntry) reserveDerived(n int64) error {
-	c := e.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e.dead {
-		return nil // a retired table's columns live only as long as their queries
+func (c *cache) retireTableLocked(t *tableEntry) {
+	t.dead = true
+	for _, ce := range t.cols {
+		c.retireColLocked(ce)
 	}
-	if err := c.reserveLocked(n); err != nil {
-		return err
+	if c.tables[t.name] == t {
+		delete(c.tables, t.name)
 	}
-	e.bytes += n
-	return nil
 }
 
-// accountDerived records n bytes already allocated for e.
-func (e *tableEntry) accountDerived(n int64) {
-	c := e.c
+// entry returns the table's entry at the identity of tf, replacing one of
+// an older identity.
+func (c *cache) entryLocked(tf *tableFiles) *tableEntry {
+	t := c.tables[tf.table]
+	if t == nil || t.id != tf.id {
+		if t != nil {
+			c.retireTableLocked(t)
+		}
+		t = &tableEntry{c: c, name: tf.table, id: tf.id, cols: map[want]*colEntry{}, types: map[string]domain.ColumnType{}}
+		c.tables[tf.table] = t
+	}
+	return t
+}
+
+// reserveDerived accounts n bytes of a structure derived from the column
+// of ce.
+func (ce *colEntry) reserveDerived(n int64) error {
+	c := ce.t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !e.dead {
+	return c.reservePreemptingLocked(n, ce)
+}
+
+// accountDerived records n bytes already allocated for ce's column (or
+// returns them, when n is negative).
+func (ce *colEntry) accountDerived(n int64) {
+	c := ce.t.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !ce.dead {
 		c.used += n
-		e.bytes += n
+		ce.bytes += n
 	}
 }
 
-// retired reports whether e was evicted or replaced.
-func (e *tableEntry) retired() bool {
-	e.c.mu.Lock()
-	defer e.c.mu.Unlock()
-	return e.dead
+// retired reports whether ce was evicted or replaced.
+func (ce *colEntry) retired() bool {
+	c := ce.t.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return ce.dead
 }
 
-// tableView is one query's hold on a table: the columns it needs, pinned
-// until release.
+// tableView is one question's hold on cached columns of a table: those it
+// reads, pinned until release.
 type tableView struct {
 	entry *tableEntry
 	rows  int
+	segs  []segment
 	cols  map[string]*column
-	// fileBytes is what this query read from the table's files to load
+	pins  []*colEntry
+	// fileBytes is what this question read from the table's files to load
 	// its columns; zero when they were all cached.
 	fileBytes int64
 }
 
-// acquire returns the wanted columns of the table in tf, loading those not
-// cached at this file identity.
-func (c *cache) acquire(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want) (*tableView, error) {
-	c.mu.Lock()
-	e := c.tables[tf.table]
-	if e == nil || e.id != tf.id {
-		if e != nil {
-			c.retireLocked(e)
+// pinLocked pins the cached columns of wants in t and returns the view, or
+// nil when one of them is not cached.
+func (c *cache) pinLocked(t *tableEntry, wants []want) *tableView {
+	if !t.loaded {
+		return nil
+	}
+	v := &tableView{entry: t, rows: t.rows, segs: t.segs, cols: make(map[string]*column, len(wants))}
+	var found []*colEntry
+	for _, w := range wants {
+		ce := t.lookupLocked(w)
+		if ce == nil {
+			return nil
 		}
-		e = &tableEntry{c: c, name: tf.table, id: tf.id, cols: map[want]*column{}}
-		c.tables[tf.table] = e
+		found = append(found, ce)
+		v.cols[w.name] = ce.col
 	}
-	e.pins++
 	c.clock++
-	e.lastUse = c.clock
-	c.mu.Unlock()
-
-	v, err := e.ensure(ctx, fsys, tf, wants)
-	if err != nil {
-		c.unpin(e)
-		return nil, err
+	for _, ce := range found {
+		ce.pins++
+		ce.lastUse = c.clock
 	}
-	return v, nil
+	v.pins = found
+	return v
 }
 
-func (c *cache) unpin(e *tableEntry) {
+// lookupLocked finds the cached column that serves w: the column itself,
+// or, for a want of validity only, any column of that name.
+func (t *tableEntry) lookupLocked(w want) *colEntry {
+	if ce := t.cols[w]; ce != nil {
+		return ce
+	}
+	if !w.validOnly {
+		return nil
+	}
+	for k, ce := range t.cols {
+		if k.name == w.name {
+			return ce
+		}
+	}
+	return nil
+}
+
+// peek pins the wanted columns of tf when every one is cached, and returns
+// nil otherwise: the caller then streams the files.
+func (c *cache) peek(tf *tableFiles, wants []want) *tableView {
 	c.mu.Lock()
-	e.pins--
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	t := c.tables[tf.table]
+	if t == nil || t.id != tf.id || t.dead {
+		return nil
+	}
+	return c.pinLocked(t, wants)
 }
 
-// release ends a query's hold on the table.
-func (v *tableView) release() { v.entry.c.unpin(v.entry) }
+// acquire returns the wanted columns of the table in tf, loading those not
+// cached at this file identity, pinned for the caller.
+func (c *cache) acquire(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want) (*tableView, error) {
+	for range 3 {
+		c.mu.Lock()
+		t := c.entryLocked(tf)
+		if v := c.pinLocked(t, wants); v != nil {
+			c.mu.Unlock()
+			return v, nil
+		}
+		c.mu.Unlock()
+		v, err := t.loadPinned(ctx, fsys, tf, wants)
+		if err != nil || v != nil {
+			return v, err
+		}
+		// A column cached before the load was evicted during it: load
+		// again.
+	}
+	return nil, c.errWorkingSet()
+}
 
-// ensure loads the wanted columns e lacks, then returns the view.
-func (e *tableEntry) ensure(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want) (*tableView, error) {
-	c := e.c
-	e.loadMu.Lock()
-	defer e.loadMu.Unlock()
+// loadPinned loads the wanted columns t lacks and pins all the wanted
+// ones as it caches them (so no other reservation evicts them before the
+// caller holds them); nil when one cached before was evicted meanwhile.
+func (t *tableEntry) loadPinned(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want) (*tableView, error) {
+	t.loadMu.Lock()
+	defer t.loadMu.Unlock()
+	var v *tableView
+	err := t.load(ctx, fsys, tf, wants, false, func() { v = t.c.pinLocked(t, wants) })
+	return v, err
+}
+
+// release ends a question's hold on the columns.
+func (v *tableView) release() {
+	c := v.entry.c
+	c.mu.Lock()
+	for _, ce := range v.pins {
+		ce.pins--
+	}
+	c.mu.Unlock()
+	v.pins = nil
+}
+
+// load reads the wanted columns t lacks and caches them, calling pin (when
+// not nil) with c.mu held once they are. The caller holds t.loadMu. The memory the builders hold is reserved as it grows; the
+// finished columns stay accounted to their entries. A background fill
+// reads on one goroutine and never stops another fill to make room.
+func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want, fill bool, pin func()) error {
+	c := t.c
 	c.mu.Lock()
 	var missing []want
 	for _, w := range wants {
-		if _, ok := e.cols[w]; !ok && !containsWant(missing, w) {
+		if t.lookupLocked(w) == nil && !containsWant(missing, w) {
 			missing = append(missing, w)
 		}
 	}
-	c.mu.Unlock()
-	if len(missing) > 0 || !e.loaded {
-		cols, rows, err := c.load(ctx, fsys, tf, missing)
-		if err != nil {
-			return nil, err
-		}
-		c.mu.Lock()
-		if e.loaded && rows != e.rows {
-			c.mu.Unlock()
-			return nil, fmt.Errorf("table %s changed while it was read", tf.table)
-		}
-		var total int64
-		for _, col := range cols {
-			total += col.bytes
-		}
-		if !e.dead {
-			if err := c.reserveLocked(total); err != nil {
-				c.mu.Unlock()
-				return nil, err
-			}
-			e.bytes += total
-		}
-		e.rows, e.loaded = rows, true
-		for w, col := range cols {
-			col.owner = e
-			e.cols[w] = col
+	loaded := t.loaded
+	if len(missing) == 0 && loaded {
+		if pin != nil {
+			pin()
 		}
 		c.mu.Unlock()
+		return nil
 	}
+	c.mu.Unlock()
+	var reserved int64
+	defer func() { c.release(reserved) }()
+	meter := func(total int64) error {
+		if total <= reserved {
+			return nil
+		}
+		grow := c.reserve
+		if fill {
+			grow = func(n int64) error {
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				return c.reserveLocked(n)
+			}
+		}
+		if err := grow(total - reserved); err != nil {
+			return err
+		}
+		reserved = total
+		return nil
+	}
+	l := newLoader(ctx, fsys, missing, false, meter)
+	l.serial = fill
+	for _, p := range tf.parts {
+		c.reads.Add(1)
+		if err := l.readPart(p); err != nil {
+			return err
+		}
+	}
+	if err := l.tick(); err != nil {
+		return err
+	}
+	byName := l.columns()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	v := &tableView{entry: e, rows: e.rows, cols: make(map[string]*column, len(wants))}
-	for _, w := range wants {
-		v.cols[w.name] = e.cols[w]
+	if t.loaded && (l.rows != t.rows || !sameSegments(l.segs, t.segs)) {
+		return fmt.Errorf("table %s changed while it was read", tf.table)
 	}
-	return v, nil
+	var total int64
+	for _, w := range missing {
+		total += byName[w.name].bytes
+	}
+	if t.dead {
+		return nil // replaced meanwhile: the columns serve no one
+	}
+	// The builders' reservation becomes the columns'.
+	if total > reserved {
+		if err := c.reserveLocked(total - reserved); err != nil {
+			return err
+		}
+	} else {
+		c.used -= reserved - total
+	}
+	reserved = 0
+	t.rows, t.segs, t.loaded = l.rows, l.segs, true
+	c.clock++
+	for _, w := range missing {
+		col := byName[w.name]
+		ce := &colEntry{t: t, w: w, col: col, bytes: col.bytes, lastUse: c.clock}
+		col.owner = ce
+		if w.typ == domain.TypeUnset {
+			t.types[w.name] = col.typ
+		}
+		t.cols[w] = ce
+	}
+	if pin != nil {
+		pin()
+	}
+	return nil
 }
 
 func containsWant(ws []want, w want) bool {
@@ -235,36 +439,14 @@ func containsWant(ws []want, w want) bool {
 	return false
 }
 
-// load reads the wanted columns of every part of tf. The memory the
-// builders hold is reserved as it grows and released when load returns;
-// the caller accounts the finished columns.
-func (c *cache) load(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want) (map[want]*column, int, error) {
-	var reserved int64
-	defer func() { c.release(reserved) }()
-	meter := func(total int64) error {
-		if total <= reserved {
-			return nil
-		}
-		if err := c.reserve(total - reserved); err != nil {
-			return err
-		}
-		reserved = total
-		return nil
+func sameSegments(a, b []segment) bool {
+	if len(a) != len(b) {
+		return false
 	}
-	l := newLoader(ctx, fsys, wants, false, meter)
-	for _, p := range tf.parts {
-		c.reads.Add(1)
-		if err := l.readPart(p); err != nil {
-			return nil, 0, err
+	for i := range a {
+		if a[i] != b[i] {
+			return false
 		}
 	}
-	if err := l.tick(); err != nil {
-		return nil, 0, err
-	}
-	byName := l.columns()
-	out := make(map[want]*column, len(wants))
-	for _, w := range wants {
-		out[w] = byName[w.name]
-	}
-	return out, l.rows, nil
+	return true
 }

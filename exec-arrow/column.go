@@ -27,6 +27,7 @@ import (
 // byte-order ranks, join indexes) are built lazily, once, and accounted
 // against the working set through the table entry that owns the column.
 type column struct {
+	id   uint64 // unique per column, for per-batch caches (dictMap)
 	name string
 	typ  domain.ColumnType
 	arr  arrow.Array
@@ -44,10 +45,14 @@ type column struct {
 
 	bytes int64 // buffer bytes of arr
 
-	owner *tableEntry // for accounting derived structures; nil in tests
+	// validOnly marks a column read for its validity alone (the input of
+	// count or is_not_null): valid is set, the values are not.
+	validOnly bool
+
+	owner *colEntry // the cache entry, for accounting derived structures; nil for a streamed batch
 
 	zoneOnce sync.Once
-	zoneList []dayZone // per-chunk day ranges of a time column; see zones
+	zoneList []dayZone // per-segment day ranges of a time column; see zones
 
 	// Derived structures, each built under its own lock and kept only
 	// when the build succeeded: a cancelled or refused build is retried by
@@ -69,7 +74,7 @@ type column struct {
 
 // newColumn wraps arr (whose data offset must be 0) as a column of type typ.
 func newColumn(name string, typ domain.ColumnType, arr arrow.Array) *column {
-	c := &column{name: name, typ: typ, arr: arr, n: arr.Len()}
+	c := &column{name: name, typ: typ, arr: arr, n: arr.Len(), id: columnIDs.Add(1)}
 	if arr.NullN() > 0 {
 		c.valid = arr.NullBitmapBytes()
 	}

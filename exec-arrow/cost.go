@@ -13,12 +13,13 @@ import (
 // ExecuteWithCost is Execute that also reports what this execution read
 // (the realized cost, an optional ability of a data system):
 //
-//   - RowsScanned: the base table's rows in the chunks the scan visited
-//     (after pruning by the range), plus every row of each joined table;
+//   - RowsScanned: the base table's rows in the batches the scan visited
+//     (after pruning by the range: row-group statistics and zone maps),
+//     plus every row of each joined table;
 //   - BytesRead: per table, the bytes read from its files when this
-//     execution loaded columns from disk, otherwise the bytes of the cached
-//     columns it scanned (the base table's in proportion to the rows
-//     visited, joined tables' whole).
+//     execution streamed or loaded columns from disk, otherwise the bytes
+//     of the cached columns it scanned (the base table's in proportion to
+//     the rows visited, joined tables' whole).
 //
 // Both are counted for this execution alone, and reported also when it
 // ends in a refusal, a failure or a cancellation: what was spent until it
@@ -31,18 +32,31 @@ func (e *Engine) ExecuteWithCost(ctx context.Context, plan *domain.Plan) (*domai
 
 // meter counts one execution's work.
 type meter struct {
-	rows  atomic.Int64
-	bytes atomic.Int64
+	rows    atomic.Int64
+	bytes   atomic.Int64
+	visited atomic.Int64
 }
 
-// account adds what a bound query reads: called once the scan has chosen
-// its chunks.
-func (m *meter) account(q *query, visited int) {
+// visit counts the rows of a base-table batch the scan reads.
+func (m *meter) visit(n int) {
+	if m != nil {
+		m.visited.Add(int64(n))
+	}
+}
+
+// finish adds what the bound query read once its scan is over: the base
+// rows visited, every row of each joined table, and the bytes of the
+// cached columns scanned (files read were counted as they were read).
+func (m *meter) finish(q *query) {
 	if m == nil {
 		return
 	}
-	m.rows.Add(int64(visited))
+	visited := m.visited.Load()
+	m.rows.Add(visited)
 	for i, v := range q.views {
+		if v == nil {
+			continue
+		}
 		if i > 0 {
 			m.rows.Add(int64(v.rows))
 		}
@@ -51,7 +65,7 @@ func (m *meter) account(q *query, visited int) {
 		}
 		for _, c := range v.cols {
 			if i == 0 && v.rows > 0 {
-				m.bytes.Add(c.bytes * int64(visited) / int64(v.rows))
+				m.bytes.Add(c.bytes * visited / int64(v.rows))
 			} else {
 				m.bytes.Add(c.bytes)
 			}

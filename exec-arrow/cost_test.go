@@ -52,15 +52,16 @@ func TestRealizedCost(t *testing.T) {
 	assert.Equal(t, int64(chunkRows+4), cold.RowsScanned, "one chunk of the base table (the others are outside the range) and the whole lookup table")
 	assert.Equal(t, fileSize("fact.csv")+fileSize("regions.csv"), cold.BytesRead, "a cold execution reads both files whole")
 
+	require.NoError(t, e.Settle(context.Background()))
 	_, warm, err := e.ExecuteWithCost(context.Background(), plan)
 	require.NoError(t, err)
 	assert.Equal(t, cold.RowsScanned, warm.RowsScanned)
 	var expect int64
 	for _, c := range e.cache.tables["fact"].cols {
-		expect += c.bytes * chunkRows / n
+		expect += c.col.bytes * chunkRows / n
 	}
 	for _, c := range e.cache.tables["regions"].cols {
-		expect += c.bytes
+		expect += c.col.bytes
 	}
 	require.Positive(t, expect)
 	assert.Equal(t, expect, warm.BytesRead, "a warm execution reads the scanned third of the base columns and the whole lookup table from the cache")

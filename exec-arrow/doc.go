@@ -28,22 +28,52 @@
 // UTC microseconds), booleans true/false. Decimals are held as float64. A
 // missing file, a missing column, or a value that does not parse as its
 // declared type is an error naming the file, the column and the line (or
-// the row, for Parquet); it never holds the value.
+// the row, for Parquet); it never holds the value. Validate parses every
+// declared column; a question parses only the columns whose values it
+// reads (a column it only counts is never parsed).
 //
-// # Cache and working set
+// # Streaming, cache and working set
 //
-// Tables are read lazily, on the first question that needs them, and only
-// the columns a question needs (Parquet reads only those column chunks;
-// CSV and NDJSON parse every row but keep only those columns). Columns are
-// cached per table, keyed by the identity of its files (path, size and
-// modification time of every part); a question that finds a different
-// identity reloads. Everything the engine holds is accounted against
+// The column cache is an optimisation, not a precondition. A question
+// whose base-table columns are all cached (at the files' current identity:
+// path, size and modification time of every part) scans them; otherwise it
+// streams the files through the same aggregation: Parquet row groups
+// (only the wanted column chunks; a row group whose time-column statistics
+// miss the range is skipped before any page of it is read), CSV and NDJSON
+// blocks of 65 536 records cut by one reader and parsed on every core.
+// Joined (lookup) tables are always read whole into the cache, since a join
+// reaches their rows by position. A column read only for its validity (the
+// input of count, an is_not_null filter) is read from Parquet definition
+// levels, or not at all when the footer says the row group has no null,
+// and cached as a bitmap; count_distinct over text numbers the values the
+// question meets by their bytes, never a dictionary of the whole column,
+// and over an integer or date column the row-group statistics bound, by
+// offset.
+//
+// After a streamed answer, the columns it read are read into the cache in
+// the background, on one goroutine, when they fit in the working set
+// beside what running questions hold and the working memory that question
+// took (Config.NoCacheFill turns this off; Settle waits for it). Text
+// columns are cached dictionary-encoded.
+//
+// Everything the engine holds is accounted against
 // Config.WorkingSetMaxBytes: cached columns and what is derived from them
-// (group codes, join indexes), a load while it grows, and the working
-// memory of each running query (scan buffers, groups, aggregates). When a
-// reservation does not fit, the least recently used tables no running
-// query holds are evicted; if it still does not fit, the question is
-// refused with resources_exhausted. The engine never spills.
+// (group codes, join indexes, byte-order ranks), a load while it grows, a
+// background fill, and the working memory of each running question (batch
+// buffers, groups, aggregates, distinct sets). When a reservation does not
+// fit, the least recently used columns no running question holds are
+// evicted, column by column, and a background fill is stopped; a question
+// answered from the cache that still does not fit (it holds its own cached
+// columns) is asked again streaming. Only a question whose own working
+// memory cannot fit is refused with resources_exhausted: a table larger
+// than the working set is streamed, never refused for its size.
+//
+// # Files and links
+//
+// A table file, table directory or part that a symbolic link takes out of
+// the data directory (an absolute target, or one climbing above it) is
+// refused with an error wrapping ErrOutsideDataDir, at start (Validate)
+// and when asked; links that stay inside are followed.
 //
 // # Execution semantics
 //
@@ -106,23 +136,35 @@
 // errors.As; app's surface turns it into a refusal outcome): result_too_large, resources_exhausted, deadline_exceeded
 // (the context's deadline passed), federation_not_executable (more than
 // one leg). A cancelled context returns ctx.Err(). The scan checks the
-// context every 65 536 rows and loads every 65 536 lines, so a cancelled
-// question stops within milliseconds. Other errors (a plan naming an
+// context every batch of at most 65 536 rows, and loads every 4 096 lines,
+// so a cancelled question stops within milliseconds. Other errors (a plan naming an
 // unknown column, a sum over text, load errors) are failures.
 //
 // # Execution
 //
-// Columns are contiguous Arrow arrays read through typed views (int64,
-// float64, date32, boolean, and text dictionary-encoded to int32 indexes).
-// A query scans the base table in chunks of 65 536 rows on
-// Config.Parallelism goroutines (worker w takes chunks w, w+P, ...; the
-// partial aggregates merge in worker order, so an answer does not depend
-// on scheduling). Each chunk narrows a selection vector: range and bucket
-// (a table from day to bucket), base-table filters, the metrics' required
-// filters (a bit mask of the metrics a row counts for), joins (hash or
-// dense-array lookups of the joined table's key, built once per column and
-// cached), joined-table filters. Group keys pack the bucket and each
-// dimension's dictionary code into a uint64, looked up in a dense table
-// or a hash map; count_distinct keeps a bitset per group when it is small
-// enough and a hash set otherwise.
+// A producer yields the base table's rows as batches of at most 65 536
+// rows, each holding one column per column the question reads: cached
+// columns segment by segment (zone maps — the day range of each segment's
+// time column — skip segments outside the range), or streamed row groups
+// and blocks. It is the seam between where rows come from and the
+// aggregation: the kernels, the partial aggregates and their merging are
+// the same for every producer, and a federated combine can feed them rows
+// from another data system the same way. Group g of the table (a row
+// group, a block, and the segments they became in the cache) goes to
+// worker g mod Config.Parallelism, and partial aggregates merge in worker
+// order, so an answer does not depend on scheduling, nor on whether its
+// rows were streamed or cached: the same bits either way.
+//
+// Columns are read through typed views (int64, float64, date32, boolean,
+// and text dictionary-encoded to int32 indexes). Each batch narrows a
+// selection vector: range and bucket (a table from day to bucket),
+// base-table filters, the metrics' required filters (a bit mask of the
+// metrics a row counts for), joins (hash or dense-array lookups of the
+// joined table's key, built once per column and cached), joined-table
+// filters. Group keys pack the bucket and each dimension's code into a
+// uint64, looked up in a dense table or a hash map; a cached column's
+// codes are computed once and cached, a streamed dimension's are numbered
+// by each worker as values arrive (the key space grows, and groups are
+// re-keyed, as they do). count_distinct keeps a bitset per group while
+// the bitsets are small enough and a hash set otherwise.
 package engine

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"runtime"
 
 	"sutura.dev/domain"
@@ -33,6 +34,14 @@ type Config struct {
 	// Parallelism is the number of goroutines one query scans with. Zero
 	// means GOMAXPROCS.
 	Parallelism int
+	// NoCacheFill keeps the cache from reading a streamed table's columns
+	// in the background after a question streamed them: every question
+	// over columns not cached then streams the files. By default they are
+	// read into the cache when they fit in the working set.
+	NoCacheFill bool
+	// Logger receives what has no caller to be told: a background cache
+	// fill that failed by a defect. Nil discards.
+	Logger *slog.Logger
 }
 
 // Engine executes plans over the files of one source. It is safe for
@@ -41,6 +50,14 @@ type Engine struct {
 	cfg    Config
 	models map[string]*domain.Model
 	cache  *cache
+}
+
+// log is the configured logger, or one that discards.
+func (e *Engine) log() *slog.Logger {
+	if e.cfg.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return e.cfg.Logger
 }
 
 // New returns the engine of the files source cfg describes. It checks the

@@ -22,7 +22,11 @@ func (e *Engine) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet
 	return e.execute(ctx, plan, nil)
 }
 
-// execute runs the plan, counting its work on m when m is not nil.
+// execute runs the plan, counting its work on m when m is not nil. A
+// question answered from cached columns pins them; when its own working
+// memory then does not fit, it is asked again streaming its files, which
+// leaves the cached columns evictable: a question is never refused because
+// the cache holds its columns.
 func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *meter) (*domain.RowSet, error) {
 	if plan == nil {
 		return nil, errors.New("no plan")
@@ -30,22 +34,49 @@ func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *meter) (*dom
 	if ctx.Err() != nil {
 		return nil, ctxErr(ctx)
 	}
-	q, err := e.bind(ctx, plan, m)
-	if err != nil {
-		return nil, e.fail(ctx, err)
+	rs, cached, err := e.attempt(ctx, plan, m, false)
+	var re *domain.RefusalError
+	if cached && errors.As(err, &re) && re.Reason.Code() == domain.ResourcesExhausted {
+		rs, _, err = e.attempt(ctx, plan, m, true)
 	}
-	defer q.release()
-	mem := &reservation{c: e.cache}
-	defer mem.done()
-	p, err := e.scan(ctx, q, mem, m)
+	return rs, err
+}
+
+// attempt runs the plan once, streaming the base table when stream is set
+// or its columns are not all cached; cached reports whether they were.
+func (e *Engine) attempt(ctx context.Context, plan *domain.Plan, m *meter, stream bool) (_ *domain.RowSet, cached bool, _ error) {
+	q, err := e.bind(ctx, plan, m, stream)
 	if err != nil {
-		return nil, e.fail(ctx, err)
+		return nil, false, e.fail(ctx, err)
+	}
+	cached = !q.streamed
+	answered := false
+	mem := &reservation{c: e.cache}
+	defer func() {
+		// After the question has given its memory back: the fill is
+		// queued only when the columns fit beside what others hold and
+		// the working memory this question took.
+		if answered && q.streamed {
+			e.scheduleFill(q, mem.peak)
+		}
+	}()
+	defer q.release()
+	defer mem.done()
+	src, err := e.producer(ctx, q, mem, m)
+	if err != nil {
+		return nil, cached, e.fail(ctx, err)
+	}
+	p, err := e.scan(ctx, q, src, mem, m)
+	m.finish(q)
+	if err != nil {
+		return nil, cached, e.fail(ctx, err)
 	}
 	rs, err := q.result(ctx, p, mem)
 	if err != nil {
-		return nil, e.fail(ctx, err)
+		return nil, cached, e.fail(ctx, err)
 	}
-	return rs, nil
+	answered = true
+	return rs, cached, nil
 }
 
 // fail prefers the context's end over whatever error it caused.
@@ -59,9 +90,10 @@ func (e *Engine) fail(ctx context.Context, err error) error {
 // reservation is one query's share of the working set, returned when the
 // query ends.
 type reservation struct {
-	c  *cache
-	mu sync.Mutex
-	n  int64
+	c    *cache
+	mu   sync.Mutex
+	n    int64
+	peak int64
 }
 
 func (r *reservation) grow(n int64) error {
@@ -73,6 +105,7 @@ func (r *reservation) grow(n int64) error {
 	}
 	r.mu.Lock()
 	r.n += n
+	r.peak = max(r.peak, r.n)
 	r.mu.Unlock()
 	return nil
 }
@@ -102,31 +135,33 @@ func (q *query) result(ctx context.Context, p *partial, mem *reservation) (*doma
 	// parts[g*stride] is the bucket, then one code per dimension.
 	parts := make([]int32, ng*stride)
 	for g := 0; g < ng; g++ {
+		k := p.groups.parts(g)
 		pg := parts[g*stride : (g+1)*stride]
-		if p.groups.wide != nil {
-			k := p.groups.wkeys[g]
-			for i := range pg {
-				pg[i] = int32(k[i])
-			}
-			continue
+		for i := range pg {
+			pg[i] = int32(k[i])
 		}
-		key := p.groups.keys[g]
-		for d := nd - 1; d >= 0; d-- {
-			pg[d+1] = int32(key % q.radix[d])
-			key /= q.radix[d]
-		}
-		pg[0] = int32(key)
 	}
 	vals, err := q.values(ctx, p, ng)
 	if err != nil {
 		return nil, err
 	}
-	// Dimension ranks: code → ascending position, nulls last.
+	// Dimension ranks (code → ascending position, nulls last) and values.
 	ranks := make([][]int32, nd)
+	cells := make([]func(code int32) domain.Cell, nd)
 	for d, dim := range q.dims {
-		r := make([]int32, dim.codes.card()+1)
+		var order []int32
+		if dim.codes != nil {
+			order = dim.codes.order
+			values := dim.codes.values
+			cells[d] = func(code int32) domain.Cell { return values[code-1] }
+		} else {
+			book := p.books[d]
+			order = book.ranks()
+			cells[d] = book.cell
+		}
+		r := make([]int32, len(order)+1)
 		r[0] = math.MaxInt32
-		for i, o := range dim.codes.order {
+		for i, o := range order {
 			r[i+1] = o
 		}
 		ranks[d] = r
@@ -181,10 +216,10 @@ func (q *query) result(ctx context.Context, p *partial, mem *reservation) (*doma
 	for _, g := range order {
 		pg := parts[g*stride : (g+1)*stride]
 		row := make([]domain.Cell, 0, nd+1+len(q.metrics))
-		for d, dim := range q.dims {
+		for d := range q.dims {
 			c := domain.Null()
 			if code := pg[d+1]; code > 0 {
-				c = dim.codes.values[code-1]
+				c = cells[d](code)
 			}
 			row = append(row, c)
 		}
@@ -265,7 +300,7 @@ func (q *query) values(ctx context.Context, p *partial, ng int) ([][]value, erro
 		sorted := make([][]string, len(mp.terms))
 		for t, tp := range mp.terms {
 			if tp.op == opDistinct {
-				distinct[t] = p.terms[m][t].distinctCounts(tp, ng)
+				distinct[t] = p.terms[m][t].distinctCounts(ng)
 			}
 			sorted[t] = tp.sortedDict()
 		}

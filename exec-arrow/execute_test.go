@@ -354,36 +354,45 @@ func TestWorkingSet(t *testing.T) {
 	require.Equal(t, domain.ResourcesExhausted, refusal(t, err))
 	assert.Zero(t, e.cache.used, "a refused query holds nothing")
 
-	// A working set that holds one table at a time evicts the other.
+	// A working set that holds one lookup table's columns beside a
+	// question evicts the other's when a question joins it: column by
+	// column, least recently used first.
 	dir = t.TempDir()
 	var a, b strings.Builder
-	a.WriteString("day,n\n")
-	b.WriteString("day,n\n")
-	for i := 0; i < 3000; i++ {
-		a.WriteString("2025-01-01," + itoa(i) + "\n")
-		b.WriteString("2025-01-02," + itoa(i) + "\n")
+	a.WriteString("k,name\n")
+	b.WriteString("k,name\n")
+	for i := 0; i < 100_000; i++ {
+		a.WriteString(itoa(i) + ",a" + itoa(i%7) + "\n")
+		b.WriteString(itoa(i) + ",b" + itoa(i%5) + "\n")
 	}
 	write(t, dir, "a.csv", a.String())
 	write(t, dir, "b.csv", b.String())
+	write(t, dir, "f.csv", "day,k\n2025-01-01,1\n2025-01-02,2\n2025-01-03,12\n")
 	question := func(table string) *domain.Plan {
 		return mkPlan(t, domain.Year, "2025-01-01", "2026-01-01", domain.Leg{
-			Base: tbl(table, "t0", col("day", domain.TypeDate), col("n", domain.TypeInteger)), TimeColumn: "day",
-			Metrics: []domain.MetricRef{metric("n", sum("n"))}})
+			Base:       tbl("f", "t0", col("day", domain.TypeDate), col("k", domain.TypeInteger)),
+			Joins:      []domain.Join{{Relationship: "r", To: tbl(table, "t1", col("k", domain.TypeInteger), col("name", domain.TypeText)), FromAlias: "t0", FromColumn: "k", ToColumn: "k"}},
+			TimeColumn: "day", Dimensions: []domain.DimensionRef{dim("name", "t1", "name")},
+			Metrics: []domain.MetricRef{metric("n", count("k"))}})
 	}
-	probe := newEngine(t, os.DirFS(dir))
-	run(t, probe, question("a"))
-	one := probe.cache.used
-	// Room for one table, the query's scan buffers, and half a table more.
-	limit := one + scratchBytes(&query{rows: 3000, views: make([]*tableView, 1)}) + one/2
-	e, err = New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit})
+	ctx := context.Background()
+	probe, err := New(ctx, Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
 	require.NoError(t, err)
-	require.Equal(t, [][]string{{"2025-01-01", "4498500"}}, run(t, e, question("a")))
-	require.Equal(t, [][]string{{"2025-01-01", "4498500"}}, run(t, e, question("b")))
-	assert.LessOrEqual(t, e.cache.used, limit)
-	assert.NotContains(t, e.cache.tables, "a", "the least recently used table was evicted")
-	assert.Contains(t, e.cache.tables, "b")
-	run(t, e, question("a"))
-	assert.EqualValues(t, 3, e.cache.reads.Load(), "an evicted table is read again")
+	run(t, probe, question("a"))
+	one := probe.cache.used // a's columns and their join index and codes
+	limit := probe.cache.peak + one/2
+	e, err = New(ctx, Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit, NoCacheFill: true})
+	require.NoError(t, err)
+	wantA := [][]string{{"a1", "2025-01-01", "1"}, {"a2", "2025-01-01", "1"}, {"a5", "2025-01-01", "1"}}
+	require.Equal(t, wantA, run(t, e, question("a")))
+	require.Len(t, e.cache.tables["a"].cols, 2)
+	require.Equal(t, [][]string{{"b1", "2025-01-01", "1"}, {"b2", "2025-01-01", "2"}}, run(t, e, question("b")))
+	assert.LessOrEqual(t, e.cache.peak, limit)
+	assert.Less(t, len(e.cache.tables["a"].cols), 2, "a's columns, least recently used, were evicted, as many as needed")
+	assert.Len(t, e.cache.tables["b"].cols, 2)
+	reads := e.cache.reads.Load()
+	require.Equal(t, wantA, run(t, e, question("a")))
+	assert.EqualValues(t, reads+2, e.cache.reads.Load(), "the fact table is streamed and the evicted column read again")
 }
 
 func TestPlanShapeErrors(t *testing.T) {

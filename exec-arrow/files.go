@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -111,6 +112,9 @@ func locate(fsys fs.FS, table string) (*tableFiles, error) {
 			if st.IsDir() {
 				continue
 			}
+			if err := confine(fsys, name); err != nil {
+				return nil, err
+			}
 			found = append(found, part{path: name, format: f.format, codec: c.codec, size: st.Size(), mtime: st.ModTime().UnixNano()})
 			names = append(names, name)
 		}
@@ -118,6 +122,9 @@ func locate(fsys fs.FS, table string) (*tableFiles, error) {
 	st, err := fs.Stat(fsys, table)
 	switch {
 	case err == nil && st.IsDir():
+		if err := confine(fsys, table); err != nil {
+			return nil, err
+		}
 		parts, err := dirParts(fsys, table)
 		if err != nil {
 			return nil, err
@@ -158,13 +165,22 @@ func dirParts(fsys fs.FS, dir string) ([]part, error) {
 		if e.IsDir() || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
 			continue
 		}
+		if e.Type()&fs.ModeSymlink == 0 && !e.Type().IsRegular() {
+			continue
+		}
 		f, c, ok := classify(name)
 		if !ok {
 			continue
 		}
-		info, err := e.Info()
+		if err := confine(fsys, path.Join(dir, name)); err != nil {
+			return nil, err
+		}
+		info, err := fs.Stat(fsys, path.Join(dir, name))
 		if err != nil {
 			return nil, fmt.Errorf("file %s: %w", path.Join(dir, name), err)
+		}
+		if info.IsDir() {
+			continue
 		}
 		parts = append(parts, part{path: path.Join(dir, name), format: f, codec: c, size: info.Size(), mtime: info.ModTime().UnixNano()})
 	}
@@ -220,4 +236,76 @@ func (s *stacked) Close() error {
 		}
 	}
 	return first
+}
+
+// ErrOutsideDataDir is the error of a table file, a table directory or a
+// part of one that leaves the source's data directory: a symbolic link
+// whose target is absolute or climbs out of it. Such a file is never
+// read.
+var ErrOutsideDataDir = errors.New("the path leaves the data directory")
+
+// maxLinks bounds the symbolic links one path may pass through.
+const maxLinks = 40
+
+// confine refuses a path of fsys that resolves outside it. It follows the
+// path's symbolic links one component at a time (when fsys can read links,
+// as os.DirFS can); a link must be relative and stay inside the
+// directory. A file system that cannot read links (the embedded demo, or
+// an os.Root's, which refuses escapes itself) passes.
+func confine(fsys fs.FS, name string) error {
+	rl, ok := fsys.(fs.ReadLinkFS)
+	if !ok {
+		return nil
+	}
+	links := 0
+	if _, err := resolveIn(rl, name, &links); err != nil {
+		if errors.Is(err, ErrOutsideDataDir) {
+			return fmt.Errorf("file %s: %w (a symbolic link points outside it)", name, ErrOutsideDataDir)
+		}
+		return fmt.Errorf("file %s: %w", name, err)
+	}
+	return nil
+}
+
+// resolveIn walks name component by component, resolving links, and
+// returns the path with no link in it, or ErrOutsideDataDir when a link
+// leads out of the root. Every prefix it joins onto is already resolved,
+// so a ".." in a link's target is the physical parent.
+func resolveIn(rl fs.ReadLinkFS, name string, links *int) (string, error) {
+	cur := "."
+	for _, c := range strings.Split(name, "/") {
+		next := path.Join(cur, c)
+		if next == ".." || strings.HasPrefix(next, "../") {
+			return "", ErrOutsideDataDir
+		}
+		fi, err := rl.Lstat(next)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return next, nil // a missing file is reported by whoever opens it
+			}
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if *links++; *links > maxLinks {
+			return "", errors.New("too many symbolic links")
+		}
+		target, err := rl.ReadLink(next)
+		if err != nil {
+			return "", err
+		}
+		if path.IsAbs(target) || filepath.IsAbs(target) || filepath.VolumeName(target) != "" {
+			return "", ErrOutsideDataDir
+		}
+		t := path.Join(cur, filepath.ToSlash(target))
+		if t == ".." || strings.HasPrefix(t, "../") {
+			return "", ErrOutsideDataDir
+		}
+		if cur, err = resolveIn(rl, t, links); err != nil {
+			return "", err
+		}
+	}
+	return cur, nil
 }

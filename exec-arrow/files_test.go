@@ -186,7 +186,14 @@ func TestLoadErrors(t *testing.T) {
 			for _, w := range tc.want {
 				assert.ErrorContains(t, err, w)
 			}
-			leg := domain.Leg{Base: tbl("t", "t0", tc.cols...), TimeColumn: "day", Metrics: []domain.MetricRef{metric("n", count(tc.cols[len(tc.cols)-1].Name))}}
+			// A measure that reads the last column's values (a count reads
+			// only which of them are null).
+			last := tc.cols[len(tc.cols)-1]
+			m := simple(domain.Max, last.Name)
+			if last.Type == domain.TypeBoolean {
+				m = countIf(last.Name)
+			}
+			leg := domain.Leg{Base: tbl("t", "t0", tc.cols...), TimeColumn: "day", Metrics: []domain.MetricRef{metric("n", m)}}
 			_, err = e.Execute(context.Background(), mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", leg))
 			require.Error(t, err)
 			for _, w := range tc.want {
@@ -258,29 +265,41 @@ func TestInference(t *testing.T) {
 func TestCacheReuseAndInvalidation(t *testing.T) {
 	dir := salesDir(t)
 	e := newEngine(t, os.DirFS(dir))
+	ctx := context.Background()
 	p := mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("amount", sum("amount"))))
 	run(t, e, p)
-	require.EqualValues(t, 1, e.cache.reads.Load())
+	require.EqualValues(t, 1, e.cache.reads.Load(), "the first question streams the file")
+	require.NoError(t, e.Settle(ctx))
+	require.EqualValues(t, 2, e.cache.reads.Load(), "then its columns are read into the cache")
 	run(t, e, p)
-	require.EqualValues(t, 1, e.cache.reads.Load(), "a second question reads nothing")
+	require.EqualValues(t, 2, e.cache.reads.Load(), "a second question reads nothing")
 
-	// A question needing another column reads the file again, for that
-	// column only.
+	// A question needing another column streams the file again; the
+	// cache then reads that column only.
 	run(t, e, mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("price", sum("price")))))
-	require.EqualValues(t, 2, e.cache.reads.Load())
+	require.NoError(t, e.Settle(ctx))
+	require.EqualValues(t, 4, e.cache.reads.Load())
+	var cached []string
+	for w := range e.cache.tables["sales"].cols {
+		cached = append(cached, w.name)
+	}
+	assert.ElementsMatch(t, []string{"day", "amount", "price"}, cached)
 	run(t, e, mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("price", sum("price")), metric("amount", sum("amount")))))
-	require.EqualValues(t, 2, e.cache.reads.Load())
+	require.EqualValues(t, 4, e.cache.reads.Load())
 
 	// A new modification time is a new file.
 	later := time.Now().Add(time.Hour)
 	require.NoError(t, os.Chtimes(filepath.Join(dir, "sales.csv"), later, later))
 	run(t, e, p)
-	require.EqualValues(t, 3, e.cache.reads.Load())
+	require.EqualValues(t, 5, e.cache.reads.Load())
+	require.NoError(t, e.Settle(ctx))
 
 	// New content is read.
 	write(t, dir, "sales.csv", "id,day,cust,amount,price,status,paid,qty\n1,2025-01-05,1,5,1,done,true,1\n")
 	require.Equal(t, [][]string{{"2025-01-01", "5"}}, run(t, e, p))
-	require.EqualValues(t, 4, e.cache.reads.Load())
+	require.NoError(t, e.Settle(ctx))
+	require.Equal(t, [][]string{{"2025-01-01", "5"}}, run(t, e, p))
+	require.EqualValues(t, 8, e.cache.reads.Load())
 }
 
 func TestConcurrentExecute(t *testing.T) {
@@ -300,7 +319,8 @@ func TestConcurrentExecute(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		require.Equal(t, [][]string{{"2025-01-01", "150"}, {"2025-02-01", "70"}, {"2025-03-01", "50"}}, <-done)
 	}
-	require.EqualValues(t, 1, e.cache.reads.Load())
+	require.NoError(t, e.Settle(context.Background()))
+	require.Contains(t, e.cache.tables, "sales", "the streamed columns were read into the cache once")
 }
 
 func TestParquetProjection(t *testing.T) {
@@ -308,6 +328,7 @@ func TestParquetProjection(t *testing.T) {
 	write(t, dir, "sales.parquet", string(salesParquet(t)))
 	e := newEngine(t, os.DirFS(dir))
 	run(t, e, mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("amount", sum("amount")))))
+	require.NoError(t, e.Settle(context.Background()))
 	var cached []string
 	for w := range e.cache.tables["sales"].cols {
 		cached = append(cached, w.name)
@@ -337,4 +358,66 @@ func TestJoinKeysOfOtherTypes(t *testing.T) {
 	}
 	require.Equal(t, want, run(t, e, p))
 	require.Equal(t, want, run(t, e, p), "cached join structures give the same answer")
+}
+
+// TestPathsStayInTheDataDirectory: a table file, a table directory or a
+// part of one that is a symbolic link leaving the data directory is
+// refused by name, at start (Validate) and when asked; a link that stays
+// inside is followed.
+func TestPathsStayInTheDataDirectory(t *testing.T) {
+	root := t.TempDir()
+	outside := filepath.Join(root, "outside")
+	data := filepath.Join(root, "data")
+	write(t, outside, "secret.csv", "day,n\n2025-01-01,1\n")
+	write(t, data, "real/inside.csv", "day,n\n2025-01-01,2\n")
+	require.NoError(t, os.MkdirAll(filepath.Join(data, "dir"), 0o755))
+	write(t, data, "dir/a.csv", "day,n\n2025-01-01,3\n")
+	links := map[string]string{
+		"relative.csv":  "../outside/secret.csv",
+		"absolute.csv":  filepath.Join(outside, "secret.csv"),
+		"dir/b.csv":     "../../outside/secret.csv",
+		"linkeddir":     "../outside",
+		"viadir.csv":    "hop/../../outside/secret.csv",
+		"hop":           "real",
+		"inside.csv":    "real/inside.csv",
+		"twice.csv":     "hop/inside.csv",
+		"loop.csv":      "loop.csv",
+		"climbing.csv":  "real/../../outside/secret.csv",
+		"dangling.csv":  "nowhere.csv",
+		"selfdir/x.csv": "../../outside/secret.csv",
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(data, "selfdir"), 0o755))
+	for name, target := range links {
+		require.NoError(t, os.Symlink(target, filepath.Join(data, name)))
+	}
+	cols := []domain.ModelColumn{col("day", domain.TypeDate), col("n", domain.TypeInteger)}
+	ask := func(e *Engine, table string) ([][]string, error) {
+		rs, err := e.Execute(context.Background(), mkPlan(t, domain.Year, "2025-01-01", "2026-01-01",
+			domain.Leg{Base: tbl(table, "t0", cols...), TimeColumn: "day", Metrics: []domain.MetricRef{metric("n", sum("n"))}}))
+		if err != nil {
+			return nil, err
+		}
+		return rendered(rs), nil
+	}
+	for _, table := range []string{"relative", "absolute", "dir", "linkeddir", "viadir", "climbing", "selfdir"} {
+		t.Run(table, func(t *testing.T) {
+			model := domain.Model{Name: table, Source: "files", Table: table, Columns: cols}
+			e := newEngine(t, os.DirFS(data), model)
+			err := e.Validate(context.Background())
+			require.ErrorIs(t, err, ErrOutsideDataDir)
+			_, err = ask(e, table)
+			require.ErrorIs(t, err, ErrOutsideDataDir)
+			assert.NotContains(t, err.Error(), outside, "the error names the file in the data directory, not where it points")
+		})
+	}
+	e := newEngine(t, os.DirFS(data))
+	got, err := ask(e, "inside")
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"2025-01-01", "2"}}, got, "a link that stays inside is followed")
+	got, err = ask(e, "twice")
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"2025-01-01", "2"}}, got)
+	_, err = ask(e, "loop")
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, ErrOutsideDataDir)
 }

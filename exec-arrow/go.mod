@@ -6,6 +6,7 @@ require (
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/sync v0.25.0
+	sutura.dev/app v0.0.0
 	sutura.dev/domain v0.0.0
 )
 
@@ -28,6 +29,14 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
+	sutura.dev/runtime v0.0.0 // indirect
+	sutura.dev/semantic v0.0.0 // indirect
 )
 
 replace sutura.dev/domain => ../domain
+
+replace sutura.dev/app => ../app
+
+replace sutura.dev/semantic => ../semantic
+
+replace sutura.dev/runtime => ../runtime

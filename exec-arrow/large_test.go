@@ -72,21 +72,26 @@ func generated(t testing.TB, n int) *Engine {
 	return e
 }
 
-// inject caches cols as the table of the file of that name in e's fs.
+// inject caches cols as the table of the file of that name in e's fs, in
+// segments of chunkRows rows.
 func inject(t testing.TB, e *Engine, table string, rows int, cols ...*column) {
 	tf, err := locate(e.cfg.Files, table)
 	require.NoError(t, err)
 	c := e.cache
-	en := &tableEntry{c: c, name: table, id: tf.id, cols: map[want]*column{}, rows: rows, loaded: true}
-	for _, col := range cols {
-		col.owner = en
-		en.cols[want{name: col.name, typ: col.typ}] = col
-		en.bytes += col.bytes
-	}
 	c.mu.Lock()
-	c.tables[table] = en
-	c.used += en.bytes
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	en := c.entryLocked(tf)
+	en.rows, en.loaded = rows, true
+	for lo := 0; lo < rows; lo += chunkRows {
+		en.segs = append(en.segs, segment{lo: lo, hi: min(lo+chunkRows, rows), group: lo / chunkRows})
+	}
+	for _, col := range cols {
+		w := want{name: col.name, typ: col.typ}
+		ce := &colEntry{t: en, w: w, col: col, bytes: col.bytes}
+		col.owner = ce
+		en.cols[w] = ce
+		c.used += col.bytes
+	}
 }
 
 func factLeg(metrics ...domain.MetricRef) domain.Leg {

@@ -28,17 +28,23 @@ func (l *loader) readParquet(p part) error {
 	}
 	defer pf.Close()
 	sch := pf.MetaData().Schema
-	leaves := make([]int, len(l.wants))
-	// Columns are decoded in parallel, and text columns arrive
-	// dictionary-encoded, so each distinct value is interned once per
-	// chunk rather than once per row.
-	props := pqarrow.ArrowReadProperties{BatchSize: loadBatch, Parallel: true}
+	// Columns wanted for their values are decoded by pqarrow, in parallel,
+	// text dictionary-encoded (each distinct value interned once per chunk
+	// rather than once per row); columns wanted for their validity alone
+	// are read from their definition levels.
+	var leaves, full []int
+	valid := map[int]int{} // want → leaf
+	props := pqarrow.ArrowReadProperties{BatchSize: loadBatch, Parallel: !l.serial}
 	for i, w := range l.wants {
 		idx := sch.ColumnIndexByName(w.name)
 		if idx < 0 {
 			return fmt.Errorf("file %s: column %s is missing", p.path, w.name)
 		}
-		leaves[i] = idx
+		if w.validOnly {
+			valid[i] = idx
+			continue
+		}
+		leaves, full = append(leaves, idx), append(full, i)
 		if sch.Column(idx).PhysicalType() == parquet.Types.ByteArray {
 			props.SetReadDict(idx, true)
 		}
@@ -55,6 +61,25 @@ func (l *loader) readParquet(p part) error {
 		if err := l.ctx.Err(); err != nil {
 			return err
 		}
+		n := int(pf.MetaData().RowGroup(rg).NumRows())
+		for i, leaf := range valid {
+			v, err := newValidReader(pf.RowGroup(rg), leaf, sch.Column(leaf))
+			if err != nil {
+				return fmt.Errorf("file %s, column %s: %w", p.path, l.wants[i].name, err)
+			}
+			if err := l.builders[i].(*validBuilder).addValidity(v, n); err != nil {
+				return fmt.Errorf("file %s, column %s: %w", p.path, l.wants[i].name, err)
+			}
+		}
+		if len(leaves) == 0 {
+			base += n
+			l.rows += n
+			l.segment(n)
+			if err := l.tick(); err != nil {
+				return err
+			}
+			continue
+		}
 		tbl, err := fr.ReadRowGroups(l.ctx, leaves, []int{rg})
 		if err != nil {
 			if l.ctx.Err() != nil {
@@ -62,10 +87,10 @@ func (l *loader) readParquet(p part) error {
 			}
 			return fmt.Errorf("file %s, row group %d: %w", p.path, rg, err)
 		}
-		n := int(tbl.NumRows())
-		for i, w := range l.wants {
+		for j, i := range full {
+			w := l.wants[i]
 			row := base
-			for _, chunk := range tbl.Column(i).Data().Chunks() {
+			for _, chunk := range tbl.Column(j).Data().Chunks() {
 				if err := appendArrow(l.builders[i], chunk); err != nil {
 					if ae, ok := err.(*arrowErr); ok {
 						tbl.Release()
@@ -80,6 +105,7 @@ func (l *loader) readParquet(p part) error {
 		tbl.Release()
 		base += n
 		l.rows += n
+		l.segment(n)
 		if err := l.tick(); err != nil {
 			return err
 		}

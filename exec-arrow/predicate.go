@@ -15,15 +15,18 @@ import (
 // them); a null (or an unmatched join) passes exactly when keepNull.
 type predicate struct {
 	alias    int
-	col      *column
+	slot     int     // the base-table slot when alias is 0
+	col      *column // the joined column, or the base column's prototype
 	negate   bool
 	keepNull bool
 	anyValue bool // is_not_null: every non-null value matches
 
-	ints    []int64   // integer, timestamp, date (days), boolean (0/1)
-	floats  []float64 // float, decimal
-	dictHit []bool    // text: per dictionary index
-	dictOut []bool    // text: the outcome per dictionary index (dictHit xor negate)
+	ints   []int64         // integer, timestamp, date (days), boolean (0/1)
+	floats []float64       // float, decimal
+	texts  map[string]bool // text: the values
+	// dictOut is the outcome per dictionary index of col, when col is a
+	// cached or joined column every batch shares (text only).
+	dictOut []bool
 }
 
 // newPredicate compiles values against c. Values no value of c renders as
@@ -33,16 +36,10 @@ func newPredicate(alias int, c *column, values []string, negate, keepNull bool) 
 	for _, s := range values {
 		switch c.typ {
 		case domain.TypeText:
-			look, err := c.dictLookup()
-			if err != nil {
-				return nil, err
+			if p.texts == nil {
+				p.texts = map[string]bool{}
 			}
-			if p.dictHit == nil {
-				p.dictHit = make([]bool, len(c.dict))
-			}
-			if k, ok := look[s]; ok {
-				p.dictHit[k] = true
-			}
+			p.texts[s] = true
 		case domain.TypeInteger:
 			if v, ok := parseInt(s); ok && strconv.FormatInt(v, 10) == s {
 				p.ints = append(p.ints, v)
@@ -67,13 +64,36 @@ func newPredicate(alias int, c *column, values []string, negate, keepNull bool) 
 			return nil, fmt.Errorf("column %s has unknown type %s", c.name, c.typ)
 		}
 	}
-	if c.typ == domain.TypeText {
-		p.dictOut = make([]bool, len(c.dict))
-		for i := range p.dictOut {
-			p.dictOut[i] = (p.dictHit != nil && p.dictHit[i]) != negate
+	if c.typ == domain.TypeText && c.dict != nil && !c.validOnly {
+		// A column every batch shares (cached or joined): look the values
+		// up in its dictionary once.
+		look, err := c.dictLookup()
+		if err != nil {
+			return nil, err
 		}
+		hit := make([]bool, len(c.dict))
+		for s := range p.texts {
+			if k, ok := look[s]; ok {
+				hit[k] = true
+			}
+		}
+		for i := range hit {
+			hit[i] = hit[i] != negate
+		}
+		p.dictOut = hit
 	}
 	return p, nil
+}
+
+// textOutcome is the outcome of dictionary entry k of a streamed batch's
+// column, computed once per batch and entry.
+func (p *predicate) textOutcome(dict []string, m *dictMap, k int32) bool {
+	v := m.vals[k]
+	if v < 0 {
+		v = int32(b2i(p.texts[dict[k]] != p.negate))
+		m.vals[k] = v
+	}
+	return v != 0
 }
 
 func b2i(b bool) int64 {
@@ -114,10 +134,11 @@ func requiredPredicate(c *column, rf domain.RequiredFilter) (*predicate, error) 
 	return nil, fmt.Errorf("required filter on column %s: unknown operator %q", c.name, rf.Op)
 }
 
-// eval sets out[k] for the row rows[k] (-1: no row, as after an unmatched
-// join). Each column type has its own loop.
-func (p *predicate) eval(rows []int32, out []bool) {
-	c := p.col
+// eval sets out[k] for the row rows[k] of c (-1: no row, as after an
+// unmatched join); c is the batch's column for a base-table predicate and
+// p.col for a joined one. m caches per-batch dictionary outcomes. Each
+// column type has its own loop.
+func (p *predicate) eval(c *column, rows []int32, out []bool, m *dictMap) {
 	valid, keepNull := c.valid, p.keepNull
 	null := func(r int32) bool { return r < 0 || (valid != nil && !bitutil.BitIsSet(valid, int(r))) }
 	if p.anyValue {
@@ -128,14 +149,47 @@ func (p *predicate) eval(rows []int32, out []bool) {
 	}
 	switch c.typ {
 	case domain.TypeText:
-		res := p.dictOut
 		idx := c.idx
+		if res := p.dictOut; res != nil && c == p.col {
+			for k, r := range rows {
+				if null(r) {
+					out[k] = keepNull
+					continue
+				}
+				out[k] = res[idx[r]]
+			}
+			return
+		}
+		m.reset(c)
+		if len(c.dict) <= len(rows) {
+			// A batch's dictionary smaller than its rows (the usual
+			// filter column): every entry's outcome first, then one load
+			// per row.
+			for k := range c.dict {
+				p.textOutcome(c.dict, m, int32(k))
+			}
+			vals := m.vals
+			if valid == nil {
+				for k, r := range rows {
+					out[k] = r >= 0 && vals[idx[r]] != 0 || r < 0 && keepNull
+				}
+				return
+			}
+			for k, r := range rows {
+				if null(r) {
+					out[k] = keepNull
+					continue
+				}
+				out[k] = vals[idx[r]] != 0
+			}
+			return
+		}
 		for k, r := range rows {
 			if null(r) {
 				out[k] = keepNull
 				continue
 			}
-			out[k] = res[idx[r]]
+			out[k] = p.textOutcome(c.dict, m, idx[r])
 		}
 	case domain.TypeBoolean:
 		var res [2]bool

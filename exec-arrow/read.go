@@ -16,10 +16,13 @@ import (
 )
 
 // want is a column a load reads: its name and declared type (TypeUnset:
-// inferred from the whole column).
+// inferred from the whole column), or, with validOnly, only which of its
+// values are null (the input of count and is_not_null: the values are
+// neither parsed nor kept).
 type want struct {
-	name string
-	typ  domain.ColumnType
+	name      string
+	typ       domain.ColumnType
+	validOnly bool
 }
 
 // loadBatch is how many rows a reader handles between checks of the
@@ -31,6 +34,8 @@ const (
 
 // loader reads the parts of one table into builders, one per wanted
 // column, checking ctx and growing its working-set reservation as it goes.
+// It records the segments it read (see segment), so cached columns are
+// scanned in the batches a stream of the same files would bring.
 type loader struct {
 	ctx      context.Context
 	fsys     fs.FS
@@ -38,6 +43,9 @@ type loader struct {
 	builders []builder
 	rows     int
 	check    bool
+	serial   bool // decode Parquet columns on one goroutine (a background fill)
+	segs     []segment
+	group    int
 	// meter is told the bytes the builders hold, every loadBatch rows.
 	meter func(total int64) error
 }
@@ -45,9 +53,25 @@ type loader struct {
 func newLoader(ctx context.Context, fsys fs.FS, wants []want, check bool, meter func(int64) error) *loader {
 	l := &loader{ctx: ctx, fsys: fsys, wants: wants, meter: meter, check: check}
 	for _, w := range wants {
+		if w.validOnly {
+			l.builders = append(l.builders, &validBuilder{typ: w.typ, check: check})
+			continue
+		}
 		l.builders = append(l.builders, newBuilder(w.typ, check))
 	}
 	return l
+}
+
+// segment records that the last n rows read form one group: a block of a
+// text part, or a Parquet row group (cut into batches of chunkRows).
+func (l *loader) segment(n int) {
+	if n <= 0 {
+		return
+	}
+	for lo := l.rows - n; lo < l.rows; lo += chunkRows {
+		l.segs = append(l.segs, segment{lo: lo, hi: min(lo+chunkRows, l.rows), group: l.group})
+	}
+	l.group++
 }
 
 // tick runs every loadBatch rows: cancellation and the working set.
@@ -66,8 +90,11 @@ func (l *loader) tick() error {
 }
 
 // every runs after the n-th row of a file: the context every ctxBatch
-// rows, the working set every loadBatch rows.
+// rows, the working set every loadBatch rows, a segment every chunkRows.
 func (l *loader) every(n int) error {
+	if n%chunkRows == 0 {
+		l.segment(chunkRows)
+	}
 	switch {
 	case n%loadBatch == 0:
 		return l.tick()
@@ -143,6 +170,7 @@ func (l *loader) readCSV(p part, r io.Reader) error {
 	for n := 1; ; n++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
+			l.segment((n - 1) % chunkRows)
 			return nil
 		}
 		if err != nil {
@@ -209,6 +237,7 @@ func (l *loader) readNDJSON(p part, r io.Reader) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("file %s, after line %d: %w", p.path, line, err)
 	}
+	l.segment(objects % chunkRows)
 	for i, ok := range seen {
 		if !ok && objects > 0 {
 			return fmt.Errorf("file %s: column %s is missing (no object holds it)", p.path, l.wants[i].name)

@@ -7,87 +7,34 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// chunkRows is how many base rows a worker scans between checks of the
-// context: small enough that cancellation returns within milliseconds,
-// large enough that per-chunk overhead vanishes.
+// chunkRows is the most rows one batch holds: small enough that a worker
+// checks the context within milliseconds, large enough that per-batch
+// overhead vanishes.
 const chunkRows = 1 << 16
 
-// denseGroupKeys is the largest packed key space grouped through a direct
-// table instead of a hash map.
-const denseGroupKeys = 1 << 16
-
-// grouper assigns group ids to group keys.
-type grouper struct {
-	dense []int32 // packed key → gid+1
-	m     map[uint64]int32
-	wide  map[[5]uint32]int32
-	keys  []uint64    // packed: key per gid
-	wkeys [][5]uint32 // wide: key per gid
-}
-
-func newGrouper(q *query) *grouper {
-	g := &grouper{}
-	switch {
-	case !q.packed:
-		g.wide = map[[5]uint32]int32{}
-	case q.space <= denseGroupKeys:
-		g.dense = make([]int32, q.space)
-	default:
-		g.m = map[uint64]int32{}
-	}
-	return g
-}
-
-func (g *grouper) len() int {
-	if g.wide != nil {
-		return len(g.wkeys)
-	}
-	return len(g.keys)
-}
-
-func (g *grouper) packed(key uint64) int32 {
-	if g.dense != nil {
-		id := g.dense[key]
-		if id == 0 {
-			g.keys = append(g.keys, key)
-			id = int32(len(g.keys))
-			g.dense[key] = id
-		}
-		return id - 1
-	}
-	id, ok := g.m[key]
-	if !ok {
-		id = int32(len(g.keys))
-		g.keys = append(g.keys, key)
-		g.m[key] = id
-	}
-	return id
-}
-
-func (g *grouper) wideKey(key [5]uint32) int32 {
-	id, ok := g.wide[key]
-	if !ok {
-		id = int32(len(g.wkeys))
-		g.wkeys = append(g.wkeys, key)
-		g.wide[key] = id
-	}
-	return id
-}
-
-// partial is one worker's aggregation: its groups and, per metric, the
-// rows that entered each group and the term states.
+// partial is one worker's aggregation: its groups, the codebooks of the
+// dimensions it numbers itself, and per metric the rows that entered each
+// group and the term states.
 type partial struct {
 	groups *grouper
+	books  []*codebook    // per dimension: nil when the codes are fixed
+	maps   []dictMap      // per dimension: a batch dictionary's codes
 	rows   [][]int64      // per metric, per group
 	terms  [][]*termState // per metric, per term
 }
 
 func newPartial(q *query) *partial {
-	p := &partial{groups: newGrouper(q), rows: make([][]int64, len(q.metrics)), terms: make([][]*termState, len(q.metrics))}
+	p := &partial{groups: newGrouper(len(q.buckets), q.radix), rows: make([][]int64, len(q.metrics)),
+		terms: make([][]*termState, len(q.metrics)), books: make([]*codebook, len(q.dims)), maps: make([]dictMap, len(q.dims))}
+	for d, dim := range q.dims {
+		if dim.codes == nil {
+			p.books[d] = newCodebook(dim.col.typ)
+		}
+	}
 	for m, mp := range q.metrics {
 		p.terms[m] = make([]*termState, len(mp.terms))
-		for t := range mp.terms {
-			p.terms[m][t] = &termState{}
+		for t, tp := range mp.terms {
+			p.terms[m][t] = newTermState(tp)
 		}
 	}
 	return p
@@ -109,20 +56,22 @@ func (p *partial) grow(q *query) {
 // bytes estimates the memory p holds.
 func (p *partial) bytes(q *query) int64 {
 	ng := int64(p.groups.len())
-	n := ng * 24
-	if p.groups.dense != nil {
-		n += int64(4 * len(p.groups.dense))
+	n := p.groups.bytes()
+	for _, b := range p.books {
+		if b != nil {
+			n += b.size
+		}
 	}
 	for m := range q.metrics {
 		n += ng * 8
 		for _, s := range p.terms[m] {
-			n += int64(8*(cap(s.i)+cap(s.f)+cap(s.n)+cap(s.bits))) + int64(24*len(s.set))
+			n += s.bytes()
 		}
 	}
 	return n
 }
 
-// scratch is a worker's per-chunk buffers, reused across chunks.
+// scratch is a worker's per-batch buffers, reused across batches.
 type scratch struct {
 	sel    []int32   // base rows, compacted as filters drop them
 	bucket []int32   // per position
@@ -133,12 +82,18 @@ type scratch struct {
 	gids   []int32
 	mrows  []int32
 	mgids  []int32
-	reqs   [][]bool // per required filter
+	dcodes [][]int32 // per dimension numbered by the worker: codes per position
+	reqs   [][]bool  // per required filter
+
+	// Per-batch dictionary caches of base-table text columns.
+	filterMaps []dictMap // per base caller filter
+	reqMaps    []dictMap // per required filter
+	joinMaps   []dictMap // per join
 }
 
 // scratchPool keeps scratch buffers between queries: a small question
 // would otherwise allocate (and the collector clear) buffers for a whole
-// chunk on every call.
+// batch on every call.
 var scratchPool sync.Pool
 
 // newScratch returns scratch buffers for q, reused from earlier queries
@@ -172,6 +127,15 @@ func newScratch(q *query) *scratch {
 	for a := 1; a < len(q.views); a++ {
 		s.mapped[a] = grow32(s.mapped[a])
 	}
+	if cap(s.dcodes) < len(q.dims) {
+		s.dcodes = make([][]int32, len(q.dims))
+	}
+	s.dcodes = s.dcodes[:len(q.dims)]
+	for d, dim := range q.dims {
+		if dim.codes == nil {
+			s.dcodes[d] = grow32(s.dcodes[d])
+		}
+	}
 	if cap(s.reqs) < len(q.required) {
 		s.reqs = make([][]bool, len(q.required))
 	}
@@ -182,67 +146,76 @@ func newScratch(q *query) *scratch {
 		}
 		s.reqs[i] = s.reqs[i][:n]
 	}
+	s.filterMaps = make([]dictMap, len(q.baseFilters))
+	s.reqMaps = make([]dictMap, len(q.required))
+	s.joinMaps = make([]dictMap, len(q.joins))
 	return s
 }
 
 // putScratch gives buffers back for the next query.
-func putScratch(s *scratch) { scratchPool.Put(s) }
+func putScratch(s *scratch) {
+	s.filterMaps, s.reqMaps, s.joinMaps = nil, nil, nil
+	scratchPool.Put(s)
+}
 
-// chunkLen is the most rows one chunk of q holds.
-func (q *query) chunkLen() int { return max(min(chunkRows, q.rows), 1) }
+// chunkLen is the most rows one batch of q holds.
+func (q *query) chunkLen() int {
+	if q.rows > 0 {
+		return max(min(chunkRows, q.rows), 1)
+	}
+	return chunkRows
+}
 
 // scratchBytes is the memory newScratch allocates.
 func scratchBytes(q *query) int64 {
 	chunkRows := int64(q.chunkLen())
-	per := 4 + 4 + 8 + 1 + 8 + 4 + 4 + 4 + 4*int64(len(q.views)-1) + int64(len(q.required))
+	per := 4 + 4 + 8 + 1 + 8 + 4 + 4 + 4 + 4*int64(len(q.views)-1) + 4*int64(len(q.dims)) + int64(len(q.required))
 	return per * chunkRows
 }
 
-// scan aggregates every base row in the question's range into one
-// partial, in parallel over the row chunks whose day range meets it.
-// Worker w takes chunks w, w+P, ... of that list; partials merge in worker
-// order, so a result does not depend on scheduling.
-func (e *Engine) scan(ctx context.Context, q *query, mem *reservation, m *meter) (*partial, error) {
-	chunks := q.chunksInRange()
-	visited := 0
-	for _, c := range chunks {
-		visited += min((c+1)*chunkRows, q.rows) - c*chunkRows
-	}
-	m.account(q, visited)
-	nChunks := len(chunks)
-	workers := min(e.cfg.Parallelism, nChunks)
-	if nChunks < 4 || workers < 1 {
-		workers = 1
-	}
+// scan aggregates every base row of src in the question's range into one
+// partial, on q.parallel workers. Worker w reads the groups g with
+// g mod P = w, in order, and the partials merge in worker order, so an
+// answer does not depend on scheduling nor on where the rows came from.
+func (e *Engine) scan(ctx context.Context, q *query, src producer, mem *reservation, m *meter) (*partial, error) {
+	workers := q.parallel
 	if err := mem.grow(int64(workers) * scratchBytes(q)); err != nil {
 		return nil, err
 	}
 	parts := make([]*partial, workers)
 	g, gctx := errgroup.WithContext(ctx)
+	g.Go(guard(func() error { return src.run(gctx) }))
 	for w := 0; w < workers; w++ {
-		g.Go(func() error {
+		g.Go(guard(func() error {
 			p := newPartial(q)
 			parts[w] = p
 			s := newScratch(q)
 			defer putScratch(s)
 			var held int64
-			for i := w; i < nChunks; i += workers {
+			return src.scan(gctx, w, func(b *batch) error {
 				if err := gctx.Err(); err != nil {
 					return err
 				}
-				lo := chunks[i] * chunkRows
-				q.chunk(s, p, lo, min(lo+chunkRows, q.rows))
-				if b := p.bytes(q); b > held {
-					if err := mem.grow(b - held); err != nil {
+				m.visit(b.hi - b.lo)
+				if workerHook != nil {
+					workerHook()
+				}
+				q.chunk(s, p, b)
+				if n := p.bytes(q); n > held {
+					if err := mem.grow(n - held); err != nil {
 						return err
 					}
-					held = b
+					held = n
 				}
-			}
-			return nil
-		})
+				return nil
+			})
+		}))
 	}
-	if err := g.Wait(); err != nil {
+	err := g.Wait()
+	if cerr := src.close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return nil, err
 	}
 	out := parts[0]
@@ -257,25 +230,32 @@ func (e *Engine) scan(ctx context.Context, q *query, mem *reservation, m *meter)
 	return out, nil
 }
 
-// merge folds src into dst.
+// merge folds src into dst, translating the codes of dimensions and
+// distinct values each worker numbered itself.
 func (q *query) merge(ctx context.Context, dst, src *partial, mem *reservation) error {
+	before := dst.bytes(q)
+	trs := make([][]int32, len(q.dims))
+	for d, b := range src.books {
+		if b != nil {
+			trs[d] = b.into(dst.books[d])
+			dst.groups.grow(d, dst.books[d].card())
+		}
+	}
 	ng := src.groups.len()
 	remap := make([]int32, ng)
 	for g := 0; g < ng; g++ {
 		if g%checkEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if src.groups.wide != nil {
-			remap[g] = dst.groups.wideKey(src.groups.wkeys[g])
-		} else {
-			remap[g] = dst.groups.packed(src.groups.keys[g])
+		parts := src.groups.parts(g)
+		for d, tr := range trs {
+			if tr != nil {
+				parts[d+1] = uint32(tr[parts[d+1]])
+			}
 		}
+		remap[g] = dst.groups.id(parts)
 	}
-	before := dst.bytes(q)
 	dst.grow(q)
-	if err := mem.grow(dst.bytes(q) - before); err != nil {
-		return err
-	}
 	for m, mp := range q.metrics {
 		for sg, dg := range remap {
 			dst.rows[m][dg] += src.rows[m][sg]
@@ -284,8 +264,12 @@ func (q *query) merge(ctx context.Context, dst, src *partial, mem *reservation) 
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			dst.terms[m][t].merge(tp, src.terms[m][t], remap)
+			var tr []int32
+			if b := src.terms[m][t].book; b != nil && b.card() > 0 {
+				tr = b.into(dst.terms[m][t].book)
+			}
+			dst.terms[m][t].merge(tp, src.terms[m][t], remap, tr)
 		}
 	}
-	return nil
+	return mem.grow(dst.bytes(q) - before)
 }

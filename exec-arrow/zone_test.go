@@ -16,7 +16,7 @@ import (
 	"sutura.dev/domain"
 )
 
-func TestZonesSkipChunksOutsideTheRange(t *testing.T) {
+func TestZonesSkipSegmentsOutsideTheRange(t *testing.T) {
 	const n = 5*chunkRows + 123
 	b := array.NewDate32Builder(memory.DefaultAllocator)
 	first := domain.DateOf(2024, 1, 1)
@@ -28,13 +28,26 @@ func TestZonesSkipChunksOutsideTheRange(t *testing.T) {
 		b.Append(arrow.Date32(first + domain.Date(i/1000)))
 	}
 	c := newColumn("day", domain.TypeDate, b.NewArray())
-	z := c.zones()
+	var segs []segment
+	for lo := 0; lo < n; lo += chunkRows {
+		segs = append(segs, segment{lo: lo, hi: min(lo+chunkRows, n), group: lo / chunkRows})
+	}
+	z := c.zones(segs)
 	require.Len(t, z, 6)
 	assert.Equal(t, dayZone{int32(first), int32(first) + (chunkRows-1)/1000}, z[0])
-	q := &query{time: c, start: int32(first) + 150, span: 10} // chunk 2 holds days 131..196
-	assert.Equal(t, []int{2}, q.chunksInRange(), "only the chunk holding the range is scanned")
-	q = &query{time: c, start: int32(first) - 100, span: 50}
-	assert.Empty(t, q.chunksInRange())
+	inRange := func(q *query) []int {
+		var out []int
+		for i, zz := range z {
+			if q.meets(zz) {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	q := &query{start: int32(first) + 150, span: 10} // segment 2 holds days 131..196
+	assert.Equal(t, []int{2}, inRange(q), "only the segment holding the range is scanned")
+	q = &query{start: int32(first) - 100, span: 50}
+	assert.Empty(t, inRange(q))
 }
 
 // TestPruningKeepsAnswers compares the same rows stored in time order

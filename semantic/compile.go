@@ -2,6 +2,7 @@ package semantic
 
 import (
 	"slices"
+	"strings"
 
 	"sutura.dev/domain"
 )
@@ -19,13 +20,10 @@ func Compile(b *domain.Bundle, p domain.Principal, q domain.Question, today doma
 	return plan(b, r)
 }
 
-// Visible reports whether principal p may see metric m. A metric p may not
-// see is answered exactly like a missing one, so the catalogue description
-// must list only metrics for which Visible holds.
-func Visible(p domain.Principal, m *domain.Metric) bool { return p.CanSee(m.Audience) }
-
 // resolved is a question checked against the bundle.
 type resolved struct {
+	b       *domain.Bundle
+	p       domain.Principal
 	q       domain.Question
 	metrics []*domain.Metric
 	rng     domain.Range
@@ -42,6 +40,7 @@ func refuse(c domain.Code, format string, args ...any) *domain.Reason {
 
 func resolve(b *domain.Bundle, p domain.Principal, q domain.Question, today domain.Date) (*resolved, *domain.Reason) {
 	r := &resolved{q: q}
+	r.b, r.p = b, p
 	if why := r.resolveMetrics(b, p); why != nil {
 		return nil, why
 	}
@@ -94,7 +93,7 @@ func (r *resolved) resolveMetrics(b *domain.Bundle, p domain.Principal) *domain.
 	}
 	for _, name := range q.Metrics {
 		m, ok := b.Metric(name)
-		if !ok || !Visible(p, m) {
+		if !ok || !Visible(b, p, m) {
 			return unknownMetric(name)
 		}
 		r.metrics = append(r.metrics, m)
@@ -166,13 +165,15 @@ func (r *resolved) resolveShape(today domain.Date) *domain.Reason {
 }
 
 // dimension returns the definition of the dimension called name, which
-// every metric asked must declare with the same column and via chain.
+// every metric asked must declare with the same column and via chain, and
+// the caller must be allowed to see (DimensionVisible); one it may not see
+// is refused exactly like one the metric does not declare.
 func (r *resolved) dimension(name string) (*domain.Dimension, *domain.Reason) {
 	var first *domain.Dimension
 	for _, m := range r.metrics {
 		d, ok := m.Dimension(name)
-		if !ok {
-			return nil, refuse(domain.DimensionNotPermitted, "metric %s has no dimension %s", m.Name, name)
+		if !ok || !DimensionVisible(r.b, r.p, m, d) {
+			return nil, refuse(domain.DimensionNotPermitted, "metric %s has no dimension %s; %s", m.Name, name, r.allowedDimensions(m, false))
 		}
 		if first == nil {
 			first = d
@@ -185,8 +186,32 @@ func (r *resolved) dimension(name string) (*domain.Dimension, *domain.Reason) {
 	return first, nil
 }
 
+// allowedDimensions says which dimensions of m the caller may group by
+// (or, with filterable, filter on), for the detail of a refusal: names
+// are catalogue data, and a dimension the caller may not see is not
+// named.
+func (r *resolved) allowedDimensions(m *domain.Metric, filterable bool) string {
+	var names []string
+	for i := range m.Dimensions {
+		d := &m.Dimensions[i]
+		if DimensionVisible(r.b, r.p, m, d) && (!filterable || d.Filterable) {
+			names = append(names, d.Name)
+		}
+	}
+	switch {
+	case len(names) == 0 && filterable:
+		return "it cannot be filtered on any dimension"
+	case len(names) == 0:
+		return "it has no dimensions"
+	case filterable:
+		return "it may be filtered on " + strings.Join(names, ", ")
+	}
+	return "its dimensions are " + strings.Join(names, ", ")
+}
+
 // filter checks one filter: declared, filterable, every value allowlisted
-// by every metric asked.
+// by every metric asked. A refusal lists what the metric allows (names and
+// allowlists are catalogue data), never the value asked for.
 func (r *resolved) filter(f domain.Filter) (*domain.Dimension, *domain.Reason) {
 	d, why := r.dimension(f.Dimension)
 	if why != nil {
@@ -195,7 +220,7 @@ func (r *resolved) filter(f domain.Filter) (*domain.Dimension, *domain.Reason) {
 	for _, m := range r.metrics {
 		md, _ := m.Dimension(f.Dimension)
 		if !md.Filterable || len(md.Values) == 0 {
-			return nil, refuse(domain.DimensionNotFilterable, "dimension %s of metric %s can be grouped by but not filtered on", f.Dimension, m.Name)
+			return nil, refuse(domain.DimensionNotFilterable, "dimension %s of metric %s can be grouped by but not filtered on; %s", f.Dimension, m.Name, r.allowedDimensions(m, true))
 		}
 	}
 	switch {
@@ -209,7 +234,7 @@ func (r *resolved) filter(f domain.Filter) (*domain.Dimension, *domain.Reason) {
 		md, _ := m.Dimension(f.Dimension)
 		for _, v := range f.Values {
 			if !md.Allows(v) {
-				return nil, refuse(domain.DimensionValueNotAllowed, "a value in the filter on dimension %s is not on its allowlist", f.Dimension)
+				return nil, refuse(domain.DimensionValueNotAllowed, "a value in the filter on dimension %s is not on its allowlist; metric %s allows %s", f.Dimension, m.Name, strings.Join(md.Values, ", "))
 			}
 		}
 	}

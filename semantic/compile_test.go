@@ -88,8 +88,8 @@ func TestRefusals(t *testing.T) {
 			q.Dimensions = []string{"nope"}
 		}), domain.ResultTooLarge, ""},
 		{"duplicate dimension", nobody, with(ask("net_sales"), func(q *domain.Question) { q.Dimensions = []string{"area", "channel", "area"} }), domain.DuplicateDimension, "dimension area is asked for more than once"},
-		{"dimension not permitted", nobody, with(ask("net_sales"), func(q *domain.Question) { q.Dimensions = []string{"payment_method"} }), domain.DimensionNotPermitted, "metric net_sales has no dimension payment_method"},
-		{"dimension not permitted by every metric", nobody, with(ask("net_sales", "order_count"), func(q *domain.Question) { q.Dimensions = []string{"product"} }), domain.DimensionNotPermitted, "metric order_count has no dimension product"},
+		{"dimension not permitted", nobody, with(ask("net_sales"), func(q *domain.Question) { q.Dimensions = []string{"payment_method"} }), domain.DimensionNotPermitted, "metric net_sales has no dimension payment_method; its dimensions are area, channel, customer_segment, product, product_category"},
+		{"dimension not permitted by every metric", nobody, with(ask("net_sales", "order_count"), func(q *domain.Question) { q.Dimensions = []string{"product"} }), domain.DimensionNotPermitted, "metric order_count has no dimension product; its dimensions are area, channel, customer_segment, payment_method, product_category"},
 		{"dimension meaning differs", nobody, with(ask("returned_orders", "units_sold"), func(q *domain.Question) { q.Dimensions = []string{"buyer_segment"} }), domain.DimensionNotPermitted,
 			"dimension buyer_segment means different things for metrics returned_orders and units_sold, so they cannot be grouped or filtered by it together"},
 		{"undeclared before repeated", nobody, with(ask("net_sales"), func(q *domain.Question) { q.Dimensions = []string{"nope", "nope"} }), domain.DimensionNotPermitted, ""},
@@ -104,8 +104,8 @@ func TestRefusals(t *testing.T) {
 			q.Filters = []domain.Filter{eq("area", "East"), eq("area", "East"), eq("nope", "x")}
 		}), domain.DuplicateDimension, ""},
 		{"filter not permitted", nobody, with(ask("net_sales"), func(q *domain.Question) { q.Filters = []domain.Filter{eq("payment_method", "card")} }), domain.DimensionNotPermitted, ""},
-		{"filter not filterable", nobody, with(ask("net_sales"), func(q *domain.Question) { q.Filters = []domain.Filter{eq("product", "Lamp")} }), domain.DimensionNotFilterable, "dimension product of metric net_sales can be grouped by but not filtered on"},
-		{"value not allowed", nobody, with(ask("net_sales"), func(q *domain.Question) { q.Filters = []domain.Filter{in("area", "East", "Atlantis")} }), domain.DimensionValueNotAllowed, "a value in the filter on dimension area is not on its allowlist"},
+		{"filter not filterable", nobody, with(ask("net_sales"), func(q *domain.Question) { q.Filters = []domain.Filter{eq("product", "Lamp")} }), domain.DimensionNotFilterable, "dimension product of metric net_sales can be grouped by but not filtered on; it may be filtered on area, channel, product_category"},
+		{"value not allowed", nobody, with(ask("net_sales"), func(q *domain.Question) { q.Filters = []domain.Filter{in("area", "East", "Atlantis")} }), domain.DimensionValueNotAllowed, "a value in the filter on dimension area is not on its allowlist; metric net_sales allows East, North, South, West"},
 		{"value match is exact", nobody, with(ask("net_sales"), func(q *domain.Question) { q.Filters = []domain.Filter{eq("area", "east")} }), domain.DimensionValueNotAllowed, ""},
 		{"not filterable before value", nobody, with(ask("net_sales"), func(q *domain.Question) { q.Filters = []domain.Filter{eq("product", "Atlantis")} }), domain.DimensionNotFilterable, ""},
 		{"multi-metric top", nobody, with(ask("net_sales", "gross_sales"), func(q *domain.Question) {
@@ -192,8 +192,8 @@ func TestInvisibleMetricIsIndistinguishableFromMissing(t *testing.T) {
 	plan, why := semantic.Compile(withIt, finance, q, today)
 	require.Nil(t, why)
 	assert.Equal(t, "collected_payments", plan.Legs[0].Metrics[1].Name)
-	assert.True(t, semantic.Visible(finance, mustMetric(t, withIt, "collected_payments")))
-	assert.False(t, semantic.Visible(agent, mustMetric(t, withIt, "collected_payments")))
+	assert.True(t, semantic.Visible(withIt, finance, mustMetric(t, withIt, "collected_payments")))
+	assert.False(t, semantic.Visible(withIt, agent, mustMetric(t, withIt, "collected_payments")))
 }
 
 func mustMetric(t *testing.T, b *domain.Bundle, name string) *domain.Metric {

@@ -15,12 +15,15 @@
 // Layers, outermost first: metrics; a trace span with a correlation id
 // (X-Correlation-Id adopted when well formed, else minted; written to logs
 // and audit records and echoed as a response header, never into a body);
-// the request timeout; a token-bucket rate limit per client address; the
-// Host allowlist (loopback names plus server.allowed_hosts, against DNS
-// rebinding: the one Host decision, /mcp's included); the deployment bearer
+// the request timeout (the surface's, app.Surface.RequestTimeout); a
+// token-bucket rate limit per client address; the Host allowlist
+// (loopback names plus server.allowed_hosts, against DNS rebinding: the
+// one Host decision, /mcp's included); the deployment bearer
 // token (SHA-256 digests compared in constant time); inbound JWT identity,
 // after which an authenticated caller is charged to the bucket of its
-// subject instead of its address's; the capability gate (scopes); the body
+// subject instead of its address's; the capability gate, which asks the
+// surface (app.Surface.Permit: enabled, and granted by the caller's
+// scopes) so that the decision is app's on every transport; the body
 // limit, which first refuses a POST that is not application/json (415
 // unsupported_media_type, before reading the body). /health and /ready wear
 // no layer but metrics, trace and timeout, so probes work from any address

@@ -15,7 +15,11 @@ import (
 // forbids loading anything.
 
 type docsPage struct {
-	Info       apiInfo
+	Info apiInfo
+	// Open says this deployment asks no token: no access token and no
+	// inbound identity are configured, so a gated route says so instead
+	// of asking for a bearer token.
+	Open       bool
 	Operations []docsOperation
 	Schemas    []docsSchema
 }
@@ -32,9 +36,10 @@ type docsResponse struct{ Status, Description string }
 
 type docsSchema struct{ Name, JSON string }
 
-// renderDocs renders the page of doc.
-func renderDocs(doc *openAPI) ([]byte, error) {
-	page := docsPage{Info: doc.Info}
+// renderDocs renders the page of doc; open says the deployment asks no
+// token (docsPage.Open).
+func renderDocs(doc *openAPI, open bool) ([]byte, error) {
+	page := docsPage{Info: doc.Info, Open: open}
 	paths := make([]string, 0, len(doc.Paths))
 	for p := range doc.Paths {
 		paths = append(paths, p)
@@ -127,7 +132,7 @@ table{border-collapse:collapse}td{border-top:1px solid #eee;padding:.2rem .6rem;
 {{range .Operations}}<section class="op" id="{{.ID}}">
 <h3><span class="method {{.Method}}">{{.Method}}</span> <code>{{.Path}}</code> &mdash; {{.Summary}}</h3>
 {{if .Description}}<p>{{.Description}}</p>{{end}}
-<p>{{if .Public}}No token needed.{{else}}Bearer token{{if .Scopes}}; scope {{range $i, $s := .Scopes}}{{if $i}} or {{end}}<span class="scope">{{$s}}</span>{{end}}{{end}}.{{end}}</p>
+<p>{{if .Public}}No token needed.{{else if $.Open}}No token needed on this deployment (no access token and no inbound identity are configured){{if .Scopes}}; with inbound identity it needs scope {{range $i, $s := .Scopes}}{{if $i}} or {{end}}<span class="scope">{{$s}}</span>{{end}}{{end}}.{{else}}Bearer token{{if .Scopes}}; scope {{range $i, $s := .Scopes}}{{if $i}} or {{end}}<span class="scope">{{$s}}</span>{{end}}{{end}}.{{end}}</p>
 {{if .Request}}<p>Request body: <a href="#schema-{{.Request}}"><code>{{.Request}}</code></a></p>{{end}}
 <table>{{range .Responses}}<tr><td><code>{{.Status}}</code></td><td>{{.Description}}</td></tr>{{end}}</table>
 </section>

@@ -5,87 +5,56 @@ import (
 	"net/http"
 	"strconv"
 
-	"sutura.dev/app/wire"
+	"sutura.dev/app"
 )
 
 // FailureCode is the stable code of a failure body: something went wrong
-// that is not a refusal (product.md §5). Codes are part of the contract.
-type FailureCode string
+// that is not a refusal (product.md §5). The codes, their statuses and
+// sentences are the surface's one table (app.FailureCode), shared with the
+// audit record and every other transport; this package only writes them.
+type FailureCode = app.FailureCode
 
-// Every failure code the HTTP surface writes, with its status in
-// failureStatus.
+// Every failure code the HTTP surface writes (app's, by their HTTP names).
 const (
-	Unauthorized        FailureCode = "unauthorized"
-	InsufficientScope   FailureCode = "insufficient_scope"
-	ToolNotEnabled      FailureCode = "tool_not_enabled"
-	HostNotAllowed      FailureCode = "host_not_allowed"
-	NotAQuestion        FailureCode = "not_a_question"
-	TooLarge            FailureCode = "too_large"
-	RateLimited         FailureCode = "rate_limited"
-	Timeout             FailureCode = "timeout"
-	Internal            FailureCode = "internal"
-	Unavailable         FailureCode = "unavailable"
-	IdentityUnavailable FailureCode = "identity_unavailable"
-	AtCapacity          FailureCode = "at_capacity"
-	// ZeroDenominator: a ratio metric declared zero_denominator: fails met
-	// a zero denominator; the answer does not exist for this question.
-	ZeroDenominator FailureCode = "zero_denominator"
-	// NotFound and MethodNotAllowed answer requests outside the route table.
-	NotFound         FailureCode = "not_found"
-	MethodNotAllowed FailureCode = "method_not_allowed"
+	Unauthorized      = app.CodeUnauthorized
+	InsufficientScope = app.CodeInsufficientScope
+	ToolNotEnabled    = app.CodeToolNotEnabled
+	HostNotAllowed    = app.CodeHostNotAllowed
+	NotAQuestion      = app.CodeNotAQuestion
+	TooLarge          = app.CodeTooLarge
+	// UnsupportedMediaType is the failure of a POST whose Content-Type is
+	// not application/json, refused before its body is read: a browser
+	// sends a cross-site POST without a preflight only with a form or text
+	// type.
+	UnsupportedMediaType = app.CodeUnsupportedMediaType
+	RateLimited          = app.CodeRateLimited
+	Timeout              = app.CodeTimeout
+	Internal             = app.CodeInternal
+	Unavailable          = app.CodeUnavailable
+	IdentityUnavailable  = app.CodeIdentityUnavailable
+	AtCapacity           = app.CodeAtCapacity
+	ZeroDenominator      = app.CodeZeroDenominator
+	StatementFailed      = app.CodeStatementFailed
+	NotFound             = app.CodeNotFound
+	MethodNotAllowed     = app.CodeMethodNotAllowed
 )
 
-// UnsupportedMediaType is the failure of a POST whose Content-Type is not
-// application/json, refused before its body is read: a browser sends a
-// cross-site POST without a preflight only with a form or text type.
-const UnsupportedMediaType FailureCode = "unsupported_media_type"
-
-// failureStatus is the one table of failure codes and their statuses, in
-// the order of product.md §5 then the codes this surface adds.
-var failureStatus = []struct {
-	code   FailureCode
-	status int
-}{
-	{Unauthorized, http.StatusUnauthorized},
-	{InsufficientScope, http.StatusForbidden},
-	{ToolNotEnabled, http.StatusForbidden},
-	{HostNotAllowed, http.StatusForbidden},
-	{NotAQuestion, http.StatusBadRequest},
-	{TooLarge, http.StatusRequestEntityTooLarge},
-	{UnsupportedMediaType, http.StatusUnsupportedMediaType},
-	{RateLimited, http.StatusTooManyRequests},
-	{Timeout, http.StatusRequestTimeout},
-	{Internal, http.StatusInternalServerError},
-	{Unavailable, http.StatusServiceUnavailable},
-	{IdentityUnavailable, http.StatusServiceUnavailable},
-	{AtCapacity, http.StatusServiceUnavailable},
-	{ZeroDenominator, http.StatusUnprocessableEntity},
-	{NotFound, http.StatusNotFound},
-	{MethodNotAllowed, http.StatusMethodNotAllowed},
-}
-
-// FailureCodes returns every failure code, in the order of the contract.
+// FailureCodes returns every failure code this surface writes: the
+// surface's table without the codes that are never written (cancelled: a
+// caller that went away gets nothing), in the table's order.
 func FailureCodes() []FailureCode {
-	out := make([]FailureCode, len(failureStatus))
-	for i, f := range failureStatus {
-		out[i] = f.code
+	var out []FailureCode
+	for _, c := range app.FailureCodes() {
+		if c.Status() != 0 {
+			out = append(out, c)
+		}
 	}
 	return out
 }
 
-// Status returns the HTTP status of the code, or 0 for an unknown code.
-func (c FailureCode) Status() int {
-	for _, f := range failureStatus {
-		if f.code == c {
-			return f.status
-		}
-	}
-	return 0
-}
-
-// The fixed sentences of failures of the gates. Those of a question's
-// failures (at capacity, timeout, unavailable, internal, zero denominator)
-// are app/wire's, shared with every transport. None holds a caller value or
+// The fixed sentences of failures of the gates. Those of a call's failures
+// (at capacity, timeout, unavailable, internal, zero denominator) are the
+// surface's, shared with every transport. None holds a caller value or
 // a data system's text.
 const (
 	textTooLarge = "the request body is larger than this server accepts"
@@ -118,7 +87,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
-		body, _ = json.Marshal(failureBody{Code: Internal, Status: status, Detail: wire.TextInternal})
+		body, _ = json.Marshal(failureBody{Code: Internal, Status: status, Detail: app.TextInternal})
 	}
 	writeBytes(w, status, "application/json", body)
 }

@@ -125,23 +125,24 @@ func newEnv(t testing.TB, sys *apptest.System, ec envConfig) *env {
 	if ec.quiet {
 		sink = discardAudit{}
 	}
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if ec.quiet {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	surface, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: demoBundle(t, ec.withoutSecret)}, Sources: sources,
-		Admission: adm, Audit: metrics.Audit(sink), RequestTimeout: ec.requestTimeout})
+		Admission: adm, Audit: metrics.Audit(sink), RequestTimeout: ec.requestTimeout, Tools: ec.cfg.Tools, Logger: logger})
 	require.NoError(t, err)
 	cfg := ec.cfg
 	cfg.Surface = surface
 	cfg.Metrics = metrics
-	if cfg.RequestTimeout == 0 {
-		cfg.RequestTimeout = ec.requestTimeout
-	}
 	if cfg.Inbound == nil && !ec.anonymous {
 		cfg.SingleUser = true
 	}
-	logs := &syncBuffer{}
-	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	if ec.quiet {
-		cfg.Logger = slog.New(slog.DiscardHandler)
+	if cfg.Tools == nil {
+		cfg.Tools = surface.Tools()
 	}
+	cfg.Logger = logger
 	server, err := New(cfg)
 	require.NoError(t, err)
 	srv := httptest.NewServer(server.Handler())

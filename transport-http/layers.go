@@ -134,7 +134,7 @@ func (s *Server) trace(next http.Handler) http.Handler {
 // which cancels the work it started (admission wait included).
 func (s *Server) timeout(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Surface.RequestTimeout())
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
@@ -305,15 +305,17 @@ func CallerFrom(ctx context.Context) app.Caller {
 	return app.Caller{Principal: domain.Principal{Subject: "anonymous"}}
 }
 
-// capability refuses a caller whose scopes do not grant the route's
-// capability, or a capability this deployment does not offer. The empty
-// capability (/mcp) needs the scope of at least one tool.
+// capability asks the surface whether the caller may call the route's
+// capability (app.Surface.Permit: enablement, then scope), so that the
+// decision is app's, for every transport alike, and a refused request is
+// answered before its body is read. The empty capability (/mcp) needs a
+// tool the caller may call; which one is the surface's to decide per call.
 func (s *Server) capability(c domain.Capability, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scopes := CallerFrom(r.Context()).Principal.Scopes
+		caller := gatedCaller(r.Context())
 		if c == "" {
-			for _, t := range s.cfg.Tools {
-				if t.Grants(scopes) {
+			for _, t := range s.tools {
+				if s.cfg.Surface.Permit(caller, t.ID) == nil {
 					next.ServeHTTP(w, r)
 					return
 				}
@@ -322,18 +324,36 @@ func (s *Server) capability(c domain.Capability, next http.Handler) http.Handler
 			writeFailure(w, InsufficientScope, "this endpoint needs the scope of at least one tool: "+strings.Join(s.scopes, ", "))
 			return
 		}
-		t, ok := s.tools[c]
-		if !ok {
-			writeFailure(w, ToolNotEnabled, "the tool "+string(c)+" is not enabled on this deployment")
+		f := s.cfg.Surface.Permit(caller, c)
+		if f == nil {
+			next.ServeHTTP(w, r)
 			return
 		}
-		if !t.Grants(scopes) {
-			s.challenge(w, r, `error="insufficient_scope"`, `scope="`+string(t.Scope)+`"`)
-			writeFailure(w, InsufficientScope, "the tool "+string(c)+" needs the scope "+string(t.Scope))
-			return
+		if f.Code == InsufficientScope {
+			s.challenge(w, r, `error="insufficient_scope"`, `scope="`+string(s.toolScope(c))+`"`)
 		}
-		next.ServeHTTP(w, r)
+		writeFailure(w, f.Code, f.Detail)
 	})
+}
+
+// gatedCaller is the caller the gates established for the request of
+// ctx. Its scopes are what it may call (app.Caller.Scoped): the
+// deployment's every scope for the local operator and the anonymous
+// caller, the token's for an inbound identity.
+func gatedCaller(ctx context.Context) app.Caller {
+	c := CallerFrom(ctx)
+	c.Scoped = true
+	return c
+}
+
+// toolScope is the scope that grants tool c on this server.
+func (s *Server) toolScope(c domain.Capability) string {
+	for _, t := range s.tools {
+		if t.ID == c {
+			return string(t.Scope)
+		}
+	}
+	return ""
 }
 
 // bodyLimit refuses a body that is not declared JSON, then reads the

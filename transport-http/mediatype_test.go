@@ -66,8 +66,15 @@ func TestSimpleRequestsAreUnsupportedMediaType(t *testing.T) {
 			assert.Equal(t, http.StatusOK, r.status, "%s %q: %s", path, ct, r.body)
 		}
 	}
-	// Only the two JSON posts of each audited route reached the surface.
-	assert.Len(t, e.audit.Records(), 4)
+	// Only the two JSON posts of each audited route reached the surface
+	// (a run_sql statement also has its record before it runs).
+	outcomes := 0
+	for _, r := range e.audit.Records() {
+		if r.Outcome != "started" {
+			outcomes++
+		}
+	}
+	assert.Equal(t, 4, outcomes)
 	assert.Len(t, sql.Statements(), 2)
 }
 

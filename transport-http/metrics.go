@@ -101,6 +101,11 @@ type countingSink struct {
 
 func (s *countingSink) Write(ctx context.Context, rec domain.AuditRecord) error {
 	err := s.next.Write(ctx, rec)
+	if rec.Outcome == "started" && err == nil {
+		// run_sql's record before its statement runs: the outcome comes
+		// in its own record.
+		return nil
+	}
 	outcome, code := rec.Outcome, rec.Code
 	if err != nil {
 		outcome, code = "failure", string(Internal)
@@ -108,9 +113,6 @@ func (s *countingSink) Write(ctx context.Context, rec domain.AuditRecord) error 
 	s.m.observeOutcome(rec.Capability, outcome, code, time.Duration(rec.DurationMS*float64(time.Millisecond)))
 	return err
 }
-
-// auditFailureCodes are the failure codes app writes into audit records.
-var auditFailureCodes = []string{"at_capacity", "timeout", "cancelled", "unavailable", "zero_denominator", "internal"}
 
 // observeOutcome counts one outcome. Every label is checked against the
 // closed sets of the contract, so a record can never carry a value into a
@@ -127,7 +129,7 @@ func (m *Metrics) observeOutcome(c domain.Capability, outcome, code string, d ti
 			code = "other"
 		}
 	case "failure":
-		if !slices.Contains(auditFailureCodes, code) {
+		if !app.FailureCode(code).Known() {
 			code = "other"
 		}
 	default:

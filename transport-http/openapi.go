@@ -251,7 +251,7 @@ func toolOperation(t app.Tool) *operation {
 	case domain.DescribeCatalog:
 		op.Responses = gateResponses(false, map[string]*response{"200": jsonResponse("The catalogue as the caller may see it.", schemaCatalog)})
 	case domain.AskMetric:
-		op.RequestBody = &requestBody{Required: true, Description: "The question (product.md §3.1). Unknown fields are refused by name.",
+		op.RequestBody = &requestBody{Required: true, Description: "The question: metrics, grain and range, optionally dimensions, filters and top. Unknown fields are refused by name.",
 			Content: map[string]mediaType{"application/json": {Schema: ref(schemaQuestion)}}}
 		op.Responses = askResponses()
 	case domain.RunSQL:
@@ -265,13 +265,13 @@ func toolOperation(t app.Tool) *operation {
 // runSQLResponses are the responses of POST /v1/sql/run: the rows without
 // provenance, a refusal at the status of its code (result_too_large,
 // deadline_exceeded, source_refused, credential_unavailable), and every
-// failure; a statement the database failed is 400 not_a_question.
+// failure; a statement the database failed is 400 statement_failed.
 func runSQLResponses() map[string]*response {
 	refusals := map[int][]domain.Code{}
 	for _, c := range []domain.Code{domain.ResultTooLarge, domain.DeadlineExceeded, domain.SourceRefused, domain.CredentialUnavailable} {
 		refusals[c.Status()] = append(refusals[c.Status()], c)
 	}
-	failures := failuresByStatus(append(gateFailures(true), NotAQuestion, AtCapacity, Unavailable)...)
+	failures := failuresByStatus(append(gateFailures(true), NotAQuestion, StatementFailed, AtCapacity, Unavailable)...)
 	rs := map[string]*response{"200": jsonResponse("The statement's rows, without provenance: these numbers are not certified.", schemaSQLResult)}
 	statuses := map[int]bool{}
 	for s := range refusals {

@@ -269,3 +269,17 @@ func TestDocsPageIsSelfContained(t *testing.T) {
 		assert.NotContains(t, page, never)
 	}
 }
+
+// TestDocsPageSaysWhetherATokenIsNeeded: a deployment without an access
+// token or inbound identity does not tell its reader to send a bearer
+// token; one with a token does.
+func TestDocsPageSaysWhetherATokenIsNeeded(t *testing.T) {
+	open := string(newEnv(t, newFake(), envConfig{}).do(t, request{path: "/docs"}).body)
+	assert.Contains(t, open, "No token needed on this deployment")
+	assert.NotContains(t, open, "Bearer token")
+
+	gated := string(newEnv(t, newFake(), envConfig{cfg: Config{AccessToken: []byte("zz-token")}}).do(t, request{path: "/docs"}).body)
+	assert.Contains(t, gated, "Bearer token")
+	assert.NotContains(t, gated, "No token needed on this deployment")
+	assert.NotContains(t, gated, "zz-token")
+}

@@ -48,9 +48,9 @@ func (s *Server) routes() http.Handler {
 	if s.metricsHash != nil {
 		handle("GET /metrics", public(s.metricsToken(s.metrics.handler())))
 	}
-	handle("GET /v1/catalog", gated(domain.DescribeCatalog, false, http.HandlerFunc(s.catalog)))
-	handle("POST /v1/query", gated(domain.AskMetric, true, http.HandlerFunc(s.query)))
-	handle("POST /v1/sql/run", gated(domain.RunSQL, true, http.HandlerFunc(s.runSQL)))
+	handle("GET /v1/catalog", gated(domain.DescribeCatalog, false, s.call(domain.DescribeCatalog)))
+	handle("POST /v1/query", gated(domain.AskMetric, true, s.call(domain.AskMetric)))
+	handle("POST /v1/sql/run", gated(domain.RunSQL, true, s.call(domain.RunSQL)))
 	if s.cfg.MCP != nil {
 		handle("/mcp", gated("", true, s.cfg.MCP))
 	}
@@ -148,50 +148,67 @@ func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// catalog serves describe_catalog: the catalogue as the caller may see it.
-func (s *Server) catalog(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, s.cfg.Surface.DescribeCatalog(CallerFrom(r.Context())))
+// call serves one capability: it decodes the request into the surface's
+// one call (the caller the gates established, the capability of the route,
+// the body as the arguments; GET takes none) and encodes the result. The
+// surface decides everything else, for every transport alike.
+func (s *Server) call(c domain.Capability) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var args []byte
+		if r.Method == http.MethodPost {
+			body, ok := jsonBody(w, r)
+			if !ok {
+				return
+			}
+			args = body
+		}
+		writeResult(w, s.cfg.Surface.Call(r.Context(), gatedCaller(r.Context()), c, args))
+	})
 }
 
-// runSQL serves run_sql when the tool list holds it (the capability gate
-// answers 403 tool_not_enabled otherwise): parse {statement} strictly, run
-// it under the request's deadline, render the rows without provenance. The
-// statement is never logged nor echoed: it is in the audit record only.
-func (s *Server) runSQL(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.tools[domain.RunSQL]; !ok {
-		writeFailure(w, ToolNotEnabled, "the tool run_sql is not enabled on this deployment")
-		return
+// writeResult encodes a result: 200 with its content (wire.Content, the
+// bytes every transport returns), a refusal at its code's status, or a
+// failure body. A caller that went away gets nothing: the work was
+// cancelled and nobody is waiting.
+func writeResult(w http.ResponseWriter, res app.Result) {
+	switch {
+	case res.Failure != nil:
+		writeCallFailure(w, res.Capability, res.Failure)
+	case res.Refusal != nil:
+		writeRefusal(w, *res.Refusal)
+	default:
+		body, err := wire.Content(res)
+		if err != nil {
+			writeFailure(w, Internal, app.TextInternal)
+			return
+		}
+		writeBytes(w, http.StatusOK, "application/json", body)
 	}
-	body, ok := jsonBody(w, r)
-	if !ok {
+}
+
+// writeCallFailure writes a failure of a call with the surface's sentence;
+// arguments that are not a call are worded for a body. The error itself
+// went to the surface's log only.
+func writeCallFailure(w http.ResponseWriter, c domain.Capability, f *app.Failure) {
+	switch f.Code {
+	case app.CodeCancelled:
 		return
-	}
-	statement, err := wire.ParseRunSQLArgs(body)
-	if err != nil {
+	case NotAQuestion:
+		what := "question"
+		if c == domain.RunSQL {
+			what = "statement"
+		}
+		detail := "the body is not a " + what
 		var fe *domain.FieldError
-		detail := "the body is not a statement"
-		if errors.As(err, &fe) {
-			detail = "the body is not a statement: " + fe.Error()
+		if errors.As(f, &fe) {
+			detail += ": " + fe.Error()
 		}
 		writeFailure(w, NotAQuestion, detail)
-		return
+	case AtCapacity:
+		writeRetry(w, AtCapacity, 1, f.Detail)
+	default:
+		writeFailure(w, f.Code, f.Detail)
 	}
-	caller := CallerFrom(r.Context())
-	out, err := s.cfg.Surface.RunSQL(r.Context(), caller, statement)
-	if err != nil {
-		s.failure(w, caller, "run_sql", err)
-		return
-	}
-	if out.Refusal != nil {
-		writeOutcome(w, domain.Refused(*out.Refusal))
-		return
-	}
-	content, err := wire.SQLContent(out)
-	if err != nil {
-		writeFailure(w, Internal, wire.TextInternal)
-		return
-	}
-	writeBytes(w, http.StatusOK, "application/json", content)
 }
 
 // jsonBody reads a JSON request body, or writes not_a_question: a form or
@@ -212,77 +229,18 @@ func jsonBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	return body, true
 }
 
-// query serves ask_metric: parse the question, answer it under the
-// request's deadline, render the outcome.
-func (s *Server) query(w http.ResponseWriter, r *http.Request) {
-	body, ok := jsonBody(w, r)
-	if !ok {
-		return
-	}
-	q, err := domain.ParseQuestion(body)
-	if err != nil {
-		var fe *domain.FieldError
-		detail := "the body is not a question"
-		if errors.As(err, &fe) {
-			detail = "the body is not a question: " + fe.Error()
-		}
-		writeFailure(w, NotAQuestion, detail)
-		return
-	}
-	caller := CallerFrom(r.Context())
-	out, err := s.cfg.Surface.Answer(r.Context(), caller, q)
-	if err != nil {
-		s.failure(w, caller, "ask_metric", err)
-		return
-	}
-	writeOutcome(w, out)
-}
-
 // budgetRetrySeconds is the Retry-After of budget_exhausted, which carries
 // no window of its own yet.
 const budgetRetrySeconds = 60
 
-// writeOutcome writes an answer (200) or a refusal at its code's status.
-func writeOutcome(w http.ResponseWriter, out domain.Outcome) {
-	if r := out.Refusal; r != nil {
-		if r.Code() == domain.BudgetExhausted {
-			w.Header().Set("Retry-After", strconv.Itoa(budgetRetrySeconds))
-		}
-		writeJSON(w, r.Status(), struct {
-			Outcome string         `json:"outcome"`
-			Reason  json.Marshaler `json:"reason"`
-		}{"refusal", r.WithStatus()})
-		return
+// writeRefusal writes a refusal at its code's status, with the status in
+// its reason.
+func writeRefusal(w http.ResponseWriter, r domain.Reason) {
+	if r.Code() == domain.BudgetExhausted {
+		w.Header().Set("Retry-After", strconv.Itoa(budgetRetrySeconds))
 	}
-	body, err := out.MarshalJSON()
-	if err != nil {
-		writeFailure(w, Internal, wire.TextInternal)
-		return
-	}
-	writeBytes(w, http.StatusOK, "application/json", body)
-}
-
-// failure writes a failure of Surface.Answer or Surface.RunSQL with its
-// fixed sentence (wire.FailureOf, as every transport does); the error
-// itself goes only to the log. A caller that went away gets nothing: the
-// work was cancelled and nobody is waiting. A run_sql statement the
-// database failed is 400 not_a_question: the body is not a statement the
-// database can run.
-func (s *Server) failure(w http.ResponseWriter, caller app.Caller, tool string, err error) {
-	f, ok := wire.FailureOf(err)
-	if !ok {
-		return
-	}
-	if f.Report {
-		s.log.Warn("http: "+tool+" failed", "correlation_id", caller.CorrelationID, "error", err)
-	}
-	code := FailureCode(f.Code)
-	if f.Code == wire.CodeStatementFailed {
-		code = NotAQuestion
-	}
-	if code == AtCapacity {
-		writeRetry(w, code, 1, f.Text)
-		return
-	}
-	writeFailure(w, code, f.Text)
+	writeJSON(w, r.Status(), struct {
+		Outcome string         `json:"outcome"`
+		Reason  json.Marshaler `json:"reason"`
+	}{"refusal", r.WithStatus()})
 }

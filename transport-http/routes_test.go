@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/app"
-	"sutura.dev/app/wire"
+	"sutura.dev/app/apptest"
 	"sutura.dev/domain"
 )
 
@@ -221,6 +221,11 @@ func TestEveryFailureCodeHasItsStatus(t *testing.T) {
 		sys.Release()
 		assert.Equal(t, http.StatusOK, (<-done).status)
 	})
+	t.Run("statement_failed", func(t *testing.T) {
+		e := newEnv(t, newFake(), envConfig{sql: &apptest.SQL{Err: &apptest.StatementError{Text: canary}},
+			cfg: Config{Tools: app.Tools(app.ToolOptions{RunSQL: true})}})
+		check(t, e.do(t, request{path: "/v1/sql/run", body: `{"statement":"selec 1"}`}), StatementFailed)
+	})
 	t.Run("zero_denominator", func(t *testing.T) {
 		sys := newFake()
 		sys.Err = fmt.Errorf("metric revenue: %w", domain.ErrZeroDenominator)
@@ -240,16 +245,6 @@ func TestEveryFailureCodeHasItsStatus(t *testing.T) {
 	})
 	for _, code := range FailureCodes() {
 		assert.True(t, seen[code], "failure code %s is not provoked", code)
-	}
-}
-
-// TestEveryQuestionFailureHasACode: the failures app/wire classifies, for
-// every transport, are failure codes of this surface.
-func TestEveryQuestionFailureHasACode(t *testing.T) {
-	for _, err := range []error{app.ErrAtCapacity, app.ErrTimeout, app.ErrUnavailable, app.ErrInternal, domain.ErrZeroDenominator, errors.New("defect")} {
-		f, ok := wire.FailureOf(err)
-		require.True(t, ok)
-		assert.NotZero(t, FailureCode(f.Code).Status(), f.Code)
 	}
 }
 
@@ -280,7 +275,7 @@ func TestNewRefusesWhatItCannotServe(t *testing.T) {
 		"equal tokens":           {Surface: surface, AccessToken: []byte("a"), MetricsToken: []byte("a")},
 		"empty token":            {Surface: surface, AccessToken: []byte{}},
 		"host with a path":       {Surface: surface, AllowedHosts: []string{"a.example/x"}},
-		"negative timeout":       {Surface: surface, RequestTimeout: -time.Second},
+		"another tool list":      {Surface: surface, Tools: app.Tools(app.ToolOptions{RunSQL: true})},
 		"inbound without issuer": {Surface: surface, Inbound: &InboundConfig{Audience: "a", JWKSURL: "https://x", Algorithms: []string{RS256}}},
 		"inbound both key sets":  {Surface: surface, Inbound: &InboundConfig{Issuer: "i", Audience: "a", JWKSURL: "https://x", JWKSFile: "f", Algorithms: []string{RS256}}},
 		"inbound HS256":          {Surface: surface, Inbound: &InboundConfig{Issuer: "i", Audience: "a", JWKSURL: "https://x", Algorithms: []string{"HS256"}}},

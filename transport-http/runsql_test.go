@@ -47,10 +47,11 @@ func TestRunSQLAnswersWithoutProvenance(t *testing.T) {
 	assert.NotContains(t, string(r.body), "provenance")
 	assert.Equal(t, []string{sqlStatement}, sql.Statements())
 	recs := e.audit.Records()
-	require.Len(t, recs, 1)
-	assert.Equal(t, domain.RunSQL, recs[0].Capability)
-	assert.Equal(t, sqlStatement, recs[0].Statement, "audited with its statement")
-	assert.Equal(t, "answer", recs[0].Outcome)
+	require.Len(t, recs, 2, "a start record before the statement runs, and its outcome")
+	assert.Equal(t, "started", recs[0].Outcome)
+	assert.Equal(t, domain.RunSQL, recs[1].Capability)
+	assert.Equal(t, sqlStatement, recs[1].Statement, "audited with its statement")
+	assert.Equal(t, "answer", recs[1].Outcome)
 	assert.NotContains(t, e.logs.String(), canary, "the statement is never logged")
 }
 
@@ -65,7 +66,7 @@ func TestRunSQLRefusalsAndFailures(t *testing.T) {
 		{"row cap", &apptest.SQL{Generate: domain.MaxRowCap + 1}, 0, domain.ResultTooLarge, ""},
 		{"write attempt", &apptest.SQL{Err: &domain.RefusalError{Reason: domain.Refuse(domain.SourceRefused, "run_sql is read-only: the statement tried to change data or the session")}}, 0, domain.SourceRefused, ""},
 		{"deadline", &apptest.SQL{Block: true}, 2 * time.Second, domain.DeadlineExceeded, ""},
-		{"statement failed", &apptest.SQL{Err: &apptest.StatementError{Text: "relation " + canary + " does not exist"}}, 0, "", NotAQuestion},
+		{"statement failed", &apptest.SQL{Err: &apptest.StatementError{Text: "relation " + canary + " does not exist"}}, 0, "", StatementFailed},
 		{"database down", &apptest.SQL{Err: errors.New("dial: connection refused")}, 0, "", Unavailable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,14 +76,17 @@ func TestRunSQLRefusalsAndFailures(t *testing.T) {
 				requireRefusal(t, r, tc.refused)
 			} else {
 				m := requireFailure(t, r, tc.failed)
-				if tc.failed == NotAQuestion {
-					assert.Equal(t, wire.TextStatementFailed, m["detail"])
+				if tc.failed == StatementFailed {
+					assert.Equal(t, app.TextStatementFailed, m["detail"])
 				}
 			}
 			assert.Equal(t, 0, e.adm.InUse())
 			recs := e.audit.Records()
-			require.Len(t, recs, 1)
-			assert.Equal(t, sqlStatement, recs[0].Statement)
+			require.Len(t, recs, 2)
+			assert.Equal(t, sqlStatement, recs[1].Statement)
+			if tc.failed != "" {
+				assert.Equal(t, string(tc.failed), recs[1].Code, "the code the caller got is the code audited")
+			}
 			assert.NotContains(t, e.logs.String(), canary, "the statement is never logged")
 		})
 	}
@@ -144,9 +148,9 @@ func TestRunSQLScope(t *testing.T) {
 	r := e.runSQL(t, sqlBody("select 1"), idp.bearer(t, idp.claims("alice", scopeSQL)))
 	require.Equal(t, http.StatusOK, r.status, string(r.body))
 	recs := e.audit.Records()
-	require.Len(t, recs, 1)
-	assert.Equal(t, "select 1", recs[0].Statement)
-	assert.Contains(t, recs[0].Principal, "alice")
+	require.Len(t, recs, 2)
+	assert.Equal(t, "select 1", recs[1].Statement)
+	assert.Contains(t, recs[1].Principal, "alice")
 	requireFailure(t, e.do(t, request{path: "/v1/query", body: qAnswer, header: idp.bearer(t, idp.claims("alice", scopeSQL))}), InsufficientScope)
 }
 

@@ -25,9 +25,9 @@ func scalarSchemas() map[reflect.Type]*jsonschema.Schema {
 		statuses[c.Status()] = true
 	}
 	failure := &jsonschema.Schema{Type: "string"}
-	for _, f := range failureStatus {
-		failure.Enum = append(failure.Enum, string(f.code))
-		statuses[f.status] = true
+	for _, c := range FailureCodes() {
+		failure.Enum = append(failure.Enum, string(c))
+		statuses[c.Status()] = true
 	}
 	for _, s := range sortedInts(statuses) {
 		status.Enum = append(status.Enum, s)

@@ -15,25 +15,23 @@ import (
 	"time"
 
 	"sutura.dev/app"
-	"sutura.dev/domain"
 )
 
-// Defaults of Config.
-const (
-	DefaultRequestTimeout = 30 * time.Second
-	DefaultMaxBodyBytes   = 65536
-)
+// DefaultMaxBodyBytes is the body limit when Config leaves it zero.
+const DefaultMaxBodyBytes = 65536
 
 // Config wires a Server. Surface is required; every other zero value is a
 // default. The composition root (cli) fills it from the configuration.
 type Config struct {
 	// Surface answers; it is the process's one app.Surface.
 	Surface *app.Surface
-	// Tools is the capability list to serve, app.Tools(...); nil is
-	// app.Tools(app.ToolOptions{}). POST /v1/sql/run serves run_sql only
-	// when it is in the list (app.ToolOptions{RunSQL: true}); otherwise it
-	// is 403 tool_not_enabled. The OpenAPI document describes exactly this
-	// list.
+	// Tools is the capability list to serve; nil is the surface's
+	// (app.Surface.Tools). A list that is not the surface's fails New:
+	// whether a tool is enabled, and whether a caller's scopes grant it,
+	// is the surface's decision (app.Surface.Permit), which the capability
+	// gate asks. POST /v1/sql/run serves run_sql only when the surface
+	// offers it; otherwise it is 403 tool_not_enabled. The OpenAPI
+	// document describes exactly this list.
 	Tools []app.Tool
 	// MCP is the Streamable HTTP handler mounted at /mcp behind the same
 	// gates as /v1; nil leaves /mcp unmounted. Build it with
@@ -42,10 +40,6 @@ type Config struct {
 	// Ready reports whether the bundle is pinned, its anchors checked and
 	// every source open; nil is always ready.
 	Ready func() bool
-	// RequestTimeout bounds one request (server.request_timeout_seconds):
-	// past it the work is cancelled and the answer is 408 timeout. Pass
-	// the value given to app.Config. Zero is 30 s.
-	RequestTimeout time.Duration
 	// MaxBodyBytes bounds a request body (server.max_body_bytes); zero is
 	// 65536.
 	MaxBodyBytes int64
@@ -122,7 +116,7 @@ type Server struct {
 	cfg          Config
 	log          *slog.Logger
 	metrics      *Metrics
-	tools        map[domain.Capability]app.Tool
+	tools        []app.Tool
 	scopes       []string // every scope of the tool list
 	limiter      *limiter // by client address
 	principals   *limiter // by authenticated subject
@@ -142,12 +136,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Surface == nil {
 		return nil, errors.New("httpapi: a server needs the app surface")
 	}
-	if cfg.Tools == nil {
-		cfg.Tools = app.Tools(app.ToolOptions{})
+	tools, err := app.ServedTools(cfg.Surface, cfg.Tools)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: %w", err)
 	}
-	if cfg.RequestTimeout == 0 {
-		cfg.RequestTimeout = DefaultRequestTimeout
-	}
+	cfg.Tools = tools
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -158,8 +151,6 @@ func New(cfg Config) (*Server, error) {
 		cfg.RateLimit.Burst = DefaultRateBurst
 	}
 	switch {
-	case cfg.RequestTimeout < 0:
-		return nil, errors.New("httpapi: the request timeout must be positive")
 	case cfg.MaxBodyBytes < 0:
 		return nil, errors.New("httpapi: the body limit must be positive")
 	case cfg.RateLimit.PerSecond < 0 || cfg.RateLimit.Burst < 0:
@@ -175,13 +166,9 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, log: log, metrics: cfg.Metrics, tools: map[domain.Capability]app.Tool{},
+	s := &Server{cfg: cfg, log: log, metrics: cfg.Metrics, tools: cfg.Tools,
 		limiter: newLimiter(cfg.RateLimit, time.Now), principals: newLimiter(cfg.RateLimit, time.Now)}
 	for _, t := range cfg.Tools {
-		if _, dup := s.tools[t.ID]; dup {
-			return nil, fmt.Errorf("httpapi: tool %s is listed twice", t.ID)
-		}
-		s.tools[t.ID] = t
 		s.scopes = append(s.scopes, string(t.Scope))
 	}
 	if s.metrics == nil {
@@ -223,7 +210,7 @@ func New(cfg Config) (*Server, error) {
 	if s.openapi, err = doc.encode(); err != nil {
 		return nil, err
 	}
-	if s.docs, err = renderDocs(doc); err != nil {
+	if s.docs, err = renderDocs(doc, cfg.AccessToken == nil && cfg.Inbound == nil); err != nil {
 		return nil, fmt.Errorf("httpapi: rendering /docs: %w", err)
 	}
 	s.handler = s.observe(s.trace(s.timeout(s.routes())))
@@ -330,7 +317,7 @@ const (
 //
 // The caller owns ListenAndServe/Serve and Shutdown.
 func (s *Server) HTTPServer(addr string) *http.Server {
-	t := s.cfg.RequestTimeout
+	t := s.cfg.Surface.RequestTimeout()
 	return &http.Server{
 		Addr: addr, Handler: s.handler,
 		ReadHeaderTimeout: min(t, maxHeaderTime),

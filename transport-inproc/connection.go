@@ -2,9 +2,8 @@ package inproc
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
-	"log/slog"
+	"fmt"
 
 	"sutura.dev/app"
 	"sutura.dev/app/wire"
@@ -20,9 +19,9 @@ const DefaultServerID = "sutura"
 type Config struct {
 	// Surface is the app surface every call goes through.
 	Surface *app.Surface
-	// Tools is the capability list this connection serves, app.Tools(...);
-	// nil is app.Tools(app.ToolOptions{}). Every tool in it is served or New
-	// fails.
+	// Tools is the capability list this connection serves; nil is the
+	// surface's (app.Surface.Tools). A list that is not the surface's fails
+	// New: whether a tool is enabled is the surface's decision.
 	Tools []app.Tool
 	// Admission is the process's one admission bound, built by the
 	// composition root; it must be the bound Surface takes its slots from.
@@ -35,9 +34,10 @@ type Config struct {
 	// local operator (domain.LocalOperator). A Caller without a correlation
 	// id gets a fresh one per call.
 	Caller func(ctx context.Context) app.Caller
-	// EnforceScopes refuses a tool whose scope the caller's principal does
-	// not hold, with *NotGrantedError. Set it when the caller's principal
-	// carries scopes.
+	// EnforceScopes says the callers Caller resolves carry their scopes
+	// (app.Caller.Scoped): the surface then refuses a tool their scopes do
+	// not grant, told as *NotGrantedError. Set it when the caller's
+	// principal carries scopes.
 	EnforceScopes bool
 	// ChunkRows bounds the rows of one streamed record; zero is
 	// DefaultChunkRows.
@@ -48,10 +48,6 @@ type Config struct {
 	// EventBuffer bounds the events kept between two DrainEvents; the
 	// oldest are dropped first, and counted. Zero is DefaultEventBuffer.
 	EventBuffer int
-	// Logger receives one line per service failure worth an operator's
-	// attention, with the correlation id and the error (never the
-	// arguments); nil discards.
-	Logger *slog.Logger
 }
 
 // Connection is sutura as an in-process tool server. It is safe for
@@ -62,7 +58,6 @@ type Connection struct {
 	tools    map[domain.Capability]app.Tool
 	manifest wire.Manifest
 	cfg      Config
-	log      *slog.Logger
 	events   *eventQueue
 	stop     func()
 }
@@ -76,9 +71,11 @@ func New(cfg Config) (*Connection, error) {
 	if cfg.Admission == nil || cfg.Admission != cfg.Surface.Admission() {
 		return nil, errors.New("inproc: a connection needs the process's one admission bound, the one the surface takes its slots from")
 	}
-	if cfg.Tools == nil {
-		cfg.Tools = app.Tools(app.ToolOptions{})
+	tools, err := app.ServedTools(cfg.Surface, cfg.Tools)
+	if err != nil {
+		return nil, fmt.Errorf("inproc: %w", err)
 	}
+	cfg.Tools = tools
 	if cfg.ServerID == "" {
 		cfg.ServerID = DefaultServerID
 	}
@@ -98,12 +95,8 @@ func New(cfg Config) (*Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	c := &Connection{
-		surface: cfg.Surface, id: cfg.ServerID, manifest: m, cfg: cfg, log: log,
+		surface: cfg.Surface, id: cfg.ServerID, manifest: m, cfg: cfg,
 		tools: make(map[domain.Capability]app.Tool, len(cfg.Tools)), events: newEventQueue(cfg.EventBuffer),
 	}
 	for _, t := range cfg.Tools {
@@ -171,13 +164,8 @@ func (c *Connection) ToolIsReadOnly(tool string) bool {
 // configured data system measures its work (app.CostReporter).
 func (c *Connection) MeasuresRealizedCost() bool { return c.surface.MeasuresCost() }
 
+// caller resolves who is asking from ctx (Config.Caller, or the local
+// operator); the surface gives a call without a correlation id a fresh one.
 func (c *Connection) caller(ctx context.Context) app.Caller {
-	caller := app.Caller{Principal: domain.LocalOperator}
-	if c.cfg.Caller != nil {
-		caller = c.cfg.Caller(ctx)
-	}
-	if caller.CorrelationID == "" {
-		caller.CorrelationID = rand.Text()
-	}
-	return caller
+	return app.ResolveCaller(ctx, c.cfg.Caller, c.cfg.EnforceScopes)
 }

@@ -3,7 +3,7 @@ package inproc
 import (
 	"errors"
 
-	"sutura.dev/app/wire"
+	"sutura.dev/app"
 	"sutura.dev/domain"
 )
 
@@ -35,26 +35,18 @@ type ArgumentError struct {
 	Tool domain.Capability
 	// Field is the path of the field at fault ("range.start",
 	// "filters[0].value"); empty when the arguments as a whole are.
-	Field string
-	err   error
-}
-
-func newArgumentError(tool domain.Capability, err error) *ArgumentError {
-	e := &ArgumentError{Tool: tool, err: err}
-	var fe *domain.FieldError
-	if errors.As(err, &fe) {
-		e.Field = fe.Field
-	}
-	return e
+	Field   string
+	failure *app.Failure
 }
 
 // Error is the sentence the MCP surface returns for the same arguments.
-func (e *ArgumentError) Error() string { return wire.NotAQuestion(e.err) }
+func (e *ArgumentError) Error() string { return e.failure.Detail }
 
-// Unwrap returns the *domain.FieldError, which holds no caller value.
+// Unwrap returns the *domain.FieldError, which holds no caller value, or
+// nil when the arguments could not be read at all.
 func (e *ArgumentError) Unwrap() error {
 	var fe *domain.FieldError
-	if errors.As(e.err, &fe) {
+	if errors.As(e.failure, &fe) {
 		return fe
 	}
 	return nil
@@ -65,19 +57,22 @@ func (e *ArgumentError) Unwrap() error {
 // Its text is the fixed sentence of the MCP surface; the underlying error,
 // which may hold a driver's text, is never exposed.
 type FailureError struct {
-	// Code is wire.CodeAtCapacity, CodeTimeout, CodeUnavailable,
-	// CodeInternal or CodeZeroDenominator.
-	Code     string
-	text     string
-	sentinel error
+	// Code is the failure's code in the surface's one table
+	// (app.FailureCode): at_capacity, timeout, unavailable, internal,
+	// zero_denominator or statement_failed.
+	Code string
+	text string
+	code app.FailureCode
 }
 
-func newFailureError(f wire.Failure) *FailureError {
-	return &FailureError{Code: f.Code, text: f.Text, sentinel: f.Sentinel}
+func newFailureError(f *app.Failure) *FailureError {
+	return &FailureError{Code: string(f.Code), text: f.Detail, code: f.Code}
 }
 
 func (e *FailureError) Error() string { return e.text }
 
-// Unwrap returns the sentinel: app.ErrAtCapacity, app.ErrTimeout,
-// app.ErrUnavailable, app.ErrInternal or domain.ErrZeroDenominator.
-func (e *FailureError) Unwrap() error { return e.sentinel }
+// Unwrap returns the sentinel of the code: app.ErrAtCapacity,
+// app.ErrTimeout, app.ErrUnavailable, app.ErrInternal,
+// app.ErrStatementFailed or domain.ErrZeroDenominator. The failure's
+// cause, which may hold a driver's text, is never exposed.
+func (e *FailureError) Unwrap() error { return e.code.Sentinel() }

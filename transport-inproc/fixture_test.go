@@ -1,6 +1,7 @@
 package inproc
 
 import (
+	"log/slog"
 	"testing"
 	"time"
 
@@ -38,6 +39,8 @@ type envConfig struct {
 	admissionTimeout time.Duration
 	requestTimeout   time.Duration
 	catalog          app.Catalog
+	tools            []app.Tool
+	logger           *slog.Logger
 	conn             Config
 }
 
@@ -69,8 +72,11 @@ func newEnv(t testing.TB, sys app.DataSystem, cfg envConfig) *env {
 	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: cfg.max, Timeout: cfg.admissionTimeout})
 	require.NoError(t, err)
 	audit := &apptest.Audit{}
+	if cfg.tools == nil {
+		cfg.tools = cfg.conn.Tools
+	}
 	surface, err := app.New(app.Config{Catalog: cfg.catalog, Sources: apptest.Sources(sys),
-		Admission: adm, Audit: audit, RequestTimeout: cfg.requestTimeout})
+		Admission: adm, Audit: audit, RequestTimeout: cfg.requestTimeout, Tools: cfg.tools, Logger: cfg.logger})
 	require.NoError(t, err)
 	cc := cfg.conn
 	cc.Surface, cc.Admission = surface, adm

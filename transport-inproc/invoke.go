@@ -21,7 +21,7 @@ func (c *Connection) Invoke(ctx context.Context, tool string, args json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	return res.content()
+	return content(res)
 }
 
 // InvokeWithCost is Invoke, also returning the realized cost of the call
@@ -33,122 +33,57 @@ func (c *Connection) InvokeWithCost(ctx context.Context, tool string, args json.
 	if err != nil {
 		return nil, domain.Cost{}, err
 	}
-	content, err := res.content()
+	b, err := content(res)
 	if err != nil {
 		return nil, domain.Cost{}, err
 	}
-	return content, res.cost, nil
+	return b, res.Cost, nil
 }
 
-// result is what one call produced, before rendering.
-type result struct {
-	outcome *domain.Outcome  // ask_metric
-	catalog *app.CatalogView // describe_catalog
-	sql     *app.SQLOutcome  // run_sql
-	cost    domain.Cost
-}
-
-func (r result) content() (json.RawMessage, error) {
-	var (
-		b   json.RawMessage
-		err error
-	)
-	switch {
-	case r.catalog != nil:
-		b, err = wire.CatalogContent(*r.catalog)
-	case r.sql != nil:
-		b, err = wire.SQLContent(*r.sql)
-	default:
-		b, err = wire.OutcomeContent(*r.outcome)
+// call decodes one invocation into the surface's one call (the caller, the
+// tool, the arguments) and translates a failure into this package's typed
+// errors.
+func (c *Connection) call(ctx context.Context, name string, args json.RawMessage) (app.Result, error) {
+	res := c.surface.Call(ctx, c.caller(ctx), domain.Capability(name), args)
+	if f := res.Failure; f != nil {
+		return res, c.failure(ctx, name, f)
 	}
+	return res, nil
+}
+
+// failure is the typed error of a failure (see the package documentation).
+func (c *Connection) failure(ctx context.Context, name string, f *app.Failure) error {
+	switch f.Code {
+	case app.CodeToolNotEnabled:
+		return unknownTool(name)
+	case app.CodeInsufficientScope:
+		t := c.tools[domain.Capability(name)]
+		return &NotGrantedError{Tool: t.ID, Scope: t.Scope}
+	case app.CodeNotAQuestion:
+		return &ArgumentError{Tool: domain.Capability(name), Field: f.Field, failure: f}
+	case app.CodeCancelled:
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return context.Canceled
+	}
+	return newFailureError(f)
+}
+
+// unknownTool names the tool when it is an identifier: a name is caller
+// text too.
+func unknownTool(name string) *UnknownToolError {
+	if domain.CheckIdent(name) != nil {
+		name = "(a name that is not an identifier)"
+	}
+	return &UnknownToolError{Tool: name}
+}
+
+// content is the structured content of a result that is not a failure.
+func content(res app.Result) (json.RawMessage, error) {
+	b, err := wire.Content(res)
 	if err != nil {
-		f, _ := wire.FailureOf(app.ErrInternal)
-		return nil, newFailureError(f)
+		return nil, newFailureError(&app.Failure{Code: app.CodeInternal, Detail: app.TextInternal})
 	}
 	return b, nil
-}
-
-// call resolves the tool and the caller, parses the arguments and runs the
-// tool on the surface, as the MCP handler does.
-func (c *Connection) call(ctx context.Context, name string, args json.RawMessage) (result, error) {
-	t, ok := c.tools[domain.Capability(name)]
-	if !ok {
-		if domain.CheckIdent(name) != nil {
-			name = "(a name that is not an identifier)"
-		}
-		return result{}, &UnknownToolError{Tool: name}
-	}
-	if err := ctx.Err(); err != nil {
-		return result{}, err
-	}
-	caller := c.caller(ctx)
-	if c.cfg.EnforceScopes && !t.Grants(caller.Principal.Scopes) {
-		return result{}, &NotGrantedError{Tool: t.ID, Scope: t.Scope}
-	}
-	args = wire.Arguments(args)
-	switch t.ID {
-	case domain.DescribeCatalog:
-		if err := wire.ParseDescribeCatalogArgs(args); err != nil {
-			return result{}, newArgumentError(t.ID, err)
-		}
-		v := c.surface.DescribeCatalog(caller)
-		return result{catalog: &v, cost: domain.Cost{Sources: []string{}, Measured: true}}, nil
-	case domain.AskMetric:
-		return c.ask(ctx, caller, args)
-	case domain.RunSQL:
-		return c.runSQL(ctx, caller, args)
-	}
-	// New accepts only tools that wire declares, and each has a case above.
-	f, _ := wire.FailureOf(app.ErrInternal)
-	return result{}, newFailureError(f)
-}
-
-// ask answers ask_metric under the request timeout, admission included.
-func (c *Connection) ask(ctx context.Context, caller app.Caller, args json.RawMessage) (result, error) {
-	q, err := domain.ParseQuestion(args)
-	if err != nil {
-		return result{}, newArgumentError(domain.AskMetric, err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, c.surface.RequestTimeout())
-	defer cancel()
-	out, cost, err := c.surface.AnswerWithCost(ctx, caller, q)
-	if err != nil {
-		f, ok := wire.FailureOf(err)
-		if !ok {
-			return result{}, err
-		}
-		if f.Report {
-			c.log.Error("inproc: ask_metric failed", "correlation_id", caller.CorrelationID, "error", err)
-		}
-		return result{}, newFailureError(f)
-	}
-	return result{outcome: &out, cost: cost}, nil
-}
-
-// runSQL answers run_sql under the request timeout, admission included.
-// Its cost holds only the rows returned: a statement is not measured. The
-// statement is never logged nor echoed: it is in the audit record only.
-func (c *Connection) runSQL(ctx context.Context, caller app.Caller, args json.RawMessage) (result, error) {
-	statement, err := wire.ParseRunSQLArgs(args)
-	if err != nil {
-		return result{}, newArgumentError(domain.RunSQL, err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, c.surface.RequestTimeout())
-	defer cancel()
-	out, err := c.surface.RunSQL(ctx, caller, statement)
-	if err != nil {
-		f, ok := wire.FailureOf(err)
-		if !ok {
-			return result{}, err
-		}
-		if f.Report {
-			c.log.Error("inproc: run_sql failed", "correlation_id", caller.CorrelationID, "error", err)
-		}
-		return result{}, newFailureError(f)
-	}
-	cost := domain.Cost{Sources: []string{}}
-	if out.Rows != nil {
-		cost.RowsReturned = len(out.Rows.Rows)
-	}
-	return result{sql: &out, cost: cost}, nil
 }

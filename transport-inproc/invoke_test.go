@@ -166,16 +166,16 @@ func TestServiceFailureHidesTheDriverText(t *testing.T) {
 	sys := newFake()
 	sys.Err = errors.New("pq: connection to 10.1.2.3 refused for password " + canary)
 	var log bytes.Buffer
-	e := newEnv(t, sys, envConfig{conn: Config{Logger: slog.New(slog.NewTextHandler(&log, nil)), Caller: fixedCaller(operator)}})
+	e := newEnv(t, sys, envConfig{logger: slog.New(slog.NewTextHandler(&log, nil)), conn: Config{Caller: fixedCaller(operator)}})
 	_, err := e.conn.Invoke(t.Context(), "ask_metric", json.RawMessage(qAnswer))
 	var fe *FailureError
 	require.ErrorAs(t, err, &fe)
-	assert.Equal(t, wire.CodeUnavailable, fe.Code)
+	assert.Equal(t, string(app.CodeUnavailable), fe.Code)
 	assert.ErrorIs(t, err, app.ErrUnavailable)
-	assert.Equal(t, wire.TextUnavailable, err.Error())
+	assert.Equal(t, app.TextUnavailable, err.Error())
 	assert.NotContains(t, fmt.Sprintf("%v %+v %#v", err, err, fe), canary)
 	assert.Equal(t, 0, e.adm.InUse())
-	assert.Contains(t, log.String(), "inproc: ask_metric failed", "the operator's log has the failure")
+	assert.Contains(t, log.String(), `msg="call failed" capability=ask_metric`, "the operator's log has the failure")
 	assert.Contains(t, log.String(), "correlation_id=c-1")
 	assert.NotContains(t, log.String(), "2025-01-01", "never the arguments")
 }
@@ -187,7 +187,7 @@ func TestZeroDenominatorIsAFailure(t *testing.T) {
 	_, err := e.conn.Invoke(t.Context(), "ask_metric", json.RawMessage(qAnswer))
 	var fe *FailureError
 	require.ErrorAs(t, err, &fe)
-	assert.Equal(t, wire.CodeZeroDenominator, fe.Code)
+	assert.Equal(t, string(app.CodeZeroDenominator), fe.Code)
 	assert.ErrorIs(t, err, domain.ErrZeroDenominator)
 }
 
@@ -203,9 +203,9 @@ func TestAtCapacity(t *testing.T) {
 	_, err = e.conn.Invoke(t.Context(), "ask_metric", json.RawMessage(qSlow))
 	var fe *FailureError
 	require.ErrorAs(t, err, &fe)
-	assert.Equal(t, wire.CodeAtCapacity, fe.Code)
+	assert.Equal(t, string(app.CodeAtCapacity), fe.Code)
 	assert.ErrorIs(t, err, app.ErrAtCapacity)
-	assert.Equal(t, wire.TextAtCapacity, err.Error())
+	assert.Equal(t, app.TextAtCapacity, err.Error())
 	assert.GreaterOrEqual(t, time.Since(start), 900*time.Millisecond, "at capacity only after the admission window")
 	_, err = e.conn.Invoke(t.Context(), "describe_catalog", nil)
 	require.NoError(t, err, "describe_catalog takes no slot")
@@ -222,7 +222,7 @@ func TestReplyDeadline(t *testing.T) {
 	start := time.Now()
 	_, err = e.conn.Invoke(t.Context(), "ask_metric", json.RawMessage(qSlow))
 	assert.ErrorIs(t, err, app.ErrTimeout)
-	assert.Equal(t, wire.TextTimeout, err.Error())
+	assert.Equal(t, app.TextTimeout, err.Error())
 	assert.Less(t, time.Since(start), 3*time.Second)
 
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
@@ -230,7 +230,7 @@ func TestReplyDeadline(t *testing.T) {
 	_, err = e.conn.Invoke(ctx, "ask_metric", json.RawMessage(qSlow))
 	var fe *FailureError
 	require.ErrorAs(t, err, &fe, "the kernel's own deadline is the reply deadline")
-	assert.Equal(t, wire.CodeTimeout, fe.Code)
+	assert.Equal(t, string(app.CodeTimeout), fe.Code)
 }
 
 // TestExecutionBudget: execution that outlives its budget is stopped at

@@ -12,7 +12,6 @@ import (
 
 	"sutura.dev/app"
 	"sutura.dev/app/apptest"
-	"sutura.dev/app/wire"
 	"sutura.dev/domain"
 )
 
@@ -42,9 +41,10 @@ func TestRunSQLIsServedWhenDeclared(t *testing.T) {
 	assert.NotContains(t, string(got), "provenance")
 	assert.Equal(t, 2, cost.RowsReturned)
 	recs := e.audit.Records()
-	require.Len(t, recs, 1)
-	assert.Equal(t, domain.RunSQL, recs[0].Capability)
-	assert.Equal(t, sqlStatement, recs[0].Statement)
+	require.Len(t, recs, 2)
+	assert.Equal(t, "started", recs[0].Outcome, "the statement is audited before it runs")
+	assert.Equal(t, domain.RunSQL, recs[1].Capability)
+	assert.Equal(t, sqlStatement, recs[1].Statement)
 
 	var n int
 	for rec, err := range e.conn.InvokeStream(t.Context(), "run_sql", sqlArgs("select 1")) {
@@ -91,8 +91,8 @@ func TestRunSQLRefusalsAndFailures(t *testing.T) {
 				assert.NotContains(t, string(got), canary)
 			}
 			assert.Equal(t, 0, e.adm.InUse())
-			require.Len(t, e.audit.Records(), 1)
-			assert.Equal(t, sqlStatement, e.audit.Records()[0].Statement)
+			require.Len(t, e.audit.Records(), 2, "a start record and the outcome")
+			assert.Equal(t, sqlStatement, e.audit.Records()[1].Statement)
 		})
 	}
 }
@@ -106,7 +106,7 @@ func TestRunSQLAtCapacity(t *testing.T) {
 	<-sql.Started()
 	_, err := e.conn.Invoke(t.Context(), "run_sql", sqlArgs("select 1"))
 	require.ErrorIs(t, err, app.ErrAtCapacity)
-	assert.Equal(t, wire.TextAtCapacity, err.Error())
+	assert.Equal(t, app.TextAtCapacity, err.Error())
 	cancel()
 	require.ErrorIs(t, <-done, context.Canceled)
 	eventually(t, func() bool { return e.adm.InUse() == 0 }, "the slot comes back")

@@ -80,21 +80,19 @@ func (c *Connection) InvokeStream(ctx context.Context, tool string, args json.Ra
 			yield(Record{}, err)
 			return
 		}
-		cost := res.cost
+		cost := res.Cost
 		switch {
-		case res.sql != nil && res.sql.Refusal != nil:
-			yield(Record{Kind: RecordRefusal, Reason: res.sql.Refusal, Cost: &cost}, nil)
-		case res.catalog != nil, res.sql != nil:
-			content, err := res.content()
+		case res.Refusal != nil:
+			yield(Record{Kind: RecordRefusal, Reason: res.Refusal, Cost: &cost}, nil)
+		case res.Answer != nil:
+			c.streamAnswer(ctx, res.Answer, &cost, yield)
+		default:
+			b, err := content(res)
 			if err != nil {
 				yield(Record{}, err)
 				return
 			}
-			yield(Record{Kind: RecordContent, Content: content, Cost: &cost}, nil)
-		case res.outcome.Refusal != nil:
-			yield(Record{Kind: RecordRefusal, Reason: res.outcome.Refusal, Cost: &cost}, nil)
-		default:
-			c.streamAnswer(ctx, res.outcome.Answer, &cost, yield)
+			yield(Record{Kind: RecordContent, Content: b, Cost: &cost}, nil)
 		}
 	}
 }

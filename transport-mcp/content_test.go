@@ -23,7 +23,7 @@ func TestStructuredContentIsTheSharedRendering(t *testing.T) {
 	caller := app.Caller{Principal: domain.LocalOperator, CorrelationID: "c-1"}
 	for name, args := range map[string]json.RawMessage{"answer": qAnswer, "refusal": qRefusal} {
 		t.Run(name, func(t *testing.T) {
-			res, err := e.server.ask(context.Background(), caller, args)
+			res, err := encode(e.surface.Call(context.Background(), caller, domain.AskMetric, args))
 			require.NoError(t, err)
 			got, ok := res.StructuredContent.(json.RawMessage)
 			require.True(t, ok, "structured content is passed to the SDK as bytes")
@@ -41,7 +41,7 @@ func TestStructuredContentIsTheSharedRendering(t *testing.T) {
 		})
 	}
 	t.Run("describe_catalog", func(t *testing.T) {
-		res, err := e.server.describe(caller, json.RawMessage(`{}`))
+		res, err := encode(e.surface.Call(context.Background(), caller, domain.DescribeCatalog, json.RawMessage(`{}`)))
 		require.NoError(t, err)
 		want, err := wire.CatalogContent(e.surface.DescribeCatalog(caller))
 		require.NoError(t, err)

@@ -61,10 +61,9 @@ func newEnv(t *testing.T, sys *apptest.System, cfg envConfig) *env {
 	audit := &apptest.Audit{}
 	b := apptest.Bundle(t, "v1")
 	surface, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: b}, Sources: apptest.Sources(sys),
-		Admission: adm, Audit: audit, RequestTimeout: cfg.requestTimeout})
+		Admission: adm, Audit: audit, RequestTimeout: cfg.requestTimeout, Tools: cfg.opts.Tools})
 	require.NoError(t, err)
 	opts := cfg.opts
-	opts.RequestTimeout = cfg.requestTimeout
 	if opts.Instructions == "" {
 		opts.Instructions = app.RenderPrompt(app.DescribeBundle(b, domain.Principal{}), app.PromptOptions{Prose: app.ProseQuoted})
 	}

@@ -1,8 +1,10 @@
 package mcpserver
 
 import (
+	"context"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"sutura.dev/app"
@@ -10,29 +12,41 @@ import (
 	"sutura.dev/domain"
 )
 
-// The fixed sentences of the failure channels (product.md §5), shared by
-// every transport (package wire).
+// The fixed sentences of the failure channels (product.md §5), the
+// surface's, shared by every transport.
 const (
-	TextAtCapacity      = wire.TextAtCapacity
-	TextTimeout         = wire.TextTimeout
-	TextUnavailable     = wire.TextUnavailable
-	TextInternal        = wire.TextInternal
-	TextZeroDenominator = wire.TextZeroDenominator
-	TextStatementFailed = wire.TextStatementFailed
+	TextAtCapacity      = app.TextAtCapacity
+	TextTimeout         = app.TextTimeout
+	TextUnavailable     = app.TextUnavailable
+	TextInternal        = app.TextInternal
+	TextZeroDenominator = app.TextZeroDenominator
+	TextStatementFailed = app.TextStatementFailed
 )
 
-// outcomeResult renders an answer or a refusal: structuredContent is the
-// outcome's wire body (wire.OutcomeContent, as every transport returns it),
-// and one text block carries the same for a reader.
-func outcomeResult(out domain.Outcome) (*mcp.CallToolResult, error) {
-	body, err := wire.OutcomeContent(out)
-	if err != nil {
-		return nil, err
+// encode renders the surface's result as a tool result: structuredContent
+// is its wire content (wire.Content, byte for byte what every transport
+// returns) and one text block carries the same for a reader. A failure
+// goes to its channel (failure).
+func encode(res app.Result) (*mcp.CallToolResult, error) {
+	if res.Failure != nil {
+		return failure(res.Failure)
 	}
-	return &mcp.CallToolResult{
-		StructuredContent: body,
-		Content:           []mcp.Content{&mcp.TextContent{Text: outcomeText(out)}},
-	}, nil
+	body, err := wire.Content(res)
+	if err != nil {
+		return failure(&app.Failure{Code: app.CodeInternal, Detail: app.TextInternal})
+	}
+	var text string
+	switch {
+	case res.Catalog != nil:
+		text = string(body)
+	case res.Refusal != nil:
+		text = "refused (" + string(res.Refusal.Code()) + "): " + res.Refusal.Detail()
+	case res.Rows != nil:
+		text = tabular(res.Rows)
+	default:
+		text = outcomeText(res.Outcome())
+	}
+	return &mcp.CallToolResult{StructuredContent: body, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 }
 
 // outcomeText is the text block of an outcome: for an answer the
@@ -55,26 +69,6 @@ func outcomeText(out domain.Outcome) string {
 		b.WriteString("executed_as " + e.Source + ": " + string(e.Posture) + "\n")
 	}
 	return b.String()
-}
-
-// sqlResult renders a run_sql outcome: structuredContent is its wire body
-// (wire.SQLContent), and one text block carries the tab-separated header
-// and rows, with no provenance, or "refused (<code>): <detail>".
-func sqlResult(out app.SQLOutcome) (*mcp.CallToolResult, error) {
-	body, err := wire.SQLContent(out)
-	if err != nil {
-		return nil, err
-	}
-	text := ""
-	if out.Refusal != nil {
-		text = "refused (" + string(out.Refusal.Code()) + "): " + out.Refusal.Detail()
-	} else {
-		text = tabular(out.Rows)
-	}
-	return &mcp.CallToolResult{
-		StructuredContent: body,
-		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-	}, nil
 }
 
 // tabular is the tab-separated header and rows of rs.
@@ -105,24 +99,18 @@ var cellEscaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `
 
 func escapeCell(s string) string { return cellEscaper.Replace(s) }
 
-// toolError is a tool result with isError and one text block.
-func toolError(text string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-}
-
-// notAQuestion is the tool error for arguments that are not a question,
-// naming the field, never the value (wire.NotAQuestion).
-func notAQuestion(err error) *mcp.CallToolResult { return toolError(wire.NotAQuestion(err)) }
-
-// failure maps a failure of app.Surface.Answer to its channel (wire.FailureOf):
-// a tool error with a fixed sentence, or (for a peer that went away) the
-// context's error, which the SDK turns into a JSON-RPC error nobody is
-// waiting for. reported says whether the failure is worth an operator's log
-// line.
-func failure(err error) (res *mcp.CallToolResult, rpcErr error, reported bool) {
-	f, ok := wire.FailureOf(err)
-	if !ok {
-		return nil, err, false
+// failure tells a failure on its MCP channel (product.md §5): a tool the
+// caller may not call is JSON-RPC error -32602 naming the tool (and the
+// scope that would grant it); a caller that went away gets the context's
+// error, which the SDK turns into a JSON-RPC error nobody is waiting for;
+// every other failure is a tool result with isError and the failure's
+// sentence, which never holds a caller value or a data system's text.
+func failure(f *app.Failure) (*mcp.CallToolResult, error) {
+	switch f.Code {
+	case app.CodeToolNotEnabled, app.CodeInsufficientScope:
+		return nil, ownError(jsonrpc.CodeInvalidParams, f.Detail)
+	case app.CodeCancelled:
+		return nil, context.Canceled
 	}
-	return toolError(f.Text), nil, f.Report
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: f.Detail}}}, nil
 }

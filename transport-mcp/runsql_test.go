@@ -35,14 +35,13 @@ func newSQLEnv(t *testing.T, sql *apptest.SQL, cfg envConfig) *env {
 	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: cfg.max, Timeout: time.Second})
 	require.NoError(t, err)
 	audit := &apptest.Audit{}
-	surface, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: apptest.Bundle(t, "v1")}, Sources: apptest.Sources(sql),
-		Admission: adm, Audit: audit, RequestTimeout: cfg.requestTimeout})
-	require.NoError(t, err)
 	opts := cfg.opts
-	opts.RequestTimeout = cfg.requestTimeout
 	if opts.Tools == nil {
 		opts.Tools = app.Tools(app.ToolOptions{RunSQL: true})
 	}
+	surface, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: apptest.Bundle(t, "v1")}, Sources: apptest.Sources(sql),
+		Admission: adm, Audit: audit, RequestTimeout: cfg.requestTimeout, Tools: opts.Tools})
+	require.NoError(t, err)
 	server, err := New(surface, opts)
 	require.NoError(t, err)
 	return &env{sys: sql.System, adm: adm, audit: audit, surface: surface, server: server}
@@ -74,10 +73,11 @@ func TestRunSQLAnswers(t *testing.T) {
 		assert.Equal(t, "city\tn\nLyon\\tnord\t42\nnull\t0.5\n", text(res), "tabular text without provenance lines")
 		assert.Equal(t, []string{sqlStatement}, sql.Statements())
 		recs := e.audit.Records()
-		require.Len(t, recs, 1)
-		assert.Equal(t, domain.RunSQL, recs[0].Capability)
-		assert.Equal(t, sqlStatement, recs[0].Statement)
-		assert.Equal(t, "answer", recs[0].Outcome)
+		require.Len(t, recs, 2, "a start record before the statement runs, and its outcome")
+		assert.Equal(t, "started", recs[0].Outcome)
+		assert.Equal(t, domain.RunSQL, recs[1].Capability)
+		assert.Equal(t, sqlStatement, recs[1].Statement)
+		assert.Equal(t, "answer", recs[1].Outcome)
 	})
 }
 
@@ -112,8 +112,9 @@ func TestRunSQLRefusalsAndFailures(t *testing.T) {
 			}
 			assert.Equal(t, 0, e.adm.InUse())
 			recs := e.audit.Records()
-			require.Len(t, recs, 1)
-			assert.Equal(t, sqlStatement, recs[0].Statement, "audited with its statement")
+			require.Len(t, recs, 2)
+			assert.Equal(t, "started", recs[0].Outcome)
+			assert.Equal(t, sqlStatement, recs[1].Statement, "audited with its statement")
 		})
 	}
 }

@@ -2,21 +2,16 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"time"
+	"slices"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"sutura.dev/app"
-	"sutura.dev/app/wire"
-	"sutura.dev/domain"
 )
 
 // Options configure a Server. The zero value serves the default tool list
@@ -25,8 +20,9 @@ type Options struct {
 	// Name and Version identify the server to clients (serverInfo);
 	// defaults "sutura" and "dev".
 	Name, Version string
-	// Tools is the capability list to serve, app.Tools(...); nil is
-	// app.Tools(app.ToolOptions{}). Every tool in it is served or New fails.
+	// Tools is the capability list to serve; nil is the surface's
+	// (app.Surface.Tools). A list that is not the surface's fails New:
+	// whether a tool is enabled is the surface's decision.
 	Tools []app.Tool
 	// Instructions is the server's instructions to agents, rendered by
 	// app.RenderPrompt. They are the same for every caller of the server, so
@@ -38,23 +34,17 @@ type Options struct {
 	// operator (domain.LocalOperator). A Caller without a correlation id gets
 	// a fresh one per call.
 	Caller func(ctx context.Context) app.Caller
-	// EnforceScopes refuses a tool whose scope the caller's principal does
-	// not hold, with JSON-RPC error -32602 naming the tool and the scope, and
-	// leaves it out of that caller's tools/list, on every transport. The
-	// list then varies by caller and is marked cacheScope "private". Set it
-	// when an inbound identity supplies scopes. Off, every tool is listed to
-	// every caller.
+	// EnforceScopes says the callers Caller resolves carry their scopes
+	// (app.Caller.Scoped), set when an inbound identity supplies them: the
+	// surface then refuses a tool the caller's scopes do not grant, told
+	// as JSON-RPC error -32602 naming the tool and the scope, and the tool
+	// is left out of that caller's tools/list, on every transport. The
+	// list then varies by caller and is marked cacheScope "private". Off,
+	// every tool is listed to every caller.
 	EnforceScopes bool
-	// RequestTimeout bounds a caller's whole wait, admission included
-	// (server.request_timeout_seconds); pass the value given to app.Config.
-	// Zero means 30 s.
-	RequestTimeout time.Duration
 	// MaxBodyBytes bounds one HTTP request body (server.max_body_bytes);
 	// zero means 65536.
 	MaxBodyBytes int64
-	// Logger receives one line per service failure, with the correlation id
-	// and the error (never the arguments); nil discards.
-	Logger *slog.Logger
 }
 
 // Server is sutura's MCP server: the tools of the capability list, bound to
@@ -64,13 +54,12 @@ type Server struct {
 	surface *app.Surface
 	opts    Options
 	mcp     *mcp.Server
-	log     *slog.Logger
 }
 
-// New builds the server for surface. It fails when opts.Tools names a tool
-// this package cannot serve. run_sql is served only when opts.Tools declares
-// it (app.Tools(app.ToolOptions{RunSQL: true})); otherwise a call to it is
-// JSON-RPC error -32602, an unknown tool.
+// New builds the server for surface. It serves exactly the surface's tools
+// and fails when opts.Tools names another list. run_sql is served only when
+// the surface enables it; otherwise a call to it is JSON-RPC error -32602,
+// an unknown tool.
 func New(surface *app.Surface, opts Options) (*Server, error) {
 	if surface == nil {
 		return nil, errors.New("mcpserver: a server needs the app surface")
@@ -81,23 +70,15 @@ func New(surface *app.Surface, opts Options) (*Server, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	if opts.Tools == nil {
-		opts.Tools = app.Tools(app.ToolOptions{})
+	tools, err := app.ServedTools(surface, opts.Tools)
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
-	if opts.RequestTimeout == 0 {
-		opts.RequestTimeout = 30 * time.Second
-	}
-	if opts.RequestTimeout < 0 {
-		return nil, errors.New("mcpserver: the request timeout must be positive")
-	}
+	opts.Tools = tools
 	if opts.MaxBodyBytes == 0 {
 		opts.MaxBodyBytes = DefaultMaxMessageBytes
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	s := &Server{surface: surface, opts: opts, log: log}
+	s := &Server{surface: surface, opts: opts}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version},
 		&mcp.ServerOptions{Instructions: opts.Instructions})
 	for _, t := range opts.Tools {
@@ -184,29 +165,18 @@ func withCarrier(ctx context.Context) context.Context {
 }
 
 // caller resolves who is asking from ctx (Options.Caller, or the local
-// operator), with a fresh correlation id when it carries none.
+// operator); the surface gives a call without a correlation id a fresh one.
 func (s *Server) caller(ctx context.Context) app.Caller {
-	c := s.resolve(ctx)
-	if c.CorrelationID == "" {
-		c.CorrelationID = rand.Text()
-	}
-	return c
-}
-
-// resolve is who is asking, as Options.Caller says (nil: the local operator).
-func (s *Server) resolve(ctx context.Context) app.Caller {
-	if s.opts.Caller != nil {
-		return s.opts.Caller(ctx)
-	}
-	return app.Caller{Principal: domain.LocalOperator}
+	return app.ResolveCaller(ctx, s.opts.Caller, s.opts.EnforceScopes)
 }
 
 // listGranted is the receiving middleware installed with EnforceScopes: it
-// narrows the SDK's tools/list result to the tools whose scope the caller
-// holds. The caller is resolved from the context of the message, the same
-// context a tool handler sees (the HTTP request's, the stdio run's, the
-// in-memory connection's), so each stateless HTTP request is listed for
-// the caller its own gates established, whatever Mcp-Session-Id it sends.
+// narrows the SDK's tools/list result to the tools the surface grants the
+// caller (app.Surface.Granted). The caller is resolved from the context of
+// the message, the same context a tool handler sees (the HTTP request's,
+// the stdio run's, the in-memory connection's), so each stateless HTTP
+// request is listed for the caller its own gates established, whatever
+// Mcp-Session-Id it sends.
 func (s *Server) listGranted(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
@@ -214,112 +184,41 @@ func (s *Server) listGranted(next mcp.MethodHandler) mcp.MethodHandler {
 		if err != nil || method != "tools/list" || !ok || list == nil {
 			return res, err
 		}
-		scopes := s.resolve(ctx).Principal.Scopes
-		granted := make([]*mcp.Tool, 0, len(list.Tools))
-		for _, tool := range list.Tools {
-			for _, t := range s.opts.Tools {
-				if string(t.ID) == tool.Name && t.Grants(scopes) {
-					granted = append(granted, tool)
-					break
-				}
-			}
+		granted := map[string]bool{}
+		for _, t := range s.surface.Granted(s.caller(ctx)) {
+			granted[string(t.ID)] = true
 		}
 		// The SDK builds a fresh result per request; narrowing it in place
 		// touches no other caller's. The list is this caller's: no shared
 		// cache may hand it to another one.
-		list.Tools = granted
+		list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return !granted[t.Name] })
 		list.CacheScope = "private"
 		return list, nil
 	}
 }
 
+// handler decodes a tools/call into the surface's one call and encodes its
+// result.
 func (s *Server) handler(t app.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		caller := s.caller(ctx)
-		if s.opts.EnforceScopes && !t.Grants(caller.Principal.Scopes) {
-			return nil, ownError(jsonrpc.CodeInvalidParams,
-				fmt.Sprintf("tool %s is not granted to this caller; the scope %s grants it", t.ID, t.Scope))
-		}
 		var args json.RawMessage
 		if req.Params != nil {
 			args = req.Params.Arguments
 		}
-		args = wire.Arguments(args)
-		switch t.ID {
-		case domain.DescribeCatalog:
-			return s.describe(caller, args)
-		case domain.AskMetric:
-			return s.ask(ctx, caller, args)
-		case domain.RunSQL:
-			return s.runSQL(ctx, caller, args)
-		}
-		// New registers only tools with a case above.
-		return nil, ownError(jsonrpc.CodeInternalError, "tool "+string(t.ID)+" has no handler")
+		ctx, cancel := carried(ctx)
+		defer cancel()
+		return encode(s.surface.Call(ctx, s.caller(ctx), t.ID, args))
 	}
 }
 
-// describe answers describe_catalog; it takes no admission slot.
-func (s *Server) describe(caller app.Caller, args json.RawMessage) (*mcp.CallToolResult, error) {
-	if err := wire.ParseDescribeCatalogArgs(args); err != nil {
-		return notAQuestion(err), nil
-	}
-	body, err := wire.CatalogContent(s.surface.DescribeCatalog(caller))
-	if err != nil {
-		return nil, err
-	}
-	return &mcp.CallToolResult{
-		StructuredContent: body,
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
-	}, nil
-}
-
-// ask answers ask_metric: parse, answer under the request timeout, render.
-func (s *Server) ask(ctx context.Context, caller app.Caller, args json.RawMessage) (*mcp.CallToolResult, error) {
-	q, err := domain.ParseQuestion(args)
-	if err != nil {
-		return notAQuestion(err), nil
-	}
-	ctx, cancel := s.callContext(ctx)
-	defer cancel()
-	out, err := s.surface.Answer(ctx, caller, q)
-	if err != nil {
-		res, rpcErr, report := failure(err)
-		if report {
-			s.log.Error("mcp: ask_metric failed", "correlation_id", caller.CorrelationID, "error", err)
-		}
-		return res, rpcErr
-	}
-	return outcomeResult(out)
-}
-
-// callContext bounds one call by the request timeout and ends it when its
-// carrier (the HTTP request, the stdio run) ends.
-func (s *Server) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+// carried ends ctx when the call's carrier (the HTTP request, the stdio
+// run) ends: the SDK detaches a handler's context from it, and a question
+// must still stop when it ends.
+func carried(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
 	if carrier, ok := ctx.Value(carrierKey{}).(context.Context); ok {
 		stop := context.AfterFunc(carrier, cancel)
 		return ctx, func() { stop(); cancel() }
 	}
 	return ctx, cancel
-}
-
-// runSQL answers run_sql: parse {statement} strictly, run it under the
-// request timeout, render the rows without provenance. The statement is
-// never logged nor echoed: it is in the audit record only.
-func (s *Server) runSQL(ctx context.Context, caller app.Caller, args json.RawMessage) (*mcp.CallToolResult, error) {
-	statement, err := wire.ParseRunSQLArgs(args)
-	if err != nil {
-		return notAQuestion(err), nil
-	}
-	ctx, cancel := s.callContext(ctx)
-	defer cancel()
-	out, err := s.surface.RunSQL(ctx, caller, statement)
-	if err != nil {
-		res, rpcErr, report := failure(err)
-		if report {
-			s.log.Error("mcp: run_sql failed", "correlation_id", caller.CorrelationID, "error", err)
-		}
-		return res, rpcErr
-	}
-	return sqlResult(out)
 }

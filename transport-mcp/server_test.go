@@ -237,23 +237,21 @@ func TestServiceFailureHidesTheDriverText(t *testing.T) {
 }
 
 func TestFailureChannels(t *testing.T) {
-	for _, tc := range []struct {
-		err  error
-		text string
-	}{
-		{app.ErrAtCapacity, TextAtCapacity},
-		{app.ErrTimeout, TextTimeout},
-		{app.ErrUnavailable, TextUnavailable},
-		{app.ErrInternal, TextInternal},
-		{domain.ErrZeroDenominator, TextZeroDenominator},
-		{errors.New("anything else"), TextInternal},
-	} {
-		res, rpcErr, _ := failure(tc.err)
+	for _, code := range []app.FailureCode{app.CodeAtCapacity, app.CodeTimeout, app.CodeUnavailable, app.CodeInternal,
+		app.CodeZeroDenominator, app.CodeStatementFailed} {
+		res, rpcErr := failure(&app.Failure{Code: code, Detail: code.Text()})
 		require.NoError(t, rpcErr)
 		assert.True(t, res.IsError)
-		assert.Equal(t, tc.text, text(res))
+		assert.Equal(t, code.Text(), text(res))
 	}
-	res, rpcErr, _ := failure(context.Canceled)
+	res, rpcErr := failure(&app.Failure{Code: app.CodeCancelled})
 	assert.Nil(t, res, "a peer that went away gets no tool result")
 	assert.ErrorIs(t, rpcErr, context.Canceled)
+	for _, code := range []app.FailureCode{app.CodeToolNotEnabled, app.CodeInsufficientScope} {
+		res, rpcErr := failure(&app.Failure{Code: code, Detail: "tool run_sql"})
+		assert.Nil(t, res)
+		var werr *jsonrpc.Error
+		require.ErrorAs(t, rpcErr, &werr)
+		assert.EqualValues(t, jsonrpc.CodeInvalidParams, werr.Code)
+	}
 }

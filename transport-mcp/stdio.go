@@ -39,7 +39,8 @@ type lineTransport struct {
 
 // Connect implements mcp.Transport.
 func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
-	c := &lineConn{out: t.out, incoming: make(chan readResult), closed: make(chan struct{})}
+	c := &lineConn{out: t.out, incoming: make(chan readResult), closed: make(chan struct{}),
+		pending: map[jsonrpc.ID]bool{}, answered: make(chan struct{}, 1)}
 	go c.readLoop(bufio.NewReaderSize(t.in, 64<<10), t.max)
 	return c, nil
 }
@@ -52,12 +53,21 @@ type readResult struct {
 // lineConn is an mcp.Connection. Reading happens on its own goroutine so that
 // Close unblocks Read; that goroutine ends at the end of the input, or at the
 // next line after Close.
+//
+// The end of the input is reported to the SDK only once every request read
+// before it has been answered: the SDK cancels the requests still in flight
+// when its reader ends, so a client that writes its requests and closes its
+// end at once (printf '…' | sutura mcp) would otherwise get no answer.
 type lineConn struct {
 	wmu       sync.Mutex
 	out       io.Writer
 	incoming  chan readResult
 	closed    chan struct{}
 	closeOnce sync.Once
+
+	pmu      sync.Mutex
+	pending  map[jsonrpc.ID]bool // requests read and not yet answered
+	answered chan struct{}       // signalled after each answer is written
 }
 
 func (c *lineConn) readLoop(r *bufio.Reader, max int) {
@@ -67,11 +77,16 @@ func (c *lineConn) readLoop(r *bufio.Reader, max int) {
 		case tooLong:
 			c.writeRaw(tooLongErrorLine)
 		case len(bytes.TrimSpace(line)) > 0:
-			if msg := c.decode(line); msg != nil && !c.deliver(readResult{msg: msg}) {
-				return
+			msg := c.decode(line)
+			if msg != nil {
+				c.expect(msg)
+				if !c.deliver(readResult{msg: msg}) {
+					return
+				}
 			}
 		}
 		if err != nil {
+			c.awaitAnswers()
 			c.deliver(readResult{err: err})
 			return
 		}
@@ -92,6 +107,48 @@ func (c *lineConn) decode(line []byte) jsonrpc.Message {
 		return nil
 	}
 	return msg
+}
+
+// expect records a request that will be answered. A request whose id is
+// already pending is not counted again: the SDK refuses it without an
+// answer under that id.
+func (c *lineConn) expect(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.ID.IsValid() {
+		return
+	}
+	c.pmu.Lock()
+	c.pending[req.ID] = true
+	c.pmu.Unlock()
+}
+
+// answer records that the response to id was written.
+func (c *lineConn) answer(id jsonrpc.ID) {
+	c.pmu.Lock()
+	delete(c.pending, id)
+	c.pmu.Unlock()
+	select {
+	case c.answered <- struct{}{}:
+	default:
+	}
+}
+
+// awaitAnswers returns once every request read so far has been answered,
+// or the connection was closed.
+func (c *lineConn) awaitAnswers() {
+	for {
+		c.pmu.Lock()
+		n := len(c.pending)
+		c.pmu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-c.answered:
+		case <-c.closed:
+			return
+		}
+	}
 }
 
 func (c *lineConn) deliver(r readResult) bool {
@@ -139,6 +196,9 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // Write implements mcp.Connection.
 func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		defer c.answer(resp.ID)
+	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,4 +135,51 @@ func TestReadLine(t *testing.T) {
 		assert.Equal(t, want.tooLong, tooLong)
 		assert.Equal(t, want.eof, err == io.EOF)
 	}
+}
+
+// TestStdioAnswersEveryRequestReadBeforeTheEnd: a client that writes its
+// requests and closes its end at once gets an answer to each of them, even
+// one still running when the input ended, before RunStdio returns.
+func TestStdioAnswersEveryRequestReadBeforeTheEnd(t *testing.T) {
+	sys := newFake()
+	sys.Block = true
+	e := newEnv(t, sys, envConfig{})
+	script := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask_metric","arguments":` + string(qSlow) + `}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"ping"}`,
+	}, "\n") + "\n"
+	var out lockedBuffer
+	done := make(chan error, 1)
+	go func() { done <- e.server.RunStdio(context.Background(), strings.NewReader(script), &out, 0) }()
+	select {
+	case <-sys.Started():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the question did not start")
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("RunStdio returned (%v) with a question unanswered", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	sys.Release()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("RunStdio did not return once every request was answered")
+	}
+	var ids []float64
+	for _, line := range strings.Split(strings.TrimSpace(string(out.Bytes())), "\n") {
+		var msg struct {
+			ID     float64         `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &msg), line)
+		require.NotEmpty(t, msg.Result, line)
+		ids = append(ids, msg.ID)
+	}
+	assert.ElementsMatch(t, []float64{1, 2, 3, 4}, ids)
 }

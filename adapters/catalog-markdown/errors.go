@@ -17,6 +17,11 @@ var (
 	ErrNoDocuments = errors.New("the catalogue holds no markdown documents")
 	// ErrRead: a file or directory of the catalogue cannot be read.
 	ErrRead = errors.New("the catalogue cannot be read")
+	// ErrTooLarge: a document is larger than MaxFileBytes.
+	ErrTooLarge = errors.New("a catalogue document is too large")
+	// ErrOutside: a path of the catalogue (a symbolic link) leads out of
+	// the catalogue's directory.
+	ErrOutside = errors.New("a path leaves the catalogue directory")
 	// ErrFrontMatter: a document has no opening or closing "---" line, or
 	// its front matter is not a YAML mapping.
 	ErrFrontMatter = errors.New("malformed front matter")

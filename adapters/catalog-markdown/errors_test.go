@@ -108,6 +108,8 @@ func TestLoadFileErrors(t *testing.T) {
 			fsys: swap(netSales, "    description: The sales area.\n", "    description: The sales area.\n    colour: "+planted+"\n")},
 		{name: "unknown deep key", is: ErrUnknownKey, file: netSales, key: "required_filters[0].not_equals.colour", marker: "not_equals", reason: "allowed: column, value",
 			fsys: swap(netSales, "{column: channel, value: test}", "{column: channel, value: test, colour: "+planted+"}")},
+		{name: "a misspelled key gets a suggestion", is: ErrUnknownKey, file: regions, key: "sourse", marker: "sourse", reason: "did you mean source?",
+			fsys: swap(regions, "source: shop\n", "sourse: shop\n")},
 		{name: "unknown key that is no identifier", is: ErrUnknownKey, file: regions, key: "(a key that is not an identifier)", marker: planted, reason: "not a known key",
 			fsys: swap(regions, "source: shop\n", "source: shop\n\""+planted+"\": x\n")},
 		// A key that reads as a number is still a key: it is described, not

@@ -3,8 +3,10 @@ package mdcatalog
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -27,11 +29,22 @@ import (
 // by file, line and column; errors.Is tells their classes apart
 // (ErrNoDocuments, ErrFrontMatter, ErrYAML, ErrDuplicateKey,
 // ErrMissingKind, ErrUnknownKind, ErrUnknownKey, ErrSchema,
-// ErrInconsistent, ErrRead). Consistency across documents is checked only
+// ErrInconsistent, ErrRead, ErrTooLarge, ErrOutside). A document larger
+// than MaxFileBytes is refused by name. Consistency across documents is checked only
 // once every document is well formed, so that one broken model is not
 // also reported as an unknown model by every metric over it.
 func Load(fsys fs.FS, version string) (*domain.Bundle, error) {
-	paths, errs := documentPaths(fsys)
+	return load(fsys, version, nil)
+}
+
+// MaxFileBytes bounds one catalogue document: a larger file is refused by
+// name (ErrTooLarge) before more than this is read.
+const MaxFileBytes = 1 << 20
+
+// load is Load; outside, when set, tells a symbolic link at a path that
+// leads out of the catalogue's directory.
+func load(fsys fs.FS, version string, outside func(p string) bool) (*domain.Bundle, error) {
+	paths, errs := documentPaths(fsys, outside)
 	if len(errs) > 0 {
 		return nil, errs.err()
 	}
@@ -44,9 +57,9 @@ func Load(fsys fs.FS, version string) (*domain.Bundle, error) {
 	}
 	var docs []*document
 	for _, p := range paths {
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			errs.add(&Error{File: p, Reason: "cannot be read", Err: ErrRead, Cause: err})
+		data, rerr := readLimited(fsys, p)
+		if rerr != nil {
+			errs.add(rerr)
 			continue
 		}
 		d, derrs := readDocument(p, data, schemas)
@@ -61,8 +74,32 @@ func Load(fsys fs.FS, version string) (*domain.Bundle, error) {
 	return assemble(docs, version)
 }
 
+// readLimited reads the document at p, refusing one larger than
+// MaxFileBytes by name without reading more than that.
+func readLimited(fsys fs.FS, p string) ([]byte, *Error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, &Error{File: p, Reason: "cannot be read", Err: ErrRead, Cause: err}
+	}
+	defer f.Close()
+	tooLarge := &Error{File: p, Reason: fmt.Sprintf("is larger than %d bytes (1 MiB), the most a catalogue document may hold", MaxFileBytes), Err: ErrTooLarge}
+	if info, err := f.Stat(); err == nil && info.Size() > MaxFileBytes {
+		return nil, tooLarge
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	switch {
+	case err != nil:
+		return nil, &Error{File: p, Reason: "cannot be read", Err: ErrRead, Cause: err}
+	case len(data) > MaxFileBytes:
+		return nil, tooLarge
+	}
+	return data, nil
+}
+
 // LoadDir loads the catalogue in the directory dir (see Load). Errors name
-// files relative to dir.
+// files relative to dir. Nothing outside dir is read: a symbolic link that
+// leads out of it is refused by name (ErrOutside), and the files are read
+// through an os.Root of dir, which refuses any path that escapes it.
 func LoadDir(dir, version string) (*domain.Bundle, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
@@ -71,11 +108,29 @@ func LoadDir(dir, version string) (*domain.Bundle, error) {
 	if !info.IsDir() {
 		return nil, &Error{File: dir, Reason: "the catalogue is not a directory", Err: ErrRead}
 	}
-	return Load(os.DirFS(dir), version)
+	base, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, &Error{File: dir, Reason: "the catalogue directory cannot be read", Err: ErrRead, Cause: err}
+	}
+	root, err := os.OpenRoot(base)
+	if err != nil {
+		return nil, &Error{File: dir, Reason: "the catalogue directory cannot be read", Err: ErrRead, Cause: err}
+	}
+	defer root.Close()
+	return load(root.FS(), version, func(p string) bool {
+		target, err := filepath.EvalSymlinks(filepath.Join(base, filepath.FromSlash(p)))
+		if err != nil {
+			return true
+		}
+		rel, err := filepath.Rel(base, target)
+		return err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	})
 }
 
-// documentPaths lists the .md files of fsys in sorted path order.
-func documentPaths(fsys fs.FS) ([]string, errorList) {
+// documentPaths lists the .md files of fsys in sorted path order. With
+// outside set, a symbolic link that leads out of the catalogue is an
+// error, whatever its name.
+func documentPaths(fsys fs.FS, outside func(p string) bool) ([]string, errorList) {
 	var paths []string
 	var errs errorList
 	walkErr := fs.WalkDir(fsys, ".", func(p string, e fs.DirEntry, err error) error {
@@ -90,6 +145,10 @@ func documentPaths(fsys fs.FS) ([]string, errorList) {
 			if e.IsDir() {
 				return fs.SkipDir
 			}
+			return nil
+		}
+		if outside != nil && e.Type()&fs.ModeSymlink != 0 && outside(p) {
+			errs.add(&Error{File: p, Reason: "is a symbolic link that leads out of the catalogue directory", Err: ErrOutside})
 			return nil
 		}
 		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") && p != ImportReportName {

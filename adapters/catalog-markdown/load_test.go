@@ -123,7 +123,7 @@ func TestLoadAuthoredSQL(t *testing.T) {
 // The demo catalogue the cli embeds must load.
 func TestLoadDemo(t *testing.T) {
 	const dir = "../../examples/demo/catalog"
-	paths, _ := documentPaths(os.DirFS(dir))
+	paths, _ := documentPaths(os.DirFS(dir), nil)
 	require.NotEmpty(t, paths, "the demo catalogue has documents")
 	b, err := LoadDir(dir, "demo")
 	require.NoError(t, err)

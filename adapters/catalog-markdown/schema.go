@@ -112,7 +112,11 @@ func (s *schemaSet) walk(d *document, ve *jsonschema.ValidationError, out *error
 	case *kind.AdditionalProperties:
 		allowed := s.siblingProperties(d.kind, ve.SchemaURL)
 		for _, p := range k.Properties {
-			add(child(p), ErrUnknownKey, "is not a known key here (allowed: "+strings.Join(allowed, ", ")+")")
+			hint := ""
+			if near := likelyMeant(p, allowed); near != "" {
+				hint = "did you mean " + near + "? "
+			}
+			add(child(p), ErrUnknownKey, "is not a known key here ("+hint+"allowed: "+strings.Join(allowed, ", ")+")")
 		}
 	case *kind.Type:
 		add(path, ErrSchema, "must be "+typeNames(k.Want))

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -99,12 +100,30 @@ type Config struct {
 	DefaultTimeout time.Duration
 }
 
-// configError is a problem with the configuration, naming the key.
-func configError(source, key, format string, args ...any) error {
-	return fmt.Errorf("clickhouse source %s: %s %s", source, key, fmt.Sprintf(format, args...))
+// ConfigError is New's (or Validate's) refusal of one setting of the
+// configuration. Key is the setting's key as the configuration spells it
+// under sources.<alias> (transport_mode, cert_file); Reason completes the
+// sentence "<key> <reason>". Neither holds a configured value, so the
+// composition root can report the key with the layer its value came from.
+type ConfigError struct {
+	Source, Key, Reason string
 }
 
-// normalize validates cfg and fills its defaults.
+func (e *ConfigError) Error() string {
+	return "clickhouse source " + e.Source + ": " + e.Key + " " + e.Reason
+}
+
+// Setting returns the key the refusal concerns and why it is refused.
+func (e *ConfigError) Setting() (key, reason string) { return e.Key, e.Reason }
+
+// configError is the refusal of one key of the source's configuration.
+func configError(source, key, reason string) error {
+	return &ConfigError{Source: source, Key: key, Reason: reason}
+}
+
+// normalize validates cfg and fills its defaults. It is the one check of
+// a clickhouse source's settings: configuration only checks the shape of
+// each key.
 func (cfg *Config) normalize() error {
 	s := cfg.Source
 	if err := domain.CheckIdent(s); err != nil {
@@ -113,16 +132,18 @@ func (cfg *Config) normalize() error {
 	switch {
 	case strings.TrimSpace(cfg.Host) == "":
 		return configError(s, "host", "is required")
-	case strings.ContainsAny(cfg.Host, "/@ \t\n") || strings.Contains(strings.Trim(cfg.Host, "[]"), "]"):
+	case !validHost(cfg.Host):
 		return configError(s, "host", "must be a host name or IP address, without scheme or port")
 	case cfg.User == "":
 		return configError(s, "user", "is required")
-	case strings.ContainsRune(cfg.User, 0) || strings.ContainsRune(cfg.Database, 0):
-		return configError(s, "user and database", "may not hold a NUL character")
+	case strings.ContainsAny(cfg.User, "\x00\n\r"):
+		return configError(s, "user", "may not hold a NUL character or a line break")
+	case strings.ContainsRune(cfg.Database, 0):
+		return configError(s, "database", "may not hold a NUL character")
 	case cfg.Port < 0 || cfg.Port > 65535:
 		return configError(s, "port", "must be between 1 and 65535")
 	case cfg.MaxConns < 0 || cfg.ConnectTimeout < 0 || cfg.DefaultTimeout < 0:
-		return configError(s, "max_conns and the timeouts", "may not be negative")
+		return fmt.Errorf("clickhouse source %s: the pool size and the timeouts may not be negative", s)
 	}
 	if cfg.Database == "" {
 		cfg.Database = DefaultDatabase
@@ -161,19 +182,32 @@ func (cfg *Config) normalizeTransport() error {
 		if !loopback(cfg.Host) {
 			return configError(s, "transport_mode", "may be plaintext only to a loopback address or localhost: use verified or mutual")
 		}
-		if cfg.CAFile != "" || cfg.ServerName != "" || cfg.CertFile != "" || cfg.KeyFile != "" {
-			return configError(s, "transport_mode", "is plaintext: ca_file, the server name, cert_file and key_file do not apply")
+		if err := onlyWith(s, "applies only with transport_mode verified or mutual", "ca_file", cfg.CAFile, "tls_server_name", cfg.ServerName); err != nil {
+			return err
 		}
 	case Verified, Mutual:
-		mutual := cfg.TransportMode == Mutual
-		if mutual && (cfg.CertFile == "" || cfg.KeyFile == "") {
-			return configError(s, "cert_file", "and key_file are required with transport_mode mutual")
-		}
-		if !mutual && (cfg.CertFile != "" || cfg.KeyFile != "") {
-			return configError(s, "cert_file", "and key_file apply only with transport_mode mutual")
-		}
 	default:
 		return configError(s, "transport_mode", "must be plaintext, verified or mutual")
+	}
+	if cfg.TransportMode != Mutual {
+		return onlyWith(s, "applies only with transport_mode mutual", "cert_file", cfg.CertFile, "key_file", cfg.KeyFile)
+	}
+	switch {
+	case cfg.CertFile == "":
+		return configError(s, "cert_file", "is required with transport_mode mutual")
+	case cfg.KeyFile == "":
+		return configError(s, "key_file", "is required with transport_mode mutual")
+	}
+	return nil
+}
+
+// onlyWith refuses, with reason, the first key of the key, value pairs kv
+// whose value is set.
+func onlyWith(source, reason string, kv ...string) error {
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			return configError(source, kv[i], reason)
+		}
 	}
 	return nil
 }
@@ -198,13 +232,22 @@ func (cfg *Config) normalizePosture() error {
 	default:
 		return configError(s, "posture", "must be shared-service-user or impersonation-at-source")
 	}
-	if cfg.Posture == domain.SharedServiceUser && (len(cfg.Impersonate) > 0 || cfg.VerificationIdentity != "") {
-		return configError(s, "impersonate", "and verification_identity apply only with posture impersonation-at-source")
+	if cfg.Posture == domain.SharedServiceUser {
+		const only = "applies only with posture impersonation-at-source"
+		if len(cfg.Impersonate) > 0 {
+			return configError(s, "impersonate", only)
+		}
+		if cfg.VerificationIdentity != "" {
+			return configError(s, "verification_identity", only)
+		}
 	}
 	users := make(map[string]string, len(cfg.Impersonate))
 	for subject, user := range cfg.Impersonate {
-		if subject == "" || !validUser(user) {
-			return configError(s, "impersonate", "maps an empty subject or names an empty or invalid ClickHouse user")
+		switch {
+		case strings.TrimSpace(subject) == "":
+			return configError(s, "impersonate", "has an empty subject")
+		case !validUser(user):
+			return configError(s, "impersonate", "maps a subject to an empty or invalid ClickHouse user")
 		}
 		users[subject] = user
 	}
@@ -229,6 +272,18 @@ func loopback(host string) bool {
 	}
 	a, err := netip.ParseAddr(strings.Trim(host, "[]"))
 	return err == nil && a.IsLoopback()
+}
+
+// hostName is the shape of a DNS name.
+var hostName = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?$`)
+
+// validHost reports whether host is an IP literal (an IPv6 one possibly
+// in brackets) or a DNS name: no scheme, port, path or user.
+func validHost(host string) bool {
+	if _, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		return true
+	}
+	return len(host) <= 253 && hostName.MatchString(host)
 }
 
 // addr is the server's address as host:port.
@@ -259,7 +314,7 @@ func (cfg *Config) tlsConfig() (*tls.Config, error) {
 	if cfg.TransportMode == Mutual {
 		cert, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
 		if err != nil {
-			return nil, configError(cfg.Source, "cert_file", "and key_file cannot be read as a certificate and its key")
+			return nil, configError(cfg.Source, "cert_file", "cannot be read as a certificate with the key of key_file")
 		}
 		tc.Certificates = []tls.Certificate{cert}
 	}

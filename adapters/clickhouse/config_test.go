@@ -2,6 +2,7 @@ package clickhouse_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,11 +38,11 @@ func TestConfigRefusals(t *testing.T) {
 		{"bad alias", func(c *clickhouse.Config) { c.Source = "no-dash" }, "alias"},
 		{"bad port", func(c *clickhouse.Config) { c.Port = 70000 }, "port must be"},
 		{"bad mode", func(c *clickhouse.Config) { c.TransportMode = "tls" }, "transport_mode must be"},
-		{"ca with plaintext", func(c *clickhouse.Config) { c.CAFile = "/ca.pem" }, "do not apply"},
-		{"mutual without cert", func(c *clickhouse.Config) { c.Host, c.TransportMode = "ch", clickhouse.Mutual }, "cert_file and key_file are required"},
+		{"ca with plaintext", func(c *clickhouse.Config) { c.CAFile = "/ca.pem" }, "ca_file applies only with transport_mode verified or mutual"},
+		{"mutual without cert", func(c *clickhouse.Config) { c.Host, c.TransportMode = "ch", clickhouse.Mutual }, "cert_file is required with transport_mode mutual"},
 		{"cert without mutual", func(c *clickhouse.Config) {
 			c.Host, c.TransportMode, c.CertFile, c.KeyFile = "ch", clickhouse.Verified, "/c", "/k"
-		}, "apply only with transport_mode mutual"},
+		}, "cert_file applies only with transport_mode mutual"},
 		{"unreadable CA", func(c *clickhouse.Config) {
 			c.Host, c.TransportMode, c.CAFile = "ch", clickhouse.Verified, filepath.Join(dir, "missing.pem")
 		}, "ca_file cannot be read"},
@@ -49,13 +50,17 @@ func TestConfigRefusals(t *testing.T) {
 			c.Host, c.TransportMode, c.CAFile = "ch", clickhouse.Verified, badCA
 		}, "ca_file holds no PEM certificate"},
 		{"bad posture", func(c *clickhouse.Config) { c.Posture = "as-caller" }, "posture must be"},
-		{"impersonate when shared", func(c *clickhouse.Config) { c.Impersonate = map[string]string{"a": "b"} }, "apply only with posture impersonation-at-source"},
+		{"impersonate when shared", func(c *clickhouse.Config) { c.Impersonate = map[string]string{"a": "b"} }, "impersonate applies only with posture impersonation-at-source"},
 		{"impersonate empty user", func(c *clickhouse.Config) {
 			c.Posture, c.Impersonate = domain.ImpersonationAtSource, map[string]string{"alice": " "}
-		}, "impersonate maps an empty subject"},
+		}, "impersonate maps a subject to an empty or invalid ClickHouse user"},
 		{"impersonation", func(c *clickhouse.Config) {
 			c.Posture, c.Impersonate, c.VerificationIdentity = domain.ImpersonationAtSource, map[string]string{"alice": "analyst"}, "anchors"
 		}, ""},
+		{"host with a port", func(c *clickhouse.Config) { c.Host = "ch:9000" }, "host must be a host name"},
+		{"bracketed ipv6 loopback", func(c *clickhouse.Config) { c.Host = "[::1]" }, ""},
+		{"tls server name with plaintext", func(c *clickhouse.Config) { c.ServerName = "ch" }, "tls_server_name applies only with transport_mode verified or mutual"},
+		{"verification identity when shared", func(c *clickhouse.Config) { c.VerificationIdentity = "anchors" }, "verification_identity applies only with posture impersonation-at-source"},
 		{"three-part table", func(c *clickhouse.Config) {
 			c.Models = []domain.Model{{Name: "m", Source: "warehouse", Table: "p.d.t"}}
 		}, "must be t or database.t"},
@@ -71,6 +76,14 @@ func TestConfigRefusals(t *testing.T) {
 			}
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tc.want)
+			var ce *clickhouse.ConfigError
+			if errors.As(err, &ce) {
+				// A setting's refusal names its key, for the composition
+				// root to report with the layer it came from.
+				key, reason := ce.Setting()
+				require.Equal(t, "clickhouse source warehouse: "+key+" "+reason, err.Error())
+				require.Contains(t, tc.want, key)
+			}
 		})
 	}
 }

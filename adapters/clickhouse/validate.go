@@ -48,8 +48,7 @@ func (db *DB) Validate(ctx context.Context) error {
 	if db.cfg.Posture == domain.ImpersonationAtSource {
 		if !srv.ExecuteAs() {
 			return configError(db.cfg.Source, "posture",
-				"is impersonation-at-source, which needs EXECUTE AS, and ClickHouse %s has none (25.11 and later have it): use posture shared-service-user or a newer server",
-				srv.Version)
+				"is impersonation-at-source, which needs EXECUTE AS, and ClickHouse "+srv.Version+" has none (25.11 and later have it): use posture shared-service-user or a newer server")
 		}
 		user = db.cfg.VerificationIdentity
 	}

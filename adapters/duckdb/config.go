@@ -57,12 +57,37 @@ type Config struct {
 	DefaultTimeout time.Duration
 }
 
-// configError is a problem with the configuration, naming the key.
-func configError(source, key, format string, args ...any) error {
-	return fmt.Errorf("duckdb source %s: %s %s", source, key, fmt.Sprintf(format, args...))
+// MaxThreads and MaxMemoryLimitBytes are the largest Threads and
+// MemoryLimitBytes New accepts: no setting means unlimited.
+const (
+	MaxThreads          = 1024
+	MaxMemoryLimitBytes = 1 << 40
+)
+
+// ConfigError is New's refusal of one setting of the configuration. Key
+// is the setting's key as the configuration spells it under
+// sources.<alias> (path, threads); Reason completes the sentence "<key>
+// <reason>". Neither holds a configured value (not even the path), so the
+// composition root can report the key with the layer its value came from.
+type ConfigError struct {
+	Source, Key, Reason string
 }
 
-// normalize validates cfg and fills its defaults.
+func (e *ConfigError) Error() string {
+	return "duckdb source " + e.Source + ": " + e.Key + " " + e.Reason
+}
+
+// Setting returns the key the refusal concerns and why it is refused.
+func (e *ConfigError) Setting() (key, reason string) { return e.Key, e.Reason }
+
+// configError is the refusal of one key of the source's configuration.
+func configError(source, key, reason string) error {
+	return &ConfigError{Source: source, Key: key, Reason: reason}
+}
+
+// normalize validates cfg and fills its defaults. It is the one check of
+// a duckdb source's settings: configuration only checks the shape of each
+// key.
 func (cfg *Config) normalize() error {
 	s := cfg.Source
 	if err := domain.CheckIdent(s); err != nil {
@@ -78,14 +103,13 @@ func (cfg *Config) normalize() error {
 		return configError(s, "posture", "must be shared-service-user")
 	}
 	switch {
-	case cfg.Threads < 0:
-		return configError(s, "threads", "may not be negative")
-	case cfg.MemoryLimitBytes < 0:
-		return configError(s, "memory_limit_bytes", "may not be negative")
-	case cfg.MemoryLimitBytes > 0 && cfg.MemoryLimitBytes < MinMemoryLimitBytes:
-		return configError(s, "memory_limit_bytes", "must be at least %d (16 MiB)", MinMemoryLimitBytes)
+	case cfg.Threads < 0 || cfg.Threads > MaxThreads:
+		return configError(s, "threads", fmt.Sprintf("must be between 1 and %d", MaxThreads))
+	case cfg.MemoryLimitBytes < 0 || cfg.MemoryLimitBytes > MaxMemoryLimitBytes ||
+		(cfg.MemoryLimitBytes > 0 && cfg.MemoryLimitBytes < MinMemoryLimitBytes):
+		return configError(s, "memory_limit_bytes", fmt.Sprintf("must be between %d (16 MiB) and %d (1 TiB)", MinMemoryLimitBytes, MaxMemoryLimitBytes))
 	case cfg.MaxConns < 0 || cfg.DefaultTimeout < 0:
-		return configError(s, "max_conns and the timeout", "may not be negative")
+		return fmt.Errorf("duckdb source %s: the pool size and the timeout may not be negative", s)
 	}
 	if cfg.MaxConns == 0 {
 		cfg.MaxConns = DefaultMaxConns
@@ -96,7 +120,7 @@ func (cfg *Config) normalize() error {
 	for i := range cfg.Models {
 		m := &cfg.Models[i]
 		if n := len(m.TableParts()); n > 2 {
-			return configError(s, "model "+m.Name, "reads table %s: a duckdb table is t or schema.t", m.Table)
+			return fmt.Errorf("duckdb source %s: model %s reads table %s: a duckdb table is t or schema.t", s, m.Name, m.Table)
 		}
 	}
 	return cfg.checkPath()
@@ -115,24 +139,24 @@ func (cfg *Config) checkPath() error {
 	case strings.ContainsAny(p, "?#%\x00"):
 		// The driver parses its connection string as a URL: a "?" starts
 		// the options, a "#" would silently drop them (read-only included).
-		return configError(s, "path", "may not contain ?, #, %% or NUL")
+		return configError(s, "path", "may not contain ?, #, % or NUL")
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return configError(s, "path", "%s cannot be resolved", p)
+		return configError(s, "path", "cannot be resolved to an absolute path")
 	}
 	info, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return configError(s, "path", "%s does not exist", abs)
+		return configError(s, "path", "names a file that does not exist")
 	case err != nil:
-		return configError(s, "path", "%s cannot be read", abs)
+		return configError(s, "path", "names a file that cannot be read")
 	case !info.Mode().IsRegular():
-		return configError(s, "path", "%s is not a regular file", abs)
+		return configError(s, "path", "names something that is not a regular file")
 	}
 	f, err := os.Open(abs)
 	if err != nil {
-		return configError(s, "path", "%s cannot be opened for reading", abs)
+		return configError(s, "path", "names a file that cannot be opened for reading")
 	}
 	_ = f.Close()
 	cfg.Path = abs

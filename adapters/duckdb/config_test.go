@@ -17,7 +17,7 @@ import (
 )
 
 // TestNewRefuses checks each configuration New refuses, naming the key
-// (and the file, for a path that is not a database file).
+// (never the configured value: not even a path).
 func TestNewRefuses(t *testing.T) {
 	path := demoFile(t)
 	dir := t.TempDir()
@@ -29,8 +29,8 @@ func TestNewRefuses(t *testing.T) {
 	}{
 		{"no alias", func(c *duckdb.Config) { c.Source = "" }, []string{"alias"}},
 		{"no path", func(c *duckdb.Config) { c.Path = "" }, []string{"path", "is required"}},
-		{"missing file", func(c *duckdb.Config) { c.Path = missing }, []string{"path", missing, "does not exist"}},
-		{"a directory", func(c *duckdb.Config) { c.Path = dir }, []string{"path", dir, "not a regular file"}},
+		{"missing file", func(c *duckdb.Config) { c.Path = missing }, []string{"path", "does not exist"}},
+		{"a directory", func(c *duckdb.Config) { c.Path = dir }, []string{"path", "not a regular file"}},
 		{"in memory", func(c *duckdb.Config) { c.Path = ":memory:" }, []string{"path", "database file"}},
 		{"options in the path", func(c *duckdb.Config) { c.Path = path + "?access_mode=read_write" }, []string{"path", "may not contain"}},
 		{"a fragment in the path", func(c *duckdb.Config) { c.Path = path + "#x" }, []string{"path", "may not contain"}},
@@ -38,7 +38,9 @@ func TestNewRefuses(t *testing.T) {
 		{"unknown posture", func(c *duckdb.Config) { c.Posture = "anyone" }, []string{"posture"}},
 		{"negative threads", func(c *duckdb.Config) { c.Threads = -1 }, []string{"threads"}},
 		{"negative memory", func(c *duckdb.Config) { c.MemoryLimitBytes = -1 }, []string{"memory_limit_bytes"}},
-		{"too little memory", func(c *duckdb.Config) { c.MemoryLimitBytes = 1 << 20 }, []string{"memory_limit_bytes", "at least"}},
+		{"too little memory", func(c *duckdb.Config) { c.MemoryLimitBytes = 1 << 20 }, []string{"memory_limit_bytes", "between 16777216"}},
+		{"too much memory", func(c *duckdb.Config) { c.MemoryLimitBytes = 1<<40 + 1 }, []string{"memory_limit_bytes", "1 TiB"}},
+		{"too many threads", func(c *duckdb.Config) { c.Threads = 1025 }, []string{"threads", "between 1 and 1024"}},
 		{"a three-part table", func(c *duckdb.Config) {
 			c.Models = []domain.Model{{Name: "m", Source: source, Table: "db.s.t"}}
 		}, []string{"model m", "t or schema.t"}},
@@ -52,6 +54,13 @@ func TestNewRefuses(t *testing.T) {
 			assert.Nil(t, db)
 			for _, w := range tc.wants {
 				assert.Contains(t, err.Error(), w)
+			}
+			assert.NotContains(t, err.Error(), dir, "the configured path is not repeated")
+			var ce *duckdb.ConfigError
+			if errors.As(err, &ce) {
+				key, reason := ce.Setting()
+				assert.Equal(t, "duckdb source "+source+": "+key+" "+reason, err.Error())
+				assert.Equal(t, tc.wants[0], key, "the refusal names its key")
 			}
 		})
 	}

@@ -13,10 +13,12 @@
 // ATTACH, COPY ... TO, read_csv, glob, remote URLs, and installing or
 // loading extensions are all refused, and extensions are neither
 // installed nor loaded automatically. The session time zone is UTC, so a
-// timestamp time column is bucketed by its UTC date, as in the engine;
-// nothing spills to a temporary directory (a statement that needs more
-// than Config.MemoryLimitBytes is refused); and then every setting is
-// locked (lock_configuration), so no statement can change any of this.
+// timestamp time column is bucketed by its UTC date, as in the engine; a
+// statement that needs more than Config.MemoryLimitBytes spills to a
+// temporary directory of its own (made by New under the system's
+// temporary directory, removed by Close; one that cannot is refused as
+// resources_exhausted); and then every setting is locked
+// (lock_configuration), so no statement can change any of this.
 // Tables are t or schema.t of the file's database.
 //
 // # One question, one statement

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"sutura.dev/adapters/importread"
 	"sutura.dev/domain"
 )
 
@@ -98,7 +99,7 @@ func (m *modelSet) resolveDimension(c *cube, d *dimension, depth int) {
 	if why == "pending" {
 		col, why = m.memberColumn(c, r.name, depth)
 		if why == "missing" {
-			d.n.fail("sql references a member cube " + c.name + " does not define")
+			d.n.Fail("sql references a member cube " + c.name + " does not define")
 			why = "it references a member that does not exist"
 		}
 	}
@@ -116,7 +117,7 @@ func (m *modelSet) column(c *cube, at node, sql string) (string, string) {
 	if why == "pending" {
 		col, why = m.memberColumn(c, r.name, 0)
 		if why == "missing" {
-			at.fail("sql references a member cube " + c.name + " does not define")
+			at.Fail("sql references a member cube " + c.name + " does not define")
 			why = "it references a member that does not exist"
 		}
 	}
@@ -147,9 +148,9 @@ func (m *modelSet) build() {
 		}
 		e := &m.entries[c.entry]
 		if c.refused != "" {
-			e.Status, e.Reason, e.Output = Refused, c.refused, ""
+			e.Status, e.Reason, e.Output = importread.Refused, c.refused, ""
 		} else {
-			e.Status, e.Became = Imported, fmt.Sprintf("model %s over table %s", c.name, c.table)
+			e.Status, e.Became = importread.Imported, fmt.Sprintf("model %s over table %s", c.name, c.table)
 		}
 	}
 }
@@ -179,7 +180,7 @@ func (m *modelSet) settleDimension(c *cube, d *dimension) {
 	e := &m.entries[d.entry]
 	if d.refused == "" && truthy(d.n, "primary_key") {
 		if c.pk != "" && c.pk != d.column {
-			d.n.fail("is a second primary key of cube " + c.name)
+			d.n.Fail("is a second primary key of cube " + c.name)
 		}
 		c.pk = d.column
 		c.column(d.column, "")
@@ -191,7 +192,7 @@ func (m *modelSet) settleDimension(c *cube, d *dimension) {
 		m.refuse(d.entry, d.refused)
 	case d.kind == "time":
 		c.column(d.column, "")
-		e.Status = Imported
+		e.Status = importread.Imported
 		if d.column == c.timeColumn {
 			e.Became = fmt.Sprintf("the time column %s of every metric of model %s", d.column, c.name)
 		} else {
@@ -200,7 +201,7 @@ func (m *modelSet) settleDimension(c *cube, d *dimension) {
 	default:
 		t := map[string]domain.ColumnType{"string": domain.TypeText, "boolean": domain.TypeBoolean}[d.kind]
 		c.column(d.column, t)
-		e.Status, e.Output = Imported, "dimension:"+c.name+"."+d.name
+		e.Status, e.Output = importread.Imported, "dimension:"+c.name+"."+d.name
 	}
 }
 
@@ -248,7 +249,7 @@ func (m *modelSet) resolveMeasure(c *cube, ms *measure) {
 		ms.refuse("a " + ms.kind + " measure is an expression, which the catalogue cannot express")
 		return
 	default:
-		ms.n.fail("type is not a measure type Cube knows")
+		ms.n.Fail("type is not a measure type Cube knows")
 		return
 	}
 	for _, f := range list(ms.n, "filters") {
@@ -325,7 +326,7 @@ func (m *modelSet) metric(c *cube, ms *measure) {
 		Description: ms.description}
 	m.metrics = append(m.metrics, met)
 	e := &m.entries[ms.entry]
-	e.Status, e.Became = Imported, describeMetric(&met)
+	e.Status, e.Became = importread.Imported, describeMetric(&met)
 }
 
 // ratio reads a number measure whose sql is exactly {a} / {b} over two
@@ -353,7 +354,7 @@ func (m *modelSet) ratio(c *cube, ms *measure) (*domain.Ratio, string) {
 		}
 		switch {
 		case in == nil:
-			ms.n.fail("sql references a measure cube " + c.name + " does not define")
+			ms.n.Fail("sql references a measure cube " + c.name + " does not define")
 			return nil, "it references a measure that does not exist"
 		case in.kind == "number":
 			return nil, "its input " + in.name + " is itself an expression"
@@ -406,7 +407,7 @@ func (m *modelSet) joinOf(c *cube, j *join) {
 			var why string
 			if col, why = m.memberColumn(side, r.name, 0); why != "" {
 				if why == "missing" {
-					j.n.fail("sql references a member cube " + side.name + " does not define")
+					j.n.Fail("sql references a member cube " + side.name + " does not define")
 					why = "it references a member that does not exist"
 				}
 				m.refuse(j.entry, why)
@@ -430,7 +431,7 @@ func (m *modelSet) joinOf(c *cube, j *join) {
 	}
 	for _, r := range m.rels {
 		if r.Origin == rel.Origin && r.Target == rel.Target && r.JoinType == rel.JoinType {
-			e.Status, e.Reason = Ignored, "relationship "+r.Name+" already joins the same columns the same way"
+			e.Status, e.Reason = importread.Ignored, "relationship "+r.Name+" already joins the same columns the same way"
 			return
 		}
 	}
@@ -441,13 +442,13 @@ func (m *modelSet) joinOf(c *cube, j *join) {
 	c.column(cols[0], "")
 	target.column(cols[1], "")
 	m.rels = append(m.rels, rel)
-	e.Status, e.Output = Imported, "relationship:"+rel.Name
+	e.Status, e.Output = importread.Imported, "relationship:"+rel.Name
 	e.Became = fmt.Sprintf("relationship %s (%s, %s.%s to %s.%s)", rel.Name, rel.JoinType, rel.Origin.Model, rel.Origin.Column, rel.Target.Model, rel.Target.Column)
 }
 
 // result gathers the definitions and entries.
-func (m *modelSet) result() *Result {
-	r := &Result{Entries: m.entries, Definitions: domain.Definitions{Relationships: m.rels, Metrics: m.metrics}}
+func (m *modelSet) result() *importread.Result {
+	r := &importread.Result{Entries: m.entries, Definitions: domain.Definitions{Relationships: m.rels, Metrics: m.metrics}}
 	for _, c := range m.cubes {
 		if c.refused != "" {
 			continue
@@ -462,7 +463,7 @@ func (m *modelSet) result() *Result {
 		r.Definitions.Models = append(r.Definitions.Models, model)
 		for _, d := range c.dims {
 			if d.kind != "time" && d.refused == "" {
-				r.Dimensions = append(r.Dimensions, Dimension{Model: c.name, Name: d.name, Column: d.column, Description: d.descr})
+				r.Dimensions = append(r.Dimensions, importread.Dimension{Model: c.name, Name: d.name, Column: d.column, Description: d.descr})
 			}
 		}
 	}

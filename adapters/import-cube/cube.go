@@ -6,16 +6,17 @@ import (
 	"slices"
 	"strings"
 
+	"sutura.dev/adapters/importread"
 	"sutura.dev/domain"
 )
 
 // modelSet is a Cube data model being read.
 type modelSet struct {
-	errs    *[]error
+	errs    *importread.Errors
 	cubes   []*cube
 	byName  map[string]*cube
 	views   int
-	entries []Entry
+	entries []importread.Entry
 	rels    []domain.Relationship
 	metrics []domain.Metric
 }
@@ -60,13 +61,13 @@ type join struct {
 	entry  int
 }
 
-func (m *modelSet) entry(e Entry) int {
+func (m *modelSet) entry(e importread.Entry) int {
 	m.entries = append(m.entries, e)
 	return len(m.entries) - 1
 }
 
 func (m *modelSet) refuse(i int, reason string) {
-	m.entries[i].Status, m.entries[i].Reason, m.entries[i].Output = Refused, reason, ""
+	m.entries[i].Status, m.entries[i].Reason, m.entries[i].Output = importread.Refused, reason, ""
 }
 
 func (m *modelSet) note(i int, note string) {
@@ -83,21 +84,21 @@ var selectStar = regexp.MustCompile(`(?i)^\s*select\s+\*\s+from\s+([A-Za-z_][A-Z
 
 // addCube reads one cube and its members.
 func (m *modelSet) addCube(n node) {
-	if !n.isMap() {
-		n.fail("must be a mapping (a cube)")
+	if !n.IsMap() {
+		n.Fail("must be a mapping (a cube)")
 		return
 	}
 	name := text(n, "name")
 	if name == "" {
-		n.fail("has no name")
+		n.Fail("has no name")
 		return
 	}
 	if first, dup := m.byName[name]; dup {
-		n.fail(fmt.Sprintf("names a cube again (first at %s:%d)", m.entries[first.entry].File, m.entries[first.entry].Line))
+		n.Fail(fmt.Sprintf("names a cube again (first at %s:%d)", m.entries[first.entry].File, m.entries[first.entry].Line))
 		return
 	}
 	c := &cube{n: n, name: name, description: text(n, "description"), types: map[string]domain.ColumnType{}}
-	c.entry = m.entry(Entry{Kind: "cube", Name: name, File: n.f.path, Line: n.line(), Output: "model:" + name, Notes: presentation(n)})
+	c.entry = m.entry(importread.Entry{Kind: "cube", Name: name, File: n.File(), Line: n.Line(), Output: "model:" + name, Notes: presentation(n)})
 	m.byName[name] = c
 	m.cubes = append(m.cubes, c)
 	if domain.CheckIdent(name) != nil {
@@ -107,7 +108,7 @@ func (m *modelSet) addCube(n node) {
 	if _, ok := field(n, "extends"); ok {
 		c.refuse("it extends another cube; inheritance is not read, so write the cube out in full")
 	}
-	for _, k := range n.keys() {
+	for _, k := range n.Keys() {
 		if !slices.Contains(cubeKeys, snake(k)) {
 			m.note(c.entry, "key "+safeKey(k)+" is not read")
 		}
@@ -132,7 +133,7 @@ func (m *modelSet) addCube(n node) {
 func (m *modelSet) cubeTable(c *cube) {
 	n := c.n
 	if t := text(n, "sql_table"); t != "" {
-		if path, ok := tablePath(t); ok {
+		if path, ok := importread.TablePath(t); ok {
 			c.table = path
 		} else {
 			c.refuse("sql_table is not a table path sutura can name (t, schema.t or db.schema.t, each an identifier)")
@@ -142,32 +143,13 @@ func (m *modelSet) cubeTable(c *cube) {
 	sql := text(n, "sql")
 	switch match := selectStar.FindStringSubmatch(sql); {
 	case sql == "":
-		n.fail("has neither sql_table nor sql")
+		n.Fail("has neither sql_table nor sql")
 	case match != nil:
 		c.table = match[1]
 		m.note(c.entry, "its sql is SELECT * FROM "+match[1]+", read as sql_table "+match[1])
 	default:
 		c.refuse("its rows come from a SQL query (sql), not a table; sutura's models are tables")
 	}
-}
-
-// tablePath reads a table path whose segments are identifiers, each
-// possibly double-quoted.
-func tablePath(t string) (string, bool) {
-	parts := strings.Split(strings.TrimSpace(t), ".")
-	if len(parts) > 3 {
-		return "", false
-	}
-	for i, p := range parts {
-		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
-			p = p[1 : len(p)-1]
-		}
-		if domain.CheckIdent(p) != nil {
-			return "", false
-		}
-		parts[i] = p
-	}
-	return strings.Join(parts, "."), true
 }
 
 func (c *cube) refuse(reason string) {
@@ -189,7 +171,7 @@ func (c *cube) column(col string, t domain.ColumnType) {
 // presentation keys.
 func (m *modelSet) cubeExtras(c *cube) {
 	for _, s := range list(c.n, "segments") {
-		m.entry(Entry{Kind: "segment", Name: c.name + "." + text(s, "name"), File: s.f.path, Line: s.line(), Status: Refused,
+		m.entry(importread.Entry{Kind: "segment", Name: c.name + "." + text(s, "name"), File: s.File(), Line: s.Line(), Status: importread.Refused,
 			Reason: "a segment is a named filter a caller picks; sutura's filters are fixed in a metric's meaning or chosen from an allowlist"})
 	}
 	for _, k := range []struct{ key, kind, reason string }{
@@ -201,20 +183,20 @@ func (m *modelSet) cubeExtras(c *cube) {
 		if !ok {
 			continue
 		}
-		items := v.items()
-		if !v.isList() {
+		items := v.Items()
+		if !v.IsList() {
 			items = []node{v}
 		}
 		for _, p := range items {
-			m.entry(Entry{Kind: k.kind, Name: c.name + "." + text(p, "name"), File: p.f.path, Line: p.line(), Status: Ignored, Reason: k.reason})
+			m.entry(importread.Entry{Kind: k.kind, Name: c.name + "." + text(p, "name"), File: p.File(), Line: p.Line(), Status: importread.Ignored, Reason: k.reason})
 		}
 	}
 	if v, ok := field(c.n, "access_policy"); ok {
-		m.entry(Entry{Kind: "access_policy", Name: c.name, File: v.f.path, Line: v.line(), Status: Refused,
+		m.entry(importread.Entry{Kind: "access_policy", Name: c.name, File: v.File(), Line: v.Line(), Status: importread.Refused,
 			Reason: "row- and member-level access rules are not imported; sutura governs with audiences and impersonation at the source, so write those by hand"})
 	}
 	if v, ok := field(c.n, "refresh_key"); ok {
-		m.entry(Entry{Kind: "refresh_key", Name: c.name, File: v.f.path, Line: v.line(), Status: Ignored,
+		m.entry(importread.Entry{Kind: "refresh_key", Name: c.name, File: v.File(), Line: v.Line(), Status: importread.Ignored,
 			Reason: "a refresh key schedules Cube's caches; sutura asks the data system every time"})
 	}
 }
@@ -227,14 +209,14 @@ var dimensionKeys = []string{"name", "sql", "type", "primary_key", "description"
 func (m *modelSet) addDimension(c *cube, n node) {
 	name, kind := text(n, "name"), strings.ToLower(text(n, "type"))
 	if name == "" {
-		n.fail("has no name")
+		n.Fail("has no name")
 		return
 	}
 	d := &dimension{n: n, name: name, kind: kind, descr: text(n, "description")}
-	d.entry = m.entry(Entry{Kind: "dimension", Name: c.name + "." + name, File: n.f.path, Line: n.line(), Notes: presentation(n)})
+	d.entry = m.entry(importread.Entry{Kind: "dimension", Name: c.name + "." + name, File: n.File(), Line: n.Line(), Notes: presentation(n)})
 	for _, prev := range c.dims {
 		if prev.name == name {
-			n.fail("names a dimension of cube " + c.name + " again")
+			n.Fail("names a dimension of cube " + c.name + " again")
 			return
 		}
 	}
@@ -242,7 +224,7 @@ func (m *modelSet) addDimension(c *cube, n node) {
 	if hasField(n, "granularities") {
 		m.note(d.entry, "its custom granularities are not carried: sutura's grains are day, week, month, quarter and year")
 	}
-	for _, k := range n.keys() {
+	for _, k := range n.Keys() {
 		if !slices.Contains(dimensionKeys, snake(k)) {
 			d.refused = "key " + safeKey(k) + " is unknown here; refusing rather than guessing what it means"
 		}
@@ -258,7 +240,7 @@ func (m *modelSet) addDimension(c *cube, n node) {
 	case kind == "geo":
 		d.refused = "a geo dimension is two columns (latitude and longitude), not one"
 	case kind != "string" && kind != "number" && kind != "time" && kind != "boolean":
-		n.fail("type must be string, number, time, boolean or geo")
+		n.Fail("type must be string, number, time, boolean or geo")
 		return
 	case text(n, "sql") == "":
 		d.refused = "it has no sql, so it names no column"
@@ -272,7 +254,7 @@ func (m *modelSet) addDimension(c *cube, n node) {
 // a value; a null is an absence.
 func hasField(n node, key string) bool {
 	v, ok := field(n, key)
-	return ok && !v.isNull()
+	return ok && !v.IsNull()
 }
 
 // measureKeys are the keys of a measure sutura reads, refuses by name, or
@@ -283,20 +265,20 @@ var measureKeys = []string{"name", "sql", "type", "filters", "description", "tit
 func (m *modelSet) addMeasure(c *cube, n node) {
 	name, kind := text(n, "name"), strings.ToLower(text(n, "type"))
 	if name == "" || kind == "" {
-		n.fail("needs a name and a type")
+		n.Fail("needs a name and a type")
 		return
 	}
 	for _, prev := range c.measures {
 		if prev.name == name {
-			n.fail("names a measure of cube " + c.name + " again")
+			n.Fail("names a measure of cube " + c.name + " again")
 			return
 		}
 	}
 	ms := &measure{n: n, name: name, kind: kind, description: text(n, "description")}
-	ms.entry = m.entry(Entry{Kind: "measure", Name: c.name + "." + name, File: n.f.path, Line: n.line(), Output: "metric:" + c.name + "_" + name,
+	ms.entry = m.entry(importread.Entry{Kind: "measure", Name: c.name + "." + name, File: n.File(), Line: n.Line(), Output: "metric:" + c.name + "_" + name,
 		Notes: presentation(n)})
 	c.measures = append(c.measures, ms)
-	for _, k := range n.keys() {
+	for _, k := range n.Keys() {
 		if !slices.Contains(measureKeys, snake(k)) {
 			ms.refuse("key " + safeKey(k) + " is unknown here; refusing rather than guessing what it means")
 		}
@@ -328,7 +310,7 @@ var joinKinds = map[string]domain.JoinType{
 func (m *modelSet) addJoin(c *cube, n node) {
 	target, rel := text(n, "name"), text(n, "relationship")
 	if target == "" || rel == "" {
-		n.fail("a join needs a name and a relationship")
+		n.Fail("a join needs a name and a relationship")
 		return
 	}
 	jt, ok := joinKinds[strings.ToLower(rel)]
@@ -336,10 +318,10 @@ func (m *modelSet) addJoin(c *cube, n node) {
 		jt, ok = joinKinds[snake(rel)]
 	}
 	if !ok {
-		n.fail("relationship must be many_to_one, one_to_one or one_to_many (or belongs_to, has_one, has_many)")
+		n.Fail("relationship must be many_to_one, one_to_one or one_to_many (or belongs_to, has_one, has_many)")
 		return
 	}
 	j := &join{n: n, target: target, kind: jt}
-	j.entry = m.entry(Entry{Kind: "join", Name: c.name + "." + target, File: n.f.path, Line: n.line()})
+	j.entry = m.entry(importread.Entry{Kind: "join", Name: c.name + "." + target, File: n.File(), Line: n.Line()})
 	c.joins = append(c.joins, j)
 }

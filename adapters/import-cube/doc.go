@@ -15,6 +15,7 @@
 // pre-aggregations and presentation keys are listed as ignored. The
 // mapping is documented in docs/importing.md.
 //
-// The package reads bytes the caller has already read and performs no I/O
-// itself.
+// Its YAML is read with adapters/importread, the reader every importer
+// shares, into importread's format-independent Result. The package reads
+// bytes the caller has already read and performs no I/O itself.
 package cube

@@ -3,6 +3,8 @@ package cube
 import (
 	"errors"
 	"testing"
+
+	"sutura.dev/adapters/importread"
 )
 
 // FuzzRead reads arbitrary bytes as a model's YAML file: Read never
@@ -11,7 +13,7 @@ import (
 func FuzzRead(f *testing.F) {
 	f.Add([]byte(shop))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := Read([]File{{Path: "model/f.yml", Data: data}})
+		r, err := Read([]importread.File{{Path: "model/f.yml", Data: data}})
 		if err != nil {
 			if !errors.Is(err, ErrMalformed) {
 				t.Fatalf("an error that is not ErrMalformed: %v", err)
@@ -19,7 +21,7 @@ func FuzzRead(f *testing.F) {
 			return
 		}
 		for _, e := range r.Entries {
-			if e.Status != Imported && e.Status != Refused && e.Status != Ignored {
+			if e.Status != importread.Imported && e.Status != importread.Refused && e.Status != importread.Ignored {
 				t.Fatalf("entry %s %s has no status", e.Kind, e.Name)
 			}
 		}

@@ -2,18 +2,15 @@ package cube
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
 	"unicode"
 
+	"sutura.dev/adapters/importread"
 	"sutura.dev/domain"
 )
-
-// maxErrors bounds the malformations one Read reports.
-const maxErrors = 20
 
 // Read turns the files of a Cube data model into definitions and report
 // entries.
@@ -27,28 +24,24 @@ const maxErrors = 20
 // every other construct gets an entry saying why it was refused or
 // ignored. A model Cube itself would reject (a syntax error, a value of the
 // wrong type, a missing or duplicate name, a reference to a member that
-// does not exist) is malformed: Read then returns errors, each an *Error
-// wrapping ErrMalformed, and no result.
-func Read(files []File) (*Result, error) {
-	var errs []error
-	m := &modelSet{errs: &errs, byName: map[string]*cube{}}
+// does not exist) is malformed: Read then returns errors, each an
+// *importread.Error wrapping ErrMalformed, and no result.
+func Read(files []importread.File) (*importread.Result, error) {
+	errs := importread.NewErrors(ErrMalformed)
+	m := &modelSet{errs: errs, byName: map[string]*cube{}}
 	sorted := slices.Clone(files)
-	slices.SortFunc(sorted, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(sorted, func(a, b importread.File) int { return strings.Compare(a.Path, b.Path) })
 	for _, fl := range sorted {
 		m.readFile(fl)
-		if len(errs) > 0 {
+		if errs.Len() > 0 {
 			break
 		}
 	}
-	if len(errs) == 0 {
+	if errs.Len() == 0 {
 		m.build()
 	}
-	if len(errs) > 0 {
-		if len(errs) > maxErrors {
-			more := len(errs) - maxErrors
-			errs = append(errs[:maxErrors:maxErrors], fmt.Errorf("%w: and %d more", ErrMalformed, more))
-		}
-		return nil, errors.Join(errs...)
+	if errs.Len() > 0 {
+		return nil, errs.Err()
 	}
 	if len(m.cubes) == 0 && m.views == 0 {
 		return nil, fmt.Errorf("%w: no YAML file holds cubes: or views:", ErrMalformed)
@@ -57,10 +50,10 @@ func Read(files []File) (*Result, error) {
 }
 
 // readFile reads one file, or refuses it as a whole.
-func (m *modelSet) readFile(fl File) {
+func (m *modelSet) readFile(fl importread.File) {
 	name := strings.ToLower(path.Base(fl.Path))
 	refuse := func(reason string) {
-		m.entries = append(m.entries, Entry{Kind: "file", File: fl.Path, Status: Refused, Reason: reason})
+		m.entries = append(m.entries, importread.Entry{Kind: "file", File: fl.Path, Status: importread.Refused, Reason: reason})
 	}
 	switch {
 	case strings.HasSuffix(name, ".jinja") || strings.HasSuffix(name, ".j2"):
@@ -80,50 +73,43 @@ func (m *modelSet) readFile(fl File) {
 		refuse("it is templated (Jinja: it holds {% or {{), so it is not plain YAML; nothing of it is read. Render it and import the result")
 		return
 	}
-	f := &file{path: fl.Path, errs: m.errs}
-	docs, err := parse(f, fl.Data)
-	if err != nil {
-		*m.errs = append(*m.errs, err)
+	docs, ok := m.errs.Parse(fl.Path, fl.Data)
+	if !ok {
 		return
 	}
 	found := false
 	for _, doc := range docs {
-		if !doc.isMap() {
+		if !doc.IsMap() {
 			continue
 		}
-		for _, k := range doc.keys() {
+		for _, k := range doc.Keys() {
 			switch k {
 			case "cubes":
 				found = true
-				for _, c := range doc.list(k) {
+				for _, c := range doc.List(k) {
 					m.addCube(c)
 				}
 			case "views":
 				found = true
-				for _, v := range doc.list(k) {
+				for _, v := range doc.List(k) {
 					m.addView(v)
 				}
 			}
 		}
 	}
 	if !found {
-		m.entries = append(m.entries, Entry{Kind: "file", File: fl.Path, Status: Ignored, Reason: "holds no cubes: or views:"})
+		m.entries = append(m.entries, importread.Entry{Kind: "file", File: fl.Path, Status: importread.Ignored, Reason: "holds no cubes: or views:"})
 	}
 }
 
 // addView lists a view: it defines no measure of its own.
 func (m *modelSet) addView(n node) {
-	if !n.isMap() {
-		n.fail("must be a mapping (a view)")
-		return
-	}
-	name := n.str("name")
-	if name == "" {
-		n.fail("has no name")
+	name, ok := n.Named("a view")
+	if !ok {
 		return
 	}
 	m.views++
-	m.entries = append(m.entries, Entry{Kind: "view", Name: name, File: n.f.path, Line: n.line(), Status: Ignored,
+	m.entries = append(m.entries, importread.Entry{Kind: "view", Name: name, File: n.File(), Line: n.Line(), Status: importread.Ignored,
 		Reason: "a view re-exposes members of its cubes along join paths; their measures are imported from the cubes themselves (metrics named <cube>_<measure>)"})
 }
 
@@ -146,9 +132,9 @@ func snake(k string) string {
 
 // field returns the value of a key of a mapping under either spelling.
 func field(n node, key string) (node, bool) {
-	for _, k := range n.keys() {
+	for _, k := range n.Keys() {
 		if snake(k) == key {
-			return n.get(k)
+			return n.Get(k)
 		}
 	}
 	return node{}, false
@@ -156,28 +142,14 @@ func field(n node, key string) (node, bool) {
 
 // text reads an optional text value under either spelling.
 func text(n node, key string) string {
-	v, ok := field(n, key)
-	if !ok || v.isNull() {
-		return ""
-	}
-	s, ok := v.text()
-	if !ok {
-		v.fail("must be a text value")
-	}
-	return s
+	v, _ := field(n, key)
+	return v.AsText()
 }
 
 // list reads an optional list under either spelling.
 func list(n node, key string) []node {
-	v, ok := field(n, key)
-	if !ok || v.isNull() {
-		return nil
-	}
-	if !v.isList() {
-		v.fail("must be a list")
-		return nil
-	}
-	return v.items()
+	v, _ := field(n, key)
+	return v.AsList()
 }
 
 func truthy(n node, key string) bool {
@@ -185,7 +157,7 @@ func truthy(n node, key string) bool {
 	if !ok {
 		return false
 	}
-	s, _ := v.text()
+	s, _ := v.Text()
 	return strings.EqualFold(s, "true")
 }
 
@@ -206,7 +178,7 @@ var presentationKeys = []string{"title", "public", "shown", "format", "meta", "d
 // presentation names the presentation keys n holds, for an entry's notes.
 func presentation(n node) []string {
 	var keys []string
-	for _, k := range n.keys() {
+	for _, k := range n.Keys() {
 		if slices.Contains(presentationKeys, snake(k)) {
 			keys = append(keys, safeKey(k))
 		}

@@ -11,20 +11,21 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"sutura.dev/adapters/importread"
 	"sutura.dev/domain"
 )
 
 // fixtureFiles reads the fixture as the caller of Read would: YAML files
 // with their bytes, other files listed without.
-func fixtureFiles(t *testing.T) []File {
+func fixtureFiles(t *testing.T) []importread.File {
 	t.Helper()
-	var files []File
+	var files []importread.File
 	root := os.DirFS("testdata/schema-compiler")
 	require.NoError(t, fs.WalkDir(root, ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
 		}
-		f := File{Path: p}
+		f := importread.File{Path: p}
 		if x := path.Ext(p); x == ".yml" || x == ".yaml" {
 			f.Data, err = fs.ReadFile(root, p)
 		}
@@ -34,8 +35,8 @@ func fixtureFiles(t *testing.T) []File {
 	return files
 }
 
-func entriesOf(r *Result, kind string) map[string]Entry {
-	out := map[string]Entry{}
+func entriesOf(r *importread.Result, kind string) map[string]importread.Entry {
+	out := map[string]importread.Entry{}
 	for _, e := range r.Entries {
 		if e.Kind == kind {
 			out[e.Name] = e
@@ -44,7 +45,7 @@ func entriesOf(r *Result, kind string) map[string]Entry {
 	return out
 }
 
-func metricOf(t *testing.T, r *Result, name string) domain.Metric {
+func metricOf(t *testing.T, r *importread.Result, name string) domain.Metric {
 	t.Helper()
 	for _, m := range r.Definitions.Metrics {
 		if m.Name == name {
@@ -103,14 +104,14 @@ func TestReadFixture(t *testing.T) {
 		"custom_calendar.count":                "time dimensions over columns",
 		"orders.total_revenue":                 "no time dimension",
 	} {
-		assert.Equal(t, Refused, m[name].Status, name)
+		assert.Equal(t, importread.Refused, m[name].Status, name)
 		assert.Contains(t, m[name].Reason, reason, name)
 	}
 	assert.Contains(t, entriesOf(r, "join")["calendar_orders.custom_calendar_js"].Reason, "not among the YAML cubes read")
-	assert.Equal(t, Refused, entriesOf(r, "file")[""].Status)
+	assert.Equal(t, importread.Refused, entriesOf(r, "file")[""].Status)
 	assert.Equal(t, "data-model.yml.jinja", entriesOf(r, "file")[""].File)
-	assert.Equal(t, Ignored, entriesOf(r, "view")["sp"].Status)
-	assert.Equal(t, Ignored, entriesOf(r, "hierarchy")["custom_calendar.Fiscal_Calendar_Hierarchy"].Status)
+	assert.Equal(t, importread.Ignored, entriesOf(r, "view")["sp"].Status)
+	assert.Equal(t, importread.Ignored, entriesOf(r, "hierarchy")["custom_calendar.Fiscal_Calendar_Hierarchy"].Status)
 	assert.Contains(t, entriesOf(r, "dimension")["customers.genger"].Reason, "expression")
 
 	rels := map[string]domain.Relationship{}
@@ -123,11 +124,11 @@ func TestReadFixture(t *testing.T) {
 	assert.Equal(t, domain.Endpoint{Model: "customers", Column: "id"}, rels["orders_customers"].Target, "{other}.y names a column")
 }
 
-func read(t *testing.T, files map[string]string) (*Result, error) {
+func read(t *testing.T, files map[string]string) (*importread.Result, error) {
 	t.Helper()
-	var fs []File
+	var fs []importread.File
 	for p, text := range files {
-		fs = append(fs, File{Path: p, Data: []byte(text)})
+		fs = append(fs, importread.File{Path: p, Data: []byte(text)})
 	}
 	return Read(fs)
 }
@@ -256,18 +257,18 @@ func TestReadMapping(t *testing.T) {
 		"orders.lines_total": "another cube",
 		"customers.count":    "2 time dimensions over columns (signed_up, updated)",
 	} {
-		assert.Equal(t, Refused, measures[name].Status, name)
+		assert.Equal(t, importread.Refused, measures[name].Status, name)
 		assert.Contains(t, measures[name].Reason, reason, name)
 	}
 	dims := entriesOf(r, "dimension")
 	assert.Contains(t, dims["orders.label"].Reason, "expression")
 	assert.Contains(t, dims["orders.where"].Reason, "geo")
 	assert.Contains(t, dims["orders.lifetime"].Reason, "sub_query")
-	assert.Equal(t, Imported, dims["orders.state"].Status, "a dimension over another dimension is its column")
-	assert.Equal(t, Refused, entriesOf(r, "segment")["orders.sf"].Status)
-	assert.Equal(t, Refused, entriesOf(r, "access_policy")["orders"].Status)
-	assert.Equal(t, Ignored, entriesOf(r, "pre_aggregation")["orders.main"].Status)
-	assert.Equal(t, Ignored, entriesOf(r, "view")["shop_view"].Status)
+	assert.Equal(t, importread.Imported, dims["orders.state"].Status, "a dimension over another dimension is its column")
+	assert.Equal(t, importread.Refused, entriesOf(r, "segment")["orders.sf"].Status)
+	assert.Equal(t, importread.Refused, entriesOf(r, "access_policy")["orders"].Status)
+	assert.Equal(t, importread.Ignored, entriesOf(r, "pre_aggregation")["orders.main"].Status)
+	assert.Equal(t, importread.Ignored, entriesOf(r, "view")["shop_view"].Status)
 	assert.Contains(t, entriesOf(r, "cube")["queried"].Reason, "SQL query")
 
 	rels := map[string]domain.Relationship{}
@@ -322,7 +323,7 @@ func TestReadRefusesTemplatedFiles(t *testing.T) {
 		"model/h.yaml.jinja2": "cubes: []\n",
 	})
 	require.NoError(t, err)
-	files := map[string]Entry{}
+	files := map[string]importread.Entry{}
 	for _, e := range r.Entries {
 		if e.Kind == "file" {
 			files[e.File] = e
@@ -333,7 +334,7 @@ func TestReadRefusesTemplatedFiles(t *testing.T) {
 	assert.Contains(t, files["model/d.js"].Reason, "JavaScript")
 	assert.Contains(t, files["model/globals.py"].Reason, "Python")
 	assert.Contains(t, files["model/g.yml"].Reason, "templated")
-	assert.Equal(t, Ignored, files["model/e.yml"].Status)
+	assert.Equal(t, importread.Ignored, files["model/e.yml"].Status)
 	assert.NotContains(t, files, "model/README.md")
 	assert.Len(t, r.Definitions.Metrics, 1)
 	for _, e := range r.Entries {

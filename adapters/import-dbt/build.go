@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"sutura.dev/adapters/importread"
 	"sutura.dev/domain"
 )
 
@@ -17,11 +18,11 @@ func (p *project) build() {
 	for _, m := range p.models {
 		e := &p.entries[m.entry]
 		if m.refused != "" {
-			e.Status, e.Reason = Refused, m.refused
+			e.Status, e.Reason = importread.Refused, m.refused
 			e.Output = ""
 			continue
 		}
-		e.Status = Imported
+		e.Status = importread.Imported
 		e.Became = fmt.Sprintf("model %s over table %s", m.name, m.table)
 	}
 	for _, md := range p.metrics {
@@ -37,12 +38,12 @@ func (p *project) build() {
 		e := &p.entries[md.entry]
 		switch {
 		case md.result != nil:
-			e.Status, e.Became = Imported, describeMetric(md.result)
+			e.Status, e.Became = importread.Imported, describeMetric(md.result)
 			p.out = append(p.out, *md.result)
 		case md.refused != "":
-			e.Status, e.Reason = Refused, md.refused
+			e.Status, e.Reason = importread.Refused, md.refused
 		default:
-			e.Status, e.Reason = Refused, "it could not be resolved"
+			e.Status, e.Reason = importread.Refused, "it could not be resolved"
 		}
 		if md.result == nil {
 			e.Output = ""
@@ -54,14 +55,14 @@ func (p *project) build() {
 // measures.
 func (p *project) settleModelParts(m *semModel) {
 	gone := func(i int) {
-		if m.refused != "" && p.entries[i].Status != Refused {
-			p.entries[i].Status, p.entries[i].Reason, p.entries[i].Output = Refused, "its semantic model is not imported", ""
+		if m.refused != "" && p.entries[i].Status != importread.Refused {
+			p.entries[i].Status, p.entries[i].Reason, p.entries[i].Output = importread.Refused, "its semantic model is not imported", ""
 		}
 	}
 	for _, e := range m.entities {
 		en := &p.entries[e.entry]
 		if en.Status == "" {
-			en.Status = Imported
+			en.Status = importread.Imported
 			switch {
 			case en.Became != "":
 			case e.kind == "primary":
@@ -77,11 +78,11 @@ func (p *project) settleModelParts(m *semModel) {
 		switch {
 		case en.Status != "":
 		case d.refused != "":
-			en.Status, en.Reason = Refused, d.refused
+			en.Status, en.Reason = importread.Refused, d.refused
 		case len(p.timeUse[m.name+"."+d.column]) > 0:
-			en.Status, en.Became = Imported, fmt.Sprintf("the time column %s of metric %s", d.column, strings.Join(p.timeUse[m.name+"."+d.column], ", "))
+			en.Status, en.Became = importread.Imported, fmt.Sprintf("the time column %s of metric %s", d.column, strings.Join(p.timeUse[m.name+"."+d.column], ", "))
 		default:
-			en.Status, en.Became = Imported, fmt.Sprintf("column %s of model %s (a time dimension no imported metric is measured over)", d.column, m.name)
+			en.Status, en.Became = importread.Imported, fmt.Sprintf("column %s of model %s (a time dimension no imported metric is measured over)", d.column, m.name)
 		}
 		gone(d.entry)
 	}
@@ -89,11 +90,11 @@ func (p *project) settleModelParts(m *semModel) {
 		en := &p.entries[ms.entry]
 		switch {
 		case ms.refused != "":
-			en.Status, en.Reason = Refused, ms.refused
+			en.Status, en.Reason = importread.Refused, ms.refused
 		case len(ms.usedBy) == 0:
-			en.Status, en.Reason = Ignored, "no metric uses it (it would be "+describeTerm(ms.term)+")"
+			en.Status, en.Reason = importread.Ignored, "no metric uses it (it would be "+describeTerm(ms.term)+")"
 		default:
-			en.Status, en.Became = Imported, describeTerm(ms.term)+", the measure of metric "+strings.Join(ms.usedBy, ", ")
+			en.Status, en.Became = importread.Imported, describeTerm(ms.term)+", the measure of metric "+strings.Join(ms.usedBy, ", ")
 		}
 		gone(ms.entry)
 	}
@@ -133,7 +134,7 @@ func (p *project) relationships() {
 			}
 			en := &p.entries[e.entry]
 			if len(became) > 0 {
-				en.Status, en.Became = Imported, fmt.Sprintf("column %s of model %s and %s", e.column, m.name, strings.Join(became, ", "))
+				en.Status, en.Became = importread.Imported, fmt.Sprintf("column %s of model %s and %s", e.column, m.name, strings.Join(became, ", "))
 				if len(targets) == 1 {
 					en.Output = "relationship:" + m.name + "_" + e.name
 				}
@@ -143,8 +144,8 @@ func (p *project) relationships() {
 }
 
 // result gathers the definitions and entries.
-func (p *project) result() *Result {
-	r := &Result{Entries: p.entries}
+func (p *project) result() *importread.Result {
+	r := &importread.Result{Entries: p.entries}
 	for _, m := range p.models {
 		if m.refused != "" {
 			continue
@@ -159,7 +160,7 @@ func (p *project) result() *Result {
 		r.Definitions.Models = append(r.Definitions.Models, model)
 		for _, d := range m.dims {
 			if d.kind == "categorical" && d.refused == "" {
-				r.Dimensions = append(r.Dimensions, Dimension{Model: m.name, Name: d.name, Column: d.column, Description: d.description})
+				r.Dimensions = append(r.Dimensions, importread.Dimension{Model: m.name, Name: d.name, Column: d.column, Description: d.description})
 			}
 		}
 	}

@@ -12,6 +12,8 @@
 // entities are refused by name. The mapping is documented in
 // docs/importing.md.
 //
-// The package reads bytes the caller has already read (bounded, and never
-// through a symbolic link out of the input) and performs no I/O itself.
+// Its YAML is read with adapters/importread, the reader every importer
+// shares, into importread's format-independent Result. The package reads
+// bytes the caller has already read (bounded, and never through a
+// symbolic link out of the input) and performs no I/O itself.
 package dbt

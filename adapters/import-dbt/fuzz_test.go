@@ -3,6 +3,8 @@ package dbt
 import (
 	"errors"
 	"testing"
+
+	"sutura.dev/adapters/importread"
 )
 
 // FuzzRead reads arbitrary bytes as a project's YAML file and as a
@@ -15,7 +17,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"semantic_models": [{"name": "m", "node_relation": {"schema_name": "s", "alias": "t"}}], "metrics": [], "project_configuration": {}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, name := range []string{"models/f.yml", "semantic_manifest.json"} {
-			r, err := Read([]File{{Path: name, Data: data}})
+			r, err := Read([]importread.File{{Path: name, Data: data}})
 			if err != nil {
 				if !errors.Is(err, ErrMalformed) {
 					t.Fatalf("an error that is not ErrMalformed: %v", err)
@@ -23,7 +25,7 @@ func FuzzRead(f *testing.F) {
 				continue
 			}
 			for _, e := range r.Entries {
-				if e.Status != Imported && e.Status != Refused && e.Status != Ignored {
+				if e.Status != importread.Imported && e.Status != importread.Refused && e.Status != importread.Ignored {
 					t.Fatalf("entry %s %s has no status", e.Kind, e.Name)
 				}
 			}

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
+
+	"sutura.dev/adapters/importread"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/semantic_manifest.json from the fixture")
@@ -18,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite testdata/semantic_manifest.json
 // target/semantic_manifest.json: semantic_models, metrics,
 // project_configuration and saved_queries, filters as where_filters, and
 // inputs spelled out with nulls, as dbt writes them.
-func manifestOf(t *testing.T, files []File) []byte {
+func manifestOf(t *testing.T, files []importread.File) []byte {
 	t.Helper()
 	m := map[string]any{"semantic_models": []any{}, "metrics": []any{}, "saved_queries": []any{}, "project_configuration": map[string]any{}}
 	for _, f := range files {
@@ -118,11 +120,11 @@ func TestManifestMatchesFixture(t *testing.T) {
 
 	fromYAML, err := Read(files)
 	require.NoError(t, err)
-	fromJSON, err := Read([]File{{Path: "semantic_manifest.json", Data: got}})
+	fromJSON, err := Read([]importread.File{{Path: "semantic_manifest.json", Data: got}})
 	require.NoError(t, err)
 	assert.Equal(t, fromYAML.Definitions, fromJSON.Definitions)
 	assert.Equal(t, fromYAML.Dimensions, fromJSON.Dimensions)
-	outcome := func(r *Result) map[string]string {
+	outcome := func(r *importread.Result) map[string]string {
 		out := map[string]string{}
 		for _, e := range r.Entries {
 			reason := e.Reason
@@ -167,13 +169,13 @@ func TestManifestNulls(t *testing.T) {
   "project_configuration": {"time_spine_table_configurations": [], "metadata": null, "dsi_package_version": {}},
   "saved_queries": []
 }`
-	r, err := Read([]File{{Path: "target/semantic_manifest.json", Data: []byte(manifest)}})
+	r, err := Read([]importread.File{{Path: "target/semantic_manifest.json", Data: []byte(manifest)}})
 	require.NoError(t, err)
 	m := entriesOf(r, "metric")
-	assert.Equal(t, Imported, m["total"].Status, m["total"].Reason)
-	assert.Equal(t, Refused, m["share"].Status)
+	assert.Equal(t, importread.Imported, m["total"].Status, m["total"].Reason)
+	assert.Equal(t, importread.Refused, m["share"].Status)
 	assert.Contains(t, m["share"].Reason, "its input total has its own filter", "a filtered input metric cannot be a ratio's term")
-	assert.Equal(t, Imported, entriesOf(r, "measure")["orders.total"].Status)
+	assert.Equal(t, importread.Imported, entriesOf(r, "measure")["orders.total"].Status)
 	assert.Equal(t, []string{"presentation keys are not carried: label"}, m["total"].Notes, "a null presentation key is no key")
 	require.Len(t, r.Definitions.Models, 1)
 	assert.Equal(t, "shop.orders", r.Definitions.Models[0].Table)

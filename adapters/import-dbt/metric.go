@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"sutura.dev/adapters/importread"
 	"sutura.dev/domain"
 )
 
@@ -38,57 +39,57 @@ var metricKeys = []string{"name", "description", "label", "type", "type_params",
 
 // addMetric reads one metric.
 func (p *project) addMetric(n node) {
-	if !n.isMap() {
-		n.fail("must be a mapping (a metric)")
+	if !n.IsMap() {
+		n.Fail("must be a mapping (a metric)")
 		return
 	}
-	name, kind := n.str("name"), strings.ToLower(n.str("type"))
+	name, kind := n.Str("name"), strings.ToLower(n.Str("type"))
 	if name == "" {
-		n.fail("has no name")
+		n.Fail("has no name")
 		return
 	}
 	if first, dup := p.byMetric[name]; dup {
-		n.fail(fmt.Sprintf("names a metric again (first at %s:%d)", p.entries[first.entry].File, p.entries[first.entry].Line))
+		n.Fail(fmt.Sprintf("names a metric again (first at %s:%d)", p.entries[first.entry].File, p.entries[first.entry].Line))
 		return
 	}
-	md := &metricDef{n: n, name: name, kind: kind, description: n.str("description")}
-	md.entry = p.entry(Entry{Kind: "metric", Name: name, File: n.f.path, Line: n.line(), Output: "metric:" + name, Notes: presentation(n)})
+	md := &metricDef{n: n, name: name, kind: kind, description: n.Str("description")}
+	md.entry = p.entry(importread.Entry{Kind: "metric", Name: name, File: n.File(), Line: n.Line(), Output: "metric:" + name, Notes: presentation(n)})
 	p.byMetric[name] = md
 	p.metrics = append(p.metrics, md)
-	if _, ok := n.get("calculation_method"); ok {
+	if _, ok := n.Get("calculation_method"); ok {
 		md.refused = "it is written in dbt's metric shape from before the semantic layer (calculation_method); expected type and type_params"
 		return
 	}
 	if kind == "" {
-		n.fail("has no type")
+		n.Fail("has no type")
 		return
 	}
-	for _, k := range n.keys() {
+	for _, k := range n.Keys() {
 		if !slices.Contains(metricKeys, k) {
 			md.refuse("key " + safeKey(k) + " is unknown here; refusing rather than guessing what it means")
 		}
 	}
-	if g := n.str("time_granularity"); g != "" {
+	if g := n.Str("time_granularity"); g != "" {
 		p.entries[md.entry].Notes = append(p.entries[md.entry].Notes,
 			"time_granularity (a default grain for questions) is not carried; the metric's grains come from its time dimension")
 	}
 	md.filters = filters(n, "filter")
-	tp, ok := n.object("type_params")
+	tp, ok := n.Object("type_params")
 	if !ok {
-		n.fail("has no type_params")
+		n.Fail("has no type_params")
 		return
 	}
 	switch kind {
 	case "simple":
-		if agg, ok := tp.object("metric_aggregation_params"); ok {
+		if agg, ok := tp.Object("metric_aggregation_params"); ok {
 			md.aggParams, md.typeParams = agg, tp
-			for _, k := range tp.keys() {
+			for _, k := range tp.Keys() {
 				switch k {
 				case "expr", "metric_aggregation_params", "is_private", "input_measures":
 				case "fill_nulls_with":
 					md.refuse("fill_nulls_with replaces empty periods with a value, which the catalogue cannot express")
 				case "join_to_timespine":
-					if v, _ := tp.get(k); isTrue(v) {
+					if v, _ := tp.Get(k); isTrue(v) {
 						md.refuse("join_to_timespine fills periods without rows, which the catalogue cannot express")
 					}
 				default:
@@ -102,10 +103,10 @@ func (p *project) addMetric(n node) {
 			md.inputFilters(p, md.input)
 		}
 	case "ratio":
-		md.input, _ = tp.get("numerator")
-		md.denominator, _ = tp.get("denominator")
-		if md.input.y == nil || md.denominator.y == nil {
-			tp.fail("a ratio needs a numerator and a denominator")
+		md.input, _ = tp.Get("numerator")
+		md.denominator, _ = tp.Get("denominator")
+		if !md.input.Present() || !md.denominator.Present() {
+			tp.Fail("a ratio needs a numerator and a denominator")
 		}
 	case "derived":
 		md.refuse("a derived metric is an expression over other metrics, which the catalogue cannot express")
@@ -114,7 +115,7 @@ func (p *project) addMetric(n node) {
 	case "conversion":
 		md.refuse("a conversion metric follows entities between events, which the catalogue cannot express")
 	default:
-		n.fail("type must be simple, ratio, derived, cumulative or conversion")
+		n.Fail("type must be simple, ratio, derived, cumulative or conversion")
 	}
 }
 
@@ -126,21 +127,21 @@ func (md *metricDef) refuse(reason string) {
 
 // inputName reads a metric input given as a name or as {name, ...}.
 func (p *project) inputName(tp node, key string) (node, string) {
-	in, ok := tp.get(key)
-	if !ok || in.isNull() {
-		tp.fail("has no " + key)
+	in, ok := tp.Get(key)
+	if !ok || in.IsNull() {
+		tp.Fail("has no " + key)
 		return node{}, ""
 	}
-	if s, ok := in.text(); ok {
+	if s, ok := in.Text(); ok {
 		return in, s
 	}
-	if !in.isMap() {
-		in.fail("must be a name or a mapping with a name")
+	if !in.IsMap() {
+		in.Fail("must be a name or a mapping with a name")
 		return node{}, ""
 	}
-	name := in.str("name")
+	name := in.Str("name")
 	if name == "" {
-		in.fail("has no name")
+		in.Fail("has no name")
 	}
 	return in, name
 }
@@ -149,12 +150,12 @@ func (p *project) inputName(tp node, key string) (node, string) {
 // a filter becomes part of the metric (simple metrics only), and the
 // rest is refused by name.
 func (md *metricDef) inputFilters(p *project, in node) {
-	if !in.isMap() {
+	if !in.IsMap() {
 		return
 	}
 	md.filters = append(md.filters, filters(in, "filter")...)
-	for _, k := range in.keys() {
-		if v, _ := in.get(k); v.isNull() {
+	for _, k := range in.Keys() {
+		if v, _ := in.Get(k); v.IsNull() {
 			continue // a manifest spells every absent key as null
 		}
 		switch k {
@@ -162,7 +163,7 @@ func (md *metricDef) inputFilters(p *project, in node) {
 		case "fill_nulls_with":
 			md.refuse("fill_nulls_with replaces empty periods with a value, which the catalogue cannot express")
 		case "join_to_timespine":
-			if v, _ := in.get(k); isTrue(v) {
+			if v, _ := in.Get(k); isTrue(v) {
 				md.refuse("join_to_timespine fills periods without rows, which the catalogue cannot express")
 			}
 		case "offset_window", "offset_to_grain":
@@ -174,40 +175,40 @@ func (md *metricDef) inputFilters(p *project, in node) {
 }
 
 func isTrue(n node) bool {
-	v, _ := n.text()
+	v, _ := n.Text()
 	return strings.EqualFold(v, "true")
 }
 
 // filters reads a filter: one template, a list of them, or the manifest's
 // {where_filters: [{where_sql_template}]}.
 func filters(n node, key string) []filter {
-	v, ok := n.get(key)
-	if !ok || v.isNull() {
+	v, ok := n.Get(key)
+	if !ok || v.IsNull() {
 		return nil
 	}
-	if s, ok := v.text(); ok {
-		return []filter{{sql: s, line: v.line()}}
+	if s, ok := v.Text(); ok {
+		return []filter{{sql: s, line: v.Line()}}
 	}
 	var out []filter
 	switch {
-	case v.isList():
-		for _, item := range v.items() {
-			if s, ok := item.text(); ok {
-				out = append(out, filter{sql: s, line: item.line()})
+	case v.IsList():
+		for _, item := range v.Items() {
+			if s, ok := item.Text(); ok {
+				out = append(out, filter{sql: s, line: item.Line()})
 			} else {
-				item.fail("must be a filter template")
+				item.Fail("must be a filter template")
 			}
 		}
-	case v.isMap():
-		for _, w := range v.list("where_filters") {
-			if !w.isMap() {
-				w.fail("must be a mapping with where_sql_template")
+	case v.IsMap():
+		for _, w := range v.List("where_filters") {
+			if !w.IsMap() {
+				w.Fail("must be a mapping with where_sql_template")
 				continue
 			}
-			out = append(out, filter{sql: w.str("where_sql_template"), line: w.line()})
+			out = append(out, filter{sql: w.Str("where_sql_template"), line: w.Line()})
 		}
 	default:
-		v.fail("must be a filter template or a list of them")
+		v.Fail("must be a filter template or a list of them")
 	}
 	return out
 }
@@ -216,17 +217,17 @@ func filters(n node, key string) []filter {
 // model's column itself (metric_aggregation_params) instead of naming a
 // measure.
 func (p *project) anonymousMeasure(md *metricDef, tp, agg node) *measure {
-	model := agg.str("semantic_model")
+	model := agg.Str("semantic_model")
 	m, ok := p.byModel[model]
 	if !ok {
-		agg.fail("semantic_model names no semantic model that was read")
+		agg.Fail("semantic_model names no semantic model that was read")
 		return nil
 	}
-	ms := &measure{name: md.name, agg: strings.ToLower(agg.str("agg")), model: m, timeDim: agg.str("agg_time_dimension"), entry: -1}
+	ms := &measure{name: md.name, agg: strings.ToLower(agg.Str("agg")), model: m, timeDim: agg.Str("agg_time_dimension"), entry: -1}
 	if ms.timeDim == "" {
 		ms.timeDim = m.defaultTime
 	}
-	ms.expr = tp.str("expr")
+	ms.expr = tp.Str("expr")
 	if ms.expr == "" {
 		ms.expr = md.name
 	}
@@ -236,7 +237,7 @@ func (p *project) anonymousMeasure(md *metricDef, tp, agg node) *measure {
 	}
 	switch {
 	case ms.agg == "":
-		agg.fail("has no agg")
+		agg.Fail("has no agg")
 	case hasKey(agg, "non_additive_dimension"):
 		ms.refused = "non_additive_dimension (a semi-additive measure) is not in the catalogue's vocabulary"
 	case hasKey(agg, "window") || hasKey(agg, "grain_to_date") || hasKey(agg, "period_agg"):
@@ -250,19 +251,19 @@ func (p *project) anonymousMeasure(md *metricDef, tp, agg node) *measure {
 // hasKey reports whether a mapping holds key with a value: a manifest
 // spells every absent key as null.
 func hasKey(n node, key string) bool {
-	v, ok := n.get(key)
-	return ok && !v.isNull()
+	v, ok := n.Get(key)
+	return ok && !v.IsNull()
 }
 
 // addCreatedMetric adds the simple metric a measure with create_metric
 // asks for.
 func (p *project) addCreatedMetric(ms *measure, n node) {
 	if _, dup := p.byMetric[ms.name]; dup {
-		n.fail("create_metric asks for a metric whose name another metric has")
+		n.Fail("create_metric asks for a metric whose name another metric has")
 		return
 	}
-	md := &metricDef{n: n, name: ms.name, kind: "simple", measure: ms.name, description: n.str("description")}
-	md.entry = p.entry(Entry{Kind: "metric", Name: ms.name, File: n.f.path, Line: n.line(), Output: "metric:" + ms.name,
+	md := &metricDef{n: n, name: ms.name, kind: "simple", measure: ms.name, description: n.Str("description")}
+	md.entry = p.entry(importread.Entry{Kind: "metric", Name: ms.name, File: n.File(), Line: n.Line(), Output: "metric:" + ms.name,
 		Notes: []string{"created by its measure's create_metric"}})
 	p.byMetric[ms.name] = md
 	p.metrics = append(p.metrics, md)
@@ -274,7 +275,7 @@ func (p *project) resolve(md *metricDef) {
 		return
 	}
 	if md.state == 1 {
-		md.n.fail("refers to itself through its inputs")
+		md.n.Fail("refers to itself through its inputs")
 		md.state = 2
 		return
 	}
@@ -290,14 +291,14 @@ func (p *project) resolve(md *metricDef) {
 	switch md.kind {
 	case "simple":
 		var ms *measure
-		if md.aggParams.y != nil {
+		if md.aggParams.Present() {
 			if ms = p.anonymousMeasure(md, md.typeParams, md.aggParams); ms == nil {
 				return
 			}
 		} else {
 			var ok bool
 			if ms, ok = p.measures[md.measure]; !ok {
-				md.input.fail("names a measure that no semantic model defines")
+				md.input.Fail("names a measure that no semantic model defines")
 				return
 			}
 		}
@@ -356,8 +357,8 @@ func (p *project) timeOf(ms *measure) (string, []domain.Grain, string) {
 		}
 		return d.column, grains, ""
 	}
-	*p.errs = append(*p.errs, &Error{File: p.entries[ms.model.entry].File, Line: p.entries[ms.model.entry].Line,
-		Reason: "semantic model " + ms.model.name + ": the agg_time_dimension of measure " + ms.name + " names no dimension of the model"})
+	p.errs.Add(p.entries[ms.model.entry].File, p.entries[ms.model.entry].Line,
+		"semantic model "+ms.model.name+": the agg_time_dimension of measure "+ms.name+" names no dimension of the model")
 	return "", nil, "its agg_time_dimension names no dimension"
 }
 
@@ -366,12 +367,12 @@ func (p *project) ratio(md *metricDef) (*domain.Metric, string) {
 	var terms [2]*domain.Metric
 	for i, in := range []node{md.input, md.denominator} {
 		name := ""
-		if s, ok := in.text(); ok {
+		if s, ok := in.Text(); ok {
 			name = s
-		} else if in.isMap() {
-			name = in.str("name")
-			for _, k := range in.keys() {
-				if v, _ := in.get(k); v.isNull() || (k == "filter" && len(filters(in, k)) == 0) {
+		} else if in.IsMap() {
+			name = in.Str("name")
+			for _, k := range in.Keys() {
+				if v, _ := in.Get(k); v.IsNull() || (k == "filter" && len(filters(in, k)) == 0) {
 					continue // a manifest spells every absent key as null, and no filter as no where_filters
 				}
 				if k != "name" && k != "alias" {
@@ -390,7 +391,7 @@ func (p *project) ratio(md *metricDef) (*domain.Metric, string) {
 				terms[i] = m
 				continue
 			}
-			in.fail("names a metric that does not exist")
+			in.Fail("names a metric that does not exist")
 			return nil, "an input names a metric that does not exist"
 		}
 		p.resolve(in2)

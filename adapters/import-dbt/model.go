@@ -6,25 +6,26 @@ import (
 	"slices"
 	"strings"
 
+	"sutura.dev/adapters/importread"
 	"sutura.dev/domain"
 )
 
 // project is a dbt project being read: its semantic models and metrics as
 // read, and the entries in input order.
 type project struct {
-	errs     *[]error
+	errs     *importread.Errors
 	models   []*semModel
 	byModel  map[string]*semModel
 	metrics  []*metricDef
 	byMetric map[string]*metricDef
 	measures map[string]*measure
-	entries  []Entry
+	entries  []importread.Entry
 	rels     []domain.Relationship
 	out      []domain.Metric
 	timeUse  map[string][]string // "<model>.<time column>" → the imported metrics measured over it
 }
 
-func newProject(errs *[]error) *project {
+func newProject(errs *importread.Errors) *project {
 	return &project{errs: errs, byModel: map[string]*semModel{}, byMetric: map[string]*metricDef{}, measures: map[string]*measure{},
 		timeUse: map[string][]string{}}
 }
@@ -64,7 +65,7 @@ type measure struct {
 }
 
 // entry appends an entry and returns its index.
-func (p *project) entry(e Entry) int {
+func (p *project) entry(e importread.Entry) int {
 	p.entries = append(p.entries, e)
 	return len(p.entries) - 1
 }
@@ -78,47 +79,42 @@ var refPattern = regexp.MustCompile(`^\s*ref\(\s*(?:['"][A-Za-z0-9_]+['"]\s*,\s*
 
 // addModel reads one semantic model.
 func (p *project) addModel(n node) {
-	if !n.isMap() {
-		n.fail("must be a mapping (a semantic model)")
-		return
-	}
-	name := n.str("name")
-	if name == "" {
-		n.fail("has no name")
+	name, ok := n.Named("a semantic model")
+	if !ok {
 		return
 	}
 	if first, dup := p.byModel[name]; dup {
-		n.fail(fmt.Sprintf("names a semantic model again (first at %s:%d)", p.entries[first.entry].File, p.entries[first.entry].Line))
+		n.Fail(fmt.Sprintf("names a semantic model again (first at %s:%d)", p.entries[first.entry].File, p.entries[first.entry].Line))
 		return
 	}
-	m := &semModel{name: name, description: n.str("description")}
-	m.entry = p.entry(Entry{Kind: "semantic_model", Name: name, File: n.f.path, Line: n.line(), Output: "model:" + name, Notes: presentation(n)})
+	m := &semModel{name: name, description: n.Str("description")}
+	m.entry = p.entry(importread.Entry{Kind: "semantic_model", Name: name, File: n.File(), Line: n.Line(), Output: "model:" + name, Notes: presentation(n)})
 	p.byModel[name] = m
 	p.models = append(p.models, m)
 	if domain.CheckIdent(name) != nil {
 		m.refused = "the name is not an identifier"
 	}
 	p.table(n, m)
-	for _, k := range n.keys() {
+	for _, k := range n.Keys() {
 		if !slices.Contains(modelKeys, k) {
 			m.note(p, "key "+safeKey(k)+" is not read")
 		}
 	}
-	if d, ok := n.object("defaults"); ok {
-		m.defaultTime = d.str("agg_time_dimension")
+	if d, ok := n.Object("defaults"); ok {
+		m.defaultTime = d.Str("agg_time_dimension")
 	}
-	m.primary = n.str("primary_entity")
-	for _, e := range n.list("entities") {
+	m.primary = n.Str("primary_entity")
+	for _, e := range n.List("entities") {
 		p.addEntity(m, e)
 	}
-	for _, d := range n.list("dimensions") {
+	for _, d := range n.List("dimensions") {
 		p.addDimension(m, d)
 	}
-	for _, ms := range n.list("measures") {
+	for _, ms := range n.List("measures") {
 		p.addMeasure(m, ms)
 	}
-	if len(n.list("metrics")) > 0 {
-		for _, mt := range n.list("metrics") {
+	if len(n.List("metrics")) > 0 {
+		for _, mt := range n.List("metrics") {
 			p.addMetric(mt)
 		}
 	}
@@ -127,11 +123,11 @@ func (p *project) addModel(n node) {
 // table reads where a semantic model's rows are: node_relation (a
 // manifest, or a project written out) or model: ref('name') (a project).
 func (p *project) table(n node, m *semModel) {
-	if rel, ok := n.object("node_relation"); ok {
-		alias, schema := rel.str("alias"), rel.str("schema_name")
+	if rel, ok := n.Object("node_relation"); ok {
+		alias, schema := rel.Str("alias"), rel.Str("schema_name")
 		switch {
 		case alias == "":
-			rel.fail("has no alias")
+			rel.Fail("has no alias")
 		case domain.CheckIdent(alias) != nil || (schema != "" && domain.CheckIdent(schema) != nil):
 			m.refuse("node_relation's alias or schema_name is not an identifier, so it is no table path sutura can name")
 		case schema == "":
@@ -139,14 +135,14 @@ func (p *project) table(n node, m *semModel) {
 		default:
 			m.table = schema + "." + alias
 		}
-		if rel.str("database") != "" {
+		if rel.Str("database") != "" {
 			m.note(p, "node_relation's database is not part of the table path: the source's connection decides the database")
 		}
 		return
 	}
-	ref := n.str("model")
+	ref := n.Str("model")
 	if ref == "" {
-		n.fail("has neither node_relation nor model")
+		n.Fail("has neither node_relation nor model")
 		return
 	}
 	match := refPattern.FindStringSubmatch(ref)
@@ -178,7 +174,7 @@ func (m *semModel) column(c string) {
 // (label, config, meta), which carry no meaning for the catalogue.
 func presentation(n node) []string {
 	var keys []string
-	for _, k := range n.keys() {
+	for _, k := range n.Keys() {
 		if (k == "label" || k == "config" || k == "meta" || k == "create_metric_display_name") && hasKey(n, k) {
 			keys = append(keys, k)
 		}
@@ -199,15 +195,15 @@ func safeKey(k string) string {
 }
 
 func (p *project) addEntity(m *semModel, n node) {
-	name, kind := n.str("name"), strings.ToLower(n.str("type"))
+	name, kind := n.Str("name"), strings.ToLower(n.Str("type"))
 	if name == "" || kind == "" {
-		n.fail("needs a name and a type")
+		n.Fail("needs a name and a type")
 		return
 	}
 	e := &entity{name: name, kind: kind}
-	e.entry = p.entry(Entry{Kind: "entity", Name: m.name + "." + name, File: n.f.path, Line: n.line(), Notes: presentation(n)})
+	e.entry = p.entry(importread.Entry{Kind: "entity", Name: m.name + "." + name, File: n.File(), Line: n.Line(), Notes: presentation(n)})
 	m.entities = append(m.entities, e)
-	expr := n.str("expr")
+	expr := n.Str("expr")
 	if expr == "" {
 		expr = name
 	}
@@ -217,7 +213,7 @@ func (p *project) addEntity(m *semModel, n node) {
 		p.refuseEntry(e.entry, "a natural entity joins over validity windows (slowly changing dimensions), which the catalogue's equality joins cannot express")
 		return
 	case kind != "primary" && kind != "unique" && kind != "foreign":
-		n.fail("type must be primary, unique, foreign or natural")
+		n.Fail("type must be primary, unique, foreign or natural")
 		return
 	case !bare:
 		p.refuseEntry(e.entry, "its expr is SQL, not a column")
@@ -227,50 +223,50 @@ func (p *project) addEntity(m *semModel, n node) {
 	m.column(col)
 	if kind == "primary" {
 		if m.primary != "" && m.primary != name {
-			n.fail("is a second primary entity")
+			n.Fail("is a second primary entity")
 			return
 		}
 		m.primary, m.primaryColumn = name, col
 	}
-	if n.str("role") != "" {
+	if n.Str("role") != "" {
 		p.entries[e.entry].Notes = append(p.entries[e.entry].Notes, "its role is not carried: relationships join on the entity itself")
 	}
 }
 
 func (p *project) refuseEntry(i int, reason string) {
-	p.entries[i].Status, p.entries[i].Reason = Refused, reason
+	p.entries[i].Status, p.entries[i].Reason = importread.Refused, reason
 }
 
 var subDay = []string{"nanosecond", "microsecond", "millisecond", "second", "minute", "hour"}
 
 func (p *project) addDimension(m *semModel, n node) {
-	name, kind := n.str("name"), strings.ToLower(n.str("type"))
+	name, kind := n.Str("name"), strings.ToLower(n.Str("type"))
 	if name == "" || kind == "" {
-		n.fail("needs a name and a type")
+		n.Fail("needs a name and a type")
 		return
 	}
-	d := &dimension{name: name, kind: kind, description: n.str("description")}
-	d.entry = p.entry(Entry{Kind: "dimension", Name: m.name + "." + name, File: n.f.path, Line: n.line(), Notes: presentation(n)})
+	d := &dimension{name: name, kind: kind, description: n.Str("description")}
+	d.entry = p.entry(importread.Entry{Kind: "dimension", Name: m.name + "." + name, File: n.File(), Line: n.Line(), Notes: presentation(n)})
 	m.dims = append(m.dims, d)
-	expr := n.str("expr")
+	expr := n.Str("expr")
 	if expr == "" {
 		expr = name
 	}
 	col, bare := bareColumn(expr)
-	tp, _ := n.object("type_params")
+	tp, _ := n.Object("type_params")
 	switch {
 	case kind != "categorical" && kind != "time":
-		n.fail("type must be categorical or time")
+		n.Fail("type must be categorical or time")
 		return
 	case domain.CheckIdent(name) != nil:
 		d.refused = "the name is not an identifier"
 	case !bare:
 		d.refused = "its expr is SQL, not a column"
-	case kind == "time" && tp.y == nil:
-		n.fail("is a time dimension without type_params")
+	case kind == "time" && !tp.Present():
+		n.Fail("is a time dimension without type_params")
 		return
 	}
-	if _, ok := tp.object("validity_params"); ok && d.refused == "" {
+	if _, ok := tp.Object("validity_params"); ok && d.refused == "" {
 		d.refused = "validity_params describe a slowly changing dimension, which the catalogue cannot express"
 	}
 	if d.refused != "" {
@@ -281,14 +277,14 @@ func (p *project) addDimension(m *semModel, n node) {
 	m.column(col)
 	if kind == "categorical" {
 		p.entries[d.entry].Output = "dimension:" + m.name + "." + name
-		p.entries[d.entry].Status = Imported
+		p.entries[d.entry].Status = importread.Imported
 		return
 	}
-	d.grain = strings.ToLower(tp.str("time_granularity"))
+	d.grain = strings.ToLower(tp.Str("time_granularity"))
 	if slices.Contains(subDay, d.grain) {
 		d.refused = "its granularity is finer than a day; sutura's finest grain is day"
 	} else if _, ok := domain.ParseGrain(d.grain); !ok {
-		tp.fail("time_granularity is not a granularity dbt knows")
+		tp.Fail("time_granularity is not a granularity dbt knows")
 	}
 }
 
@@ -298,27 +294,27 @@ var measureKeys = []string{"name", "agg", "expr", "description", "label", "agg_t
 	"create_metric_display_name", "config", "meta", "metadata", "agg_params", "non_additive_dimension"}
 
 func (p *project) addMeasure(m *semModel, n node) {
-	name, agg := n.str("name"), strings.ToLower(n.str("agg"))
+	name, agg := n.Str("name"), strings.ToLower(n.Str("agg"))
 	if name == "" || agg == "" {
-		n.fail("needs a name and an agg")
+		n.Fail("needs a name and an agg")
 		return
 	}
 	if first, dup := p.measures[name]; dup {
-		n.fail(fmt.Sprintf("names a measure again (first at %s:%d)", p.entries[first.entry].File, p.entries[first.entry].Line))
+		n.Fail(fmt.Sprintf("names a measure again (first at %s:%d)", p.entries[first.entry].File, p.entries[first.entry].Line))
 		return
 	}
-	ms := &measure{name: name, agg: agg, model: m, timeDim: n.str("agg_time_dimension")}
-	ms.entry = p.entry(Entry{Kind: "measure", Name: m.name + "." + name, File: n.f.path, Line: n.line(), Notes: presentation(n)})
+	ms := &measure{name: name, agg: agg, model: m, timeDim: n.Str("agg_time_dimension")}
+	ms.entry = p.entry(importread.Entry{Kind: "measure", Name: m.name + "." + name, File: n.File(), Line: n.Line(), Notes: presentation(n)})
 	m.measures = append(m.measures, ms)
 	p.measures[name] = ms
 	if ms.timeDim == "" {
 		ms.timeDim = m.defaultTime
 	}
-	ms.expr = n.str("expr")
+	ms.expr = n.Str("expr")
 	if ms.expr == "" {
 		ms.expr = name
 	}
-	for _, k := range n.keys() {
+	for _, k := range n.Keys() {
 		if !slices.Contains(measureKeys, k) {
 			ms.refused = "key " + safeKey(k) + " is unknown here; refusing rather than guessing what it means"
 		}
@@ -329,8 +325,8 @@ func (p *project) addMeasure(m *semModel, n node) {
 	if ms.refused == "" {
 		ms.term, ms.refused = p.term(m, ms)
 	}
-	if cm, ok := n.get("create_metric"); ok {
-		if v, _ := cm.text(); v == "true" || v == "True" {
+	if cm, ok := n.Get("create_metric"); ok {
+		if v, _ := cm.Text(); v == "true" || v == "True" {
 			p.addCreatedMetric(ms, n)
 		}
 	}

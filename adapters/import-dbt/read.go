@@ -1,17 +1,14 @@
 package dbt
 
 import (
-	"errors"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
 
+	"sutura.dev/adapters/importread"
 	"sutura.dev/domain"
 )
-
-// maxErrors bounds the malformations one Read reports.
-const maxErrors = 20
 
 // manifestKeys are the top-level keys of the current semantic manifest
 // shape (dbt's target/semantic_manifest.json).
@@ -32,13 +29,13 @@ var manifestKeys = []string{"semantic_models", "metrics", "project_configuration
 // every other construct gets an entry saying why it was refused. An input
 // dbt itself would reject (a syntax error, a value of the wrong type, a
 // missing or duplicate name, a metric over a measure that does not exist)
-// is malformed: Read then returns errors, each an *Error wrapping
+// is malformed: Read then returns errors, each an *importread.Error wrapping
 // ErrMalformed, and no result.
-func Read(files []File) (*Result, error) {
-	var errs []error
-	p := newProject(&errs)
+func Read(files []importread.File) (*importread.Result, error) {
+	errs := importread.NewErrors(ErrMalformed)
+	p := newProject(errs)
 	sorted := slices.Clone(files)
-	slices.SortFunc(sorted, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(sorted, func(a, b importread.File) int { return strings.Compare(a.Path, b.Path) })
 	for _, fl := range sorted {
 		if fl.Data == nil {
 			continue
@@ -53,15 +50,15 @@ func Read(files []File) (*Result, error) {
 			}
 			p.readYAML(fl)
 		}
-		if len(errs) > 0 {
+		if errs.Len() > 0 {
 			break
 		}
 	}
-	if len(errs) == 0 {
+	if errs.Len() == 0 {
 		p.build()
 	}
-	if len(errs) > 0 {
-		return nil, joinErrors(errs)
+	if errs.Len() > 0 {
+		return nil, errs.Err()
 	}
 	if len(p.models) == 0 && len(p.metrics) == 0 {
 		return nil, fmt.Errorf("%w: no file holds semantic_models, metrics, semantic_model or metric", ErrMalformed)
@@ -69,78 +66,66 @@ func Read(files []File) (*Result, error) {
 	return p.result(), nil
 }
 
-func joinErrors(errs []error) error {
-	if len(errs) > maxErrors {
-		more := len(errs) - maxErrors
-		errs = append(errs[:maxErrors:maxErrors], fmt.Errorf("%w: and %d more", ErrMalformed, more))
-	}
-	return errors.Join(errs...)
-}
-
 // readManifest reads a semantic_manifest.json: the current shape, or
 // nothing of it.
-func (p *project) readManifest(fl File) {
-	f := &file{path: fl.Path, errs: p.errs}
-	docs, err := parse(f, fl.Data)
-	if err != nil {
-		*p.errs = append(*p.errs, err)
+func (p *project) readManifest(fl importread.File) {
+	docs, ok := p.errs.Parse(fl.Path, fl.Data)
+	if !ok {
 		return
 	}
-	if len(docs) != 1 || !docs[0].isMap() {
-		*p.errs = append(*p.errs, &Error{File: fl.Path, Line: 1, Reason: "is not a dbt semantic manifest of the current shape: expected one JSON object with " + strings.Join(manifestKeys, ", ")})
+	if len(docs) != 1 || !docs[0].IsMap() {
+		p.errs.Add(fl.Path, 1, "is not a dbt semantic manifest of the current shape: expected one JSON object with "+strings.Join(manifestKeys, ", "))
 		return
 	}
 	root := docs[0]
 	for _, k := range manifestKeys {
-		if _, ok := root.get(k); !ok {
-			*p.errs = append(*p.errs, &Error{File: fl.Path, Line: 1, Reason: "is not a dbt semantic manifest of the current shape (an older or unknown one): expected an object with " +
-				strings.Join(manifestKeys, ", ") + "; " + k + " is missing"})
+		if _, ok := root.Get(k); !ok {
+			p.errs.Add(fl.Path, 1, "is not a dbt semantic manifest of the current shape (an older or unknown one): expected an object with "+
+				strings.Join(manifestKeys, ", ")+"; "+k+" is missing")
 			return
 		}
 	}
-	for _, sm := range root.list("semantic_models") {
+	for _, sm := range root.List("semantic_models") {
 		p.addModel(sm)
 	}
-	for _, m := range root.list("metrics") {
+	for _, m := range root.List("metrics") {
 		p.addMetric(m)
 	}
 	p.others(root, "saved_queries", "project_configuration")
 }
 
 // readYAML reads one YAML file of a project.
-func (p *project) readYAML(fl File) {
-	f := &file{path: fl.Path, errs: p.errs}
-	docs, err := parse(f, fl.Data)
-	if err != nil {
-		*p.errs = append(*p.errs, err)
+func (p *project) readYAML(fl importread.File) {
+	docs, ok := p.errs.Parse(fl.Path, fl.Data)
+	if !ok {
 		return
 	}
 	found := false
 	for _, doc := range docs {
-		if !doc.isMap() {
+		if !doc.IsMap() {
 			continue
 		}
-		if sm, ok := doc.get("semantic_model"); ok {
+		if sm, ok := doc.Get("semantic_model"); ok {
 			p.addModel(sm)
 			found = true
 		}
-		if m, ok := doc.get("metric"); ok {
+		if m, ok := doc.Get("metric"); ok {
 			p.addMetric(m)
 			found = true
 		}
-		if v, ok := doc.get("semantic_models"); ok {
+		if v, ok := doc.Get("semantic_models"); ok {
 			found = true
-			if !v.isNull() && !v.isList() {
-				v.fail("must be a list")
+			if !v.IsNull() && !v.IsList() {
+				v.Fail("must be a list")
 			}
-			for _, sm := range v.items() {
+			for _, sm := range v.Items() {
 				p.addModel(sm)
 			}
 		}
-		if v, ok := doc.get("metrics"); ok && (v.isList() || v.isNull()) {
+		if v, ok := doc.Get("metrics"); ok && (v.IsList() || v.IsNull()) {
 			// A metrics: mapping is configuration (dbt_project.yml style), not definitions.
 			found = true
-			for _, m := range v.items() {
+			for _, m := range v.Items() {
 				p.addMetric(m)
 			}
 		}
@@ -149,7 +134,7 @@ func (p *project) readYAML(fl File) {
 		}
 	}
 	if !found {
-		p.entries = append(p.entries, Entry{Kind: "file", Name: "", File: fl.Path, Status: Ignored,
+		p.entries = append(p.entries, importread.Entry{Kind: "file", Name: "", File: fl.Path, Status: importread.Ignored,
 			Reason: "holds no semantic_models, metrics, semantic_model or metric"})
 	}
 }
@@ -160,23 +145,23 @@ func (p *project) readYAML(fl File) {
 func (p *project) others(doc node, keys ...string) bool {
 	found := false
 	for _, k := range keys {
-		v, ok := doc.get(k)
+		v, ok := doc.Get(k)
 		if !ok {
 			continue
 		}
 		found = true
 		switch k {
 		case "project_configuration":
-			p.entries = append(p.entries, Entry{Kind: "project_configuration", File: v.f.path, Line: v.line(), Status: Ignored,
+			p.entries = append(p.entries, importread.Entry{Kind: "project_configuration", File: v.File(), Line: v.Line(), Status: importread.Ignored,
 				Reason: "time spines and project settings carry no definitions; sutura buckets time itself"})
 		default:
-			qs := v.items()
-			if !v.isList() {
+			qs := v.Items()
+			if !v.IsList() {
 				qs = []node{v}
 			}
 			for _, q := range qs {
-				name := q.str("name")
-				p.entries = append(p.entries, Entry{Kind: "saved_query", Name: name, File: q.f.path, Line: q.line(), Status: Refused,
+				name := q.Str("name")
+				p.entries = append(p.entries, importread.Entry{Kind: "saved_query", Name: name, File: q.File(), Line: q.Line(), Status: importread.Refused,
 					Reason: "a saved query is a question, not a definition; ask it of the imported metrics instead"})
 			}
 		}

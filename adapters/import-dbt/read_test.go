@@ -10,12 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"sutura.dev/adapters/importread"
 	"sutura.dev/domain"
 )
 
 // inputMetrics counts the metrics of YAML files independently of Read: a
 // metric: document or an item of a metrics: list.
-func inputMetrics(t *testing.T, files []File) []string {
+func inputMetrics(t *testing.T, files []importread.File) []string {
 	t.Helper()
 	var names []string
 	for _, f := range files {
@@ -41,8 +42,8 @@ func inputMetrics(t *testing.T, files []File) []string {
 	return names
 }
 
-func entriesOf(r *Result, kind string) map[string]Entry {
-	out := map[string]Entry{}
+func entriesOf(r *importread.Result, kind string) map[string]importread.Entry {
+	out := map[string]importread.Entry{}
 	for _, e := range r.Entries {
 		if e.Kind == kind {
 			out[e.Name] = e
@@ -51,7 +52,7 @@ func entriesOf(r *Result, kind string) map[string]Entry {
 	return out
 }
 
-func metricOf(t *testing.T, r *Result, name string) domain.Metric {
+func metricOf(t *testing.T, r *importread.Result, name string) domain.Metric {
 	t.Helper()
 	for _, m := range r.Definitions.Metrics {
 		if m.Name == name {
@@ -76,7 +77,7 @@ func TestReadFixture(t *testing.T) {
 	for _, e := range r.Entries {
 		if e.Kind == "metric" {
 			got = append(got, e.Name)
-			assert.Contains(t, []string{Imported, Refused}, e.Status, e.Name)
+			assert.Contains(t, []string{importread.Imported, importread.Refused}, e.Status, e.Name)
 		}
 	}
 	assert.ElementsMatch(t, want, got, "every metric once")
@@ -114,7 +115,7 @@ func TestReadFixture(t *testing.T) {
 		"bookings_per_booker":                   "its input bookings is refused",
 	} {
 		e := metrics[name]
-		assert.Equal(t, Refused, e.Status, name)
+		assert.Equal(t, importread.Refused, e.Status, name)
 		assert.Contains(t, e.Reason, reason, name)
 	}
 
@@ -140,18 +141,18 @@ func TestReadFixtureWithPlaceholder(t *testing.T) {
 	assert.Empty(t, r.Definitions.Models)
 	assert.Empty(t, r.Definitions.Metrics)
 	for _, e := range entriesOf(r, "semantic_model") {
-		assert.Equal(t, Refused, e.Status)
+		assert.Equal(t, importread.Refused, e.Status)
 		assert.Contains(t, e.Reason, "not an identifier")
 	}
 	assert.Contains(t, entriesOf(r, "metric")["booking_value"].Reason, "its semantic model bookings_source is not imported")
 }
 
 // readProject reads a project made of the given files.
-func readProject(t *testing.T, files map[string]string) (*Result, error) {
+func readProject(t *testing.T, files map[string]string) (*importread.Result, error) {
 	t.Helper()
-	var fs []File
+	var fs []importread.File
 	for p, text := range files {
-		fs = append(fs, File{Path: p, Data: []byte(text)})
+		fs = append(fs, importread.File{Path: p, Data: []byte(text)})
 	}
 	return Read(fs)
 }
@@ -334,7 +335,7 @@ func TestReadMapping(t *testing.T) {
 		"cumul":                "cumulative metric",
 		"derived_total":        "derived metric",
 	} {
-		assert.Equal(t, Refused, entries[name].Status, name)
+		assert.Equal(t, importread.Refused, entries[name].Status, name)
 		assert.Contains(t, entries[name].Reason, reason, name)
 	}
 	assert.NotContains(t, entries["completed"].Became, "done", "what a metric became never quotes a filter value")
@@ -347,7 +348,7 @@ func TestReadMapping(t *testing.T) {
 	assert.Equal(t, "shop.orders", models["orders"].Table, "node_relation's schema and alias")
 	assert.Equal(t, []string{"order_id"}, models["orders"].PrimaryKey)
 	parts := entriesOf(r, "entity")
-	assert.Equal(t, Refused, parts["customers.person"].Status)
+	assert.Equal(t, importread.Refused, parts["customers.person"].Status)
 	assert.Contains(t, parts["customers.person"].Reason, "natural entity")
 	dims := entriesOf(r, "dimension")
 	assert.Contains(t, dims["orders.channel_upper"].Reason, "SQL, not a column")
@@ -400,7 +401,7 @@ func TestReadMalformed(t *testing.T) {
 			assert.ErrorIs(t, err, ErrMalformed)
 			assert.Contains(t, err.Error(), tc.want)
 			assert.NotContains(t, err.Error(), planted, "an error never quotes the input")
-			var e *Error
+			var e *importread.Error
 			if errors.As(err, &e) {
 				assert.True(t, strings.HasPrefix(err.Error(), tc.file), "errors name the file: %s", err)
 			}
@@ -437,13 +438,13 @@ func TestReadListsOtherConstructs(t *testing.T) {
 		"project_config.yml": "project_configuration:\n  time_spines: []\n",
 	})
 	require.NoError(t, err)
-	kinds := map[string]Entry{}
+	kinds := map[string]importread.Entry{}
 	for _, e := range r.Entries {
 		kinds[e.Kind] = e
 	}
-	assert.Equal(t, Ignored, kinds["file"].Status)
+	assert.Equal(t, importread.Ignored, kinds["file"].Status)
 	assert.Equal(t, "models/schema.yml", kinds["file"].File)
-	assert.Equal(t, Refused, kinds["saved_query"].Status)
-	assert.Equal(t, Ignored, kinds["project_configuration"].Status)
-	assert.False(t, slices.ContainsFunc(r.Entries, func(e Entry) bool { return e.File == "dbt_project.yml" }), "dbt_project.yml holds no definitions")
+	assert.Equal(t, importread.Refused, kinds["saved_query"].Status)
+	assert.Equal(t, importread.Ignored, kinds["project_configuration"].Status)
+	assert.False(t, slices.ContainsFunc(r.Entries, func(e importread.Entry) bool { return e.File == "dbt_project.yml" }), "dbt_project.yml holds no definitions")
 }

@@ -13,6 +13,7 @@
 // metric's ai_context synonyms become a glossary entry. Everything else is
 // refused by name. The mapping is documented in docs/importing.md.
 //
-// The package reads bytes the caller has already read and performs no I/O
-// itself.
+// Its YAML is read with adapters/importread, the reader every importer
+// shares, into importread's format-independent Result. The package reads
+// bytes the caller has already read and performs no I/O itself.
 package osi

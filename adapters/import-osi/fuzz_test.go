@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"testing"
+
+	"sutura.dev/adapters/importread"
 )
 
 // FuzzRead reads arbitrary bytes as an OSI file: Read never panics, fails
@@ -16,7 +18,7 @@ func FuzzRead(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := Read([]File{{Path: "model.yaml", Data: data}})
+		r, err := Read([]importread.File{{Path: "model.yaml", Data: data}})
 		if err != nil {
 			if !errors.Is(err, ErrMalformed) {
 				t.Fatalf("an error that is not ErrMalformed: %v", err)
@@ -24,7 +26,7 @@ func FuzzRead(f *testing.F) {
 			return
 		}
 		for _, e := range r.Entries {
-			if e.Status != Imported && e.Status != Refused && e.Status != Ignored {
+			if e.Status != importread.Imported && e.Status != importread.Refused && e.Status != importread.Ignored {
 				t.Fatalf("entry %s %s has no status", e.Kind, e.Name)
 			}
 		}

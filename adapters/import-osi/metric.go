@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"sutura.dev/adapters/importread"
 	"sutura.dev/domain"
 )
 
@@ -21,27 +22,22 @@ type metric struct {
 }
 
 func (s *semantic) readMetric(n node, ds *dataset) {
-	if !n.isMap() {
-		n.fail("must be a mapping (a metric)")
-		return
-	}
-	name := n.str("name")
-	if name == "" {
-		n.fail("has no name")
+	name, ok := n.Named("a metric")
+	if !ok {
 		return
 	}
 	for _, prev := range s.metrics {
 		if prev.name == name && prev.ds == ds {
-			n.fail("names a metric again in the same scope")
+			n.Fail("names a metric again in the same scope")
 			return
 		}
 	}
-	m := &metric{n: n, name: name, ds: ds, description: n.str("description")}
+	m := &metric{n: n, name: name, ds: ds, description: n.Str("description")}
 	full := name
 	if ds != nil {
 		full = ds.name + "." + name
 	}
-	m.entry = s.entry(Entry{Kind: "metric", Name: full, File: n.f.path, Line: n.line()})
+	m.entry = s.entry(importread.Entry{Kind: "metric", Name: full, File: n.File(), Line: n.Line()})
 	s.metrics = append(s.metrics, m)
 	s.metricNames[name]++
 	m.expr, m.why = ansiSQL(n, "expression")
@@ -55,7 +51,7 @@ func (s *semantic) readMetric(n node, ds *dataset) {
 	for _, x := range extra {
 		s.note(m.entry, "its ai_context "+x+" is not carried")
 	}
-	for _, k := range n.keys() {
+	for _, k := range n.Keys() {
 		switch k {
 		case "name", "expression", "description", "ai_context", "custom_extensions":
 		case "datatype":
@@ -79,27 +75,27 @@ func aiContextText(n node) string {
 // aiContext reads ai_context in both forms: a string, or an object with
 // instructions, synonyms and examples (other keys are named in extra).
 func aiContext(n node) (text, instructions string, synonyms, extra []string) {
-	v, ok := n.get("ai_context")
-	if !ok || v.isNull() {
+	v, ok := n.Get("ai_context")
+	if !ok || v.IsNull() {
 		return "", "", nil, nil
 	}
-	if s, ok := v.text(); ok {
+	if s, ok := v.Text(); ok {
 		return strings.TrimSpace(s), "", nil, nil
 	}
-	if !v.isMap() {
-		v.fail("must be text or a mapping")
+	if !v.IsMap() {
+		v.Fail("must be text or a mapping")
 		return "", "", nil, nil
 	}
-	for _, k := range v.keys() {
+	for _, k := range v.Keys() {
 		switch k {
 		case "instructions":
-			instructions = strings.TrimSpace(v.str(k))
+			instructions = strings.TrimSpace(v.Str(k))
 		case "synonyms":
-			for _, item := range v.list(k) {
-				if s, ok := item.text(); ok {
+			for _, item := range v.List(k) {
+				if s, ok := item.Text(); ok {
 					synonyms = append(synonyms, s)
 				} else {
-					item.fail("must be text")
+					item.Fail("must be text")
 				}
 			}
 		case "examples":
@@ -154,7 +150,7 @@ func (s *semantic) term(m *metric, expr string) (*dataset, domain.Term, string) 
 	if qual, name, qualified := strings.Cut(arg, "."); qualified {
 		d, ok := s.datasets[qual]
 		if !ok {
-			m.n.fail("its expression names a dataset that does not exist")
+			m.n.Fail("its expression names a dataset that does not exist")
 			return nil, domain.Term{}, "its expression names a dataset that does not exist"
 		}
 		if m.ds != nil && m.ds != d {
@@ -167,7 +163,7 @@ func (s *semantic) term(m *metric, expr string) (*dataset, domain.Term, string) 
 			}
 		}
 		if f == nil {
-			m.n.fail("its expression names a field dataset " + d.name + " does not declare")
+			m.n.Fail("its expression names a field dataset " + d.name + " does not declare")
 			return nil, domain.Term{}, "its expression names a field that does not exist"
 		}
 		if f.refused != "" {
@@ -261,7 +257,7 @@ func (s *semantic) build() {
 			s.refuse(d.entry, d.refused)
 			continue
 		}
-		e.Status, e.Became = Imported, fmt.Sprintf("model %s over table %s", d.name, d.table)
+		e.Status, e.Became = importread.Imported, fmt.Sprintf("model %s over table %s", d.name, d.table)
 	}
 }
 
@@ -315,7 +311,7 @@ func (s *semantic) settleField(d *dataset, f *field) {
 		s.refuse(f.entry, f.refused)
 	case f.isTime:
 		d.column(f.column, f.datatype)
-		e.Status = Imported
+		e.Status = importread.Imported
 		if f.column == d.timeColumn {
 			e.Became = fmt.Sprintf("the time column %s of every metric over dataset %s", f.column, d.name)
 		} else {
@@ -323,10 +319,10 @@ func (s *semantic) settleField(d *dataset, f *field) {
 		}
 	case f.dimension:
 		d.column(f.column, f.datatype)
-		e.Status, e.Output = Imported, "dimension:"+d.name+"."+f.name
+		e.Status, e.Output = importread.Imported, "dimension:"+d.name+"."+f.name
 	default:
 		d.column(f.column, f.datatype)
-		e.Status, e.Became = Imported, fmt.Sprintf("column %s of model %s (a field without dimension: metrics may aggregate it, questions cannot group by it)", f.column, d.name)
+		e.Status, e.Became = importread.Imported, fmt.Sprintf("column %s of model %s (a field without dimension: metrics may aggregate it, questions cannot group by it)", f.column, d.name)
 	}
 }
 
@@ -337,7 +333,7 @@ func (s *semantic) relationship(r *relationship) {
 	to, okTo := s.datasets[r.to]
 	switch {
 	case !okFrom || !okTo:
-		r.n.fail("from and to must name datasets of the model")
+		r.n.Fail("from and to must name datasets of the model")
 		return
 	case domain.CheckIdent(r.name) != nil:
 		s.refuse(r.entry, "the name is not an identifier")
@@ -358,7 +354,7 @@ func (s *semantic) relationship(r *relationship) {
 			s.out.rels = append(s.out.rels, domain.Relationship{Name: r.name, JoinType: domain.ManyToOne,
 				Origin: domain.Endpoint{Model: from.name, Column: fc}, Target: domain.Endpoint{Model: to.name, Column: tc}})
 			e := &s.entries[r.entry]
-			e.Status, e.Became = Imported, fmt.Sprintf("relationship %s (many_to_one, %s.%s to %s.%s)", r.name, from.name, fc, to.name, tc)
+			e.Status, e.Became = importread.Imported, fmt.Sprintf("relationship %s (many_to_one, %s.%s to %s.%s)", r.name, from.name, fc, to.name, tc)
 			return
 		}
 	}
@@ -410,7 +406,7 @@ func (s *semantic) metric(m *metric) {
 		Grains: []domain.Grain{domain.Day, domain.Week, domain.Month, domain.Quarter, domain.Year}, Description: m.description}
 	s.out.metrics = append(s.out.metrics, met)
 	e := &s.entries[m.entry]
-	e.Status, e.Became, e.Output = Imported, describeMetric(&met), "metric:"+name
+	e.Status, e.Became, e.Output = importread.Imported, describeMetric(&met), "metric:"+name
 	s.glossary(m, name)
 }
 
@@ -439,11 +435,11 @@ func (s *semantic) glossary(m *metric, metric string) {
 			g.Synonyms = append(g.Synonyms, p)
 		}
 	}
-	e := Entry{Kind: "synonyms", Name: metric, File: m.n.f.path, Line: m.n.line(), Notes: taken}
+	e := importread.Entry{Kind: "synonyms", Name: metric, File: m.n.File(), Line: m.n.Line(), Notes: taken}
 	if g.Term == "" {
-		e.Status, e.Reason = Refused, "no synonym is left once those other metrics already use are left out"
+		e.Status, e.Reason = importread.Refused, "no synonym is left once those other metrics already use are left out"
 	} else {
-		e.Status, e.Output = Imported, "glossary:"+g.Term
+		e.Status, e.Output = importread.Imported, "glossary:"+g.Term
 		e.Became = fmt.Sprintf("glossary entry %q meaning metric %s, with %d synonym(s)", g.Term, metric, len(g.Synonyms))
 		s.out.glossary = append(s.out.glossary, g)
 	}
@@ -451,8 +447,8 @@ func (s *semantic) glossary(m *metric, metric string) {
 }
 
 // result gathers the definitions and entries.
-func (s *semantic) result() *Result {
-	r := &Result{Entries: s.entries, Glossary: s.out.glossary,
+func (s *semantic) result() *importread.Result {
+	r := &importread.Result{Entries: s.entries, Glossary: s.out.glossary,
 		Definitions: domain.Definitions{Relationships: s.out.rels, Metrics: s.out.metrics}}
 	for _, d := range s.order {
 		if d.refused != "" {
@@ -468,7 +464,7 @@ func (s *semantic) result() *Result {
 		r.Definitions.Models = append(r.Definitions.Models, model)
 		for _, f := range d.fields {
 			if f.dimension && !f.isTime && f.refused == "" {
-				r.Dimensions = append(r.Dimensions, Dimension{Model: d.name, Name: f.name, Column: f.column, Description: f.description})
+				r.Dimensions = append(r.Dimensions, importread.Dimension{Model: d.name, Name: f.name, Column: f.column, Description: f.description})
 			}
 		}
 	}

@@ -1,18 +1,15 @@
 package osi
 
 import (
-	"errors"
 	"fmt"
 	"path"
 	"regexp"
 	"slices"
 	"strings"
 
+	"sutura.dev/adapters/importread"
 	"sutura.dev/domain"
 )
-
-// maxErrors bounds the malformations one Read reports.
-const maxErrors = 20
 
 // versionForm is the spec versions Read accepts: 0.x (Apache Ossie, with
 // a top-level version) and 1.0 (the first OSI release, with none).
@@ -30,35 +27,31 @@ var versionForm = regexp.MustCompile(`^(0\.[0-9]+(\.[0-9]+)?([.-]?[A-Za-z0-9.]*)
 // saying why it was refused. A file another spec version, or a model the
 // specification does not allow (a syntax error, a value of the wrong type,
 // a missing or duplicate name, a reference to a dataset or field that does
-// not exist), is malformed: Read then returns errors, each an *Error
-// wrapping ErrMalformed, and no result.
-func Read(files []File) (*Result, error) {
-	var errs []error
-	s := &semantic{errs: &errs, datasets: map[string]*dataset{}, metricNames: map[string]int{}}
+// not exist), is malformed: Read then returns errors, each an
+// *importread.Error wrapping ErrMalformed, and no result.
+func Read(files []importread.File) (*importread.Result, error) {
+	errs := importread.NewErrors(ErrMalformed)
+	s := &semantic{errs: errs, datasets: map[string]*dataset{}, metricNames: map[string]int{}}
 	sorted := slices.Clone(files)
-	slices.SortFunc(sorted, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(sorted, func(a, b importread.File) int { return strings.Compare(a.Path, b.Path) })
 	for _, fl := range sorted {
 		ext := strings.ToLower(path.Ext(fl.Path))
 		if fl.Data == nil || (ext != ".yml" && ext != ".yaml") {
 			continue
 		}
 		s.readFile(fl)
-		if len(errs) > 0 {
+		if errs.Len() > 0 {
 			break
 		}
 	}
-	if len(errs) == 0 {
+	if errs.Len() == 0 {
 		if len(s.order) == 0 {
 			return nil, fmt.Errorf("%w: no YAML file holds semantic_model:", ErrMalformed)
 		}
 		s.build()
 	}
-	if len(errs) > 0 {
-		if len(errs) > maxErrors {
-			more := len(errs) - maxErrors
-			errs = append(errs[:maxErrors:maxErrors], fmt.Errorf("%w: and %d more", ErrMalformed, more))
-		}
-		return nil, errors.Join(errs...)
+	if errs.Len() > 0 {
+		return nil, errs.Err()
 	}
 	return s.result(), nil
 }
@@ -66,13 +59,13 @@ func Read(files []File) (*Result, error) {
 // semantic is the semantic models being read, flattened: datasets,
 // relationships and metrics.
 type semantic struct {
-	errs        *[]error
+	errs        *importread.Errors
 	order       []*dataset
 	datasets    map[string]*dataset
 	rels        []*relationship
 	metrics     []*metric
 	metricNames map[string]int // name → how many metrics carry it
-	entries     []Entry
+	entries     []importread.Entry
 	out         result
 }
 
@@ -116,13 +109,13 @@ type relationship struct {
 	fromColumn, toColumn string
 }
 
-func (s *semantic) entry(e Entry) int {
+func (s *semantic) entry(e importread.Entry) int {
 	s.entries = append(s.entries, e)
 	return len(s.entries) - 1
 }
 
 func (s *semantic) refuse(i int, reason string) {
-	s.entries[i].Status, s.entries[i].Reason, s.entries[i].Output = Refused, reason, ""
+	s.entries[i].Status, s.entries[i].Reason, s.entries[i].Output = importread.Refused, reason, ""
 }
 
 func (s *semantic) note(i int, note string) {
@@ -130,40 +123,38 @@ func (s *semantic) note(i int, note string) {
 }
 
 // readFile reads one file's semantic models.
-func (s *semantic) readFile(fl File) {
-	f := &file{path: fl.Path, errs: s.errs}
-	docs, err := parse(f, fl.Data)
-	if err != nil {
-		*s.errs = append(*s.errs, err)
+func (s *semantic) readFile(fl importread.File) {
+	docs, ok := s.errs.Parse(fl.Path, fl.Data)
+	if !ok {
 		return
 	}
 	found := false
 	for _, doc := range docs {
-		if !doc.isMap() {
+		if !doc.IsMap() {
 			continue
 		}
-		sm, ok := doc.get("semantic_model")
+		sm, ok := doc.Get("semantic_model")
 		if !ok {
 			continue
 		}
 		found = true
-		if v, ok := doc.get("version"); ok {
-			ver, _ := v.text()
+		if v, ok := doc.Get("version"); ok {
+			ver, _ := v.Text()
 			if !versionForm.MatchString(strings.TrimSpace(ver)) {
-				v.fail("is a spec version sutura does not read: it reads OSI / Apache Ossie 0.x and 1.0")
+				v.Fail("is a spec version sutura does not read: it reads OSI / Apache Ossie 0.x and 1.0")
 				return
 			}
 		}
-		for _, k := range doc.keys() {
+		for _, k := range doc.Keys() {
 			if k != "semantic_model" && k != "version" {
-				s.entry(Entry{Kind: "key", Name: safeKey(k), File: fl.Path, Line: doc.line(), Status: Ignored,
+				s.entry(importread.Entry{Kind: "key", Name: safeKey(k), File: fl.Path, Line: doc.Line(), Status: importread.Ignored,
 					Reason: "a top-level key beside semantic_model carries no definitions sutura reads"})
 			}
 		}
-		items := sm.items()
-		if !sm.isList() {
-			if !sm.isMap() {
-				sm.fail("must be a list of semantic models")
+		items := sm.Items()
+		if !sm.IsList() {
+			if !sm.IsMap() {
+				sm.Fail("must be a list of semantic models")
 				return
 			}
 			items = []node{sm}
@@ -173,7 +164,7 @@ func (s *semantic) readFile(fl File) {
 		}
 	}
 	if !found {
-		s.entry(Entry{Kind: "file", File: fl.Path, Status: Ignored, Reason: "holds no semantic_model:"})
+		s.entry(importread.Entry{Kind: "file", File: fl.Path, Status: importread.Ignored, Reason: "holds no semantic_model:"})
 	}
 }
 
@@ -183,32 +174,27 @@ var modelKeys = []string{"name", "description", "ai_context", "datasets", "relat
 // readModel reads one semantic model: its datasets, relationships and
 // metrics join the ones read before.
 func (s *semantic) readModel(n node) {
-	if !n.isMap() {
-		n.fail("must be a mapping (a semantic model)")
+	name, ok := n.Named("a semantic model")
+	if !ok {
 		return
 	}
-	name := n.str("name")
-	if name == "" {
-		n.fail("has no name")
-		return
-	}
-	e := s.entry(Entry{Kind: "semantic_model", Name: name, File: n.f.path, Line: n.line(), Status: Ignored,
+	e := s.entry(importread.Entry{Kind: "semantic_model", Name: name, File: n.File(), Line: n.Line(), Status: importread.Ignored,
 		Reason: "a semantic model is a container; its datasets, relationships and metrics are listed one by one"})
 	if ctx := aiContextText(n); ctx != "" {
 		s.note(e, "its ai_context (instructions for agents) is not carried; write what agents must know as caveats")
 	}
-	for _, k := range n.keys() {
+	for _, k := range n.Keys() {
 		if !slices.Contains(modelKeys, k) {
 			s.note(e, "key "+safeKey(k)+" is not read")
 		}
 	}
-	for _, d := range n.list("datasets") {
+	for _, d := range n.List("datasets") {
 		s.readDataset(d)
 	}
-	for _, r := range n.list("relationships") {
+	for _, r := range n.List("relationships") {
 		s.readRelationship(r)
 	}
-	for _, m := range n.list("metrics") {
+	for _, m := range n.List("metrics") {
 		s.readMetric(m, nil)
 	}
 	s.extensions(n, name)
@@ -217,8 +203,8 @@ func (s *semantic) readModel(n node) {
 // extensions lists a construct's custom_extensions: vendor data, read by
 // no one here.
 func (s *semantic) extensions(n node, owner string) {
-	for _, x := range n.list("custom_extensions") {
-		s.entry(Entry{Kind: "custom_extension", Name: owner, File: x.f.path, Line: x.line(), Status: Ignored,
+	for _, x := range n.List("custom_extensions") {
+		s.entry(importread.Entry{Kind: "custom_extension", Name: owner, File: x.File(), Line: x.Line(), Status: importread.Ignored,
 			Reason: "vendor-specific data carries no definitions sutura reads"})
 	}
 }
@@ -227,74 +213,55 @@ func (s *semantic) extensions(n node, owner string) {
 var datasetKeys = []string{"name", "source", "primary_key", "unique_keys", "description", "ai_context", "fields", "metrics", "custom_extensions"}
 
 func (s *semantic) readDataset(n node) {
-	if !n.isMap() {
-		n.fail("must be a mapping (a dataset)")
+	if !n.IsMap() {
+		n.Fail("must be a mapping (a dataset)")
 		return
 	}
-	name, source := n.str("name"), n.str("source")
+	name, source := n.Str("name"), n.Str("source")
 	if name == "" || source == "" {
-		n.fail("a dataset needs a name and a source")
+		n.Fail("a dataset needs a name and a source")
 		return
 	}
 	if first, dup := s.datasets[name]; dup {
-		n.fail(fmt.Sprintf("names a dataset again (first at %s:%d)", s.entries[first.entry].File, s.entries[first.entry].Line))
+		n.Fail(fmt.Sprintf("names a dataset again (first at %s:%d)", s.entries[first.entry].File, s.entries[first.entry].Line))
 		return
 	}
-	d := &dataset{n: n, name: name, description: n.str("description"), types: map[string]domain.ColumnType{}}
-	d.entry = s.entry(Entry{Kind: "dataset", Name: name, File: n.f.path, Line: n.line(), Output: "model:" + name})
+	d := &dataset{n: n, name: name, description: n.Str("description"), types: map[string]domain.ColumnType{}}
+	d.entry = s.entry(importread.Entry{Kind: "dataset", Name: name, File: n.File(), Line: n.Line(), Output: "model:" + name})
 	s.datasets[name] = d
 	s.order = append(s.order, d)
 	if domain.CheckIdent(name) != nil {
 		d.refused = "the name is not an identifier"
 	}
-	if t, ok := tablePath(source); ok {
+	if t, ok := importread.TablePath(source); ok {
 		d.table = t
 	} else if d.refused == "" {
 		d.refused = "its source is a query or not a table path sutura can name (t, schema.t or db.schema.t, each an identifier)"
 	}
-	for _, k := range n.keys() {
+	for _, k := range n.Keys() {
 		if !slices.Contains(datasetKeys, k) {
 			s.note(d.entry, "key "+safeKey(k)+" is not read")
 		}
 	}
-	if pk, ok := n.get("primary_key"); ok && !pk.isNull() {
-		if !pk.isList() {
-			pk.fail("must be a list of columns")
+	if pk, ok := n.Get("primary_key"); ok && !pk.IsNull() {
+		if !pk.IsList() {
+			pk.Fail("must be a list of columns")
 		}
-		for _, c := range pk.items() {
-			col, _ := c.text()
+		for _, c := range pk.Items() {
+			col, _ := c.Text()
 			d.pk = append(d.pk, col)
 		}
 	}
 	if ctx := aiContextText(n); ctx != "" {
 		s.note(d.entry, "its ai_context is not carried: glossary entries mean metrics, and a dataset is none")
 	}
-	for _, f := range n.list("fields") {
+	for _, f := range n.List("fields") {
 		s.readField(d, f)
 	}
-	for _, m := range n.list("metrics") {
+	for _, m := range n.List("metrics") {
 		s.readMetric(m, d)
 	}
 	s.extensions(n, name)
-}
-
-// tablePath reads a source that is a table path: one to three segments,
-// each an identifier, possibly double-quoted.
-func tablePath(t string) (string, bool) {
-	parts := strings.Split(strings.TrimSpace(t), ".")
-	if len(parts) > 3 {
-		return "", false
-	}
-	for i, p := range parts {
-		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
-			p = p[1 : len(p)-1]
-		}
-		if domain.CheckIdent(p) != nil {
-			return "", false
-		}
-		parts[i] = p
-	}
-	return strings.Join(parts, "."), true
 }
 
 // datatypes maps OSI's logical data types onto column types; Time (a time
@@ -307,49 +274,44 @@ var datatypes = map[string]domain.ColumnType{"String": domain.TypeText, "Integer
 var fieldKeys = []string{"name", "expression", "dimension", "label", "description", "datatype", "ai_context", "custom_extensions"}
 
 func (s *semantic) readField(d *dataset, n node) {
-	if !n.isMap() {
-		n.fail("must be a mapping (a field)")
-		return
-	}
-	name := n.str("name")
-	if name == "" {
-		n.fail("has no name")
+	name, ok := n.Named("a field")
+	if !ok {
 		return
 	}
 	for _, prev := range d.fields {
 		if prev.name == name {
-			n.fail("names a field of dataset " + d.name + " again")
+			n.Fail("names a field of dataset " + d.name + " again")
 			return
 		}
 	}
-	f := &field{n: n, name: name, description: n.str("description")}
-	f.entry = s.entry(Entry{Kind: "field", Name: d.name + "." + name, File: n.f.path, Line: n.line()})
+	f := &field{n: n, name: name, description: n.Str("description")}
+	f.entry = s.entry(importread.Entry{Kind: "field", Name: d.name + "." + name, File: n.File(), Line: n.Line()})
 	d.fields = append(d.fields, f)
-	if dt := n.str("datatype"); dt != "" {
+	if dt := n.Str("datatype"); dt != "" {
 		t, ok := datatypes[dt]
 		if !ok {
-			n.fail("datatype is not one of the specification's data types")
+			n.Fail("datatype is not one of the specification's data types")
 			return
 		}
 		f.datatype = t
 		f.temporal = dt == "Date" || dt == "DateTime" || dt == "DateTimeTz" || dt == "Time"
 		f.timeOfDay = dt == "Time"
 	}
-	if dim, ok := n.object("dimension"); ok {
+	if dim, ok := n.Object("dimension"); ok {
 		f.dimension = true
-		if v, ok := dim.get("is_time"); ok && !v.isNull() {
-			t, _ := v.text()
+		if v, ok := dim.Get("is_time"); ok && !v.IsNull() {
+			t, _ := v.Text()
 			f.isTime = strings.EqualFold(t, "true")
 		} else {
 			f.isTime = f.temporal // 0.x: unset is_time follows a temporal datatype
 		}
 	}
-	for _, k := range n.keys() {
+	for _, k := range n.Keys() {
 		if !slices.Contains(fieldKeys, k) {
 			s.note(f.entry, "key "+safeKey(k)+" is not read")
 		}
 	}
-	if n.str("label") != "" {
+	if n.Str("label") != "" {
 		s.note(f.entry, "its label (a category for display) is not carried")
 	}
 	expr, why := ansiSQL(n, "expression")
@@ -389,32 +351,32 @@ func bareColumn(expr, dataset string) (string, bool) {
 // specification has used: {dialects: [{dialect, expression}]}, the list
 // [{dialect, expression}], and a bare string (ANSI_SQL by default).
 func ansiSQL(n node, key string) (string, string) {
-	v, ok := n.get(key)
-	if !ok || v.isNull() {
-		n.fail("has no " + key)
+	v, ok := n.Get(key)
+	if !ok || v.IsNull() {
+		n.Fail("has no " + key)
 		return "", "it has no expression"
 	}
-	if s, ok := v.text(); ok {
+	if s, ok := v.Text(); ok {
 		return s, ""
 	}
-	entries := v.items()
-	if v.isMap() {
-		entries = v.list("dialects")
-	} else if !v.isList() {
-		v.fail("must be an expression: {dialects: [...]}, a list of dialect entries, or text")
+	entries := v.Items()
+	if v.IsMap() {
+		entries = v.List("dialects")
+	} else if !v.IsList() {
+		v.Fail("must be an expression: {dialects: [...]}, a list of dialect entries, or text")
 		return "", "it has no expression"
 	}
 	for _, e := range entries {
-		if !strings.EqualFold(e.str("dialect"), "ANSI_SQL") {
+		if !strings.EqualFold(e.Str("dialect"), "ANSI_SQL") {
 			continue
 		}
-		if x := e.str("expression"); x != "" {
+		if x := e.Str("expression"); x != "" {
 			return x, ""
 		}
-		if agg, in := e.str("aggregation_type"), e.str("input_expr"); agg != "" && in != "" {
+		if agg, in := e.Str("aggregation_type"), e.Str("input_expr"); agg != "" && in != "" {
 			return agg + "(" + in + ")", "" // a draft spelling of one aggregate
 		}
-		e.fail("has no expression")
+		e.Fail("has no expression")
 		return "", "its ANSI_SQL entry has no expression"
 	}
 	return "", "it has no ANSI_SQL expression; only the ANSI_SQL dialect is read"
@@ -430,32 +392,32 @@ func safeKey(k string) string {
 }
 
 func (s *semantic) readRelationship(n node) {
-	if !n.isMap() {
-		n.fail("must be a mapping (a relationship)")
+	if !n.IsMap() {
+		n.Fail("must be a mapping (a relationship)")
 		return
 	}
-	r := &relationship{n: n, name: n.str("name"), from: n.str("from"), to: n.str("to")}
+	r := &relationship{n: n, name: n.Str("name"), from: n.Str("from"), to: n.Str("to")}
 	if r.name == "" || r.from == "" || r.to == "" {
-		n.fail("a relationship needs a name, from and to")
+		n.Fail("a relationship needs a name, from and to")
 		return
 	}
 	for _, prev := range s.rels {
 		if prev.name == r.name {
-			n.fail("names a relationship again")
+			n.Fail("names a relationship again")
 			return
 		}
 	}
 	for _, k := range []string{"from_columns", "to_columns"} {
-		v, ok := n.get(k)
-		if !ok || !v.isList() || len(v.items()) == 0 {
-			n.fail(k + " must list at least one column")
+		v, ok := n.Get(k)
+		if !ok || !v.IsList() || len(v.Items()) == 0 {
+			n.Fail(k + " must list at least one column")
 			return
 		}
 		var cols []string
-		for _, c := range v.items() {
-			col, ok := c.text()
+		for _, c := range v.Items() {
+			col, ok := c.Text()
 			if !ok {
-				c.fail("must be a column name")
+				c.Fail("must be a column name")
 				return
 			}
 			cols = append(cols, col)
@@ -467,10 +429,10 @@ func (s *semantic) readRelationship(n node) {
 		}
 	}
 	if len(r.fromCols) != len(r.toCols) {
-		n.fail("from_columns and to_columns must list as many columns")
+		n.Fail("from_columns and to_columns must list as many columns")
 		return
 	}
-	r.entry = s.entry(Entry{Kind: "relationship", Name: r.name, File: n.f.path, Line: n.line(), Output: "relationship:" + r.name})
+	r.entry = s.entry(importread.Entry{Kind: "relationship", Name: r.name, File: n.File(), Line: n.Line(), Output: "relationship:" + r.name})
 	s.rels = append(s.rels, r)
 	if aiContextText(n) != "" {
 		s.note(r.entry, "its ai_context is not carried")

@@ -9,18 +9,19 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"sutura.dev/adapters/importread"
 	"sutura.dev/domain"
 )
 
-func readFile(t *testing.T, path string) (*Result, error) {
+func readFile(t *testing.T, path string) (*importread.Result, error) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	return Read([]File{{Path: path[strings.LastIndex(path, "/")+1:], Data: data}})
+	return Read([]importread.File{{Path: path[strings.LastIndex(path, "/")+1:], Data: data}})
 }
 
-func entriesOf(r *Result, kind string) map[string]Entry {
-	out := map[string]Entry{}
+func entriesOf(r *importread.Result, kind string) map[string]importread.Entry {
+	out := map[string]importread.Entry{}
 	for _, e := range r.Entries {
 		if e.Kind == kind {
 			out[e.Name] = e
@@ -29,7 +30,7 @@ func entriesOf(r *Result, kind string) map[string]Entry {
 	return out
 }
 
-func metricOf(t *testing.T, r *Result, name string) domain.Metric {
+func metricOf(t *testing.T, r *importread.Result, name string) domain.Metric {
 	t.Helper()
 	for _, m := range r.Definitions.Metrics {
 		if m.Name == name {
@@ -68,7 +69,7 @@ func inputMetrics(t *testing.T, path string) []string {
 	return out
 }
 
-func metricEntries(r *Result) []string {
+func metricEntries(r *importread.Result) []string {
 	var out []string
 	for _, e := range r.Entries {
 		if e.Kind == "metric" {
@@ -133,7 +134,7 @@ func TestReadShop(t *testing.T) {
 		"tableau_only":         "only the ANSI_SQL dialect is read",
 		"customers_per_region": "different datasets",
 	} {
-		assert.Equal(t, Refused, m[name].Status, name)
+		assert.Equal(t, importread.Refused, m[name].Status, name)
 		assert.Contains(t, m[name].Reason, reason, name)
 	}
 	assert.Contains(t, strings.Join(m["revenue"].Notes, " "), "examples")
@@ -190,7 +191,7 @@ func TestReadTimeColumn(t *testing.T) {
 		{"a year number", field("t", ", datatype: Integer, dimension: {is_time: true}"), "", "neither a date nor a timestamp"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Read([]File{{Path: "m.yaml", Data: []byte(model(tc.fields))}})
+			r, err := Read([]importread.File{{Path: "m.yaml", Data: []byte(model(tc.fields))}})
 			require.NoError(t, err)
 			if tc.refused != "" {
 				assert.Contains(t, entriesOf(r, "metric")["m"].Reason, tc.refused)
@@ -218,7 +219,7 @@ func TestReadExpressionShapes(t *testing.T) {
       - {name: c, expression: MIN(d.v)}
       - {name: e, expression: [{dialect: ANSI_SQL, aggregation_type: SUM, input_expr: d.v}]}
 `
-	r, err := Read([]File{{Path: "m.yml", Data: []byte(doc)}})
+	r, err := Read([]importread.File{{Path: "m.yml", Data: []byte(doc)}})
 	require.NoError(t, err)
 	assert.Equal(t, domain.Sum, metricOf(t, r, "a").Measure.Simple.Aggregate)
 	assert.Equal(t, domain.Avg, metricOf(t, r, "b").Measure.Simple.Aggregate)
@@ -247,7 +248,7 @@ func TestReadMalformed(t *testing.T) {
 		{"no semantic model", "datasets: []\n", "no YAML file holds semantic_model"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Read([]File{{Path: "m.yaml", Data: []byte(tc.text)}})
+			r, err := Read([]importread.File{{Path: "m.yaml", Data: []byte(tc.text)}})
 			require.Error(t, err)
 			assert.Nil(t, r)
 			assert.ErrorIs(t, err, ErrMalformed)

@@ -4,13 +4,13 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -115,12 +115,30 @@ type Config struct {
 	JIT bool
 }
 
-// configError is a problem with the configuration, naming the key.
-func configError(source, key, format string, args ...any) error {
-	return fmt.Errorf("postgres source %s: %s %s", source, key, fmt.Sprintf(format, args...))
+// ConfigError is New's refusal of one setting of the configuration. Key
+// is the setting's key as the configuration spells it under
+// sources.<alias> (transport_mode, cert_file); Reason completes the
+// sentence "<key> <reason>". Neither holds a configured value, so the
+// composition root can report the key with the layer its value came from.
+type ConfigError struct {
+	Source, Key, Reason string
 }
 
-// normalize validates cfg and fills its defaults.
+func (e *ConfigError) Error() string {
+	return "postgres source " + e.Source + ": " + e.Key + " " + e.Reason
+}
+
+// Setting returns the key the refusal concerns and why it is refused.
+func (e *ConfigError) Setting() (key, reason string) { return e.Key, e.Reason }
+
+// configError is the refusal of one key of the source's configuration.
+func configError(source, key, reason string) error {
+	return &ConfigError{Source: source, Key: key, Reason: reason}
+}
+
+// normalize validates cfg and fills its defaults. It is the one check of
+// a postgres source's settings: configuration only checks the shape of
+// each key.
 func (cfg *Config) normalize() error {
 	s := cfg.Source
 	if err := domain.CheckIdent(s); err != nil {
@@ -130,7 +148,9 @@ func (cfg *Config) normalize() error {
 	case cfg.Host != "" && cfg.UnixSocket != "":
 		return configError(s, "unix_socket", "is set together with host: set exactly one")
 	case cfg.Host == "" && cfg.UnixSocket == "":
-		return configError(s, "host", "or unix_socket is required")
+		return configError(s, "host", "is required (or unix_socket)")
+	case cfg.Host != "" && !validHost(cfg.Host):
+		return configError(s, "host", "must be a host name or IP address, without scheme or port")
 	case cfg.Database == "":
 		return configError(s, "database", "is required")
 	case cfg.User == "":
@@ -138,12 +158,12 @@ func (cfg *Config) normalize() error {
 	case cfg.Port < 0 || cfg.Port > 65535:
 		return configError(s, "port", "must be between 1 and 65535")
 	case cfg.MaxConns < 0 || cfg.ConnectTimeout < 0 || cfg.DefaultTimeout < 0:
-		return configError(s, "max_conns and the timeouts", "may not be negative")
+		return fmt.Errorf("postgres source %s: the pool size and the timeouts may not be negative", s)
 	}
 	if cfg.UnixSocket != "" {
-		dir, port, err := socketDir(cfg.UnixSocket)
-		if err != nil {
-			return configError(s, "unix_socket", "%v", err)
+		dir, port, reason := socketDir(cfg.UnixSocket)
+		if reason != "" {
+			return configError(s, "unix_socket", reason)
 		}
 		cfg.UnixSocket = dir
 		if port != 0 {
@@ -181,22 +201,35 @@ func (cfg *Config) normalizeTransport() error {
 		if cfg.Host != "" && !loopback(cfg.Host) {
 			return configError(s, "transport_mode", "may be plaintext only to a loopback address, localhost or a unix socket: use verified or mutual")
 		}
-		if cfg.CAFile != "" || cfg.ServerName != "" || cfg.CertFile != "" || cfg.KeyFile != "" {
-			return configError(s, "transport_mode", "is plaintext: ca_file, the server name, cert_file and key_file do not apply")
+		if err := onlyWith(s, "applies only with transport_mode verified or mutual", "ca_file", cfg.CAFile, "tls_server_name", cfg.ServerName); err != nil {
+			return err
 		}
 	case Verified, Mutual:
 		if cfg.UnixSocket != "" {
 			return configError(s, "transport_mode", "must be plaintext over a unix socket, where TLS does not apply")
 		}
-		mutual := cfg.TransportMode == Mutual
-		if mutual && (cfg.CertFile == "" || cfg.KeyFile == "") {
-			return configError(s, "cert_file", "and key_file are required with transport_mode mutual")
-		}
-		if !mutual && (cfg.CertFile != "" || cfg.KeyFile != "") {
-			return configError(s, "cert_file", "and key_file apply only with transport_mode mutual")
-		}
 	default:
 		return configError(s, "transport_mode", "must be plaintext, verified or mutual")
+	}
+	if cfg.TransportMode != Mutual {
+		return onlyWith(s, "applies only with transport_mode mutual", "cert_file", cfg.CertFile, "key_file", cfg.KeyFile)
+	}
+	switch {
+	case cfg.CertFile == "":
+		return configError(s, "cert_file", "is required with transport_mode mutual")
+	case cfg.KeyFile == "":
+		return configError(s, "key_file", "is required with transport_mode mutual")
+	}
+	return nil
+}
+
+// onlyWith refuses, with reason, the first key of the key, value pairs kv
+// whose value is set.
+func onlyWith(source, reason string, kv ...string) error {
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			return configError(source, kv[i], reason)
+		}
 	}
 	return nil
 }
@@ -210,18 +243,27 @@ func (cfg *Config) normalizePosture() error {
 	default:
 		return configError(s, "posture", "must be shared-service-user or impersonation-at-source")
 	}
-	if cfg.Posture == domain.SharedServiceUser && (len(cfg.Impersonate) > 0 || cfg.VerificationIdentity != "") {
-		return configError(s, "impersonate", "and verification_identity apply only with posture impersonation-at-source")
+	if cfg.Posture == domain.SharedServiceUser {
+		const only = "applies only with posture impersonation-at-source"
+		if len(cfg.Impersonate) > 0 {
+			return configError(s, "impersonate", only)
+		}
+		if cfg.VerificationIdentity != "" {
+			return configError(s, "verification_identity", only)
+		}
 	}
 	roles := make(map[string]string, len(cfg.Impersonate))
 	for subject, role := range cfg.Impersonate {
-		if subject == "" || strings.TrimSpace(role) == "" || strings.ContainsRune(role, 0) {
-			return configError(s, "impersonate", "maps an empty subject or names an empty or invalid role")
+		switch {
+		case strings.TrimSpace(subject) == "":
+			return configError(s, "impersonate", "has an empty subject")
+		case strings.TrimSpace(role) == "" || strings.ContainsRune(role, 0):
+			return configError(s, "impersonate", "maps a subject to an empty or invalid database role")
 		}
 		roles[subject] = role
 	}
 	cfg.Impersonate = roles
-	if strings.ContainsRune(cfg.VerificationIdentity, 0) {
+	if strings.ContainsRune(cfg.VerificationIdentity, 0) || (cfg.VerificationIdentity != "" && strings.TrimSpace(cfg.VerificationIdentity) == "") {
 		return configError(s, "verification_identity", "is not a valid role name")
 	}
 	return nil
@@ -237,21 +279,34 @@ func loopback(host string) bool {
 	return err == nil && a.IsLoopback()
 }
 
+// hostName is the shape of a DNS name.
+var hostName = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?$`)
+
+// validHost reports whether host is an IP literal or a DNS name: no
+// scheme, port, path or user.
+func validHost(host string) bool {
+	if _, err := netip.ParseAddr(host); err == nil {
+		return true
+	}
+	return len(host) <= 253 && hostName.MatchString(host)
+}
+
 // socketDir returns the directory of a unix socket given as a directory or
-// as the socket file .s.PGSQL.<port>, and the port its name holds.
-func socketDir(p string) (string, int, error) {
+// as the socket file .s.PGSQL.<port>, and the port its name holds, or the
+// reason p is refused.
+func socketDir(p string) (dir string, port int, reason string) {
 	if !filepath.IsAbs(p) {
-		return "", 0, errors.New("must be an absolute path")
+		return "", 0, "must be an absolute path"
 	}
 	base := filepath.Base(p)
 	if rest, ok := strings.CutPrefix(base, ".s.PGSQL."); ok {
 		port, err := strconv.Atoi(rest)
 		if err != nil || port < 1 || port > 65535 {
-			return "", 0, errors.New("names a socket file without a valid port")
+			return "", 0, "names a socket file without a valid port"
 		}
-		return filepath.Dir(p), port, nil
+		return filepath.Dir(p), port, ""
 	}
-	return p, 0, nil
+	return p, 0, ""
 }
 
 // tlsConfig builds the client TLS configuration of verified and mutual.
@@ -277,7 +332,7 @@ func (cfg *Config) tlsConfig() (*tls.Config, error) {
 	if cfg.TransportMode == Mutual {
 		cert, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
 		if err != nil {
-			return nil, configError(cfg.Source, "cert_file", "and key_file cannot be read as a certificate and its key")
+			return nil, configError(cfg.Source, "cert_file", "cannot be read as a certificate with the key of key_file")
 		}
 		tc.Certificates = []tls.Certificate{cert}
 	}

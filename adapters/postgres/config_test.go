@@ -51,19 +51,19 @@ func TestConfigRefusals(t *testing.T) {
 		{"socket relative", func(c *postgres.Config) { c.Host, c.UnixSocket = "", "run/postgresql" }, "unix_socket"},
 		{"socket and host", func(c *postgres.Config) { c.UnixSocket = "/run/postgresql" }, "set exactly one"},
 		{"TLS over a socket", func(c *postgres.Config) { c.Host, c.UnixSocket, c.TransportMode = "", "/run", postgres.Verified }, "must be plaintext over a unix socket"},
-		{"neither", func(c *postgres.Config) { c.Host = "" }, "host or unix_socket is required"},
+		{"neither", func(c *postgres.Config) { c.Host = "" }, "host is required (or unix_socket)"},
 		{"no database", func(c *postgres.Config) { c.Database = "" }, "database is required"},
 		{"no user", func(c *postgres.Config) { c.User = "" }, "user is required"},
 		{"bad alias", func(c *postgres.Config) { c.Source = "no-dash" }, "alias"},
 		{"bad mode", func(c *postgres.Config) { c.TransportMode = "tls" }, "transport_mode must be"},
-		{"ca with plaintext", func(c *postgres.Config) { c.CAFile = "/ca.pem" }, "do not apply"},
-		{"mutual without cert", func(c *postgres.Config) { c.Host, c.TransportMode = "db", postgres.Mutual }, "cert_file and key_file are required"},
-		{"cert with verified", func(c *postgres.Config) { c.Host, c.TransportMode, c.CertFile = "db", postgres.Verified, "/c.pem" }, "apply only with transport_mode mutual"},
+		{"ca with plaintext", func(c *postgres.Config) { c.CAFile = "/ca.pem" }, "ca_file applies only with transport_mode verified or mutual"},
+		{"mutual without cert", func(c *postgres.Config) { c.Host, c.TransportMode = "db", postgres.Mutual }, "cert_file is required with transport_mode mutual"},
+		{"cert with verified", func(c *postgres.Config) { c.Host, c.TransportMode, c.CertFile = "db", postgres.Verified, "/c.pem" }, "cert_file applies only with transport_mode mutual"},
 		{"missing CA file", func(c *postgres.Config) {
 			c.Host, c.TransportMode, c.CAFile = "db", postgres.Verified, "/nonexistent/ca.pem"
 		}, "ca_file cannot be read"},
 		{"bad posture", func(c *postgres.Config) { c.Posture = "as-root" }, "posture must be"},
-		{"impersonate when shared", func(c *postgres.Config) { c.Impersonate = map[string]string{"a": "r"} }, "apply only with posture impersonation-at-source"},
+		{"impersonate when shared", func(c *postgres.Config) { c.Impersonate = map[string]string{"a": "r"} }, "impersonate applies only with posture impersonation-at-source"},
 		{"empty role", func(c *postgres.Config) {
 			c.Posture, c.Impersonate = domain.ImpersonationAtSource, map[string]string{"a": " "}
 		}, "impersonate maps"},
@@ -71,6 +71,14 @@ func TestConfigRefusals(t *testing.T) {
 			c.Posture, c.Impersonate, c.VerificationIdentity = domain.ImpersonationAtSource, map[string]string{"a": "r"}, "anchors"
 		}, ""},
 		{"negative pool", func(c *postgres.Config) { c.MaxConns = -1 }, "may not be negative"},
+		{"host with a scheme", func(c *postgres.Config) { c.Host = "https://db" }, "host must be a host name or IP address"},
+		{"host with a port", func(c *postgres.Config) { c.Host = "db:5432" }, "host must be a host name or IP address"},
+		{"tls server name with plaintext", func(c *postgres.Config) { c.ServerName = "db" }, "tls_server_name applies only with transport_mode verified or mutual"},
+		{"key without cert", func(c *postgres.Config) { c.Host, c.TransportMode, c.CertFile = "db", postgres.Mutual, "/c.pem" }, "key_file is required with transport_mode mutual"},
+		{"verification identity when shared", func(c *postgres.Config) { c.VerificationIdentity = "anchors" }, "verification_identity applies only with posture impersonation-at-source"},
+		{"empty subject", func(c *postgres.Config) {
+			c.Posture, c.Impersonate = domain.ImpersonationAtSource, map[string]string{" ": "r"}
+		}, "impersonate has an empty subject"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := base()
@@ -83,6 +91,14 @@ func TestConfigRefusals(t *testing.T) {
 			}
 			require.ErrorContains(t, err, tc.want)
 			require.ErrorContains(t, err, "postgres source")
+			if tc.name != "negative pool" && tc.name != "bad alias" {
+				// A setting's refusal names its key, for the composition
+				// root to report with the layer it came from.
+				var ce *postgres.ConfigError
+				require.ErrorAs(t, err, &ce)
+				key, reason := ce.Setting()
+				require.Equal(t, "postgres source warehouse: "+key+" "+reason, err.Error())
+			}
 		})
 	}
 }
@@ -99,7 +115,7 @@ func TestCertificateFiles(t *testing.T) {
 	require.ErrorContains(t, err, "ca_file holds no PEM certificate")
 	cfg.CAFile, cfg.TransportMode, cfg.CertFile, cfg.KeyFile = "", postgres.Mutual, junk, junk
 	_, err = postgres.New(context.Background(), cfg)
-	require.ErrorContains(t, err, "cert_file and key_file cannot be read")
+	require.ErrorContains(t, err, "cert_file cannot be read as a certificate")
 }
 
 // TestUnreachableAtOnce: nothing listens on the port, so a question fails

@@ -10,9 +10,10 @@ import (
 )
 
 var (
-	_ app.DataSystem       = (*SQL)(nil)
-	_ app.SQLRunner        = (*SQL)(nil)
-	_ app.StatementFailure = (*StatementError)(nil)
+	_ app.DataSystem          = (*SQL)(nil)
+	_ app.SQLRunner           = (*SQL)(nil)
+	_ app.SQLPrivilegeChecker = (*SQL)(nil)
+	_ app.StatementFailure    = (*StatementError)(nil)
 )
 
 // SQL is an in-memory data system that can also run SQL (app.SQLRunner).
@@ -36,12 +37,16 @@ type SQL struct {
 	// Block holds every statement until Release is called or its context
 	// ends, returning ctx's error then.
 	Block bool
+	// Privileged, when not nil, is what CheckSQLPrivileges returns: the
+	// login role may do more than run_sql allows.
+	Privileged error
 
 	gate
 
-	mu         sync.Mutex
-	statements []string
-	rowCaps    []int
+	mu              sync.Mutex
+	statements      []string
+	rowCaps         []int
+	privilegeChecks int
 }
 
 // Execute runs plan on the embedded System.
@@ -76,6 +81,21 @@ func (s *SQL) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 		return &domain.RowSet{Columns: []domain.Column{}}, nil
 	}
 	return s.Result, nil
+}
+
+// CheckSQLPrivileges returns Privileged, and counts the check.
+func (s *SQL) CheckSQLPrivileges(context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.privilegeChecks++
+	return s.Privileged
+}
+
+// PrivilegeChecks returns how many times the login role was checked.
+func (s *SQL) PrivilegeChecks() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.privilegeChecks
 }
 
 // Statements returns the statements run so far, in order.

@@ -1,9 +1,15 @@
-// Package conformance is the contract suite of the data-system port: a
-// corpus of questions over the demo with expected answers computed by an
-// independent engine (DuckDB, from the same files; see testdata/README.md),
-// and Run, which every data system runs against itself. The same question
-// must give the same rows and the same refusals on every data system; only
-// the SQL text differs.
+// Package conformance holds the contract suites of app's driven ports,
+// which every adapter runs against itself from its own module's tests
+// (architecture.md §2 lets an adapter's tests, never its code, import this
+// package and app/apptest).
+//
+// The data-system suite is a corpus of questions over the demo with
+// expected answers computed by an independent engine (DuckDB, from the same
+// files; see testdata/README.md): RunSystem asks it of a data system at its
+// port, Run through an app.Surface. The same question must give the same
+// rows and the same refusals on every data system; only the SQL text
+// differs. The catalogue suite (RunCatalog) and the audit-sink suite
+// (RunAuditSink) check the other two ports' contracts.
 package conformance
 
 import (
@@ -153,13 +159,32 @@ func (o outcome) String() string {
 	return fmt.Sprintf("an answer of %d rows", len(o.rows))
 }
 
+// failureCode is the code a caller is told for err: a surface's failure
+// carries it; a data system's own error is classified as the surface
+// classifies it (a ratio defined to fail, or the data system failing).
+func failureCode(err error) app.FailureCode {
+	var f *app.Failure
+	switch {
+	case errors.As(err, &f):
+		return f.Code
+	case errors.Is(err, domain.ErrZeroDenominator):
+		return app.CodeZeroDenominator
+	}
+	return app.CodeUnavailable
+}
+
 // check compares got with the case's expected outcome.
 func check(t *testing.T, c Case, got outcome) {
 	t.Helper()
 	switch c.Expect.Outcome {
 	case "error":
-		if c.Expect.Error == "zero_denominator" && !errors.Is(got.err, domain.ErrZeroDenominator) {
-			t.Fatalf("want the zero-denominator failure, got %s", got)
+		// A failure is compared by its code (the one every transport
+		// tells the caller), whatever the code.
+		if got.err == nil {
+			t.Fatalf("want the failure %s, got %s", c.Expect.Error, got)
+		}
+		if code := failureCode(got.err); string(code) != c.Expect.Error {
+			t.Fatalf("want the failure %s, got %s (%s)", c.Expect.Error, code, got)
 		}
 		return
 	case "refusal":

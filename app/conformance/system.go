@@ -21,7 +21,8 @@ var Today = domain.DateOf(2026, 7, 1)
 // DemoBundle(source), as the application compiles it, and its plan is
 // executed by sys.Execute, the data-system port itself. Answers are
 // compared cell for cell (reals to 1e-9 relative), refusals by code, and
-// a failing ratio must wrap domain.ErrZeroDenominator.
+// failures by the code the surface would give them (a failing ratio must
+// wrap domain.ErrZeroDenominator).
 func RunSystem(t *testing.T, sys app.DataSystem, source string) {
 	t.Helper()
 	cases, err := Cases()

@@ -1,13 +1,14 @@
 // Package wire is the tool-call surface every transport serves, in one
 // place: the wire types of each tool's arguments and results, their JSON
 // Schemas generated from those Go types, the tool declarations (the
-// manifest `sutura tools` prints), the structured content of each result,
-// the reading of the arguments that are not a question, and the fixed
-// sentences of the failure channels (product.md §5, §6).
+// manifest `sutura tools` prints) and the structured content of each
+// result (Content, product.md §6). The arguments are read, and failures
+// classified and worded, by the pipeline in package app.
 //
-// A transport renders what this package produces and adds only its
-// framing: MCP wraps the structured content in a tool result with a text
-// block, the in-process connection returns it as is. Because every
+// A transport encodes app.Result with what this package produces and adds
+// only its framing: MCP wraps the structured content in a tool result with
+// a text block, the in-process connection returns it as is, HTTP writes it
+// as the 200 body. Because every
 // transport calls the same functions, the same call gives byte-identical
 // structured content on each.
 //

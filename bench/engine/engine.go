@@ -41,3 +41,16 @@ type Engine interface {
 	// Run answers one case.
 	Run(ctx context.Context, c Case) (Result, error)
 }
+
+// Warmer is an Engine whose warm state takes more than answering once
+// (sutura fills its cache in the background); the harness calls Warm
+// after the first answer and before it times warm answers.
+type Warmer interface {
+	Warm(ctx context.Context, c Case) error
+}
+
+// Footprinter is an Engine that can say how many bytes of data it holds
+// (after Warm: the columns the question reads).
+type Footprinter interface {
+	Footprint() int64
+}

@@ -17,37 +17,39 @@ import (
 	"sutura.dev/semantic"
 )
 
-// Engine answers benchmark cases through sutura. A warm engine keeps one
-// Arrow engine, so every run after the first reads only its column cache;
-// a cold engine builds a new one for every run, so each run reads the
-// files it needs (with column projection) from disk.
+// Engine answers benchmark cases through sutura's embedded engine over
+// the demo tables of one directory. Its first answers come from an engine
+// that never fills its cache (the cold figure: the question streams the
+// files, and nothing the engine does after the answer counts in its time
+// or memory); Warm switches it to an engine that caches what a question
+// reads, so later answers are warm.
 type Engine struct {
-	name   string
-	dir    string
-	cold   bool
-	bundle *domain.Bundle
-	eng    *arrowengine.Engine
+	name       string
+	dir        string
+	workingSet int64
+	bundle     *domain.Bundle
+	eng        *arrowengine.Engine
 }
 
-// NewEngine returns sutura's engine over the demo tables in dir.
-func NewEngine(ctx context.Context, name, dir string, cold bool) (*Engine, error) {
+// NewEngine returns sutura's engine over the demo tables in dir, with the
+// given working set (0: the engine's default, runtime.working_set_max_bytes
+// of 1 GiB).
+func NewEngine(ctx context.Context, name, dir string, workingSet int64) (*Engine, error) {
 	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{name: name, dir: dir, cold: cold, bundle: b}
-	if !cold {
-		if e.eng, err = e.open(ctx); err != nil {
-			return nil, err
-		}
+	e := &Engine{name: name, dir: dir, workingSet: workingSet, bundle: b}
+	if e.eng, err = e.open(ctx, false); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
 
-func (e *Engine) open(ctx context.Context) (*arrowengine.Engine, error) {
+func (e *Engine) open(ctx context.Context, fill bool) (*arrowengine.Engine, error) {
 	return arrowengine.New(ctx, arrowengine.Config{
 		Source: demo.SourceAlias, Files: os.DirFS(e.dir), Models: e.bundle.Definitions().Models,
-		WorkingSetMaxBytes: 8 << 30,
+		WorkingSetMaxBytes: e.workingSet, NoCacheFill: !fill,
 	})
 }
 
@@ -61,17 +63,32 @@ func (e *Engine) Run(ctx context.Context, c engine.Case) (engine.Result, error) 
 	if err != nil {
 		return engine.Result{}, err
 	}
-	eng := e.eng
-	if e.cold {
-		if eng, err = e.open(ctx); err != nil {
-			return engine.Result{}, err
-		}
-	}
-	rs, err := eng.Execute(ctx, plan)
+	rs, err := e.eng.Execute(ctx, plan)
 	if err != nil {
 		return engine.Result{}, err
 	}
 	return result(rs), nil
+}
+
+// Warm switches to an engine that fills its cache, asks c once and waits
+// for the fill, so the next answers to c come from the cache.
+func (e *Engine) Warm(ctx context.Context, c engine.Case) error {
+	eng, err := e.open(ctx, true)
+	if err != nil {
+		return err
+	}
+	e.eng = eng
+	if _, err := e.Run(ctx, c); err != nil {
+		return err
+	}
+	return eng.Settle(ctx)
+}
+
+// Footprint is the bytes the engine holds in its working set: after Warm,
+// the Arrow columns the question reads (and what is derived from them).
+func (e *Engine) Footprint() int64 {
+	used, _ := e.eng.WorkingSet()
+	return used
 }
 
 // plan parses and compiles a case's wire question.

@@ -10,16 +10,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 
 	mdcatalog "sutura.dev/adapters/catalog-markdown"
-	"sutura.dev/adapters/postgres"
 	"sutura.dev/app"
 	"sutura.dev/cli/internal/config"
 	"sutura.dev/domain"
 	"sutura.dev/examples/demo"
-	engine "sutura.dev/exec-arrow"
 	"sutura.dev/runtime"
 )
 
@@ -96,9 +95,9 @@ func newAdmission(cfg *config.Config) (*runtime.Admission, error) {
 	})
 }
 
-// Process is everything a question needs, built once: the configuration,
-// the pinned bundle, the opened sources, the one admission bound, the audit
-// sink and the Surface over them.
+// Process is everything a question needs, built once and validated: the
+// configuration, the pinned bundle, the opened sources, the one admission
+// bound, the audit sink and the Surface over them.
 type Process struct {
 	*Setup
 	// Catalog serves the bundle in force; Refresh swaps in a new one.
@@ -106,14 +105,19 @@ type Process struct {
 	Sources   map[string]app.Source
 	Admission *runtime.Admission
 	Surface   *app.Surface
+	opened    *openedSources
 	closers   []func() error
 }
 
-// Close releases what the process opened (the audit file).
+// Close releases what the process opened: its sources and the audit file.
 func (p *Process) Close() {
+	if p.opened != nil {
+		p.opened.close()
+	}
 	for _, c := range p.closers {
 		_ = c()
 	}
+	p.closers = nil
 }
 
 // Options adjust how Open builds a process.
@@ -123,22 +127,62 @@ type Options struct {
 	// process as built so far (sources and the admission bound, to read,
 	// never to acquire).
 	WrapAudit func(p *Process, sink app.AuditSink) (app.AuditSink, error)
+	// Logger, when set, is the process's log (the surface's failures);
+	// nil writes text lines to the logs writer.
+	Logger *slog.Logger
+	// UnchosenAudit, when set, receives the audit records when no layer
+	// set audit.sink, instead of the logs writer: the command line gives
+	// it a file when standard error is a terminal. The process owns it:
+	// Close closes it when it is an io.Closer, also when Open fails.
+	UnchosenAudit app.AuditSink
 }
 
-// Open builds the process configured by env: it pins the catalogue, opens
-// every source, builds the admission bound and the audit sink (stderr, the
-// default, writes to logs) and the Surface. logs also receives the
-// one-line demo notice.
+// ValidationError is the start-up validation that failed (product.md
+// §2.3): Err joins every failure found (a source, a table or column, an
+// anchor, run_sql's login role), one per line.
+type ValidationError struct {
+	Err error
+}
+
+func (e *ValidationError) Error() string { return "the catalogue does not validate: " + e.Err.Error() }
+
+func (e *ValidationError) Unwrap() error { return e.Err }
+
+// Open builds the process configured by env and validates it before it
+// returns: it pins the catalogue, opens every source, builds the admission
+// bound, the audit sink (stderr, the default, writes to logs) and the
+// Surface, and runs the start-up validation (app.Surface.Check: tables,
+// grants, anchors, run_sql's role). logs also receives the one-line demo
+// notice and the surface's log. There is no other way to obtain a
+// Process: nothing unvalidated can answer.
 func Open(ctx context.Context, env map[string]string, logs io.Writer, opts Options) (*Process, error) {
 	s, err := Load(env, logs)
 	if err != nil {
 		return nil, err
 	}
+	return OpenSetup(ctx, s, logs, opts)
+}
+
+// OpenSetup is Open for a configuration and bundle already loaded (Load).
+// When a step fails, everything opened before it is closed; a validation
+// that fails is a *ValidationError.
+func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *Process, err error) {
 	p := &Process{Setup: s}
-	if p.Sources, err = openSources(ctx, s, &p.closers); err != nil {
-		p.Close()
+	if c, ok := opts.UnchosenAudit.(io.Closer); ok {
+		p.closers = append(p.closers, c.Close)
+	}
+	defer func() {
+		if err != nil {
+			p.Close()
+		}
+	}()
+	if err = checkFiles(s.Config, s.Bundle); err != nil {
 		return nil, err
 	}
+	if p.opened, err = openSources(ctx, s.Config, s.Bundle); err != nil {
+		return nil, err
+	}
+	p.Sources = p.opened.sources
 	if p.Admission, err = newAdmission(s.Config); err != nil {
 		return nil, err
 	}
@@ -147,78 +191,42 @@ func Open(ctx context.Context, env map[string]string, logs io.Writer, opts Optio
 	case config.SinkFile:
 		w, err := runtime.OpenAuditFile(s.Config.Audit.File)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("audit.file: %w", err)
 		}
 		p.closers = append(p.closers, w.Close)
 		sink = w
 	default:
 		sink = runtime.NewAuditStream(logs)
+		if opts.UnchosenAudit != nil && !s.Config.Audit.SinkChosen {
+			sink = opts.UnchosenAudit
+		}
 	}
 	if opts.WrapAudit != nil {
 		if sink, err = opts.WrapAudit(p, sink); err != nil {
-			p.Close()
 			return nil, err
 		}
 	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(logs, nil))
+	}
 	if p.Catalog, err = app.NewSwappableCatalog(s.Bundle); err != nil {
-		p.Close()
 		return nil, err
 	}
 	p.Surface, err = app.New(app.Config{
 		Catalog: p.Catalog, Sources: p.Sources, Admission: p.Admission, Audit: sink,
+		Tools:          app.Tools(app.ToolOptions{RunSQL: s.Config.Tools.RunSQL.Enabled}),
+		SQLSource:      s.Config.Tools.RunSQL.Source,
 		RequestTimeout: s.Config.Server.RequestTimeout(),
+		Logger:         logger,
 	})
 	if err != nil {
-		p.Close()
 		return nil, err
 	}
-	if s.Config.Tools.RunSQL.Enabled {
-		if _, err := p.Surface.SQLSource(); err != nil {
-			p.Close()
-			return nil, fmt.Errorf("tools.run_sql.enabled: %w", err)
-		}
+	if err := p.Surface.Check(ctx); err != nil {
+		return nil, &ValidationError{Err: err}
 	}
 	return p, nil
-}
-
-// openSources opens every configured source (or the embedded demo's) with
-// the models of the bundle that live on it. This table is the only place
-// adapters are chosen; there is no registration by init.
-func openSources(ctx context.Context, s *Setup, closers *[]func() error) (map[string]app.Source, error) {
-	byAlias := map[string][]domain.Model{}
-	for _, m := range s.Bundle.Definitions().Models {
-		byAlias[m.Source] = append(byAlias[m.Source], m)
-	}
-	cfg := s.Config
-	out := map[string]app.Source{}
-	if cfg.Demo() {
-		eng, err := engine.New(ctx, engine.Config{Source: demo.SourceAlias, Files: demo.Data(), Models: byAlias[demo.SourceAlias], WorkingSetMaxBytes: cfg.Runtime.WorkingSetMaxBytes})
-		if err != nil {
-			return nil, err
-		}
-		out[demo.SourceAlias] = app.Source{System: eng, Posture: domain.SharedServiceUser}
-		return out, nil
-	}
-	for alias, src := range cfg.Sources {
-		switch src.Kind {
-		case config.KindFiles:
-			eng, err := engine.New(ctx, engine.Config{Source: alias, Files: os.DirFS(src.DataDir), Models: byAlias[alias], WorkingSetMaxBytes: cfg.Runtime.WorkingSetMaxBytes})
-			if err != nil {
-				return nil, err
-			}
-			out[alias] = app.Source{System: eng, Posture: domain.Posture(src.Posture)}
-		case config.KindPostgres:
-			db, err := postgres.New(ctx, postgresConfig(alias, src, byAlias[alias], cfg.Runtime.MaxConcurrentQueries))
-			if err != nil {
-				return nil, fmt.Errorf("sources.%s: %w", alias, err)
-			}
-			*closers = append(*closers, func() error { db.Close(); return nil })
-			out[alias] = app.Source{System: db, Posture: domain.Posture(src.Posture)}
-		default:
-			return nil, fmt.Errorf("sources.%s.kind: this build has no adapter for this kind of source yet", alias)
-		}
-	}
-	return out, nil
 }
 
 // ReadFileLimited reads a configured file of at most limit bytes.

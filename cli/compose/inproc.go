@@ -22,7 +22,6 @@ type InProcessOptions struct {
 func (p *Process) InProcess(opts InProcessOptions) (*inproc.Connection, error) {
 	return inproc.New(inproc.Config{
 		Surface: p.Surface, Admission: p.Admission,
-		Tools:    app.Tools(app.ToolOptions{RunSQL: p.Config.Tools.RunSQL.Enabled}),
 		ServerID: opts.ServerID, Caller: opts.Caller, EnforceScopes: opts.Caller != nil,
 	})
 }

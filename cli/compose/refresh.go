@@ -9,10 +9,16 @@ import (
 	"sutura.dev/app"
 )
 
-// Refresh re-reads the configured catalogue, pins it and re-validates it
-// against the open sources (anchors included); only a bundle that passes
-// is swapped in, atomically. A failing refresh keeps the bundle in force
-// and returns why. The embedded demo never changes, so it is not re-read.
+// Refresh re-reads the configured catalogue, pins it and validates it with
+// the start-up validation against the sources opened for its own models
+// (every table and declared column of the new bundle, anchors included),
+// not against the models the process opened with; only a bundle that
+// passes is swapped in, atomically. The sources opened to validate it are
+// closed again: questions keep running on the process's sources, which
+// execute any plan of their source from the plan itself. The data spans of
+// the new bundle are read from those sources too (app.ReadSpans). A failing refresh
+// keeps the bundle in force and returns why. The embedded demo never
+// changes, so it is not re-read.
 func (p *Process) Refresh(ctx context.Context) error {
 	if p.Config.Demo() {
 		return nil
@@ -21,11 +27,26 @@ func (p *Process) Refresh(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := app.CheckBundle(ctx, b, p.Sources); err != nil {
+	if err := checkFiles(p.Config, b); err != nil {
+		return err
+	}
+	opened, err := openSources(ctx, p.Config, b)
+	if err != nil {
+		return fmt.Errorf("the refreshed catalogue's sources do not open: %w", err)
+	}
+	defer opened.close()
+	if err := app.CheckBundle(ctx, b, opened.sources); err != nil {
 		return fmt.Errorf("the refreshed catalogue does not validate: %w", err)
 	}
-	_, err = p.Catalog.Swap(b)
-	return err
+	spans, err := app.ReadSpans(ctx, b, opened.sources)
+	if err != nil {
+		return err
+	}
+	if _, err = p.Catalog.Swap(b); err != nil {
+		return err
+	}
+	p.Surface.SetSpans(b, spans)
+	return nil
 }
 
 // RefreshEvery runs Refresh on the catalogue's refresh_seconds interval

@@ -9,6 +9,7 @@ require (
 	sutura.dev/adapters/import-cube v0.0.0
 	sutura.dev/adapters/import-dbt v0.0.0
 	sutura.dev/adapters/import-osi v0.0.0
+	sutura.dev/adapters/importread v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/exec-arrow v0.0.0
 	sutura.dev/semantic v0.0.0
@@ -50,7 +51,11 @@ replace (
 	sutura.dev/adapters/import-cube => ../../adapters/import-cube
 	sutura.dev/adapters/import-dbt => ../../adapters/import-dbt
 	sutura.dev/adapters/import-osi => ../../adapters/import-osi
+	sutura.dev/app => ../../app
 	sutura.dev/domain => ../../domain
 	sutura.dev/exec-arrow => ../../exec-arrow
+	sutura.dev/runtime => ../../runtime
 	sutura.dev/semantic => ../../semantic
 )
+
+replace sutura.dev/adapters/importread => ../../adapters/importread

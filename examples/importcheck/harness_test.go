@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	mdcatalog "sutura.dev/adapters/catalog-markdown"
+	"sutura.dev/adapters/importread"
 	"sutura.dev/domain"
 	engine "sutura.dev/exec-arrow"
 	"sutura.dev/semantic"
@@ -27,16 +28,16 @@ import (
 // readFixture reads a fixture as the command line does: YAML (and JSON)
 // files with their bytes, other files by name only, each text with old
 // replaced by new.
-func readFixture(t *testing.T, dir string, replace ...string) []file {
+func readFixture(t *testing.T, dir string, replace ...string) []importread.File {
 	t.Helper()
 	r := strings.NewReplacer(replace...)
-	var out []file
+	var out []importread.File
 	root := os.DirFS(dir)
 	require.NoError(t, fs.WalkDir(root, ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
 		}
-		f := file{Path: p}
+		f := importread.File{Path: p}
 		switch path.Ext(p) {
 		case ".yml", ".yaml":
 			data, err := fs.ReadFile(root, p)
@@ -49,12 +50,6 @@ func readFixture(t *testing.T, dir string, replace ...string) []file {
 		return nil
 	}))
 	return out
-}
-
-// file is one input file, as every importer takes it.
-type file struct {
-	Path string
-	Data []byte
 }
 
 // catalogue writes an import with the shared writer and loads what was

@@ -10,14 +10,22 @@ import (
 	"sutura.dev/adapters/import-cube"
 	"sutura.dev/adapters/import-dbt"
 	"sutura.dev/adapters/import-osi"
+	"sutura.dev/adapters/importread"
 )
 
-func mapSlice[T, U any](in []T, f func(T) U) []U {
-	out := make([]U, len(in))
-	for i, x := range in {
-		out[i] = f(x)
+// imported hands an importer's result to the shared writer, as the cli
+// does.
+func imported(t *testing.T, format string, r *importread.Result, err error) mdcatalog.Imported {
+	t.Helper()
+	require.NoError(t, err)
+	imp := mdcatalog.Imported{Format: format, Definitions: r.Definitions, Glossary: r.Glossary}
+	for _, d := range r.Dimensions {
+		imp.Dimensions = append(imp.Dimensions, mdcatalog.ImportedDimension(d))
 	}
-	return out
+	for _, e := range r.Entries {
+		imp.Entries = append(imp.Entries, mdcatalog.ImportEntry(e))
+	}
+	return imp
 }
 
 // monthly is the reference SQL of one metric by month over 2024: value is
@@ -44,12 +52,8 @@ func itoa(i int) string { return string(rune('0' + i)) }
 // hand as SQL (sum_boolean as SUM(CASE WHEN ... THEN 1 ELSE 0 END), a sum
 // of 1 as COUNT(*), dimensions reached through entities as LEFT JOINs).
 func TestDBTMetricsKeepTheirMeaning(t *testing.T) {
-	r, err := dbt.Read(mapSlice(readFixture(t, "../../adapters/import-dbt/testdata/simple_semantic_manifest", "$source_schema", "analytics"),
-		func(f file) dbt.File { return dbt.File(f) }))
-	require.NoError(t, err)
-	b := catalogue(t, mdcatalog.Imported{Format: "dbt", Definitions: r.Definitions, Glossary: r.Glossary,
-		Dimensions: mapSlice(r.Dimensions, func(d dbt.Dimension) mdcatalog.ImportedDimension { return mdcatalog.ImportedDimension(d) }),
-		Entries:    mapSlice(r.Entries, func(e dbt.Entry) mdcatalog.ImportEntry { return mdcatalog.ImportEntry(e) })})
+	r, err := dbt.Read(readFixture(t, "../../adapters/import-dbt/testdata/simple_semantic_manifest", "$source_schema", "analytics"))
+	b := catalogue(t, imported(t, "dbt", r, err))
 	require.Len(t, b.Definitions().Metrics, 16)
 
 	dir, db := generate(t, b, map[string]table{
@@ -100,11 +104,8 @@ func TestDBTMetricsKeepTheirMeaning(t *testing.T) {
 // Cube's own fixtures: a count without sql is COUNT(*) of the cube, a
 // measure filter is a WHERE, and a join is a LEFT JOIN on its columns.
 func TestCubeMetricsKeepTheirMeaning(t *testing.T) {
-	r, err := cube.Read(mapSlice(readFixture(t, "../../adapters/import-cube/testdata/schema-compiler"), func(f file) cube.File { return cube.File(f) }))
-	require.NoError(t, err)
-	b := catalogue(t, mdcatalog.Imported{Format: "cube", Definitions: r.Definitions, Glossary: r.Glossary,
-		Dimensions: mapSlice(r.Dimensions, func(d cube.Dimension) mdcatalog.ImportedDimension { return mdcatalog.ImportedDimension(d) }),
-		Entries:    mapSlice(r.Entries, func(e cube.Entry) mdcatalog.ImportEntry { return mdcatalog.ImportEntry(e) })})
+	r, err := cube.Read(readFixture(t, "../../adapters/import-cube/testdata/schema-compiler"))
+	b := catalogue(t, imported(t, "cube", r, err))
 	require.Len(t, b.Definitions().Metrics, 2)
 
 	dir, db := generate(t, b, map[string]table{
@@ -127,11 +128,8 @@ func TestCubeMetricsKeepTheirMeaning(t *testing.T) {
 func TestOSIMetricsKeepTheirMeaning(t *testing.T) {
 	data, err := os.ReadFile("../../adapters/import-osi/testdata/shop/shop.yaml")
 	require.NoError(t, err)
-	r, err := osi.Read([]osi.File{{Path: "shop.yaml", Data: data}})
-	require.NoError(t, err)
-	b := catalogue(t, mdcatalog.Imported{Format: "osi", Definitions: r.Definitions, Glossary: r.Glossary,
-		Dimensions: mapSlice(r.Dimensions, func(d osi.Dimension) mdcatalog.ImportedDimension { return mdcatalog.ImportedDimension(d) }),
-		Entries:    mapSlice(r.Entries, func(e osi.Entry) mdcatalog.ImportEntry { return mdcatalog.ImportEntry(e) })})
+	r, err := osi.Read([]importread.File{{Path: "shop.yaml", Data: data}})
+	b := catalogue(t, imported(t, "osi", r, err))
 	require.Len(t, b.Definitions().Metrics, 8)
 
 	dir, db := generate(t, b, map[string]table{

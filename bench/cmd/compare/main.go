@@ -1,19 +1,24 @@
 // Command compare benchmarks engines answering sutura questions over the
-// demo data set at scale: it generates the data with the demo generator
-// (Parquet and CSV), then, for each engine in its own process, times the
-// setup and each question (median of -runs timed runs after one warm-up)
-// and records the peak resident set size, and prints a table. It also
-// checks every engine returns the same answer, cell for cell.
+// demo data set at scale. It generates the data with the demo generator
+// (Parquet and CSV, as the engines need), then measures every question on
+// every engine in a fresh process of its own: the first answer there is
+// the cold figure (nothing cached, no statistics warmed) with the peak
+// resident memory it took; the runs after it are the warm figures. It
+// prints the tables and exits 1 when an engine's answer differs from the
+// reference engine's (DuckDB), cell for cell.
 //
 // Usage (from bench/):
 //
 //	GOWORK=off go run ./cmd/compare -rows 10000000 -work /tmp/sutura-bench
+//	GOWORK=off go run ./cmd/compare -rows 100000000 -engines sutura-parquet,duckdb-parquet -runs 0
 //
-// The engines are registered in engines.go, where sutura's own engine
-// plugs in (see HOOK).
+// The second line is the 100-million-row scale point (about 1.9 GB of
+// Parquet, generated on first use; never committed, never run in CI).
+// The engines are registered in engines.go.
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -24,28 +29,37 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // config is what the flags say.
 type config struct {
-	rows    int64
-	work    string
-	repo    string
-	runs    int
-	engines []string
-	cases   []string
+	rows       int64
+	work       string
+	repo       string
+	runs       int
+	workingSet int64
+	timeout    time.Duration
+	cpuProfile string
+	engines    []string
+	cases      []string
 }
 
 func main() {
 	var c config
-	var engineList, caseList, child string
-	flag.Int64Var(&c.rows, "rows", 10_000_000, "order rows to generate")
+	var engineList, caseList, child, childCase string
+	flag.Int64Var(&c.rows, "rows", 10_000_000, "order rows to generate (100000000 is the scale point)")
 	flag.StringVar(&c.work, "work", filepath.Join(os.TempDir(), "sutura-bench"), "directory for the generated data")
 	flag.StringVar(&c.repo, "repo", "..", "the workspace root (holds examples/demo/gen)")
-	flag.IntVar(&c.runs, "runs", 5, "timed runs per question (after one warm-up)")
+	flag.IntVar(&c.runs, "runs", 5, "warm runs per question after the first answer (and one warm-up); 0 measures only the first answer")
+	flag.Int64Var(&c.workingSet, "working-set", 0, "sutura's runtime.working_set_max_bytes (0: the default, 1 GiB)")
+	flag.DurationVar(&c.timeout, "timeout", 30*time.Minute, "longest one engine may take over one question")
 	flag.StringVar(&engineList, "engines", strings.Join(engineOrder, ","), "engines to measure, comma-separated")
 	flag.StringVar(&caseList, "cases", "", "questions to run, comma-separated (default: all)")
-	flag.StringVar(&child, "child", "", "internal: measure this one engine and print its report as JSON")
+	flag.StringVar(&child, "child", "", "internal: measure this one engine on -case and print the report as JSON")
+	flag.StringVar(&childCase, "case", "", "internal: the question a child measures")
+	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of each first answer to this path prefix (+engine.case.pprof)")
 	flag.Parse()
 	log.SetFlags(0)
 	c.engines = strings.Split(engineList, ",")
@@ -57,35 +71,43 @@ func main() {
 			log.Fatalf("unknown engine %q", e)
 		}
 	}
-	if c.runs < 1 {
-		log.Fatal("-runs must be at least 1")
+	if c.runs < 0 {
+		log.Fatal("-runs may not be negative")
 	}
 	ctx := context.Background()
 	if child != "" {
-		rep, err := measure(ctx, c, child)
+		rep, err := measure(ctx, c, child, childCase)
 		if err != nil {
-			log.Fatalf("%s: %v", child, err)
+			rep.Error = err.Error()
 		}
 		if err := json.NewEncoder(os.Stdout).Encode(rep); err != nil {
 			log.Fatal(err)
 		}
 		return
 	}
+	idx, err := selected(c)
+	if err != nil {
+		log.Fatal(err)
+	}
 	d := dataSet{work: c.work, rows: c.rows}
 	if err := ensureData(ctx, c, d); err != nil {
 		log.Fatal(err)
 	}
-	var reports []report
 	loadBefore := loadAvg()
-	for _, e := range c.engines {
-		log.Printf("measuring %s …", e)
-		rep, err := runChild(ctx, e)
-		if err != nil {
-			log.Fatalf("%s: %v", e, err)
+	var reports []report
+	for _, i := range idx {
+		for _, e := range c.engines {
+			log.Printf("%s on %s (load %s) …", benchCases[i].Name, e, loadAvg())
+			rep, err := runChild(ctx, c, e, benchCases[i].Name)
+			if err != nil {
+				log.Fatalf("%s on %s: %v", benchCases[i].Name, e, err)
+			}
+			reports = append(reports, rep)
 		}
-		reports = append(reports, rep)
 	}
-	printReports(os.Stdout, c, reports, loadBefore)
+	if !printReports(os.Stdout, c, idx, reports, loadBefore) {
+		os.Exit(1)
+	}
 }
 
 // selected returns the cases the flags ask for.
@@ -140,28 +162,39 @@ func withoutGOWORK(env []string) []string {
 	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "GOWORK=") })
 }
 
-// runChild measures one engine in a fresh process (so its peak RSS is its
-// own) by re-running this binary with -child.
-func runChild(ctx context.Context, name string) (report, error) {
+// runChild measures one engine on one question in a fresh process (so its
+// first answer is cold and its memory peak its own) by re-running this
+// binary with -child and -case. The process's lifetime peak comes from
+// the kernel's accounting of the child (wait4's ru_maxrss).
+func runChild(ctx context.Context, c config, engineName, caseName string) (report, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return report{}, err
 	}
-	args := []string{"-child", name}
+	args := []string{"-child", engineName, "-case", caseName}
 	flag.Visit(func(f *flag.Flag) {
-		if f.Name != "child" && f.Name != "engines" {
+		switch f.Name {
+		case "child", "case", "engines", "cases":
+		default:
 			args = append(args, "-"+f.Name+"="+f.Value.String())
 		}
 	})
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, self, args...)
 	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return report{}, err
-	}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	runErr := cmd.Run()
 	var rep report
-	if err := json.Unmarshal(out, &rep); err != nil {
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		if runErr != nil {
+			return report{}, runErr
+		}
 		return report{}, fmt.Errorf("child report: %w", err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rep.ProcessPeakRSS = ru.Maxrss * 1024
 	}
 	return rep, nil
 }

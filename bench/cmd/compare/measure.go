@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,36 +20,43 @@ import (
 	"sutura.dev/bench/engine"
 )
 
-// report is one engine's measurements, sent from the child as JSON.
+// report is one engine's measurements of one question, in a fresh
+// process, sent from the child as JSON.
 type report struct {
 	Engine string `json:"engine"`
-	// Setup is opening or loading the data, before the first question.
+	Case   string `json:"case"`
+	Error  string `json:"error,omitempty"`
+	// SetupMS is opening (or loading) the data, before the question.
 	SetupMS       float64 `json:"setup_ms"`
-	SetupPeakRSS  int64   `json:"setup_peak_rss"`
 	RSSAfterSetup int64   `json:"rss_after_setup"`
-	// PeakRSS is the process's peak over its whole life.
-	PeakRSS int64 `json:"peak_rss"`
-	// PeakResets says whether the peak could be reset per phase
-	// (/proc/self/clear_refs); if not, peaks are since process start.
-	PeakResets bool             `json:"peak_resets"`
-	Questions  []questionReport `json:"questions"`
-}
-
-// questionReport is one question's measurements on one engine.
-type questionReport struct {
-	Name    string    `json:"name"`
-	Rows    int       `json:"rows"`
-	Digest  string    `json:"digest"`
-	FirstMS float64   `json:"first_ms"`
-	RunsMS  []float64 `json:"runs_ms"`
-	// CPUMS is the process's user+system CPU time of each timed run: all
-	// of the engine's threads, and less sensitive to a busy machine than
-	// the wall time.
-	CPUMS   []float64 `json:"cpu_ms"`
-	PeakRSS int64     `json:"peak_rss"`
+	// The first answer in the fresh process: the cold figure. Its peak is
+	// the resident set's high-water mark from the end of setup to the
+	// answer (VmHWM, reset through /proc/self/clear_refs).
+	FirstMS      float64 `json:"first_ms"`
+	FirstCPUMS   float64 `json:"first_cpu_ms"`
+	FirstPeakRSS int64   `json:"first_peak_rss"`
+	Rows         int     `json:"rows"`
+	Digest       string  `json:"digest"`
+	// Warm runs, after Warm (for an engine that fills caches in the
+	// background) and one warm-up run; their peak is measured the same way.
+	WarmMS      []float64 `json:"warm_ms,omitempty"`
+	WarmCPUMS   []float64 `json:"warm_cpu_ms,omitempty"`
+	WarmPeakRSS int64     `json:"warm_peak_rss,omitempty"`
+	// Footprint is the bytes of data the engine holds after Warm (for
+	// sutura: the Arrow columns the question reads), when it can say.
+	Footprint int64 `json:"footprint,omitempty"`
+	// PeakResets says whether peaks could be reset per phase; if not,
+	// they count from the process's start.
+	PeakResets bool `json:"peak_resets"`
+	// ProcessPeakRSS is the child's lifetime peak, from the parent's
+	// wait4 (setup included).
+	ProcessPeakRSS int64 `json:"process_peak_rss"`
 }
 
 func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
 	s := slices.Sorted(slices.Values(v))
 	n := len(s)
 	if n%2 == 1 {
@@ -57,50 +65,76 @@ func median(v []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// measure sets one engine up and times every selected question.
-func measure(ctx context.Context, c config, name string) (report, error) {
-	idx, err := selected(c)
-	if err != nil {
-		return report{}, err
+// measure sets one engine up and measures one question: the first answer,
+// then (with -runs) the warm answers.
+func measure(ctx context.Context, c config, name, caseName string) (report, error) {
+	rep := report{Engine: name, Case: caseName}
+	i := slices.IndexFunc(benchCases, func(bc engine.Case) bool { return bc.Name == caseName })
+	if i < 0 {
+		return rep, fmt.Errorf("no question %q", caseName)
 	}
-	rep := report{Engine: name, PeakResets: resetPeak() == nil}
+	bc := benchCases[i]
 	start := time.Now()
-	e, err := engines[name].open(ctx, dataSet{work: c.work, rows: c.rows})
+	e, err := engines[name].open(ctx, dataSet{work: c.work, rows: c.rows}, c)
 	if err != nil {
-		return report{}, err
+		return rep, err
 	}
 	if cl, ok := e.(io.Closer); ok {
 		defer cl.Close()
 	}
 	rep.SetupMS = ms(time.Since(start))
-	rep.SetupPeakRSS, rep.RSSAfterSetup = procStatus("VmHWM"), procStatus("VmRSS")
-	for _, i := range idx {
-		bc := benchCases[i]
-		qr := questionReport{Name: bc.Name}
-		runtime.GC()
-		_ = resetPeak()
-		t := time.Now()
-		res, err := e.Run(ctx, bc)
+	rep.RSSAfterSetup = procStatus("VmRSS")
+	runtime.GC()
+	rep.PeakResets = resetPeak() == nil
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile + name + "." + caseName + ".pprof")
 		if err != nil {
-			return report{}, fmt.Errorf("%s: %w", bc.Name, err)
+			return rep, err
 		}
-		qr.FirstMS = ms(time.Since(t))
-		qr.Rows = len(res.Rows)
-		if qr.Digest, err = digest(res); err != nil {
-			return report{}, err
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return rep, err
 		}
-		for range c.runs {
-			cpu, t := cpuTime(), time.Now()
-			if _, err := e.Run(ctx, bc); err != nil {
-				return report{}, fmt.Errorf("%s: %w", bc.Name, err)
-			}
-			qr.RunsMS = append(qr.RunsMS, ms(time.Since(t)))
-			qr.CPUMS = append(qr.CPUMS, ms(cpuTime()-cpu))
-		}
-		qr.PeakRSS = procStatus("VmHWM")
-		rep.Questions = append(rep.Questions, qr)
 	}
-	rep.PeakRSS = procStatus("VmHWM")
+	cpu, t := cpuTime(), time.Now()
+	res, err := e.Run(ctx, bc)
+	if c.cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	if err != nil {
+		return rep, err
+	}
+	rep.FirstMS, rep.FirstCPUMS = ms(time.Since(t)), ms(cpuTime()-cpu)
+	rep.FirstPeakRSS = procStatus("VmHWM")
+	rep.Rows = len(res.Rows)
+	if rep.Digest, err = digest(res); err != nil {
+		return rep, err
+	}
+	if c.runs == 0 {
+		return rep, nil
+	}
+	if wm, ok := e.(engine.Warmer); ok {
+		if err := wm.Warm(ctx, bc); err != nil {
+			return rep, err
+		}
+	}
+	if f, ok := e.(engine.Footprinter); ok {
+		rep.Footprint = f.Footprint()
+	}
+	if _, err := e.Run(ctx, bc); err != nil { // warm-up
+		return rep, err
+	}
+	runtime.GC()
+	_ = resetPeak()
+	for range c.runs {
+		cpu, t := cpuTime(), time.Now()
+		if _, err := e.Run(ctx, bc); err != nil {
+			return rep, err
+		}
+		rep.WarmMS = append(rep.WarmMS, ms(time.Since(t)))
+		rep.WarmCPUMS = append(rep.WarmCPUMS, ms(cpuTime()-cpu))
+	}
+	rep.WarmPeakRSS = procStatus("VmHWM")
 	return rep, nil
 }
 
@@ -166,48 +200,113 @@ func procStatus(field string) int64 {
 	return 0
 }
 
-func mib(b int64) string { return fmt.Sprintf("%.0f", float64(b)/(1<<20)) }
+func mib(b int64) string {
+	if b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", float64(b)/(1<<20))
+}
 
-// printReports prints the setup table, the per-question table and whether
-// the engines agree on every answer.
-func printReports(w io.Writer, c config, reps []report, loadBefore string) {
-	fmt.Fprintf(w, "\n%d order rows; %d timed runs per question after one warm-up; %d CPUs; load average %s before, %s after;\n"+
-		"times in ms (wall; cpu = user+system of the engine's process), memory in MiB (RSS)\n\n",
-		c.rows, c.runs, runtime.NumCPU(), loadBefore, loadAvg())
-	fmt.Fprintln(w, "| engine | setup ms | peak RSS in setup | RSS after setup | peak RSS overall |")
-	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: |")
+// printReports prints every measurement, the comparison tables, and
+// whether every engine's answers equal the reference's. It returns false
+// when an answer differs or an engine failed.
+func printReports(w io.Writer, c config, idx []int, reps []report, loadBefore string) bool {
+	warm := "first answers only"
+	if c.runs > 0 {
+		warm = fmt.Sprintf("%d warm runs after one warm-up", c.runs)
+	}
+	fmt.Fprintf(w, "\n%d order rows; every question on every engine in a fresh process; %s; %d CPUs; load average %s before, %s after;\n"+
+		"times in ms (wall; cpu = user+system of the engine's process), memory in MiB\n\n",
+		c.rows, warm, runtime.NumCPU(), loadBefore, loadAvg())
+	by := map[[2]string]report{}
 	for _, r := range reps {
-		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %s |\n", r.Engine, r.SetupMS, mib(r.SetupPeakRSS), mib(r.RSSAfterSetup), mib(r.PeakRSS))
+		by[[2]string{r.Case, r.Engine}] = r
+	}
+	fmt.Fprintln(w, "| question | engine | rows | first ms | first cpu ms | first peak RSS | warm median ms | warm min | warm max | warm peak RSS | data held | process peak |")
+	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	ok := true
+	for _, i := range idx {
+		name := benchCases[i].Name
+		for _, e := range c.engines {
+			r := by[[2]string{name, e}]
+			if r.Error != "" {
+				fmt.Fprintf(w, "| %s | %s | FAILED: %s |\n", name, e, r.Error)
+				ok = false
+				continue
+			}
+			warmMin, warmMax := 0.0, 0.0
+			if len(r.WarmMS) > 0 {
+				warmMin, warmMax = slices.Min(r.WarmMS), slices.Max(r.WarmMS)
+			}
+			fmt.Fprintf(w, "| %s | %s | %d | %.0f | %.0f | %s | %.1f | %.1f | %.1f | %s | %s | %s |\n", name, e, r.Rows,
+				r.FirstMS, r.FirstCPUMS, mib(r.FirstPeakRSS), median(r.WarmMS), warmMin, warmMax, mib(r.WarmPeakRSS), mib(r.Footprint), mib(r.ProcessPeakRSS))
+		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| question | engine | rows | median ms | min ms | max ms | first ms | median cpu ms | peak RSS |")
-	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-	var disagree []string
-	for qi, bc := range benchCases {
-		var digests []string
-		for _, r := range reps {
-			for _, q := range r.Questions {
-				if q.Name != bc.Name {
-					continue
-				}
-				fmt.Fprintf(w, "| %s | %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %s |\n", q.Name, r.Engine, q.Rows,
-					median(q.RunsMS), slices.Min(q.RunsMS), slices.Max(q.RunsMS), q.FirstMS, median(q.CPUMS), mib(q.PeakRSS))
-				digests = append(digests, q.Digest)
+	ratioTable(w, c, idx, by, "First answer (cold), Parquet", "sutura-parquet", "duckdb-parquet", func(r report) float64 { return r.FirstMS }, true)
+	ratioTable(w, c, idx, by, "First answer (cold), CSV", "sutura-csv", "duckdb-csv", func(r report) float64 { return r.FirstMS }, true)
+	ratioTable(w, c, idx, by, "Warm answers (median)", "sutura-parquet", "duckdb-memory", func(r report) float64 { return median(r.WarmMS) }, false)
+
+	ref := ""
+	for _, e := range referenceOrder {
+		if slices.Contains(c.engines, e) {
+			ref = e
+			break
+		}
+	}
+	if ref == "" && len(c.engines) > 0 {
+		ref = c.engines[0]
+	}
+	var differ []string
+	for _, i := range idx {
+		name := benchCases[i].Name
+		want := by[[2]string{name, ref}]
+		for _, e := range c.engines {
+			r := by[[2]string{name, e}]
+			if r.Error == "" && want.Error == "" && r.Digest != want.Digest {
+				differ = append(differ, name+" ("+e+")")
 			}
 		}
-		if len(slices.Compact(slices.Clone(digests))) > 1 {
-			disagree = append(disagree, benchCases[qi].Name)
-		}
 	}
-	fmt.Fprintln(w)
-	if len(disagree) > 0 {
-		fmt.Fprintf(w, "ANSWERS DIFFER between engines on: %s\n", strings.Join(disagree, ", "))
-	} else {
-		fmt.Fprintln(w, "All engines returned identical answers (columns and canonical cells) on every question.")
+	switch {
+	case len(differ) > 0:
+		fmt.Fprintf(w, "ANSWERS DIFFER from %s's on: %s\n", ref, strings.Join(differ, ", "))
+		ok = false
+	case ok:
+		fmt.Fprintf(w, "Every engine returned %s's answer (columns and canonical cells) on every question.\n", ref)
 	}
 	for _, r := range reps {
 		if !r.PeakResets {
 			fmt.Fprintf(w, "note: %s could not reset its peak RSS; its peaks count from process start\n", r.Engine)
+			break
 		}
 	}
+	return ok
+}
+
+// ratioTable compares engine a with engine b on every question, when the
+// run measured both.
+func ratioTable(w io.Writer, c config, idx []int, by map[[2]string]report, title, a, b string, val func(report) float64, peaks bool) {
+	if !slices.Contains(c.engines, a) || !slices.Contains(c.engines, b) {
+		return
+	}
+	fmt.Fprintf(w, "%s: %s against %s\n\n", title, a, b)
+	if peaks {
+		fmt.Fprintf(w, "| question | %s ms | %s ms | ratio | %s peak RSS | %s peak RSS |\n| --- | ---: | ---: | ---: | ---: | ---: |\n", a, b, a, b)
+	} else {
+		fmt.Fprintf(w, "| question | %s ms | %s ms | ratio |\n| --- | ---: | ---: | ---: |\n", a, b)
+	}
+	for _, i := range idx {
+		name := benchCases[i].Name
+		ra, rb := by[[2]string{name, a}], by[[2]string{name, b}]
+		if ra.Error != "" || rb.Error != "" || val(rb) == 0 {
+			continue
+		}
+		if peaks {
+			fmt.Fprintf(w, "| %s | %.0f | %.0f | %.2f× | %s | %s |\n", name, val(ra), val(rb), val(ra)/val(rb), mib(ra.FirstPeakRSS), mib(rb.FirstPeakRSS))
+		} else {
+			fmt.Fprintf(w, "| %s | %.1f | %.1f | %.2f× |\n", name, val(ra), val(rb), val(ra)/val(rb))
+		}
+	}
+	fmt.Fprintln(w)
 }

@@ -12,11 +12,11 @@ import (
 // FILTER clauses, with a null cell where a metric has no rows.
 var benchCases = []engine.Case{
 	{
-		Name:     "month-one-metric",
-		Question: q.Question{Metrics: []string{"net_sales"}, Grain: "month", Range: q.Range{Start: "2025-01-01", End: "2026-01-01"}},
+		Name:     "month-two-years",
+		Question: q.Question{Metrics: []string{"net_sales"}, Grain: "month", Range: q.Range{Start: "2024-01-01", End: "2026-01-01"}},
 		ReferenceSQL: `SELECT date_trunc('month', order_date)::DATE AS period, sum(net_amount_cents) AS net_sales
 FROM orders
-WHERE order_date >= DATE '2025-01-01' AND order_date < DATE '2026-01-01' AND status <> 'cancelled' AND is_paid = true
+WHERE order_date >= DATE '2024-01-01' AND order_date < DATE '2026-01-01' AND status <> 'cancelled' AND is_paid = true
 GROUP BY period ORDER BY period`,
 	},
 	{
@@ -31,6 +31,18 @@ LEFT JOIN regions r ON r.region_id = c.region_id
 LEFT JOIN products p ON p.product_id = o.product_id
 WHERE o.order_date >= DATE '2025-01-01' AND o.order_date < DATE '2026-01-01' AND o.status <> 'cancelled'
 GROUP BY ALL ORDER BY area ASC NULLS LAST, product_category ASC NULLS LAST, period`,
+	},
+	{
+		Name: "area-channel-quarter",
+		Question: q.Question{Metrics: []string{"gross_sales"}, Grain: "quarter", Range: q.Range{Start: "2025-01-01", End: "2026-01-01"},
+			Dimensions: []string{"area", "channel"}},
+		ReferenceSQL: `SELECT r.region_name AS area, o.channel AS channel,
+       date_trunc('quarter', o.order_date)::DATE AS period, sum(o.gross_amount_cents) AS gross_sales
+FROM orders o
+LEFT JOIN customers c ON c.customer_id = o.customer_id
+LEFT JOIN regions r ON r.region_id = c.region_id
+WHERE o.order_date >= DATE '2025-01-01' AND o.order_date < DATE '2026-01-01' AND o.status <> 'cancelled'
+GROUP BY ALL ORDER BY area ASC NULLS LAST, channel ASC NULLS LAST, period`,
 	},
 	{
 		Name: "count-distinct",
@@ -52,6 +64,16 @@ LEFT JOIN customers c ON c.customer_id = o.customer_id
 LEFT JOIN regions r ON r.region_id = c.region_id
 WHERE o.order_date >= DATE '2025-01-01' AND o.order_date < DATE '2026-01-01' AND o.status = 'completed'
 GROUP BY ALL ORDER BY area ASC NULLS LAST, period`,
+	},
+	{
+		Name: "ratio-by-channel",
+		Question: q.Question{Metrics: []string{"return_rate"}, Grain: "month", Range: q.Range{Start: "2025-01-01", End: "2026-01-01"},
+			Dimensions: []string{"channel"}},
+		ReferenceSQL: `SELECT channel, date_trunc('month', order_date)::DATE AS period,
+       CAST(count_if(is_returned) AS DOUBLE) / NULLIF(CAST(count_if(is_paid) AS DOUBLE), 0) AS return_rate
+FROM orders
+WHERE order_date >= DATE '2025-01-01' AND order_date < DATE '2026-01-01' AND status = 'completed'
+GROUP BY ALL ORDER BY channel ASC NULLS LAST, period`,
 	},
 	{
 		Name:     "day-grain-year",

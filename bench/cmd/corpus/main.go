@@ -74,37 +74,57 @@ func main() {
 		}
 		return
 	}
-	db, err := openDemo(*dataDir)
+	files, err := generate(cases, *dataDir)
 	if err != nil {
 		log.Fatal(err)
 	}
+	if err := replace(*outDir, files); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("wrote %d cases to %s", len(files), *outDir)
+}
+
+// generate computes every case's expected outcome with DuckDB from the
+// demo CSV files in dataDir and returns the corpus files, by name.
+func generate(cases []corpusCase, dataDir string) (map[string][]byte, error) {
+	db, err := openDemo(dataDir)
+	if err != nil {
+		return nil, err
+	}
 	defer db.Close()
-	bodies := make([][]byte, len(cases))
+	files := make(map[string][]byte, len(cases))
 	for i, c := range cases {
 		exp, err := c.expect(db)
 		if err != nil {
-			log.Fatalf("case %s: %v", c.name, err)
+			return nil, fmt.Errorf("case %s: %w", c.name, err)
 		}
-		if bodies[i], err = encodeCase(c, exp); err != nil {
-			log.Fatalf("case %s: %v", c.name, err)
+		body, err := encodeCase(c, exp)
+		if err != nil {
+			return nil, fmt.Errorf("case %s: %w", c.name, err)
 		}
+		files[fileName(i, c)] = body
 	}
-	// Every case computed: only now replace the corpus.
-	if err := os.MkdirAll(*outDir, 0o755); err != nil {
-		log.Fatal(err)
+	return files, nil
+}
+
+// replace writes files into dir in place of every *.json there, once all
+// are computed.
+func replace(dir string, files map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
-	old, _ := filepath.Glob(filepath.Join(*outDir, "*.json"))
+	old, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	for _, f := range old {
 		if err := os.Remove(f); err != nil {
-			log.Fatal(err)
+			return err
 		}
 	}
-	for i, c := range cases {
-		if err := os.WriteFile(filepath.Join(*outDir, fileName(i, c)), bodies[i], 0o644); err != nil {
-			log.Fatal(err)
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+			return err
 		}
 	}
-	log.Printf("wrote %d cases to %s", len(cases), *outDir)
+	return nil
 }
 
 func fileName(i int, c corpusCase) string { return fmt.Sprintf("%02d-%s.json", i+1, c.name) }

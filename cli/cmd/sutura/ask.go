@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -67,10 +68,17 @@ func askQuestion(inv *invocation) (domain.Question, error) {
 	if g := get("grain"); g != "" {
 		q = append(q, domain.Member{Key: "grain", Value: g})
 	}
+	if get("last") != "0" && (get("from") != "" || get("to") != "") {
+		return domain.Question{}, usagef("--last replaces --from and --to: give one or the other")
+	}
 	switch last := get("last"); {
 	case last != "0":
 		q = append(q, domain.Member{Key: "range", Value: domain.Object{{Key: "last", Value: domain.Object{
 			{Key: "count", Value: json.Number(last)}, {Key: "unit", Value: get("grain")}}}}})
+	case get("from") != "" && get("to") == "":
+		return domain.Question{}, usagef("--from needs --to (YYYY-MM-DD, the day after the last day of the range), or use --last N")
+	case get("to") != "" && get("from") == "":
+		return domain.Question{}, usagef("--to needs --from (YYYY-MM-DD), or use --last N")
 	case get("from") != "" || get("to") != "":
 		q = append(q, domain.Member{Key: "range", Value: domain.Object{{Key: "start", Value: get("from")}, {Key: "end", Value: get("to")}}})
 	}
@@ -82,6 +90,7 @@ func askQuestion(inv *invocation) (domain.Question, error) {
 		q = append(q, domain.Member{Key: "dimensions", Value: dims})
 	}
 	var filters []any
+	var filterFlags []string // the flag of each filter, for errors
 	for _, spec := range []struct{ flag, op string }{{"where", "in"}, {"where-not", "not_in"}} {
 		var order []string
 		values := map[string][]any{}
@@ -97,6 +106,7 @@ func askQuestion(inv *invocation) (domain.Question, error) {
 			values[dim] = append(values[dim], val)
 		}
 		for _, dim := range order {
+			filterFlags = append(filterFlags, "--"+spec.flag)
 			vs := values[dim]
 			if spec.op == "in" && len(vs) == 1 {
 				filters = append(filters, domain.Object{{Key: "op", Value: "eq"}, {Key: "dimension", Value: dim}, {Key: "value", Value: vs[0]}})
@@ -113,6 +123,10 @@ func askQuestion(inv *invocation) (domain.Question, error) {
 			{Key: "n", Value: json.Number(n)}, {Key: "by", Value: get("top-by")}, {Key: "direction", Value: get("direction")}}})
 	}
 	question, err := domain.DecodeQuestion(q)
+	var fe *domain.FieldError
+	if errors.As(err, &fe) {
+		return question, flagProblem(fe, filterFlags, get)
+	}
 	if err != nil {
 		return question, fmt.Errorf("not a question: %w", err)
 	}
@@ -120,7 +134,7 @@ func askQuestion(inv *invocation) (domain.Question, error) {
 }
 
 func runQuery(inv *invocation) error {
-	q, err := readQuestion(inv.args[0])
+	q, err := readQuestion(inv.args[0], inv.io.in)
 	if err != nil {
 		return err
 	}
@@ -136,7 +150,9 @@ func runAsk(inv *invocation) error {
 }
 
 // answer runs q through the same Surface every transport uses (admission,
-// deadline, audit) and prints the outcome.
+// deadline, audit) and prints the outcome: the table with its provenance,
+// or the refusal once, on stderr. An answer without rows over a range
+// outside the metric's data says so (zeroRowsNote).
 func answer(inv *invocation, q domain.Question) error {
 	p, err := open(inv)
 	if err != nil {
@@ -149,18 +165,21 @@ func answer(inv *invocation, q domain.Question) error {
 	if err != nil {
 		return err
 	}
-	asJSON := inv.boolFlag("json")
-	if asJSON {
+	note := zeroRowsNote(p.Surface, q, out)
+	if inv.boolFlag("json") {
 		if err := writeJSON(inv.io.out, httpBody(out)); err != nil {
 			return err
 		}
-	} else {
-		writeOutcome(inv.io.out, out)
+		if note != "" {
+			fmt.Fprintln(inv.io.err, "sutura: "+note)
+		}
+		return nil
 	}
-	if out.Refusal != nil && !asJSON {
+	if out.Refusal != nil {
 		fmt.Fprintf(inv.io.err, "sutura: refused (%s): %s\n", out.Refusal.Code(), out.Refusal.Detail())
 		return errReported
 	}
+	writeAnswer(inv.io.out, out.Answer, note)
 	return nil
 }
 
@@ -176,14 +195,9 @@ func httpBody(out domain.Outcome) any {
 	return out
 }
 
-// writeOutcome prints an aligned table with the provenance under it, or the
-// refusal.
-func writeOutcome(w io.Writer, out domain.Outcome) {
-	if out.Refusal != nil {
-		fmt.Fprintf(w, "refused (%s): %s\n", out.Refusal.Code(), out.Refusal.Detail())
-		return
-	}
-	a := out.Answer
+// writeAnswer prints an aligned table with the provenance under it; note,
+// when set, replaces the count of rows.
+func writeAnswer(w io.Writer, a *domain.Answer, note string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, c := range a.Columns {
 		if i > 0 {
@@ -203,7 +217,10 @@ func writeOutcome(w io.Writer, out domain.Outcome) {
 	}
 	tw.Flush()
 	pr := a.Provenance
-	fmt.Fprintf(w, "\n%d row(s)\n", len(a.Rows))
+	if note == "" {
+		note = fmt.Sprintf("%d row(s)", len(a.Rows))
+	}
+	fmt.Fprintf(w, "\n%s\n", note)
 	fmt.Fprintf(w, "definition_version  %s\n", pr.DefinitionVersion)
 	fmt.Fprintf(w, "definition_digest   %s\n", pr.DefinitionDigest)
 	for _, md := range pr.MetricDigests {
@@ -215,7 +232,7 @@ func writeOutcome(w io.Writer, out domain.Outcome) {
 }
 
 func runCompile(inv *invocation) error {
-	q, err := readQuestion(inv.args[0])
+	q, err := readQuestion(inv.args[0], inv.io.in)
 	if err != nil {
 		return err
 	}
@@ -257,21 +274,4 @@ func dialectNames() string {
 		names = append(names, string(d))
 	}
 	return strings.Join(names, ", ")
-}
-
-func runPrompt(inv *invocation) error {
-	p, err := load(inv)
-	if err != nil {
-		return err
-	}
-	opts := app.PromptOptions{Prose: app.Prose(p.Config.Prompt.CatalogProse)}
-	if f := p.Config.Prompt.InstructionsFile; f != "" {
-		b, err := readFileLimited(f, 64<<10)
-		if err != nil {
-			return fmt.Errorf("prompt.instructions_file: %w", err)
-		}
-		opts.Instructions = string(b)
-	}
-	fmt.Fprint(inv.io.out, app.RenderPrompt(app.DescribeBundle(p.Bundle, domain.LocalOperator), opts))
-	return nil
 }

@@ -2,29 +2,34 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"sutura.dev/app"
+	"sutura.dev/cli/compose"
 	"sutura.dev/domain"
 )
 
 // metricView is what the catalogue commands show of one metric. Required
-// filters are part of a metric's meaning but are never shown, so only their
-// number appears.
+// filters are part of a metric's meaning; they are shown in words (the
+// column and the kind of condition, app.RequiredFilterText), never their
+// value. DataSpan is the span of the metric's data when its data system
+// can tell it cheaply (describe opens the sources to ask).
 type metricView struct {
-	Name            string          `json:"name"`
-	Description     string          `json:"description"`
-	Measure         string          `json:"measure"`
-	Model           string          `json:"model"`
-	TimeColumn      string          `json:"time_column"`
-	Grains          []domain.Grain  `json:"grains"`
-	Dimensions      []dimensionView `json:"dimensions"`
-	RequiredFilters int             `json:"required_filters"`
-	Audience        domain.Audience `json:"audience"`
-	Anchor          *domain.Anchor  `json:"anchor,omitempty"`
-	Digest          string          `json:"digest"`
+	Name            string            `json:"name"`
+	Description     string            `json:"description"`
+	Measure         string            `json:"measure"`
+	Model           string            `json:"model"`
+	TimeColumn      string            `json:"time_column"`
+	Grains          []domain.Grain    `json:"grains"`
+	Dimensions      []dimensionView   `json:"dimensions"`
+	RequiredFilters []string          `json:"required_filters"`
+	Audience        domain.Audience   `json:"audience"`
+	Anchor          *domain.Anchor    `json:"anchor,omitempty"`
+	DataSpan        *app.DataSpanView `json:"data_span,omitempty"`
+	Digest          string            `json:"digest"`
 }
 
 type dimensionView struct {
@@ -46,8 +51,11 @@ func viewMetric(b *domain.Bundle, m *domain.Metric) metricView {
 	v := metricView{
 		Name: m.Name, Description: m.Description, Measure: app.MeasureText(m),
 		Model: m.Model, TimeColumn: m.TimeColumn, Grains: m.Grains,
-		RequiredFilters: len(m.RequiredFilters), Audience: m.Audience,
+		RequiredFilters: []string{}, Audience: m.Audience,
 		Anchor: m.Anchor, Digest: b.MetricDigest(m.Name), Dimensions: []dimensionView{},
+	}
+	for _, f := range m.RequiredFilters {
+		v.RequiredFilters = append(v.RequiredFilters, app.RequiredFilterText(f))
 	}
 	for _, d := range m.Dimensions {
 		v.Dimensions = append(v.Dimensions, dimensionView{Name: d.Name, Filterable: d.Filterable, Values: d.Values, Via: d.Via, Description: d.Description})
@@ -117,12 +125,21 @@ func writeMetric(w io.Writer, v metricView, full bool) {
 	} else {
 		row("dimensions", strings.Join(dims, ", "))
 	}
-	if v.RequiredFilters > 0 {
-		row("filters", fmt.Sprintf("%d required filter(s), applied to every question", v.RequiredFilters))
+	switch n := len(v.RequiredFilters); {
+	case n > 0 && full:
+		row("filters", "applied to every question:")
+		for _, f := range v.RequiredFilters {
+			fmt.Fprintf(w, "    %s\n", f)
+		}
+	case n > 0:
+		row("filters", strings.Join(v.RequiredFilters, "; "))
 	}
 	row("audience", audienceText(v.Audience))
 	if v.Anchor != nil {
 		row("anchor", fmt.Sprintf("%s to %s = %s", v.Anchor.Range.Start, v.Anchor.Range.End, v.Anchor.Value))
+	}
+	if d := v.DataSpan; d != nil {
+		row("data", fmt.Sprintf("from %s to %s (both included)", d.First, d.Last))
 	}
 	row("digest", v.Digest)
 }
@@ -177,6 +194,13 @@ func runDescribe(inv *invocation) error {
 		return fmt.Errorf("metric %s is not in the catalogue (sutura catalog lists them)", name)
 	}
 	v := viewMetric(s.Bundle, m)
+	spans, err := compose.ReadSpans(inv.ctx, s)
+	if err != nil {
+		return err
+	}
+	if d, ok := spans.Of(m.Model, m.TimeColumn); ok {
+		v.DataSpan = app.SpanView(d)
+	}
 	if inv.boolFlag("json") {
 		return writeJSON(inv.io.out, struct {
 			Version string `json:"version"`
@@ -190,24 +214,34 @@ func runDescribe(inv *invocation) error {
 	return nil
 }
 
+// runValidate builds the process, which runs the start-up validation, and
+// says what it checked or, one line each, what failed.
 func runValidate(inv *invocation) error {
-	p, err := open(inv)
+	s, err := load(inv)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
-	b := p.Bundle
+	b := s.Bundle
 	w := inv.io.out
-	writeHeader(w, p.CatalogName, b)
+	writeHeader(w, s.CatalogName, b)
 	defs := b.Definitions()
 	fmt.Fprintf(w, "loaded     %d models, %d relationships, %d metrics\n", len(defs.Models), len(defs.Relationships), len(defs.Metrics))
-	err = app.CheckBundle(inv.ctx, b, p.Sources)
-	anchored := app.AnchoredMetrics(b)
-	if err != nil {
-		for _, line := range strings.Split(err.Error(), "\n") {
+	p, err := compose.OpenSetup(inv.ctx, s, inv.io.err, compose.Options{})
+	var ve *compose.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		for _, line := range strings.Split(ve.Err.Error(), "\n") {
 			fmt.Fprintf(inv.io.err, "sutura: validate: %s\n", line)
 		}
 		return errReported
+	case err != nil:
+		return err
+	}
+	defer p.Close()
+	anchored := app.AnchoredMetrics(b)
+	if len(anchored) == 0 {
+		fmt.Fprintln(w, "anchors    none declared: nothing was re-checked against the data (an anchor is a known value a metric must reproduce at every start; docs/catalog-authoring.md)")
+		return nil
 	}
 	fmt.Fprintf(w, "anchors    %d checked, all reproduce (%s)\n", len(anchored), strings.Join(anchored, ", "))
 	return nil

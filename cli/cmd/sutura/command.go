@@ -65,17 +65,17 @@ func commands() []*command {
 	return []*command{
 		{name: "catalog", summary: "list what the catalogue defines, with version and digest", flags: jsonFlag, run: runCatalog},
 		{name: "describe", args: "<metric>", summary: "describe one metric", minArgs: 1, maxArgs: 1, flags: jsonFlag, run: runDescribe},
-		{name: "query", args: "<question.yaml|json>", summary: "answer one question from a file (the wire shape, YAML or JSON)", minArgs: 1, maxArgs: 1, flags: queryFlags, run: runQuery},
+		{name: "query", args: "<question.yaml|json>", summary: "answer one question from a file, or from stdin with - (the wire shape, YAML or JSON)", minArgs: 1, maxArgs: 1, flags: queryFlags, run: runQuery},
 		{name: "ask", args: "<metric>[,<metric>...]", summary: "answer one question given as flags: ask net_sales --by area --grain month --from 2026-01-01 --to 2026-04-01 --where area=East", minArgs: 1, maxArgs: 8, flags: askFlags, run: runAsk},
-		{name: "compile", args: "<question.yaml|json> [dialect]", summary: "print the statement and its bound parameters, without a data system", minArgs: 1, maxArgs: 2, flags: jsonFlag, run: runCompile},
+		{name: "compile", args: "<question.yaml|json> [dialect]", summary: "print the statement and its bound parameters, without a data system (- reads the question from stdin)", minArgs: 1, maxArgs: 2, flags: jsonFlag, run: runCompile},
 		{name: "validate", summary: "load and pin the catalogue, open the sources and re-run every anchor; exit 1 naming each failure", run: runValidate},
 		{name: "prompt", summary: "print the agent prompt rendered from the catalogue", run: runPrompt},
-		{name: "serve", summary: "serve HTTP (/v1, MCP at /mcp, the catalogue browser at /ui/); first line: listening on http://HOST:PORT", run: runServe},
+		{name: "serve", summary: "serve HTTP (/v1, MCP at /mcp, the catalogue browser at /ui/); first line: listening on http://HOST:PORT, then where each endpoint is", flags: serveFlags, run: runServe},
 		{name: "mcp", summary: "serve MCP over standard input and output", run: runMCP},
 		{name: "tools", summary: "print the tool declarations (the manifest) as JSON, without opening any data system", run: runTools},
 		{name: "import", args: "dbt|cube|osi <in> <out>", summary: "convert another semantic layer's definitions into catalogue documents in <out>, with IMPORT-REPORT.md saying what was refused and why", minArgs: 3, maxArgs: 3, flags: importFlags, run: runImport},
-		{name: "doctor", summary: "how this binary was built and what it can reach", run: runDoctor},
-		{name: "version", summary: "print the version", run: runVersion},
+		{name: "doctor", summary: "check the configuration, catalogue and sources, then how this binary was built (--verbose: every module compiled in)", flags: doctorFlags, run: runDoctor},
+		{name: "version", summary: "print the version and the commit it was built from", run: runVersion},
 		{name: "help", args: "[command]", summary: "show help for sutura or one command", maxArgs: 1},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	mdcatalog "sutura.dev/adapters/catalog-markdown"
@@ -84,4 +85,51 @@ func TestDuckDBCancellationFreesTheSlot(t *testing.T) {
 	start := time.Now()
 	require.NoError(t, db.Ping(context.Background()))
 	require.Less(t, time.Since(start), time.Second)
+}
+
+// TestServeADuckDBSource serves the demo catalogue from a DuckDB file with
+// nothing but configuration: doctor reaches it, validate re-runs the
+// anchors on it, serve answers over HTTP (questions through no, one and
+// two joins, each the embedded demo's answer) and sutura mcp over stdio.
+func TestServeADuckDBSource(t *testing.T) {
+	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
+	require.NoError(t, err)
+	path := ducktest.Build(t, demo.Data(), b.Definitions().Models)
+	dir := demoConfig(t, "duck-1", "{kind: duckdb, posture: shared-service-user, path: "+path+", threads: 2, memory_limit_bytes: 268435456}", "", nil)
+	servesTheDemo(t, dir, "duckdb", nil, byChannel, byCategory, byArea)
+}
+
+// TestRunSQLWithTwoSQLSources: run_sql runs on one source. With two that
+// can run SQL, start-up refuses to guess and names the key that chooses;
+// with tools.run_sql.source set, run_sql answers on that source, reading
+// only what the DuckDB file holds.
+func TestRunSQLWithTwoSQLSources(t *testing.T) {
+	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
+	require.NoError(t, err)
+	path := ducktest.Build(t, demo.Data(), b.Definitions().Models)
+	spare := ducktest.Build(t, demo.Data(), nil, "CREATE TABLE spare AS SELECT 7 AS n")
+	configure := func(runSQL string) string {
+		return demoConfig(t, "duck-1", "{kind: duckdb, posture: shared-service-user, path: "+path+"}",
+			"  spare: {kind: duckdb, posture: shared-service-user, path: "+spare+"}\ntools: {run_sql: "+runSQL+"}\n", nil)
+	}
+
+	code, _, errOut := runCLI(t, map[string]string{"SUTURA_CONFIG_DIR": configure("{enabled: true}")}, "validate")
+	require.Equal(t, exitFail, code, errOut)
+	assert.Contains(t, errOut, "several configured sources can run SQL (demo, spare)")
+	assert.Contains(t, errOut, "tools.run_sql.source")
+
+	s := serve(t, "SUTURA_CONFIG_DIR="+configure("{enabled: true, source: demo}"))
+	status, _, body := s.do(t, "POST", "/v1/sql/run", `{"statement":"select count(*) as n from orders"}`)
+	require.Equal(t, 200, status, body)
+	assert.Contains(t, body, `"12000"`)
+	assert.NotContains(t, body, "provenance")
+	status, _, body = s.do(t, "POST", "/v1/sql/run", `{"statement":"select n from spare"}`)
+	assert.Equal(t, 400, status, "the other source's table is not there: %s", body)
+	assert.Contains(t, body, "statement_failed")
+	status, _, body = s.do(t, "POST", "/v1/sql/run", `{"statement":"select * from read_csv('/etc/passwd')"}`)
+	assert.Equal(t, 403, status, "the file may reach nothing outside it: %s", body)
+	assert.Contains(t, body, "source_refused")
+	status, _, body = s.do(t, "POST", "/v1/sql/run", `{"statement":"create table zz_canary (n int)"}`)
+	assert.NotEqual(t, 200, status, "the file is read-only: %s", body)
+	assert.NotContains(t, body, "zz_canary")
 }

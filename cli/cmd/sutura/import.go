@@ -17,6 +17,7 @@ import (
 	"sutura.dev/adapters/import-cube"
 	"sutura.dev/adapters/import-dbt"
 	"sutura.dev/adapters/import-osi"
+	"sutura.dev/adapters/importread"
 	"sutura.dev/domain"
 )
 
@@ -41,10 +42,7 @@ const importMemoryLimit = 384 << 20
 var errImportInput = errors.New("the input cannot be read")
 
 // importFile is one file of an import's input, as every importer takes it.
-type importFile struct {
-	Path string
-	Data []byte
-}
+type importFile = importread.File
 
 // importer reads one format's files into what the shared writer takes.
 type importer struct {
@@ -55,17 +53,17 @@ type importer struct {
 	// skip lists directory names the format's tools generate, whose files
 	// are not definitions.
 	skip []string
-	read func(files []importFile) (mdcatalog.Imported, error)
+	read func(files []importFile) (*importread.Result, error)
 }
 
 // importers is the table of formats `sutura import` reads.
 func importers() map[string]importer {
-	osi := importer{format: "osi", read: readOSI}
+	ossie := importer{format: "osi", read: osi.Read}
 	return map[string]importer{
-		"dbt":   {format: "dbt", skip: []string{"target", "dbt_packages", "logs"}, read: readDBT},
-		"cube":  {format: "cube", read: readCube},
-		"osi":   osi,
-		"ossie": osi,
+		"dbt":   {format: "dbt", skip: []string{"target", "dbt_packages", "logs"}, read: dbt.Read},
+		"cube":  {format: "cube", read: cube.Read},
+		"osi":   ossie,
+		"ossie": ossie,
 	}
 }
 
@@ -105,7 +103,7 @@ func runImport(inv *invocation) error {
 	if err != nil {
 		return fmt.Errorf("%s is not a well-formed %s input:\n%w", in, imp.format, err)
 	}
-	res, err := mdcatalog.AssembleImport(read, opts)
+	res, err := mdcatalog.AssembleImport(imported(imp.format, read), opts)
 	if err != nil {
 		return err
 	}
@@ -247,44 +245,16 @@ func (r *inputReader) read(p, rel string) (importFile, error) {
 	return importFile{Path: rel, Data: data}, nil
 }
 
-// mapSlice converts each element of a slice.
-func mapSlice[T, U any](in []T, f func(T) U) []U {
-	out := make([]U, len(in))
-	for i, x := range in {
-		out[i] = f(x)
+// imported hands an importer's result, which has the shared writer's
+// shape field for field, to the writer.
+func imported(format string, r *importread.Result) mdcatalog.Imported {
+	dims := make([]mdcatalog.ImportedDimension, len(r.Dimensions))
+	for i, d := range r.Dimensions {
+		dims[i] = mdcatalog.ImportedDimension(d)
 	}
-	return out
-}
-
-// The three readers below hand each importer's result, which has the
-// shared writer's shape field for field, to the writer.
-
-func readDBT(files []importFile) (mdcatalog.Imported, error) {
-	r, err := dbt.Read(mapSlice(files, func(f importFile) dbt.File { return dbt.File(f) }))
-	if err != nil {
-		return mdcatalog.Imported{}, err
+	entries := make([]mdcatalog.ImportEntry, len(r.Entries))
+	for i, e := range r.Entries {
+		entries[i] = mdcatalog.ImportEntry(e)
 	}
-	return mdcatalog.Imported{Format: "dbt", Definitions: r.Definitions, Glossary: r.Glossary,
-		Dimensions: mapSlice(r.Dimensions, func(d dbt.Dimension) mdcatalog.ImportedDimension { return mdcatalog.ImportedDimension(d) }),
-		Entries:    mapSlice(r.Entries, func(e dbt.Entry) mdcatalog.ImportEntry { return mdcatalog.ImportEntry(e) })}, nil
-}
-
-func readCube(files []importFile) (mdcatalog.Imported, error) {
-	r, err := cube.Read(mapSlice(files, func(f importFile) cube.File { return cube.File(f) }))
-	if err != nil {
-		return mdcatalog.Imported{}, err
-	}
-	return mdcatalog.Imported{Format: "cube", Definitions: r.Definitions, Glossary: r.Glossary,
-		Dimensions: mapSlice(r.Dimensions, func(d cube.Dimension) mdcatalog.ImportedDimension { return mdcatalog.ImportedDimension(d) }),
-		Entries:    mapSlice(r.Entries, func(e cube.Entry) mdcatalog.ImportEntry { return mdcatalog.ImportEntry(e) })}, nil
-}
-
-func readOSI(files []importFile) (mdcatalog.Imported, error) {
-	r, err := osi.Read(mapSlice(files, func(f importFile) osi.File { return osi.File(f) }))
-	if err != nil {
-		return mdcatalog.Imported{}, err
-	}
-	return mdcatalog.Imported{Format: "osi", Definitions: r.Definitions, Glossary: r.Glossary,
-		Dimensions: mapSlice(r.Dimensions, func(d osi.Dimension) mdcatalog.ImportedDimension { return mdcatalog.ImportedDimension(d) }),
-		Entries:    mapSlice(r.Entries, func(e osi.Entry) mdcatalog.ImportEntry { return mdcatalog.ImportEntry(e) })}, nil
+	return mdcatalog.Imported{Format: format, Definitions: r.Definitions, Glossary: r.Glossary, Dimensions: dims, Entries: entries}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/cli/compose"
+	"sutura.dev/domain"
 )
 
 // TestRefreshRepinsAndEmitsEvent changes the configured catalogue on disk:
@@ -65,7 +66,7 @@ func TestInProcessAndMCPGiveTheSameOutcomeAndAudit(t *testing.T) {
 	conn, err := p.InProcess(compose.InProcessOptions{})
 	require.NoError(t, err)
 	defer conn.Close()
-	srv, err := newMCPServer(p, nil, nil)
+	srv, err := newMCPServer(p, domain.LocalOperator, nil)
 	require.NoError(t, err)
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.MCP().Connect(context.Background(), st, nil)

@@ -102,7 +102,7 @@ type loadTarget struct {
 // surface itself, MCP stdio framing (a session per client, over pipes) and
 // Streamable HTTP (a session per client, over a real socket).
 func loadTargets(tb testing.TB, p *process) []loadTarget {
-	srv, err := newMCPServer(p, nil, nil)
+	srv, err := newMCPServer(p, domain.LocalOperator, nil)
 	require.NoError(tb, err)
 	q, err := domain.DecodeQuestion(toWire(loadQuestion))
 	require.NoError(tb, err)

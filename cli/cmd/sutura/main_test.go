@@ -138,8 +138,9 @@ func TestDescribe(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "sum(amount)")
 	assert.Contains(t, out, "city (filterable: Lyon, Paris) via sale_store")
-	assert.Contains(t, out, "1 required filter(s)")
+	assert.Contains(t, out, "only rows where status has one fixed value", "required filters are shown in words")
 	assert.NotContains(t, out, "paid", "required filter values are never shown")
+	assert.Contains(t, out, "data        from 2024-12-31 to 2025-03-01 (both included)", "the span of the data")
 	assert.Regexp(t, hex64, out)
 
 	code, _, errOut = runCLI(t, env, "describe", "no_such_metric")
@@ -218,8 +219,8 @@ func TestRefusalsAndCanaryValues(t *testing.T) {
 	assert.Contains(t, out, `"status": 403`)
 
 	code, out, errOut = runCLI(t, nil, "ask", "net_sales", "--grain", "month", "--from", "2025-01-01", "--to", "2025-02-01", "--where", "area="+canary)
-	assert.Equal(t, exitFail, code)
-	assert.Contains(t, errOut, "filters[0].value")
+	assert.Equal(t, exitUsage, code, "a flag that does not make a question is a usage error")
+	assert.Contains(t, errOut, "--where: a value is not a valid dimension value")
 	assert.NotContains(t, out+errOut, "Canary")
 }
 

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -13,15 +13,11 @@ import (
 
 	"sutura.dev/app"
 	"sutura.dev/cli/compose"
+	"sutura.dev/cli/internal/config"
 	"sutura.dev/domain"
 	httpapi "sutura.dev/transport-http"
 	mcpserver "sutura.dev/transport-mcp"
 )
-
-// toolOptions are the capabilities this deployment offers.
-func toolOptions(p *setup) app.ToolOptions {
-	return app.ToolOptions{RunSQL: p.Config.Tools.RunSQL.Enabled}
-}
 
 // runTools prints the tool declarations (the manifest) without opening any
 // data system or reading a catalogue.
@@ -43,39 +39,34 @@ func runTools(inv *invocation) error {
 }
 
 // newMCPServer builds the MCP surface of a process. Its instructions are
-// rendered from what every caller may see, never from the operator's view.
-func newMCPServer(p *process, logger *slog.Logger, caller func(context.Context) app.Caller) (*mcpserver.Server, error) {
-	opts := app.PromptOptions{Prose: app.Prose(p.Config.Prompt.CatalogProse)}
-	if f := p.Config.Prompt.InstructionsFile; f != "" {
-		b, err := readFileLimited(f, 64<<10)
-		if err != nil {
-			return nil, fmt.Errorf("prompt.instructions_file: %w", err)
-		}
-		opts.Instructions = string(b)
+// agentPrompt for viewer: the caller every call of this server is (the
+// local operator on stdio and on a single-user deployment), or, when
+// callers differ, what every one of them may see.
+func newMCPServer(p *process, viewer domain.Principal, caller func(context.Context) app.Caller) (*mcpserver.Server, error) {
+	instructions, err := agentPrompt(p.Setup, viewer)
+	if err != nil {
+		return nil, err
 	}
-	view := app.DescribeBundle(p.Bundle, domain.Principal{Subject: "any-caller"})
 	return mcpserver.New(p.Surface, mcpserver.Options{
 		Name: "sutura", Version: versionString(),
-		Tools:          app.Tools(toolOptions(p.Setup)),
-		Instructions:   app.RenderPrompt(view, opts),
-		RequestTimeout: p.Config.Server.RequestTimeout(),
-		MaxBodyBytes:   int64(p.Config.Server.MaxBodyBytes),
-		Logger:         logger,
-		Caller:         caller,
-		EnforceScopes:  caller != nil,
+		Instructions:  instructions,
+		MaxBodyBytes:  int64(p.Config.Server.MaxBodyBytes),
+		Caller:        caller,
+		EnforceScopes: caller != nil,
 	})
 }
 
 // runMCP serves MCP over standard input and output until the input ends
-// or the process is told to stop.
+// (every request read before the end is answered first) or the process is
+// told to stop. Its one notice and its log lines go through one logger
+// (log.format).
 func runMCP(inv *invocation) error {
-	p, err := open(inv)
+	p, logger, err := openServing(inv, compose.Options{})
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	logger := slog.New(slog.NewTextHandler(inv.io.err, nil))
-	srv, err := newMCPServer(p, logger, nil)
+	srv, err := newMCPServer(p, domain.LocalOperator, nil)
 	if err != nil {
 		return err
 	}
@@ -83,20 +74,31 @@ func runMCP(inv *invocation) error {
 	for _, t := range srv.Tools() {
 		ids = append(ids, string(t.ID))
 	}
-	fmt.Fprintf(inv.io.err, "sutura: serving MCP on stdio as %s (single-user): tools %s; catalogue %s version %s digest %s; at most %d questions at once, %s per question, messages up to %d bytes\n",
+	logger.Info(fmt.Sprintf("serving MCP on stdio as %s (single-user): tools %s; catalogue %s version %s digest %s; at most %d questions at once, %s per question, messages up to %d bytes",
 		domain.LocalOperator.Subject, strings.Join(ids, ", "), p.CatalogName, p.Bundle.Version(), p.Bundle.Digest(),
-		p.Config.Runtime.MaxConcurrentQueries, p.Config.Server.RequestTimeout(), p.Config.Server.MaxBodyBytes)
+		p.Config.Runtime.MaxConcurrentQueries, p.Config.Server.RequestTimeout(), p.Config.Server.MaxBodyBytes))
 	go p.RefreshEvery(inv.ctx, logger)
 	return srv.RunStdio(inv.ctx, inv.io.in, inv.io.out, p.Config.Server.MaxBodyBytes)
 }
 
-// runServe validates everything (catalogue, sources, anchors) before any
-// listener opens, then serves the HTTP surface with /mcp behind its gates
+func serveFlags(fs *flag.FlagSet) {
+	fs.String("host", "", "the IP address to bind (server.host; overrides every other layer)")
+	fs.String("port", "", "the TCP port, 0 for a free one (server.port; overrides every other layer)")
+}
+
+// runServe validates everything (catalogue, sources, anchors: compose.Open
+// does) before any listener opens, then serves the HTTP surface with /mcp behind its gates
 // until SIGTERM or SIGINT; in-flight questions then get
 // runtime.shutdown_grace_seconds to finish and are cancelled after it.
 func runServe(inv *invocation) error {
+	var overrides []config.Override
+	for _, f := range []struct{ flag, key string }{{"host", "server.host"}, {"port", "server.port"}} {
+		if v := inv.flags.Lookup(f.flag).Value.String(); v != "" {
+			overrides = append(overrides, config.Override{Flag: "--" + f.flag, Key: f.key, Value: v})
+		}
+	}
 	var metrics *httpapi.Metrics
-	p, err := compose.Open(inv.ctx, inv.env, inv.io.err, compose.Options{
+	p, logger, err := openServing(inv, compose.Options{
 		WrapAudit: func(p *compose.Process, sink app.AuditSink) (app.AuditSink, error) {
 			var err error
 			metrics, err = httpapi.NewMetrics(httpapi.MetricsConfig{Version: versionString(), Admission: p.Admission, Collectors: workingSetGauges(p)})
@@ -105,27 +107,23 @@ func runServe(inv *invocation) error {
 			}
 			return metrics.Audit(sink), nil
 		},
-	})
+	}, overrides...)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
 	cfg := p.Config
-	if err := app.CheckBundle(inv.ctx, p.Bundle, p.Sources); err != nil {
-		return fmt.Errorf("the catalogue does not validate: %w", err)
-	}
-	logger := slog.New(slog.NewTextHandler(inv.io.err, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	var mcpHandler http.Handler
 	if cfg.Server.AgentSurface.Enabled {
-		srv, err := newMCPServer(p, logger, httpapi.CallerFrom)
+		srv, err := newMCPServer(p, promptViewer(cfg), httpapi.CallerFrom)
 		if err != nil {
 			return err
 		}
 		mcpHandler = srv.Handler()
 	}
 	hcfg := httpapi.Config{
-		Surface: p.Surface, Tools: app.Tools(toolOptions(p.Setup)), MCP: mcpHandler,
-		RequestTimeout: cfg.Server.RequestTimeout(), MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
+		Surface: p.Surface, Tools: p.Surface.Tools(), MCP: mcpHandler,
+		MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
 		AllowedHosts: cfg.Server.AllowedHosts, SingleUser: cfg.Security.Identity == "single-user",
 		Metrics: metrics, Logger: logger,
 		RateLimit: httpapi.RateLimit{PerSecond: float64(cfg.Server.RateLimit.PerSecond), Burst: cfg.Server.RateLimit.Burst},
@@ -150,7 +148,7 @@ func runServe(inv *invocation) error {
 	}
 	ln, err := net.Listen("tcp", cfg.Server.Addr())
 	if err != nil {
-		return fmt.Errorf("server.port: cannot listen: %w", err)
+		return listenError(cfg, err)
 	}
 	// Requests run under a context the shutdown can cancel once the grace
 	// period is over, so in-flight questions stop at the data system.
@@ -159,8 +157,7 @@ func runServe(inv *invocation) error {
 	server := hs.HTTPServer(cfg.Server.Addr())
 	server.BaseContext = func(net.Listener) context.Context { return base }
 	go p.RefreshEvery(base, logger)
-	fmt.Fprintf(inv.io.out, "listening on http://%s\n", ln.Addr())
-	fmt.Fprintf(inv.io.out, "catalogue browser on http://%s%s\n", ln.Addr(), httpapi.UIPath)
+	writeEndpoints(inv.io.out, "http://"+ln.Addr().String(), cfg)
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(ln) }()
 	select {

@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -58,51 +56,16 @@ func TestPostgresMatchesTheEngine(t *testing.T) {
 
 // TestServeAPostgresSource serves the demo catalogue from a real Postgres
 // with nothing but configuration: doctor reaches it, validate re-runs the
-// anchors on it, and serve answers over HTTP.
+// anchors on it, serve answers over HTTP and sutura mcp over stdio.
 func TestServeAPostgresSource(t *testing.T) {
 	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
 	require.NoError(t, err)
 	d := pgtest.New(t)
 	d.Load(t, demo.Data(), b.Definitions().Models)
 	pc := d.Config(demo.SourceAlias, nil)
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "pgpass"), pc.Password, 0o600))
-	catalog, err := filepath.Abs("../../../examples/demo/catalog")
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(fmt.Sprintf(`catalogs:
-  - {name: demo, kind: markdown, dir: %s, version: pg-1}
-sources:
-  demo: {kind: postgres, posture: shared-service-user, host: %s, port: %d, database: %s, user: %s, password_file: pgpass, transport_mode: plaintext}
-security: {identity: single-user}
-`, catalog, pc.Host, pc.Port, pc.Database, pc.User)), 0o600))
-	env := map[string]string{"SUTURA_CONFIG_DIR": dir}
-
-	code, out, errOut := runCLI(t, env, "doctor")
-	require.Equal(t, exitOK, code, out+errOut)
-	assert.Contains(t, out, "ok         source demo (postgres) reachable")
-	code, out, errOut = runCLI(t, env, "validate")
-	require.Equal(t, exitOK, code, out+errOut)
-	assert.Contains(t, out, "13 checked, all reproduce")
-
-	s := serve(t, "SUTURA_CONFIG_DIR="+dir)
-	status, _, body := s.do(t, "POST", "/v1/query", year2025)
-	require.Equal(t, 200, status, body)
-	assert.Contains(t, body, "24032720")
-	assert.Contains(t, body, `"posture":"shared-service-user"`)
-	assert.NotContains(t, s.stderr.String(), string(pc.Password), "the password is never logged")
-
-	// And sutura mcp, over stdio, with the SDK's own client.
-	cmd := exec.Command(binary(t), "mcp")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "SUTURA_CONFIG_DIR=" + dir}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	sess, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	require.NoError(t, err)
-	defer sess.Close()
-	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "ask_metric", Arguments: json.RawMessage(year2025)})
-	require.NoError(t, err)
-	require.False(t, res.IsError)
-	assert.Contains(t, mustJSON(t, res.StructuredContent), "24032720")
+	dir := demoConfig(t, "pg-1", fmt.Sprintf("{kind: postgres, posture: shared-service-user, host: %s, port: %d, database: %s, user: %s, password_file: pgpass, transport_mode: plaintext}",
+		pc.Host, pc.Port, pc.Database, pc.User), "", map[string][]byte{"pgpass": pc.Password})
+	servesTheDemo(t, dir, "postgres", pc.Password, byArea)
 }
 
 var _ app.StatementFailure = (*postgres.Error)(nil)
@@ -117,18 +80,25 @@ func TestRunSQLOnPostgres(t *testing.T) {
 	d := pgtest.New(t)
 	d.Load(t, demo.Data(), b.Definitions().Models)
 	pc := d.Config(demo.SourceAlias, nil)
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "pgpass"), pc.Password, 0o600))
-	catalog, err := filepath.Abs("../../../examples/demo/catalog")
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(fmt.Sprintf(`catalogs:
-  - {name: demo, kind: markdown, dir: %s, version: pg-1}
-sources:
-  demo: {kind: postgres, posture: shared-service-user, host: %s, port: %d, database: %s, user: %s, password_file: pgpass, transport_mode: plaintext}
-security: {identity: single-user}
-tools: {run_sql: {enabled: true}}
-audit: {sink: file, file: audit.jsonl}
-`, catalog, pc.Host, pc.Port, pc.Database, pc.User)), 0o600))
+	configure := func(user string, password []byte) string {
+		return demoConfig(t, "pg-1", fmt.Sprintf("{kind: postgres, posture: shared-service-user, host: %s, port: %d, database: %s, user: %s, password_file: pgpass, transport_mode: plaintext}",
+			pc.Host, pc.Port, pc.Database, user), "tools: {run_sql: {enabled: true}}\naudit: {sink: file, file: audit.jsonl}\n", map[string][]byte{"pgpass": password})
+	}
+
+	// The test cluster's own login is a superuser: run_sql is refused on
+	// it at start, naming the key.
+	code, _, errOut := runCLI(t, map[string]string{"SUTURA_CONFIG_DIR": configure(pc.User, pc.Password)}, "validate")
+	require.Equal(t, exitFail, code)
+	assert.Contains(t, errOut, "tools.run_sql.enabled")
+
+	// run_sql is served on a login role that may only read.
+	reader := fmt.Sprintf("sutura_sql_reader_%d", rand.Uint64())
+	password := fmt.Sprintf("pw%d", rand.Uint64())
+	d.Exec(t, fmt.Sprintf(`CREATE ROLE %s LOGIN PASSWORD '%s'`, reader, password))
+	t.Cleanup(func() { d.Exec(t, `DROP OWNED BY `+reader+`; DROP ROLE `+reader) })
+	d.Exec(t, fmt.Sprintf(`GRANT CONNECT ON DATABASE %s TO %s; GRANT USAGE ON SCHEMA public TO %s; GRANT SELECT ON ALL TABLES IN SCHEMA public TO %s`,
+		pc.Database, reader, reader, reader))
+	dir := configure(reader, []byte(password))
 	s := serve(t, "SUTURA_CONFIG_DIR="+dir)
 
 	status, _, body := s.do(t, "POST", "/v1/sql/run", `{"statement":"select count(*) as n from orders"}`)

@@ -17,16 +17,21 @@ import (
 // maxQuestionFile bounds a question file: a question is small.
 const maxQuestionFile = 1 << 20
 
-// readQuestion reads a question file in JSON or YAML (the wire shape of
-// product.md §3.1). Errors name the field, never a value.
-func readQuestion(path string) (domain.Question, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return domain.Question{}, fmt.Errorf("the question file cannot be read: %w", errors.Unwrap(err))
+// readQuestion reads a question in JSON or YAML (the wire shape of
+// product.md §3.1) from the file at path, or from stdin when path is "-"
+// (echo '{…}' | sutura query -). Errors name the field, never a value.
+func readQuestion(path string, stdin io.Reader) (domain.Question, error) {
+	r := stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return domain.Question{}, fmt.Errorf("the question file cannot be read: %w", errors.Unwrap(err))
+		}
+		defer f.Close()
+		r = f
 	}
-	defer f.Close()
 	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(io.LimitReader(f, maxQuestionFile+1)); err != nil {
+	if _, err := buf.ReadFrom(io.LimitReader(r, maxQuestionFile+1)); err != nil {
 		return domain.Question{}, fmt.Errorf("the question file cannot be read")
 	}
 	if buf.Len() > maxQuestionFile {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"log/slog"
+	"strings"
 	"time"
 
 	"sutura.dev/cli/compose"
@@ -30,9 +32,42 @@ func config0(inv *invocation) (*config.Config, error) { return config.Load(inv.e
 // load reads the configuration and pins the catalogue it names.
 func load(inv *invocation) (*setup, error) { return compose.Load(inv.env, inv.io.err) }
 
-// open builds the process for the commands that answer questions.
+// open builds the process for the commands that answer questions one at a
+// time (ask, query). Its notices are plain "sutura: " lines.
 func open(inv *invocation) (*process, error) {
-	return compose.Open(inv.ctx, inv.env, inv.io.err, compose.Options{})
+	s, err := load(inv)
+	if err != nil {
+		return nil, err
+	}
+	return compose.OpenSetup(inv.ctx, s, inv.io.err, compose.Options{
+		UnchosenAudit: terminalAudit(inv, s.Config, plainSay(inv.io.err)),
+	})
+}
+
+// openServing builds the process of a serving command (serve, mcp) from
+// its configuration (with the command's flags as the highest layer): every
+// line it writes on standard error goes through one logger, in the format
+// log.format names. opts are completed with the logger and the audit sink.
+func openServing(inv *invocation, opts compose.Options, overrides ...config.Override) (*process, *slog.Logger, error) {
+	cfg, err := config.LoadWith(inv.env, overrides...)
+	if err != nil {
+		return nil, nil, err
+	}
+	logger := newLogger(cfg, inv.io.err)
+	if cfg.Demo() {
+		logger.Info(strings.TrimPrefix(compose.DemoNotice, "sutura: "))
+	}
+	b, name, err := compose.LoadBundle(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Logger = logger
+	opts.UnchosenAudit = terminalAudit(inv, cfg, logger.Info)
+	p, err := compose.OpenSetup(inv.ctx, &setup{Config: cfg, Bundle: b, CatalogName: name}, inv.io.err, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, logger, nil
 }
 
 // withRequestTimeout bounds a command's whole wait as a transport bounds a

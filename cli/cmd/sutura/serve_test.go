@@ -150,3 +150,10 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	_, err := http.Get(s.base + "/health")
 	assert.Error(t, err, "no longer accepting")
 }
+
+// execCommand runs name with args and returns what it printed on both
+// streams.
+func execCommand(name string, args ...string) (string, error) {
+	out, err := exec.Command(name, args...).CombinedOutput()
+	return string(out), err
+}

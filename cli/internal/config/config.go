@@ -61,6 +61,15 @@ const (
 	SinkFile   AuditSink = "file"
 )
 
+// LogFormat is how sutura serve writes its log lines (log.format).
+type LogFormat string
+
+// The values of log.format.
+const (
+	LogText LogFormat = "text"
+	LogJSON LogFormat = "json"
+)
+
 // CatalogKind is the format of a catalogue (catalogs[].kind).
 type CatalogKind string
 
@@ -77,6 +86,7 @@ type Config struct {
 	Prompt   Prompt   `yaml:"prompt"`
 	Tools    Tools    `yaml:"tools"`
 	Audit    Audit    `yaml:"audit"`
+	Log      Log      `yaml:"log"`
 	// Catalogs lists the configured catalogues; empty means the embedded
 	// demo catalogue (see [Config.Demo]).
 	Catalogs []Catalog `yaml:"catalogs"`
@@ -89,6 +99,20 @@ type Config struct {
 	// SUTURA_CONFIG_DIR is unset (relative paths then stay relative to
 	// the working directory).
 	Dir string `yaml:"-"`
+
+	// origins records the layer that set each key, for Refusal.
+	origins map[string]origin
+}
+
+// Refusal is the refusal of key found after loading — by a source's
+// adapter, which checks its own settings when the source is opened — as
+// an [*Error] naming key and the layer its value came from (for a key no
+// layer set, the layer that declared its nearest parent, or the
+// defaults), as every refusal of [Load] does. reason completes "key: …"
+// and holds no configured value.
+func (c *Config) Refusal(key, reason string) *Error {
+	o := (&checker{cfg: c, origins: c.origins}).where(key)
+	return &Error{Layer: o.layer, Key: key, Line: o.line, Column: o.column, Reason: reason}
 }
 
 // Demo reports whether no catalogue is configured, so the embedded demo
@@ -243,6 +267,10 @@ type Tools struct {
 type RunSQL struct {
 	// Enabled offers run_sql; refused in multi-user mode.
 	Enabled bool `yaml:"enabled"`
+	// Source is the alias of the source run_sql runs on; empty means the
+	// one shared-service-user source that can run SQL. Required when
+	// several can.
+	Source string `yaml:"source"`
 }
 
 // Audit is the audit sink (audit.*).
@@ -251,6 +279,17 @@ type Audit struct {
 	Sink AuditSink `yaml:"sink"`
 	// File is the resolved path appended to when Sink is file.
 	File string `yaml:"file"`
+
+	// SinkChosen says a layer set audit.sink. When none did, the command
+	// line may send records to a file instead of a terminal (see
+	// docs/operations.md); a chosen sink is always used as it is.
+	SinkChosen bool `yaml:"-"`
+}
+
+// Log is the log of the serving commands (log.*).
+type Log struct {
+	// Format is text (key=value lines) or json (one object per line).
+	Format LogFormat `yaml:"format"`
 }
 
 // Catalog is one entry of catalogs.

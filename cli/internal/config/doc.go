@@ -21,6 +21,12 @@
 // the offending value; several refusals are joined with [errors.Join] and
 // can be listed with [Errors].
 //
+// A source's keys are checked here for their shape only (their type, that
+// they apply to the source's kind, that a number set is at least 1); what
+// the kind requires of them is checked once, by the source's adapter, when
+// the source is opened, and [Config.Refusal] reports such a refusal with
+// the key and the layer, like this package's own.
+//
 // Secrets (the access token, the metrics token, source passwords) are
 // read from files at load time into [Secret] values, which print as
 // [redacted] under every formatting verb and every encoder.

@@ -55,7 +55,12 @@ func OSEnv() Env {
 // combinations. On failure it returns a nil Config and every refusal it
 // found, each an [*Error] (list them with [Errors]); no message contains
 // a configured value.
-func Load(env Env) (*Config, error) {
+func Load(env Env) (*Config, error) { return LoadWith(env) }
+
+// LoadWith is Load with command-line flags as the highest layer: each
+// override is applied after the environment variables, and a refusal of
+// its value names the flag as its layer.
+func LoadWith(env Env, overrides ...Override) (*Config, error) {
 	var errs errList
 	environment, ok := parseEnvironment(env[EnvEnvironment])
 	if !ok {
@@ -86,6 +91,7 @@ func Load(env Env) (*Config, error) {
 		}
 	}
 	applyEnv(cfg, origins, env, &errs)
+	applyOverrides(cfg, origins, overrides, &errs)
 	if len(errs) > 0 {
 		return nil, errs.err()
 	}
@@ -95,12 +101,14 @@ func Load(env Env) (*Config, error) {
 // finish validates an applied configuration, resolves its paths, reads
 // its secrets and checks the unsafe combinations.
 func finish(cfg *Config, origins map[string]origin) (*Config, error) {
+	cfg.origins = origins
 	c := checker{cfg: cfg, origins: origins}
 	c.validate()
 	if len(c.errs) > 0 {
 		return nil, c.errs.err()
 	}
 	c.normalize()
+	cfg.Audit.SinkChosen = c.isSet("audit.sink")
 	c.resolvePaths()
 	c.readSecrets()
 	c.unsafe()
@@ -133,6 +141,7 @@ func defaults() *Config {
 		},
 		Prompt:   Prompt{CatalogProse: ProseQuoted},
 		Audit:    Audit{Sink: SinkStderr},
+		Log:      Log{Format: LogText},
 		Catalogs: []Catalog{},
 		Sources:  map[string]Source{},
 	}

@@ -154,7 +154,7 @@ prompt:
 	assert.Equal(t, "127.0.0.1", pg.Host, "mappings merge key by key")
 	assert.Equal(t, "analytics", pg.Database, "keys not overridden are kept")
 	assert.Equal(t, Plaintext, pg.TransportMode)
-	assert.Equal(t, 5432, pg.Port, "standard port when omitted")
+	assert.Zero(t, pg.Port, "an omitted port is left to the adapter, whose default it is")
 	assert.Equal(t, filepath.Join(dir, "data"), cfg.Sources["files"].DataDir, "a source not mentioned again is kept")
 	assert.Empty(t, cfg.Prompt.InstructionsFile, `"" clears a string`)
 	assert.Equal(t, ProseQuoted, cfg.Prompt.CatalogProse, "null changes nothing")
@@ -272,10 +272,10 @@ sources:
 	assert.Equal(t, "/srv/catalog", cfg.Catalogs[1].Dir)
 	assert.Equal(t, j("run"), cfg.Sources["pg"].UnixSocket)
 	assert.Equal(t, j("secrets/pg"), cfg.Sources["pg"].PasswordFile)
-	assert.Equal(t, Plaintext, cfg.Sources["pg"].TransportMode, "plaintext over a unix socket")
+	assert.Empty(t, cfg.Sources["pg"].TransportMode, "an omitted transport is left to the adapter (plaintext over a unix socket)")
 	ch := cfg.Sources["ch"]
 	assert.Equal(t, []string{j("tls/ca.pem"), j("tls/cert.pem"), j("tls/key.pem")}, []string{ch.CAFile, ch.CertFile, ch.KeyFile})
-	assert.Equal(t, 9440, ch.Port)
+	assert.Zero(t, ch.Port, "the adapter's default")
 	assert.Equal(t, j("gcp.json"), cfg.Sources["bq"].CredentialsFile)
 	assert.Equal(t, ":memory:", cfg.Sources["duck"].Path)
 	assert.Equal(t, []byte("p"), cfg.Sources["pg"].Password.Reveal())
@@ -343,8 +343,8 @@ func TestFixtureDirectory(t *testing.T) {
 	assert.Equal(t, []Catalog{{Name: "local", Kind: CatalogMarkdown, Dir: filepath.Join(abs, "catalog"), Version: "dev"}}, cfg.Catalogs)
 	assert.Equal(t, filepath.Join(abs, "data"), cfg.Sources["demo"].DataDir)
 	pg := cfg.Sources["pg"]
-	assert.Equal(t, Plaintext, pg.TransportMode)
-	assert.Equal(t, 5432, pg.Port)
+	assert.Empty(t, pg.TransportMode, "left to the adapter: plaintext over a unix socket")
+	assert.Zero(t, pg.Port, "left to the adapter: 5432")
 	assert.Equal(t, "/var/run/postgresql", pg.UnixSocket)
 	assert.Equal(t, map[string]string{"alice": "analyst_alice", "bob": "analyst_bob"}, pg.Impersonate)
 }

@@ -40,7 +40,10 @@ const (
 
 // Source is one data system. It carries the keys of every kind; the
 // loader refuses a key that does not apply to the source's kind, so only
-// the keys of Kind are ever non-zero.
+// the keys of Kind are ever non-zero. The loader checks the shape of each
+// key; what the kind requires of them (a host, a transport that suits it,
+// a database file that exists) is checked once, by the kind's adapter,
+// when the source is opened.
 type Source struct {
 	// Kind is the data system.
 	Kind SourceKind `yaml:"kind"`
@@ -70,9 +73,9 @@ type Source struct {
 	User string `yaml:"user,omitempty"`
 	// PasswordFile is the resolved path of the password file.
 	PasswordFile string `yaml:"password_file,omitempty"`
-	// TransportMode is plaintext, verified or mutual; a loaded Config
-	// always has one for database kinds (plaintext over a unix socket,
-	// verified otherwise, when omitted).
+	// TransportMode is plaintext, verified or mutual; empty means the
+	// adapter's default (plaintext over a unix socket, verified
+	// otherwise).
 	TransportMode TransportMode `yaml:"transport_mode,omitempty"`
 	// CAFile is the resolved path of the CA bundle (system roots when
 	// empty).
@@ -149,26 +152,13 @@ var sourceKeyKinds = map[string][]SourceKind{
 	"credentials_file":      {KindBigQuery},
 }
 
+// hasIdentity reports whether a source of kind has identities of its own
+// that a leg could run as (impersonation-at-source). Files and DuckDB have
+// none: their posture is refused, by the loader for files and by the
+// adapter for duckdb, rather than asked for a way to carry the subject.
+func hasIdentity(kind SourceKind) bool { return kind != KindFiles && kind != KindDuckDB }
+
 // keyApplies reports whether key is valid for kind.
 func keyApplies(key string, kind SourceKind) bool {
 	return slices.Contains(sourceKeyKinds[key], kind)
-}
-
-// isDatabase reports whether kind is reached over a network connection.
-func isDatabase(kind SourceKind) bool { return slices.Contains(databaseKinds, kind) }
-
-// defaultPort is the standard port of a database kind.
-func defaultPort(kind SourceKind, mode TransportMode) int {
-	switch kind {
-	case KindPostgres:
-		return 5432
-	case KindOracle:
-		return 1521
-	case KindClickHouse:
-		if mode == Plaintext {
-			return 9000
-		}
-		return 9440
-	}
-	return 0
 }

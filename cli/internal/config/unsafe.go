@@ -52,7 +52,7 @@ func (c *checker) unsafe() {
 			c.fail(key+".acknowledged_because", "is required for a shared-service-user source in multi-user mode: "+
 				"say why every caller may see what the service user sees, or use impersonation-at-source")
 		}
-		if s.Posture == ImpersonationAtSource && len(s.Impersonate) == 0 && !sec.Inbound.Enabled() {
+		if s.Posture == ImpersonationAtSource && hasIdentity(s.Kind) && len(s.Impersonate) == 0 && !sec.Inbound.Enabled() {
 			k := key + ".impersonate"
 			if !keyApplies("impersonate", s.Kind) {
 				k = key + ".posture"

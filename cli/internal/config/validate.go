@@ -102,8 +102,6 @@ func (c *checker) required(key, v, what string) {
 const (
 	maxBodyBytesLimit  = 64 << 20
 	maxWorkingSetBytes = 1 << 40
-	maxDuckDBThreads   = 1024
-	minDuckDBMemory    = 16 << 20 // below it DuckDB cannot hold a vector of a wide table
 	minRefreshSeconds  = 10
 	maxRefreshSeconds  = 86400
 	maxAliasLength     = 63
@@ -128,7 +126,7 @@ func validHost(s string) bool {
 	return len(s) <= maxHostNameLength && hostName.MatchString(s)
 }
 
-// loopbackHost reports whether a database host is on this machine.
+// loopbackHost reports whether a host (of a URL) is on this machine.
 func loopbackHost(s string) bool { return strings.EqualFold(s, "localhost") || isLoopbackIP(s) }
 
 // validate checks every key on its own and the rules that make a key
@@ -142,6 +140,8 @@ func (c *checker) validate() {
 	c.intRange("runtime.working_set_max_bytes", r.WorkingSetMaxBytes, 1, maxWorkingSetBytes)
 	c.intRange("runtime.shutdown_grace_seconds", int64(r.ShutdownGraceSeconds), 1, 300)
 	oneOf(c, "prompt.catalog_prose", c.cfg.Prompt.CatalogProse, false, ProseQuoted, ProseOmitted)
+	oneOf(c, "log.format", c.cfg.Log.Format, false, LogText, LogJSON)
+	c.runSQL()
 	c.audit()
 	c.catalogs()
 	for _, alias := range sortedKeys(c.cfg.Sources) {
@@ -264,6 +264,22 @@ func (c *checker) jwksURL(key, s string) {
 	}
 }
 
+// runSQL checks tools.run_sql.source: an alias of a configured source,
+// and only with run_sql enabled. Whether that source can run SQL is the
+// surface's to say, once its data system is open.
+func (c *checker) runSQL() {
+	r := c.cfg.Tools.RunSQL
+	switch {
+	case r.Source == "":
+	case !r.Enabled:
+		c.fail("tools.run_sql.source", "applies only when tools.run_sql.enabled is true ("+c.from("tools.run_sql.enabled")+")")
+	default:
+		if _, ok := c.cfg.Sources[r.Source]; !ok {
+			c.fail("tools.run_sql.source", "must be the alias of a configured source (a key of sources)")
+		}
+	}
+}
+
 func (c *checker) audit() {
 	a := c.cfg.Audit
 	if a.Sink == "none" {
@@ -304,8 +320,14 @@ func (c *checker) catalogs() {
 	}
 }
 
-// source checks one source: its alias, kind and posture, the keys that
-// do not apply to its kind, and what its kind requires.
+// source checks the shape of one source: its alias, kind and posture, the
+// keys that do not apply to its kind, and that a number it sets is one.
+// What a kind requires of its settings (a host, a transport that suits
+// it, TLS files, a database file that exists, the range of a number) is
+// its adapter's to check, once, when the source is opened; the
+// composition root reports such a refusal with its key and layer
+// ([Config.Refusal]). A files source, which no adapter configures, is
+// checked here.
 func (c *checker) source(alias string, s Source) {
 	key := childKey("sources", alias)
 	if !identifier.MatchString(alias) || len(alias) > maxAliasLength {
@@ -326,119 +348,29 @@ func (c *checker) source(alias string, s Source) {
 		}
 		c.fail(key+"."+name, "does not apply to kind "+string(s.Kind))
 	}
-	switch s.Kind {
-	case KindFiles:
+	// Zero never means unlimited, nor the default: a number that is set is
+	// at least 1 (its adapter bounds it from above).
+	for _, n := range []struct {
+		name string
+		v    int64
+	}{{"port", int64(s.Port)}, {"threads", int64(s.Threads)}, {"memory_limit_bytes", s.MemoryLimitBytes}} {
+		if k := key + "." + n.name; c.isSet(k) && n.v < 1 {
+			c.fail(k, "must be at least 1 (leave it out for the default)")
+		}
+	}
+	if s.Kind == KindFiles {
 		c.required(key+".data_dir", s.DataDir, " for kind files")
-	case KindDuckDB:
-		c.required(key+".path", s.Path, " for kind duckdb")
-		if c.isSet(key + ".threads") {
-			c.intRange(key+".threads", int64(s.Threads), 1, maxDuckDBThreads)
-		}
-		if c.isSet(key + ".memory_limit_bytes") {
-			c.intRange(key+".memory_limit_bytes", s.MemoryLimitBytes, minDuckDBMemory, maxWorkingSetBytes)
-		}
-	case KindBigQuery:
-		c.required(key+".project", s.Project, " for kind bigquery")
-	default:
-		c.database(key, s)
-	}
-	if s.Posture == ImpersonationAtSource && (s.Kind == KindFiles || s.Kind == KindDuckDB) {
-		c.fail(key+".posture", "cannot be impersonation-at-source for kind "+string(s.Kind)+", which has no identity at the source: use shared-service-user")
-	}
-}
-
-// database checks the keys of the kinds reached over a connection.
-func (c *checker) database(key string, s Source) {
-	switch {
-	case s.Host != "" && s.UnixSocket != "":
-		c.fail(key+".unix_socket", "is set together with host: set exactly one")
-	case blank(s.Host) && blank(s.UnixSocket) && !keyApplies("unix_socket", s.Kind):
-		c.fail(key+".host", "is required for kind "+string(s.Kind))
-	case blank(s.Host) && blank(s.UnixSocket):
-		c.fail(key+".host", "or unix_socket is required for kind "+string(s.Kind))
-	case s.Host != "" && !validHost(s.Host):
-		c.fail(key+".host", "must be a host name or IP address, without scheme or port")
-	}
-	if c.isSet(key + ".port") {
-		c.intRange(key+".port", int64(s.Port), 1, 65535)
-	}
-	c.required(key+".user", s.User, " for kind "+string(s.Kind))
-	switch s.Kind {
-	case KindPostgres:
-		c.required(key+".database", s.Database, " for kind postgres")
-	case KindOracle:
-		c.required(key+".service", s.Service, " for kind oracle")
-	}
-	if !oneOf(c, key+".transport_mode", s.TransportMode, true, Plaintext, Verified, Mutual) {
-		return
-	}
-	mode := effectiveTransport(s)
-	switch {
-	case s.UnixSocket != "" && mode != Plaintext:
-		c.fail(key+".transport_mode", "must be plaintext over a unix socket, where TLS does not apply")
-	case s.Host != "" && mode == Plaintext && !loopbackHost(s.Host):
-		c.fail(key+".transport_mode", "may be plaintext only to a loopback address, localhost or a unix socket: use verified or mutual")
-	}
-	if mode == Mutual {
-		c.required(key+".cert_file", s.CertFile, " with transport_mode mutual")
-		c.required(key+".key_file", s.KeyFile, " with transport_mode mutual")
-	} else {
-		c.onlyWith(key, "applies only with transport_mode mutual", "cert_file", s.CertFile, "key_file", s.KeyFile)
-	}
-	if mode == Plaintext {
-		c.onlyWith(key, "applies only with transport_mode verified or mutual", "ca_file", s.CAFile, "tls_server_name", s.TLSServerName)
-	}
-	if s.VerificationIdentity != "" && s.Posture != ImpersonationAtSource {
-		c.fail(key+".verification_identity", "applies only with posture impersonation-at-source")
-	}
-	if len(s.Impersonate) > 0 && s.Posture != ImpersonationAtSource {
-		c.fail(key+".impersonate", "applies only with posture impersonation-at-source")
-	}
-	for _, subject := range sortedKeys(s.Impersonate) {
-		k := childKey(key+".impersonate", subject)
-		if blank(subject) {
-			c.fail(k, "has an empty subject")
-		} else if blank(s.Impersonate[subject]) {
-			c.fail(k, "must name a database role")
+		if s.Posture == ImpersonationAtSource {
+			c.fail(key+".posture", "cannot be impersonation-at-source for kind files, which has no identity at the source: use shared-service-user")
 		}
 	}
 }
 
-// onlyWith refuses each non-empty value of the name, value pairs kv of
-// the source at key with reason.
-func (c *checker) onlyWith(key, reason string, kv ...string) {
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] != "" {
-			c.fail(key+"."+kv[i], reason)
-		}
-	}
-}
-
-// effectiveTransport is the transport of a database source, with the
-// default applied: plaintext over a unix socket, verified otherwise.
-func effectiveTransport(s Source) TransportMode {
-	switch {
-	case s.TransportMode != "":
-		return s.TransportMode
-	case s.UnixSocket != "":
-		return Plaintext
-	}
-	return Verified
-}
-
-// normalize fills the defaults that depend on other keys.
+// normalize fills the defaults that depend on other keys. A source's
+// defaults (its port, its transport) are its adapter's.
 func (c *checker) normalize() {
 	if c.cfg.Security.Identity == "" {
 		c.cfg.Security.Identity = SingleUser // only reachable with no source
-	}
-	for alias, s := range c.cfg.Sources {
-		if isDatabase(s.Kind) {
-			s.TransportMode = effectiveTransport(s)
-			if s.Port == 0 {
-				s.Port = defaultPort(s.Kind, s.TransportMode)
-			}
-			c.cfg.Sources[alias] = s
-		}
 	}
 }
 

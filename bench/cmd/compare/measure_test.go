@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestReportFailsWhenAnswersDiffer: the harness fails (printReports
+// returns false, so the command exits 1) when an engine's answer differs
+// from the reference engine's, or an engine failed a question; it
+// succeeds only when every answer is the reference's.
+func TestReportFailsWhenAnswersDiffer(t *testing.T) {
+	c := config{rows: 10, runs: 1, engines: []string{"sutura-parquet", "duckdb-parquet", "duckdb-memory"}}
+	name := benchCases[0].Name
+	rep := func(engine, digest, failure string) report {
+		return report{Engine: engine, Case: name, Digest: digest, Error: failure, FirstMS: 10, WarmMS: []float64{1}, Rows: 3}
+	}
+	tests := []struct {
+		name string
+		reps []report
+		ok   bool
+		says string
+	}{
+		{"agree", []report{rep("sutura-parquet", "ab", ""), rep("duckdb-parquet", "ab", ""), rep("duckdb-memory", "ab", "")}, true, "Every engine returned duckdb-parquet's answer"},
+		{"sutura differs", []report{rep("sutura-parquet", "ac", ""), rep("duckdb-parquet", "ab", ""), rep("duckdb-memory", "ab", "")}, false, "ANSWERS DIFFER from duckdb-parquet's on: " + name + " (sutura-parquet)"},
+		{"a reference differs", []report{rep("sutura-parquet", "ab", ""), rep("duckdb-parquet", "ab", ""), rep("duckdb-memory", "zz", "")}, false, "ANSWERS DIFFER"},
+		{"an engine failed", []report{rep("sutura-parquet", "", "refused"), rep("duckdb-parquet", "ab", ""), rep("duckdb-memory", "ab", "")}, false, "FAILED: refused"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			ok := printReports(&out, c, []int{0}, tc.reps, "0 0 0")
+			assert.Equal(t, tc.ok, ok)
+			assert.Contains(t, out.String(), tc.says)
+		})
+	}
+}
+
+// TestEveryCaseHasReferenceSQL: the harness can check every question
+// against DuckDB.
+func TestEveryCaseHasReferenceSQL(t *testing.T) {
+	seen := map[string]bool{}
+	for _, bc := range benchCases {
+		assert.NotEmpty(t, bc.ReferenceSQL, bc.Name)
+		assert.False(t, seen[bc.Name], "%s twice", bc.Name)
+		seen[bc.Name] = true
+	}
+}

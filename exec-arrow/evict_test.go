@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sutura.dev/domain"
+)
+
+// permutations calls f with every order of 0..n-1 (Heap's algorithm).
+func permutations(n int, f func([]int)) {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	c := make([]int, n)
+	f(p)
+	for i := 0; i < n; {
+		if c[i] < i {
+			if i%2 == 0 {
+				p[0], p[i] = p[i], p[0]
+			} else {
+				p[c[i]], p[i] = p[i], p[c[i]]
+			}
+			f(p)
+			c[i]++
+			i = 0
+			continue
+		}
+		c[i] = 0
+		i++
+	}
+}
+
+// TestSixQuestionsInEveryOrderUnderEviction asks the six questions of
+// issue 10 in all 720 orders, one after another in one engine whose
+// working set holds any one question (streaming) but not every column the
+// six read, so columns are evicted and read again as the questions turn.
+// Every answer equals the one computed without eviction, and no question
+// is refused because of what other questions left in the cache.
+func TestSixQuestionsInEveryOrderUnderEviction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("NOT RUN: -short skips asking 4320 questions")
+	}
+	dir := t.TempDir()
+	writeShop(t, dir, shopOptions{rows: 40_000, rowGroup: 10_000})
+	ctx := context.Background()
+	plans := sixQuestions(t)
+	// One worker: a question's own memory is small beside the columns.
+	cfg := func(limit int64, fill bool) Config {
+		return Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit, Parallelism: 1, NoCacheFill: !fill}
+	}
+
+	big, err := New(ctx, cfg(0, true))
+	require.NoError(t, err)
+	want := answers(t, big, plans, true)
+	all := big.cache.used // every column the six read, and their derived structures
+	var need int64        // the most one question holds while streaming
+	for _, p := range plans {
+		s, err := New(ctx, cfg(0, false))
+		require.NoError(t, err)
+		run(t, s, p)
+		need = max(need, s.cache.peak)
+	}
+	limit := need + all/3
+	require.Less(t, limit, need+all, "the working set cannot hold every column beside a question")
+	e, err := New(ctx, cfg(limit, true))
+	require.NoError(t, err)
+
+	orders := 0
+	permutations(len(plans), func(order []int) {
+		orders++
+		for _, i := range order {
+			rs, err := e.Execute(ctx, plans[i])
+			require.NoError(t, err, "order %v, question %d", order, i)
+			require.Equal(t, want[i], rendered(rs), "order %v, question %d", order, i)
+		}
+	})
+	require.NoError(t, e.Settle(ctx))
+	assert.Equal(t, 720, orders)
+	// Every byte accounted is a cached column's: nothing leaked.
+	e.cache.mu.Lock()
+	var columns int64
+	for _, tb := range e.cache.tables {
+		for _, ce := range tb.cols {
+			columns += ce.bytes
+			assert.Zero(t, ce.pins, "%s.%s is still pinned", tb.name, ce.w.name)
+		}
+	}
+	assert.Equal(t, columns, e.cache.used)
+	e.cache.mu.Unlock()
+	assert.Positive(t, e.cache.evicted, "columns were evicted")
+	assert.LessOrEqual(t, e.cache.peak, limit)
+	t.Logf("working set %d bytes (one question streaming: %d, every column: %d); %d columns evicted", limit, need, all, e.cache.evicted)
+}
+
+// TestTableLargerThanTheWorkingSet: a table whose columns are larger than
+// the working set is answered by streaming, with the working set as the
+// ceiling, and is never read into the cache.
+func TestTableLargerThanTheWorkingSet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("NOT RUN: -short skips writing a large table")
+	}
+	dir := t.TempDir()
+	writeShop(t, dir, shopOptions{rows: 1_000_000, rowGroup: 100_000})
+	ctx := context.Background()
+	plans := sixQuestions(t)
+	big := newEngine(t, os.DirFS(dir))
+	want := answers(t, big, plans, true)
+	columns := big.cache.used
+
+	const limit = 20 << 20
+	require.Greater(t, columns, int64(2*limit), "the columns the questions read are larger than the working set")
+	e, err := New(ctx, Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit})
+	require.NoError(t, err)
+	for round := 0; round < 2; round++ {
+		for i, p := range plans {
+			rs, err := e.Execute(ctx, p)
+			require.NoError(t, err, "question %d", i)
+			require.Equal(t, want[i], rendered(rs), "question %d", i)
+			require.NoError(t, e.Settle(ctx))
+		}
+	}
+	assert.LessOrEqual(t, e.cache.peak, int64(limit))
+	used, _ := e.WorkingSet()
+	assert.Less(t, used, int64(limit))
+}
+
+// TestGroupsThatCannotFitAreRefused: a question whose own groups cannot
+// fit in the working set is refused with resources_exhausted, streamed or
+// cached, and leaves nothing held.
+func TestGroupsThatCannotFitAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	writeShop(t, dir, shopOptions{rows: 300_000, rowGroup: 50_000})
+	ctx := context.Background()
+	leg := shopLeg(false, metric("n", count("status")))
+	leg.Dimensions = []domain.DimensionRef{dim("order", "t0", "order_id")} // 300 000 groups a day
+	plan := mkPlan(t, domain.Day, "2024-01-01", "2026-01-01", leg)
+	plan.Top = &domain.Top{N: 3, By: domain.ByMetric, Direction: "desc"}
+	small := mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", shopLeg(false, metric("n", count("status"))))
+
+	const limit = 16 << 20
+	e, err := New(ctx, Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit})
+	require.NoError(t, err)
+	_, err = e.Execute(ctx, plan)
+	assert.Equal(t, domain.ResourcesExhausted, refusal(t, err), "streamed")
+	run(t, e, small)
+	require.NoError(t, e.Settle(ctx))
+	used, _ := e.WorkingSet()
+	_, err = e.Execute(ctx, plan)
+	assert.Equal(t, domain.ResourcesExhausted, refusal(t, err))
+	after, _ := e.WorkingSet()
+	assert.LessOrEqual(t, after, used, "a refused question holds nothing after")
+	assert.LessOrEqual(t, e.cache.peak, int64(limit))
+
+	// With room, the same question is answered.
+	roomy := newEngine(t, os.DirFS(dir))
+	assert.Len(t, run(t, roomy, plan), 3)
+}

@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	"sutura.dev/domain"
+)
+
+// fillJob is a background read of a streamed table's columns into the
+// cache, queued after the question that streamed them has answered.
+type fillJob struct {
+	tf     *tableFiles
+	wants  []want
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// fillQueue holds the fills waiting to run (guarded by cache.mu). idle is
+// closed, and nil, when no fill is waiting or running.
+type fillQueue struct {
+	pending []*fillJob
+	idle    chan struct{}
+}
+
+// scheduleFill queues a background read of the columns q streamed, when
+// they would fit in the working set beside what running questions hold
+// and the working memory the question itself took (held, the next such
+// question would only evict them again). Reading them costs one more pass
+// over the files, on one goroutine, after the answer: the first answer
+// never waits for the cache.
+func (e *Engine) scheduleFill(q *query, working int64) {
+	if e.cfg.NoCacheFill {
+		return
+	}
+	c := e.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if estimateBytes(q)+working > c.evictableLocked() {
+		return // it does not fit: this table is streamed every time
+	}
+	for _, j := range c.fills.pending {
+		if j.tf.id == q.tf.id && slices.Equal(j.wants, q.baseWants) {
+			return
+		}
+	}
+	if f := c.filling; f != nil && f.tf.id == q.tf.id && slices.Equal(f.wants, q.baseWants) {
+		return
+	}
+	c.fills.pending = append(c.fills.pending, &fillJob{tf: q.tf, wants: q.baseWants})
+	if c.fills.idle == nil {
+		c.fills.idle = make(chan struct{})
+		go e.runFills()
+	}
+}
+
+// runFills runs the queued fills one after another and exits when none is
+// left.
+func (e *Engine) runFills() {
+	c := e.cache
+	for {
+		c.mu.Lock()
+		if len(c.fills.pending) == 0 {
+			close(c.fills.idle)
+			c.fills.idle = nil
+			c.mu.Unlock()
+			return
+		}
+		j := c.fills.pending[0]
+		c.fills.pending = c.fills.pending[1:]
+		ctx, cancel := context.WithCancel(context.Background())
+		j.cancel, j.done = cancel, make(chan struct{})
+		c.filling = j
+		t := c.entryLocked(j.tf)
+		c.mu.Unlock()
+
+		// A fill that fails leaves the table streamed; one that panics,
+		// too, and is logged: it has no caller to fail.
+		if err := guard(func() error { e.fill(ctx, t, j); return nil })(); err != nil {
+			e.log().Error("engine: a background cache fill failed", "source", e.cfg.Source, "error", err)
+		}
+
+		c.mu.Lock()
+		c.filling = nil
+		c.mu.Unlock()
+		cancel()
+		close(j.done)
+	}
+}
+
+// fill loads the job's columns into t unless a question is loading t now
+// (it will have them) or the files changed since the question read them.
+func (e *Engine) fill(ctx context.Context, t *tableEntry, j *fillJob) {
+	if !t.loadMu.TryLock() {
+		return
+	}
+	defer t.loadMu.Unlock()
+	tf, err := locate(e.cfg.Files, j.tf.table)
+	if err != nil || tf.id != j.tf.id {
+		return
+	}
+	_ = t.load(ctx, e.cfg.Files, tf, j.wants, true, nil) // a fill that fails leaves the table streamed
+}
+
+// Settle waits until the background fills queued so far have finished
+// (or ctx ends), so the next question over their tables is served from
+// the cache. Serving does not need it; tests, benchmarks and a warm-up at
+// start do.
+func (e *Engine) Settle(ctx context.Context) error {
+	c := e.cache
+	c.mu.Lock()
+	idle := c.fills.idle
+	c.mu.Unlock()
+	if idle == nil {
+		return nil
+	}
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// estimateBytes is what caching q's base columns would hold: their values
+// (text as dictionary indexes and a dictionary of a sixteenth of the rows)
+// and validity.
+func estimateBytes(q *query) int64 {
+	rows := q.streamedRows.Load()
+	var n int64
+	for _, c := range q.base {
+		per := int64(9)
+		switch {
+		case c.validOnly:
+			per = 1
+		case c.typ == domain.TypeDate:
+			per = 5
+		case c.typ == domain.TypeBoolean:
+			per = 2
+		case c.typ == domain.TypeText:
+			per = 5 + 4
+		}
+		n += per * rows
+	}
+	return n
+}

@@ -1,0 +1,504 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"sutura.dev/domain"
+)
+
+// parquetPart is one Parquet file of a streamed table: its footer, where
+// each wanted column lives, and which row groups may hold rows of the
+// question's range.
+type parquetPart struct {
+	p       part
+	src     parquet.ReaderAtSeeker
+	closeFn func()
+	md      *metadata.FileMetaData
+	leaves  []int // per slot: the leaf column
+	full    []int // the slots read for their values, in leaf order of the record
+	keep    []bool
+	first   []int64 // per row group: its first row within the file
+	// workerBytes estimates what one worker holds to decode a row group:
+	// the column chunks it reads and one batch of decoded values.
+	workerBytes int64
+}
+
+// readBuffer is the buffer a worker reads one column's pages through.
+const readBuffer = 256 << 10
+
+// openParquetPart reads the footer of p, finds the wanted columns, and
+// skips the row groups whose time-column statistics miss the range.
+func openParquetPart(ctx context.Context, fsys fs.FS, p part, q *query, mem *reservation) (*parquetPart, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	l := &loader{ctx: ctx, fsys: fsys, meter: func(n int64) error { return mem.grow(n) }}
+	src, closer, err := l.parquetSource(p)
+	if err != nil {
+		return nil, err
+	}
+	pf, err := file.NewParquetReader(src)
+	if err != nil {
+		closer()
+		return nil, fmt.Errorf("file %s: not a Parquet file: %w", p.path, err)
+	}
+	pp := &parquetPart{p: p, src: src, closeFn: closer, md: pf.MetaData()}
+	sch := pp.md.Schema
+	for _, c := range q.base {
+		idx := sch.ColumnIndexByName(c.name)
+		if idx < 0 {
+			pp.close()
+			return nil, fmt.Errorf("file %s: column %s is missing", p.path, c.name)
+		}
+		pp.leaves = append(pp.leaves, idx)
+	}
+	for s, c := range q.base {
+		if !c.validOnly {
+			pp.full = append(pp.full, s)
+		}
+	}
+	nrg := pp.md.NumRowGroups()
+	pp.keep = make([]bool, nrg)
+	pp.first = make([]int64, nrg)
+	var row, maxRows int64
+	maxChunk := make([]int64, len(q.base))
+	for rg := 0; rg < nrg; rg++ {
+		rgm := pp.md.RowGroup(rg)
+		pp.first[rg] = row
+		row += rgm.NumRows()
+		pp.keep[rg] = q.rowGroupMeets(rgm, pp.leaves[q.timeSlot], sch.Column(pp.leaves[q.timeSlot]))
+		if !pp.keep[rg] {
+			continue
+		}
+		maxRows = max(maxRows, min(rgm.NumRows(), chunkRows))
+		for s, leaf := range pp.leaves {
+			if cc, err := rgm.ColumnChunk(leaf); err == nil {
+				// Pages are read through a buffer of readBuffer bytes and
+				// decompressed one at a time.
+				maxChunk[s] = max(maxChunk[s], min(cc.TotalCompressedSize(), readBuffer)+min(cc.TotalUncompressedSize(), 1<<20))
+			}
+		}
+	}
+	for s, c := range q.base {
+		pp.workerBytes += maxChunk[s]
+		if c.validOnly {
+			pp.workerBytes += maxRows * 3
+		} else {
+			pp.workerBytes += maxRows * 12
+		}
+	}
+	return pp, nil
+}
+
+func (pp *parquetPart) close() {
+	if pp.closeFn != nil {
+		pp.closeFn()
+		pp.closeFn = nil
+	}
+}
+
+// rowGroupMeets reports whether a row group may hold a row of the range,
+// from the statistics of its time column: a row group whose days all fall
+// outside the range, or whose time column is all null, holds none.
+func (q *query) rowGroupMeets(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column) bool {
+	cc, err := rgm.ColumnChunk(leaf)
+	if err != nil {
+		return true
+	}
+	if st, err := cc.Statistics(); err == nil && st != nil && st.HasNullCount() && st.NullCount() >= rgm.NumRows() {
+		return false
+	}
+	z, ok := statsZone(rgm, leaf, descr, false)
+	return !ok || q.meets(z)
+}
+
+// statsZone is the day range of a date or timestamp column in a row group,
+// from its statistics; with noNulls, only when they also say it holds no
+// null.
+func statsZone(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, noNulls bool) (dayZone, bool) {
+	cc, err := rgm.ColumnChunk(leaf)
+	if err != nil {
+		return dayZone{}, false
+	}
+	st, err := cc.Statistics()
+	if err != nil || st == nil || !st.HasMinMax() {
+		return dayZone{}, false
+	}
+	if noNulls && (descr.MaxDefinitionLevel() > 0 && (!st.HasNullCount() || st.NullCount() > 0)) {
+		return dayZone{}, false
+	}
+	toDay, ok := parquetDay(descr)
+	if !ok {
+		return dayZone{}, false
+	}
+	switch s := st.(type) {
+	case *metadata.Int32Statistics:
+		return dayZone{toDay(int64(s.Min())), toDay(int64(s.Max()))}, true
+	case *metadata.Int64Statistics:
+		return dayZone{toDay(s.Min()), toDay(s.Max())}, true
+	}
+	return dayZone{}, false
+}
+
+// parquetReaders are one worker's readers of the table's Parquet parts,
+// opened on its first row group of each.
+type parquetReaders map[*parquetPart]*pqarrow.FileReader
+
+func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, error) {
+	if fr := (*pr)[pp]; fr != nil {
+		return fr, nil
+	}
+	// Pages are read through a small buffer into pooled memory, not a
+	// whole column chunk at a time into fresh memory.
+	rp := parquet.NewReaderProperties(decodePool)
+	rp.BufferedStreamEnabled, rp.BufferSize = true, readBuffer
+	pf, err := file.NewParquetReader(pp.src, file.WithMetadata(pp.md), file.WithReadProps(rp))
+	if err != nil {
+		return nil, fmt.Errorf("file %s: %w", pp.p.path, err)
+	}
+	props := pqarrow.ArrowReadProperties{BatchSize: chunkRows}
+	for _, s := range pp.full {
+		if q.base[s].typ == domain.TypeText && pp.md.Schema.Column(pp.leaves[s]).PhysicalType() == parquet.Types.ByteArray {
+			props.SetReadDict(pp.leaves[s], true)
+		}
+	}
+	fr, err := pqarrow.NewFileReader(pf, props, decodePool)
+	if err != nil {
+		return nil, fmt.Errorf("file %s: %w", pp.p.path, err)
+	}
+	if *pr == nil {
+		*pr = parquetReaders{}
+	}
+	(*pr)[pp] = fr
+	return fr, nil
+}
+
+// parquetTask decodes one row group, batch by batch, and hands each batch
+// that may hold a row of the range to each. Columns read for validity
+// alone are read from their definition levels (and, for text, the value
+// lengths: empty text is null), or not at all when the footer says the
+// row group has no null.
+func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t task, each func(*batch) error) error {
+	q, pp := fp.q, t.part.pq
+	fr, err := pr.get(pp, q)
+	if err != nil {
+		return err
+	}
+	rgm := pp.md.RowGroup(t.rg)
+	nrows := int(rgm.NumRows())
+	// A row group whose statistics put every time in one bucket of the
+	// range does not read the time column, unless something else does.
+	bucket, one := int32(0), false
+	full := pp.full
+	if q.timeOnly {
+		if z, ok := statsZone(rgm, pp.leaves[q.timeSlot], pp.md.Schema.Column(pp.leaves[q.timeSlot]), true); ok {
+			if bucket, one = q.oneBucket(z); one {
+				full = slices.DeleteFunc(slices.Clone(full), func(s int) bool { return s == q.timeSlot })
+			}
+		}
+	}
+	var rr pqarrow.RecordReader
+	if len(full) > 0 {
+		leaves := make([]int, len(full))
+		for i, s := range full {
+			leaves[i] = pp.leaves[s]
+		}
+		if rr, err = fr.GetRecordReader(ctx, leaves, []int{t.rg}); err != nil {
+			return fmt.Errorf("file %s, row group %d: %w", pp.p.path, t.rg, err)
+		}
+		defer rr.Release()
+	}
+	valids := make([]*validReader, len(q.base))
+	for s, c := range q.base {
+		if c.validOnly {
+			v, err := newValidReader(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]))
+			if err != nil {
+				return fmt.Errorf("file %s, column %s: %w", pp.p.path, c.name, err)
+			}
+			valids[s] = v
+		}
+	}
+	for off := 0; off < nrows; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := min(chunkRows, nrows-off)
+		cols := make([]*column, len(q.base))
+		if rr != nil {
+			if !rr.Next() {
+				if err := rr.Err(); err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					return fmt.Errorf("file %s, row group %d: %w", pp.p.path, t.rg, err)
+				}
+				return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", pp.p.path, t.rg)
+			}
+			rec := rr.RecordBatch()
+			n = int(rec.NumRows())
+			base := int(pp.first[t.rg]) + off
+			// The time column first: a batch outside the range is
+			// skipped without converting the rest.
+			for i, s := range full {
+				if s != q.timeSlot {
+					continue
+				}
+				c, err := batchColumn(q.base[s], rec.Column(i), pp.p.path, base, q.inferred[s])
+				if err != nil {
+					return err
+				}
+				cols[s] = c
+			}
+			if !one && !q.meets(zoneOf(cols[q.timeSlot], 0, n)) {
+				for _, v := range valids {
+					if v != nil {
+						if _, err := v.next(n); err != nil {
+							return fmt.Errorf("file %s: %w", pp.p.path, err)
+						}
+					}
+				}
+				off += n
+				continue
+			}
+			for i, s := range full {
+				if s == q.timeSlot {
+					continue
+				}
+				c, err := batchColumn(q.base[s], rec.Column(i), pp.p.path, base, q.inferred[s])
+				if err != nil {
+					return err
+				}
+				cols[s] = c
+			}
+		}
+		for s, v := range valids {
+			if v == nil {
+				continue
+			}
+			bits, err := v.next(n)
+			if err != nil {
+				return fmt.Errorf("file %s, column %s: %w", pp.p.path, q.base[s].name, err)
+			}
+			cols[s] = &column{name: q.base[s].name, typ: q.base[s].typ, n: n, valid: bits, validOnly: true, id: columnIDs.Add(1)}
+		}
+		if err := each(&batch{lo: 0, hi: n, group: t.group, cols: cols, oneBucket: one, bucket: bucket}); err != nil {
+			return err
+		}
+		off += n
+	}
+	return nil
+}
+
+// batchColumn makes a batch column of the prototype's type from one
+// decoded Arrow array: without a copy when the array already has the
+// column's physical form, through a builder otherwise (which converts,
+// and refuses a value that is not of the type, naming its row).
+func batchColumn(proto *column, arr arrow.Array, path string, base int, inferred bool) (*column, error) {
+	if arr.Data().Offset() == 0 && !inferred {
+		switch a := arr.(type) {
+		case *array.Int64:
+			if proto.typ == domain.TypeInteger {
+				return withID(newColumn(proto.name, proto.typ, a)), nil
+			}
+		case *array.Float64:
+			if proto.typ == domain.TypeFloat || proto.typ == domain.TypeDecimal {
+				return withID(newColumn(proto.name, proto.typ, a)), nil
+			}
+		case *array.Boolean:
+			if proto.typ == domain.TypeBoolean {
+				return withID(newColumn(proto.name, proto.typ, a)), nil
+			}
+		case *array.Date32:
+			if proto.typ == domain.TypeDate {
+				return withID(newColumn(proto.name, proto.typ, a)), nil
+			}
+		case *array.Dictionary:
+			if c := dictColumn(proto, a); c != nil {
+				return c, nil
+			}
+		}
+	}
+	b := newBuilder(proto.typ, false)
+	if inferred {
+		b = viaText{b}
+	}
+	if err := appendArrow(b, arr); err != nil {
+		if ae, ok := err.(*arrowErr); ok {
+			return nil, loadError(path, proto.name, base+ae.row+1, "row", ae.err)
+		}
+		return nil, fmt.Errorf("file %s, column %s: %w", path, proto.name, err)
+	}
+	return withID(b.finish(proto.name)), nil
+}
+
+// dictColumn wraps a dictionary-encoded text array as a text column,
+// marking the rows whose text is empty as null (empty text is null in
+// every format); nil when the array is not int32 indexes over strings.
+func dictColumn(proto *column, a *array.Dictionary) *column {
+	if proto.typ != domain.TypeText {
+		return nil
+	}
+	idx, ok := a.Indices().(*array.Int32)
+	if !ok || idx.Data().Offset() != 0 {
+		return nil
+	}
+	d, ok := a.Dictionary().(*array.String)
+	if !ok {
+		return nil
+	}
+	c := &column{name: proto.name, typ: domain.TypeText, arr: a, n: a.Len(), idx: idx.Int32Values(), id: columnIDs.Add(1)}
+	c.dict = make([]string, d.Len())
+	empty := -1
+	for i := range c.dict {
+		c.dict[i] = d.Value(i)
+		if c.dict[i] == "" || d.IsNull(i) {
+			empty = i
+		}
+	}
+	if a.NullN() > 0 {
+		c.valid = a.NullBitmapBytes()
+	}
+	if empty >= 0 {
+		bits := make([]byte, bitutil.BytesForBits(int64(c.n)))
+		for r := 0; r < c.n; r++ {
+			if (c.valid == nil || bitutil.BitIsSet(c.valid, r)) && c.dict[c.idx[r]] != "" && d.IsValid(int(c.idx[r])) {
+				bitutil.SetBit(bits, r)
+			}
+		}
+		c.valid = bits
+	}
+	c.bytes = arrayBytes(a.Data())
+	return c
+}
+
+func withID(c *column) *column {
+	c.id = columnIDs.Add(1)
+	return c
+}
+
+// validReader reads the validity of one column chunk, batch by batch,
+// without materialising its values.
+type validReader struct {
+	all    bool // the footer says every value is present
+	rd     file.ColumnChunkReader
+	maxDef int16
+	text   bool // empty text is null, so text needs the value lengths
+	defs   []int16
+	texts  []parquet.ByteArray
+	other  any // a scratch slice of the physical type
+}
+
+func newValidReader(rg *file.RowGroupReader, leaf int, descr *schema.Column) (*validReader, error) {
+	v := &validReader{maxDef: descr.MaxDefinitionLevel(), text: descr.PhysicalType() == parquet.Types.ByteArray}
+	cc, err := rg.MetaData().ColumnChunk(leaf)
+	if err != nil {
+		return nil, err
+	}
+	st, _ := cc.Statistics()
+	noNulls := v.maxDef == 0 || (st != nil && st.HasNullCount() && st.NullCount() == 0)
+	noEmpty := !v.text
+	if s, ok := st.(*metadata.ByteArrayStatistics); ok && s.HasMinMax() && len(s.Min()) > 0 {
+		noEmpty = true // the smallest text is not empty, so none is
+	}
+	if noNulls && noEmpty {
+		v.all = true
+		return v, nil
+	}
+	if v.rd, err = rg.Column(leaf); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// next returns the validity bitmap of the next n values (nil: all valid).
+func (v *validReader) next(n int) ([]byte, error) {
+	if v.all {
+		return nil, nil
+	}
+	if cap(v.defs) < n {
+		v.defs = make([]int16, n)
+	}
+	defs := v.defs[:n]
+	var got, vals int
+	for got < n {
+		total, read, err := readLevels(v, n-got, defs[got:], vals)
+		if err != nil {
+			return nil, err
+		}
+		if total == 0 {
+			return nil, fmt.Errorf("the column chunk ends early")
+		}
+		if v.maxDef == 0 {
+			for i := got; i < got+int(total); i++ {
+				defs[i] = 0
+			}
+		}
+		got += int(total)
+		vals += read
+	}
+	bits := make([]byte, bitutil.BytesForBits(int64(n)))
+	j := 0
+	for i, d := range defs {
+		if d < v.maxDef {
+			continue
+		}
+		if !v.text || len(v.texts[j]) > 0 {
+			bitutil.SetBit(bits, i)
+		}
+		j++
+	}
+	return bits, nil
+}
+
+// readLevels reads up to n levels (and their values, discarded) into defs;
+// for text, the values land in v.texts at offset vals so their lengths can
+// be checked.
+func readLevels(v *validReader, n int, defs []int16, vals int) (int64, int, error) {
+	if v.maxDef == 0 {
+		defs = nil
+	}
+	switch r := v.rd.(type) {
+	case *file.ByteArrayColumnChunkReader:
+		if len(v.texts) < vals+n {
+			v.texts = append(v.texts, make([]parquet.ByteArray, vals+n-len(v.texts))...)
+		}
+		return r.ReadBatch(int64(n), v.texts[vals:vals+n], defs, nil)
+	case *file.BooleanColumnChunkReader:
+		return r.ReadBatch(int64(n), scratchOf[bool](v, n), defs, nil)
+	case *file.Int32ColumnChunkReader:
+		return r.ReadBatch(int64(n), scratchOf[int32](v, n), defs, nil)
+	case *file.Int64ColumnChunkReader:
+		return r.ReadBatch(int64(n), scratchOf[int64](v, n), defs, nil)
+	case *file.Int96ColumnChunkReader:
+		return r.ReadBatch(int64(n), scratchOf[parquet.Int96](v, n), defs, nil)
+	case *file.Float32ColumnChunkReader:
+		return r.ReadBatch(int64(n), scratchOf[float32](v, n), defs, nil)
+	case *file.Float64ColumnChunkReader:
+		return r.ReadBatch(int64(n), scratchOf[float64](v, n), defs, nil)
+	case *file.FixedLenByteArrayColumnChunkReader:
+		return r.ReadBatch(int64(n), scratchOf[parquet.FixedLenByteArray](v, n), defs, nil)
+	}
+	return 0, 0, fmt.Errorf("unsupported Parquet column type %s", v.rd.Type())
+}
+
+// scratchOf is v's scratch slice of type T, at least n long.
+func scratchOf[T any](v *validReader, n int) []T {
+	s, _ := v.other.([]T)
+	if len(s) < n {
+		s = make([]T, n)
+		v.other = s
+	}
+	return s[:n]
+}

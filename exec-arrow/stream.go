@@ -1,0 +1,330 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"math"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"sutura.dev/domain"
+)
+
+// task is one unit of streamed work for a worker: a Parquet row group to
+// decode, or a block of CSV or NDJSON records to parse.
+type task struct {
+	group int
+	part  *streamPart
+	rg    int        // Parquet: the row group within the part
+	block *textBlock // CSV, NDJSON: the records
+}
+
+// streamPart is one file of the streamed table.
+type streamPart struct {
+	p  part
+	pq *parquetPart // nil for text
+	// NDJSON: the wanted columns some object of the part holds, and how
+	// many objects it has (a column no object holds is an error).
+	seen    []atomic.Bool
+	objects atomic.Int64
+}
+
+// fileProducer streams the base table's files. One dispatcher walks the
+// parts in order and numbers their row groups (Parquet) or blocks (CSV,
+// NDJSON) as groups; group g goes to worker g mod P, which decodes or
+// parses it into a batch and aggregates it. A Parquet row group whose
+// time-column statistics miss the range is skipped before any page of it
+// is read.
+type fileProducer struct {
+	q     *query
+	mem   *reservation
+	fsys  fs.FS
+	parts []*streamPart
+	work  []chan task
+	bufs  chan []byte // text block buffers, recycled
+	// The row groups of the Parquet parts before the first text part are
+	// known from their footers: direct[w] lists worker w's, and it reads
+	// them without waiting for a dispatcher. The dispatcher (run) numbers
+	// the rest, from part dispatchFrom and group firstDispatched on.
+	direct          [][]task
+	dispatchFrom    int
+	firstDispatched int
+}
+
+// producer returns the batches of the question's base table: its cached
+// columns, or a stream of its files.
+func (e *Engine) producer(ctx context.Context, q *query, mem *reservation, m *meter) (producer, error) {
+	if !q.streamed {
+		return newCachedProducer(q, q.views[0]), nil
+	}
+	fsys := e.cfg.Files
+	if m != nil {
+		fsys = countingFS{FS: fsys, n: &m.bytes}
+	}
+	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.parallel), bufs: make(chan []byte, 2*q.parallel+2)}
+	var perWorker int64
+	for _, p := range q.tf.parts {
+		sp := &streamPart{p: p, seen: make([]atomic.Bool, len(q.base))}
+		if p.format == formatParquet {
+			e.cache.reads.Add(1)
+			pq, err := openParquetPart(ctx, fsys, p, q, mem)
+			if err != nil {
+				fp.closeParts()
+				return nil, err
+			}
+			sp.pq = pq
+			perWorker = max(perWorker, pq.workerBytes)
+			q.streamedRows.Add(pq.md.NumRows)
+			q.rows += int(pq.md.NumRows)
+		} else {
+			e.cache.reads.Add(1)
+			perWorker = max(perWorker, textWorkerBytes(q, p))
+			q.rows += int(p.size/2 + 1)
+		}
+		fp.parts = append(fp.parts, sp)
+	}
+	if err := mem.grow(int64(q.parallel) * perWorker); err != nil {
+		fp.closeParts()
+		return nil, err
+	}
+	fp.spanDistinct()
+	for w := range fp.work {
+		fp.work[w] = make(chan task, 2)
+	}
+	fp.direct = make([][]task, q.parallel)
+	group := 0
+	for _, sp := range fp.parts {
+		if sp.pq == nil {
+			break
+		}
+		for rg, ok := range sp.pq.keep {
+			if ok {
+				w := group % q.parallel
+				fp.direct[w] = append(fp.direct[w], task{group: group, part: sp, rg: rg})
+			}
+			group++
+		}
+		fp.dispatchFrom++
+	}
+	fp.firstDispatched = group
+	return fp, nil
+}
+
+// run numbers the groups of the parts from dispatchFrom on (a text part
+// and those after it) and hands them to the workers.
+func (fp *fileProducer) run(ctx context.Context) error {
+	defer func() {
+		for _, ch := range fp.work {
+			close(ch)
+		}
+	}()
+	send := func(t task) error {
+		select {
+		case fp.work[t.group%len(fp.work)] <- t:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	group := fp.firstDispatched
+	for _, sp := range fp.parts[fp.dispatchFrom:] {
+		if sp.pq != nil {
+			for rg, ok := range sp.pq.keep {
+				if ok {
+					if err := send(task{group: group, part: sp, rg: rg}); err != nil {
+						return err
+					}
+				}
+				group++
+			}
+			continue
+		}
+		n, err := fp.splitText(ctx, sp, group, send)
+		group += n
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scan decodes (or parses) worker w's groups and aggregates them.
+func (fp *fileProducer) scan(ctx context.Context, w int, each func(*batch) error) error {
+	var pr parquetReaders
+	var fields []string // a text block's wanted fields, reused
+	for _, t := range fp.direct[w] {
+		if err := fp.parquetTask(ctx, &pr, t, each); err != nil {
+			return err
+		}
+	}
+	for {
+		var t task
+		var ok bool
+		select {
+		case t, ok = <-fp.work[w]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if !ok {
+			return nil
+		}
+		var err error
+		if t.block != nil {
+			err = fp.textTask(ctx, t, &fields, each)
+		} else {
+			err = fp.parquetTask(ctx, &pr, t, each)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// close releases the files and reports what only the end of a part can
+// tell (an NDJSON column no object holds).
+func (fp *fileProducer) close() error {
+	fp.closeParts()
+	for _, sp := range fp.parts {
+		if sp.p.format != formatNDJSON || sp.objects.Load() == 0 {
+			continue
+		}
+		for i := range sp.seen {
+			if !sp.seen[i].Load() {
+				return fmt.Errorf("file %s: column %s is missing (no object holds it)", sp.p.path, fp.q.base[i].name)
+			}
+		}
+	}
+	return nil
+}
+
+func (fp *fileProducer) closeParts() {
+	for _, sp := range fp.parts {
+		if sp.pq != nil {
+			sp.pq.close()
+		}
+	}
+}
+
+// resolveTypes returns the type of each wanted base column: the declared
+// one, or, for a column read for its values without one, the type
+// inferred from the whole column (remembered per file identity, so only
+// the first question pays for the pass).
+func (e *Engine) resolveTypes(ctx context.Context, tf *tableFiles, wants []want, m *meter) ([]domain.ColumnType, error) {
+	out := make([]domain.ColumnType, len(wants))
+	var probe []want
+	c := e.cache
+	c.mu.Lock()
+	t := c.entryLocked(tf)
+	for i, w := range wants {
+		out[i] = w.typ
+		if w.typ != domain.TypeUnset || w.validOnly {
+			continue
+		}
+		if typ, ok := t.types[w.name]; ok {
+			out[i] = typ
+			continue
+		}
+		probe = append(probe, w)
+	}
+	c.mu.Unlock()
+	if len(probe) == 0 {
+		return out, nil
+	}
+	fsys := e.cfg.Files
+	if m != nil {
+		fsys = countingFS{FS: fsys, n: &m.bytes}
+	}
+	l := newLoader(ctx, fsys, probe, false, nil)
+	for i := range l.builders {
+		l.builders[i] = &inferBuilder{probe: true}
+	}
+	for _, p := range tf.parts {
+		c.reads.Add(1)
+		if err := l.readPart(p); err != nil {
+			return nil, err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for j, w := range probe {
+		typ := l.builders[j].(*inferBuilder).inferred()
+		t.types[w.name] = typ
+		for i := range wants {
+			if wants[i] == w {
+				out[i] = typ
+			}
+		}
+	}
+	return out, nil
+}
+
+// spanCodes bounds the span of values a count_distinct codes by offset:
+// a bitset of at most spanCodes bits per group.
+const spanCodes = 1 << 26
+
+// spanDistinct gives each count_distinct over an integer or date column
+// the span of its values, when every row group read has statistics that
+// bound them: the values are then coded by offset, not hashed.
+func (fp *fileProducer) spanDistinct() {
+	q := fp.q
+	for _, mp := range q.metrics {
+		for _, tp := range mp.terms {
+			if tp.op != opDistinct || tp.codes != nil || q.inferred[tp.slot] ||
+				(tp.col.typ != domain.TypeInteger && tp.col.typ != domain.TypeDate) {
+				continue
+			}
+			lo, hi, ok := fp.statsSpan(tp.slot)
+			if ok && hi-lo < spanCodes {
+				tp.lo, tp.base = lo, int32(hi-lo+1)
+			}
+		}
+	}
+}
+
+// statsSpan is the smallest and largest value of a slot over the row
+// groups the scan reads, from their statistics.
+func (fp *fileProducer) statsSpan(slot int) (lo, hi int64, ok bool) {
+	lo, hi = math.MaxInt64, math.MinInt64
+	for _, sp := range fp.parts {
+		pp := sp.pq
+		if pp == nil {
+			return 0, 0, false
+		}
+		descr := pp.md.Schema.Column(pp.leaves[slot])
+		if lt, isInt := descr.LogicalType().(*schema.IntLogicalType); isInt && !lt.IsSigned() {
+			return 0, 0, false
+		}
+		for rg, keep := range pp.keep {
+			if !keep {
+				continue
+			}
+			rgm := pp.md.RowGroup(rg)
+			cc, err := rgm.ColumnChunk(pp.leaves[slot])
+			if err != nil {
+				return 0, 0, false
+			}
+			st, err := cc.Statistics()
+			if err != nil || st == nil {
+				return 0, 0, false
+			}
+			if st.HasNullCount() && st.NullCount() >= rgm.NumRows() {
+				continue
+			}
+			if !st.HasMinMax() {
+				return 0, 0, false
+			}
+			switch s := st.(type) {
+			case *metadata.Int64Statistics:
+				lo, hi = min(lo, s.Min()), max(hi, s.Max())
+			case *metadata.Int32Statistics:
+				lo, hi = min(lo, int64(s.Min())), max(hi, int64(s.Max()))
+			default:
+				return 0, 0, false
+			}
+		}
+	}
+	return lo, hi, lo <= hi
+}
