@@ -178,7 +178,8 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream b
 		return nil, err
 	}
 	if err := q.bindMetrics(ctx, col, slotOf); err != nil {
-		return nil, err
+		// A column's type may be the file's (inferred): name the table.
+		return nil, fmt.Errorf("table %s: %w", leg.Base.Path[len(leg.Base.Path)-1], err)
 	}
 	q.timeOnly = q.slotUses(q.timeSlot) == 0
 	return q, nil
