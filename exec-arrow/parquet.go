@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -44,7 +45,10 @@ func (l *loader) readParquet(p part) error {
 	// are read from their definition levels.
 	var leaves, full []int
 	valid := map[int]int{} // want → leaf
-	props := pqarrow.ArrowReadProperties{BatchSize: loadBatch, Parallel: !l.serial}
+	// Columns are decoded on this goroutine, never pqarrow's own: a
+	// malformed page can panic the Parquet library, and only a panic on
+	// this goroutine can be recovered (see recoverParquet).
+	props := pqarrow.ArrowReadProperties{BatchSize: loadBatch}
 	for i, w := range l.wants {
 		idx := sch.ColumnIndexByName(w.name)
 		if idx < 0 {
@@ -108,13 +112,14 @@ func (l *loader) readRowGroup(p part, fr *pqarrow.FileReader, rg int, leaves, fu
 	defer rr.Release()
 	row := base
 	for row < base+n {
-		if !rr.Next() {
-			if err := rr.Err(); err != nil {
-				if l.ctx.Err() != nil {
-					return l.ctx.Err()
-				}
-				return fmt.Errorf("file %s, row group %d: %w", p.path, rg, err)
+		ok, err := nextRecord(rr)
+		if err != nil {
+			if l.ctx.Err() != nil {
+				return l.ctx.Err()
 			}
+			return fmt.Errorf("file %s, row group %d: %w", p.path, rg, err)
+		}
+		if !ok {
 			return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", p.path, rg)
 		}
 		rec := rr.RecordBatch()
@@ -132,6 +137,26 @@ func (l *loader) readRowGroup(p part, fr *pqarrow.FileReader, rg int, leaves, fu
 		}
 	}
 	return nil
+}
+
+// errParquetPanic is wrapped by the error of a Parquet file that made the
+// Parquet library panic (a malformed page header it does not check).
+var errParquetPanic = errors.New("the Parquet reader failed on a malformed part of it")
+
+// nextRecord advances rr: false at its end (with rr's error, if any). A
+// panic of the Parquet library decoding the batch is errParquetPanic; its
+// value is not kept, since it may quote the file. Only the library's
+// calls are guarded, so a defect of the engine still surfaces as one.
+func nextRecord(rr pqarrow.RecordReader) (ok bool, err error) {
+	defer func() {
+		if recover() != nil {
+			ok, err = false, errParquetPanic
+		}
+	}()
+	if rr.Next() {
+		return true, nil
+	}
+	return false, rr.Err()
 }
 
 // Page sizes: a page header declares the size its values take

@@ -249,13 +249,14 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		n := min(chunkRows, nrows-off)
 		cols := make([]*column, len(q.base))
 		if rr != nil {
-			if !rr.Next() {
-				if err := rr.Err(); err != nil {
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
-					return fmt.Errorf("file %s, row group %d: %w", pp.p.path, t.rg, err)
+			ok, err := nextRecord(rr)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
 				}
+				return fmt.Errorf("file %s, row group %d: %w", pp.p.path, t.rg, err)
+			}
+			if !ok {
 				return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", pp.p.path, t.rg)
 			}
 			rec := rr.RecordBatch()
@@ -435,7 +436,12 @@ func newValidReader(rg *file.RowGroupReader, leaf int, descr *schema.Column) (*v
 }
 
 // next returns the validity bitmap of the next n values (nil: all valid).
-func (v *validReader) next(n int) ([]byte, error) {
+func (v *validReader) next(n int) (_ []byte, err error) {
+	defer func() {
+		if recover() != nil { // the Parquet library decoding levels (see nextRecord)
+			err = errParquetPanic
+		}
+	}()
 	if v.all {
 		return nil, nil
 	}
