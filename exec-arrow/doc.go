@@ -27,7 +27,8 @@
 // are decoded batch by batch (a row group whose pages hold fewer rows
 // than declared is an error); and a page may declare at most 64 times the
 // file's size uncompressed (at least 4 MiB, at most 256 MiB), so a small
-// hostile file cannot make the reader allocate more.
+// hostile file cannot make the reader allocate more. A page the Parquet
+// library panics on is an error naming the file.
 //
 // A column's type is the model's declared type; otherwise it is inferred
 // from the whole column: the first of integer, float, boolean, date,
