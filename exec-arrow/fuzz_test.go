@@ -213,6 +213,8 @@ func checkFileError(t *testing.T, step string, err error) {
 	msg := err.Error()
 	var re *domain.RefusalError
 	switch {
+	case errors.Is(err, domain.ErrDefect):
+		t.Fatalf("%s: the engine recovered a panic reading the file: %v", step, err)
 	case errors.As(err, &re):
 		t.Fatalf("%s: refused with %s, which no file may cause: %v", step, re.Reason.Code(), err)
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
@@ -231,7 +233,8 @@ const fuzzValidCSV = "day,n,x,s,b\n2025-01-02,3,1.5,east,true\n2025-02-03,,2,,fa
 // compressed, alone or as a part of a table directory, with declared and
 // inferred column types, to this property on any file:
 //
-//   - no panic, and an answer or an error within 10 s;
+//   - no panic (nor one the engine's worker guard recovered, an error
+//     wrapping domain.ErrDefect), and an answer or an error within 10 s;
 //   - an error is a resources_exhausted or result_too_large refusal (the
 //     engine's working set, 64 MiB here, or the answer's bound), or a
 //     failure naming the file ("file t.csv…", or the table t) that quotes
