@@ -69,6 +69,16 @@ type metricPlan struct {
 	required []int
 	terms    []*termPlan
 	ratio    *domain.Ratio
+	// combine, set when a federated combine re-aggregates partials,
+	// maps each term of the measure to the term plans of its partials.
+	combine []combineTerm
+}
+
+// combineTerm is one term of a measure re-aggregated from partials: the
+// term plan a, or for avg the sum a divided by the count b.
+type combineTerm struct {
+	a, b int
+	avg  bool
 }
 
 // bind resolves the leg's tables and columns: the joined tables are
@@ -94,21 +104,14 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream b
 	if want := len(leg.Dimensions) + 1 + len(leg.Metrics); len(plan.Columns) != want {
 		return nil, fmt.Errorf("the plan lists %d answer columns for %d dimensions, the period and %d metrics", len(plan.Columns), len(leg.Dimensions), len(leg.Metrics))
 	}
-	if len(leg.Dimensions) > 4 {
-		return nil, fmt.Errorf("the leg groups by %d dimensions; at most 4 are supported", len(leg.Dimensions))
+	if len(leg.Dimensions) > maxGroupKeys {
+		return nil, &domain.RefusalError{Reason: domain.Refuse(domain.FederationNotExecutable,
+			"the leg groups by %d columns; the embedded engine groups by at most %d", len(leg.Dimensions), maxGroupKeys)}
 	}
 	q = &query{plan: plan, leg: leg, parallel: e.cfg.Parallelism}
-	tables := []domain.Table{leg.Base}
-	alias := map[string]int{leg.Base.Alias: 0}
-	for i, j := range leg.Joins {
-		if _, dup := alias[j.To.Alias]; dup {
-			return nil, fmt.Errorf("alias %s is used twice", j.To.Alias)
-		}
-		if _, ok := alias[j.FromAlias]; !ok {
-			return nil, fmt.Errorf("join %s starts from alias %s, which is not defined before it", j.Relationship, j.FromAlias)
-		}
-		alias[j.To.Alias] = i + 1
-		tables = append(tables, j.To)
+	tables, alias, err := legTables(leg)
+	if err != nil {
+		return nil, err
 	}
 	for _, t := range tables {
 		if len(t.Path) == 0 {
@@ -467,4 +470,24 @@ func (q *query) bindDims(ctx context.Context, col func(domain.ColumnRef) (int, *
 		q.radix = append(q.radix, uint64(codes.card())+1)
 	}
 	return nil
+}
+
+// legTables lists the tables leg reads, its base first and then each
+// joined table in join order, and the index of each alias in that list. A
+// join that reuses an alias or starts from one not defined before it is
+// an error (a plan Compile did not build).
+func legTables(leg *domain.Leg) ([]domain.Table, map[string]int, error) {
+	tables := []domain.Table{leg.Base}
+	alias := map[string]int{leg.Base.Alias: 0}
+	for i, j := range leg.Joins {
+		if _, dup := alias[j.To.Alias]; dup {
+			return nil, nil, fmt.Errorf("alias %s is used twice", j.To.Alias)
+		}
+		if _, ok := alias[j.FromAlias]; !ok {
+			return nil, nil, fmt.Errorf("join %s starts from alias %s, which is not defined before it", j.Relationship, j.FromAlias)
+		}
+		alias[j.To.Alias] = i + 1
+		tables = append(tables, j.To)
+	}
+	return tables, alias, nil
 }

@@ -6,8 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
@@ -123,4 +127,44 @@ func refusal(t testing.TB, err error) domain.Code {
 	var re *domain.RefusalError
 	require.True(t, errors.As(err, &re), "want a refusal, got %v", err)
 	return re.Reason.Code()
+}
+
+// stopsOnCancel runs ask five times, each with a context cancelled 20 ms
+// in, requires every run to end with context.Canceled, and asserts that
+// the median time from the cancellation to ask's return is under bound.
+// The median, not every run: on a machine busy with other work one run
+// may be descheduled for longer than the engine takes to stop, while an
+// engine that does not stop makes every run late. after, when set, checks
+// the engine after each run.
+func stopsOnCancel(t *testing.T, bound time.Duration, ask func(context.Context) error, after func()) {
+	t.Helper()
+	const runs = 5
+	latencies := make([]time.Duration, 0, runs)
+	for range runs {
+		ctx, cancel := context.WithCancel(context.Background())
+		var mu sync.Mutex
+		var cancelled time.Time
+		timer := time.AfterFunc(20*time.Millisecond, func() {
+			mu.Lock()
+			cancelled = time.Now()
+			mu.Unlock()
+			cancel()
+		})
+		err := ask(ctx)
+		returned := time.Now()
+		timer.Stop()
+		cancel()
+		require.ErrorIs(t, err, context.Canceled)
+		mu.Lock()
+		at := cancelled
+		mu.Unlock()
+		require.False(t, at.IsZero(), "ask returned before it was cancelled")
+		latencies = append(latencies, returned.Sub(at))
+		if after != nil {
+			after()
+		}
+	}
+	slices.Sort(latencies)
+	t.Logf("returned after cancellation in %v (sorted)", latencies)
+	assert.Less(t, latencies[runs/2], bound, "median time from cancellation to return")
 }

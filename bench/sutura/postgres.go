@@ -32,32 +32,12 @@ func NewPostgresEngine(ctx context.Context, name, pgURL, dir string) (*PostgresE
 	if err != nil {
 		return nil, err
 	}
-	u, err := url.Parse(pgURL)
+	cfg, err := loadOnce(pgURL, "sutura_bench_", dir, base.bundle.Definitions().Models)
 	if err != nil {
-		return nil, fmt.Errorf("SUTURA_PG_URL: %w", err)
+		return nil, err
 	}
-	dbName := "sutura_bench_" + strings.ReplaceAll(filepath.Base(dir), "-", "_")
-	bu := *u
-	bu.Path = "/" + dbName
-	if psql(&bu, "SELECT 1 FROM loaded") != nil {
-		if err := psql(u, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)", "CREATE DATABASE "+dbName); err != nil {
-			return nil, err
-		}
-		for _, m := range base.bundle.Definitions().Models {
-			if err := load(&bu, dir, &m); err != nil {
-				return nil, fmt.Errorf("loading %s: %w", m.Name, err)
-			}
-		}
-		if err := psql(&bu, "CREATE TABLE loaded ()"); err != nil {
-			return nil, err
-		}
-	}
-	port, _ := strconv.Atoi(u.Port())
-	pass, _ := u.User.Password()
-	db, err := postgres.New(ctx, postgres.Config{
-		Source: "demo", Host: u.Hostname(), Port: port, Database: dbName, User: u.User.Username(),
-		Password: []byte(pass), TransportMode: postgres.Plaintext, Models: base.bundle.Definitions().Models, MaxConns: 2,
-	})
+	cfg.Source, cfg.MaxConns = "demo", 2
+	db, err := postgres.New(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -132,3 +112,35 @@ func (e *PostgresEngine) Warm(context.Context, engine.Case) error { return nil }
 
 // Footprint is unknown for Postgres (its buffers are the server's).
 func (e *PostgresEngine) Footprint() int64 { return 0 }
+
+// loadOnce loads the tables of models from the CSV files of dir into a
+// database of the server at pgURL named prefix and dir's base name,
+// unless an earlier process already did (the database holds a table
+// "loaded" once it is complete), and returns the adapter's configuration
+// for it, Source and MaxConns left to the caller.
+func loadOnce(pgURL, prefix, dir string, models []domain.Model) (postgres.Config, error) {
+	u, err := url.Parse(pgURL)
+	if err != nil {
+		return postgres.Config{}, fmt.Errorf("SUTURA_PG_URL: %w", err)
+	}
+	dbName := prefix + strings.ReplaceAll(filepath.Base(dir), "-", "_")
+	bu := *u
+	bu.Path = "/" + dbName
+	if psql(&bu, "SELECT 1 FROM loaded") != nil {
+		if err := psql(u, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)", "CREATE DATABASE "+dbName); err != nil {
+			return postgres.Config{}, err
+		}
+		for _, m := range models {
+			if err := load(&bu, dir, &m); err != nil {
+				return postgres.Config{}, fmt.Errorf("loading %s: %w", m.Name, err)
+			}
+		}
+		if err := psql(&bu, "CREATE TABLE loaded ()"); err != nil {
+			return postgres.Config{}, err
+		}
+	}
+	port, _ := strconv.Atoi(u.Port())
+	pass, _ := u.User.Password()
+	return postgres.Config{Host: u.Hostname(), Port: port, Database: dbName, User: u.User.Username(),
+		Password: []byte(pass), TransportMode: postgres.Plaintext, Models: models}, nil
+}
