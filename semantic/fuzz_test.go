@@ -138,7 +138,7 @@ func checkPlan(t *testing.T, plan *domain.Plan) {
 		t.Fatal("a plan without legs")
 	}
 	other := otherLiterals(plan)
-	literals := expectedValues(nil, plan)
+	literals := expectedValues(plan)
 	for _, d := range semantic.Dialects() {
 		st, err := semantic.Render(plan, d)
 		if len(plan.Legs) > 1 {
