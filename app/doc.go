@@ -18,6 +18,13 @@
 // transport share. Start-up validation (Surface.Check) runs before
 // anything can answer.
 //
+// A question whose dimensions are read from several data systems is
+// planned in legs (product.md §11): the legs run at once, each on its
+// source in its posture, under the question's one slot and one deadline,
+// and the Combiner port (implemented by the embedded engine) joins and
+// re-aggregates their rows into the answer; Governance bounds the legs a
+// plan may need, the sources it may read and the rows a leg may return.
+//
 // Optional abilities of the driven ports are separate interfaces found by
 // type assertion: a data system may check its tables at start (Validator),
 // measure what an execution took (CostReporter, reported by

@@ -45,6 +45,13 @@ type Config struct {
 	RequestTimeout time.Duration
 	// Now is the clock relative ranges resolve against; nil is time.Now.
 	Now func() time.Time
+	// Combiner combines the legs of a federated question (product.md
+	// §11); nil refuses every federated question as
+	// federation_not_executable.
+	Combiner Combiner
+	// Governance bounds federated questions (governance.*); its zero
+	// fields are the defaults.
+	Governance Governance
 	// Logger receives one line per failure worth an operator's attention
 	// (a data system down, a defect, with a panic's stack), with the
 	// capability and the correlation id, never the arguments; nil
@@ -85,6 +92,7 @@ type Surface struct {
 	tools map[domain.Capability]Tool
 	// sqlSource is the alias of the source run_sql runs on, when enabled.
 	sqlSource string
+	gov       Governance
 	log       *slog.Logger
 	// spans are the data spans of the bundle in force (SetSpans).
 	spans spanHolder
@@ -123,7 +131,11 @@ func New(cfg Config) (*Surface, error) {
 	if cfg.Tools == nil {
 		cfg.Tools = Tools(ToolOptions{})
 	}
-	s := &Surface{cfg: cfg, tools: map[domain.Capability]Tool{}, log: cfg.Logger}
+	gov, err := cfg.Governance.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Surface{cfg: cfg, tools: map[domain.Capability]Tool{}, gov: gov, log: cfg.Logger}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -239,42 +251,53 @@ func (s *Surface) askWork(caller Caller, q domain.Question) *work {
 	}
 	var (
 		plan *domain.Plan
-		src  Source
+		srcs []Source
 	)
 	w.prepare = func(today domain.Date) (*domain.Reason, error) {
 		r := q.Range.Resolve(today)
 		w.rec.Range = &r
 		var reason *domain.Reason
-		plan, reason = semantic.Compile(b, caller.Principal, q, today)
+		plan, reason = semantic.CompileWith(b, caller.Principal, q, today, s.gov.ceilings())
 		if reason != nil {
 			return reason, nil
 		}
-		var ok bool
-		src, ok = s.cfg.Sources[plan.Legs[0].Source]
-		if !ok || src.System == nil {
-			r := domain.Refuse(domain.SourceUnavailable, "the data system of metric %s is not open in this process", q.Metrics[0])
-			return &r, nil
+		if plan.Federated() {
+			if srcs, reason = s.legSources(plan, q.Metrics[0]); reason != nil {
+				return reason, nil
+			}
+			if s.cfg.Combiner == nil {
+				r := domain.Refuse(domain.FederationNotExecutable, "this deployment cannot combine answers from several data systems")
+				return &r, nil
+			}
+		} else {
+			src, ok := s.cfg.Sources[plan.Legs[0].Source]
+			if !ok || src.System == nil {
+				r := domain.Refuse(domain.SourceUnavailable, "the data system of metric %s is not open in this process", q.Metrics[0])
+				return &r, nil
+			}
+			srcs = []Source{src}
 		}
 		w.rowCap = plan.RowCap
 		return nil, nil
 	}
 	w.execute = func(ctx context.Context) (*domain.RowSet, error) {
-		sys := src.System
-		if src.Posture == domain.ImpersonationAtSource {
-			// The leg runs as the caller, never as the service identity.
-			sys = asCaller{src.System.(PrincipalExecutor), caller.Principal}
+		if plan.Federated() {
+			return s.executeFederated(ctx, caller, plan, srcs, &w.cost)
 		}
-		return execute(ctx, sys, plan, plan.Legs[0].Source, &w.cost)
+		return execute(ctx, system(srcs[0], caller), plan, plan.Legs[0].Source, &w.cost)
 	}
 	w.failed = func(err error) *Failure {
-		if errors.Is(err, domain.ErrZeroDenominator) {
+		switch {
+		case errors.Is(err, domain.ErrZeroDenominator):
 			return newFailure(CodeZeroDenominator, err)
+		case errors.Is(err, ErrInternal):
+			return newFailure(CodeInternal, err)
 		}
 		return newFailure(CodeUnavailable, err)
 	}
 	w.deliver = func(rows *domain.RowSet, res *Result) {
 		prov := plan.Provenance
-		prov.ExecutedAs = []domain.ExecutedAs{{Source: plan.Legs[0].Source, Posture: src.Posture}}
+		prov.ExecutedAs = executedAs(plan, srcs)
 		res.Answer = &domain.Answer{RowSet: *rows, Provenance: prov}
 		w.rec.Rows = len(rows.Rows)
 		w.rec.ExecutedAs = prov.ExecutedAs

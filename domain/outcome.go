@@ -65,6 +65,39 @@ func (c Cell) Kind() Kind { return c.kind }
 // IsNull reports whether the cell is null.
 func (c Cell) IsNull() bool { return c.kind == KindNull }
 
+// IntValue returns the value of an integer cell; 0 for a cell of another
+// kind.
+func (c Cell) IntValue() int64 {
+	if c.kind != KindInt {
+		return 0
+	}
+	return c.i
+}
+
+// FloatValue returns the value of a real or integer cell as a float64; 0
+// for a cell of another kind.
+func (c Cell) FloatValue() float64 {
+	switch c.kind {
+	case KindFloat:
+		return c.f
+	case KindInt:
+		return float64(c.i)
+	}
+	return 0
+}
+
+// DateValue returns the date of a date cell; 0 (1970-01-01) for a cell of
+// another kind.
+func (c Cell) DateValue() Date {
+	if c.kind != KindDate {
+		return 0
+	}
+	return Date(c.i)
+}
+
+// BoolValue reports whether the cell is the boolean true.
+func (c Cell) BoolValue() bool { return c.kind == KindBool && c.i != 0 }
+
 // Render returns the canonical text of the cell (product.md §4.2): null →
 // "null"; integers as plain decimals; reals as the shortest decimal that
 // round-trips, never in exponent form, a whole real without ".0", and

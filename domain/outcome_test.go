@@ -211,3 +211,26 @@ func TestPostures(t *testing.T) {
 		t.Fatal("postures must be distinct and non-empty")
 	}
 }
+
+func TestCellValues(t *testing.T) {
+	for _, tc := range []struct {
+		c     Cell
+		i     int64
+		f     float64
+		d     Date
+		b     bool
+		shown string
+	}{
+		{Int(-7), -7, -7, 0, false, "-7"},
+		{Float(2.5), 0, 2.5, 0, false, "2.5"},
+		{DateCell(DateOf(2025, 3, 1)), 0, 0, DateOf(2025, 3, 1), false, "2025-03-01"},
+		{Bool(true), 0, 0, 0, true, "true"},
+		{Bool(false), 0, 0, 0, false, "false"},
+		{Text("7"), 0, 0, 0, false, "7"},
+		{Null(), 0, 0, 0, false, "null"},
+	} {
+		if tc.c.IntValue() != tc.i || tc.c.FloatValue() != tc.f || tc.c.DateValue() != tc.d || tc.c.BoolValue() != tc.b || tc.c.Render() != tc.shown {
+			t.Errorf("%s: %d %v %v %v", tc.shown, tc.c.IntValue(), tc.c.FloatValue(), tc.c.DateValue(), tc.c.BoolValue())
+		}
+	}
+}

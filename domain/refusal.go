@@ -24,6 +24,7 @@ const (
 	ResourcesExhausted           Code = "resources_exhausted"
 	DeadlineExceeded             Code = "deadline_exceeded"
 	BudgetExhausted              Code = "budget_exhausted"
+	PlanNeedsTooManyLookupLegs   Code = "plan_needs_too_many_lookup_legs"
 	PlanSpansTooManySources      Code = "plan_spans_too_many_sources"
 	FederationNotExecutable      Code = "federation_not_executable"
 	FederationLinkAmbiguous      Code = "federation_link_ambiguous"
@@ -55,6 +56,7 @@ var codeStatus = map[Code]int{
 	ResourcesExhausted:           422,
 	DeadlineExceeded:             422,
 	BudgetExhausted:              429,
+	PlanNeedsTooManyLookupLegs:   409,
 	PlanSpansTooManySources:      409,
 	FederationNotExecutable:      409,
 	FederationLinkAmbiguous:      409,
@@ -73,7 +75,7 @@ var codeOrder = []Code{
 	GrainNotSupported, TimeRangeTooLong, TooManyDimensions, TooManyFilters,
 	DuplicateDimension, DimensionNotPermitted, DimensionNotFilterable,
 	DimensionValueNotAllowed, ResultTooLarge, ResourcesExhausted, DeadlineExceeded,
-	BudgetExhausted, PlanSpansTooManySources, FederationNotExecutable,
+	BudgetExhausted, PlanNeedsTooManyLookupLegs, PlanSpansTooManySources, FederationNotExecutable,
 	FederationLinkAmbiguous, MeasureDoesNotFederate, MultiMetricTopNotExecutable,
 	PlanTablesShareAnIdentifier, FederatedAnswerNotWellFormed, CredentialUnavailable,
 	SourceRefused, SourceUnavailable,

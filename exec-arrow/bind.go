@@ -69,6 +69,16 @@ type metricPlan struct {
 	required []int
 	terms    []*termPlan
 	ratio    *domain.Ratio
+	// combine, set when a federated combine re-aggregates partials,
+	// maps each term of the measure to the term plans of its partials.
+	combine []combineTerm
+}
+
+// combineTerm is one term of a measure re-aggregated from partials: the
+// term plan a, or for avg the sum a divided by the count b.
+type combineTerm struct {
+	a, b int
+	avg  bool
 }
 
 // bind resolves the leg's tables and columns: the joined tables are
@@ -94,8 +104,9 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream b
 	if want := len(leg.Dimensions) + 1 + len(leg.Metrics); len(plan.Columns) != want {
 		return nil, fmt.Errorf("the plan lists %d answer columns for %d dimensions, the period and %d metrics", len(plan.Columns), len(leg.Dimensions), len(leg.Metrics))
 	}
-	if len(leg.Dimensions) > 4 {
-		return nil, fmt.Errorf("the leg groups by %d dimensions; at most 4 are supported", len(leg.Dimensions))
+	if len(leg.Dimensions) > maxGroupKeys {
+		return nil, &domain.RefusalError{Reason: domain.Refuse(domain.FederationNotExecutable,
+			"the leg groups by %d columns; the embedded engine groups by at most %d", len(leg.Dimensions), maxGroupKeys)}
 	}
 	q = &query{plan: plan, leg: leg, parallel: e.cfg.Parallelism}
 	tables := []domain.Table{leg.Base}

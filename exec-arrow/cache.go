@@ -327,8 +327,12 @@ func (t *tableEntry) loadPinned(ctx context.Context, fsys fs.FS, tf *tableFiles,
 	return v, err
 }
 
-// release ends a question's hold on the columns.
+// release ends a question's hold on the columns. A view of columns the
+// cache does not hold (a federated leg's rows) holds nothing.
 func (v *tableView) release() {
+	if v.entry == nil {
+		return
+	}
 	c := v.entry.c
 	c.mu.Lock()
 	for _, ce := range v.pins {

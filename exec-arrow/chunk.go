@@ -203,7 +203,7 @@ func (q *query) groupIDs(s *scratch, p *partial, b *batch, n int) {
 	g := p.groups
 	if !g.packed {
 		for k := 0; k < n; k++ {
-			var key [5]uint32
+			var key groupKey
 			key[0] = uint32(s.bucket[k])
 			for d, dim := range q.dims {
 				if dim.codes == nil {

@@ -77,7 +77,15 @@
 //
 // # Execution semantics
 //
-// A plan has one leg, Legs[0], on this source. The leg scans Base (alias
+// A plan has one leg, Legs[0], on this source: a question's whole answer,
+// or one leg of a federated plan (domain.Plan.LegPlan). The leg of a
+// federated plan's base is executed like any other (its group keys may be
+// up to twelve: its dimensions and the key of each crossing), without
+// ordering its rows or bounding their bytes, up to its row cap
+// (governance.max_leg_rows). A lookup leg returns, without grouping, the
+// rows of its base table whose key is not null, with the columns its
+// joins reach, filtered by its filters; its tables are read whole into
+// the cache like any joined table. The leg scans Base (alias
 // t0) and LEFT JOINs the tables of Joins in order, each To table reached
 // from FromAlias.FromColumn = To.ToColumn. A key matching no row, or a null
 // key, gives null values for every column of that table and the tables
@@ -134,11 +142,30 @@
 //
 // Refusals are a *domain.RefusalError carrying the domain.Reason (use
 // errors.As; app's surface turns it into a refusal outcome): result_too_large, resources_exhausted, deadline_exceeded
-// (the context's deadline passed), federation_not_executable (more than
-// one leg). A cancelled context returns ctx.Err(). The scan checks the
+// (the context's deadline passed), federation_not_executable (a plan of
+// several legs, which is combined rather than executed, or a leg grouped
+// by more columns than the engine's twelve). A cancelled context returns
+// ctx.Err(). The scan checks the
 // context every batch of at most 65 536 rows, and loads every 4 096 lines,
 // so a cancelled question stops within milliseconds. Other errors (a plan naming an
 // unknown column, a sum over text, load errors) are failures.
+//
+// # Combine
+//
+// Combiner computes a federated plan's answer from its legs' rows
+// (domain.Combine) with the same kernels: the base leg's rows become typed
+// columns (each column's type told by its cells: integers, reals, dates,
+// booleans, text, timestamps where the model declares them) scanned in
+// segments by the producer of cached columns; each lookup leg's rows are a
+// joined table, reached from the key column by the same join steps (an
+// unmatched or null key gives nulls, a key held twice is refused as
+// federated_answer_not_well_formed); the remote filters are the same
+// predicates; partials are re-aggregated by the term kernels (sums,
+// counts and count_ifs summed, mins and maxes kept, avg as a summed sum
+// over a summed count) and the answer is finished, ordered, ranked and
+// bounded by the code of every answer. Its working memory counts against
+// the working set of the engine it comes from (Engine.Combiner) or one of
+// its own (NewCombiner).
 //
 // # Execution
 //

@@ -34,6 +34,13 @@ func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *meter) (*dom
 	if ctx.Err() != nil {
 		return nil, ctxErr(ctx)
 	}
+	if len(plan.Legs) == 1 && plan.Legs[0].Kind == domain.LegLookup {
+		rs, err := e.lookup(ctx, plan, m)
+		if err != nil {
+			return nil, e.fail(ctx, err)
+		}
+		return rs, nil
+	}
 	rs, cached, err := e.attempt(ctx, plan, m, false)
 	var re *domain.RefusalError
 	if cached && errors.As(err, &re) && re.Reason.Code() == domain.ResourcesExhausted {
@@ -66,7 +73,7 @@ func (e *Engine) attempt(ctx context.Context, plan *domain.Plan, m *meter, strea
 	if err != nil {
 		return nil, cached, e.fail(ctx, err)
 	}
-	p, err := e.scan(ctx, q, src, mem, m)
+	p, err := scan(ctx, q, src, mem, m)
 	m.finish(q)
 	if err != nil {
 		return nil, cached, e.fail(ctx, err)
@@ -204,8 +211,14 @@ func (q *query) result(ctx context.Context, p *partial, mem *reservation) (*doma
 	if top != nil {
 		keep = min(max(top.N, 0), ng)
 	}
-	order, err := firstN(ctx, ng, keep, less)
-	if err != nil {
+	var order []int
+	if q.plan.Part {
+		// A leg's partials go to the combine, which orders the answer.
+		order = make([]int, ng)
+		for i := range order {
+			order[i] = i
+		}
+	} else if order, err = firstN(ctx, ng, keep, less); err != nil {
 		return nil, err
 	}
 	if len(order) > rowCap {
@@ -227,11 +240,13 @@ func (q *query) result(ctx context.Context, p *partial, mem *reservation) (*doma
 		for m := range q.metrics {
 			row = append(row, vals[m][g].cell())
 		}
-		for _, c := range row {
-			bytes += len(c.Render())
-		}
-		if bytes > domain.MaxResultBytes {
-			return nil, tooLarge("the answer's cells render to more than %d bytes", domain.MaxResultBytes)
+		if !q.plan.Part {
+			for _, c := range row {
+				bytes += len(c.Render())
+			}
+			if bytes > domain.MaxResultBytes {
+				return nil, tooLarge("the answer's cells render to more than %d bytes", domain.MaxResultBytes)
+			}
 		}
 		rs.Rows = append(rs.Rows, row)
 	}
@@ -315,6 +330,20 @@ func (q *query) values(ctx context.Context, p *partial, ng int) ([][]value, erro
 			}
 			term := func(t int) value {
 				return mp.terms[t].finish(p.terms[m][t], distinct[t], sorted[t], g)
+			}
+			if mp.combine != nil {
+				raw := term
+				term = func(t int) value {
+					ct := mp.combine[t]
+					if !ct.avg {
+						return raw(ct.a)
+					}
+					sum, n := raw(ct.a), raw(ct.b)
+					if sum.null || n.null || n.num() == 0 {
+						return value{null: true}
+					}
+					return value{kind: domain.KindFloat, f: sum.num() / n.num()}
+				}
 			}
 			if mp.ratio == nil {
 				vs[g] = term(0)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -58,8 +59,12 @@ func (c *column) joinKeys(ctx context.Context) (*joinIndex, error) {
 	return c.join, nil
 }
 
+// errDuplicateKey is wrapped by the error of a join whose key column holds
+// a key twice.
+var errDuplicateKey = errors.New("a dimension join must reach at most one row")
+
 func (c *column) dupKey() error {
-	return fmt.Errorf("column %s holds a key twice: a dimension join must reach at most one row", c.name)
+	return fmt.Errorf("column %s holds a key twice: %w", c.name, errDuplicateKey)
 }
 
 func (c *column) buildJoin(ctx context.Context) (*joinIndex, error) {

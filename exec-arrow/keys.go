@@ -193,6 +193,15 @@ func (b *codebook) codeOf(c *column, r int32, m *dictMap) int32 {
 	return b.int(c.ints[r])
 }
 
+// maxGroupKeys is the most columns a leg groups by besides the period:
+// an answer's four dimensions, or a federated base leg's local dimensions
+// and the key of each crossing it starts.
+const maxGroupKeys = 12
+
+// groupKey is a group's bucket and one code per grouped column, held
+// whole when the codes do not pack into a uint64.
+type groupKey [maxGroupKeys + 1]uint32
+
 // denseGroupKeys is the largest packed key space grouped through a direct
 // table instead of a hash map.
 const denseGroupKeys = 1 << 16
@@ -210,10 +219,10 @@ type grouper struct {
 	space  uint64
 	dense  []int32 // packed key → gid+1
 	m      map[uint64]int32
-	wide   map[[5]uint32]int32
-	keys   []uint64    // packed: key per gid
-	wkeys  [][5]uint32 // wide: key per gid
-	prev   []uint64    // the radixes keys were packed with
+	wide   map[groupKey]int32
+	keys   []uint64   // packed: key per gid
+	wkeys  []groupKey // wide: key per gid
+	prev   []uint64   // the radixes keys were packed with
 }
 
 func newGrouper(nb int, radix []uint64) *grouper {
@@ -240,7 +249,7 @@ func (g *grouper) layout() {
 	g.dense, g.m, g.wide = nil, nil, nil
 	switch {
 	case !packed:
-		g.wide = make(map[[5]uint32]int32, len(g.wkeys)+len(old))
+		g.wide = make(map[groupKey]int32, len(g.wkeys)+len(old))
 	case space <= denseGroupKeys:
 		g.dense = make([]int32, space)
 	default:
@@ -272,8 +281,8 @@ func (g *grouper) layout() {
 }
 
 // unpack splits a packed key into the bucket and the codes.
-func unpack(k uint64, radix []uint64) [5]uint32 {
-	var parts [5]uint32
+func unpack(k uint64, radix []uint64) groupKey {
+	var parts groupKey
 	for d := len(radix) - 1; d >= 0; d-- {
 		parts[d+1] = uint32(k % radix[d])
 		k /= radix[d]
@@ -283,7 +292,7 @@ func unpack(k uint64, radix []uint64) [5]uint32 {
 }
 
 // pack is the packed key of parts under the current radixes.
-func (g *grouper) pack(parts [5]uint32) uint64 {
+func (g *grouper) pack(parts groupKey) uint64 {
 	k := uint64(parts[0])
 	for d, r := range g.radix {
 		k = k*r + uint64(parts[d+1])
@@ -314,7 +323,7 @@ func (g *grouper) len() int {
 }
 
 // parts returns the bucket and codes of group gid.
-func (g *grouper) parts(gid int) [5]uint32 {
+func (g *grouper) parts(gid int) groupKey {
 	if g.wide != nil {
 		return g.wkeys[gid]
 	}
@@ -340,7 +349,7 @@ func (g *grouper) packedID(key uint64) int32 {
 	return id
 }
 
-func (g *grouper) wideID(key [5]uint32) int32 {
+func (g *grouper) wideID(key groupKey) int32 {
 	id, ok := g.wide[key]
 	if !ok {
 		id = int32(len(g.wkeys))
@@ -351,7 +360,7 @@ func (g *grouper) wideID(key [5]uint32) int32 {
 }
 
 // id returns the group of parts, adding it when new.
-func (g *grouper) id(parts [5]uint32) int32 {
+func (g *grouper) id(parts groupKey) int32 {
 	if !g.packed {
 		return g.wideID(parts)
 	}

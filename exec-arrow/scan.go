@@ -177,7 +177,7 @@ func scratchBytes(q *query) int64 {
 // partial, on q.parallel workers. Worker w reads the groups g with
 // g mod P = w, in order, and the partials merge in worker order, so an
 // answer does not depend on scheduling nor on where the rows came from.
-func (e *Engine) scan(ctx context.Context, q *query, src producer, mem *reservation, m *meter) (*partial, error) {
+func scan(ctx context.Context, q *query, src producer, mem *reservation, m *meter) (*partial, error) {
 	workers := q.parallel
 	if err := mem.grow(int64(workers) * scratchBytes(q)); err != nil {
 		return nil, err

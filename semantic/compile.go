@@ -8,16 +8,23 @@ import (
 )
 
 // Compile resolves q against bundle b for principal p, with today the
-// server's current date (for relative ranges), and plans it. It returns the
-// plan, or the first reason the question is refused, in the order the
-// package documentation lists. Compile reads b only and never blocks; the
-// plan shares no memory the caller could change in b.
+// server's current date (for relative ranges), and plans it under the
+// default ceilings. It returns the plan, or the first reason the question
+// is refused, in the order the package documentation lists. Compile reads
+// b only and never blocks; the plan shares no memory the caller could
+// change in b.
 func Compile(b *domain.Bundle, p domain.Principal, q domain.Question, today domain.Date) (*domain.Plan, *domain.Reason) {
+	return CompileWith(b, p, q, today, Ceilings{})
+}
+
+// CompileWith is Compile under the deployment's ceilings of a federated
+// plan (governance.lookup_leg_ceiling, governance.source_ceiling).
+func CompileWith(b *domain.Bundle, p domain.Principal, q domain.Question, today domain.Date, c Ceilings) (*domain.Plan, *domain.Reason) {
 	r, why := resolve(b, p, q, today)
 	if why != nil {
 		return nil, why
 	}
-	return plan(b, r)
+	return plan(b, r, c)
 }
 
 // resolved is a question checked against the bundle.

@@ -147,9 +147,12 @@ func TestPlanningRefusals(t *testing.T) {
 	defs.Models[3].Source = "warehouse" // products
 	b, err := domain.NewBundle("t", defs, domain.Knowledge{})
 	require.NoError(t, err)
-	_, why := semantic.Compile(b, domain.LocalOperator, q, today)
+	_, why := semantic.CompileWith(b, domain.LocalOperator, q, today, semantic.Ceilings{Sources: 1})
 	require.NotNil(t, why)
 	assert.Equal(t, domain.PlanSpansTooManySources, why.Code())
+	plan, why := semantic.Compile(b, domain.LocalOperator, q, today)
+	require.Nil(t, why, "two sources are within the default ceiling")
+	assert.Len(t, plan.Legs, 2)
 
 	defs = definitions(demoValues)
 	defs.Models[2].Table = "ref.customers" // regions, same bare name as crm.customers

@@ -37,12 +37,19 @@
 //     filterable (declared with values) for every metric →
 //     dimension_not_filterable; every value on every metric's allowlist
 //     (exact match) → dimension_value_not_allowed.
-//  10. planning: top with several metrics → multi_metric_top_not_executable;
-//     a metric given as authored SQL → federation_not_executable; a joined
-//     model in another source than the metric's model →
-//     plan_spans_too_many_sources (this build plans one data system per
-//     question); two different tables with one bare name →
-//     plan_tables_share_an_identifier.
+//  10. planning: top with several metrics → multi_metric_top_not_executable.
+//     A question whose tables all live in the metrics' source: a metric
+//     given as authored SQL → federation_not_executable; two different
+//     tables with one bare name → plan_tables_share_an_identifier. A
+//     federated question (a dimension, grouped or only filtered, read
+//     through a crossing relationship), in the order of product.md §11:
+//     a count_distinct term in any metric → measure_does_not_federate; one
+//     model read by two lookup legs → federation_link_ambiguous; more
+//     lookup legs than Ceilings.LookupLegs →
+//     plan_needs_too_many_lookup_legs; more sources than Ceilings.Sources
+//     → plan_spans_too_many_sources; a metric given as authored SQL →
+//     federation_not_executable; two different tables with one bare name
+//     in one leg → plan_tables_share_an_identifier.
 //
 // source_unavailable and every execution refusal are raised later, by the
 // application and the executors. Details name metrics, dimensions and
@@ -54,7 +61,8 @@
 //
 // # Plan
 //
-// A plan has one Leg (all metrics share one model). Leg.Base is the
+// A question whose tables all live in the metrics' source has one Leg
+// (all metrics share one model). Leg.Base is the
 // metric's model aliased "t0". Leg.Joins hold one LEFT JOIN per step of the
 // via chain of every dimension used, grouped or only filtered; a chain
 // prefix shared by two dimensions is joined once, and aliases t1, t2... are
@@ -65,6 +73,36 @@
 // Filters are in question order; Metrics are in question order, each with
 // its own RequiredFilters over columns of the base table. Columns are the
 // dimensions, then "period", then the metrics.
+//
+// # Federated plans
+//
+// A relationship whose two models live in different sources is a
+// crossing. When a question's dimension chain crosses, CompileWith plans
+// in legs (domain.Combine documents the combine):
+//
+//   - Legs[0], the base leg, on the metrics' source: the metrics' model
+//     and the joins whose chains stay in that source, the range, the
+//     required filters and the filters on its own dimensions, grouped by
+//     its grouped dimensions (labelled d1, d2 ...), the origin column of
+//     each crossing it starts (k1, k2 ...) and the period. Its metrics are
+//     partials (p1, p2 ...), each with its metric's required filters:
+//     the term itself for sum, count, count_if, min and max; a sum and a
+//     count of the column for avg; each term of a ratio.
+//   - one lookup leg (domain.LegLookup) per crossing, on the source it
+//     reaches, in order of first use (grouped dimensions in question
+//     order, then filters): its first column is the crossing's key (k),
+//     then the columns of the dimensions read in it (d1 ...) and the
+//     origin column of each further crossing (k1 ...); chains that stay in
+//     its source are its joins. eq and in filters on its dimensions are
+//     bound in it; every filter on a remote dimension is applied again by
+//     the combine, after the joins, where not_in keeps the nulls of
+//     unmatched keys.
+//
+// A leg is executed alone, as domain.Plan.LegPlan makes it, and rendered
+// by Render like any plan: the base leg as the usual statement without
+// ORDER BY; a lookup leg as SELECT of its columns FROM its table and
+// joins WHERE the key IS NOT NULL AND its filters, without grouping.
+// Each fetches its row cap plus one row.
 //
 // # Null semantics
 //

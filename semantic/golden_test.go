@@ -143,3 +143,70 @@ func renderings() []rendering {
 	}
 	return append(out, rendering{name: "clickhouse-legacy", mark: "?", render: semantic.RenderClickHouseLegacy})
 }
+
+// federatedQuestions are the golden suite of federated plans, over the
+// test catalogue with customers in crm and products in shop: a chain that
+// crosses out and back, each filter operator on remote and local
+// dimensions, every measure's partials, several metrics with their own
+// required filters, and top.
+var federatedQuestions = []struct {
+	name string
+	q    domain.Question
+}{
+	{"area_through_two_crossings", domain.Question{Metrics: []string{"net_sales"}, Grain: domain.Month, Range: q1,
+		Dimensions: []string{"area"}, Filters: []domain.Filter{eq("area", "East")}}},
+	{"category_not_in_and_channel", domain.Question{Metrics: []string{"average_order_value"}, Grain: domain.Quarter, Range: q1,
+		Dimensions: []string{"product_category", "channel"}, Filters: []domain.Filter{notIn("product_category", "Garden"), in("channel", "online")}}},
+	{"residuals_and_ratios", domain.Question{Metrics: []string{"return_rate", "average_order_value", "returned_orders", "largest_order_value"}, Grain: domain.Month, Range: q1,
+		Dimensions: []string{"product_category"}}},
+	{"filters_without_grouping", domain.Question{Metrics: []string{"units_sold"}, Grain: domain.Week, Range: q1,
+		Filters: []domain.Filter{in("product_category", "Garden", "Kitchen"), eq("area", "East"), notIn("channel", "store")}}},
+	{"top_products", domain.Question{Metrics: []string{"net_sales"}, Grain: domain.Quarter, Range: fixed("2025-01-01", "2026-01-01"),
+		Dimensions: []string{"product"}, Top: &domain.Top{N: 5, By: domain.ByMetric, Direction: "desc"}}},
+}
+
+// TestGoldenFederated renders every leg of each federated golden plan in
+// every dialect (testdata/<dialect>/federated/<name>.golden: each leg's
+// source, kind, SQL and parameters) and writes the combine step once
+// (testdata/federated/<name>.json).
+func TestGoldenFederated(t *testing.T) {
+	b := splitBundle(t)
+	check := func(t *testing.T, path, got string) {
+		t.Helper()
+		if *update {
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+			return
+		}
+		want, err := os.ReadFile(path)
+		require.NoError(t, err, "run go test -update to create the golden file")
+		require.Equal(t, string(want), got)
+	}
+	for _, tc := range federatedQuestions {
+		plan, why := semantic.Compile(b, domain.LocalOperator, tc.q, today)
+		require.Nil(t, why, "%s refused: %v", tc.name, why)
+		require.True(t, plan.Federated(), tc.name)
+		t.Run("combine/"+tc.name, func(t *testing.T) {
+			js, err := json.MarshalIndent(plan.Combine, "", "  ")
+			require.NoError(t, err)
+			check(t, filepath.Join("testdata", "federated", tc.name+".json"), string(js)+"\n")
+		})
+		for _, rd := range renderings() {
+			t.Run(rd.name+"/"+tc.name, func(t *testing.T) {
+				var out strings.Builder
+				for i := range plan.Legs {
+					leg := plan.LegPlan(i, 1000000)
+					st, err := rd.render(leg)
+					require.NoError(t, err)
+					kind := "base"
+					if leg.Legs[0].Kind == domain.LegLookup {
+						kind = "lookup"
+					}
+					fmt.Fprintf(&out, "-- leg %d (%s) on source %s\n", i, kind, leg.Legs[0].Source)
+					out.WriteString(golden(tc.q, st))
+				}
+				check(t, filepath.Join("testdata", rd.name, "federated", tc.name+".golden"), out.String())
+			})
+		}
+	}
+}

@@ -28,47 +28,70 @@ var hostileValues = values{
 // question or of the catalogue appears in the SQL and that every one is a
 // bound parameter.
 func TestNoInjection(t *testing.T) {
-	b := bundle(t, hostileValues)
-	rng := rand.New(rand.NewPCG(1, 2))
-	answered := 0
-	for i := 0; i < 3000; i++ {
-		q := randomQuestion(rng, b)
-		plan, why := semantic.Compile(b, domain.LocalOperator, q, today)
-		if why != nil {
-			continue
+	split, err := domain.NewBundle("split-1", splitDefinitions(hostileValues), domain.Knowledge{})
+	require.NoError(t, err)
+	for _, b := range []*domain.Bundle{bundle(t, hostileValues), split} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		answered, federated := 0, 0
+		for i := 0; i < 3000; i++ {
+			q := randomQuestion(rng, b)
+			plan, why := semantic.Compile(b, domain.LocalOperator, q, today)
+			if why != nil {
+				continue
+			}
+			answered++
+			statements := []*domain.Plan{plan}
+			if plan.Federated() {
+				federated++
+				statements = nil
+				for i := range plan.Legs {
+					statements = append(statements, plan.LegPlan(i, 1000))
+				}
+			}
+			for _, p := range statements {
+				noValueInSQL(t, p)
+			}
 		}
-		answered++
-		want := expectedValues(b, plan)
-		for _, rd := range renderings() {
-			d := rd.name
-			st, err := rd.render(plan)
-			require.NoError(t, err)
-			var bound []string
-			for _, p := range st.Params {
-				bound = append(bound, p.Value)
-				if !strings.Contains(st.SQL, p.Name) {
-					t.Fatalf("%s: placeholder %s is not in the SQL", d, p.Name)
-				}
-			}
-			for _, v := range want {
-				if strings.Contains(st.SQL, v) {
-					t.Fatalf("%s: a value reached the SQL: %q\n%s", d, v, st.SQL)
-				}
-				if !slices.Contains(bound, v) {
-					t.Fatalf("%s: value %q is not bound", d, v)
-				}
-			}
-			for _, v := range bound {
-				if strings.Contains(st.SQL, v) {
-					t.Fatalf("%s: bound value %q is also in the SQL", d, v)
-				}
-			}
-			if n := strings.Count(st.SQL, rd.mark); n != len(st.Params) {
-				t.Fatalf("%s: %d placeholders for %d parameters", d, n, len(st.Params))
-			}
+		require.Greater(t, answered, 1000, "too few random questions were answerable")
+		if b == split {
+			require.Greater(t, federated, 500, "too few random questions were federated")
 		}
 	}
-	require.Greater(t, answered, 1000, "too few random questions were answerable")
+}
+
+// noValueInSQL renders p in every dialect and checks that no value it
+// carries is in the SQL and that every one is bound.
+func noValueInSQL(t *testing.T, plan *domain.Plan) {
+	t.Helper()
+	want := expectedValues(plan)
+	for _, rd := range renderings() {
+		d := rd.name
+		st, err := rd.render(plan)
+		require.NoError(t, err)
+		var bound []string
+		for _, p := range st.Params {
+			bound = append(bound, p.Value)
+			if !strings.Contains(st.SQL, p.Name) {
+				t.Fatalf("%s: placeholder %s is not in the SQL", d, p.Name)
+			}
+		}
+		for _, v := range want {
+			if strings.Contains(st.SQL, v) {
+				t.Fatalf("%s: a value reached the SQL: %q\n%s", d, v, st.SQL)
+			}
+			if !slices.Contains(bound, v) {
+				t.Fatalf("%s: value %q is not bound", d, v)
+			}
+		}
+		for _, v := range bound {
+			if strings.Contains(st.SQL, v) {
+				t.Fatalf("%s: bound value %q is also in the SQL", d, v)
+			}
+		}
+		if n := strings.Count(st.SQL, rd.mark); n != len(st.Params) {
+			t.Fatalf("%s: %d placeholders for %d parameters", d, n, len(st.Params))
+		}
+	}
 }
 
 func placeholderMark(d semantic.Dialect) string {
@@ -83,10 +106,14 @@ func placeholderMark(d semantic.Dialect) string {
 	return "$"
 }
 
-// expectedValues are every value the plan carries: range dates as text,
-// caller filter values and the metrics' required-filter values.
-func expectedValues(b *domain.Bundle, p *domain.Plan) []string {
-	out := []string{p.Range.Start.String(), p.Range.End.String()}
+// expectedValues are every value the (single-leg) plan carries: range
+// dates as text (but for a lookup leg), caller filter values and the
+// metrics' required-filter values.
+func expectedValues(p *domain.Plan) []string {
+	var out []string
+	if p.Legs[0].Kind != domain.LegLookup {
+		out = append(out, p.Range.Start.String(), p.Range.End.String())
+	}
 	for _, f := range p.Legs[0].Filters {
 		out = append(out, f.Values...)
 	}

@@ -7,11 +7,15 @@ import (
 	"sutura.dev/domain"
 )
 
-// plan turns a resolved question into a single-leg plan.
-func plan(b *domain.Bundle, r *resolved) (*domain.Plan, *domain.Reason) {
+// plan turns a resolved question into a plan: one leg when every table it
+// reads lives in the metrics' source, legs and a combine otherwise.
+func plan(b *domain.Bundle, r *resolved, c Ceilings) (*domain.Plan, *domain.Reason) {
 	q := r.q
 	if q.Top != nil && len(r.metrics) > 1 {
 		return nil, refuse(domain.MultiMetricTopNotExecutable, "top ranks a single metric; this question asks for %d", len(r.metrics))
+	}
+	if crosses(b, r) {
+		return planFederated(b, r, c)
 	}
 	for _, m := range r.metrics {
 		if m.Measure == nil {
@@ -46,12 +50,25 @@ func plan(b *domain.Bundle, r *resolved) (*domain.Plan, *domain.Reason) {
 			Dimension: f.Dimension, Column: col, Op: f.Op, Values: append([]string(nil), f.Values...),
 		})
 	}
-	if why := j.checkSources(); why != nil {
+	if why := checkBareNames(leg); why != nil {
 		return nil, why
 	}
-	if why := j.checkBareNames(); why != nil {
-		return nil, why
+	p := skeleton(b, r)
+	for _, m := range r.metrics {
+		leg.Metrics = append(leg.Metrics, domain.MetricRef{
+			Name:            m.Name,
+			Measure:         copyMeasure(*m.Measure),
+			RequiredFilters: append([]domain.RequiredFilter(nil), m.RequiredFilters...),
+		})
 	}
+	p.Legs = []domain.Leg{*leg}
+	return p, nil
+}
+
+// skeleton is what every plan of the question holds whatever its legs:
+// the answer's columns, grain, range, row cap, top and provenance.
+func skeleton(b *domain.Bundle, r *resolved) *domain.Plan {
+	q := r.q
 	p := &domain.Plan{
 		Grain:  q.Grain,
 		Range:  r.rng,
@@ -67,11 +84,6 @@ func plan(b *domain.Bundle, r *resolved) (*domain.Plan, *domain.Reason) {
 	p.Columns = append(p.Columns, domain.Column{Name: "period", Role: domain.RolePeriod})
 	for _, m := range r.metrics {
 		p.Columns = append(p.Columns, domain.Column{Name: m.Name, Role: domain.RoleMetric})
-		leg.Metrics = append(leg.Metrics, domain.MetricRef{
-			Name:            m.Name,
-			Measure:         copyMeasure(*m.Measure),
-			RequiredFilters: append([]domain.RequiredFilter(nil), m.RequiredFilters...),
-		})
 		p.Provenance.MetricDigests = append(p.Provenance.MetricDigests, domain.MetricDigest{Metric: m.Name, Digest: b.MetricDigest(m.Name)})
 	}
 	if q.Top != nil {
@@ -81,8 +93,7 @@ func plan(b *domain.Bundle, r *resolved) (*domain.Plan, *domain.Reason) {
 		}
 		p.Top = &t
 	}
-	p.Legs = []domain.Leg{*leg}
-	return p, nil
+	return p
 }
 
 func copyMeasure(m domain.Measure) domain.Measure {
@@ -155,24 +166,12 @@ func (j *joiner) reach(d *domain.Dimension) (domain.ColumnRef, *domain.Reason) {
 	return domain.ColumnRef{Alias: alias, Column: d.Column}, nil
 }
 
-// checkSources refuses a plan whose joins leave the base model's data
-// system: federation is not planned by this build.
-func (j *joiner) checkSources() *domain.Reason {
-	for _, jn := range j.leg.Joins {
-		m, _ := j.b.Model(jn.To.Model)
-		if m.Source != j.leg.Source {
-			return refuse(domain.PlanSpansTooManySources, "model %s is in another data system than model %s; a question is answered from one data system", m.Name, j.leg.Base.Model)
-		}
-	}
-	return nil
-}
-
 // checkBareNames refuses two different tables with one bare name in one
-// statement: an executor that finds tables by bare name (the files source)
-// could not tell them apart.
-func (j *joiner) checkBareNames() *domain.Reason {
-	seen := map[string]domain.Table{domain.FoldIdent(bare(j.leg.Base)): j.leg.Base}
-	for _, jn := range j.leg.Joins {
+// statement (one leg): an executor that finds tables by bare name (the
+// files source) could not tell them apart.
+func checkBareNames(leg *domain.Leg) *domain.Reason {
+	seen := map[string]domain.Table{domain.FoldIdent(bare(leg.Base)): leg.Base}
+	for _, jn := range leg.Joins {
 		k := domain.FoldIdent(bare(jn.To))
 		if other, ok := seen[k]; ok && strings.Join(other.Path, ".") != strings.Join(jn.To.Path, ".") {
 			return refuse(domain.PlanTablesShareAnIdentifier, "models %s and %s have tables with the same bare name", other.Model, jn.To.Model)

@@ -60,7 +60,10 @@ var ErrPlanNotRenderable = errors.New("the plan cannot be rendered as SQL")
 // Render writes the one statement that answers a single-leg plan on a data
 // system of dialect d. It does no I/O. The statement returns the plan's
 // Columns, in order, labelled with their names, and at most RowCap+1 rows
-// (top.n with top), in the order the package documentation states.
+// (top.n with top), in the order the package documentation states. A leg
+// of a federated plan (domain.Plan.LegPlan) is rendered the same way: its
+// base leg as partials in no particular order, a lookup leg as the rows
+// of its table (see the package documentation).
 func Render(p *domain.Plan, d Dialect) (Statement, error) {
 	if !d.valid() {
 		return Statement{}, ErrUnknownDialect
@@ -121,6 +124,9 @@ func (r *renderer) colType(c domain.ColumnRef) domain.ColumnType {
 
 func (r *renderer) statement() frag {
 	leg := r.leg
+	if leg.Kind == domain.LegLookup {
+		return r.lookup()
+	}
 	timeCol := domain.ColumnRef{Alias: leg.Base.Alias, Column: leg.TimeColumn}
 	timeType := r.colType(timeCol)
 	bucket := r.d.bucket(r.p.Grain, r.col(timeCol), timeType)
@@ -138,11 +144,7 @@ func (r *renderer) statement() frag {
 	}
 
 	out := cat("SELECT\n  ", joinFrags(",\n  ", selects), "\nFROM "+r.d.tableAs(leg.Base))
-	for _, j := range leg.Joins {
-		on := r.col(domain.ColumnRef{Alias: j.FromAlias, Column: j.FromColumn})
-		to := r.col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
-		out = append(out, cat("\nLEFT JOIN "+r.d.tableAs(j.To)+" ON ", on, " = ", to)...)
-	}
+	out = append(out, r.joins()...)
 
 	rc := r.d.rangeColumn(r.col(timeCol), timeType)
 	where := []frag{
@@ -171,16 +173,55 @@ func (r *renderer) statement() frag {
 	}
 	out = append(out, cat("\nWHERE ", joinFrags("\n  AND ", where))...)
 	out = append(out, cat("\nGROUP BY\n  ", joinFrags(",\n  ", groups))...)
-	out = append(out, cat("\nORDER BY\n  ", joinFrags(",\n  ", r.orderKeys()))...)
+	if !r.p.Part {
+		// A leg's partials go to the combine, which orders the answer.
+		out = append(out, cat("\nORDER BY\n  ", joinFrags(",\n  ", r.orderKeys()))...)
+	}
 	n := r.p.RowCap + 1
 	if r.p.Top != nil {
 		n = r.p.Top.N
 	}
+	return r.finishQuery(out, n)
+}
+
+// finishQuery ends a statement with its limit and, on clickhouse, the
+// setting LEFT JOINs need.
+func (r *renderer) finishQuery(out frag, n int) frag {
 	out = append(out, cat("\n"+r.d.limit(n))...)
-	if r.d == ClickHouse && len(leg.Joins) > 0 {
+	if r.d == ClickHouse && len(r.leg.Joins) > 0 {
 		// Without it, an unmatched LEFT JOIN row reads default values (''
 		// or 0) instead of nulls.
 		out = append(out, cat("\nSETTINGS join_use_nulls = 1")...)
+	}
+	return out
+}
+
+// lookup is the statement of a lookup leg: one row per row of its base
+// table whose key (the first column) is not null, with the columns it
+// reaches through its joins, filtered by the leg's filters.
+func (r *renderer) lookup() frag {
+	leg := r.leg
+	var selects []frag
+	for _, dim := range leg.Dimensions {
+		selects = append(selects, cat(r.col(dim.Column), " AS "+r.ident(dim.Name)))
+	}
+	out := cat("SELECT\n  ", joinFrags(",\n  ", selects), "\nFROM "+r.d.tableAs(leg.Base))
+	out = append(out, r.joins()...)
+	where := []frag{cat(r.col(leg.Dimensions[0].Column), " IS NOT NULL")}
+	for _, f := range leg.Filters {
+		where = append(where, r.callerFilter(f))
+	}
+	out = append(out, cat("\nWHERE ", joinFrags("\n  AND ", where))...)
+	return r.finishQuery(out, r.p.RowCap+1)
+}
+
+// joins renders the leg's LEFT JOINs.
+func (r *renderer) joins() frag {
+	var out frag
+	for _, j := range r.leg.Joins {
+		on := r.col(domain.ColumnRef{Alias: j.FromAlias, Column: j.FromColumn})
+		to := r.col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
+		out = append(out, cat("\nLEFT JOIN "+r.d.tableAs(j.To)+" ON ", on, " = ", to)...)
 	}
 	return out
 }

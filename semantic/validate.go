@@ -4,16 +4,17 @@ import (
 	"sutura.dev/domain"
 )
 
-// newRenderer checks that p is a plan Render can write: one leg, valid
-// identifiers everywhere, every alias defined before use, known operators
-// and measures. A plan from Compile always passes; the checks keep a plan
-// built by hand from ever putting an unchecked name into SQL.
+// newRenderer checks that p is a plan Render can write: one leg (a
+// single-source plan, or one leg of a federated plan as LegPlan returns
+// it), valid identifiers everywhere, every alias defined before use, known
+// operators and measures. A plan from Compile always passes; the checks
+// keep a plan built by hand from ever putting an unchecked name into SQL.
 func newRenderer(p *domain.Plan, d Dialect) (*renderer, error) {
 	if p == nil {
 		return nil, notRenderable("no plan")
 	}
-	if len(p.Legs) != 1 {
-		return nil, notRenderable("a plan with %d legs is not a single statement", len(p.Legs))
+	if len(p.Legs) != 1 || p.Combine != nil {
+		return nil, notRenderable("a plan with %d legs is not a single statement; render each leg's LegPlan", len(p.Legs))
 	}
 	if p.Grain < domain.Day || p.Grain > domain.Year {
 		return nil, notRenderable("invalid grain")
@@ -21,8 +22,15 @@ func newRenderer(p *domain.Plan, d Dialect) (*renderer, error) {
 	if p.Range.End <= p.Range.Start {
 		return nil, notRenderable("empty range")
 	}
-	if p.RowCap < 1 || p.RowCap > domain.MaxRowCap {
+	maxCap := domain.MaxRowCap
+	if p.Part {
+		maxCap = domain.MaxLegRowCap
+	}
+	if p.RowCap < 1 || p.RowCap > maxCap {
 		return nil, notRenderable("row cap out of bounds")
+	}
+	if p.Part && p.Top != nil {
+		return nil, notRenderable("a leg of a federated plan has no top")
 	}
 	if t := p.Top; t != nil && (t.N < 1 || t.N > p.RowCap || (t.By != domain.ByMetric && t.By != domain.ByPeriod)) {
 		return nil, notRenderable("invalid top")
@@ -43,11 +51,20 @@ func newRenderer(p *domain.Plan, d Dialect) (*renderer, error) {
 			return nil, err
 		}
 	}
-	if err := r.checkColumn(domain.ColumnRef{Alias: leg.Base.Alias, Column: leg.TimeColumn}); err != nil {
-		return nil, err
-	}
-	if len(leg.Metrics) == 0 {
-		return nil, notRenderable("no metric")
+	switch leg.Kind {
+	case domain.LegAggregate:
+		if err := r.checkColumn(domain.ColumnRef{Alias: leg.Base.Alias, Column: leg.TimeColumn}); err != nil {
+			return nil, err
+		}
+		if len(leg.Metrics) == 0 {
+			return nil, notRenderable("no metric")
+		}
+	case domain.LegLookup:
+		if !p.Part || len(leg.Metrics) != 0 || len(leg.Dimensions) == 0 {
+			return nil, notRenderable("a lookup leg is a part of a federated plan with columns and no metric")
+		}
+	default:
+		return nil, notRenderable("unknown kind of leg")
 	}
 	if p.Top != nil && p.Top.By == domain.ByMetric && len(leg.Metrics) != 1 {
 		return nil, notRenderable("top by metric needs exactly one metric")

@@ -159,10 +159,11 @@ func abs32(v int32) int32 {
 }
 
 // reader reads a statement's rows as canonical cells, refusing
-// result_too_large at the first row past rowCap or past
-// domain.MaxResultBytes of rendered cells.
+// result_too_large at the first row past rowCap or past byteCap bytes of
+// rendered cells (domain.MaxResultBytes when zero).
 type reader struct {
 	rowCap  int
+	byteCap int
 	columns []domain.Column // nil: named after the result (run_sql)
 	bools   []bool          // per column: read integers as booleans
 	tooMany string
@@ -188,7 +189,10 @@ func (r reader) read(rows driver.Rows) (*domain.RowSet, error) {
 		dest[i] = scanners[i]
 	}
 	rs := &domain.RowSet{Columns: columns, Rows: [][]domain.Cell{}}
-	size := 0
+	size, byteCap := 0, r.byteCap
+	if byteCap <= 0 {
+		byteCap = domain.MaxResultBytes
+	}
 	for rows.Next() {
 		if len(rs.Rows) == r.rowCap {
 			return nil, refusal(domain.ResultTooLarge, r.tooMany, r.rowCap)
@@ -201,8 +205,8 @@ func (r reader) read(rows driver.Rows) (*domain.RowSet, error) {
 			row[i] = s.cell
 			size += len(s.cell.Render())
 		}
-		if size > domain.MaxResultBytes {
-			return nil, refusal(domain.ResultTooLarge, detailTooManyBytes, domain.MaxResultBytes)
+		if size > byteCap {
+			return nil, refusal(domain.ResultTooLarge, detailTooManyBytes, byteCap)
 		}
 		rs.Rows = append(rs.Rows, row)
 	}

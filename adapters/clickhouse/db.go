@@ -161,10 +161,7 @@ func (db *DB) execute(ctx context.Context, user string, plan *domain.Plan) (*dom
 	if src := plan.Legs[0].Source; src != db.cfg.Source {
 		return nil, domain.Cost{}, fmt.Errorf("clickhouse source %s: the plan reads source %s", db.cfg.Source, src)
 	}
-	rowCap := plan.RowCap
-	if rowCap <= 0 || rowCap > domain.MaxRowCap {
-		rowCap = domain.MaxRowCap
-	}
+	rowCap, byteCap := plan.Bounds()
 	ctx, cancel := db.budget(ctx)
 	defer cancel()
 	srv, err := db.Server(ctx)
@@ -180,7 +177,7 @@ func (db *DB) execute(ctx context.Context, user string, plan *domain.Plan) (*dom
 	if err != nil {
 		return nil, domain.Cost{}, fmt.Errorf("clickhouse source %s: %w", db.cfg.Source, err)
 	}
-	rd := reader{rowCap: rowCap, columns: plan.Columns, bools: booleanColumns(plan), tooMany: detailTooManyRows}
+	rd := reader{rowCap: rowCap, byteCap: byteCap, columns: plan.Columns, bools: booleanColumns(plan), tooMany: detailTooManyRows}
 	var rs *domain.RowSet
 	cost, err := db.run(ctx, st, func(rows driver.Rows) error {
 		got, err := rd.read(rows)

@@ -22,6 +22,13 @@ func TestCorpus(t *testing.T) {
 	conformance.RunSystem(t, db, source)
 }
 
+// TestFederatedLegs runs the legs of federated plans (a base leg of
+// partials, a lookup leg) on a DuckDB file of the demo tables: added up,
+// they give the file's own single-statement answers.
+func TestFederatedLegs(t *testing.T) {
+	conformance.RunLegs(t, openDemo(t), source)
+}
+
 // TestAnchors re-runs every anchor of the demo catalogue, as start-up
 // validation does: the metric alone over the anchor's range at its
 // coarsest grain, one cell, compared as canonical text.

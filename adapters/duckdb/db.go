@@ -156,10 +156,7 @@ func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, e
 	if err != nil {
 		return nil, fmt.Errorf("duckdb source %s: %w", db.cfg.Source, err)
 	}
-	rowCap := plan.RowCap
-	if rowCap <= 0 || rowCap > domain.MaxRowCap {
-		rowCap = domain.MaxRowCap
-	}
+	rowCap, byteCap := plan.Bounds()
 	ctx, cancel := db.budget(ctx)
 	defer cancel()
 	var rs *domain.RowSet
@@ -169,7 +166,7 @@ func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, e
 			return err
 		}
 		defer rows.Close()
-		rs, err = readRows(rows, rowCap, plan.Columns, detailTooManyRows)
+		rs, err = readRows(rows, rowCap, byteCap, plan.Columns, detailTooManyRows)
 		return err
 	})
 	if isZeroDenominator(err) {

@@ -63,7 +63,7 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 			return err
 		}
 		defer rows.Close()
-		rs, err = readRows(rows, rowCap, nil, detailStatementRows)
+		rs, err = readRows(rows, rowCap, domain.MaxResultBytes, nil, detailStatementRows)
 		return err
 	})
 	if err != nil {

@@ -26,11 +26,11 @@ var binaryResults = pgx.QueryResultFormatsByOID{
 
 // readRows reads at most rowCap rows of rows as canonical cells, refusing
 // result_too_large at the first row past rowCap or past
-// domain.MaxResultBytes of rendered cells. columns, when not nil, are the
+// byteCap bytes of rendered cells. columns, when not nil, are the
 // plan's and must match the statement's in number; otherwise the columns
 // are named after the result's fields (run_sql), with no role. The caller
 // closes rows.
-func readRows(rows pgx.Rows, rowCap int, columns []domain.Column, tooMany string) (*domain.RowSet, error) {
+func readRows(rows pgx.Rows, rowCap, byteCap int, columns []domain.Column, tooMany string) (*domain.RowSet, error) {
 	fields := rows.FieldDescriptions()
 	if columns != nil && len(columns) != len(fields) {
 		// A statement the server refused has no fields; its error comes
@@ -64,8 +64,8 @@ func readRows(rows pgx.Rows, rowCap int, columns []domain.Column, tooMany string
 			row[i] = c
 			size += len(c.Render())
 		}
-		if size > domain.MaxResultBytes {
-			return nil, refusal(domain.ResultTooLarge, detailTooManyBytes, domain.MaxResultBytes)
+		if size > byteCap {
+			return nil, refusal(domain.ResultTooLarge, detailTooManyBytes, byteCap)
 		}
 		rs.Rows = append(rs.Rows, row)
 	}

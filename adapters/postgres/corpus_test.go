@@ -39,6 +39,14 @@ func runCorpus(t *testing.T, db *postgres.DB) {
 	conformance.RunSystem(t, db, source)
 }
 
+// TestFederatedLegs runs the legs of federated plans (a base leg of
+// partials, a lookup leg) on Postgres: added up, they give its own
+// single-statement answers.
+func TestFederatedLegs(t *testing.T) {
+	f := needDB(t)
+	conformance.RunLegs(t, open(t, f.config()), source)
+}
+
 // TestAnchors re-runs every anchor of the demo catalogue, as start-up
 // validation does: the metric alone over the anchor's range at its
 // coarsest grain, one cell, compared as canonical text.

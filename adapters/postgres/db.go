@@ -131,10 +131,7 @@ func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*dom
 	if err != nil {
 		return nil, fmt.Errorf("postgres source %s: %w", db.cfg.Source, err)
 	}
-	rowCap := plan.RowCap
-	if rowCap <= 0 || rowCap > domain.MaxRowCap {
-		rowCap = domain.MaxRowCap
-	}
+	rowCap, byteCap := plan.Bounds()
 	ctx, cancel := db.budget(ctx)
 	defer cancel()
 	var rs *domain.RowSet
@@ -145,7 +142,7 @@ func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*dom
 		}
 		// The statement's LIMIT leaves at most one row to drain.
 		defer rows.Close()
-		got, err := readRows(rows, rowCap, plan.Columns, detailTooManyRows)
+		got, err := readRows(rows, rowCap, byteCap, plan.Columns, detailTooManyRows)
 		if err != nil {
 			return err
 		}

@@ -58,7 +58,7 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 		// would otherwise read the whole result.
 		defer rows.Close()
 		defer stop()
-		got, err := readRows(rows, rowCap, nil, detailStatementRows)
+		got, err := readRows(rows, rowCap, domain.MaxResultBytes, nil, detailStatementRows)
 		if err != nil {
 			return err
 		}

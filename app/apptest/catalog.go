@@ -74,3 +74,84 @@ func Bundle(tb testing.TB, version string) *domain.Bundle {
 	}
 	return b
 }
+
+// The sources of the federated bundle besides SourceName.
+const (
+	StoresSource  = "shops"
+	RegionsSource = "geo"
+)
+
+// FederatedDefinitions returns a catalogue whose questions span data
+// systems (product.md §11), a fresh copy a test may edit: sales (sold_on,
+// amount, city, note, store_id, buyer_store_id) on SourceName; stores
+// (store_id, region, region_id) on StoresSource, reached from sales by
+// sale_store and by sale_buyer_store; regions (region_id, zone) on
+// RegionsSource, reached from stores by store_region. Metric revenue
+// (sum of amount, month and year) has the dimensions city (local,
+// filterable: Lyon, Paris), store_region (through sale_store, filterable:
+// East, West), buyer_region (through sale_buyer_store) and zone (through
+// sale_store then store_region); cities (count_distinct of city) has
+// store_region.
+func FederatedDefinitions() domain.Definitions {
+	col := func(name string, t domain.ColumnType) domain.ModelColumn {
+		return domain.ModelColumn{Name: name, Type: t}
+	}
+	m2o := func(name, from, fromCol, to, toCol string) domain.Relationship {
+		return domain.Relationship{Name: name, Origin: domain.Endpoint{Model: from, Column: fromCol},
+			Target: domain.Endpoint{Model: to, Column: toCol}, JoinType: domain.ManyToOne}
+	}
+	region := domain.Dimension{Name: "store_region", Column: "region", Via: []string{"sale_store"}, Values: []string{"East", "West"}, Filterable: true}
+	return domain.Definitions{
+		Models: []domain.Model{
+			{Name: "sales", Source: SourceName, Table: "sales", Columns: []domain.ModelColumn{
+				col("sold_on", domain.TypeDate), col("amount", domain.TypeInteger), col("city", domain.TypeText),
+				col("note", domain.TypeText), col("store_id", domain.TypeText), col("buyer_store_id", domain.TypeText)}},
+			{Name: "stores", Source: StoresSource, Table: "stores", Columns: []domain.ModelColumn{
+				col("store_id", domain.TypeText), col("region", domain.TypeText), col("region_id", domain.TypeText)}},
+			{Name: "regions", Source: RegionsSource, Table: "regions", Columns: []domain.ModelColumn{
+				col("region_id", domain.TypeText), col("zone", domain.TypeText)}},
+		},
+		Relationships: []domain.Relationship{
+			m2o("sale_store", "sales", "store_id", "stores", "store_id"),
+			m2o("sale_buyer_store", "sales", "buyer_store_id", "stores", "store_id"),
+			m2o("store_region", "stores", "region_id", "regions", "region_id"),
+		},
+		Metrics: []domain.Metric{{
+			Name: "revenue", Model: "sales", TimeColumn: "sold_on", Grains: []domain.Grain{domain.Month, domain.Year},
+			Description: "Revenue in euros.",
+			Measure:     &domain.Measure{Simple: &domain.Term{Aggregate: domain.Sum, Column: "amount"}},
+			Dimensions: []domain.Dimension{
+				{Name: "city", Column: "city", Filterable: true, Values: []string{"Lyon", "Paris"}},
+				region,
+				{Name: "buyer_region", Column: "region", Via: []string{"sale_buyer_store"}},
+				{Name: "zone", Column: "zone", Via: []string{"sale_store", "store_region"}},
+			},
+		}, {
+			Name: "cities", Model: "sales", TimeColumn: "sold_on", Grains: []domain.Grain{domain.Month},
+			Measure:    &domain.Measure{Simple: &domain.Term{Aggregate: domain.CountDistinct, Column: "city"}},
+			Dimensions: []domain.Dimension{region},
+		}},
+	}
+}
+
+// FederatedBundle returns the federated bundle (FederatedDefinitions, no
+// knowledge) labelled version.
+func FederatedBundle(tb testing.TB, version string) *domain.Bundle {
+	tb.Helper()
+	b, err := domain.NewBundle(version, FederatedDefinitions(), domain.Knowledge{})
+	if err != nil {
+		tb.Fatalf("apptest: the federated bundle: %v", err)
+	}
+	return b
+}
+
+// FederatedSources configures the federated bundle's three sources, run
+// as the shared service user: sales on SourceName, stores on
+// StoresSource, regions on RegionsSource.
+func FederatedSources(sales, stores, regions app.DataSystem) map[string]app.Source {
+	return map[string]app.Source{
+		SourceName:    {System: sales, Posture: domain.SharedServiceUser},
+		StoresSource:  {System: stores, Posture: domain.SharedServiceUser},
+		RegionsSource: {System: regions, Posture: domain.SharedServiceUser},
+	}
+}

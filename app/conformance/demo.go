@@ -14,6 +14,33 @@ func DemoBundle(source string) (*domain.Bundle, error) {
 	return domain.NewBundle("demo-mirror", DemoDefinitions(source), domain.Knowledge{})
 }
 
+// SplitDemoBundle pins SplitDemoDefinitions(split) (with no knowledge).
+func SplitDemoBundle(split map[string]string) (*domain.Bundle, error) {
+	return domain.NewBundle("demo-mirror", SplitDemoDefinitions(split), domain.Knowledge{})
+}
+
+// SplitDemoDefinitions returns DemoDefinitions with each model on the
+// source split names for it (model name → source alias): the demo of a
+// federated deployment. Every model must be named.
+func SplitDemoDefinitions(split map[string]string) domain.Definitions {
+	defs := DemoDefinitions("")
+	for i := range defs.Models {
+		defs.Models[i].Source = split[defs.Models[i].Name]
+	}
+	return defs
+}
+
+// DemoModelsOn returns the models of defs on source.
+func DemoModelsOn(defs domain.Definitions, source string) []domain.Model {
+	var out []domain.Model
+	for _, m := range defs.Models {
+		if m.Source == source {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 func columns(spec ...string) []domain.ModelColumn {
 	var out []domain.ModelColumn
 	for i := 0; i+1 < len(spec); i += 2 {

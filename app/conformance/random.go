@@ -101,6 +101,9 @@ type Tally struct {
 	Outcomes     map[string]int
 	Reals        int
 	InexactReals int
+	// Federated counts the answers of the surface under test that read
+	// more than one data system (executed_as).
+	Federated int
 }
 
 // Differential asks n random valid questions (RandomQuestion, from the
@@ -121,6 +124,25 @@ func Differential(t *testing.T, sut, ref *app.Surface, n int, seed uint64) Tally
 // server version). The questions asked are the same as Differential's.
 func DifferentialSkipping(t *testing.T, sut, ref *app.Surface, n int, seed uint64, notRun func(domain.Question) bool) Tally {
 	t.Helper()
+	return differential(t, sut, ref, n, seed, notRun, false)
+}
+
+// FederatedDifferential is Differential for sut, a surface whose catalogue
+// is ref's with its models split across several data systems (a
+// federated deployment, product.md §11), against ref on one: every
+// outcome must be identical — answers cell for cell and in order,
+// refusals by code, failures — except that sut refuses a question with a
+// count_distinct metric as measure_does_not_federate when one of its
+// dimensions crosses, as it must, whatever ref answers. Those are counted
+// under that code, and t fails when sut gives the refusal to a question
+// without a count_distinct metric.
+func FederatedDifferential(t *testing.T, sut, ref *app.Surface, n int, seed uint64) Tally {
+	t.Helper()
+	return differential(t, sut, ref, n, seed, nil, true)
+}
+
+func differential(t *testing.T, sut, ref *app.Surface, n int, seed uint64, notRun func(domain.Question) bool, federated bool) Tally {
+	t.Helper()
 	b := ref.Bundle()
 	rng := rand.New(rand.NewPCG(seed, 11))
 	tally := Tally{Outcomes: map[string]int{}}
@@ -136,6 +158,13 @@ func DifferentialSkipping(t *testing.T, sut, ref *app.Surface, n int, seed uint6
 			continue
 		}
 		a, aerr := sut.Answer(context.Background(), caller, q)
+		if federated && aerr == nil && a.Refusal != nil && a.Refusal.Code() == domain.MeasureDoesNotFederate {
+			if !countsDistinct(b, q) {
+				t.Fatalf("question %d %s: refused %s without a count_distinct metric", i, raw, a.Refusal.Code())
+			}
+			tally.Outcomes[string(domain.MeasureDoesNotFederate)]++
+			continue
+		}
 		e, eerr := ref.Answer(context.Background(), caller, q)
 		switch {
 		case aerr != nil || eerr != nil:
@@ -154,11 +183,30 @@ func DifferentialSkipping(t *testing.T, sut, ref *app.Surface, n int, seed uint6
 			continue
 		}
 		tally.Outcomes["answer"]++
+		if len(a.Answer.Provenance.ExecutedAs) > 1 {
+			tally.Federated++
+		}
 		if diff := compareAnswers(a.Answer, e.Answer, &tally); diff != "" {
 			t.Fatalf("question %d %s: %s", i, raw, diff)
 		}
 	}
 	return tally
+}
+
+// countsDistinct reports whether a metric of q counts distinct values.
+func countsDistinct(b *domain.Bundle, q domain.Question) bool {
+	for _, name := range q.Metrics {
+		m, ok := b.Metric(name)
+		if !ok || m.Measure == nil {
+			continue
+		}
+		for _, t := range m.Measure.Terms() {
+			if t.Aggregate == domain.CountDistinct {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func describe(o domain.Outcome) string {

@@ -6,6 +6,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"sutura.dev/bench/question"
 )
@@ -53,4 +54,11 @@ type Warmer interface {
 // (after Warm: the columns the question reads).
 type Footprinter interface {
 	Footprint() int64
+}
+
+// Phaser is an Engine whose answer is made of phases worth timing apart
+// (sutura's federated engine: its legs, then its combine); Phases
+// returns the durations of the last Run's phases, by name.
+type Phaser interface {
+	Phases() map[string]time.Duration
 }

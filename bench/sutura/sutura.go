@@ -6,7 +6,6 @@ package sutura
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 
 	mdcatalog "sutura.dev/adapters/catalog-markdown"
@@ -14,7 +13,6 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/examples/demo"
 	arrowengine "sutura.dev/exec-arrow"
-	"sutura.dev/semantic"
 )
 
 // Engine answers benchmark cases through sutura's embedded engine over
@@ -92,21 +90,9 @@ func (e *Engine) Footprint() int64 {
 }
 
 // plan parses and compiles a case's wire question.
-func (e *Engine) plan(c engine.Case) (*domain.Plan, error) {
-	wire, err := json.Marshal(c.Question)
-	if err != nil {
-		return nil, err
-	}
-	q, err := domain.ParseQuestion(wire)
-	if err != nil {
-		return nil, err
-	}
-	plan, reason := semantic.Compile(e.bundle, domain.LocalOperator, q, domain.DateOf(2026, 7, 1))
-	if reason != nil {
-		return nil, fmt.Errorf("refused (%s): %s", reason.Code(), reason.Detail())
-	}
-	return plan, nil
-}
+func (e *Engine) plan(c engine.Case) (*domain.Plan, error) { return compileCase(e.bundle, c) }
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
 // result renders a row set as the harness compares it.
 func result(rs *domain.RowSet) engine.Result {

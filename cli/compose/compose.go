@@ -179,7 +179,11 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 	if err = checkFiles(s.Config, s.Bundle); err != nil {
 		return nil, err
 	}
-	if p.opened, err = openSources(ctx, s.Config, s.Bundle); err != nil {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(logs, nil))
+	}
+	if p.opened, err = openSources(ctx, s.Config, s.Bundle, logger); err != nil {
 		return nil, err
 	}
 	p.Sources = p.opened.sources
@@ -206,15 +210,19 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 			return nil, err
 		}
 	}
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.NewTextHandler(logs, nil))
-	}
 	if p.Catalog, err = app.NewSwappableCatalog(s.Bundle); err != nil {
 		return nil, err
 	}
+	combiner, err := newCombiner(ctx, s.Config, p.Sources)
+	if err != nil {
+		return nil, err
+	}
+	g := s.Config.Governance
 	p.Surface, err = app.New(app.Config{
 		Catalog: p.Catalog, Sources: p.Sources, Admission: p.Admission, Audit: sink,
+		Combiner: combiner,
+		Governance: app.Governance{LookupLegCeiling: g.LookupLegCeiling, SourceCeiling: g.SourceCeiling,
+			MaxLegRows: g.MaxLegRows},
 		Tools:          app.Tools(app.ToolOptions{RunSQL: s.Config.Tools.RunSQL.Enabled}),
 		SQLSource:      s.Config.Tools.RunSQL.Source,
 		RequestTimeout: s.Config.Server.RequestTimeout(),

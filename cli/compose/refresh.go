@@ -30,7 +30,7 @@ func (p *Process) Refresh(ctx context.Context) error {
 	if err := checkFiles(p.Config, b); err != nil {
 		return err
 	}
-	opened, err := openSources(ctx, p.Config, b)
+	opened, err := openSources(ctx, p.Config, b, nil)
 	if err != nil {
 		return fmt.Errorf("the refreshed catalogue's sources do not open: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"time"
@@ -26,6 +27,9 @@ type sourceSpec struct {
 	source  config.Source
 	models  []domain.Model
 	runtime config.Runtime
+	// logger receives what a source has no caller to tell (the embedded
+	// engine's background cache fills); nil discards.
+	logger *slog.Logger
 }
 
 // openedSource is an opened data system and what releases it.
@@ -98,7 +102,7 @@ const pingTimeout = 5 * time.Second
 // posture).
 func filesSource(spec sourceSpec) engine.Config {
 	return engine.Config{Source: spec.alias, Files: os.DirFS(spec.source.DataDir), Models: spec.models,
-		WorkingSetMaxBytes: spec.runtime.WorkingSetMaxBytes}
+		WorkingSetMaxBytes: spec.runtime.WorkingSetMaxBytes, Logger: spec.logger}
 }
 
 func openFiles(ctx context.Context, spec sourceSpec) (openedSource, error) {
@@ -156,6 +160,25 @@ func clickhouseConfig(spec sourceSpec) clickhouse.Config {
 	}
 }
 
+// newCombiner is the combine of federated answers: the embedded engine's,
+// over the working set of the first files source (so that one ceiling
+// bounds the engine's cached columns and the combine's work), or over a
+// working set of its own, of runtime.working_set_max_bytes, when no files
+// source is configured.
+func newCombiner(ctx context.Context, cfg *config.Config, sources map[string]app.Source) (app.Combiner, error) {
+	aliases := make([]string, 0, len(sources))
+	for a := range sources {
+		aliases = append(aliases, a)
+	}
+	slices.Sort(aliases)
+	for _, a := range aliases {
+		if eng, ok := sources[a].System.(*engine.Engine); ok {
+			return eng.Combiner(), nil
+		}
+	}
+	return engine.NewCombiner(ctx, engine.CombinerConfig{WorkingSetMaxBytes: cfg.Runtime.WorkingSetMaxBytes})
+}
+
 // settingError is an adapter's refusal of one setting of its source: the
 // key under sources.<alias> and why, never the value. Every database
 // adapter's ConfigError is one.
@@ -198,9 +221,10 @@ func (o *openedSources) close() {
 }
 
 // openSources opens every configured source (or the embedded demo's) with
-// the models of b that live on it, in alias order. When one fails, the
-// ones already opened are closed before it returns.
-func openSources(ctx context.Context, cfg *config.Config, b *domain.Bundle) (*openedSources, error) {
+// the models of b that live on it, in alias order; logger (nil discards)
+// receives what the sources log on their own. When one fails, the ones
+// already opened are closed before it returns.
+func openSources(ctx context.Context, cfg *config.Config, b *domain.Bundle, logger *slog.Logger) (*openedSources, error) {
 	byAlias := map[string][]domain.Model{}
 	for _, m := range b.Definitions().Models {
 		byAlias[m.Source] = append(byAlias[m.Source], m)
@@ -208,7 +232,7 @@ func openSources(ctx context.Context, cfg *config.Config, b *domain.Bundle) (*op
 	o := &openedSources{sources: map[string]app.Source{}}
 	if cfg.Demo() {
 		eng, err := engine.New(ctx, engine.Config{Source: demo.SourceAlias, Files: demo.Data(), Models: byAlias[demo.SourceAlias],
-			WorkingSetMaxBytes: cfg.Runtime.WorkingSetMaxBytes})
+			WorkingSetMaxBytes: cfg.Runtime.WorkingSetMaxBytes, Logger: logger})
 		if err != nil {
 			return nil, err
 		}
@@ -222,7 +246,7 @@ func openSources(ctx context.Context, cfg *config.Config, b *domain.Bundle) (*op
 			o.close()
 			return nil, fmt.Errorf("sources.%s.kind: %w", alias, errNoAdapter)
 		}
-		opened, err := kind.open(ctx, sourceSpec{alias: alias, source: src, models: byAlias[alias], runtime: cfg.Runtime})
+		opened, err := kind.open(ctx, sourceSpec{alias: alias, source: src, models: byAlias[alias], runtime: cfg.Runtime, logger: logger})
 		if err != nil {
 			o.close()
 			return nil, sourceError(cfg, alias, err)

@@ -191,3 +191,91 @@ func TestServerMatchesTheEngine(t *testing.T) {
 		srv.Version, tally.Outcomes, tally.Reals, tally.InexactReals)
 	require.Greater(t, tally.Outcomes["answer"], 150, "enough random questions are answered for the comparison to mean something")
 }
+
+// federated is a Surface over the demo split: the models split names
+// (model → alias) "files" on the embedded engine, those it names "remote"
+// on remote, with the engine's combine.
+func federated(t testing.TB, split map[string]string, remote app.DataSystem) *app.Surface {
+	t.Helper()
+	b, err := conformance.SplitDemoBundle(split)
+	require.NoError(t, err)
+	eng, err := engine.New(context.Background(), engine.Config{Source: "files", Files: demo.Data(), Models: conformance.DemoModelsOn(*b.Definitions(), "files")})
+	require.NoError(t, err)
+	comb, err := engine.NewCombiner(context.Background(), engine.CombinerConfig{})
+	require.NoError(t, err)
+	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 2, Timeout: time.Minute})
+	require.NoError(t, err)
+	s, err := app.New(app.Config{
+		Catalog: apptest.Catalog{Pinned: b}, Admission: adm, Audit: &apptest.Audit{}, RequestTimeout: 5 * time.Minute, Combiner: comb,
+		Sources: map[string]app.Source{"files": {System: eng, Posture: domain.SharedServiceUser}, "remote": {System: remote, Posture: domain.SharedServiceUser}},
+		Now:     now,
+	})
+	require.NoError(t, err)
+	return s
+}
+
+// The splits of the federated suites: customers and products on
+// ClickHouse (no lookup leg needs a join, so a server before 20.1 runs
+// every leg), and only products there (the corpus passes whole on it).
+var (
+	storesRemote   = map[string]string{"orders": "files", "regions": "files", "customers": "remote", "products": "remote"}
+	productsRemote = map[string]string{"orders": "files", "regions": "files", "customers": "files", "products": "remote"}
+)
+
+// remoteModels are the demo models on "remote" in split.
+func remoteModels(t testing.TB, split map[string]string) []domain.Model {
+	b, err := conformance.SplitDemoBundle(split)
+	require.NoError(t, err)
+	return conformance.DemoModelsOn(*b.Definitions(), "remote")
+}
+
+// aliased runs the plans of source alias on sys, whose own alias is
+// source: the demo loaded once in chDB's engine serves the remote models
+// of every split (a session has one current database, so one system).
+type aliased struct {
+	sys    app.DataSystem
+	source string
+}
+
+func (a aliased) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error) {
+	p := *plan
+	p.Legs = append([]domain.Leg(nil), plan.Legs...)
+	p.Legs[0].Source = a.source
+	return a.sys.Execute(ctx, &p)
+}
+
+// TestFederatedOnChDB runs the corpus on the demo with products on
+// ClickHouse, and 500 random questions on the demo with customers and
+// products there, against the embedded engine alone: the legs the
+// clickhouse dialect writes (base partials, lookups) combine to the
+// single-system answers.
+func TestFederatedOnChDB(t *testing.T) {
+	b := demoBundle(t)
+	remote := aliased{sys: onChDB(t, b), source: demo.SourceAlias}
+	conformance.RunLegs(t, onChDB(t, b), demo.SourceAlias)
+	conformance.Run(t, federated(t, productsRemote, remote))
+	tally := conformance.FederatedDifferential(t, federated(t, storesRemote, remote), files(t, b), 500, 17)
+	t.Logf("outcomes of 500 questions: %v, %d federated; %d real cells, %d not byte-identical", tally.Outcomes, tally.Federated, tally.Reals, tally.InexactReals)
+	require.Greater(t, tally.Federated, 80)
+}
+
+// TestFederatedOnServer is TestFederatedOnChDB over the wire, through the
+// adapter, on the server of SUTURA_CH_URL.
+func TestFederatedOnServer(t *testing.T) {
+	b := demoBundle(t)
+	open := func(split map[string]string) *clickhouse.DB {
+		models := remoteModels(t, split)
+		d := chtest.New(t)
+		d.Load(t, demo.Data(), models)
+		db, err := clickhouse.New(context.Background(), d.Config("remote", models))
+		require.NoError(t, err)
+		t.Cleanup(db.Close)
+		return db
+	}
+	db, _ := onServer(t, b)
+	conformance.RunLegs(t, db, demo.SourceAlias)
+	conformance.Run(t, federated(t, productsRemote, open(productsRemote)))
+	tally := conformance.FederatedDifferential(t, federated(t, storesRemote, open(storesRemote)), files(t, b), 500, 17)
+	t.Logf("outcomes of 500 questions: %v, %d federated; %d real cells, %d not byte-identical", tally.Outcomes, tally.Federated, tally.Reals, tally.InexactReals)
+	require.Greater(t, tally.Federated, 80)
+}

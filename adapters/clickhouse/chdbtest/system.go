@@ -183,10 +183,7 @@ func readRows(out []byte, plan *domain.Plan) (*domain.RowSet, error) {
 	if len(names) != len(plan.Columns) {
 		return nil, fmt.Errorf("chdbtest: the statement returns %d columns (%v), the plan has %d", len(names), names, len(plan.Columns))
 	}
-	rowCap := plan.RowCap
-	if rowCap <= 0 || rowCap > domain.MaxRowCap {
-		rowCap = domain.MaxRowCap
-	}
+	rowCap, _ := plan.Bounds()
 	rs := &domain.RowSet{Columns: plan.Columns, Rows: [][]domain.Cell{}}
 	for {
 		var raw []any

@@ -53,6 +53,13 @@ var engines = map[string]factory{
 	"duckdb-memory": {formats: []string{"parquet"}, open: func(ctx context.Context, d dataSet, _ config) (engine.Engine, error) {
 		return duck.NewEngine(ctx, "duckdb-memory", duck.Options{Dir: d.dir("parquet"), Format: "parquet", Load: true})
 	}},
+	"sutura-federated": {formats: []string{"parquet", "csv"}, open: func(ctx context.Context, d dataSet, c config) (engine.Engine, error) {
+		u := os.Getenv("SUTURA_PG_URL")
+		if u == "" {
+			return nil, fmt.Errorf("sutura-federated: SUTURA_PG_URL is unset (eval \"$(scripts/pg start)\")")
+		}
+		return sutura.NewFederatedEngine(ctx, "sutura-federated", d.dir("parquet"), d.dir("csv"), u, c.maxLegRows)
+	}},
 	"postgres": {formats: []string{"csv"}, open: func(ctx context.Context, d dataSet, _ config) (engine.Engine, error) {
 		u := os.Getenv("SUTURA_PG_URL")
 		if u == "" {

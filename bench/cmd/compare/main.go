@@ -42,6 +42,7 @@ type config struct {
 	workingSet int64
 	timeout    time.Duration
 	cpuProfile string
+	maxLegRows int
 	engines    []string
 	cases      []string
 }
@@ -59,6 +60,7 @@ func main() {
 	flag.StringVar(&caseList, "cases", "", "questions to run, comma-separated (default: all)")
 	flag.StringVar(&child, "child", "", "internal: measure this one engine on -case and print the report as JSON")
 	flag.StringVar(&childCase, "case", "", "internal: the question a child measures")
+	flag.IntVar(&c.maxLegRows, "max-leg-rows", 1_000_000, "sutura-federated's governance.max_leg_rows (at most 10000000)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of each first answer to this path prefix (+engine.case.pprof)")
 	flag.Parse()
 	log.SetFlags(0)

@@ -51,6 +51,24 @@ type report struct {
 	// ProcessPeakRSS is the child's lifetime peak, from the parent's
 	// wait4 (setup included).
 	ProcessPeakRSS int64 `json:"process_peak_rss"`
+	// FirstPhases and WarmPhases are, for an engine that times its
+	// phases (engine.Phaser), the first answer's and the warm runs'
+	// median time in each, in ms.
+	FirstPhases map[string]float64 `json:"first_phases,omitempty"`
+	WarmPhases  map[string]float64 `json:"warm_phases,omitempty"`
+}
+
+// phases is the last Run's phases of e in ms, when it times them.
+func phases(e engine.Engine) map[string]float64 {
+	p, ok := e.(engine.Phaser)
+	if !ok {
+		return nil
+	}
+	out := map[string]float64{}
+	for k, d := range p.Phases() {
+		out[k] = ms(d)
+	}
+	return out
 }
 
 func median(v []float64) float64 {
@@ -106,6 +124,7 @@ func measure(ctx context.Context, c config, name, caseName string) (report, erro
 	}
 	rep.FirstMS, rep.FirstCPUMS = ms(time.Since(t)), ms(cpuTime()-cpu)
 	rep.FirstPeakRSS = procStatus("VmHWM")
+	rep.FirstPhases = phases(e)
 	rep.Rows = len(res.Rows)
 	if rep.Digest, err = digest(res); err != nil {
 		return rep, err
@@ -126,6 +145,7 @@ func measure(ctx context.Context, c config, name, caseName string) (report, erro
 	}
 	runtime.GC()
 	_ = resetPeak()
+	warmPhases := map[string][]float64{}
 	for range c.runs {
 		cpu, t := cpuTime(), time.Now()
 		if _, err := e.Run(ctx, bc); err != nil {
@@ -133,8 +153,17 @@ func measure(ctx context.Context, c config, name, caseName string) (report, erro
 		}
 		rep.WarmMS = append(rep.WarmMS, ms(time.Since(t)))
 		rep.WarmCPUMS = append(rep.WarmCPUMS, ms(cpuTime()-cpu))
+		for k, v := range phases(e) {
+			warmPhases[k] = append(warmPhases[k], v)
+		}
 	}
 	rep.WarmPeakRSS = procStatus("VmHWM")
+	for k, v := range warmPhases {
+		if rep.WarmPhases == nil {
+			rep.WarmPhases = map[string]float64{}
+		}
+		rep.WarmPhases[k] = median(v)
+	}
 	return rep, nil
 }
 
@@ -246,6 +275,7 @@ func printReports(w io.Writer, c config, idx []int, reps []report, loadBefore st
 	ratioTable(w, c, idx, by, "First answer (cold), Parquet", "sutura-parquet", "duckdb-parquet", func(r report) float64 { return r.FirstMS }, true)
 	ratioTable(w, c, idx, by, "First answer (cold), CSV", "sutura-csv", "duckdb-csv", func(r report) float64 { return r.FirstMS }, true)
 	ratioTable(w, c, idx, by, "Warm answers (median)", "sutura-parquet", "duckdb-memory", func(r report) float64 { return median(r.WarmMS) }, false)
+	phaseTable(w, c, idx, by)
 
 	ref := ""
 	for _, e := range referenceOrder {
@@ -282,6 +312,43 @@ func printReports(w io.Writer, c config, idx []int, reps []report, loadBefore st
 		}
 	}
 	return ok
+}
+
+// phaseTable shows, for the engines that time their phases (the
+// federated one), where the first and the warm answers' time went: the
+// legs (run at once) and the combine, with the combine's share of the
+// answer.
+func phaseTable(w io.Writer, c config, idx []int, by map[[2]string]report) {
+	header := false
+	for _, i := range idx {
+		name := benchCases[i].Name
+		for _, e := range c.engines {
+			r := by[[2]string{name, e}]
+			if r.Error != "" || r.FirstPhases == nil {
+				continue
+			}
+			if !header {
+				fmt.Fprintln(w, "Phases of a federated answer: the legs at once, then the combine (ms; share of the answer)")
+				fmt.Fprintln(w)
+				fmt.Fprintln(w, "| question | engine | first ms | first legs | first combine | combine share | warm median ms | warm legs | warm combine | combine share |")
+				fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+				header = true
+			}
+			share := func(part, whole float64) string {
+				if whole == 0 {
+					return "–"
+				}
+				return fmt.Sprintf("%.1f%%", 100*part/whole)
+			}
+			wm := median(r.WarmMS)
+			fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.1f | %s | %.1f | %.1f | %.1f | %s |\n", name, e, r.FirstMS,
+				r.FirstPhases["legs"], r.FirstPhases["combine"], share(r.FirstPhases["combine"], r.FirstMS),
+				wm, r.WarmPhases["legs"], r.WarmPhases["combine"], share(r.WarmPhases["combine"], wm))
+		}
+	}
+	if header {
+		fmt.Fprintln(w)
+	}
 }
 
 // ratioTable compares engine a with engine b on every question, when the

@@ -99,6 +99,17 @@ WHERE order_date >= DATE '2025-06-30' AND order_date < DATE '2026-06-29'
 GROUP BY ALL ORDER BY channel ASC NULLS LAST, period`,
 	},
 	{
+		Name: "category-channel-quarter",
+		Question: q.Question{Metrics: []string{"gross_sales", "order_count"}, Grain: "quarter", Range: q.Range{Start: "2025-01-01", End: "2026-01-01"},
+			Dimensions: []string{"product_category", "channel"}},
+		ReferenceSQL: `SELECT p.category AS product_category, o.channel AS channel,
+       date_trunc('quarter', o.order_date)::DATE AS period, sum(o.gross_amount_cents) AS gross_sales, count(o.order_id) AS order_count
+FROM orders o
+LEFT JOIN products p ON p.product_id = o.product_id
+WHERE o.order_date >= DATE '2025-01-01' AND o.order_date < DATE '2026-01-01' AND o.status <> 'cancelled'
+GROUP BY ALL ORDER BY product_category ASC NULLS LAST, channel ASC NULLS LAST, period`,
+	},
+	{
 		Name: "top-products",
 		Question: q.Question{Metrics: []string{"units_sold"}, Grain: "year", Range: q.Range{Start: "2025-01-01", End: "2026-01-01"},
 			Dimensions: []string{"product"}, Top: &q.Top{N: 5, By: "metric", Direction: "desc"}},

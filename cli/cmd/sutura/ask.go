@@ -246,10 +246,15 @@ func runCompile(inv *invocation) error {
 	if err != nil {
 		return err
 	}
-	plan, reason := semantic.Compile(s.Bundle, domain.LocalOperator, q, today())
+	g := s.Config.Governance
+	plan, reason := semantic.CompileWith(s.Bundle, domain.LocalOperator, q, today(),
+		semantic.Ceilings{LookupLegs: g.LookupLegCeiling, Sources: g.SourceCeiling})
 	if reason != nil {
 		fmt.Fprintf(inv.io.out, "refused (%s): %s\n", reason.Code(), reason.Detail())
 		return errReported
+	}
+	if plan.Federated() {
+		return printLegs(inv, s.Bundle, plan, dialect, g.MaxLegRows)
 	}
 	st, err := semantic.Render(plan, dialect)
 	if err != nil {

@@ -82,11 +82,13 @@ const CatalogMarkdown CatalogKind = "markdown"
 type Config struct {
 	Server   Server   `yaml:"server"`
 	Security Security `yaml:"security"`
-	Runtime  Runtime  `yaml:"runtime"`
-	Prompt   Prompt   `yaml:"prompt"`
-	Tools    Tools    `yaml:"tools"`
-	Audit    Audit    `yaml:"audit"`
-	Log      Log      `yaml:"log"`
+	// Governance bounds federated questions (product.md §11).
+	Governance Governance `yaml:"governance"`
+	Runtime    Runtime    `yaml:"runtime"`
+	Prompt     Prompt     `yaml:"prompt"`
+	Tools      Tools      `yaml:"tools"`
+	Audit      Audit      `yaml:"audit"`
+	Log        Log        `yaml:"log"`
 	// Catalogs lists the configured catalogues; empty means the embedded
 	// demo catalogue (see [Config.Demo]).
 	Catalogs []Catalog `yaml:"catalogs"`
@@ -222,6 +224,22 @@ func (i Inbound) Enabled() bool { return i.Mode != "" }
 // duration.
 func (i Inbound) JWKSMaxStale() time.Duration {
 	return time.Duration(i.JWKSMaxStaleSeconds) * time.Second
+}
+
+// Governance bounds what one question may span across data systems
+// (governance.*).
+type Governance struct {
+	// LookupLegCeiling is the most crossing relationships (lookup legs)
+	// one question's plan may need (1..8); more is refused as
+	// plan_needs_too_many_lookup_legs.
+	LookupLegCeiling int `yaml:"lookup_leg_ceiling"`
+	// SourceCeiling is the most data systems one question may read
+	// (1..16); more is refused as plan_spans_too_many_sources. 1 turns
+	// federation off.
+	SourceCeiling int `yaml:"source_ceiling"`
+	// MaxLegRows is the most rows one leg of a federated question may
+	// return (1..10000000); more is refused as result_too_large.
+	MaxLegRows int `yaml:"max_leg_rows"`
 }
 
 // Runtime is the process-wide bounds of product.md §7 (runtime.*).

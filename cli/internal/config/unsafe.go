@@ -46,11 +46,19 @@ func (c *checker) unsafe() {
 			": say why one identity is acceptable, or use multi-user")
 	}
 
+	// A deployment of several sources can federate (product.md §11): one
+	// answer then combines rows its caller may see at one source with
+	// rows the service user sees at another.
+	federates := len(cfg.Sources) > 1 && cfg.Governance.SourceCeiling > 1
 	for _, alias := range sortedKeys(cfg.Sources) {
 		s, key := cfg.Sources[alias], childKey("sources", alias)
 		if sec.Identity == MultiUser && s.Posture == SharedServiceUser && blank(s.AcknowledgedBecause) {
+			why := ""
+			if federates {
+				why = " (and, as this deployment's sources can be combined in one answer, every caller may see it beside what other sources show them)"
+			}
 			c.fail(key+".acknowledged_because", "is required for a shared-service-user source in multi-user mode: "+
-				"say why every caller may see what the service user sees, or use impersonation-at-source")
+				"say why every caller may see what the service user sees"+why+", or use impersonation-at-source")
 		}
 		if s.Posture == ImpersonationAtSource && hasIdentity(s.Kind) && len(s.Impersonate) == 0 && !sec.Inbound.Enabled() {
 			k := key + ".impersonate"

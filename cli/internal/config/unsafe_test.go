@@ -55,6 +55,9 @@ func TestRefusedUnsafeCombinations(t *testing.T) {
 			refusal{key: "server.agent_surface.enabled", layer: "base.yaml", at: ":2:1", value: "10.77.77.77"}},
 		{"shared source in multi-user without acknowledgement", with(tokens, base(multiUserInbound+"sources:\n"+fmt.Sprintf(pgSource, "shared-service-user"))), nil,
 			refusal{key: "sources.pg.acknowledged_because", layer: "base.yaml", at: ":6:3", also: "multi-user mode"}},
+		{"a shared source of a deployment that can federate", with(tokens, base(multiUserInbound+"sources:\n"+fmt.Sprintf(pgSource, "impersonation-at-source")+
+			"  f: {kind: files, posture: shared-service-user, data_dir: d}")), nil,
+			refusal{key: "sources.f.acknowledged_because", layer: "base.yaml", also: "combined in one answer"}},
 		{"blank acknowledgement", with(tokens, base(multiUserInbound+"sources:\n  f: {kind: files, posture: shared-service-user, data_dir: d, acknowledged_because: '  '}")), nil,
 			refusal{key: "sources.f.acknowledged_because", layer: "base.yaml"}},
 		{"impersonation without a subject", with(tokens, base("security: {identity: single-user}\nsources:\n"+fmt.Sprintf(pgSource, "impersonation-at-source"))), nil,
@@ -82,6 +85,8 @@ func TestSafeCombinations(t *testing.T) {
 		{"distinct metrics token", with(tokens, base("security: {access_token_file: access, metrics_token_file: metrics}")), nil},
 		{"run_sql single-user", base("tools: {run_sql: {enabled: true}}"), nil},
 		{"multi-user with inbound and acknowledged shared source", with(tokens, base(multiUserInbound+"sources:\n  f: {kind: files, posture: shared-service-user, data_dir: d, acknowledged_because: public data}")), nil},
+		{"federating sources, each shared one acknowledged", with(tokens, base(multiUserInbound+"sources:\n"+fmt.Sprintf(pgSource, "impersonation-at-source")+
+			"  f: {kind: files, posture: shared-service-user, data_dir: d, acknowledged_because: the store list is public}\ngovernance: {lookup_leg_ceiling: 8, source_ceiling: 2, max_leg_rows: 10000000}")), nil},
 		{"impersonation carried by inbound identity", with(tokens, base(multiUserInbound+"sources:\n"+fmt.Sprintf(pgSource, "impersonation-at-source"))), nil},
 		{"impersonation carried by a mapping", base("security: {identity: single-user}\nsources:\n  pg: {kind: postgres, posture: impersonation-at-source, host: db.example.com, database: d, user: u, impersonate: {alice: analyst}}"), nil},
 		{"inbound on IPv6 loopback", base("server: {host: '::1'}"), nil},

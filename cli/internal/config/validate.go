@@ -105,7 +105,12 @@ const (
 	minRefreshSeconds  = 10
 	maxRefreshSeconds  = 86400
 	maxAliasLength     = 63
-	maxHostNameLength  = 253
+	// A federated base leg groups by its four dimensions and a key per
+	// crossing, and the embedded engine groups by at most twelve columns.
+	maxLookupLegCeiling = 8
+	maxSourceCeiling    = 16
+	maxLegRows          = 10_000_000 // domain.MaxLegRowCap
+	maxHostNameLength   = 253
 )
 
 // identifier is the shape of a source alias.
@@ -134,6 +139,10 @@ func loopbackHost(s string) bool { return strings.EqualFold(s, "localhost") || i
 func (c *checker) validate() {
 	c.server()
 	c.security()
+	g := c.cfg.Governance
+	c.intRange("governance.lookup_leg_ceiling", int64(g.LookupLegCeiling), 1, maxLookupLegCeiling)
+	c.intRange("governance.source_ceiling", int64(g.SourceCeiling), 1, maxSourceCeiling)
+	c.intRange("governance.max_leg_rows", int64(g.MaxLegRows), 1, maxLegRows)
 	r := c.cfg.Runtime
 	c.intRange("runtime.max_concurrent_queries", int64(r.MaxConcurrentQueries), 1, 512)
 	c.intRange("runtime.admission_timeout_seconds", int64(r.AdmissionTimeoutSeconds), 1, 300)

@@ -24,6 +24,7 @@ import (
 	"sutura.dev/app"
 	"sutura.dev/app/apptest"
 	"sutura.dev/domain"
+	engine "sutura.dev/exec-arrow"
 	"sutura.dev/runtime"
 	httpapi "sutura.dev/transport-http"
 	inproc "sutura.dev/transport-inproc"
@@ -48,6 +49,13 @@ type setup struct {
 	hold bool
 	// auditFails makes every audit write fail.
 	auditFails bool
+	// federated serves apptest's federated bundle: sys holds sales,
+	// stores (nil: two rows) holds the stores, the regions answer two
+	// rows; the engine's combine joins them unless noCombiner is set.
+	federated  bool
+	stores     app.DataSystem
+	noCombiner bool
+	governance app.Governance
 }
 
 // env is one surface and every transport over it.
@@ -84,11 +92,24 @@ func newEnv(t *testing.T, s setup) *env {
 	if s.auditFails {
 		audit.Fail(errors.New("disk full"))
 	}
-	cat, err := app.NewSwappableCatalog(apptest.Bundle(t, "v1"))
+	bundle, sources := apptest.Bundle(t, "v1"), apptest.Sources(s.sys)
+	var combiner app.Combiner
+	if s.federated {
+		if s.stores == nil {
+			s.stores = &apptest.System{Generate: 2}
+		}
+		bundle, sources = apptest.FederatedBundle(t, "v1"), apptest.FederatedSources(s.sys, s.stores, &apptest.System{Generate: 2})
+		if !s.noCombiner {
+			c, err := engine.NewCombiner(t.Context(), engine.CombinerConfig{})
+			require.NoError(t, err)
+			combiner = c
+		}
+	}
+	cat, err := app.NewSwappableCatalog(bundle)
 	require.NoError(t, err)
 	tools := app.Tools(app.ToolOptions{RunSQL: s.sql})
-	surface, err := app.New(app.Config{Catalog: cat, Sources: apptest.Sources(s.sys), Admission: adm, Audit: audit,
-		Tools: tools, RequestTimeout: s.requestTimeout,
+	surface, err := app.New(app.Config{Catalog: cat, Sources: sources, Admission: adm, Audit: audit,
+		Tools: tools, RequestTimeout: s.requestTimeout, Combiner: combiner, Governance: s.governance,
 		Now: func() time.Time { return time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC) }})
 	require.NoError(t, err)
 	e := &env{adm: adm, audit: audit, surface: surface}

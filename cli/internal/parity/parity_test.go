@@ -33,6 +33,11 @@ type parityCase struct {
 	// code is the failure every transport must report; "" means an
 	// outcome, whose content every transport must give alike.
 	code app.FailureCode
+	// refusal, when set, is the code of the refusal every transport must
+	// give.
+	refusal domain.Code
+	// contains, when set, is in the content every transport gives.
+	contains string
 }
 
 // panicking is a data system with a defect: every execution panics.
@@ -52,8 +57,27 @@ func sqlSystem(s *apptest.SQL) *apptest.SQL {
 func parityCases() []parityCase {
 	down := &apptest.System{Err: errors.New("dial tcp 10.0.0.1: connection refused")}
 	zero := &apptest.System{Err: fmt.Errorf("metric revenue: %w", domain.ErrZeroDenominator)}
+	fed := func(dims string) string {
+		return `{"metrics":["revenue"],"grain":"month","range":{"start":"2025-01-01","end":"2025-03-01"},"dimensions":` + dims + `}`
+	}
+	dupKey := &apptest.System{Rows: [][]domain.Cell{{domain.Text("k1-00000"), domain.Text("East")}, {domain.Text("k1-00000"), domain.Text("West")}}}
 	return []parityCase{
 		{name: "describe_catalog", tool: "describe_catalog", args: `{}`},
+		{name: "a federated answer", setup: setup{federated: true}, tool: "ask_metric", args: fed(`["store_region","city"]`),
+			contains: `"executed_as":[{"posture":"shared-service-user","source":"files"},{"posture":"shared-service-user","source":"shops"}]`},
+		{name: "measure_does_not_federate", setup: setup{federated: true}, tool: "ask_metric",
+			args: `{"metrics":["cities"],"grain":"month","range":{"start":"2025-01-01","end":"2025-03-01"},"dimensions":["store_region"]}`, refusal: domain.MeasureDoesNotFederate},
+		{name: "federation_link_ambiguous", setup: setup{federated: true}, tool: "ask_metric", args: fed(`["store_region","buyer_region"]`), refusal: domain.FederationLinkAmbiguous},
+		{name: "plan_needs_too_many_lookup_legs", setup: setup{federated: true, governance: app.Governance{LookupLegCeiling: 1}},
+			tool: "ask_metric", args: fed(`["zone"]`), refusal: domain.PlanNeedsTooManyLookupLegs},
+		{name: "plan_spans_too_many_sources", setup: setup{federated: true, governance: app.Governance{SourceCeiling: 2}},
+			tool: "ask_metric", args: fed(`["zone"]`), refusal: domain.PlanSpansTooManySources},
+		{name: "federation_not_executable", setup: setup{federated: true, noCombiner: true}, tool: "ask_metric", args: fed(`["store_region"]`),
+			refusal: domain.FederationNotExecutable},
+		{name: "federated_answer_not_well_formed", setup: setup{federated: true, stores: dupKey}, tool: "ask_metric", args: fed(`["store_region"]`),
+			refusal: domain.FederatedAnswerNotWellFormed},
+		{name: "result_too_large from a leg", setup: setup{federated: true, governance: app.Governance{MaxLegRows: 1}},
+			tool: "ask_metric", args: fed(`["store_region"]`), refusal: domain.ResultTooLarge},
 		{name: "answer", tool: "ask_metric", args: qAnswer},
 		{name: "refusal", tool: "ask_metric", args: qRefusal},
 		{name: "a hidden metric is a missing one", tool: "ask_metric", args: qHidden},
@@ -96,6 +120,12 @@ func TestTransportParity(t *testing.T) {
 				} else {
 					assert.Empty(t, got.code, "%s answers", tr.name)
 					assert.NotContains(t, got.content, "ZZ-canary", "%s echoes no caller value", tr.name)
+				}
+				if tc.contains != "" {
+					assert.Contains(t, got.content, tc.contains, "%s", tr.name)
+				}
+				if tc.refusal != "" {
+					assert.Contains(t, got.content, `"code":"`+string(tc.refusal)+`"`, "%s refuses with the code", tr.name)
 				}
 				if i == 0 {
 					first, firstRecs = got, recs

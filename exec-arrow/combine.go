@@ -1,0 +1,407 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+
+	"sutura.dev/domain"
+)
+
+// Combiner computes the answer of a federated plan from the rows of its
+// legs (product.md §11) with the engine's own kernels: the base leg's
+// partials are presented to the aggregation as cached columns, batch by
+// batch, through the producer every question reads its rows through; each
+// lookup leg's rows are a joined table, reached by the same join steps
+// (LEFT JOIN: an unmatched or null key gives nulls); the remote filters are
+// the same predicates; the partials are re-aggregated by the same term
+// kernels (sum for sums, counts and count_ifs, min and max for theirs, a
+// sum and a count for avg), and the answer is finished, ordered, ranked
+// and bounded by the same code as a single-source answer. It is safe for
+// concurrent use.
+//
+// Combine's outcomes: a *domain.RefusalError for a lookup key held twice
+// (federated_answer_not_well_formed), an answer over the row cap or the
+// byte bound (result_too_large), working memory over the working set
+// (resources_exhausted) or a passed deadline (deadline_exceeded); ctx's
+// error when it was cancelled; an error wrapping domain.ErrZeroDenominator
+// for a ratio declared to fail; another error for rows that do not fit the
+// plan (a defect).
+type Combiner struct {
+	cache    *cache
+	parallel int
+}
+
+// CombinerConfig configures a Combiner of its own, for a deployment with
+// no files source (whose engine's Combiner would share its working set).
+type CombinerConfig struct {
+	// WorkingSetMaxBytes bounds the memory of the combines running at
+	// once; zero is DefaultWorkingSetMaxBytes.
+	WorkingSetMaxBytes int64
+	// Parallelism is the number of goroutines one combine aggregates
+	// with; zero is GOMAXPROCS.
+	Parallelism int
+}
+
+// NewCombiner returns a Combiner with a working set of its own.
+func NewCombiner(ctx context.Context, cfg CombinerConfig) (*Combiner, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if cfg.WorkingSetMaxBytes < 0 || cfg.Parallelism < 0 {
+		return nil, errors.New("combiner: working set and parallelism may not be negative")
+	}
+	if cfg.WorkingSetMaxBytes == 0 {
+		cfg.WorkingSetMaxBytes = DefaultWorkingSetMaxBytes
+	}
+	if cfg.Parallelism == 0 {
+		cfg.Parallelism = runtime.GOMAXPROCS(0)
+	}
+	return &Combiner{cache: newCache(cfg.WorkingSetMaxBytes), parallel: cfg.Parallelism}, nil
+}
+
+// Combiner returns a Combiner whose working memory counts against the
+// engine's working set, beside its cached columns.
+func (e *Engine) Combiner() *Combiner {
+	return &Combiner{cache: e.cache, parallel: e.cfg.Parallelism}
+}
+
+// Combine returns the answer of the federated plan whose legs returned
+// legs (legs[i] the rows of plan.Legs[i], columns as LegPlan lists them).
+func (c *Combiner) Combine(ctx context.Context, plan *domain.Plan, legs []*domain.RowSet) (*domain.RowSet, error) {
+	if ctx.Err() != nil {
+		return nil, ctxErr(ctx)
+	}
+	rs, err := c.combine(ctx, plan, legs)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctxErr(ctx)
+		}
+		if errors.Is(err, errDuplicateKey) {
+			return nil, &domain.RefusalError{Reason: domain.Refuse(domain.FederatedAnswerNotWellFormed,
+				"a lookup leg returned a key twice, so its rows cannot be joined to the others without duplicating them")}
+		}
+		return nil, err
+	}
+	return rs, nil
+}
+
+func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domain.RowSet) (*domain.RowSet, error) {
+	if err := checkCombine(plan, legs); err != nil {
+		return nil, err
+	}
+	comb := plan.Combine
+	mem := &reservation{c: c.cache}
+	defer mem.done()
+	tables := make([][]*column, len(legs))
+	for i, rs := range legs {
+		cols, err := legColumns(&plan.Legs[i], rs, mem)
+		if err != nil {
+			return nil, fmt.Errorf("leg %d: %w", i, err)
+		}
+		tables[i] = cols
+	}
+	start := plan.Grain.Truncate(plan.Range.Start)
+	answer := &domain.Plan{Columns: plan.Columns, Grain: plan.Grain, Range: domain.Range{Start: start, End: plan.Range.End},
+		Top: plan.Top, RowCap: plan.RowCap, Provenance: plan.Provenance}
+	n := len(legs[0].Rows)
+	q := &query{plan: answer, leg: &domain.Leg{}, parallel: c.parallel, rows: n, base: tables[0],
+		views: make([]*tableView, len(legs)), timeSlot: len(plan.Legs[0].Dimensions)}
+	for i, cols := range tables {
+		v := &tableView{rows: len(legs[i].Rows), cols: map[string]*column{}}
+		for _, col := range cols {
+			v.cols[col.name] = col
+		}
+		q.views[i] = v
+	}
+	for lo, g := 0, 0; lo < n; lo, g = lo+chunkRows, g+1 {
+		q.views[0].segs = append(q.views[0].segs, segment{lo: lo, hi: min(lo+chunkRows, n), group: g})
+	}
+	if err := q.bindTime(q.base[q.timeSlot]); err != nil {
+		return nil, err
+	}
+	for _, l := range comb.Links {
+		s, err := newJoinStep(ctx, l.From.Leg, l.Leg, tables[l.From.Leg][l.From.Column], tables[l.Leg][0])
+		if err != nil {
+			return nil, fmt.Errorf("link %s: %w", l.Relationship, err)
+		}
+		s.fromSlot = l.From.Column
+		q.joins = append(q.joins, s)
+	}
+	for _, f := range comb.Filters {
+		p, err := callerPredicate(f.Column.Leg, tables[f.Column.Leg][f.Column.Column],
+			domain.FilterRef{Dimension: f.Dimension, Op: f.Op, Values: f.Values})
+		if err != nil {
+			return nil, err
+		}
+		if f.Column.Leg == 0 {
+			p.slot = f.Column.Column
+			q.baseFilters = append(q.baseFilters, p)
+		} else {
+			q.joinFilters = append(q.joinFilters, p)
+		}
+	}
+	for _, lc := range comb.Dimensions {
+		col := tables[lc.Leg][lc.Column]
+		codes, err := col.groupCodes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		q.dims = append(q.dims, dimRef{alias: lc.Leg, slot: lc.Column, col: col, codes: codes})
+		q.radix = append(q.radix, uint64(codes.card())+1)
+	}
+	for _, cm := range comb.Metrics {
+		mp, err := combineMetric(cm, tables[0])
+		if err != nil {
+			return nil, err
+		}
+		q.metrics = append(q.metrics, mp)
+		q.needs = append(q.needs, 0)
+	}
+	q.timeOnly = q.slotUses(q.timeSlot) == 0
+	p, err := scan(ctx, q, newCachedProducer(q, q.views[0]), mem, nil)
+	if err != nil {
+		return nil, err
+	}
+	return q.result(ctx, p, mem)
+}
+
+// combineMetric is the metric plan that re-aggregates cm's partials, the
+// columns of the base leg's rows.
+func combineMetric(cm domain.CombineMetric, base []*column) (*metricPlan, error) {
+	mp := &metricPlan{name: cm.Name, ratio: cm.Measure.Ratio}
+	add := func(op termOp, i int) (int, error) {
+		col := base[i]
+		tp := &termPlan{op: op, slot: i, col: col, float: col.typ == domain.TypeFloat || col.typ == domain.TypeDecimal}
+		switch {
+		case op == opSum && !col.numeric():
+			return 0, fmt.Errorf("metric %s: a partial to sum is %s, not a number", cm.Name, col.typ)
+		case col.typ == domain.TypeText:
+			tp.rank = col.ranks()
+		}
+		mp.terms = append(mp.terms, tp)
+		return len(mp.terms) - 1, nil
+	}
+	for i, t := range cm.Measure.Terms() {
+		parts := cm.Partials[i]
+		var (
+			ct  combineTerm
+			err error
+		)
+		switch {
+		case t.CountIf != "", t.Aggregate == domain.Sum, t.Aggregate == domain.Count:
+			ct.a, err = add(opSum, parts[0])
+		case t.Aggregate == domain.Avg:
+			ct.avg = true
+			if ct.a, err = add(opSum, parts[0]); err == nil {
+				ct.b, err = add(opSum, parts[1])
+			}
+		case t.Aggregate == domain.Min:
+			ct.a, err = add(opMin, parts[0])
+		case t.Aggregate == domain.Max:
+			ct.a, err = add(opMax, parts[0])
+		default:
+			return nil, &domain.RefusalError{Reason: domain.Refuse(domain.MeasureDoesNotFederate,
+				"metric %s counts distinct values, which cannot be combined across data systems", cm.Name)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		mp.combine = append(mp.combine, ct)
+	}
+	return mp, nil
+}
+
+// checkCombine checks that legs fit the plan: one row set per leg, each
+// with the leg's columns, and a combine whose every reference names one of
+// them, so that no index below can fall outside.
+func checkCombine(plan *domain.Plan, legs []*domain.RowSet) error {
+	comb := plan.Combine
+	if comb == nil || len(plan.Legs) < 2 {
+		return errors.New("the plan is not federated")
+	}
+	if len(legs) != len(plan.Legs) {
+		return fmt.Errorf("%d row sets for %d legs", len(legs), len(plan.Legs))
+	}
+	width := make([]int, len(legs))
+	for i, rs := range legs {
+		leg := &plan.Legs[i]
+		if (i == 0) != (leg.Kind == domain.LegAggregate) {
+			return fmt.Errorf("leg %d is of the wrong kind", i)
+		}
+		width[i] = len(leg.OutputColumns())
+		if rs == nil || len(rs.Columns) != width[i] {
+			return fmt.Errorf("leg %d: the rows do not have the leg's %d columns", i, width[i])
+		}
+		for _, row := range rs.Rows {
+			if len(row) != width[i] {
+				return fmt.Errorf("leg %d: a row does not have the leg's %d columns", i, width[i])
+			}
+		}
+	}
+	valid := func(lc domain.LegColumn, before int) bool {
+		return lc.Leg >= 0 && lc.Leg < before && lc.Column >= 0 && lc.Column < width[lc.Leg]
+	}
+	if len(comb.Links) != len(legs)-1 {
+		return fmt.Errorf("%d links for %d lookup legs", len(comb.Links), len(legs)-1)
+	}
+	for i, l := range comb.Links {
+		if l.Leg != i+1 || !valid(l.From, l.Leg) {
+			return fmt.Errorf("link %d does not join lookup leg %d from an earlier leg", i, i+1)
+		}
+	}
+	var dims, metrics int
+	for _, col := range plan.Columns {
+		switch col.Role {
+		case domain.RoleDimension:
+			dims++
+		case domain.RoleMetric:
+			metrics++
+		}
+	}
+	if len(comb.Dimensions) != dims || dims > domain.MaxDimensions || len(comb.Metrics) != metrics {
+		return errors.New("the combine does not produce the plan's columns")
+	}
+	for _, lc := range comb.Dimensions {
+		if !valid(lc, len(legs)) {
+			return errors.New("a dimension names no leg column")
+		}
+	}
+	for _, f := range comb.Filters {
+		if !valid(f.Column, len(legs)) {
+			return fmt.Errorf("the filter on %s names no leg column", f.Dimension)
+		}
+	}
+	firstPartial := len(plan.Legs[0].Dimensions) + 1
+	for _, m := range comb.Metrics {
+		terms := m.Measure.Terms()
+		if len(terms) == 0 || len(m.Partials) != len(terms) {
+			return fmt.Errorf("metric %s: one list of partials per term", m.Name)
+		}
+		for i, t := range terms {
+			want := 1
+			if t.Aggregate == domain.Avg {
+				want = 2
+			}
+			if len(m.Partials[i]) != want {
+				return fmt.Errorf("metric %s: term %d has %d partials, not %d", m.Name, i, len(m.Partials[i]), want)
+			}
+			for _, c := range m.Partials[i] {
+				if c < firstPartial || c >= width[0] {
+					return fmt.Errorf("metric %s: a partial names no metric column of the base leg", m.Name)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// legColumns turns a leg's rows into typed columns named by position, the
+// type of each told by its cells (see cellsColumn), with the type the
+// plan declares for it as the hint.
+func legColumns(leg *domain.Leg, rs *domain.RowSet, mem *reservation) ([]*column, error) {
+	declared := map[string]domain.ColumnType{}
+	tables := append([]domain.Table{leg.Base}, make([]domain.Table, 0, len(leg.Joins))...)
+	for _, j := range leg.Joins {
+		tables = append(tables, j.To)
+	}
+	for _, t := range tables {
+		for _, c := range t.Columns {
+			declared[t.Alias+"."+c.Name] = c.Type
+		}
+	}
+	var hints []domain.ColumnType
+	for _, d := range leg.Dimensions {
+		hints = append(hints, declared[d.Column.Alias+"."+d.Column.Column])
+	}
+	if leg.Kind == domain.LegAggregate {
+		hints = append(hints, domain.TypeDate)
+		for _, m := range leg.Metrics {
+			h := domain.TypeInteger
+			if t := m.Measure.Simple; t != nil && (t.Aggregate == domain.Min || t.Aggregate == domain.Max) {
+				h = declared[leg.Base.Alias+"."+t.Column]
+			}
+			hints = append(hints, h)
+		}
+	}
+	cols := make([]*column, len(hints))
+	for i, h := range hints {
+		col, err := cellsColumn(strconv.Itoa(i), rs.Rows, i, h)
+		if err != nil {
+			return nil, err
+		}
+		if err := mem.grow(col.bytes); err != nil {
+			return nil, err
+		}
+		cols[i] = col
+	}
+	return cols, nil
+}
+
+// cellsColumn builds column i of rows, typed from its non-null cells:
+// integers are integer; integers and reals (as a numeric data system
+// returns a decimal) are float; dates date; booleans boolean; text is
+// text, or a timestamp when the hint says so and every value parses as
+// one (a timestamp arrives as its RFC 3339 text); any other mix is text
+// of the cells' canonical rendering. A column of nulls only takes the
+// hint's type (text when there is none).
+func cellsColumn(name string, rows [][]domain.Cell, i int, hint domain.ColumnType) (*column, error) {
+	var kinds uint
+	for _, row := range rows {
+		kinds |= 1 << row[i].Kind()
+	}
+	kinds &^= 1 << domain.KindNull
+	typ := domain.TypeText
+	switch kinds {
+	case 0:
+		if hint != domain.TypeUnset {
+			typ = hint
+		}
+	case 1 << domain.KindInt:
+		typ = domain.TypeInteger
+	case 1 << domain.KindFloat, 1<<domain.KindInt | 1<<domain.KindFloat:
+		typ = domain.TypeFloat
+	case 1 << domain.KindDate:
+		typ = domain.TypeDate
+	case 1 << domain.KindBool:
+		typ = domain.TypeBoolean
+	case 1 << domain.KindText:
+		if hint == domain.TypeTimestamp {
+			if col, err := buildCells(name, rows, i, domain.TypeTimestamp); err == nil {
+				return col, nil
+			}
+		}
+	}
+	return buildCells(name, rows, i, typ)
+}
+
+// buildCells builds column i of rows as typ: typed values go to the
+// builder as they are, text (and a mix of kinds, as text) as its
+// canonical rendering.
+func buildCells(name string, rows [][]domain.Cell, i int, typ domain.ColumnType) (*column, error) {
+	b := newBuilder(typ, false)
+	for _, row := range rows {
+		c := row[i]
+		var err error
+		switch {
+		case c.IsNull():
+			b.appendNull()
+		case typ == domain.TypeInteger:
+			err = b.appendInt(c.IntValue())
+		case typ == domain.TypeFloat:
+			err = b.appendFloat(c.FloatValue())
+		case typ == domain.TypeDate:
+			err = b.appendDate(int32(c.DateValue()))
+		case typ == domain.TypeBoolean:
+			err = b.appendBool(c.BoolValue())
+		default:
+			err = b.appendText(c.Render())
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return b.finish(name), nil
+}

@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"sutura.dev/domain"
+)
+
+// lookup runs a lookup leg of a federated plan (domain.LegLookup) over the
+// source's files: the rows of its base table whose key (the first column)
+// is not null, with the columns its joins reach, filtered by its filters;
+// no grouping, no time column. Its tables are read whole into the cache,
+// as joined tables always are, and walked with the same join steps and
+// predicates a question uses. More rows than the plan's row cap is
+// result_too_large.
+func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *meter) (*domain.RowSet, error) {
+	leg := &plan.Legs[0]
+	if leg.Source != e.cfg.Source {
+		return nil, fmt.Errorf("the plan's leg is for source %s, not %s", leg.Source, e.cfg.Source)
+	}
+	if len(leg.Dimensions) == 0 || len(leg.Metrics) != 0 {
+		return nil, fmt.Errorf("a lookup leg returns columns and no metric")
+	}
+	if len(plan.Columns) != len(leg.Dimensions) {
+		return nil, fmt.Errorf("the plan lists %d columns for a lookup leg of %d", len(plan.Columns), len(leg.Dimensions))
+	}
+	rowCap, _ := plan.Bounds()
+	tables := []domain.Table{leg.Base}
+	alias := map[string]int{leg.Base.Alias: 0}
+	for i, j := range leg.Joins {
+		if _, dup := alias[j.To.Alias]; dup {
+			return nil, fmt.Errorf("alias %s is used twice", j.To.Alias)
+		}
+		if _, ok := alias[j.FromAlias]; !ok {
+			return nil, fmt.Errorf("join %s starts from alias %s, which is not defined before it", j.Relationship, j.FromAlias)
+		}
+		alias[j.To.Alias] = i + 1
+		tables = append(tables, j.To)
+	}
+	wants := make([][]want, len(tables))
+	need := func(ref domain.ColumnRef) (int, error) {
+		a, ok := alias[ref.Alias]
+		if !ok {
+			return 0, fmt.Errorf("column %s names alias %s, which the leg does not define", ref.Column, ref.Alias)
+		}
+		w := e.wantOf(tables[a], ref.Column)
+		if !containsWant(wants[a], w) {
+			wants[a] = append(wants[a], w)
+		}
+		return a, nil
+	}
+	for _, j := range leg.Joins {
+		if _, err := need(domain.ColumnRef{Alias: j.FromAlias, Column: j.FromColumn}); err != nil {
+			return nil, err
+		}
+		if _, err := need(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn}); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range leg.Dimensions {
+		if _, err := need(d.Column); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range leg.Filters {
+		if _, err := need(f.Column); err != nil {
+			return nil, err
+		}
+	}
+	views := make([]*tableView, len(tables))
+	defer func() {
+		for _, v := range views {
+			if v != nil {
+				v.release()
+			}
+		}
+	}()
+	for i, t := range tables {
+		if len(t.Path) == 0 {
+			return nil, fmt.Errorf("model %s has no table path", t.Model)
+		}
+		v, err := e.acquire(ctx, t, wants[i], m)
+		if err != nil {
+			return nil, err
+		}
+		views[i] = v
+	}
+	if m != nil {
+		for _, v := range views {
+			m.rows.Add(int64(v.rows))
+			if v.fileBytes == 0 {
+				for _, c := range v.cols {
+					m.bytes.Add(c.bytes)
+				}
+			}
+		}
+	}
+	col := func(ref domain.ColumnRef) (int, *column) {
+		a := alias[ref.Alias]
+		return a, views[a].cols[ref.Column]
+	}
+	var steps []*joinStep
+	for i, j := range leg.Joins {
+		from, fc := col(domain.ColumnRef{Alias: j.FromAlias, Column: j.FromColumn})
+		_, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
+		s, err := newJoinStep(ctx, from, i+1, fc, tc)
+		if err != nil {
+			return nil, fmt.Errorf("join %s: model %s: %w", j.Relationship, j.To.Model, err)
+		}
+		steps = append(steps, s)
+	}
+	keyAlias, keyCol := col(leg.Dimensions[0].Column)
+	preds := []*predicate{{alias: keyAlias, col: keyCol, anyValue: true}}
+	for _, f := range leg.Filters {
+		a, c := col(f.Column)
+		p, err := callerPredicate(a, c, f)
+		if err != nil {
+			return nil, err
+		}
+		preds = append(preds, p)
+	}
+	mem := &reservation{c: e.cache}
+	defer mem.done()
+	n := views[0].rows
+	out := &domain.RowSet{Columns: append([]domain.Column(nil), plan.Columns...), Rows: [][]domain.Cell{}}
+	mapped := make([][]int32, len(tables))
+	var (
+		pass  []bool
+		maps  = make([]dictMap, len(steps))
+		fmaps = make([]dictMap, len(preds))
+	)
+	for lo := 0; lo < n; lo += chunkRows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hi := min(lo+chunkRows, n)
+		sel := make([]int32, hi-lo)
+		for i := range sel {
+			sel[i] = int32(lo + i)
+		}
+		mapped[0] = sel
+		for i, s := range steps {
+			rows := make([]int32, len(sel))
+			s.apply(s.fromCol, mapped[s.from], rows, &maps[i])
+			mapped[s.to] = rows
+		}
+		pass = append(pass[:0], make([]bool, len(sel))...)
+		keep := make([]bool, len(sel))
+		for i := range keep {
+			keep[i] = true
+		}
+		for i, p := range preds {
+			p.eval(p.col, mapped[p.alias], pass, &fmaps[i])
+			for k, ok := range pass {
+				keep[k] = keep[k] && ok
+			}
+		}
+		before := len(out.Rows)
+		for k, ok := range keep {
+			if !ok {
+				continue
+			}
+			if len(out.Rows) == rowCap {
+				return nil, tooLarge("the lookup leg has more than %d rows", rowCap)
+			}
+			row := make([]domain.Cell, len(leg.Dimensions))
+			for d, dim := range leg.Dimensions {
+				a, c := col(dim.Column)
+				row[d] = c.cell(mapped[a][k])
+			}
+			out.Rows = append(out.Rows, row)
+		}
+		// The rows are working memory until the combine has them.
+		if err := mem.grow(int64(len(out.Rows)-before) * int64(24+48*len(leg.Dimensions))); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
