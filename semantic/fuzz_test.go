@@ -128,8 +128,9 @@ func withoutListedValues(b *domain.Bundle, detail string) string {
 
 // callerLiterals are the question's literals that no detail could hold by
 // chance: its range dates, and filter values with a character that is
-// neither in the lowercase words of a detail nor in a name (an upper-case
-// or non-ASCII letter, punctuation) and that are not part of a name the
+// neither in the lowercase words and punctuation of a detail nor in a
+// name (an upper-case or non-ASCII letter, most punctuation; a detail
+// writes ". , ( ) ; :" itself) and that are not part of a name the
 // question uses (a detail may name those).
 func callerLiterals(q domain.Question) []string {
 	var out []string
@@ -142,7 +143,7 @@ func callerLiterals(q domain.Question) []string {
 	}
 	for _, f := range q.Filters {
 		for _, v := range f.Values {
-			if strings.ContainsFunc(v, func(r rune) bool { return !strings.ContainsRune("abcdefghijklmnopqrstuvwxyz0123456789_ .,()", r) }) &&
+			if strings.ContainsFunc(v, func(r rune) bool { return !strings.ContainsRune("abcdefghijklmnopqrstuvwxyz0123456789_ .,();:", r) }) &&
 				!strings.Contains(named, v) {
 				out = append(out, v)
 			}
