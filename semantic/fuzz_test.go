@@ -2,7 +2,6 @@ package semantic_test
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,17 +18,18 @@ import (
 // the fuzzer chooses the literals as well as the shape of the question.
 // The catalogues are the test catalogue, which mirrors the demo
 // (catalog_test.go), and, when the value is a valid dimension value, the
-// generated one; each is asked by the local operator and by a principal
-// who sees only open metrics.
+// generated one, in one data system and split across three; each is asked
+// by the local operator and by a principal who sees only open metrics.
 //
 // Its property, for every question domain.ParseQuestion accepts:
 //   - Compile never panics, and returns exactly one of a plan and a
 //     refusal; a refusal has a known code and a detail that holds no
-//     caller literal (no filter value, no date of the range);
-//   - a single-leg plan renders in every dialect (a plan of several legs
-//     is refused with semantic.ErrPlanNotRenderable), every placeholder
-//     appears in the SQL, and there are as many placeholders as
-//     parameters;
+//     caller literal (no filter value, no date of the range) beyond the
+//     catalogue's own allowlisted values it may list as what is allowed;
+//   - a single-leg plan, and each leg of a federated plan (the split
+//     catalogue's questions that cross data systems), renders in every
+//     dialect, every placeholder appears in the SQL, and there are as many
+//     placeholders as parameters;
 //   - every literal of the plan (filter values, the range's dates,
 //     required-filter values) is a bound parameter, and the SQL text holds
 //     none of them: rendered again with every literal replaced, the
@@ -52,9 +52,7 @@ func FuzzCompile(f *testing.F) {
 			return
 		}
 		bundles := []*domain.Bundle{demo}
-		if g := generatedBundle(value); g != nil {
-			bundles = append(bundles, g)
-		}
+		bundles = append(bundles, generatedBundles(value)...)
 		for _, b := range bundles {
 			for _, p := range principals {
 				plan, why := semantic.Compile(b, p, q, today)
@@ -62,7 +60,7 @@ func FuzzCompile(f *testing.F) {
 				case (plan == nil) == (why == nil):
 					t.Fatalf("Compile returned plan %v and refusal %v", plan != nil, why)
 				case why != nil:
-					checkRefusal(t, q, why)
+					checkRefusal(t, b, q, why)
 				default:
 					checkPlan(t, plan)
 				}
@@ -71,44 +69,68 @@ func FuzzCompile(f *testing.F) {
 	})
 }
 
-// generatedBundle is the test catalogue with v as every allowlist entry
-// and every required-filter value, or nil when v is not a valid dimension
-// value.
-func generatedBundle(v string) *domain.Bundle {
+// generatedBundles are the test catalogue with v as every allowlist entry
+// and every required-filter value, in one data system and split across
+// three (so that questions crossing them are planned in legs), or none
+// when v is not a valid dimension value.
+func generatedBundles(v string) []*domain.Bundle {
 	if domain.CheckValue(v) != nil {
 		return nil
 	}
 	with := func(list []string) []string {
 		return append([]string{v}, slices.DeleteFunc(slices.Clone(list), func(s string) bool { return s == v })...)
 	}
-	b, err := domain.NewBundle("fuzz", definitions(values{
+	vals := values{
 		areas: with(areas), channels: with(channels), categories: with(categories), segments: with(segments),
 		cancelled: v, completed: v, online: v,
-	}), domain.Knowledge{})
-	if err != nil {
-		return nil
 	}
-	return b
+	var out []*domain.Bundle
+	for _, defs := range []domain.Definitions{definitions(vals), splitDefinitions(vals)} {
+		if b, err := domain.NewBundle("fuzz", defs, domain.Knowledge{}); err == nil {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // checkRefusal asserts a refusal's code is known and its detail quotes no
-// literal of the question.
-func checkRefusal(t *testing.T, q domain.Question, why *domain.Reason) {
+// literal of the question, the allowlisted values of b it may list aside.
+func checkRefusal(t *testing.T, b *domain.Bundle, q domain.Question, why *domain.Reason) {
 	t.Helper()
 	if !why.Code().Known() || why.Status() < 400 || why.Detail() == "" {
 		t.Fatalf("refusal with code %q, status %d, detail %q", why.Code(), why.Status(), why.Detail())
 	}
+	detail := withoutListedValues(b, why.Detail())
 	for _, lit := range callerLiterals(q) {
-		if strings.Contains(why.Detail(), lit) {
+		if strings.Contains(detail, lit) {
 			t.Fatalf("the %s refusal quotes the caller's literal %q: %s", why.Code(), lit, why.Detail())
 		}
 	}
 }
 
+// withoutListedValues is detail with every value b lists on an allowlist
+// blanked out, longest first: a refusal may say what is allowed (catalogue
+// text), and a caller's value may be one of those, allowed on another
+// filter, or a part of one ("N" of "North") without being quoted.
+func withoutListedValues(b *domain.Bundle, detail string) string {
+	var listed []string
+	for _, m := range b.Definitions().Metrics {
+		for _, d := range m.Dimensions {
+			listed = append(listed, d.Values...)
+		}
+	}
+	slices.SortFunc(listed, func(x, y string) int { return len(y) - len(x) })
+	for _, v := range listed {
+		detail = strings.ReplaceAll(detail, v, "\x00")
+	}
+	return detail
+}
+
 // callerLiterals are the question's literals that no detail could hold by
 // chance: its range dates, and filter values with a character that is
-// neither in the lowercase words of a detail nor in a name (an upper-case
-// or non-ASCII letter, punctuation) and that are not part of a name the
+// neither in the lowercase words and punctuation of a detail nor in a
+// name (an upper-case or non-ASCII letter, most punctuation; a detail
+// writes ". , ( ) ; :" itself) and that are not part of a name the
 // question uses (a detail may name those).
 func callerLiterals(q domain.Question) []string {
 	var out []string
@@ -121,7 +143,7 @@ func callerLiterals(q domain.Question) []string {
 	}
 	for _, f := range q.Filters {
 		for _, v := range f.Values {
-			if strings.ContainsFunc(v, func(r rune) bool { return !strings.ContainsRune("abcdefghijklmnopqrstuvwxyz0123456789_ .,()", r) }) &&
+			if strings.ContainsFunc(v, func(r rune) bool { return !strings.ContainsRune("abcdefghijklmnopqrstuvwxyz0123456789_ .,();:", r) }) &&
 				!strings.Contains(named, v) {
 				out = append(out, v)
 			}
@@ -137,16 +159,17 @@ func checkPlan(t *testing.T, plan *domain.Plan) {
 	if len(plan.Legs) == 0 {
 		t.Fatal("a plan without legs")
 	}
+	if plan.Federated() {
+		// A federated plan is sent as its legs, each rendered alone.
+		for i := range plan.Legs {
+			checkPlan(t, plan.LegPlan(i, 1000))
+		}
+		return
+	}
 	other := otherLiterals(plan)
 	literals := expectedValues(plan)
 	for _, d := range semantic.Dialects() {
 		st, err := semantic.Render(plan, d)
-		if len(plan.Legs) > 1 {
-			if !errors.Is(err, semantic.ErrPlanNotRenderable) {
-				t.Fatalf("%s: a plan of %d legs: %v", d, len(plan.Legs), err)
-			}
-			continue
-		}
 		if err != nil {
 			t.Fatalf("%s: a compiled plan does not render: %v", d, err)
 		}
@@ -180,22 +203,30 @@ func checkPlan(t *testing.T, plan *domain.Plan) {
 	}
 }
 
-// otherLiterals is a copy of plan with every literal replaced: each filter
-// value and required-filter value by a marker of its own, the range moved
-// by a year. The plan itself is not changed.
+// otherLiterals is a copy of plan with every literal replaced: each
+// distinct filter value and required-filter value by a marker of its own
+// (equal values by the same marker: the renderer may write a required
+// filter that every metric shares once, which is a fact about the
+// catalogue's values, not about their text), the range moved by a year.
+// The plan itself is not changed.
 func otherLiterals(plan *domain.Plan) *domain.Plan {
 	out := *plan
 	out.Range = domain.Range{Start: plan.Range.Start.AddDays(371), End: plan.Range.End.AddDays(371)}
 	out.Legs = slices.Clone(plan.Legs)
-	n := 0
-	marker := func() string { n++; return fmt.Sprintf("zz-other-%d", n) }
+	markers := map[string]string{}
+	marker := func(v string) string {
+		if _, ok := markers[v]; !ok {
+			markers[v] = fmt.Sprintf("zz-other-%d", len(markers)+1)
+		}
+		return markers[v]
+	}
 	for i := range out.Legs {
 		leg := &out.Legs[i]
 		leg.Filters = slices.Clone(leg.Filters)
 		for j := range leg.Filters {
 			vals := make([]string, len(leg.Filters[j].Values))
-			for k := range vals {
-				vals[k] = marker()
+			for k, v := range leg.Filters[j].Values {
+				vals[k] = marker(v)
 			}
 			leg.Filters[j].Values = vals
 		}
@@ -204,7 +235,7 @@ func otherLiterals(plan *domain.Plan) *domain.Plan {
 			rfs := slices.Clone(leg.Metrics[j].RequiredFilters)
 			for k := range rfs {
 				if rfs[k].Value != "" {
-					rfs[k].Value = marker()
+					rfs[k].Value = marker(rfs[k].Value)
 				}
 			}
 			leg.Metrics[j].RequiredFilters = rfs
