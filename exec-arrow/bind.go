@@ -147,6 +147,10 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream b
 		return a, q.views[a].cols[ref.Column]
 	}
 	q.timeSlot = slotOf[leg.TimeColumn]
+	if c := q.base[q.timeSlot]; c.typ != domain.TypeDate && c.typ != domain.TypeTimestamp {
+		// An undeclared type is the file's: name the table it was inferred from.
+		return nil, fmt.Errorf("table %s: time column %s is %s, not date or timestamp", leg.Base.Path[len(leg.Base.Path)-1], c.name, c.typ)
+	}
 	if err := q.bindTime(q.base[q.timeSlot]); err != nil {
 		return nil, err
 	}
@@ -177,7 +181,8 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream b
 		return nil, err
 	}
 	if err := q.bindMetrics(ctx, col, slotOf); err != nil {
-		return nil, err
+		// A column's type may be the file's (inferred): name the table.
+		return nil, fmt.Errorf("table %s: %w", leg.Base.Path[len(leg.Base.Path)-1], err)
 	}
 	q.timeOnly = q.slotUses(q.timeSlot) == 0
 	return q, nil
@@ -377,9 +382,6 @@ func (q *query) groupSpace() uint64 {
 const maxSpan = 1 << 20
 
 func (q *query) bindTime(c *column) error {
-	if c.typ != domain.TypeDate && c.typ != domain.TypeTimestamp {
-		return fmt.Errorf("time column %s is %s, not date or timestamp", c.name, c.typ)
-	}
 	r := q.plan.Range
 	q.start = int32(r.Start)
 	span := int64(r.End) - int64(r.Start)

@@ -534,6 +534,10 @@ func (b *validBuilder) addValidity(v *validReader, n int) error {
 		if err != nil {
 			return err
 		}
+		if b.check && bits == nil {
+			n -= k // a check keeps nothing: no row to visit
+			continue
+		}
 		for i := 0; i < k; i++ {
 			b.add(bits == nil || bitutil.BitIsSet(bits, i))
 		}

@@ -21,6 +21,15 @@
 // booleans, dates, timestamps, strings, dictionaries of strings); an empty
 // string is null in every format.
 //
+// A Parquet footer is not taken at its word where it sizes work: a row
+// group declaring a negative count or more than 2^31-1 rows, or a file
+// total that is not the sum of its row groups, is an error; row groups
+// are decoded batch by batch (a row group whose pages hold fewer rows
+// than declared is an error); and a page may declare at most 64 times the
+// file's size uncompressed (at least 4 MiB, at most 256 MiB), so a small
+// hostile file cannot make the reader allocate more. A page the Parquet
+// library panics on is an error naming the file.
+//
 // A column's type is the model's declared type; otherwise it is inferred
 // from the whole column: the first of integer, float, boolean, date,
 // timestamp that every non-null value parses as, else text (an all-null

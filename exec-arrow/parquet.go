@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -22,11 +24,20 @@ func (l *loader) readParquet(p part) error {
 		return err
 	}
 	defer closer()
-	pf, err := file.NewParquetReader(src)
+	limit, err := pageLimit(src)
+	if err != nil {
+		return fmt.Errorf("file %s: %w", p.path, err)
+	}
+	rp := parquet.NewReaderProperties(memory.DefaultAllocator)
+	rp.MaxUncompressedPageSize = limit
+	pf, err := file.NewParquetReader(src, file.WithReadProps(rp))
 	if err != nil {
 		return fmt.Errorf("file %s: not a Parquet file: %w", p.path, err)
 	}
 	defer pf.Close()
+	if err := checkRows(p.path, pf.MetaData()); err != nil {
+		return err
+	}
 	sch := pf.MetaData().Schema
 	// Columns wanted for their values are decoded by pqarrow, in parallel,
 	// text dictionary-encoded (each distinct value interned once per chunk
@@ -34,7 +45,10 @@ func (l *loader) readParquet(p part) error {
 	// are read from their definition levels.
 	var leaves, full []int
 	valid := map[int]int{} // want → leaf
-	props := pqarrow.ArrowReadProperties{BatchSize: loadBatch, Parallel: !l.serial}
+	// Columns are decoded on this goroutine, never pqarrow's own: a
+	// malformed page can panic the Parquet library, and only a panic on
+	// this goroutine can be recovered (see recoverParquet).
+	props := pqarrow.ArrowReadProperties{BatchSize: loadBatch}
 	for i, w := range l.wants {
 		idx := sch.ColumnIndexByName(w.name)
 		if idx < 0 {
@@ -71,44 +85,128 @@ func (l *loader) readParquet(p part) error {
 				return fmt.Errorf("file %s, column %s: %w", p.path, l.wants[i].name, err)
 			}
 		}
-		if len(leaves) == 0 {
-			base += n
-			l.rows += n
-			l.segment(n)
-			if err := l.tick(); err != nil {
+		if len(leaves) > 0 {
+			if err := l.readRowGroup(p, fr, rg, leaves, full, base, n); err != nil {
 				return err
 			}
-			continue
 		}
-		tbl, err := fr.ReadRowGroups(l.ctx, leaves, []int{rg})
-		if err != nil {
-			if l.ctx.Err() != nil {
-				return l.ctx.Err()
-			}
-			return fmt.Errorf("file %s, row group %d: %w", p.path, rg, err)
-		}
-		for j, i := range full {
-			w := l.wants[i]
-			row := base
-			for _, chunk := range tbl.Column(j).Data().Chunks() {
-				if err := appendArrow(l.builders[i], chunk); err != nil {
-					if ae, ok := err.(*arrowErr); ok {
-						tbl.Release()
-						return loadError(p.path, w.name, row+ae.row+1, "row", ae.err)
-					}
-					tbl.Release()
-					return fmt.Errorf("file %s, column %s: %w", p.path, w.name, err)
-				}
-				row += chunk.Len()
-			}
-		}
-		tbl.Release()
 		base += n
 		l.rows += n
 		l.segment(n)
 		if err := l.tick(); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// readRowGroup converts the wanted columns of row group rg, n rows by its
+// footer, batch by batch: what it holds at once is one batch of decoded
+// values, whatever row count the footer declares, and a row group whose
+// pages hold fewer rows is an error.
+func (l *loader) readRowGroup(p part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
+	rr, err := fr.GetRecordReader(l.ctx, leaves, []int{rg})
+	if err != nil {
+		return fmt.Errorf("file %s, row group %d: %w", p.path, rg, err)
+	}
+	defer rr.Release()
+	row := base
+	for row < base+n {
+		ok, err := nextRecord(rr)
+		if err != nil {
+			if l.ctx.Err() != nil {
+				return l.ctx.Err()
+			}
+			return fmt.Errorf("file %s, row group %d: %w", p.path, rg, err)
+		}
+		if !ok {
+			return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", p.path, rg)
+		}
+		rec := rr.RecordBatch()
+		for j, i := range full {
+			if err := appendArrow(l.builders[i], rec.Column(j)); err != nil {
+				if ae, ok := err.(*arrowErr); ok {
+					return loadError(p.path, l.wants[i].name, row+ae.row+1, "row", ae.err)
+				}
+				return fmt.Errorf("file %s, column %s: %w", p.path, l.wants[i].name, err)
+			}
+		}
+		row += int(rec.NumRows())
+		if err := l.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errParquetPanic is wrapped by the error of a Parquet file that made the
+// Parquet library panic (a malformed page header it does not check).
+var errParquetPanic = errors.New("the Parquet reader failed on a malformed part of it")
+
+// nextRecord advances rr: false at its end (with rr's error, if any). A
+// panic of the Parquet library decoding the batch is errParquetPanic; its
+// value is not kept, since it may quote the file. Only the library's
+// calls are guarded, so a defect of the engine still surfaces as one.
+func nextRecord(rr pqarrow.RecordReader) (ok bool, err error) {
+	defer func() {
+		if recover() != nil {
+			ok, err = false, errParquetPanic
+		}
+	}()
+	if rr.Next() {
+		return true, nil
+	}
+	return false, rr.Err()
+}
+
+// Page sizes: a page header declares the size its values take
+// uncompressed, and the reader allocates that much before it
+// decompresses. Writers cut pages at about 1 MiB, so a page may declare
+// at most 64 times the file's size, at least minPageLimit and at most
+// Arrow's own ceiling: a file of a few bytes cannot make a reader
+// allocate hundreds of MiB.
+const (
+	minPageLimit   = 4 << 20
+	pagePerByte    = 64
+	maxPageLimitPQ = parquet.DefaultMaxUncompressedPageSize
+)
+
+// pageLimit is the largest uncompressed page a Parquet file of src's
+// size may declare.
+func pageLimit(src parquet.ReaderAtSeeker) (int64, error) {
+	size, err := src.Seek(0, io.SeekEnd)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := src.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	if size > maxPageLimitPQ/pagePerByte {
+		return maxPageLimitPQ, nil
+	}
+	return max(minPageLimit, size*pagePerByte), nil
+}
+
+// maxRowGroupRows is the most rows a row group may declare: a Parquet
+// page counts its values in an int32, and no working set holds more.
+const maxRowGroupRows = math.MaxInt32
+
+// checkRows refuses a footer whose row counts no reader could honour: a
+// negative count, a row group of more than maxRowGroupRows rows, or a
+// file total that is not the sum of its row groups. Readers size what
+// they allocate and how long they loop from these counts, so they are
+// checked before anything is read.
+func checkRows(path string, md *metadata.FileMetaData) error {
+	var total int64
+	for rg := 0; rg < md.NumRowGroups(); rg++ {
+		n := md.RowGroup(rg).NumRows()
+		if n < 0 || n > maxRowGroupRows {
+			return fmt.Errorf("file %s, row group %d: the footer declares a row count out of range", path, rg)
+		}
+		total += n
+	}
+	if total != md.GetNumRows() {
+		return fmt.Errorf("file %s: the footer's row count is not the sum of its row groups'", path)
 	}
 	return nil
 }

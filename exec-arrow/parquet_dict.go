@@ -79,18 +79,19 @@ func dictEligible(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column
 
 // newDictChunk opens the chunk's pages and reads its dictionary.
 func newDictChunk(rg *file.RowGroupReader, leaf int, proto *column) (*dictChunk, error) {
-	pr, err := rg.GetColumnPageReader(leaf)
+	pr, err := columnPages(rg, leaf)
 	if err != nil {
 		return nil, err
 	}
 	d := &dictChunk{pr: pr, name: proto.name, typ: proto.typ, id: columnIDs.Add(1)}
-	if !pr.Next() {
-		if err := pr.Err(); err != nil {
-			return nil, err
-		}
+	page, err := readPage(pr)
+	if err != nil {
+		return nil, err
+	}
+	if page == nil {
 		return nil, fmt.Errorf("the column chunk has no dictionary page")
 	}
-	dp, ok := pr.Page().(*file.DictionaryPage)
+	dp, ok := page.(*file.DictionaryPage)
 	if !ok {
 		return nil, fmt.Errorf("the column chunk does not start with its dictionary")
 	}
@@ -203,13 +204,14 @@ func (d *dictChunk) skip(n int, idx []int32) error {
 
 // nextPage moves to the next data page of indexes.
 func (d *dictChunk) nextPage() error {
-	if !d.pr.Next() {
-		if err := d.pr.Err(); err != nil {
-			return err
-		}
+	page, err := readPage(d.pr)
+	if err != nil {
+		return err
+	}
+	if page == nil {
 		return fmt.Errorf("the column chunk ends early")
 	}
-	p, ok := d.pr.Page().(*file.DataPageV1)
+	p, ok := page.(*file.DataPageV1)
 	if !ok {
 		return fmt.Errorf("a data page of the column chunk is not a version-1 page")
 	}
@@ -233,6 +235,31 @@ func (d *dictChunk) nextPage() error {
 }
 
 func (d *dictChunk) close() { _ = d.pr.Close() }
+
+// columnPages opens the pages of a column chunk; a panic of the Parquet
+// library on a malformed chunk is errParquetPanic (see nextRecord).
+func columnPages(rg *file.RowGroupReader, leaf int) (pr file.PageReader, err error) {
+	defer func() {
+		if recover() != nil {
+			pr, err = nil, errParquetPanic
+		}
+	}()
+	return rg.GetColumnPageReader(leaf)
+}
+
+// readPage returns the next page of pr, nil at the end of the chunk; a
+// panic of the Parquet library on a malformed page is errParquetPanic.
+func readPage(pr file.PageReader) (p file.Page, err error) {
+	defer func() {
+		if recover() != nil {
+			p, err = nil, errParquetPanic
+		}
+	}()
+	if !pr.Next() {
+		return nil, pr.Err()
+	}
+	return pr.Page(), nil
+}
 
 // hybridRuns decodes Parquet's RLE/bit-packed hybrid encoding of
 // unsigned integers of width bits: runs of one repeated value, and runs

@@ -30,6 +30,8 @@ type parquetPart struct {
 	full    []int // the slots read for their values, in leaf order of the record
 	keep    []bool
 	first   []int64 // per row group: its first row within the file
+	// pageLimit is the largest uncompressed page it may declare.
+	pageLimit int64
 	// workerBytes estimates what one worker holds to decode a row group:
 	// the column chunks it reads and one batch of decoded values.
 	workerBytes int64
@@ -49,12 +51,21 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p part, q *query, mem *res
 	if err != nil {
 		return nil, err
 	}
+	limit, err := pageLimit(src)
+	if err != nil {
+		closer()
+		return nil, fmt.Errorf("file %s: %w", p.path, err)
+	}
 	pf, err := file.NewParquetReader(src)
 	if err != nil {
 		closer()
 		return nil, fmt.Errorf("file %s: not a Parquet file: %w", p.path, err)
 	}
-	pp := &parquetPart{p: p, src: src, closeFn: closer, md: pf.MetaData()}
+	pp := &parquetPart{p: p, src: src, closeFn: closer, md: pf.MetaData(), pageLimit: limit}
+	if err := checkRows(p.path, pp.md); err != nil {
+		pp.close()
+		return nil, err
+	}
 	sch := pp.md.Schema
 	for _, c := range q.base {
 		idx := sch.ColumnIndexByName(c.name)
@@ -181,6 +192,7 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 	// whole column chunk at a time into fresh memory.
 	rp := parquet.NewReaderProperties(decodePool)
 	rp.BufferedStreamEnabled, rp.BufferSize = true, readBuffer
+	rp.MaxUncompressedPageSize = pp.pageLimit
 	pf, err := file.NewParquetReader(pp.src, file.WithMetadata(pp.md), file.WithReadProps(rp))
 	if err != nil {
 		return nil, fmt.Errorf("file %s: %w", pp.p.path, err)
@@ -281,13 +293,14 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		if len(full) > 0 {
 			var rec arrow.RecordBatch
 			if rr != nil {
-				if !rr.Next() {
-					if err := rr.Err(); err != nil {
-						if ctx.Err() != nil {
-							return ctx.Err()
-						}
-						return fmt.Errorf("file %s, row group %d: %w", pp.p.path, t.rg, err)
+				ok, err := nextRecord(rr)
+				if err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
 					}
+					return fmt.Errorf("file %s, row group %d: %w", pp.p.path, t.rg, err)
+				}
+				if !ok {
 					return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", pp.p.path, t.rg)
 				}
 				rec = rr.RecordBatch()
@@ -484,7 +497,12 @@ func newValidReader(rg *file.RowGroupReader, leaf int, descr *schema.Column) (*v
 }
 
 // next returns the validity bitmap of the next n values (nil: all valid).
-func (v *validReader) next(n int) ([]byte, error) {
+func (v *validReader) next(n int) (_ []byte, err error) {
+	defer func() {
+		if recover() != nil { // the Parquet library decoding levels (see nextRecord)
+			err = errParquetPanic
+		}
+	}()
 	if v.all {
 		return nil, nil
 	}

@@ -154,8 +154,8 @@ func (l *loader) readCSV(p part, r io.Reader) error {
 	}
 	pos := map[string]int{}
 	for i, h := range header {
-		if _, dup := pos[h]; dup {
-			return fmt.Errorf("file %s: the header names column %s twice", p.path, h)
+		if j, dup := pos[h]; dup {
+			return fmt.Errorf("file %s: %s", p.path, duplicateHeader(h, j, i, l.wants))
 		}
 		pos[h] = i
 	}
@@ -192,6 +192,19 @@ func (l *loader) readCSV(p part, r io.Reader) error {
 			return err
 		}
 	}
+}
+
+// duplicateHeader describes a header that names one column at fields i
+// and j (0-based): by its name when the model declares it, else by its
+// positions only, since any other header text is the file's, never
+// repeated in an error.
+func duplicateHeader(h string, i, j int, wants []want) string {
+	for _, w := range wants {
+		if w.name == h {
+			return fmt.Sprintf("the header names column %s twice (fields %d and %d)", h, i+1, j+1)
+		}
+	}
+	return fmt.Sprintf("the header names one column twice (fields %d and %d)", i+1, j+1)
 }
 
 // csvErr keeps the position of a CSV syntax error and drops the text.

@@ -115,6 +115,9 @@ func (e *Engine) parquetSpan(ctx context.Context, p part, column string) (lo, hi
 	}
 	defer pf.Close()
 	md := pf.MetaData()
+	if err := checkRows(p.path, md); err != nil {
+		return 0, 0, false, err
+	}
 	idx := md.Schema.ColumnIndexByName(column)
 	if idx < 0 {
 		return 0, 0, false, fmt.Errorf("file %s: column %s is missing", p.path, column)

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -26,7 +27,7 @@ const canary = "ZZ-canary-9f3a"
 
 // demoBundle is the demo bundle of apptest or, with withoutSecret, the same
 // without its metric restricted to the audience "finance".
-func demoBundle(t *testing.T, withoutSecret bool) *domain.Bundle {
+func demoBundle(t testing.TB, withoutSecret bool) *domain.Bundle {
 	t.Helper()
 	if !withoutSecret {
 		return apptest.Bundle(t, "v1")
@@ -55,6 +56,9 @@ type envConfig struct {
 	anonymous        bool         // neither single-user nor inbound identity
 	sql              *apptest.SQL // the model's source, instead of sys, and it runs SQL
 	cfg              Config
+	// quiet discards the server's log and audit records instead of keeping
+	// them: a fuzz target sends millions of requests.
+	quiet bool
 }
 
 type env struct {
@@ -66,6 +70,11 @@ type env struct {
 	srv     *httptest.Server
 	logs    *syncBuffer
 }
+
+// discardAudit is an audit sink that keeps nothing.
+type discardAudit struct{}
+
+func (discardAudit) Write(context.Context, domain.AuditRecord) error { return nil }
 
 // syncBuffer is a log destination tests read.
 type syncBuffer struct {
@@ -88,7 +97,7 @@ func (s *syncBuffer) String() string {
 // newEnv builds the surface and the server over a real loopback socket.
 // Unless cfg sets inbound identity or anonymous is set, the server is
 // single-user.
-func newEnv(t *testing.T, sys *apptest.System, ec envConfig) *env {
+func newEnv(t testing.TB, sys *apptest.System, ec envConfig) *env {
 	t.Helper()
 	if ec.max == 0 {
 		ec.max = 4
@@ -112,10 +121,17 @@ func newEnv(t *testing.T, sys *apptest.System, ec envConfig) *env {
 	if ec.noSource {
 		sources = nil
 	}
+	var sink app.AuditSink = audit
+	if ec.quiet {
+		sink = discardAudit{}
+	}
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if ec.quiet {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	surface, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: demoBundle(t, ec.withoutSecret)}, Sources: sources,
-		Admission: adm, Audit: metrics.Audit(audit), RequestTimeout: ec.requestTimeout, Tools: ec.cfg.Tools, Logger: logger})
+		Admission: adm, Audit: metrics.Audit(sink), RequestTimeout: ec.requestTimeout, Tools: ec.cfg.Tools, Logger: logger})
 	require.NoError(t, err)
 	cfg := ec.cfg
 	cfg.Surface = surface

@@ -86,7 +86,7 @@ func (p *identityProvider) publish(kids ...string) {
 func b64u(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 
 // jwk is the public JWK of a test key by kid.
-func jwkOf(t *testing.T, kid string) map[string]any {
+func jwkOf(t testing.TB, kid string) map[string]any {
 	k := testKeys()
 	switch kid {
 	case "rsa-1", "rsa-2":
@@ -144,13 +144,13 @@ func (p *identityProvider) bearer(t *testing.T, claims map[string]any) map[strin
 }
 
 // mint signs claims with the test key kid under alg.
-func mint(t *testing.T, alg, kid string, claims map[string]any) string {
+func mint(t testing.TB, alg, kid string, claims map[string]any) string {
 	return mintHeader(t, map[string]any{"alg": alg, "kid": kid, "typ": "JWT"}, claims, kid)
 }
 
 // mintHeader signs claims under header with the key kid, by the key's own
 // algorithm whatever the header says.
-func mintHeader(t *testing.T, header, claims map[string]any, kid string) string {
+func mintHeader(t testing.TB, header, claims map[string]any, kid string) string {
 	t.Helper()
 	h, err := json.Marshal(header)
 	require.NoError(t, err)
@@ -160,7 +160,7 @@ func mintHeader(t *testing.T, header, claims map[string]any, kid string) string 
 	return input + "." + b64u(sign(t, kid, []byte(input)))
 }
 
-func sign(t *testing.T, kid string, input []byte) []byte {
+func sign(t testing.TB, kid string, input []byte) []byte {
 	t.Helper()
 	k := testKeys()
 	digest := sha256.Sum256(input)

@@ -58,18 +58,12 @@ type jwk struct {
 	key crypto.PublicKey
 }
 
-// rawJWK is the wire form of a JSON Web Key (RFC 7517, 7518, 8037).
+// rawJWK is the wire form of a JSON Web Key (RFC 7517, 7518, 8037), read
+// member by member with exactMembers.
 type rawJWK struct {
-	Kty    string   `json:"kty"`
-	Kid    string   `json:"kid"`
-	Use    string   `json:"use"`
-	Alg    string   `json:"alg"`
-	KeyOps []string `json:"key_ops"`
-	Crv    string   `json:"crv"`
-	N      string   `json:"n"`
-	E      string   `json:"e"`
-	X      string   `json:"x"`
-	Y      string   `json:"y"`
+	Kty, Kid, Use, Alg string
+	KeyOps             []string
+	Crv, N, E, X, Y    string
 }
 
 // parseJWKS returns the signature keys of a JWK set that verify RS256
@@ -77,16 +71,15 @@ type rawJWK struct {
 // encryption, of other types or curves, or malformed are skipped; a set
 // with no usable key is an error.
 func parseJWKS(data []byte) ([]jwk, error) {
-	var set struct {
-		Keys []json.RawMessage `json:"keys"`
-	}
-	if err := json.Unmarshal(data, &set); err != nil {
+	var set struct{ Keys []json.RawMessage }
+	if err := exactMembers(data, map[string]any{"keys": &set.Keys}); err != nil {
 		return nil, errors.New("the key set is not a JSON Web Key Set")
 	}
 	var keys []jwk
 	for _, raw := range set.Keys {
 		var k rawJWK
-		if json.Unmarshal(raw, &k) != nil {
+		if exactMembers(raw, map[string]any{"kty": &k.Kty, "kid": &k.Kid, "use": &k.Use, "alg": &k.Alg, "key_ops": &k.KeyOps,
+			"crv": &k.Crv, "n": &k.N, "e": &k.E, "x": &k.X, "y": &k.Y}) != nil {
 			continue
 		}
 		if key, ok := k.parse(); ok {
@@ -97,6 +90,28 @@ func parseJWKS(data []byte) ([]jwk, error) {
 		return nil, fmt.Errorf("the key set holds no usable signature key (%d keys read)", len(set.Keys))
 	}
 	return keys, nil
+}
+
+// exactMembers decodes the members of the JSON object data named exactly
+// as in fields into their destinations, and ignores every other member.
+// JSON Web Key member names are case-sensitive (RFC 7517 §4), and
+// encoding/json's struct decoding is not: it would read "KTY" as kty.
+func exactMembers(data []byte, fields map[string]any) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	if m == nil {
+		return errors.New("not an object")
+	}
+	for name, dst := range fields {
+		if v, ok := m[name]; ok {
+			if err := json.Unmarshal(v, dst); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (k rawJWK) parse() (jwk, bool) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,8 +60,32 @@ func (s *Server) routes() http.Handler {
 			handle("GET "+ResourceMetadataPath+"/mcp", public(http.HandlerFunc(s.resourceMetadata)))
 		}
 	}
-	mux.Handle("/", public(http.HandlerFunc(s.fallback)))
-	return mux
+	notFound := public(http.HandlerFunc(s.fallback))
+	mux.Handle("/", notFound)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// http.ServeMux answers a path that is not canonical (//, . or ..
+		// segments) with a redirect to the cleaned path, before any layer
+		// and quoting the path back. No route has such a path.
+		if r.URL.Path != cleanPath(r.URL.Path) {
+			notFound.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// cleanPath is the canonical form of a request path, as http.ServeMux
+// computes it: rooted, without //, . or .. segments, keeping a trailing
+// slash.
+func cleanPath(p string) string {
+	if p == "" || p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
 }
 
 // named records the route's pattern for the outer layers.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -360,10 +361,12 @@ func splitHost(hostport string) (host, port string) {
 }
 
 // hostAllowed reports whether a Host header names this server: a loopback
-// name, or an allowed host.
+// name, or an allowed host, with no port or a port number. Any other port
+// names no server; refused, it can never reach the resource metadata and
+// the bearer challenge, which are built from the Host header.
 func (s *Server) hostAllowed(hostport string) bool {
 	host, port := splitHost(hostport)
-	if host == "" {
+	if host == "" || !portNumber(port) {
 		return false
 	}
 	if isLoopbackName(host) {
@@ -375,6 +378,19 @@ func (s *Server) hostAllowed(hostport string) bool {
 		}
 	}
 	return false
+}
+
+// portNumber reports whether port is empty or a TCP port, 1 to 65535,
+// written in at most five decimal digits.
+func portNumber(port string) bool {
+	if port == "" {
+		return true
+	}
+	if len(port) > 5 || strings.ContainsFunc(port, func(r rune) bool { return r < '0' || r > '9' }) {
+		return false
+	}
+	n, _ := strconv.Atoi(port)
+	return n >= 1 && n <= 65535
 }
 
 func isLoopbackName(host string) bool {

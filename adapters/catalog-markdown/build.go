@@ -153,7 +153,7 @@ func (b *builder) date(path []string, s string) domain.Date {
 func (b *builder) question() domain.Question {
 	qn, _ := step(b.d.root, "question")
 	var errs errorList
-	conv := converter{file: b.d.path, line: b.d.line, ordered: true, typed: questionTyped, errs: &errs}
+	conv := converter{root: b.d.root, file: b.d.path, line: b.d.line, ordered: true, typed: questionTyped, errs: &errs}
 	v := conv.convert(qn, []string{"question"})
 	q, err := domain.DecodeQuestion(v)
 	if err != nil {

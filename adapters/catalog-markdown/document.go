@@ -23,7 +23,7 @@ type document struct {
 // errorAt builds an *Error about the key at path (nil for the document),
 // positioned at that key in the file.
 func (d *document) errorAt(path []string, sentinel error, reason string) *Error {
-	e := &Error{File: d.path, Key: formatPath(path), Reason: reason, Err: sentinel, Line: 1}
+	e := &Error{File: d.path, Key: formatPath(d.root, path), Reason: reason, Err: sentinel, Line: 1}
 	if d.root != nil {
 		if line, col := locate(d.root, path); line > 0 {
 			e.Line, e.Column = d.line+line-1, col
@@ -69,7 +69,7 @@ func readDocument(path string, data []byte, schemas *schemaSet) (*document, erro
 	}
 	d.kind = kindVal.Value
 	var errs errorList
-	conv := converter{file: path, line: first, errs: &errs}
+	conv := converter{root: root, file: path, line: first, errs: &errs}
 	if d.kind == "example" {
 		conv.typed = questionTyped
 	}

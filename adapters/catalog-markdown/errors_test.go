@@ -112,6 +112,12 @@ func TestLoadFileErrors(t *testing.T) {
 			fsys: swap(regions, "source: shop\n", "sourse: shop\n")},
 		{name: "unknown key that is no identifier", is: ErrUnknownKey, file: regions, key: "(a key that is not an identifier)", marker: planted, reason: "not a known key",
 			fsys: swap(regions, "source: shop\n", "source: shop\n\""+planted+"\": x\n")},
+		// A key that reads as a number is still a key: it is described, not
+		// written back as a list index (found by FuzzFrontMatter).
+		{name: "unknown key that looks like a signed number", is: ErrUnknownKey, file: regions, key: "(a key that is not an identifier)", marker: "\"+000\"", reason: "not a known key",
+			fsys: swap(regions, "source: shop\n", "source: shop\n\"+000\": x\n")},
+		{name: "unknown key that is a plain number", is: ErrUnknownKey, file: netSales, key: "dimensions[0].(a key that is not an identifier)", marker: "\"12\"", reason: "not a known key",
+			fsys: swap(netSales, "    description: The sales area.\n", "    description: The sales area.\n    \"12\": x\n")},
 		{name: "missing required key", is: ErrSchema, file: returnRate, key: "grains", marker: "kind:", reason: "is required",
 			fsys: swap(returnRate, "grains: [month]\n", "")},
 		{name: "closed enum", is: ErrSchema, file: rel, key: "join_type", marker: "join_type", reason: "one_to_one, many_to_one, one_to_many",

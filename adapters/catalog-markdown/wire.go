@@ -28,6 +28,7 @@ const maxDepth = 32
 // missing), and the few places where a number or a boolean is wanted
 // (typed reports them), where YAML's typing applies.
 type converter struct {
+	root    *yaml.Node // the document's front matter, for formatPath
 	file    string
 	line    int // file line of the YAML's first line
 	ordered bool
@@ -36,7 +37,7 @@ type converter struct {
 }
 
 func (c *converter) fail(n *yaml.Node, path []string, err error, reason string) {
-	c.errs.add(&Error{File: c.file, Line: c.line + n.Line - 1, Column: n.Column, Key: formatPath(path), Reason: reason, Err: err})
+	c.errs.add(&Error{File: c.file, Line: c.line + n.Line - 1, Column: n.Column, Key: formatPath(c.root, path), Reason: reason, Err: err})
 }
 
 func (c *converter) convert(n *yaml.Node, path []string) any {
@@ -117,14 +118,30 @@ func (c *converter) scalar(n *yaml.Node, path []string) any {
 	return n.Value
 }
 
-// formatPath renders a key path such as dimensions[1].values[3]. Numeric
-// segments are list indexes (no schema has a numeric key). A key that is
-// not an identifier is described, not quoted: it is author text that
-// matched nothing.
-func formatPath(path []string) string {
+// formatPath renders a key path such as dimensions[1].values[3], reading
+// each segment against the front matter it points into: a segment that
+// steps into a YAML sequence is a list index ("[1]"), a segment that steps
+// into a mapping is a key. A key is named only when it is an identifier
+// (every key a schema defines is one); any other key is author text that
+// matched nothing, and is described, never quoted. A segment the tree does
+// not hold (a required key that is missing, a path past a scalar) is an
+// index only when it is a plain non-negative decimal such as strconv.Itoa
+// writes, so a key like "+000" or "1e3" is never mistaken for one.
+func formatPath(root *yaml.Node, path []string) string {
 	var b strings.Builder
+	n := root
 	for _, seg := range path {
-		if _, err := strconv.Atoi(seg); err == nil {
+		index := isIndex(seg)
+		if n != nil {
+			switch n.Kind {
+			case yaml.SequenceNode:
+				index = true
+			case yaml.MappingNode:
+				index = false
+			}
+			n, _ = step(n, seg)
+		}
+		if index && isIndex(seg) {
 			b.WriteString("[" + seg + "]")
 			continue
 		}
@@ -136,11 +153,28 @@ func formatPath(path []string) string {
 	return b.String()
 }
 
+// isIndex reports whether seg is a list index as the paths of this
+// package write one: decimal digits, no sign, no leading zero.
+func isIndex(seg string) bool {
+	if seg == "" || len(seg) > 9 || (seg[0] == '0' && len(seg) > 1) {
+		return false
+	}
+	for i := 0; i < len(seg); i++ {
+		if seg[i] < '0' || seg[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// notIdentifier is how an error names a key that is not an identifier.
+const notIdentifier = "(a key that is not an identifier)"
+
 func safeKey(k string) string {
 	if domain.CheckIdent(k) == nil {
 		return k
 	}
-	return "(a key that is not an identifier)"
+	return notIdentifier
 }
 
 // parsePath splits a key path such as "dimensions[1].via[0]" into its

@@ -77,10 +77,22 @@ func TestCancellationInterruptsTheStatement(t *testing.T) {
 		_, err := db.Execute(ctx, plan)
 		done <- err
 	}()
-	// Let the statement get going: it is using the CPU.
-	before := cpu(t)
-	time.Sleep(700 * time.Millisecond)
-	require.Greater(t, cpu(t)-before, 50*time.Millisecond, "the statement runs")
+	// Should the test fail before it cancels, the statement must not run
+	// on into the next test.
+	t.Cleanup(cancel)
+	// Let the statement get going: wait until it has used 50 ms of CPU
+	// (on a busy machine that takes longer than on an idle one).
+	before, giveUp := cpu(t), time.Now().Add(30*time.Second)
+	for cpu(t)-before < 50*time.Millisecond {
+		if time.Now().After(giveUp) {
+			t.Fatal("the statement used less than 50 ms of CPU in 30 s")
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the statement ended before it was cancelled: %v", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 	cancelled := time.Now()
 	cancel()
 	select {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/app"
+	"sutura.dev/cli/internal/config"
 	"sutura.dev/domain"
 )
 
@@ -33,59 +34,109 @@ const (
 // directly to app.Surface, over MCP stdio framing (one session per client)
 // and over Streamable HTTP (a real socket), and reports p50/p99 latency and
 // throughput for each, so the transport's overhead is measured against the
-// surface in the same run:
+// surface in the same run. Every call must be answered, and no more
+// questions may execute at once than the admission bound:
 //
 //	go test -run '^$' -bench Load -benchtime 1x ./cli/cmd/sutura
 func BenchmarkLoad(b *testing.B) {
-	p, err := open(&invocation{ctx: context.Background(), io: streams{err: io.Discard}, env: nil})
-	require.NoError(b, err)
-	defer p.Close()
-	srv, err := newMCPServer(p, domain.LocalOperator, nil)
-	require.NoError(b, err)
-	q, err := domain.DecodeQuestion(toWire(loadQuestion))
-	require.NoError(b, err)
-
-	b.Run("surface", func(b *testing.B) {
-		for range b.N {
-			runLoad(b, func() (func(context.Context) error, func()) {
-				return func(ctx context.Context) error {
-					out, err := p.Surface.Answer(ctx, app.Caller{Principal: domain.LocalOperator}, q)
-					if err == nil && out.Answer == nil {
-						err = fmt.Errorf("not an answer")
-					}
-					return err
-				}, func() {}
-			})
-		}
-	})
-	b.Run("stdio", func(b *testing.B) {
-		for range b.N {
-			runLoad(b, func() (func(context.Context) error, func()) {
-				cr, sw := io.Pipe()
-				sr, cw := io.Pipe()
-				ctx, cancel := context.WithCancel(context.Background())
-				go func() { _ = srv.RunStdio(ctx, sr, sw, p.Config.Server.MaxBodyBytes) }()
-				sess := connect(b, &mcp.IOTransport{Reader: cr, Writer: cw})
-				return call(sess), func() { sess.Close(); cancel(); cw.Close(); sw.Close() }
-			})
-		}
-	})
-	b.Run("streamable-http", func(b *testing.B) {
-		ts := httptest.NewServer(srv.Handler())
-		defer ts.Close()
-		for range b.N {
-			runLoad(b, func() (func(context.Context) error, func()) {
-				sess := connect(b, &mcp.StreamableClientTransport{Endpoint: ts.URL})
-				return call(sess), func() { sess.Close() }
-			})
-		}
-	})
+	p := openLoad(b, nil)
+	for _, target := range loadTargets(b, p) {
+		b.Run(target.name, func(b *testing.B) {
+			for range b.N {
+				runLoad(b, loadCalls, loadClients, target.newClient).report(b)
+			}
+		})
+	}
+	checkAdmission(b, p, false)
 }
 
-func connect(b *testing.B, t mcp.Transport) *mcp.ClientSession {
+// TestLoadAdmission is BenchmarkLoad's assertions on a short run: 48 calls
+// from 8 clients on each of the three ways in, under a bound of 2, every
+// one answered, and the bound reached but never exceeded. Questions this
+// quick seldom overlap on a busy machine, so the surface's clients ask
+// again (up to 10 rounds) until the bound has been reached once, which
+// puts it under test.
+func TestLoadAdmission(t *testing.T) {
+	p := openLoad(t, config.Env{"SUTURA__RUNTIME__MAX_CONCURRENT_QUERIES": "2"})
+	targets := loadTargets(t, p)
+	for _, target := range targets {
+		t.Run(target.name, func(t *testing.T) {
+			runLoad(t, 48, 8, target.newClient)
+		})
+	}
+	for round := 0; round < 10 && p.Admission.Peak() < p.Admission.Capacity(); round++ {
+		runLoad(t, 48, 8, targets[0].newClient)
+	}
+	checkAdmission(t, p, true)
+}
+
+// openLoad opens the process on the embedded demo with env.
+func openLoad(tb testing.TB, env config.Env) *process {
+	p, err := open(&invocation{ctx: context.Background(), io: streams{err: io.Discard}, env: env})
+	require.NoError(tb, err)
+	tb.Cleanup(p.Close)
+	return p
+}
+
+// checkAdmission asserts that no more questions executed at once than the
+// process's one admission bound, and, when reached is set, that the load
+// did fill it (so the bound was under test).
+func checkAdmission(tb testing.TB, p *process, reached bool) {
+	peak, capacity := p.Admission.Peak(), p.Admission.Capacity()
+	if peak > capacity {
+		tb.Errorf("%d questions executed at once; the bound is %d", peak, capacity)
+	}
+	if reached && peak != capacity {
+		tb.Errorf("the load never filled the bound of %d (peak %d)", capacity, peak)
+	}
+}
+
+// loadTarget is one way into the process: newClient opens one client and
+// returns its call and its close.
+type loadTarget struct {
+	name      string
+	newClient func() (func(context.Context) error, func())
+}
+
+// loadTargets are the ways BenchmarkLoad and TestLoadAdmission ask p: the
+// surface itself, MCP stdio framing (a session per client, over pipes) and
+// Streamable HTTP (a session per client, over a real socket).
+func loadTargets(tb testing.TB, p *process) []loadTarget {
+	srv, err := newMCPServer(p, domain.LocalOperator, nil)
+	require.NoError(tb, err)
+	q, err := domain.DecodeQuestion(toWire(loadQuestion))
+	require.NoError(tb, err)
+	ts := httptest.NewServer(srv.Handler())
+	tb.Cleanup(ts.Close)
+	return []loadTarget{
+		{"surface", func() (func(context.Context) error, func()) {
+			return func(ctx context.Context) error {
+				out, err := p.Surface.Answer(ctx, app.Caller{Principal: domain.LocalOperator}, q)
+				if err == nil && out.Answer == nil {
+					err = fmt.Errorf("not an answer")
+				}
+				return err
+			}, func() {}
+		}},
+		{"stdio", func() (func(context.Context) error, func()) {
+			cr, sw := io.Pipe()
+			sr, cw := io.Pipe()
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() { _ = srv.RunStdio(ctx, sr, sw, p.Config.Server.MaxBodyBytes) }()
+			sess := connect(tb, &mcp.IOTransport{Reader: cr, Writer: cw})
+			return call(sess), func() { sess.Close(); cancel(); cw.Close(); sw.Close() }
+		}},
+		{"streamable-http", func() (func(context.Context) error, func()) {
+			sess := connect(tb, &mcp.StreamableClientTransport{Endpoint: ts.URL})
+			return call(sess), func() { sess.Close() }
+		}},
+	}
+}
+
+func connect(tb testing.TB, t mcp.Transport) *mcp.ClientSession {
 	client := mcp.NewClient(&mcp.Implementation{Name: "load", Version: "1"}, nil)
 	sess, err := client.Connect(context.Background(), t, nil)
-	require.NoError(b, err)
+	require.NoError(tb, err)
 	return sess
 }
 
@@ -99,18 +150,23 @@ func call(sess *mcp.ClientSession) func(context.Context) error {
 	}
 }
 
-// runLoad runs loadCalls calls from loadClients clients, each made by
-// newClient (which returns the call and a close), and reports latency
-// percentiles and throughput.
-func runLoad(b *testing.B, newClient func() (func(context.Context) error, func())) {
-	lat := make([]time.Duration, 0, loadCalls)
+// loadResult is what one load run measured.
+type loadResult struct {
+	lat     []time.Duration // sorted
+	elapsed time.Duration
+}
+
+// runLoad makes calls calls from clients clients, each made by newClient
+// (which returns the call and a close); every call must succeed.
+func runLoad(tb testing.TB, calls, clients int, newClient func() (func(context.Context) error, func())) loadResult {
+	lat := make([]time.Duration, 0, calls)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	start := time.Now()
-	for c := 0; c < loadClients; c++ {
+	for c := 0; c < clients; c++ {
 		do, closeFn := newClient()
-		n := loadCalls / loadClients
-		if c < loadCalls%loadClients {
+		n := calls / clients
+		if c < calls%clients {
 			n++
 		}
 		wg.Add(1)
@@ -120,7 +176,7 @@ func runLoad(b *testing.B, newClient func() (func(context.Context) error, func()
 			for range n {
 				t0 := time.Now()
 				if err := do(context.Background()); err != nil {
-					b.Error(err)
+					tb.Error(err)
 					return
 				}
 				d := time.Since(t0)
@@ -133,12 +189,17 @@ func runLoad(b *testing.B, newClient func() (func(context.Context) error, func()
 	wg.Wait()
 	elapsed := time.Since(start)
 	slices.Sort(lat)
-	if len(lat) != loadCalls {
-		b.Fatalf("%d of %d calls completed", len(lat), loadCalls)
+	if len(lat) != calls {
+		tb.Fatalf("%d of %d calls completed", len(lat), calls)
 	}
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
-	b.ReportMetric(float64(loadCalls)/elapsed.Seconds(), "calls/s")
+	return loadResult{lat: lat, elapsed: elapsed}
+}
+
+// report reports latency percentiles and throughput.
+func (r loadResult) report(b *testing.B) {
+	b.ReportMetric(float64(r.lat[len(r.lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(r.lat[len(r.lat)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(len(r.lat))/r.elapsed.Seconds(), "calls/s")
 }
 
 // toWire converts a JSON-like Go value to the wire form DecodeQuestion

@@ -26,7 +26,7 @@ type served struct {
 }
 
 // serve starts the built binary with env and waits for its first line.
-func serve(t *testing.T, env ...string) *served {
+func serve(t testing.TB, env ...string) *served {
 	t.Helper()
 	cmd := exec.Command(binary(t), "serve")
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "SUTURA__SERVER__PORT=0"}, env...)
@@ -151,8 +151,8 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	assert.Error(t, err, "no longer accepting")
 }
 
-func newCommand(name string, args ...string) *exec.Cmd { return exec.Command(name, args...) }
-
+// execCommand runs name with args and returns what it printed on both
+// streams.
 func execCommand(name string, args ...string) (string, error) {
 	out, err := exec.Command(name, args...).CombinedOutput()
 	return string(out), err
