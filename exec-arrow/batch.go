@@ -112,6 +112,12 @@ func (q *query) meets(z dayZone) bool {
 // zoneOf is the day range of rows [lo, hi) of a time column.
 func zoneOf(c *column, lo, hi int) dayZone {
 	z := dayZone{min: 1<<31 - 1, max: -1 << 31}
+	if c.days != nil && c.valid == nil {
+		for _, d := range c.days[lo:hi] {
+			z.min, z.max = min(z.min, int32(d)), max(z.max, int32(d))
+		}
+		return z
+	}
 	for i := lo; i < hi; i++ {
 		if c.valid != nil && !bitutil.BitIsSet(c.valid, i) {
 			continue

@@ -13,6 +13,7 @@ import (
 // packs the group keys, finds the group ids, and runs each metric's
 // kernels over the rows that count for it.
 func (q *query) chunk(s *scratch, p *partial, b *batch) {
+	s.masked = false
 	n := q.selectRange(s, b)
 	if n == 0 {
 		return
@@ -21,7 +22,13 @@ func (q *query) chunk(s *scratch, p *partial, b *batch) {
 		f.eval(b.cols[f.slot], s.sel[:n], s.pass[:n], &s.filterMaps[i])
 		n = s.compact(n, s.pass, 0)
 	}
-	n = q.maskMetrics(s, b, n)
+	same := q.sameNeeds()
+	if same {
+		n = q.requireAll(s, b, n)
+	} else {
+		n = q.maskMetrics(s, b, n)
+		s.masked = true
+	}
 	for i, j := range q.joins {
 		from, fc := s.sel[:n], j.fromCol
 		if j.from == 0 {
@@ -42,17 +49,15 @@ func (q *query) chunk(s *scratch, p *partial, b *batch) {
 	p.grow(q)
 	for m, mp := range q.metrics {
 		rows, gids := s.sel[:n], s.gids[:n]
-		if len(mp.required) > 0 {
-			bit := uint64(1) << m
+		if len(mp.required) > 0 && !same {
 			j := 0
-			for k := 0; k < n; k++ {
-				if s.mask[k]&bit != 0 {
-					s.mrows[j], s.mgids[j] = s.sel[k], s.gids[k]
-					j++
-				}
+			mask, sel, mrows, mgids := s.mask[:n], s.sel[:n], s.mrows[:n], s.mgids[:n]
+			for k, g := range gids {
+				mrows[j], mgids[j] = sel[k], g
+				j += int(mask[k] >> m & 1) // branch-free: masks are unpredictable
 			}
 			if j < n {
-				rows, gids = s.mrows[:j], s.mgids[:j]
+				rows, gids = mrows[:j], mgids[:j]
 			}
 		}
 		counts := p.rows[m]
@@ -68,39 +73,70 @@ func (q *query) chunk(s *scratch, p *partial, b *batch) {
 // selectRange fills sel with the rows of b whose time falls in the range,
 // and bucket with their bucket.
 func (q *query) selectRange(s *scratch, b *batch) int {
-	sel, bucket := s.sel[:0], s.bucket[:0]
-	if b.oneBucket {
-		for r := b.lo; r < b.hi; r++ {
-			sel = append(sel, int32(r))
-			bucket = append(bucket, b.bucket)
-		}
-		s.sel, s.bucket = sel, bucket
-		return len(sel)
-	}
-	t := b.cols[q.timeSlot]
 	lo, hi := b.lo, b.hi
-	start, span, of := q.start, uint32(q.span), q.bucketOf
-	valid := t.valid
-	if t.days != nil {
-		days := t.days[lo:hi]
-		for i, d := range days {
-			o := int32(d) - start
-			if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
-				sel = append(sel, int32(lo+i))
-				bucket = append(bucket, of[o])
-			}
+	sel, bucket := s.sel[:hi-lo], s.bucket[:hi-lo]
+	j := 0
+	if b.oneBucket {
+		for i := range sel {
+			sel[i] = int32(lo + i)
 		}
+		for i := range bucket {
+			bucket[i] = b.bucket
+		}
+		j = len(sel)
 	} else {
-		for i, us := range t.ints[lo:hi] {
-			o := dayOfMicros(us) - start
-			if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
-				sel = append(sel, int32(lo+i))
-				bucket = append(bucket, of[o])
+		t := b.cols[q.timeSlot]
+		start, span, of := q.start, uint32(q.span), q.bucketOf
+		valid := t.valid
+		if t.days != nil {
+			for i, d := range t.days[lo:hi] {
+				o := int32(d) - start
+				if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
+					sel[j], bucket[j] = int32(lo+i), of[o]
+					j++
+				}
+			}
+		} else {
+			for i, us := range t.ints[lo:hi] {
+				o := dayOfMicros(us) - start
+				if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
+					sel[j], bucket[j] = int32(lo+i), of[o]
+					j++
+				}
 			}
 		}
 	}
-	s.sel, s.bucket = sel, bucket
-	return len(sel)
+	s.sel, s.bucket = sel[:j], bucket[:j]
+	return j
+}
+
+// sameNeeds reports whether every metric needs the same required
+// filters: a row that passes them then counts for every metric, and no
+// per-metric mask is kept.
+func (q *query) sameNeeds() bool {
+	for _, need := range q.needs {
+		if need != q.needs[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// requireAll drops the positions that fail a required filter every metric
+// needs (when the metrics need the same ones).
+func (q *query) requireAll(s *scratch, b *batch, n int) int {
+	if len(q.needs) == 0 {
+		return n
+	}
+	need := q.needs[0]
+	for i, rp := range q.required {
+		if need>>i&1 == 0 || n == 0 {
+			continue
+		}
+		rp.eval(b.cols[rp.slot], s.sel[:n], s.pass[:n], &s.reqMaps[i])
+		n = s.compact(n, s.pass, 0)
+	}
+	return n
 }
 
 // maskMetrics sets each position's metric mask from the required filters
@@ -123,18 +159,43 @@ func (q *query) maskMetrics(s *scratch, b *batch, n int) int {
 			bits[k] |= uint64(bitOf(ok)) << i // branch-free: filters are unpredictable
 		}
 	}
+	// With few required filters, the mask of every combination of them
+	// is looked up rather than computed per position.
 	j := 0
-	for k := 0; k < n; k++ {
-		var m uint64
-		b := bits[k]
-		for mi, need := range q.needs {
-			m |= uint64(bitOf(b&need == need)) << mi
+	sel, bucket, mask := s.sel[:n], s.bucket[:n], s.mask[:n]
+	if len(q.required) <= maxTabled {
+		var table [1 << maxTabled]uint64
+		for c := range 1 << len(q.required) {
+			table[c] = q.metricMask(uint64(c))
 		}
-		s.sel[j], s.bucket[j], s.mask[j] = s.sel[k], s.bucket[k], m
-		j += bitOf(m != 0)
+		for k, c := range bits {
+			m := table[c&(1<<maxTabled-1)]
+			sel[j], bucket[j], mask[j] = sel[k], bucket[k], m
+			j += bitOf(m != 0)
+		}
+	} else {
+		for k, c := range bits {
+			m := q.metricMask(c)
+			sel[j], bucket[j], mask[j] = sel[k], bucket[k], m
+			j += bitOf(m != 0)
+		}
 	}
 	s.sel, s.bucket = s.sel[:j], s.bucket[:j]
 	return j
+}
+
+// maxTabled is the most required filters whose combinations maskMetrics
+// tabulates.
+const maxTabled = 6
+
+// metricMask is the mask of the metrics whose required filters all pass
+// in b (bit i: required filter i passes).
+func (q *query) metricMask(b uint64) uint64 {
+	var m uint64
+	for mi, need := range q.needs {
+		m |= uint64(bitOf(b&need == need)) << mi
+	}
+	return m
 }
 
 // bitOf is 1 for true and 0 for false, compiled without a branch.
@@ -147,17 +208,27 @@ func bitOf(b bool) int {
 }
 
 // compact keeps the positions where keep is true, moving the mapped rows
-// of aliases 1..joined along.
+// of aliases 1..joined along (and the metric masks, once they are set).
 func (s *scratch) compact(n int, keep []bool, joined int) int {
+	sel, bucket, keep := s.sel[:n], s.bucket[:n], keep[:n]
 	j := 0
-	for k := 0; k < n; k++ {
-		s.sel[j], s.bucket[j], s.mask[j] = s.sel[k], s.bucket[k], s.mask[k]
-		for a := 1; a <= joined; a++ {
-			s.mapped[a][j] = s.mapped[a][k]
+	switch {
+	case joined > 0 || s.masked:
+		mask := s.mask[:n]
+		for k := range sel {
+			sel[j], bucket[j], mask[j] = sel[k], bucket[k], mask[k]
+			for a := 1; a <= joined; a++ {
+				s.mapped[a][j] = s.mapped[a][k]
+			}
+			j += bitOf(keep[k])
 		}
-		j += bitOf(keep[k])
+	default:
+		for k := range sel {
+			sel[j], bucket[j] = sel[k], bucket[k]
+			j += bitOf(keep[k])
+		}
 	}
-	s.sel, s.bucket = s.sel[:j], s.bucket[:j]
+	s.sel, s.bucket = sel[:j], bucket[:j]
 	return j
 }
 

@@ -40,6 +40,9 @@ type shopOptions struct {
 	rows     int
 	rowGroup int  // Parquet rows per row group
 	noStats  bool // Parquet without column statistics
+	// required writes the Parquet columns that hold no null as required
+	// columns, in small pages (several pages per column chunk).
+	required bool
 	csv      bool // CSV instead of Parquet
 }
 
@@ -85,7 +88,7 @@ func writeShop(t testing.TB, dir string, o shopOptions) {
 			write(t, dir, name+".csv", tb.csv())
 			continue
 		}
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".parquet"), tb.parquet(t, o.rowGroup, o.noStats), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".parquet"), tb.parquet(t, o), 0o644))
 	}
 }
 
@@ -129,12 +132,16 @@ func (tb *table) csv() string {
 	return b.String()
 }
 
-func (tb *table) parquet(t testing.TB, rowGroup int, noStats bool) []byte {
+func (tb *table) parquet(t testing.TB, o shopOptions) []byte {
 	fields := make([]arrow.Field, len(tb.cols))
 	for i, c := range tb.cols {
 		dt := map[domain.ColumnType]arrow.DataType{domain.TypeText: arrow.BinaryTypes.String, domain.TypeDate: arrow.FixedWidthTypes.Date32,
 			domain.TypeInteger: arrow.PrimitiveTypes.Int64, domain.TypeBoolean: arrow.FixedWidthTypes.Boolean, domain.TypeFloat: arrow.PrimitiveTypes.Float64}[c.Type]
-		fields[i] = arrow.Field{Name: c.Name, Type: dt, Nullable: true}
+		nullable := !o.required
+		for _, r := range tb.rows {
+			nullable = nullable || r[i] == "\x00null"
+		}
+		fields[i] = arrow.Field{Name: c.Name, Type: dt, Nullable: nullable}
 	}
 	schema := arrow.NewSchema(fields, nil)
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
@@ -169,9 +176,12 @@ func (tb *table) parquet(t testing.TB, rowGroup int, noStats bool) []byte {
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	var buf bytes.Buffer
-	opts := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(int64(max(rowGroup, 1))), parquet.WithCompression(compress.Codecs.Snappy)}
-	if noStats {
+	opts := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(int64(max(o.rowGroup, 1))), parquet.WithCompression(compress.Codecs.Snappy)}
+	if o.noStats {
 		opts = append(opts, parquet.WithStats(false))
+	}
+	if o.required {
+		opts = append(opts, parquet.WithDataPageSize(1024))
 	}
 	w, err := pqarrow.NewFileWriter(schema, &buf, parquet.NewWriterProperties(opts...), pqarrow.DefaultWriterProps())
 	require.NoError(t, err)

@@ -164,11 +164,28 @@ func statsZone(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, n
 }
 
 // parquetReaders are one worker's readers of the table's Parquet parts,
-// opened on its first row group of each.
-type parquetReaders map[*parquetPart]*pqarrow.FileReader
+// opened on its first row group of each, and the buffers its dictChunks
+// decode into (per slot; a batch's columns are done with when the next
+// batch is decoded).
+type parquetReaders struct {
+	files map[*parquetPart]*pqarrow.FileReader
+	idx   [][]int32
+	days  [][]arrow.Date32
+}
+
+// buffers returns slot s's index and date buffers, at least n long.
+func (pr *parquetReaders) buffers(s, n int) ([]int32, []arrow.Date32) {
+	for len(pr.idx) <= s {
+		pr.idx, pr.days = append(pr.idx, nil), append(pr.days, nil)
+	}
+	if len(pr.idx[s]) < n {
+		pr.idx[s], pr.days[s] = make([]int32, n), make([]arrow.Date32, n)
+	}
+	return pr.idx[s], pr.days[s]
+}
 
 func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, error) {
-	if fr := (*pr)[pp]; fr != nil {
+	if fr := pr.files[pp]; fr != nil {
 		return fr, nil
 	}
 	// Pages are read through a small buffer into pooled memory, not a
@@ -190,10 +207,10 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 	if err != nil {
 		return nil, fmt.Errorf("file %s: %w", pp.p.path, err)
 	}
-	if *pr == nil {
-		*pr = parquetReaders{}
+	if pr.files == nil {
+		pr.files = map[*parquetPart]*pqarrow.FileReader{}
 	}
-	(*pr)[pp] = fr
+	pr.files[pp] = fr
 	return fr, nil
 }
 
@@ -221,11 +238,36 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			}
 		}
 	}
+	// A row group whose statistics put every time in the range needs no
+	// batch checked against it.
+	inside := false
+	if z, ok := statsZone(rgm, pp.leaves[q.timeSlot], pp.md.Schema.Column(pp.leaves[q.timeSlot]), false); ok {
+		inside = z.min >= q.start && z.max < q.start+q.span
+	}
+	// Required text and date columns of dictionary pages are decoded
+	// straight from their pages; the others through pqarrow.
+	own := make([]*dictChunk, len(q.base))
+	rest := full
+	for _, s := range full {
+		c := q.base[s]
+		if q.inferred[s] || !dictEligible(rgm, pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]), c.typ) {
+			continue
+		}
+		d, err := newDictChunk(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], c)
+		if err != nil {
+			return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.path, t.rg, c.name, err)
+		}
+		defer d.close()
+		own[s] = d
+		rest = slices.DeleteFunc(slices.Clone(rest), func(r int) bool { return r == s })
+	}
+	recCol := make([]int, len(q.base)) // slot → column of the record
 	var rr pqarrow.RecordReader
-	if len(full) > 0 {
-		leaves := make([]int, len(full))
-		for i, s := range full {
+	if len(rest) > 0 {
+		leaves := make([]int, len(rest))
+		for i, s := range rest {
 			leaves[i] = pp.leaves[s]
+			recCol[s] = i
 		}
 		if rr, err = fr.GetRecordReader(ctx, leaves, []int{t.rg}); err != nil {
 			return fmt.Errorf("file %s, row group %d: %w", pp.p.path, t.rg, err)
@@ -248,48 +290,67 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		}
 		n := min(chunkRows, nrows-off)
 		cols := make([]*column, len(q.base))
-		if rr != nil {
-			ok, err := nextRecord(rr)
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
+		if len(full) > 0 {
+			var rec arrow.RecordBatch
+			if rr != nil {
+				ok, err := nextRecord(rr)
+				if err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					return fmt.Errorf("file %s, row group %d: %w", pp.p.path, t.rg, err)
 				}
-				return fmt.Errorf("file %s, row group %d: %w", pp.p.path, t.rg, err)
+				if !ok {
+					return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", pp.p.path, t.rg)
+				}
+				rec = rr.RecordBatch()
+				n = int(rec.NumRows())
 			}
-			if !ok {
-				return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", pp.p.path, t.rg)
-			}
-			rec := rr.RecordBatch()
-			n = int(rec.NumRows())
 			base := int(pp.first[t.rg]) + off
+			col := func(s int) (*column, error) {
+				if d := own[s]; d != nil {
+					idx, days := pr.buffers(s, n)
+					c, err := d.next(n, idx, days)
+					if err != nil {
+						return nil, fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.path, t.rg, q.base[s].name, err)
+					}
+					return c, nil
+				}
+				return batchColumn(q.base[s], rec.Column(recCol[s]), pp.p.path, base, q.inferred[s])
+			}
 			// The time column first: a batch outside the range is
 			// skipped without converting the rest.
-			for i, s := range full {
-				if s != q.timeSlot {
-					continue
-				}
-				c, err := batchColumn(q.base[s], rec.Column(i), pp.p.path, base, q.inferred[s])
+			if !one {
+				c, err := col(q.timeSlot)
 				if err != nil {
 					return err
 				}
-				cols[s] = c
-			}
-			if !one && !q.meets(zoneOf(cols[q.timeSlot], 0, n)) {
-				for _, v := range valids {
-					if v != nil {
-						if _, err := v.next(n); err != nil {
-							return fmt.Errorf("file %s: %w", pp.p.path, err)
+				cols[q.timeSlot] = c
+				if !inside && !q.meets(zoneOf(c, 0, n)) {
+					for _, v := range valids {
+						if v != nil {
+							if _, err := v.next(n); err != nil {
+								return fmt.Errorf("file %s: %w", pp.p.path, err)
+							}
 						}
 					}
-				}
-				off += n
-				continue
-			}
-			for i, s := range full {
-				if s == q.timeSlot {
+					for s, d := range own {
+						if d != nil && s != q.timeSlot {
+							idx, _ := pr.buffers(s, n)
+							if err := d.skip(n, idx); err != nil {
+								return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.path, t.rg, q.base[s].name, err)
+							}
+						}
+					}
+					off += n
 					continue
 				}
-				c, err := batchColumn(q.base[s], rec.Column(i), pp.p.path, base, q.inferred[s])
+			}
+			for _, s := range full {
+				if s == q.timeSlot && !one {
+					continue
+				}
+				c, err := col(s)
 				if err != nil {
 					return err
 				}

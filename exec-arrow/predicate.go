@@ -198,6 +198,16 @@ func (p *predicate) eval(c *column, rows []int32, out []bool, m *dictMap) {
 		}
 		res[0], res[1] = res[0] != p.negate, res[1] != p.negate
 		bits := c.boolBits
+		if valid == nil {
+			for k, r := range rows {
+				if r < 0 {
+					out[k] = keepNull
+					continue
+				}
+				out[k] = res[bits[r>>3]>>(r&7)&1]
+			}
+			return
+		}
 		for k, r := range rows {
 			if null(r) {
 				out[k] = keepNull

@@ -84,6 +84,7 @@ type scratch struct {
 	mgids  []int32
 	dcodes [][]int32 // per dimension numbered by the worker: codes per position
 	reqs   [][]bool  // per required filter
+	masked bool      // mask holds the batch's metric masks
 
 	// Per-batch dictionary caches of base-table text columns.
 	filterMaps []dictMap // per base caller filter

@@ -59,11 +59,14 @@ func answers(t testing.TB, e *Engine, plans []*domain.Plan, settle bool) [][][]s
 // TestStreamedAndCachedAnswersAgree asks every question three ways —
 // streamed from Parquet, from the cache, streamed from CSV — and over
 // Parquet written without statistics (nothing pruned, nothing coded by
-// span): the answers are the same, bit for bit.
+// span), over Parquet whose columns without nulls are required (their
+// dictionary pages decoded directly): the answers are the same, bit for
+// bit.
 func TestStreamedAndCachedAnswersAgree(t *testing.T) {
 	const rows = 300_000
-	pq, csv, bare := t.TempDir(), t.TempDir(), t.TempDir()
+	pq, csv, bare, req := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
 	writeShop(t, pq, shopOptions{rows: rows, rowGroup: 40_000})
+	writeShop(t, req, shopOptions{rows: rows, rowGroup: 50_000, required: true})
 	writeShop(t, csv, shopOptions{rows: rows, csv: true})
 	writeShop(t, bare, shopOptions{rows: rows, rowGroup: 70_000, noStats: true})
 	plans := shopQuestions(t)
@@ -83,6 +86,7 @@ func TestStreamedAndCachedAnswersAgree(t *testing.T) {
 	assert.Equal(t, want, answers(t, cached, plans, false), "from the cache")
 	assert.Equal(t, want, answers(t, streaming(csv), plans, false), "streamed from CSV")
 	assert.Equal(t, want, answers(t, streaming(bare), plans, false), "streamed from Parquet without statistics")
+	assert.Equal(t, want, answers(t, streaming(req), plans, false), "streamed from Parquet with required columns in small pages")
 
 	// One worker gives the same answers as two.
 	one, err := New(ctx, Config{Source: "files", Files: os.DirFS(pq), NoCacheFill: true, Parallelism: 1})

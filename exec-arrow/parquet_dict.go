@@ -1,0 +1,360 @@
+package engine
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"sutura.dev/domain"
+)
+
+// Parquet page types, as the format numbers them.
+const (
+	pageData       = 0
+	pageDictionary = 2
+)
+
+// dictChunk decodes one dictionary-encoded column chunk of a required
+// text or date column straight from its pages: the dictionary once, then
+// each batch's indexes from the RLE/bit-packed runs into the worker's
+// buffers. It spares the general decoder's per-chunk buffers, builders
+// and copies (and the collections they cause) on the columns a streamed
+// question filters, groups and buckets by.
+type dictChunk struct {
+	pr    file.PageReader
+	name  string
+	typ   domain.ColumnType
+	id    uint64     // one column id per dictionary: per-batch caches carry over
+	texts []string   // text: the dictionary
+	days  []int32    // date: the dictionary
+	empty []bool     // text: entries that are empty (null)
+	some  bool       // text: some entry is empty
+	left  int        // values left in the current page
+	runs  hybridRuns // the current page's indexes
+}
+
+// dictEligible reports whether a column chunk can be read by a dictChunk:
+// a required, unnested text (byte array) or date (int32 date) column whose
+// footer says every data page is a version-1 page of dictionary indexes.
+func dictEligible(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, typ domain.ColumnType) bool {
+	if descr.MaxDefinitionLevel() != 0 || descr.MaxRepetitionLevel() != 0 {
+		return false
+	}
+	switch {
+	case typ == domain.TypeText && descr.PhysicalType() == parquet.Types.ByteArray:
+	case typ == domain.TypeDate && descr.PhysicalType() == parquet.Types.Int32:
+		if _, ok := parquetDay(descr); !ok {
+			return false
+		}
+	default:
+		return false
+	}
+	cc, err := rgm.ColumnChunk(leaf)
+	if err != nil || !cc.HasDictionaryPage() {
+		return false
+	}
+	stats := cc.EncodingStats()
+	data := false
+	for _, st := range stats {
+		switch st.PageType {
+		case pageDictionary:
+		case pageData:
+			if st.Encoding != parquet.Encodings.RLEDict && st.Encoding != parquet.Encodings.PlainDict {
+				return false
+			}
+			data = true
+		default:
+			return false
+		}
+	}
+	return data
+}
+
+// newDictChunk opens the chunk's pages and reads its dictionary.
+func newDictChunk(rg *file.RowGroupReader, leaf int, proto *column) (*dictChunk, error) {
+	pr, err := columnPages(rg, leaf)
+	if err != nil {
+		return nil, err
+	}
+	d := &dictChunk{pr: pr, name: proto.name, typ: proto.typ, id: columnIDs.Add(1)}
+	page, err := readPage(pr)
+	if err != nil {
+		return nil, err
+	}
+	if page == nil {
+		return nil, fmt.Errorf("the column chunk has no dictionary page")
+	}
+	dp, ok := page.(*file.DictionaryPage)
+	if !ok {
+		return nil, fmt.Errorf("the column chunk does not start with its dictionary")
+	}
+	if err := d.readDictionary(dp.Data(), int(dp.NumValues())); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// readDictionary decodes a PLAIN dictionary page.
+func (d *dictChunk) readDictionary(data []byte, n int) error {
+	if n < 0 || n > len(data) && d.typ == domain.TypeText || n*4 > len(data) && d.typ == domain.TypeDate {
+		return fmt.Errorf("the dictionary page is shorter than its values")
+	}
+	if d.typ == domain.TypeDate {
+		d.days = make([]int32, n)
+		for i := range d.days {
+			d.days[i] = int32(binary.LittleEndian.Uint32(data[4*i:]))
+		}
+		return nil
+	}
+	d.texts, d.empty = make([]string, n), make([]bool, n)
+	for i := range d.texts {
+		if len(data) < 4 {
+			return fmt.Errorf("the dictionary page is shorter than its values")
+		}
+		l := binary.LittleEndian.Uint32(data)
+		if uint64(l) > uint64(len(data)-4) {
+			return fmt.Errorf("the dictionary page is shorter than its values")
+		}
+		d.texts[i] = string(data[4 : 4+l])
+		data = data[4+l:]
+		if l == 0 {
+			d.empty[i], d.some = true, true
+		}
+	}
+	return nil
+}
+
+// next decodes the next n values as a batch column; idx is the worker's
+// index buffer (at least n long), days its date buffer.
+func (d *dictChunk) next(n int, idx []int32, days []arrow.Date32) (*column, error) {
+	idx = idx[:n]
+	for got := 0; got < n; {
+		if d.left == 0 {
+			if err := d.nextPage(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		k := min(n-got, d.left)
+		if err := d.runs.decode(idx[got : got+k]); err != nil {
+			return nil, err
+		}
+		d.left -= k
+		got += k
+	}
+	size := len(d.texts)
+	if d.typ == domain.TypeDate {
+		size = len(d.days)
+	}
+	var bad bool
+	for _, i := range idx {
+		bad = bad || uint32(i) >= uint32(size)
+	}
+	if bad {
+		return nil, fmt.Errorf("a dictionary index is out of range")
+	}
+	c := &column{name: d.name, typ: d.typ, n: n, id: d.id}
+	if d.typ == domain.TypeDate {
+		days = days[:n]
+		dict := d.days
+		for r, i := range idx {
+			days[r] = arrow.Date32(dict[i])
+		}
+		c.days, c.bytes = days, int64(4*n)
+		return c, nil
+	}
+	c.idx, c.dict, c.bytes = idx, d.texts, int64(4*n)
+	if d.some {
+		bits := make([]byte, bitutil.BytesForBits(int64(n)))
+		for r, i := range idx {
+			if !d.empty[i] {
+				bitutil.SetBit(bits, r)
+			}
+		}
+		c.valid = bits
+	}
+	return c, nil
+}
+
+// skip decodes and drops the next n values (a batch outside the range).
+func (d *dictChunk) skip(n int, idx []int32) error {
+	for got := 0; got < n; {
+		if d.left == 0 {
+			if err := d.nextPage(); err != nil {
+				return err
+			}
+			continue
+		}
+		k := min(n-got, d.left, len(idx))
+		if err := d.runs.decode(idx[:k]); err != nil {
+			return err
+		}
+		d.left -= k
+		got += k
+	}
+	return nil
+}
+
+// nextPage moves to the next data page of indexes.
+func (d *dictChunk) nextPage() error {
+	page, err := readPage(d.pr)
+	if err != nil {
+		return err
+	}
+	if page == nil {
+		return fmt.Errorf("the column chunk ends early")
+	}
+	p, ok := page.(*file.DataPageV1)
+	if !ok {
+		return fmt.Errorf("a data page of the column chunk is not a version-1 page")
+	}
+	if enc := parquet.Encoding(p.Encoding()); enc != parquet.Encodings.RLEDict && enc != parquet.Encodings.PlainDict {
+		return fmt.Errorf("a data page of the column chunk is not dictionary-encoded")
+	}
+	data := p.Data()
+	if p.NumValues() < 0 || (p.NumValues() > 0 && len(data) == 0) {
+		return fmt.Errorf("a data page of the column chunk is empty")
+	}
+	d.left = int(p.NumValues())
+	if d.left == 0 {
+		return nil
+	}
+	width := uint(data[0])
+	if width > 32 {
+		return fmt.Errorf("a data page of the column chunk has indexes of %d bits", width)
+	}
+	d.runs = hybridRuns{data: data[1:], width: width}
+	return nil
+}
+
+func (d *dictChunk) close() { _ = d.pr.Close() }
+
+// columnPages opens the pages of a column chunk; a panic of the Parquet
+// library on a malformed chunk is errParquetPanic (see nextRecord).
+func columnPages(rg *file.RowGroupReader, leaf int) (pr file.PageReader, err error) {
+	defer func() {
+		if recover() != nil {
+			pr, err = nil, errParquetPanic
+		}
+	}()
+	return rg.GetColumnPageReader(leaf)
+}
+
+// readPage returns the next page of pr, nil at the end of the chunk; a
+// panic of the Parquet library on a malformed page is errParquetPanic.
+func readPage(pr file.PageReader) (p file.Page, err error) {
+	defer func() {
+		if recover() != nil {
+			p, err = nil, errParquetPanic
+		}
+	}()
+	if !pr.Next() {
+		return nil, pr.Err()
+	}
+	return pr.Page(), nil
+}
+
+// hybridRuns decodes Parquet's RLE/bit-packed hybrid encoding of
+// unsigned integers of width bits: runs of one repeated value, and runs
+// of groups of eight values packed least significant bit first.
+type hybridRuns struct {
+	data   []byte
+	width  uint
+	repeat int    // values left in the current repeated run
+	value  int32  // its value
+	packed int    // values left in the current bit-packed run
+	acc    uint64 // bits of the packed run read ahead
+	bits   uint   // how many
+}
+
+// decode fills out with the next len(out) values.
+func (h *hybridRuns) decode(out []int32) error {
+	mask := uint64(math.MaxUint32) >> (32 - h.width)
+	if h.width == 0 {
+		mask = 0
+	}
+	for len(out) > 0 {
+		switch {
+		case h.repeat > 0:
+			k := min(h.repeat, len(out))
+			v := h.value
+			for i := range out[:k] {
+				out[i] = v
+			}
+			out, h.repeat = out[k:], h.repeat-k
+		case h.packed > 0:
+			k := min(h.packed, len(out))
+			data, acc, bits, w := h.data, h.acc, h.bits, h.width
+			i := 0
+			if w <= 8 && bits == 0 {
+				// Whole groups of eight values at a time: w bytes each.
+				for ; i+8 <= k && len(data) >= 8; i += 8 {
+					g := binary.LittleEndian.Uint64(data)
+					o := out[i : i+8 : i+8]
+					o[0], o[1], o[2], o[3] = int32(g&mask), int32(g>>w&mask), int32(g>>(2*w)&mask), int32(g>>(3*w)&mask)
+					o[4], o[5], o[6], o[7] = int32(g>>(4*w)&mask), int32(g>>(5*w)&mask), int32(g>>(6*w)&mask), int32(g>>(7*w)&mask)
+					data = data[w:]
+				}
+			}
+			for ; i < k; i++ {
+				for bits < w {
+					if len(data) == 0 {
+						return fmt.Errorf("a run of dictionary indexes ends early")
+					}
+					acc |= uint64(data[0]) << bits
+					data, bits = data[1:], bits+8
+				}
+				out[i] = int32(acc & mask)
+				acc, bits = acc>>w, bits-w
+			}
+			h.data, h.acc, h.bits = data, acc, bits
+			out, h.packed = out[k:], h.packed-k
+		default:
+			if err := h.header(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// header reads the next run's header.
+func (h *hybridRuns) header() error {
+	hdr, n := binary.Uvarint(h.data)
+	if n <= 0 || hdr>>1 > math.MaxInt32/8 {
+		return fmt.Errorf("a run of dictionary indexes is malformed")
+	}
+	h.data = h.data[n:]
+	if hdr&1 == 1 {
+		// Groups of eight values; padding bits of the last group are
+		// dropped with the run.
+		h.packed = int(hdr>>1) * 8
+		h.acc, h.bits = 0, 0
+		need := int(hdr>>1) * int(h.width)
+		if need > len(h.data) {
+			// The last run of a page may be cut short of its padding.
+			h.packed = len(h.data) * 8 / max(int(h.width), 1)
+			if h.width == 0 {
+				h.packed = int(hdr>>1) * 8
+			}
+		}
+		return nil
+	}
+	nb := int(h.width+7) / 8
+	if nb > len(h.data) {
+		return fmt.Errorf("a run of dictionary indexes ends early")
+	}
+	var v uint32
+	for i := nb - 1; i >= 0; i-- {
+		v = v<<8 | uint32(h.data[i])
+	}
+	h.repeat, h.value, h.data = int(hdr>>1), int32(v), h.data[nb:]
+	return nil
+}
