@@ -88,7 +88,18 @@ func (q *query) selectRange(s *scratch, b *batch) int {
 		t := b.cols[q.timeSlot]
 		start, span, of := q.start, uint32(q.span), q.bucketOf
 		valid := t.valid
-		if t.days != nil {
+		switch {
+		case b.inside && t.days != nil:
+			for i, d := range t.days[lo:hi] {
+				sel[i], bucket[i] = int32(lo+i), of[int32(d)-start]
+			}
+			j = len(sel)
+		case b.inside:
+			for i, us := range t.ints[lo:hi] {
+				sel[i], bucket[i] = int32(lo+i), of[dayOfMicros(us)-start]
+			}
+			j = len(sel)
+		case t.days != nil:
 			for i, d := range t.days[lo:hi] {
 				o := int32(d) - start
 				if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
@@ -96,7 +107,7 @@ func (q *query) selectRange(s *scratch, b *batch) int {
 					j++
 				}
 			}
-		} else {
+		default:
 			for i, us := range t.ints[lo:hi] {
 				o := dayOfMicros(us) - start
 				if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
