@@ -19,8 +19,7 @@ func (q *query) chunk(s *scratch, p *partial, b *batch) {
 		return
 	}
 	for i, f := range q.baseFilters {
-		f.eval(b.cols[f.slot], s.sel[:n], s.pass[:n], &s.filterMaps[i])
-		n = s.compact(n, s.pass, 0)
+		n = s.filter(f, b.cols[f.slot], n, &s.filterMaps[i])
 	}
 	same := q.sameNeeds()
 	if same {
@@ -144,8 +143,7 @@ func (q *query) requireAll(s *scratch, b *batch, n int) int {
 		if need>>i&1 == 0 || n == 0 {
 			continue
 		}
-		rp.eval(b.cols[rp.slot], s.sel[:n], s.pass[:n], &s.reqMaps[i])
-		n = s.compact(n, s.pass, 0)
+		n = s.filter(rp, b.cols[rp.slot], n, &s.reqMaps[i])
 	}
 	return n
 }
@@ -216,6 +214,54 @@ func bitOf(b bool) int {
 		i = 1
 	}
 	return i
+}
+
+// filter drops the positions whose base row fails p (c is the batch's
+// column of it), before any join is mapped and any metric mask set. A
+// column with no null whose outcome is known per dictionary entry or per
+// boolean value is tested and compacted in one pass; others go through
+// eval and compact.
+func (s *scratch) filter(p *predicate, c *column, n int, m *dictMap) int {
+	sel, bucket := s.sel[:n], s.bucket[:n]
+	var res []bool // outcome per dictionary index
+	switch {
+	case c.valid != nil || p.anyValue:
+	case c.typ == domain.TypeText && p.dictOut != nil && c == p.col:
+		res = p.dictOut
+	case c.typ == domain.TypeText && len(c.dict) <= n:
+		m.reset(c)
+		for k := range c.dict {
+			p.textOutcome(c.dict, m, int32(k))
+		}
+		vals, idx := m.vals, c.idx
+		j := 0
+		for k, r := range sel {
+			sel[j], bucket[j] = r, bucket[k]
+			j += int(vals[idx[r]]) // 0 or 1, every entry's outcome is set
+		}
+		s.sel, s.bucket = sel[:j], bucket[:j]
+		return j
+	case c.typ == domain.TypeBoolean:
+		out := p.boolOutcomes()
+		bits, j := c.boolBits, 0
+		for k, r := range sel {
+			sel[j], bucket[j] = r, bucket[k]
+			j += bitOf(out[bits[r>>3]>>(r&7)&1])
+		}
+		s.sel, s.bucket = sel[:j], bucket[:j]
+		return j
+	}
+	if res == nil {
+		p.eval(c, sel, s.pass[:n], m)
+		return s.compact(n, s.pass, 0)
+	}
+	idx, j := c.idx, 0
+	for k, r := range sel {
+		sel[j], bucket[j] = r, bucket[k]
+		j += bitOf(res[idx[r]])
+	}
+	s.sel, s.bucket = sel[:j], bucket[:j]
+	return j
 }
 
 // compact keeps the positions where keep is true, moving the mapped rows

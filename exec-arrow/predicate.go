@@ -192,11 +192,7 @@ func (p *predicate) eval(c *column, rows []int32, out []bool, m *dictMap) {
 			out[k] = p.textOutcome(c.dict, m, idx[r])
 		}
 	case domain.TypeBoolean:
-		var res [2]bool
-		for _, v := range p.ints {
-			res[v] = true
-		}
-		res[0], res[1] = res[0] != p.negate, res[1] != p.negate
+		res := p.boolOutcomes()
 		bits := c.boolBits
 		if valid == nil {
 			for k, r := range rows {
@@ -254,4 +250,14 @@ func (p *predicate) eval(c *column, rows []int32, out []bool, m *dictMap) {
 			out[k] = slices.Contains(p.ints, vals[r]) != p.negate
 		}
 	}
+}
+
+// boolOutcomes is the outcome of a boolean column's false and true.
+func (p *predicate) boolOutcomes() [2]bool {
+	var res [2]bool
+	for _, v := range p.ints {
+		res[v] = true
+	}
+	res[0], res[1] = res[0] != p.negate, res[1] != p.negate
+	return res
 }
