@@ -60,13 +60,50 @@ func (q *query) chunk(s *scratch, p *partial, b *batch) {
 			}
 		}
 		counts := p.rows[m]
-		for _, g := range gids {
-			counts[g]++
+		h := s.histogram(gids, len(counts))
+		if h != nil {
+			for g, c := range h {
+				counts[g] += int64(c)
+			}
+		} else {
+			for _, g := range gids {
+				counts[g]++
+			}
 		}
 		for t, tp := range mp.terms {
-			p.terms[m][t].update(tp, b.cols[tp.slot], rows, gids)
+			p.terms[m][t].update(tp, b.cols[tp.slot], rows, gids, h)
 		}
 	}
+}
+
+// histogram counts the positions of each group, or returns nil when the
+// groups are too many for a batch (then each position is counted where it
+// is used). The positions are spread over four lanes, so runs of one group
+// (rows in time order) do not wait on their own increments; the lanes
+// fold into the first ng counts.
+func (s *scratch) histogram(gids []int32, ng int) []int32 {
+	if 4*ng > len(gids) {
+		return nil
+	}
+	if cap(s.hist) < 4*ng {
+		s.hist = make([]int32, 4*ng)
+	}
+	h := s.hist[:4*ng]
+	clear(h)
+	k := 0
+	for ; k+4 <= len(gids); k += 4 {
+		h[gids[k]<<2]++
+		h[gids[k+1]<<2|1]++
+		h[gids[k+2]<<2|2]++
+		h[gids[k+3]<<2|3]++
+	}
+	for ; k < len(gids); k++ {
+		h[gids[k]<<2]++
+	}
+	for g := range ng {
+		h[g] = h[g<<2] + h[g<<2|1] + h[g<<2|2] + h[g<<2|3]
+	}
+	return h[:ng]
 }
 
 // selectRange fills sel with the rows of b whose time falls in the range,

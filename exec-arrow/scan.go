@@ -83,6 +83,7 @@ type scratch struct {
 	mrows  []int32
 	mgids  []int32
 	dcodes [][]int32 // per dimension numbered by the worker: codes per position
+	hist   []int32   // a metric's positions per group (four lanes each)
 	reqs   [][]bool  // per required filter
 	masked bool      // mask holds the batch's metric masks
 
