@@ -339,6 +339,20 @@ func (s *termState) update(t *termPlan, c *column, rows, gids []int32, h []int32
 	}
 }
 
+// updateMasked folds the rows rows[k] whose mask holds metric m into the
+// groups gids[k], for a term q.maskable accepts (an integer sum or a count
+// over a column with no null); h is the metric's positions per group.
+// Adding zero for the others leaves an integer sum as it was.
+func (s *termState) updateMasked(t *termPlan, c *column, rows, gids []int32, mask []uint64, m int, h []int32) {
+	if t.op == opSum || t.op == opAvg {
+		vals := c.ints
+		for k, r := range rows {
+			s.i[gids[k]] += vals[r] & -int64(mask[k]>>m&1)
+		}
+	}
+	s.addCounts(h)
+}
+
 // addCounts adds h[g] values to group g.
 func (s *termState) addCounts(h []int32) {
 	n := s.n[:len(h)]

@@ -46,21 +46,32 @@ func (q *query) chunk(s *scratch, p *partial, b *batch) {
 	}
 	q.groupIDs(s, p, b, n)
 	p.grow(q)
+	// With metrics of different required filters, one pass counts each
+	// group's positions per combination of metrics (when they are few),
+	// and each metric's counts are summed from it.
+	var combos []int32
+	if !same {
+		combos = s.comboHistogram(n, len(p.rows[0]), len(q.metrics))
+	}
 	for m, mp := range q.metrics {
+		ng := len(p.rows[m])
 		rows, gids := s.sel[:n], s.gids[:n]
-		if len(mp.required) > 0 && !same {
-			j := 0
-			mask, sel, mrows, mgids := s.mask[:n], s.sel[:n], s.mrows[:n], s.mgids[:n]
-			for k, g := range gids {
-				mrows[j], mgids[j] = sel[k], g
-				j += int(mask[k] >> m & 1) // branch-free: masks are unpredictable
-			}
-			if j < n {
-				rows, gids = mrows[:j], mgids[:j]
-			}
+		masked := len(mp.required) > 0 && !same
+		var h []int32
+		if masked && combos != nil {
+			h = s.metricCounts(combos, m, ng, len(q.metrics))
+		}
+		// A metric counted from combos selects its rows only for a term
+		// that cannot skip the others by their mask.
+		selected := !masked
+		if masked && h == nil || masked && !q.maskable(mp, b) {
+			rows, gids = s.selectMetric(m, n)
+			selected = true
+		}
+		if h == nil {
+			h = s.histogram(gids, ng)
 		}
 		counts := p.rows[m]
-		h := s.histogram(gids, len(counts))
 		if h != nil {
 			for g, c := range h {
 				counts[g] += int64(c)
@@ -71,9 +82,85 @@ func (q *query) chunk(s *scratch, p *partial, b *batch) {
 			}
 		}
 		for t, tp := range mp.terms {
+			if !selected {
+				p.terms[m][t].updateMasked(tp, b.cols[tp.slot], rows, gids, s.mask[:n], m, h)
+				continue
+			}
 			p.terms[m][t].update(tp, b.cols[tp.slot], rows, gids, h)
 		}
 	}
+}
+
+// selectMetric returns the rows and group ids of the positions whose mask
+// holds metric m.
+func (s *scratch) selectMetric(m, n int) (rows, gids []int32) {
+	j := 0
+	mask, sel, all, mrows, mgids := s.mask[:n], s.sel[:n], s.gids[:n], s.mrows[:n], s.mgids[:n]
+	for k, g := range all {
+		mrows[j], mgids[j] = sel[k], g
+		j += int(mask[k] >> m & 1) // branch-free: masks are unpredictable
+	}
+	if j == n {
+		return sel, all
+	}
+	return mrows[:j], mgids[:j]
+}
+
+// maxCombined is the most metrics whose combinations comboHistogram
+// counts.
+const maxCombined = 4
+
+// comboHistogram counts the positions of each group per metric mask
+// (group g, mask c at g<<nm|c), or returns nil when the metrics or the
+// groups are too many for a batch.
+func (s *scratch) comboHistogram(n, ng, nm int) []int32 {
+	if nm > maxCombined || 2*ng<<nm > n {
+		return nil
+	}
+	size := ng << nm
+	if cap(s.combos) < size {
+		s.combos = make([]int32, size)
+	}
+	h := s.combos[:size]
+	clear(h)
+	for k, g := range s.gids[:n] {
+		h[int(g)<<nm|int(s.mask[k])]++
+	}
+	return h
+}
+
+// metricCounts sums, per group, the combinations that hold metric m.
+func (s *scratch) metricCounts(combos []int32, m, ng, nm int) []int32 {
+	if cap(s.hist) < ng {
+		s.hist = make([]int32, ng)
+	}
+	h := s.hist[:ng]
+	for g := range h {
+		var c int32
+		for mask, x := range combos[g<<nm : (g+1)<<nm] {
+			c += x & -int32(mask>>m&1)
+		}
+		h[g] = c
+	}
+	return h
+}
+
+// maskable reports whether every term of mp can be updated over all the
+// batch's positions, skipping those outside the metric by their mask: an
+// integer sum or a count over a column with no null.
+func (q *query) maskable(mp *metricPlan, b *batch) bool {
+	for _, tp := range mp.terms {
+		c := b.cols[tp.slot]
+		switch {
+		case c.valid != nil:
+			return false
+		case tp.op == opCount:
+		case (tp.op == opSum || tp.op == opAvg) && !tp.float:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // histogram counts the positions of each group, or returns nil when the

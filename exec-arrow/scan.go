@@ -84,6 +84,7 @@ type scratch struct {
 	mgids  []int32
 	dcodes [][]int32 // per dimension numbered by the worker: codes per position
 	hist   []int32   // a metric's positions per group (four lanes each)
+	combos []int32   // positions per group and metric mask
 	reqs   [][]bool  // per required filter
 	masked bool      // mask holds the batch's metric masks
 
