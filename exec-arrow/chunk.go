@@ -14,6 +14,9 @@ import (
 // kernels over the rows that count for it.
 func (q *query) chunk(s *scratch, p *partial, b *batch) {
 	s.masked = false
+	if q.direct(s, p, b) {
+		return
+	}
 	n := q.selectRange(s, b)
 	if n == 0 {
 		return
