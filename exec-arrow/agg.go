@@ -232,9 +232,30 @@ func (s *termState) addDistinct(g int32, code int32) {
 	s.bits[int(g)*s.words+int(code>>6)] |= 1 << (uint(code) & 63)
 }
 
-// update folds rows rows[k] of c into the groups gids[k].
-func (s *termState) update(t *termPlan, c *column, rows, gids []int32) {
+// update folds rows rows[k] of c into the groups gids[k]; h, when not
+// nil, is the number of positions per group (a column with no null then
+// adds it as its count of values).
+func (s *termState) update(t *termPlan, c *column, rows, gids []int32, h []int32) {
 	nulls := c.valid != nil
+	if !nulls && h != nil {
+		switch t.op {
+		case opSum, opAvg:
+			if t.float {
+				for k, r := range rows {
+					s.f[gids[k]] += c.floats[r]
+				}
+			} else {
+				for k, r := range rows {
+					s.i[gids[k]] += c.ints[r]
+				}
+			}
+			s.addCounts(h)
+			return
+		case opCount:
+			s.addCounts(h)
+			return
+		}
+	}
 	switch t.op {
 	case opSum, opAvg:
 		if t.float {
@@ -315,6 +336,28 @@ func (s *termState) update(t *termPlan, c *column, rows, gids []int32) {
 				s.n[g]++
 			}
 		}
+	}
+}
+
+// updateMasked folds the rows rows[k] whose mask holds metric m into the
+// groups gids[k], for a term q.maskable accepts (an integer sum or a count
+// over a column with no null); h is the metric's positions per group.
+// Adding zero for the others leaves an integer sum as it was.
+func (s *termState) updateMasked(t *termPlan, c *column, rows, gids []int32, mask []uint64, m int, h []int32) {
+	if t.op == opSum || t.op == opAvg {
+		vals := c.ints
+		for k, r := range rows {
+			s.i[gids[k]] += vals[r] & -int64(mask[k]>>m&1)
+		}
+	}
+	s.addCounts(h)
+}
+
+// addCounts adds h[g] values to group g.
+func (s *termState) addCounts(h []int32) {
+	n := s.n[:len(h)]
+	for g, c := range h {
+		n[g] += int64(c)
 	}
 }
 

@@ -30,6 +30,10 @@ type batch struct {
 	// column is not read (and may be nil).
 	oneBucket bool
 	bucket    int32
+	// inside says every row's time is in the range and none is null
+	// (known from a cached segment's zone): the time column only gives
+	// each row its bucket.
+	inside bool
 }
 
 // producer yields the base-table rows of one question as batches. It is
@@ -82,6 +86,7 @@ func (p *cachedProducer) scan(ctx context.Context, w int, each func(*batch) erro
 		b := &batch{lo: s.lo, hi: s.hi, group: s.group, cols: p.cols}
 		if p.cols[p.q.timeSlot].valid == nil {
 			b.bucket, b.oneBucket = p.q.oneBucket(p.zones[i])
+			b.inside = p.q.inside(p.zones[i])
 		}
 		if err := each(b); err != nil {
 			return err
@@ -102,6 +107,11 @@ func (q *query) oneBucket(z dayZone) (int32, bool) {
 		return 0, false
 	}
 	return q.bucketOf[lo], true
+}
+
+// inside reports whether every day of a zone is in the question's range.
+func (q *query) inside(z dayZone) bool {
+	return z.min <= z.max && z.min >= q.start && z.max < q.start+q.span
 }
 
 // meets reports whether a zone may hold a row of the question's range.

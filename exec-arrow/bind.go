@@ -28,6 +28,7 @@ type query struct {
 	// timeOnly says the time column serves only to place rows in the range
 	// and a bucket: a row group all in one bucket need not read it.
 	timeOnly bool
+	directOK bool        // the shape allows the direct kernel (direct.go)
 	tf       *tableFiles // the base table's files
 	streamed bool
 	// streamedRows counts the rows of the streamed table's files.
@@ -185,6 +186,7 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream b
 		return nil, fmt.Errorf("table %s: %w", leg.Base.Path[len(leg.Base.Path)-1], err)
 	}
 	q.timeOnly = q.slotUses(q.timeSlot) == 0
+	q.directOK = !directOff && q.directShape()
 	return q, nil
 }
 

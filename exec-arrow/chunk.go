@@ -14,13 +14,15 @@ import (
 // kernels over the rows that count for it.
 func (q *query) chunk(s *scratch, p *partial, b *batch) {
 	s.masked = false
+	if q.direct(s, p, b) {
+		return
+	}
 	n := q.selectRange(s, b)
 	if n == 0 {
 		return
 	}
 	for i, f := range q.baseFilters {
-		f.eval(b.cols[f.slot], s.sel[:n], s.pass[:n], &s.filterMaps[i])
-		n = s.compact(n, s.pass, 0)
+		n = s.filter(f, b.cols[f.slot], n, &s.filterMaps[i])
 	}
 	same := q.sameNeeds()
 	if same {
@@ -47,27 +49,151 @@ func (q *query) chunk(s *scratch, p *partial, b *batch) {
 	}
 	q.groupIDs(s, p, b, n)
 	p.grow(q)
+	// With metrics of different required filters, one pass counts each
+	// group's positions per combination of metrics (when they are few),
+	// and each metric's counts are summed from it.
+	var combos []int32
+	if !same {
+		combos = s.comboHistogram(n, len(p.rows[0]), len(q.metrics))
+	}
 	for m, mp := range q.metrics {
+		ng := len(p.rows[m])
 		rows, gids := s.sel[:n], s.gids[:n]
-		if len(mp.required) > 0 && !same {
-			j := 0
-			mask, sel, mrows, mgids := s.mask[:n], s.sel[:n], s.mrows[:n], s.mgids[:n]
-			for k, g := range gids {
-				mrows[j], mgids[j] = sel[k], g
-				j += int(mask[k] >> m & 1) // branch-free: masks are unpredictable
-			}
-			if j < n {
-				rows, gids = mrows[:j], mgids[:j]
-			}
+		masked := len(mp.required) > 0 && !same
+		var h []int32
+		if masked && combos != nil {
+			h = s.metricCounts(combos, m, ng, len(q.metrics))
+		}
+		// A metric counted from combos selects its rows only for a term
+		// that cannot skip the others by their mask.
+		selected := !masked
+		if masked && h == nil || masked && !q.maskable(mp, b) {
+			rows, gids = s.selectMetric(m, n)
+			selected = true
+		}
+		if h == nil {
+			h = s.histogram(gids, ng)
 		}
 		counts := p.rows[m]
-		for _, g := range gids {
-			counts[g]++
+		if h != nil {
+			for g, c := range h {
+				counts[g] += int64(c)
+			}
+		} else {
+			for _, g := range gids {
+				counts[g]++
+			}
 		}
 		for t, tp := range mp.terms {
-			p.terms[m][t].update(tp, b.cols[tp.slot], rows, gids)
+			if !selected {
+				p.terms[m][t].updateMasked(tp, b.cols[tp.slot], rows, gids, s.mask[:n], m, h)
+				continue
+			}
+			p.terms[m][t].update(tp, b.cols[tp.slot], rows, gids, h)
 		}
 	}
+}
+
+// selectMetric returns the rows and group ids of the positions whose mask
+// holds metric m.
+func (s *scratch) selectMetric(m, n int) (rows, gids []int32) {
+	j := 0
+	mask, sel, all, mrows, mgids := s.mask[:n], s.sel[:n], s.gids[:n], s.mrows[:n], s.mgids[:n]
+	for k, g := range all {
+		mrows[j], mgids[j] = sel[k], g
+		j += int(mask[k] >> m & 1) // branch-free: masks are unpredictable
+	}
+	if j == n {
+		return sel, all
+	}
+	return mrows[:j], mgids[:j]
+}
+
+// maxCombined is the most metrics whose combinations comboHistogram
+// counts.
+const maxCombined = 4
+
+// comboHistogram counts the positions of each group per metric mask
+// (group g, mask c at g<<nm|c), or returns nil when the metrics or the
+// groups are too many for a batch.
+func (s *scratch) comboHistogram(n, ng, nm int) []int32 {
+	if nm > maxCombined || 2*ng<<nm > n {
+		return nil
+	}
+	size := ng << nm
+	if cap(s.combos) < size {
+		s.combos = make([]int32, size)
+	}
+	h := s.combos[:size]
+	clear(h)
+	for k, g := range s.gids[:n] {
+		h[int(g)<<nm|int(s.mask[k])]++
+	}
+	return h
+}
+
+// metricCounts sums, per group, the combinations that hold metric m.
+func (s *scratch) metricCounts(combos []int32, m, ng, nm int) []int32 {
+	if cap(s.hist) < ng {
+		s.hist = make([]int32, ng)
+	}
+	h := s.hist[:ng]
+	for g := range h {
+		var c int32
+		for mask, x := range combos[g<<nm : (g+1)<<nm] {
+			c += x & -int32(mask>>m&1)
+		}
+		h[g] = c
+	}
+	return h
+}
+
+// maskable reports whether every term of mp can be updated over all the
+// batch's positions, skipping those outside the metric by their mask: an
+// integer sum or a count over a column with no null.
+func (q *query) maskable(mp *metricPlan, b *batch) bool {
+	for _, tp := range mp.terms {
+		c := b.cols[tp.slot]
+		switch {
+		case c.valid != nil:
+			return false
+		case tp.op == opCount:
+		case (tp.op == opSum || tp.op == opAvg) && !tp.float:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// histogram counts the positions of each group, or returns nil when the
+// groups are too many for a batch (then each position is counted where it
+// is used). The positions are spread over four lanes, so runs of one group
+// (rows in time order) do not wait on their own increments; the lanes
+// fold into the first ng counts.
+func (s *scratch) histogram(gids []int32, ng int) []int32 {
+	if 4*ng > len(gids) {
+		return nil
+	}
+	if cap(s.hist) < 4*ng {
+		s.hist = make([]int32, 4*ng)
+	}
+	h := s.hist[:4*ng]
+	clear(h)
+	k := 0
+	for ; k+4 <= len(gids); k += 4 {
+		h[gids[k]<<2]++
+		h[gids[k+1]<<2|1]++
+		h[gids[k+2]<<2|2]++
+		h[gids[k+3]<<2|3]++
+	}
+	for ; k < len(gids); k++ {
+		h[gids[k]<<2]++
+	}
+	for g := range ng {
+		h[g] = h[g<<2] + h[g<<2|1] + h[g<<2|2] + h[g<<2|3]
+	}
+	return h[:ng]
 }
 
 // selectRange fills sel with the rows of b whose time falls in the range,
@@ -88,7 +214,18 @@ func (q *query) selectRange(s *scratch, b *batch) int {
 		t := b.cols[q.timeSlot]
 		start, span, of := q.start, uint32(q.span), q.bucketOf
 		valid := t.valid
-		if t.days != nil {
+		switch {
+		case b.inside && t.days != nil:
+			for i, d := range t.days[lo:hi] {
+				sel[i], bucket[i] = int32(lo+i), of[int32(d)-start]
+			}
+			j = len(sel)
+		case b.inside:
+			for i, us := range t.ints[lo:hi] {
+				sel[i], bucket[i] = int32(lo+i), of[dayOfMicros(us)-start]
+			}
+			j = len(sel)
+		case t.days != nil:
 			for i, d := range t.days[lo:hi] {
 				o := int32(d) - start
 				if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
@@ -96,7 +233,7 @@ func (q *query) selectRange(s *scratch, b *batch) int {
 					j++
 				}
 			}
-		} else {
+		default:
 			for i, us := range t.ints[lo:hi] {
 				o := dayOfMicros(us) - start
 				if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
@@ -133,8 +270,7 @@ func (q *query) requireAll(s *scratch, b *batch, n int) int {
 		if need>>i&1 == 0 || n == 0 {
 			continue
 		}
-		rp.eval(b.cols[rp.slot], s.sel[:n], s.pass[:n], &s.reqMaps[i])
-		n = s.compact(n, s.pass, 0)
+		n = s.filter(rp, b.cols[rp.slot], n, &s.reqMaps[i])
 	}
 	return n
 }
@@ -205,6 +341,54 @@ func bitOf(b bool) int {
 		i = 1
 	}
 	return i
+}
+
+// filter drops the positions whose base row fails p (c is the batch's
+// column of it), before any join is mapped and any metric mask set. A
+// column with no null whose outcome is known per dictionary entry or per
+// boolean value is tested and compacted in one pass; others go through
+// eval and compact.
+func (s *scratch) filter(p *predicate, c *column, n int, m *dictMap) int {
+	sel, bucket := s.sel[:n], s.bucket[:n]
+	var res []bool // outcome per dictionary index
+	switch {
+	case c.valid != nil || p.anyValue:
+	case c.typ == domain.TypeText && p.dictOut != nil && c == p.col:
+		res = p.dictOut
+	case c.typ == domain.TypeText && len(c.dict) <= n:
+		m.reset(c)
+		for k := range c.dict {
+			p.textOutcome(c.dict, m, int32(k))
+		}
+		vals, idx := m.vals, c.idx
+		j := 0
+		for k, r := range sel {
+			sel[j], bucket[j] = r, bucket[k]
+			j += int(vals[idx[r]]) // 0 or 1, every entry's outcome is set
+		}
+		s.sel, s.bucket = sel[:j], bucket[:j]
+		return j
+	case c.typ == domain.TypeBoolean:
+		out := p.boolOutcomes()
+		bits, j := c.boolBits, 0
+		for k, r := range sel {
+			sel[j], bucket[j] = r, bucket[k]
+			j += bitOf(out[bits[r>>3]>>(r&7)&1])
+		}
+		s.sel, s.bucket = sel[:j], bucket[:j]
+		return j
+	}
+	if res == nil {
+		p.eval(c, sel, s.pass[:n], m)
+		return s.compact(n, s.pass, 0)
+	}
+	idx, j := c.idx, 0
+	for k, r := range sel {
+		sel[j], bucket[j] = r, bucket[k]
+		j += bitOf(res[idx[r]])
+	}
+	s.sel, s.bucket = sel[:j], bucket[:j]
+	return j
 }
 
 // compact keeps the positions where keep is true, moving the mapped rows

@@ -192,11 +192,7 @@ func (p *predicate) eval(c *column, rows []int32, out []bool, m *dictMap) {
 			out[k] = p.textOutcome(c.dict, m, idx[r])
 		}
 	case domain.TypeBoolean:
-		var res [2]bool
-		for _, v := range p.ints {
-			res[v] = true
-		}
-		res[0], res[1] = res[0] != p.negate, res[1] != p.negate
+		res := p.boolOutcomes()
 		bits := c.boolBits
 		if valid == nil {
 			for k, r := range rows {
@@ -254,4 +250,30 @@ func (p *predicate) eval(c *column, rows []int32, out []bool, m *dictMap) {
 			out[k] = slices.Contains(p.ints, vals[r]) != p.negate
 		}
 	}
+}
+
+// inOnePass reports whether p can be tested over n rows of c by its
+// outcome per value with no null check: c has no null, and is boolean or
+// text whose dictionary's outcomes are known (cached) or fewer than its
+// rows (a streamed batch's).
+func (p *predicate) inOnePass(c *column, n int) bool {
+	switch {
+	case c.valid != nil || p.anyValue:
+		return false
+	case c.typ == domain.TypeBoolean:
+		return true
+	case c.typ == domain.TypeText:
+		return c.idx != nil && (p.dictOut != nil && c == p.col || len(c.dict) <= n)
+	}
+	return false
+}
+
+// boolOutcomes is the outcome of a boolean column's false and true.
+func (p *predicate) boolOutcomes() [2]bool {
+	var res [2]bool
+	for _, v := range p.ints {
+		res[v] = true
+	}
+	res[0], res[1] = res[0] != p.negate, res[1] != p.negate
+	return res
 }

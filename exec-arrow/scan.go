@@ -78,11 +78,18 @@ type scratch struct {
 	mapped [][]int32 // per alias (1..): row of that table per position, -1 none
 	mask   []uint64  // per position: the metrics the row counts for
 	pass   []bool
+	// The direct kernel's counts, sums and groups per bucket, and tests.
+	bcount []int64
+	bsum   []int64
+	bgids  []int32
+	tests  []directTest
 	keys   []uint64
 	gids   []int32
 	mrows  []int32
 	mgids  []int32
 	dcodes [][]int32 // per dimension numbered by the worker: codes per position
+	hist   []int32   // a metric's positions per group (four lanes each)
+	combos []int32   // positions per group and metric mask
 	reqs   [][]bool  // per required filter
 	masked bool      // mask holds the batch's metric masks
 
@@ -121,6 +128,13 @@ func newScratch(q *query) *scratch {
 		s.pass = make([]bool, n)
 	}
 	s.pass = s.pass[:n]
+	if q.directOK {
+		nb := len(q.buckets)
+		if cap(s.bcount) < nb {
+			s.bcount, s.bsum, s.bgids = make([]int64, nb), make([]int64, nb), make([]int32, nb)
+		}
+		s.bcount, s.bsum, s.bgids = s.bcount[:nb], s.bsum[:nb], s.bgids[:nb]
+	}
 	if cap(s.mapped) < len(q.views) {
 		s.mapped = make([][]int32, len(q.views))
 	}
@@ -171,7 +185,11 @@ func (q *query) chunkLen() int {
 func scratchBytes(q *query) int64 {
 	chunkRows := int64(q.chunkLen())
 	per := 4 + 4 + 8 + 1 + 8 + 4 + 4 + 4 + 4*int64(len(q.views)-1) + 4*int64(len(q.dims)) + int64(len(q.required))
-	return per * chunkRows
+	n := per * chunkRows
+	if q.directOK {
+		n += 20 * int64(len(q.buckets))
+	}
+	return n
 }
 
 // scan aggregates every base row of src in the question's range into one

@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"unsafe"
+
+	"sutura.dev/domain"
+)
+
+// The direct kernel aggregates a batch with no selection vector and no
+// group ids, when the question's shape allows: no dimension and no join
+// (a group is a bucket), every metric needing the same required filters
+// (a row counts for all or none), every term a count or an integer sum
+// over a column with no null in the batch, every filter tested by its
+// outcome per dictionary entry or boolean value, and the batch wholly in
+// the range. Each filter is tested over the batch's rows in order into a
+// keep flag per row; one pass counts the kept rows per bucket, and one per
+// sum adds each row's value times its flag. The counts and sums are those
+// the stages of query.chunk reach (integer sums are exact in any order).
+
+// directOff, set by tests only, keeps every batch on query.chunk's
+// stages; directHook, when set (by tests only), runs for every batch the
+// direct kernel aggregates.
+var (
+	directOff  bool
+	directHook func()
+)
+
+// directShape reports whether q's shape allows the direct kernel (the
+// batch is checked by direct).
+func (q *query) directShape() bool {
+	if len(q.dims) > 0 || len(q.joins) > 0 || len(q.joinFilters) > 0 || !q.sameNeeds() {
+		return false
+	}
+	for _, mp := range q.metrics {
+		for _, tp := range mp.terms {
+			if tp.op != opCount && ((tp.op != opSum && tp.op != opAvg) || tp.float) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// direct aggregates b into p with the direct kernel and reports true, or
+// reports false, having done nothing, when the batch does not allow it.
+func (q *query) direct(s *scratch, p *partial, b *batch) bool {
+	if !q.directOK || !b.inside && !b.oneBucket {
+		return false
+	}
+	lo, hi := b.lo, b.hi
+	tests := s.tests[:0]
+	for i, f := range q.baseFilters {
+		tests = append(tests, directTest{f, b.cols[f.slot], &s.filterMaps[i]})
+	}
+	if len(q.needs) > 0 {
+		for i, rp := range q.required {
+			if q.needs[0]>>i&1 != 0 {
+				tests = append(tests, directTest{rp, b.cols[rp.slot], &s.reqMaps[i]})
+			}
+		}
+	}
+	s.tests = tests
+	for _, t := range tests {
+		if !t.p.inOnePass(t.c, hi-lo) {
+			return false
+		}
+	}
+	for _, mp := range q.metrics {
+		for _, tp := range mp.terms {
+			if b.cols[tp.slot].valid != nil {
+				return false
+			}
+		}
+	}
+	if directHook != nil {
+		directHook()
+	}
+	keep := flags(s.pass[:hi-lo]) // 1: the row passes every filter so far
+	for i := range keep {
+		keep[i] = 1
+	}
+	for _, t := range tests {
+		t.apply(keep, lo, hi)
+	}
+	nb := len(q.buckets)
+	bucket, hc := s.bucket[:hi-lo], s.bcount[:nb]
+	clear(hc)
+	switch t := b.cols[q.timeSlot]; {
+	case b.oneBucket:
+		var c int64
+		for i, k := range keep {
+			bucket[i] = b.bucket
+			c += int64(k)
+		}
+		hc[b.bucket] = c
+	case t.days != nil:
+		start, of := q.start, q.bucketOf
+		for i, d := range t.days[lo:hi] {
+			bk := of[int32(d)-start]
+			bucket[i] = bk
+			hc[bk] += int64(keep[i])
+		}
+	default:
+		start, of := q.start, q.bucketOf
+		for i, us := range t.ints[lo:hi] {
+			bk := of[dayOfMicros(us)-start]
+			bucket[i] = bk
+			hc[bk] += int64(keep[i])
+		}
+	}
+	// The groups of the buckets that kept a row, in bucket order (the
+	// order groups are met in does not change an answer).
+	gidOf := s.bgids[:nb]
+	for bk, c := range hc {
+		gidOf[bk] = -1
+		if c > 0 {
+			gidOf[bk] = p.groups.packedID(uint64(bk))
+		}
+	}
+	p.grow(q)
+	for m, mp := range q.metrics {
+		counts := p.rows[m]
+		for bk, g := range gidOf {
+			if g >= 0 {
+				counts[g] += hc[bk]
+			}
+		}
+		for t, tp := range mp.terms {
+			st := p.terms[m][t]
+			if tp.op != opCount {
+				hs := s.bsum[:nb]
+				clear(hs)
+				for i, v := range b.cols[tp.slot].ints[lo:hi] {
+					hs[bucket[i]] += v & -int64(keep[i])
+				}
+				for bk, g := range gidOf {
+					if g >= 0 {
+						st.i[g] += hs[bk]
+					}
+				}
+			}
+			for bk, g := range gidOf {
+				if g >= 0 {
+					st.n[g] += hc[bk]
+				}
+			}
+		}
+	}
+	return true
+}
+
+// directTest is one filter of the direct kernel: a predicate, the batch's
+// column it tests, and its per-batch dictionary cache.
+type directTest struct {
+	p *predicate
+	c *column
+	m *dictMap
+}
+
+// apply clears keep[i] for the row lo+i that fails the test.
+func (t directTest) apply(keep []uint8, lo, hi int) {
+	c := t.c
+	if c.typ == domain.TypeBoolean {
+		out, bits := t.p.boolOutcomes(), c.boolBits
+		for i := range keep {
+			r := lo + i
+			keep[i] &= uint8(bitOf(out[bits[r>>3]>>(r&7)&1]))
+		}
+		return
+	}
+	idx := c.idx[lo:hi]
+	if res := t.p.dictOut; res != nil && c == t.p.col {
+		for i, x := range idx {
+			keep[i] &= uint8(bitOf(res[x]))
+		}
+		return
+	}
+	t.m.reset(c)
+	for k := range c.dict {
+		t.p.textOutcome(c.dict, t.m, int32(k))
+	}
+	vals := t.m.vals
+	for i, x := range idx {
+		keep[i] &= uint8(vals[x]) // 0 or 1: every entry's outcome is set
+	}
+}
+
+// flags is b's memory as bytes, for arithmetic on 0 and 1 without a
+// branch; the kernel stores only 0 and 1 in it (a bool's two
+// representations), so b reads as bools again after.
+func flags(b []bool) []uint8 {
+	return unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+}
