@@ -72,7 +72,18 @@ var (
 	chdbOnce sync.Once
 	chdbSys  *chdbtest.System
 	chdbErr  error
+	chdbDir  string // the engine's files, removed when the tests end
 )
+
+// TestMain removes the directory chDB's engine kept its files in, which
+// outlives every test of the binary (the engine is process-wide).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if chdbDir != "" {
+		_ = os.RemoveAll(chdbDir)
+	}
+	os.Exit(code)
+}
 
 // onChDB is the demo loaded into chDB's engine, once per test binary (the
 // engine is process-wide and read-only once loaded).
@@ -85,6 +96,7 @@ func onChDB(t *testing.T, b *domain.Bundle) *chdbtest.System {
 			chdbErr = err
 			return
 		}
+		chdbDir = dir
 		e, err := chdbtest.Open(lib, dir)
 		if err != nil {
 			chdbErr = err
