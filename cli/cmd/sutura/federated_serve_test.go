@@ -122,7 +122,7 @@ func servesTheFederatedDemo(t *testing.T, dir, kind string) {
 	for _, q := range []string{fedAreaCategory, fedTopProducts, year2025} {
 		status, _, body := s.do(t, "POST", "/v1/query", q)
 		require.Equal(t, 200, status, body)
-		assert.Equal(t, embeddedRows(t, q), answerOf(t, body), "the embedded demo's answer to %s", q)
+		assert.Equal(t, demoRows(t, q), rowsOf(t, body), "the embedded demo's answer to %s", q)
 		if q != year2025 {
 			assert.Contains(t, body, `"executed_as":[{"source":"files","posture":"shared-service-user"},{"source":"warehouse","posture":"shared-service-user"}]`)
 		} else {
@@ -144,33 +144,6 @@ func servesTheFederatedDemo(t *testing.T, dir, kind string) {
 	require.NoError(t, err)
 	require.False(t, res.IsError)
 	assert.Contains(t, mustJSON(t, res.StructuredContent), `"source":"warehouse"`)
-}
-
-// fedAnswer is the columns and rows of an answer body.
-type fedAnswer struct {
-	Outcome string              `json:"outcome"`
-	Columns []map[string]string `json:"columns"`
-	Rows    [][]*string         `json:"rows"`
-}
-
-func answerOf(t *testing.T, body string) fedAnswer {
-	t.Helper()
-	var a fedAnswer
-	require.NoError(t, json.Unmarshal([]byte(body), &a), body)
-	return a
-}
-
-// embeddedRows is the embedded demo's answer to question (sutura query
-// --json with no configuration).
-func embeddedRows(t *testing.T, question string) fedAnswer {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "q.json")
-	require.NoError(t, os.WriteFile(path, []byte(question), 0o600))
-	code, out, errOut := runCLI(t, nil, "query", "--json", path)
-	require.Equal(t, exitOK, code, errOut)
-	a := answerOf(t, out)
-	require.Equal(t, "answer", a.Outcome, out)
-	return a
 }
 
 // TestServeTheFederatedDemoOnPostgres serves the demo with its orders in
