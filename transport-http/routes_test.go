@@ -260,6 +260,9 @@ func TestAClientThatGoesAwayCancelsTheWork(t *testing.T) {
 	require.Error(t, err)
 	eventually(t, func() bool { return len(sys.Ended()) == 1 }, "the data system saw the cancellation")
 	eventually(t, func() bool { return e.adm.InUse() == 0 }, "the slot is back")
+	// The slot is given back when the work stops and the record is
+	// written after it, while the handler winds down without its client.
+	eventually(t, func() bool { return len(e.audit.Records()) == 1 }, "the call is audited")
 	recs := e.audit.Records()
 	require.Len(t, recs, 1)
 	assert.Equal(t, "cancelled", recs[0].Code)
