@@ -174,6 +174,10 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"file t.ndjson", "column n", "missing"}},
 		{"timestamp", "t.csv", "day,n\n2025-01-01 10:00:00,1\n", []domain.ModelColumn{col("day", domain.TypeTimestamp), col("n", domain.TypeInteger)},
 			[]string{"file t.csv", "column day", "line 2", "timestamp"}},
+		// Three columns decoded at once, one per goroutine: the one that
+		// fails names itself and stops the others.
+		{"parquet text as integer", "t.parquet", string(salesParquet(t)), []domain.ModelColumn{col("day", domain.TypeDate), col("amount", domain.TypeInteger), col("status", domain.TypeInteger)},
+			[]string{"file t.parquet", "column status", "integer"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,10 +2,12 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -14,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"golang.org/x/sync/errgroup"
 )
 
 // readParquet reads only the wanted column chunks of p, one row group at a
@@ -45,9 +48,9 @@ func (l *loader) readParquet(p part) error {
 	// are read from their definition levels.
 	var leaves, full []int
 	valid := map[int]int{} // want → leaf
-	// Columns are decoded on this goroutine, never pqarrow's own: a
-	// malformed page can panic the Parquet library, and only a panic on
-	// this goroutine can be recovered (see recoverParquet).
+	// Columns are decoded on the loader's goroutines, never pqarrow's
+	// own: a malformed page can panic the Parquet library, and only a
+	// panic on a goroutine of ours can be recovered (see nextRecord).
 	props := pqarrow.ArrowReadProperties{BatchSize: loadBatch}
 	for i, w := range l.wants {
 		idx := sch.ColumnIndexByName(w.name)
@@ -86,7 +89,7 @@ func (l *loader) readParquet(p part) error {
 			}
 		}
 		if len(leaves) > 0 {
-			if err := l.readRowGroup(p, fr, rg, leaves, full, base, n); err != nil {
+			if err := l.readColumns(p, fr, rg, leaves, full, base, n); err != nil {
 				return err
 			}
 		}
@@ -100,12 +103,38 @@ func (l *loader) readParquet(p part) error {
 	return nil
 }
 
+// readColumns converts the wanted columns of row group rg: on this
+// goroutine for a background fill or a single column, otherwise one
+// column per goroutine, at most GOMAXPROCS at once, each with a record
+// reader of its own (a column's builder is only ever touched by one).
+// The first column that fails stops the others; its error is returned,
+// and a panic of one of them is a defect (guard), not the process's end.
+func (l *loader) readColumns(p part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
+	if l.serial || len(leaves) == 1 || runtime.GOMAXPROCS(0) == 1 {
+		return l.readRowGroup(l.ctx, p, fr, rg, leaves, full, base, n)
+	}
+	g, ctx := errgroup.WithContext(l.ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for j := range leaves {
+		g.Go(guard(func() error {
+			return l.readRowGroup(ctx, p, fr, rg, leaves[j:j+1], full[j:j+1], base, n)
+		}))
+	}
+	if err := g.Wait(); err != nil {
+		if cerr := l.ctx.Err(); cerr != nil {
+			return cerr
+		}
+		return err
+	}
+	return nil
+}
+
 // readRowGroup converts the wanted columns of row group rg, n rows by its
 // footer, batch by batch: what it holds at once is one batch of decoded
 // values, whatever row count the footer declares, and a row group whose
 // pages hold fewer rows is an error.
-func (l *loader) readRowGroup(p part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
-	rr, err := fr.GetRecordReader(l.ctx, leaves, []int{rg})
+func (l *loader) readRowGroup(ctx context.Context, p part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
+	rr, err := fr.GetRecordReader(ctx, leaves, []int{rg})
 	if err != nil {
 		return fmt.Errorf("file %s, row group %d: %w", p.path, rg, err)
 	}
@@ -114,8 +143,8 @@ func (l *loader) readRowGroup(p part, fr *pqarrow.FileReader, rg int, leaves, fu
 	for row < base+n {
 		ok, err := nextRecord(rr)
 		if err != nil {
-			if l.ctx.Err() != nil {
-				return l.ctx.Err()
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
 			return fmt.Errorf("file %s, row group %d: %w", p.path, rg, err)
 		}
@@ -132,7 +161,7 @@ func (l *loader) readRowGroup(p part, fr *pqarrow.FileReader, rg int, leaves, fu
 			}
 		}
 		row += int(rec.NumRows())
-		if err := l.ctx.Err(); err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 	}
