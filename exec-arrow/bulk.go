@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"runtime"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"golang.org/x/sync/errgroup"
 
 	"sutura.dev/domain"
 )
@@ -164,10 +166,25 @@ func (l *loader) reserve(n int) error {
 			return err
 		}
 	}
+	var rs []reserver
 	for _, b := range l.builders {
 		if r, ok := b.(reserver); ok {
-			r.reserve(n)
+			rs = append(rs, r)
 		}
 	}
-	return nil
+	if l.serial || len(rs) < 2 || runtime.GOMAXPROCS(0) == 1 {
+		for _, r := range rs {
+			r.reserve(n)
+		}
+		return nil
+	}
+	// The room is taken on several goroutines: most of its cost is the
+	// kernel's first touch of each new page (zeroed here), which runs on
+	// every core at once.
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, r := range rs {
+		g.Go(guard(func() error { r.reserve(n); return nil }))
+	}
+	return g.Wait()
 }
