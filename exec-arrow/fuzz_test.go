@@ -274,8 +274,9 @@ func FuzzNDJSON(f *testing.F) {
 // only; plain and .gz/.zst, alone or a part of a directory, declared and
 // inferred types) to FuzzCSV's property. The seeds are files written by
 // pqarrow (every column type the reader converts, nulls, dictionaries,
-// required text and date columns of dictionary pages, which a streamed
-// question decodes without pqarrow, several row groups,
+// required text, date and integer columns of dictionary pages, which a
+// streamed question decodes without pqarrow (an integer one going on in
+// PLAIN pages once its dictionary is full), several row groups,
 // Snappy/Zstd/uncompressed pages), files whose
 // footer declares a huge row count or page size, and truncated files.
 func FuzzParquet(f *testing.F) {

@@ -22,11 +22,14 @@ const (
 )
 
 // dictChunk decodes one dictionary-encoded column chunk of a required
-// text or date column straight from its pages: the dictionary once, then
-// each batch's indexes from the RLE/bit-packed runs into the worker's
-// buffers. It spares the general decoder's per-chunk buffers, builders
-// and copies (and the collections they cause) on the columns a streamed
-// question filters, groups and buckets by.
+// text, date or integer column straight from its pages: the dictionary
+// once, then each batch's indexes from the RLE/bit-packed runs into the
+// worker's buffers. It spares the general decoder's per-chunk buffers,
+// builders and copies (and the collections they cause) on the columns a
+// streamed question filters, groups, buckets and joins by. An integer
+// chunk may go on in PLAIN pages once its dictionary is full (writers
+// fall back so on a key with many distinct values); their values are
+// copied as they are.
 type dictChunk struct {
 	pr    file.PageReader
 	name  string
@@ -34,25 +37,43 @@ type dictChunk struct {
 	id    uint64     // one column id per dictionary: per-batch caches carry over
 	texts []string   // text: the dictionary
 	days  []int32    // date: the dictionary
+	ints  []int64    // integer: the dictionary
 	empty []bool     // text: entries that are empty (null)
 	some  bool       // text: some entry is empty
 	left  int        // values left in the current page
 	runs  hybridRuns // the current page's indexes
+	plain []byte     // integer: the current page's values, when it is PLAIN
+}
+
+// dictBuffers are a worker's buffers for one column slot, reused batch
+// after batch: idx for indexes, days or ints for the values.
+type dictBuffers struct {
+	idx  []int32
+	days []arrow.Date32
+	ints []int64
 }
 
 // dictEligible reports whether a column chunk can be read by a dictChunk:
-// a required, unnested text (byte array) or date (int32 date) column whose
-// footer says every data page is a version-1 page of dictionary indexes.
+// a required, unnested text (byte array), date (int32 date) or integer
+// (int64, signed, no other logical type) column whose footer says it has
+// a dictionary and every data page is a version-1 page of dictionary
+// indexes, or, for an integer, of PLAIN values.
 func dictEligible(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, typ domain.ColumnType) bool {
 	if descr.MaxDefinitionLevel() != 0 || descr.MaxRepetitionLevel() != 0 {
 		return false
 	}
+	plain := false
 	switch {
 	case typ == domain.TypeText && descr.PhysicalType() == parquet.Types.ByteArray:
 	case typ == domain.TypeDate && descr.PhysicalType() == parquet.Types.Int32:
 		if _, ok := parquetDay(descr); !ok {
 			return false
 		}
+	case typ == domain.TypeInteger && descr.PhysicalType() == parquet.Types.Int64:
+		if !plainInt64(descr) {
+			return false
+		}
+		plain = true
 	default:
 		return false
 	}
@@ -66,7 +87,8 @@ func dictEligible(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column
 		switch st.PageType {
 		case pageDictionary:
 		case pageData:
-			if st.Encoding != parquet.Encodings.RLEDict && st.Encoding != parquet.Encodings.PlainDict {
+			if st.Encoding != parquet.Encodings.RLEDict && st.Encoding != parquet.Encodings.PlainDict &&
+				!(plain && st.Encoding == parquet.Encodings.Plain) {
 				return false
 			}
 			data = true
@@ -75,6 +97,19 @@ func dictEligible(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column
 		}
 	}
 	return data
+}
+
+// plainInt64 reports whether an int64 column holds signed 64-bit
+// integers as they are: no logical type, or a signed 64-bit integer one
+// (a timestamp, a decimal or an unsigned integer is read by pqarrow).
+func plainInt64(descr *schema.Column) bool {
+	switch lt := descr.LogicalType().(type) {
+	case nil, schema.NoLogicalType:
+		return descr.ConvertedType() == schema.ConvertedTypes.None || descr.ConvertedType() == schema.ConvertedTypes.Int64
+	case schema.IntLogicalType:
+		return lt.BitWidth() == 64 && lt.IsSigned()
+	}
+	return false
 }
 
 // newDictChunk opens the chunk's pages and reads its dictionary.
@@ -103,8 +138,16 @@ func newDictChunk(rg *file.RowGroupReader, leaf int, proto *column) (*dictChunk,
 
 // readDictionary decodes a PLAIN dictionary page.
 func (d *dictChunk) readDictionary(data []byte, n int) error {
-	if n < 0 || n > len(data) && d.typ == domain.TypeText || n*4 > len(data) && d.typ == domain.TypeDate {
+	if n < 0 || n > len(data) && d.typ == domain.TypeText || n > len(data)/4 && d.typ == domain.TypeDate ||
+		n > len(data)/8 && d.typ == domain.TypeInteger {
 		return fmt.Errorf("the dictionary page is shorter than its values")
+	}
+	if d.typ == domain.TypeInteger {
+		d.ints = make([]int64, n)
+		for i := range d.ints {
+			d.ints[i] = int64(binary.LittleEndian.Uint64(data[8*i:]))
+		}
+		return nil
 	}
 	if d.typ == domain.TypeDate {
 		d.days = make([]int32, n)
@@ -131,10 +174,13 @@ func (d *dictChunk) readDictionary(data []byte, n int) error {
 	return nil
 }
 
-// next decodes the next n values as a batch column; idx is the worker's
-// index buffer (at least n long), days its date buffer.
-func (d *dictChunk) next(n int, idx []int32, days []arrow.Date32) (*column, error) {
-	idx = idx[:n]
+// next decodes the next n values as a batch column into the worker's
+// buffers (each at least n long; see parquetReaders.buffers).
+func (d *dictChunk) next(n int, buf dictBuffers) (*column, error) {
+	if d.typ == domain.TypeInteger {
+		return d.nextInts(n, buf)
+	}
+	idx, days := buf.idx[:n], buf.days
 	for got := 0; got < n; {
 		if d.left == 0 {
 			if err := d.nextPage(); err != nil {
@@ -183,6 +229,47 @@ func (d *dictChunk) next(n int, idx []int32, days []arrow.Date32) (*column, erro
 	return c, nil
 }
 
+// nextInts is next for an integer chunk: indexes looked up in the
+// dictionary, PLAIN values copied.
+func (d *dictChunk) nextInts(n int, buf dictBuffers) (*column, error) {
+	out := buf.ints[:n]
+	for got := 0; got < n; {
+		if d.left == 0 {
+			if err := d.nextPage(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		k := min(n-got, d.left)
+		dst := out[got : got+k]
+		if d.plain != nil {
+			for i := range dst {
+				dst[i] = int64(binary.LittleEndian.Uint64(d.plain[8*i:]))
+			}
+			d.plain = d.plain[8*k:]
+		} else {
+			idx := buf.idx[:k]
+			if err := d.runs.decode(idx); err != nil {
+				return nil, err
+			}
+			dict, size := d.ints, uint32(len(d.ints))
+			var bad bool
+			for _, i := range idx {
+				bad = bad || uint32(i) >= size
+			}
+			if bad {
+				return nil, fmt.Errorf("a dictionary index is out of range")
+			}
+			for r, i := range idx {
+				dst[r] = dict[i]
+			}
+		}
+		d.left -= k
+		got += k
+	}
+	return &column{name: d.name, typ: d.typ, n: n, id: columnIDs.Add(1), ints: out, bytes: int64(8 * n)}, nil
+}
+
 // skip decodes and drops the next n values (a batch outside the range).
 func (d *dictChunk) skip(n int, idx []int32) error {
 	for got := 0; got < n; {
@@ -193,7 +280,9 @@ func (d *dictChunk) skip(n int, idx []int32) error {
 			continue
 		}
 		k := min(n-got, d.left, len(idx))
-		if err := d.runs.decode(idx[:k]); err != nil {
+		if d.plain != nil {
+			d.plain = d.plain[8*k:]
+		} else if err := d.runs.decode(idx[:k]); err != nil {
 			return err
 		}
 		d.left -= k
@@ -215,12 +304,22 @@ func (d *dictChunk) nextPage() error {
 	if !ok {
 		return fmt.Errorf("a data page of the column chunk is not a version-1 page")
 	}
-	if enc := parquet.Encoding(p.Encoding()); enc != parquet.Encodings.RLEDict && enc != parquet.Encodings.PlainDict {
-		return fmt.Errorf("a data page of the column chunk is not dictionary-encoded")
-	}
 	data := p.Data()
 	if p.NumValues() < 0 || (p.NumValues() > 0 && len(data) == 0) {
 		return fmt.Errorf("a data page of the column chunk is empty")
+	}
+	d.plain = nil
+	enc := parquet.Encoding(p.Encoding())
+	if enc == parquet.Encodings.Plain && d.typ == domain.TypeInteger {
+		if int(p.NumValues()) > len(data)/8 {
+			return fmt.Errorf("a data page of the column chunk is shorter than its values")
+		}
+		d.left = int(p.NumValues())
+		d.plain = data[:8*d.left]
+		return nil
+	}
+	if enc != parquet.Encodings.RLEDict && enc != parquet.Encodings.PlainDict {
+		return fmt.Errorf("a data page of the column chunk is not dictionary-encoded")
 	}
 	d.left = int(p.NumValues())
 	if d.left == 0 {

@@ -39,21 +39,25 @@ func TestHybridRuns(t *testing.T) {
 	assert.Error(t, past.decode(make([]int32, 17)))
 }
 
-// TestDictChunkMatchesWriter writes required text and date columns in
-// small dictionary pages and reads every row group back through
-// dictChunk, batch by batch (one batch skipped), as the writer wrote them:
-// dictionaries of one entry, of a thousand (ten-bit indexes), with an
-// empty text (null), and dates in long runs.
+// TestDictChunkMatchesWriter writes required text, date and integer
+// columns in small dictionary pages and reads every row group back
+// through dictChunk, batch by batch (one batch skipped), as the writer
+// wrote them: dictionaries of one entry, of a thousand (ten-bit indexes),
+// with an empty text (null), dates in long runs, and integer keys with so
+// many distinct values that the writer falls back from the dictionary to
+// PLAIN pages within each chunk.
 func TestDictChunkMatchesWriter(t *testing.T) {
 	const rows, group, batch = 120_000, 50_000, 7_000
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "s", Type: arrow.BinaryTypes.String},
 		{Name: "one", Type: arrow.BinaryTypes.String},
 		{Name: "d", Type: arrow.FixedWidthTypes.Date32},
+		{Name: "few", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "key", Type: arrow.PrimitiveTypes.Int64},
 	}, nil)
 	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
 	defer b.Release()
-	texts, days := make([]string, rows), make([]int32, rows)
+	texts, days, keys := make([]string, rows), make([]int32, rows), make([]int64, rows)
 	for i := range rows {
 		texts[i] = fmt.Sprintf("v%d", (i*7919)%1000)
 		if i%1000 == 17 {
@@ -63,12 +67,15 @@ func TestDictChunkMatchesWriter(t *testing.T) {
 		b.Field(0).(*array.StringBuilder).Append(texts[i])
 		b.Field(1).(*array.StringBuilder).Append("x")
 		b.Field(2).(*array.Date32Builder).Append(arrow.Date32(days[i]))
+		keys[i] = int64(i*7919%100_003) - 50_000
+		b.Field(3).(*array.Int64Builder).Append(int64(i%3) - 1)
+		b.Field(4).(*array.Int64Builder).Append(keys[i])
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	var buf bytes.Buffer
 	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(group), parquet.WithDataPageSize(512),
-		parquet.WithCompression(compress.Codecs.Snappy))
+		parquet.WithDictionaryPageSizeLimit(64<<10), parquet.WithCompression(compress.Codecs.Snappy))
 	w, err := pqarrow.NewFileWriter(sch, &buf, props, pqarrow.DefaultWriterProps())
 	require.NoError(t, err)
 	require.NoError(t, w.Write(rec))
@@ -76,25 +83,37 @@ func TestDictChunkMatchesWriter(t *testing.T) {
 
 	pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
 	require.NoError(t, err)
-	protos := []*column{{name: "s", typ: domain.TypeText}, {name: "one", typ: domain.TypeText}, {name: "d", typ: domain.TypeDate}}
-	first := 0
+	protos := []*column{{name: "s", typ: domain.TypeText}, {name: "one", typ: domain.TypeText}, {name: "d", typ: domain.TypeDate},
+		{name: "few", typ: domain.TypeInteger}, {name: "key", typ: domain.TypeInteger}}
+	first, plainPages := 0, 0
 	for rg := range pf.NumRowGroups() {
 		rgr := pf.RowGroup(rg)
 		n := int(rgr.NumRows())
 		for leaf, proto := range protos {
 			descr := pf.MetaData().Schema.Column(leaf)
 			require.True(t, dictEligible(rgr.MetaData(), leaf, descr, proto.typ), "column %s", proto.name)
-			assert.False(t, dictEligible(rgr.MetaData(), leaf, descr, domain.TypeInteger), "column %s as an integer", proto.name)
+			if proto.typ != domain.TypeInteger {
+				assert.False(t, dictEligible(rgr.MetaData(), leaf, descr, domain.TypeInteger), "column %s as an integer", proto.name)
+			} else {
+				assert.False(t, dictEligible(rgr.MetaData(), leaf, descr, domain.TypeText), "column %s as text", proto.name)
+				cc, err := rgr.MetaData().ColumnChunk(leaf)
+				require.NoError(t, err)
+				for _, st := range cc.EncodingStats() {
+					if st.PageType == pageData && st.Encoding == parquet.Encodings.Plain {
+						plainPages++
+					}
+				}
+			}
 			d, err := newDictChunk(rgr, leaf, proto)
 			require.NoError(t, err)
-			idx, dbuf := make([]int32, batch), make([]arrow.Date32, batch)
+			buf := dictBuffers{idx: make([]int32, batch), days: make([]arrow.Date32, batch), ints: make([]int64, batch)}
 			for off := 0; off < n; off += batch {
 				k := min(batch, n-off)
 				if off == batch {
-					require.NoError(t, d.skip(k, idx))
+					require.NoError(t, d.skip(k, buf.idx))
 					continue
 				}
-				c, err := d.next(k, idx, dbuf)
+				c, err := d.next(k, buf)
 				require.NoError(t, err)
 				for r := range k {
 					i := first + off + r
@@ -107,13 +126,18 @@ func TestDictChunkMatchesWriter(t *testing.T) {
 						require.Nil(t, c.valid)
 					case "d":
 						require.Equal(t, days[i], int32(c.days[r]), "row %d", i)
+					case "few":
+						require.Equal(t, int64(i%3)-1, c.ints[r], "row %d", i)
+					case "key":
+						require.Equal(t, keys[i], c.ints[r], "row %d", i)
 					}
 				}
 			}
-			_, err = d.next(1, idx, dbuf)
+			_, err = d.next(1, buf)
 			assert.Error(t, err, "past the end of the chunk")
 			d.close()
 		}
 		first += n
 	}
+	require.Positive(t, plainPages, "the key column fell back to PLAIN pages")
 }

@@ -169,19 +169,27 @@ func statsZone(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, n
 // batch is decoded).
 type parquetReaders struct {
 	files map[*parquetPart]*pqarrow.FileReader
-	idx   [][]int32
-	days  [][]arrow.Date32
+	bufs  []dictBuffers
 }
 
-// buffers returns slot s's index and date buffers, at least n long.
-func (pr *parquetReaders) buffers(s, n int) ([]int32, []arrow.Date32) {
-	for len(pr.idx) <= s {
-		pr.idx, pr.days = append(pr.idx, nil), append(pr.days, nil)
+// buffers returns slot s's buffers for a column of type typ: the index
+// buffer, and the value buffer of a date or an integer, each at least n
+// long.
+func (pr *parquetReaders) buffers(s, n int, typ domain.ColumnType) dictBuffers {
+	for len(pr.bufs) <= s {
+		pr.bufs = append(pr.bufs, dictBuffers{})
 	}
-	if len(pr.idx[s]) < n {
-		pr.idx[s], pr.days[s] = make([]int32, n), make([]arrow.Date32, n)
+	b := &pr.bufs[s]
+	if len(b.idx) < n {
+		b.idx = make([]int32, n)
 	}
-	return pr.idx[s], pr.days[s]
+	switch {
+	case typ == domain.TypeDate && len(b.days) < n:
+		b.days = make([]arrow.Date32, n)
+	case typ == domain.TypeInteger && len(b.ints) < n:
+		b.ints = make([]int64, n)
+	}
+	return *b
 }
 
 func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, error) {
@@ -244,8 +252,8 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	if z, ok := statsZone(rgm, pp.leaves[q.timeSlot], pp.md.Schema.Column(pp.leaves[q.timeSlot]), false); ok {
 		inside = z.min >= q.start && z.max < q.start+q.span
 	}
-	// Required text and date columns of dictionary pages are decoded
-	// straight from their pages; the others through pqarrow.
+	// Required text, date and integer columns of dictionary pages are
+	// decoded straight from their pages; the others through pqarrow.
 	own := make([]*dictChunk, len(q.base))
 	rest := full
 	for _, s := range full {
@@ -309,8 +317,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			base := int(pp.first[t.rg]) + off
 			col := func(s int) (*column, error) {
 				if d := own[s]; d != nil {
-					idx, days := pr.buffers(s, n)
-					c, err := d.next(n, idx, days)
+					c, err := d.next(n, pr.buffers(s, n, d.typ))
 					if err != nil {
 						return nil, fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.path, t.rg, q.base[s].name, err)
 					}
@@ -336,8 +343,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 					}
 					for s, d := range own {
 						if d != nil && s != q.timeSlot {
-							idx, _ := pr.buffers(s, n)
-							if err := d.skip(n, idx); err != nil {
+							if err := d.skip(n, pr.buffers(s, n, d.typ).idx); err != nil {
 								return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.path, t.rg, q.base[s].name, err)
 							}
 						}
