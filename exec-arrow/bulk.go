@@ -34,6 +34,16 @@ func (m *nullMask) addArray(arr arrow.Array) {
 	}
 }
 
+// addValid records n more values, none of them null.
+func (m *nullMask) addValid(n int) {
+	if m.valid != nil {
+		for range n {
+			m.valid = append(m.valid, true)
+		}
+	}
+	m.n += n
+}
+
 func (b *intBuilder) appendArray(arr arrow.Array) bool {
 	a, ok := arr.(*array.Int64)
 	if !ok || b.typ == domain.TypeTimestamp {

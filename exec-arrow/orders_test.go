@@ -41,7 +41,8 @@ type shopOptions struct {
 	rowGroup int  // Parquet rows per row group
 	noStats  bool // Parquet without column statistics
 	// required writes the Parquet columns that hold no null as required
-	// columns, in small pages (several pages per column chunk).
+	// columns, in small pages (several pages per column chunk), with
+	// small dictionaries (integer keys go on in PLAIN pages).
 	required bool
 	csv      bool // CSV instead of Parquet
 }
@@ -181,7 +182,9 @@ func (tb *table) parquet(t testing.TB, o shopOptions) []byte {
 		opts = append(opts, parquet.WithStats(false))
 	}
 	if o.required {
-		opts = append(opts, parquet.WithDataPageSize(1024))
+		// Small pages, and dictionaries small enough that the keys with
+		// many values fall back to PLAIN pages within a chunk.
+		opts = append(opts, parquet.WithDataPageSize(1024), parquet.WithDictionaryPageSizeLimit(4096), parquet.WithBatchSize(512))
 	}
 	w, err := pqarrow.NewFileWriter(schema, &buf, parquet.NewWriterProperties(opts...), pqarrow.DefaultWriterProps())
 	require.NoError(t, err)

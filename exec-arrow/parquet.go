@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -17,6 +18,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"golang.org/x/sync/errgroup"
+
+	"sutura.dev/domain"
 )
 
 // readParquet reads only the wanted column chunks of p, one row group at a
@@ -105,19 +108,40 @@ func (l *loader) readParquet(p part) error {
 
 // readColumns converts the wanted columns of row group rg: on this
 // goroutine for a background fill or a single column, otherwise one
-// column per goroutine, at most GOMAXPROCS at once, each with a record
-// reader of its own (a column's builder is only ever touched by one).
-// The first column that fails stops the others; its error is returned,
-// and a panic of one of them is a defect (guard), not the process's end.
+// column per goroutine, at most GOMAXPROCS at once, each with a reader
+// of its own (a column's builder is only ever touched by one). The first
+// column that fails stops the others; its error is returned, and a panic
+// of one of them is a defect (guard), not the process's end. A required
+// integer column of dictionary pages is decoded straight into its
+// builder (see dictChunk); the others through pqarrow.
 func (l *loader) readColumns(p part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
+	var direct, restLeaves, restFull []int
+	for j, leaf := range leaves {
+		if l.directInts(fr, rg, leaf, full[j]) {
+			direct = append(direct, j)
+			continue
+		}
+		restLeaves, restFull = append(restLeaves, leaf), append(restFull, full[j])
+	}
 	if l.serial || len(leaves) == 1 || runtime.GOMAXPROCS(0) == 1 {
-		return l.readRowGroup(l.ctx, p, fr, rg, leaves, full, base, n)
+		for _, j := range direct {
+			if err := l.readDictInts(l.ctx, p, fr, rg, leaves[j], full[j], n); err != nil {
+				return err
+			}
+		}
+		if len(restLeaves) == 0 {
+			return nil
+		}
+		return l.readRowGroup(l.ctx, p, fr, rg, restLeaves, restFull, base, n)
 	}
 	g, ctx := errgroup.WithContext(l.ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for j := range leaves {
+	for _, j := range direct {
+		g.Go(guard(func() error { return l.readDictInts(ctx, p, fr, rg, leaves[j], full[j], n) }))
+	}
+	for j := range restLeaves {
 		g.Go(guard(func() error {
-			return l.readRowGroup(ctx, p, fr, rg, leaves[j:j+1], full[j:j+1], base, n)
+			return l.readRowGroup(ctx, p, fr, rg, restLeaves[j:j+1], restFull[j:j+1], base, n)
 		}))
 	}
 	if err := g.Wait(); err != nil {
@@ -125,6 +149,49 @@ func (l *loader) readColumns(p part, fr *pqarrow.FileReader, rg int, leaves, ful
 			return cerr
 		}
 		return err
+	}
+	return nil
+}
+
+// directInts reports whether want i, at leaf of row group rg, is read
+// by readDictInts: an integer kept by its builder (not a validation
+// pass), whose chunk a dictChunk can decode.
+func (l *loader) directInts(fr *pqarrow.FileReader, rg, leaf, i int) bool {
+	b, ok := l.builders[i].(*intBuilder)
+	if !ok || l.check || b.typ != domain.TypeInteger || l.wants[i].typ != domain.TypeInteger {
+		return false
+	}
+	md := fr.ParquetReader().MetaData()
+	return dictEligible(md.RowGroup(rg), leaf, md.Schema.Column(leaf), domain.TypeInteger)
+}
+
+// readDictInts decodes the n values of an integer chunk (see directInts)
+// into want i's builder, loadBatch at a time, without an intermediate
+// copy.
+func (l *loader) readDictInts(ctx context.Context, p part, fr *pqarrow.FileReader, rg, leaf, i, n int) error {
+	b := l.builders[i].(*intBuilder)
+	fail := func(err error) error {
+		return fmt.Errorf("file %s, row group %d, column %s: %w", p.path, rg, l.wants[i].name, err)
+	}
+	d, err := newDictChunk(fr.ParquetReader().RowGroup(rg), leaf, &column{name: l.wants[i].name, typ: domain.TypeInteger})
+	if err != nil {
+		return fail(err)
+	}
+	defer d.close()
+	idx := make([]int32, min(n, loadBatch))
+	for off := 0; off < n; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k := min(loadBatch, n-off)
+		start := len(b.vals)
+		b.vals = slices.Grow(b.vals, k)[:start+k]
+		if _, err := d.next(k, dictBuffers{idx: idx, ints: b.vals[start:]}); err != nil {
+			b.vals = b.vals[:start]
+			return fail(err)
+		}
+		b.mask.addValid(k)
+		off += k
 	}
 	return nil
 }

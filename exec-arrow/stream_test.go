@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -60,8 +61,8 @@ func answers(t testing.TB, e *Engine, plans []*domain.Plan, settle bool) [][][]s
 // streamed from Parquet, from the cache, streamed from CSV — and over
 // Parquet written without statistics (nothing pruned, nothing coded by
 // span), over Parquet whose columns without nulls are required (their
-// dictionary pages decoded directly): the answers are the same, bit for
-// bit.
+// dictionary pages decoded directly, integer keys going on in PLAIN
+// pages), streamed and loaded: the answers are the same, bit for bit.
 func TestStreamedAndCachedAnswersAgree(t *testing.T) {
 	const rows = 300_000
 	pq, csv, bare, req := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
@@ -87,11 +88,38 @@ func TestStreamedAndCachedAnswersAgree(t *testing.T) {
 	assert.Equal(t, want, answers(t, streaming(csv), plans, false), "streamed from CSV")
 	assert.Equal(t, want, answers(t, streaming(bare), plans, false), "streamed from Parquet without statistics")
 	assert.Equal(t, want, answers(t, streaming(req), plans, false), "streamed from Parquet with required columns in small pages")
+	require.Positive(t, plainPages(t, filepath.Join(req, "orders.parquet"), "order_id"), "order_id fell back to PLAIN pages")
+	cachedReq := newEngine(t, os.DirFS(req))
+	answers(t, cachedReq, plans, true)
+	assert.Equal(t, want, answers(t, cachedReq, plans, false), "from the cache, loaded from Parquet with required columns")
 
 	// One worker gives the same answers as two.
 	one, err := New(ctx, Config{Source: "files", Files: os.DirFS(pq), NoCacheFill: true, Parallelism: 1})
 	require.NoError(t, err)
 	assert.Equal(t, want, answers(t, one, plans, false), "one worker")
+}
+
+// plainPages counts the row groups of a Parquet file in which column
+// name has PLAIN data pages.
+func plainPages(t *testing.T, path, name string) int {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	pf, err := file.NewParquetReader(bytes.NewReader(b))
+	require.NoError(t, err)
+	leaf := pf.MetaData().Schema.ColumnIndexByName(name)
+	require.GreaterOrEqual(t, leaf, 0)
+	n := 0
+	for rg := range pf.NumRowGroups() {
+		cc, err := pf.MetaData().RowGroup(rg).ColumnChunk(leaf)
+		require.NoError(t, err)
+		for _, st := range cc.EncodingStats() {
+			if st.PageType == pageData && st.Encoding == parquet.Encodings.Plain {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // TestRowGroupStatisticsSkipRowGroups: a question over one month of two
