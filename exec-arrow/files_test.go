@@ -271,10 +271,11 @@ func TestCacheReuseAndInvalidation(t *testing.T) {
 	e := newEngine(t, os.DirFS(dir))
 	ctx := context.Background()
 	p := mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("amount", sum("amount"))))
+	// A streamed answer schedules the fill at once, so a count is exact
+	// only once the fill has settled.
 	run(t, e, p)
-	require.EqualValues(t, 1, e.cache.reads.Load(), "the first question streams the file")
 	require.NoError(t, e.Settle(ctx))
-	require.EqualValues(t, 2, e.cache.reads.Load(), "then its columns are read into the cache")
+	require.EqualValues(t, 2, e.cache.reads.Load(), "the first question streams the file, then its columns are read into the cache")
 	run(t, e, p)
 	require.EqualValues(t, 2, e.cache.reads.Load(), "a second question reads nothing")
 
@@ -295,8 +296,8 @@ func TestCacheReuseAndInvalidation(t *testing.T) {
 	later := time.Now().Add(time.Hour)
 	require.NoError(t, os.Chtimes(filepath.Join(dir, "sales.csv"), later, later))
 	run(t, e, p)
-	require.EqualValues(t, 5, e.cache.reads.Load())
 	require.NoError(t, e.Settle(ctx))
+	require.EqualValues(t, 6, e.cache.reads.Load(), "streamed and read into the cache again")
 
 	// New content is read.
 	write(t, dir, "sales.csv", "id,day,cust,amount,price,status,paid,qty\n1,2025-01-05,1,5,1,done,true,1\n")
