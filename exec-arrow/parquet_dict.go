@@ -181,19 +181,8 @@ func (d *dictChunk) next(n int, buf dictBuffers) (*column, error) {
 		return d.nextInts(n, buf)
 	}
 	idx, days := buf.idx[:n], buf.days
-	for got := 0; got < n; {
-		if d.left == 0 {
-			if err := d.nextPage(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		k := min(n-got, d.left)
-		if err := d.runs.decode(idx[got : got+k]); err != nil {
-			return nil, err
-		}
-		d.left -= k
-		got += k
+	if err := d.pages(n, n, func(got, k int) error { return d.runs.decode(idx[got : got+k]) }); err != nil {
+		return nil, err
 	}
 	size := len(d.texts)
 	if d.typ == domain.TypeDate {
@@ -233,45 +222,53 @@ func (d *dictChunk) next(n int, buf dictBuffers) (*column, error) {
 // dictionary, PLAIN values copied.
 func (d *dictChunk) nextInts(n int, buf dictBuffers) (*column, error) {
 	out := buf.ints[:n]
-	for got := 0; got < n; {
-		if d.left == 0 {
-			if err := d.nextPage(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		k := min(n-got, d.left)
+	err := d.pages(n, n, func(got, k int) error {
 		dst := out[got : got+k]
 		if d.plain != nil {
 			for i := range dst {
 				dst[i] = int64(binary.LittleEndian.Uint64(d.plain[8*i:]))
 			}
 			d.plain = d.plain[8*k:]
-		} else {
-			idx := buf.idx[:k]
-			if err := d.runs.decode(idx); err != nil {
-				return nil, err
-			}
-			dict, size := d.ints, uint32(len(d.ints))
-			var bad bool
-			for _, i := range idx {
-				bad = bad || uint32(i) >= size
-			}
-			if bad {
-				return nil, fmt.Errorf("a dictionary index is out of range")
-			}
-			for r, i := range idx {
-				dst[r] = dict[i]
-			}
+			return nil
 		}
-		d.left -= k
-		got += k
+		idx := buf.idx[:k]
+		if err := d.runs.decode(idx); err != nil {
+			return err
+		}
+		dict, size := d.ints, uint32(len(d.ints))
+		var bad bool
+		for _, i := range idx {
+			bad = bad || uint32(i) >= size
+		}
+		if bad {
+			return fmt.Errorf("a dictionary index is out of range")
+		}
+		for r, i := range idx {
+			dst[r] = dict[i]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return &column{name: d.name, typ: d.typ, n: n, id: columnIDs.Add(1), ints: out, bytes: int64(8 * n)}, nil
 }
 
 // skip decodes and drops the next n values (a batch outside the range).
 func (d *dictChunk) skip(n int, idx []int32) error {
+	return d.pages(n, len(idx), func(_, k int) error {
+		if d.plain != nil {
+			d.plain = d.plain[8*k:]
+			return nil
+		}
+		return d.runs.decode(idx[:k])
+	})
+}
+
+// pages walks the next n values page by page, moving to the next page
+// as each ends: f takes the k values (at most limit) that start at value
+// got of the n, from the current page.
+func (d *dictChunk) pages(n, limit int, f func(got, k int) error) error {
 	for got := 0; got < n; {
 		if d.left == 0 {
 			if err := d.nextPage(); err != nil {
@@ -279,10 +276,8 @@ func (d *dictChunk) skip(n int, idx []int32) error {
 			}
 			continue
 		}
-		k := min(n-got, d.left, len(idx))
-		if d.plain != nil {
-			d.plain = d.plain[8*k:]
-		} else if err := d.runs.decode(idx[:k]); err != nil {
+		k := min(n-got, d.left, limit)
+		if err := f(got, k); err != nil {
 			return err
 		}
 		d.left -= k
