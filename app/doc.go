@@ -19,7 +19,7 @@
 // anything can answer.
 //
 // A question whose dimensions are read from several data systems is
-// planned in legs (product.md §11): the legs run at once, each on its
+// planned in legs (docs/contract.md §11): the legs run at once, each on its
 // source in its posture, under the question's one slot and one deadline,
 // and the Combiner port (implemented by the embedded engine) joins and
 // re-aggregates their rows into the answer; Governance bounds the legs a

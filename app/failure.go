@@ -9,7 +9,7 @@ import (
 )
 
 // FailureCode is the stable code of a failure: a call that ended without
-// an outcome (product.md §5). It is the code of the audit record, of the
+// an outcome (docs/contract.md §5). It is the code of the audit record, of the
 // HTTP failure body and of the in-process error, and the MCP tool error
 // carries its sentence, so that every transport reports the same event
 // with the same code. Codes are part of the contract.
@@ -47,7 +47,7 @@ const (
 	CodeCancelled FailureCode = "cancelled"
 )
 
-// The fixed sentences of the failures of a call (product.md §5). None
+// The fixed sentences of the failures of a call (docs/contract.md §5). None
 // carries a caller value or a data system's text.
 const (
 	TextAtCapacity      = "at capacity, ask again shortly"
@@ -80,7 +80,7 @@ type failureRow struct {
 
 // failures is the one table of failure codes: code, HTTP status, fixed
 // sentence, whether it is reported, and the sentinel error it stands for.
-// The order is that of product.md §5, then the codes the surfaces add;
+// The order is that of docs/contract.md §5, then the codes the surfaces add;
 // classify tries the sentinels in this order.
 var failures = []failureRow{
 	{CodeUnauthorized, 401, "a bearer token is required, and this one is missing or not valid", false, nil},

@@ -13,7 +13,7 @@ import (
 )
 
 // Combiner is the driven port that computes the answer of a federated plan
-// from the rows of its legs (product.md §11): the embedded engine
+// from the rows of its legs (docs/contract.md §11): the embedded engine
 // implements it with its own kernels. Combine receives legs[i], the rows
 // plan.Legs[i] returned (as plan.LegPlan(i) lists their columns), and
 // returns the answer's rows, bounded by the row cap and the byte bound; a
@@ -27,7 +27,7 @@ type Combiner interface {
 	Combine(ctx context.Context, plan *domain.Plan, legs []*domain.RowSet) (*domain.RowSet, error)
 }
 
-// Defaults of Governance (product.md §9).
+// Defaults of Governance (docs/contract.md §9).
 const (
 	DefaultLookupLegCeiling = semantic.DefaultLookupLegCeiling
 	DefaultSourceCeiling    = semantic.DefaultSourceCeiling

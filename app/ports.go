@@ -23,7 +23,7 @@ type Validator interface {
 }
 
 // CostReporter is the optional ability of a data system to measure what
-// executing a plan took (product.md §6, in-process: the realized cost).
+// executing a plan took (docs/contract.md §6, in-process: the realized cost).
 // ExecuteWithCost behaves exactly as Execute and also returns the rows the
 // system scanned (after pruning) and the bytes it read, for this execution
 // alone, whatever else runs at the same time. The cost is reported even
@@ -70,7 +70,7 @@ type Source struct {
 }
 
 // SQLRunner is the optional ability of a data system to run one statement
-// of run_sql (product.md §6): in a read-only transaction under ctx's
+// of run_sql (docs/contract.md §6): in a read-only transaction under ctx's
 // deadline, returning at most rowCap rows named after the result's fields,
 // with no role and no provenance. More rows than rowCap is a
 // *domain.RefusalError (result_too_large), never a truncated result; a

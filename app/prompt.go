@@ -27,7 +27,7 @@ type PromptOptions struct {
 	LeftOut int
 }
 
-// guidance is the built-in instruction to agents (product.md §6).
+// guidance is the built-in instruction to agents (docs/contract.md §6).
 const guidance = `You answer questions about numbers with sutura, a governed metrics server.
 - List the catalogue first (describe_catalog): ask only for the metrics, grains, dimensions and filter values it lists.
 - Ask for numbers, not data: one question names up to 8 metrics, up to 4 dimensions, a grain and a bounded range. There is no way to send SQL, a table or a filter expression.

@@ -77,7 +77,7 @@ func (s *Surface) SQLSource() (string, error) {
 	return s.sqlSource, nil
 }
 
-// RunSQL runs one run_sql statement for caller (product.md §6), through
+// RunSQL runs one run_sql statement for caller (docs/contract.md §6), through
 // the pipeline of Call from the enablement step on (the statement is
 // already read): on the one source that can run SQL, in an admission slot,
 // under the execution deadline, with the row cap domain.MaxRowCap (more

@@ -29,7 +29,7 @@ func (e *AnchorError) Error() string {
 
 func (e *AnchorError) Unwrap() error { return e.Err }
 
-// CheckBundle is the start-up validation of product.md §2.3, run before any
+// CheckBundle is the start-up validation of docs/contract.md §2.3, run before any
 // listener opens and on every refresh: every model's source must be open,
 // no metric may need authored SQL (no opened data system runs it), every
 // data system that can check its tables (Validator) must find them
@@ -126,7 +126,7 @@ func CheckAnchor(ctx context.Context, b *domain.Bundle, metric string, sources m
 	return nil
 }
 
-// Check is the start-up validation of the surface (product.md §2.3, §8),
+// Check is the start-up validation of the surface (docs/contract.md §2.3, §8),
 // run before anything can answer: the bundle in force against the
 // surface's sources (CheckBundle: sources, authored SQL, tables and
 // columns, anchors) and, when run_sql is enabled, the login role of its

@@ -45,7 +45,7 @@ type Config struct {
 	RequestTimeout time.Duration
 	// Now is the clock relative ranges resolve against; nil is time.Now.
 	Now func() time.Time
-	// Combiner combines the legs of a federated question (product.md
+	// Combiner combines the legs of a federated question (docs/contract.md
 	// §11); nil refuses every federated question as
 	// federation_not_executable.
 	Combiner Combiner

@@ -6,7 +6,7 @@ import (
 )
 
 // AuditRecord is what is written for every answer and refusal (and every
-// run_sql call) before the outcome is returned (product.md §8). It holds
+// run_sql call) before the outcome is returned (docs/contract.md §8). It holds
 // filter dimensions but never filter values, and never a rejected value.
 type AuditRecord struct {
 	Time             time.Time    `json:"time"`

@@ -4,7 +4,7 @@ package domain
 // list in app is the single source of what a deployment serves.
 type Capability string
 
-// The capabilities of the contract (product.md §6).
+// The capabilities of the contract (docs/contract.md §6).
 const (
 	DescribeCatalog Capability = "describe_catalog"
 	AskMetric       Capability = "ask_metric"

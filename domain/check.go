@@ -29,7 +29,7 @@ func (p *Problem) Error() string {
 // answer projects them as columns.
 var ReservedLabels = []string{"period"}
 
-// Check runs every consistency check of product.md §2.1 over a catalogue:
+// Check runs every consistency check of docs/contract.md §2.1 over a catalogue:
 // names, duplicates, references between documents, reachable columns,
 // relationship cardinality on dimension paths, allowlists, required
 // filters, anchors, reserved and colliding labels, and the knowledge

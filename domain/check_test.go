@@ -400,7 +400,7 @@ func TestCheck(t *testing.T) {
 
 func TestMaxKnowledgeBytes(t *testing.T) {
 	if MaxKnowledgeBytes != 32*1024 {
-		t.Fatalf("MaxKnowledgeBytes = %d, product.md §2.1 says 32 KiB", MaxKnowledgeBytes)
+		t.Fatalf("MaxKnowledgeBytes = %d, docs/contract.md §2.1 says 32 KiB", MaxKnowledgeBytes)
 	}
 	k := Knowledge{
 		Glossary:   []Glossary{{Term: "ab", Synonyms: []string{"cde"}, Note: "f"}},

@@ -265,7 +265,7 @@ func TestRange(t *testing.T) {
 // (three leap days), so any ten-year range is allowed and nothing longer.
 func TestMaxSpanDays(t *testing.T) {
 	if MaxSpanDays != 3653 {
-		t.Fatalf("MaxSpanDays = %d, product.md §3.2 says 3653", MaxSpanDays)
+		t.Fatalf("MaxSpanDays = %d, docs/contract.md §3.2 says 3653", MaxSpanDays)
 	}
 	longest := 0
 	for y := 1900; y <= 2200; y++ {

@@ -54,7 +54,7 @@ func TestCheckIdent(t *testing.T) {
 
 func TestIdentLengthIsCountedInBytes(t *testing.T) {
 	if MaxIdentLen != 63 {
-		t.Fatalf("MaxIdentLen = %d, product.md §2 says 63", MaxIdentLen)
+		t.Fatalf("MaxIdentLen = %d, docs/contract.md §2 says 63", MaxIdentLen)
 	}
 	// 62 ASCII letters and one two-byte letter: 63 characters but 64 bytes.
 	// Either way it is refused; the length rule must not let it through.

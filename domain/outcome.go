@@ -98,7 +98,7 @@ func (c Cell) DateValue() Date {
 // BoolValue reports whether the cell is the boolean true.
 func (c Cell) BoolValue() bool { return c.kind == KindBool && c.i != 0 }
 
-// Render returns the canonical text of the cell (product.md §4.2): null →
+// Render returns the canonical text of the cell (docs/contract.md §4.2): null →
 // "null"; integers as plain decimals; reals as the shortest decimal that
 // round-trips, never in exponent form, a whole real without ".0", and
 // negative zero as "0"; dates YYYY-MM-DD; booleans true/false; text

@@ -120,7 +120,7 @@ func TestRenderedBytes(t *testing.T) {
 		t.Fatal("an empty row set has rendered bytes")
 	}
 	if MaxResultBytes != 8<<20 || MaxRowCap != 10000 {
-		t.Fatalf("bounds: %d bytes, %d rows; product.md §4.1 says 8 MiB and 10 000", MaxResultBytes, MaxRowCap)
+		t.Fatalf("bounds: %d bytes, %d rows; docs/contract.md §4.1 says 8 MiB and 10 000", MaxResultBytes, MaxRowCap)
 	}
 }
 

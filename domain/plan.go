@@ -7,7 +7,7 @@ package domain
 // question or the bundle again.
 //
 // A single-source plan has one Leg, which answers the question, and no
-// Combine. A federated plan (product.md §11) has a base leg (Legs[0]) on
+// Combine. A federated plan (docs/contract.md §11) has a base leg (Legs[0]) on
 // the metrics' source, whose rows are re-aggregable partials, a lookup leg
 // (LegLookup) per crossing relationship, and a Combine step that joins and
 // re-aggregates their rows into the answer. An executor never sees a
@@ -66,7 +66,7 @@ func (p *Plan) Bounds() (rows, bytes int) {
 }
 
 // Federated reports whether the plan spans several legs that a combine
-// joins (product.md §11).
+// joins (docs/contract.md §11).
 func (p *Plan) Federated() bool { return p.Combine != nil }
 
 // LegPlan returns the plan an executor runs for leg i of a federated plan:
@@ -243,7 +243,7 @@ type FilterRef struct {
 
 // MetricRef is one metric of the leg: its label, its measure over columns
 // of the base table, and its own required filters, which apply to that
-// metric's aggregates only (product.md §4.1).
+// metric's aggregates only (docs/contract.md §4.1).
 type MetricRef struct {
 	Name            string
 	Measure         Measure

@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// Question bounds (product.md §3.1). Counts that a caller may exceed are
+// Question bounds (docs/contract.md §3.1). Counts that a caller may exceed are
 // refused by the compiler with a typed reason; the parser only bounds what
 // no valid question can exceed, so input cannot exhaust memory.
 const (
@@ -21,7 +21,7 @@ const (
 	maxRelativeCount = 100000
 )
 
-// Question is a certified question (product.md §3.1). It holds only names,
+// Question is a certified question (docs/contract.md §3.1). It holds only names,
 // a grain, a bounded range and allowlist-checked values: there is no field
 // for SQL, a table or an expression.
 type Question struct {

@@ -33,7 +33,7 @@ func TestParseQuestionValid(t *testing.T) {
 		want Question
 	}{
 		{
-			name: "the example of product.md §3.1",
+			name: "the example of docs/contract.md §3.1",
 			in: `{"metrics": ["net_sales"],
  "grain": "month",
  "range": {"start": "2026-01-01", "end": "2026-04-01"},

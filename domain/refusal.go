@@ -2,7 +2,7 @@ package domain
 
 import "fmt"
 
-// Code is the stable identifier of a refusal reason (product.md §4.3).
+// Code is the stable identifier of a refusal reason (docs/contract.md §4.3).
 // Codes are part of the contract: they never change spelling.
 type Code string
 
@@ -69,7 +69,7 @@ var codeStatus = map[Code]int{
 	SourceUnavailable:            503,
 }
 
-// codeOrder lists the codes in the order of product.md §4.3.
+// codeOrder lists the codes in the order of docs/contract.md §4.3.
 var codeOrder = []Code{
 	MetricUnknown, TooManyMetrics, DuplicateMetricName, MetricsSpanDifferentModels,
 	GrainNotSupported, TimeRangeTooLong, TooManyDimensions, TooManyFilters,

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// contractCodes is product.md §4.3, copied from the spec by hand, in its
+// contractCodes is docs/contract.md §4.3, copied from the spec by hand, in its
 // order. It is the independent record the implementation is checked
 // against.
 var contractCodes = []struct {

@@ -9,7 +9,7 @@ import (
 // MaxValueLen is the longest dimension value, in characters (code points).
 const MaxValueLen = 64
 
-// Dimension value problems (product.md §3.3). None of them carries the
+// Dimension value problems (docs/contract.md §3.3). None of them carries the
 // rejected value: a rejected value is never echoed anywhere.
 var (
 	ErrValueEmpty     = errors.New("is empty")

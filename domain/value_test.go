@@ -141,7 +141,7 @@ func TestCheckValueLengthInCodePoints(t *testing.T) {
 		}
 	}
 	if MaxValueLen != 64 {
-		t.Errorf("MaxValueLen = %d, product.md §3.3 says 64", MaxValueLen)
+		t.Errorf("MaxValueLen = %d, docs/contract.md §3.3 says 64", MaxValueLen)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // Combiner computes the answer of a federated plan from the rows of its
-// legs (product.md §11) with the engine's own kernels: the base leg's
+// legs (docs/contract.md §11) with the engine's own kernels: the base leg's
 // partials are presented to the aggregation as cached columns, batch by
 // batch, through the producer every question reads its rows through; each
 // lookup leg's rows are a joined table, reached by the same join steps

@@ -12,7 +12,7 @@ import (
 )
 
 // DefaultWorkingSetMaxBytes is the working-set ceiling when Config leaves
-// it zero: 1 GiB (product.md §7, runtime.working_set_max_bytes).
+// it zero: 1 GiB (docs/contract.md §7, runtime.working_set_max_bytes).
 const DefaultWorkingSetMaxBytes int64 = 1 << 30
 
 // Config configures a files source.
@@ -99,7 +99,7 @@ func (e *Engine) Source() string { return e.cfg.Source }
 // columns exist, and every value of a column with a declared type parses
 // as that type. It reads every file once without caching it, and names
 // the file, column and line of the first problem. It is the start-up (and
-// refresh) check of product.md §9.
+// refresh) check of docs/contract.md §9.
 func (e *Engine) Validate(ctx context.Context) error {
 	for i := range e.cfg.Models {
 		m := &e.cfg.Models[i]

@@ -15,7 +15,7 @@ import (
 var ErrAtCapacity = errors.New("at capacity, ask again shortly")
 
 // AdmissionConfig configures the admission bound. Zero values take the
-// defaults of product.md §7.
+// defaults of docs/contract.md §7.
 type AdmissionConfig struct {
 	// MaxConcurrent is the number of questions executing at once across
 	// every transport of the process: 1..512, default 8.

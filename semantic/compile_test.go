@@ -29,7 +29,7 @@ func names(prefix string, n int) []string {
 }
 
 // TestRefusals provokes every refusal the compiler raises, and checks that
-// the first failure in the order of product.md §3.2 wins.
+// the first failure in the order of docs/contract.md §3.2 wins.
 func TestRefusals(t *testing.T) {
 	b := demoBundle(t)
 	nobody := domain.Principal{Subject: "agent"}

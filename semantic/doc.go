@@ -1,5 +1,5 @@
 // Package semantic is sutura's compiler: it resolves a question against a
-// pinned bundle in the order of product.md §3.2, plans it onto data systems
+// pinned bundle in the order of docs/contract.md §3.2, plans it onto data systems
 // and renders a plan to SQL for each dialect with every value bound as a
 // parameter.
 //
@@ -14,7 +14,7 @@
 //
 // # Resolution order
 //
-// The first failure wins, in this order (product.md §3.2):
+// The first failure wins, in this order (docs/contract.md §3.2):
 //
 //  1. metrics: more than domain.MaxMetrics → too_many_metrics; a name twice
 //     → duplicate_metric_name; then each name in question order, unknown or
@@ -42,7 +42,7 @@
 //     given as authored SQL → federation_not_executable; two different
 //     tables with one bare name → plan_tables_share_an_identifier. A
 //     federated question (a dimension, grouped or only filtered, read
-//     through a crossing relationship), in the order of product.md §11:
+//     through a crossing relationship), in the order of docs/contract.md §11:
 //     a count_distinct term in any metric → measure_does_not_federate; one
 //     model read by two lookup legs → federation_link_ambiguous; more
 //     lookup legs than Ceilings.LookupLegs →

@@ -98,7 +98,7 @@ type step struct {
 }
 
 // planFederated plans a question whose dimensions are read from several
-// sources (product.md §11): a base leg of partials on the metrics' source,
+// sources (docs/contract.md §11): a base leg of partials on the metrics' source,
 // one lookup leg per crossing relationship, and the combine. Its
 // refusals come in the order of §11.
 func planFederated(b *domain.Bundle, r *resolved, c Ceilings) (*domain.Plan, *domain.Reason) {
@@ -184,7 +184,7 @@ func planFederated(b *domain.Bundle, r *resolved, c Ceilings) (*domain.Plan, *do
 	return p, nil
 }
 
-// refusals checks the federated plan in the order of product.md §11.
+// refusals checks the federated plan in the order of docs/contract.md §11.
 func (f *federation) refusals(c Ceilings, remoteDim string) *domain.Reason {
 	for _, m := range f.r.metrics {
 		if m.Measure == nil {

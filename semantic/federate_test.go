@@ -145,7 +145,7 @@ func TestLocalQuestionsStayOneLeg(t *testing.T) {
 }
 
 // TestFederationRefusals provokes each refusal of planning in legs and
-// checks their order (product.md §11): measure_does_not_federate,
+// checks their order (docs/contract.md §11): measure_does_not_federate,
 // federation_link_ambiguous, plan_needs_too_many_lookup_legs,
 // plan_spans_too_many_sources, federation_not_executable, then
 // plan_tables_share_an_identifier within a leg.

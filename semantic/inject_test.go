@@ -12,7 +12,7 @@ import (
 )
 
 // hostileValues are allowlists and required-filter values an attacker would
-// love to see in SQL. Each is a valid dimension value (product.md §3.3).
+// love to see in SQL. Each is a valid dimension value (docs/contract.md §3.3).
 var hostileValues = values{
 	areas:      []string{"'); DROP TABLE x; --", "O'Brien", `"quoted" name`, "semi;colon", `back\slash`},
 	channels:   []string{"a' OR '1'='1", "`tick` name", "Zürich – Süd"},

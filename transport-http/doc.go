@@ -1,6 +1,6 @@
 // Package httpapi serves sutura's capabilities over HTTP: the /v1 routes,
 // the generated OpenAPI 3.1 document and its /docs page, the MCP handler at
-// /mcp, Prometheus metrics, and the gates in front of them (product.md §5,
+// /mcp, Prometheus metrics, and the gates in front of them (docs/contract.md §5,
 // §6, §8).
 //
 // Routes: GET /health ({"status":"ok"}), GET /ready, GET /openapi.json,

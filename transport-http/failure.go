@@ -9,7 +9,7 @@ import (
 )
 
 // FailureCode is the stable code of a failure body: something went wrong
-// that is not a refusal (product.md §5). The codes, their statuses and
+// that is not a refusal (docs/contract.md §5). The codes, their statuses and
 // sentences are the surface's one table (app.FailureCode), shared with the
 // audit record and every other transport; this package only writes them.
 type FailureCode = app.FailureCode

@@ -103,7 +103,7 @@ type documentOptions struct {
 	metrics bool // /metrics is served
 }
 
-// toolRoutes is where each capability is served over HTTP (product.md §6).
+// toolRoutes is where each capability is served over HTTP (docs/contract.md §6).
 var toolRoutes = map[domain.Capability]struct{ method, path string }{
 	domain.DescribeCatalog: {http.MethodGet, "/v1/catalog"},
 	domain.AskMetric:       {http.MethodPost, "/v1/query"},

@@ -18,7 +18,7 @@ import (
 
 // routes is the route table. Each route names itself (the label of its
 // metrics) and wears the layers its class needs, in the order of
-// product.md §6: rate limit, Host allowlist, deployment bearer token,
+// docs/contract.md §6: rate limit, Host allowlist, deployment bearer token,
 // inbound identity, capability gate, body limit. Probes wear none.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()

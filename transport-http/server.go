@@ -110,7 +110,7 @@ type InboundConfig struct {
 	Client *http.Client
 }
 
-// Server is the HTTP surface: the routes of product.md §6 behind the
+// Server is the HTTP surface: the routes of docs/contract.md §6 behind the
 // layers of §6 in their order. It is safe for concurrent use.
 type Server struct {
 	cfg          Config
@@ -301,7 +301,7 @@ const (
 )
 
 // HTTPServer returns an http.Server on addr serving Handler, with the
-// connection bounds of product.md §6, derived from the request timeout T
+// connection bounds of docs/contract.md §6, derived from the request timeout T
 // (server.request_timeout_seconds):
 //
 //   - the request line and headers arrive within min(T, 10 s) and hold at

@@ -1,6 +1,6 @@
 // Package inproc is sutura's in-process tool-server connection, for agent
 // kernels that hold their tool servers in process and call them without a
-// protocol (product.md §6, in-process).
+// protocol (docs/contract.md §6, in-process).
 //
 // A Connection is built by the composition root over the app.Surface, the
 // capability list this deployment permits and the process's one admission
@@ -13,7 +13,7 @@
 // domain, questions are answered, audited, admitted and bounded by
 // app.Surface on the same path as every other transport.
 //
-// How each kind of outcome comes back (product.md §5):
+// How each kind of outcome comes back (docs/contract.md §5):
 //
 //   - answer and refusal: the structured content, with a nil error; a
 //     refusal is a result, not an error;

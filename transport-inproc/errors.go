@@ -52,7 +52,7 @@ func (e *ArgumentError) Unwrap() error {
 	return nil
 }
 
-// FailureError: the service could not answer (product.md §5: at capacity,
+// FailureError: the service could not answer (docs/contract.md §5: at capacity,
 // out of time, a data system down, a defect, or a ratio defined to fail).
 // Its text is the fixed sentence of the MCP surface; the underlying error,
 // which may hold a driver's text, is never exposed.

@@ -31,7 +31,7 @@
 // Streamable HTTP each request is answered as the caller its own gates
 // established, whatever Mcp-Session-Id header it carries.
 //
-// How each kind of outcome comes back (product.md §5):
+// How each kind of outcome comes back (docs/contract.md §5):
 //
 //   - answer and refusal: a tool result whose structuredContent is the
 //     outcome's wire body, with a text block;

@@ -12,7 +12,7 @@ import (
 	"sutura.dev/domain"
 )
 
-// The fixed sentences of the failure channels (product.md §5), the
+// The fixed sentences of the failure channels (docs/contract.md §5), the
 // surface's, shared by every transport.
 const (
 	TextAtCapacity      = app.TextAtCapacity
@@ -99,7 +99,7 @@ var cellEscaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `
 
 func escapeCell(s string) string { return cellEscaper.Replace(s) }
 
-// failure tells a failure on its MCP channel (product.md §5): a tool the
+// failure tells a failure on its MCP channel (docs/contract.md §5): a tool the
 // caller may not call is JSON-RPC error -32602 naming the tool (and the
 // scope that would grant it); a caller that went away gets the context's
 // error, which the SDK turns into a JSON-RPC error nobody is waiting for;

@@ -6,7 +6,7 @@ import (
 	"testing/fstest"
 )
 
-// The load-time consistency errors of product.md §2.1, each found by
+// The load-time consistency errors of docs/contract.md §2.1, each found by
 // domain.Check (or by the duplicate check here) and mapped back to the file,
 // key and line it is about.
 func TestLoadConsistencyErrors(t *testing.T) {

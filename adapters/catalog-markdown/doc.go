@@ -1,5 +1,5 @@
 // Package mdcatalog reads a sutura catalogue written as a tree of Markdown
-// documents (product.md §2) and pins it as a *domain.Bundle.
+// documents (docs/contract.md §2) and pins it as a *domain.Bundle.
 //
 // Every *.md file of the tree is one document: YAML front matter between a
 // first line "---" and the next "---" line, then a Markdown body. The

@@ -42,7 +42,7 @@ var (
 	// question that does not decode).
 	ErrSchema = errors.New("the front matter does not match its schema")
 	// ErrInconsistent: a cross-reference or consistency problem found
-	// across documents (product.md §2.1). It is domain.ErrInvalidDefinitions,
+	// across documents (docs/contract.md §2.1). It is domain.ErrInvalidDefinitions,
 	// so code that knows only the domain can test for it, and the *Error
 	// also wraps the *domain.Problem it was mapped from.
 	ErrInconsistent = domain.ErrInvalidDefinitions

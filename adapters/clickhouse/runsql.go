@@ -12,7 +12,7 @@ import (
 // ErrEmptyStatement is RunSQL's error for a statement with no text.
 var ErrEmptyStatement = errors.New("the statement is empty")
 
-// RunSQL runs one statement of run_sql (product.md §6) and returns at most
+// RunSQL runs one statement of run_sql (docs/contract.md §6) and returns at most
 // rowCap rows (domain.MaxRowCap when rowCap is not positive or larger),
 // named after the result's columns, with no role and no provenance. It
 // runs like a question: with readonly = 1 and max_execution_time from the

@@ -82,7 +82,7 @@ const (
 )
 
 // FederatedDefinitions returns a catalogue whose questions span data
-// systems (product.md §11), a fresh copy a test may edit: sales (sold_on,
+// systems (docs/contract.md §11), a fresh copy a test may edit: sales (sold_on,
 // amount, city, note, store_id, buyer_store_id) on SourceName; stores
 // (store_id, region, region_id) on StoresSource, reached from sales by
 // sale_store and by sale_buyer_store; regions (region_id, zone) on

@@ -26,7 +26,7 @@ var legQuestions = []string{
 }
 
 // RunLegs checks, from a data system's own module, that sys executes the
-// legs of federated plans (product.md §11): for each question of a fixed
+// legs of federated plans (docs/contract.md §11): for each question of a fixed
 // set over the demo with products in another source, it runs the base leg
 // (partials grouped by the product key) and the lookup leg (the products'
 // keys and columns) on sys — which holds every demo table of source —

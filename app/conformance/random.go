@@ -129,7 +129,7 @@ func DifferentialSkipping(t *testing.T, sut, ref *app.Surface, n int, seed uint6
 
 // FederatedDifferential is Differential for sut, a surface whose catalogue
 // is ref's with its models split across several data systems (a
-// federated deployment, product.md §11), against ref on one: every
+// federated deployment, docs/contract.md §11), against ref on one: every
 // outcome must be identical — answers cell for cell and in order,
 // refusals by code, failures — except that sut refuses a question with a
 // count_distinct metric as measure_does_not_federate when one of its

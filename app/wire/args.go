@@ -13,7 +13,7 @@ import "sutura.dev/domain"
 type DescribeCatalogArgs struct{}
 
 // AskMetricArgs is the input of ask_metric, exactly the question of
-// product.md §3.1. It has no field for SQL, a table, a filter expression or
+// docs/contract.md §3.1. It has no field for SQL, a table, a filter expression or
 // row ids.
 type AskMetricArgs struct {
 	Metrics    []MetricName    `json:"metrics" jsonschema:"Names of 1 to 8 distinct metrics listed by describe_catalog. Several metrics must share one model and time column."`

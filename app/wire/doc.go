@@ -2,7 +2,7 @@
 // place: the wire types of each tool's arguments and results, their JSON
 // Schemas generated from those Go types, the tool declarations (the
 // manifest `sutura tools` prints) and the structured content of each
-// result (Content, product.md §6). The arguments are read, and failures
+// result (Content, docs/contract.md §6). The arguments are read, and failures
 // classified and worded, by the pipeline in package app.
 //
 // A transport encodes app.Result with what this package produces and adds

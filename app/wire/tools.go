@@ -15,7 +15,7 @@ type Schemas struct {
 	Output *Schema
 }
 
-// identPattern is the identifier rule of product.md §2.
+// identPattern is the identifier rule of docs/contract.md §2.
 const identPattern = "^[A-Za-z_][A-Za-z0-9_]*$"
 
 func ptr[T any](v T) *T { return &v }

@@ -1,5 +1,5 @@
 // Package canon renders database cells as sutura's canonical cell text
-// (product.md §4.2), so answers from different engines compare exactly.
+// (docs/contract.md §4.2), so answers from different engines compare exactly.
 package canon
 
 import (

@@ -15,7 +15,7 @@ import (
 type Case struct {
 	// Name identifies the case in reports.
 	Name string
-	// Question is the wire question (product.md §3.1). sutura's engine
+	// Question is the wire question (docs/contract.md §3.1). sutura's engine
 	// answers this.
 	Question question.Question
 	// ReferenceSQL is hand-written DuckDB SQL answering Question over the
@@ -25,7 +25,7 @@ type Case struct {
 }
 
 // Result is an answer: column labels and rows of canonical cell text
-// (product.md §4.2; nil is null), in answer order.
+// (docs/contract.md §4.2; nil is null), in answer order.
 type Result struct {
 	// Columns are the answer's column labels.
 	Columns []string

@@ -1,4 +1,4 @@
-// Package question holds the wire shape of a sutura question (product.md
+// Package question holds the wire shape of a sutura question (docs/contract.md
 // §3.1) as plain Go data, so the conformance-corpus generator and the
 // benchmark harness can state questions without importing sutura itself.
 package question

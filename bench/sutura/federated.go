@@ -21,7 +21,7 @@ import (
 // (customers, regions, products) in Postgres through sutura's adapter. A
 // question through a dimension of the store tables runs its base leg on
 // the files and its lookup legs on Postgres at once, and the engine's
-// combine joins them (product.md §11), as the application does; Phases
+// combine joins them (docs/contract.md §11), as the application does; Phases
 // tells the legs' time from the combine's.
 type FederatedEngine struct {
 	name     string

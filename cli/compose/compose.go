@@ -137,7 +137,7 @@ type Options struct {
 	UnchosenAudit app.AuditSink
 }
 
-// ValidationError is the start-up validation that failed (product.md
+// ValidationError is the start-up validation that failed (docs/contract.md
 // §2.3): Err joins every failure found (a source, a table or column, an
 // anchor, run_sql's login role), one per line.
 type ValidationError struct {

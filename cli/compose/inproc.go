@@ -17,7 +17,7 @@ type InProcessOptions struct {
 }
 
 // InProcess returns the in-process tool-server connection of the process
-// (product.md §6): the same surface, the same capability list and the same
+// (docs/contract.md §6): the same surface, the same capability list and the same
 // admission bound as every other transport of this process.
 func (p *Process) InProcess(opts InProcessOptions) (*inproc.Connection, error) {
 	return inproc.New(inproc.Config{

@@ -29,7 +29,7 @@ import (
 	"sutura.dev/bench/question"
 )
 
-// rowCap is the answer row cap of product.md §4.1.
+// rowCap is the answer row cap of docs/contract.md §4.1.
 const rowCap = 10000
 
 // corpusCase is one question with the SQL that answers it.

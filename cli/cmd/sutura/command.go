@@ -11,7 +11,7 @@ import (
 	"sutura.dev/cli/internal/config"
 )
 
-// Exit statuses of the contract (product.md §10).
+// Exit statuses of the contract (docs/contract.md §10).
 const (
 	exitOK    = 0
 	exitFail  = 1

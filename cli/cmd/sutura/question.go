@@ -18,7 +18,7 @@ import (
 const maxQuestionFile = 1 << 20
 
 // readQuestion reads a question in JSON or YAML (the wire shape of
-// product.md §3.1) from the file at path, or from stdin when path is "-"
+// docs/contract.md §3.1) from the file at path, or from stdin when path is "-"
 // (echo '{…}' | sutura query -). Errors name the field, never a value.
 func readQuestion(path string, stdin io.Reader) (domain.Question, error) {
 	r := stdin

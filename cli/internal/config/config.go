@@ -82,7 +82,7 @@ const CatalogMarkdown CatalogKind = "markdown"
 type Config struct {
 	Server   Server   `yaml:"server"`
 	Security Security `yaml:"security"`
-	// Governance bounds federated questions (product.md §11).
+	// Governance bounds federated questions (docs/contract.md §11).
 	Governance Governance `yaml:"governance"`
 	Runtime    Runtime    `yaml:"runtime"`
 	Prompt     Prompt     `yaml:"prompt"`
@@ -242,7 +242,7 @@ type Governance struct {
 	MaxLegRows int `yaml:"max_leg_rows"`
 }
 
-// Runtime is the process-wide bounds of product.md §7 (runtime.*).
+// Runtime is the process-wide bounds of docs/contract.md §7 (runtime.*).
 type Runtime struct {
 	// MaxConcurrentQueries is the one admission bound (1..512).
 	MaxConcurrentQueries int `yaml:"max_concurrent_queries"`

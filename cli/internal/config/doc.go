@@ -1,4 +1,4 @@
-// Package config loads sutura's layered configuration (product.md §9).
+// Package config loads sutura's layered configuration (docs/contract.md §9).
 //
 // The layers are applied in order, each overriding the one before:
 //

@@ -1,6 +1,6 @@
 package config
 
-// unsafe refuses the combinations of product.md §9 that must stop the
+// unsafe refuses the combinations of docs/contract.md §9 that must stop the
 // start, each naming the key to change and pointing at the key that
 // triggered the rule.
 func (c *checker) unsafe() {
@@ -46,7 +46,7 @@ func (c *checker) unsafe() {
 			": say why one identity is acceptable, or use multi-user")
 	}
 
-	// A deployment of several sources can federate (product.md §11): one
+	// A deployment of several sources can federate (docs/contract.md §11): one
 	// answer then combines rows its caller may see at one source with
 	// rows the service user sees at another.
 	federates := len(cfg.Sources) > 1 && cfg.Governance.SourceCeiling > 1

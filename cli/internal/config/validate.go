@@ -97,7 +97,7 @@ func (c *checker) required(key, v, what string) {
 	}
 }
 
-// Bounds that are not in product.md §7, chosen so that no number means
+// Bounds that are not in docs/contract.md §7, chosen so that no number means
 // unlimited.
 const (
 	maxBodyBytesLimit  = 64 << 20
