@@ -280,11 +280,13 @@ var ModuleRules = []ModuleRule{
 		Reason:         "demo data and runnable examples over the in-process transport; Arrow for the demo tables; its tests read the demo's front matter with YAML, independently of the catalogue adapter",
 	},
 	{
-		Folder:         "bench",
-		Modules:        []string{"domain", "semantic", "exec-arrow", "examples", "adapters/catalog-markdown", "adapters/postgres"},
+		Folder: "bench",
+		Modules: []string{"domain", "semantic", "exec-arrow", "examples", "adapters/catalog-markdown", "adapters/postgres",
+			"app", "cli"},
 		ThirdParty:     []string{"github.com/duckdb/duckdb-go/v2"},
 		TestThirdParty: []string{testify},
-		Reason:         "the benchmark harness and the corpus generator: they measure sutura's engine against DuckDB on the same files (the server binary links DuckDB only through adapters/duckdb, for duckdb sources)",
+		Reason: "the benchmark harness and the corpus generator: they measure sutura's engine against DuckDB on the same files (the server binary links DuckDB only through adapters/duckdb, for duckdb sources); " +
+			"a federated deployment is measured as the product itself, opened by cli/compose and asked through app",
 	},
 	{
 		Folder: "examples/importcheck",
