@@ -31,12 +31,12 @@ func (s *Server) routes() http.Handler {
 		s.methods[path] = append(s.methods[path], method)
 		mux.Handle(pattern, named(pattern, h))
 	}
-	public := func(h http.Handler) http.Handler { return s.rateLimit(s.hostAllow(h)) }
+	public := func(h http.Handler) http.Handler { return s.rateLimit(false, s.hostAllow(h)) }
 	gated := func(c domain.Capability, body bool, h http.Handler) http.Handler {
 		if body {
 			h = s.bodyLimit(h)
 		}
-		return public(s.accessToken(s.identity(s.capability(c, h))))
+		return s.rateLimit(true, s.hostAllow(s.accessToken(s.identity(s.capability(c, h)))))
 	}
 
 	handle("GET /health", http.HandlerFunc(health))

@@ -126,7 +126,8 @@ func runServe(inv *invocation) error {
 		MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
 		AllowedHosts: cfg.Server.AllowedHosts, SingleUser: cfg.Security.Identity == "single-user",
 		Metrics: metrics, Logger: logger,
-		RateLimit: httpapi.RateLimit{PerSecond: float64(cfg.Server.RateLimit.PerSecond), Burst: cfg.Server.RateLimit.Burst},
+		RateLimit:      httpapi.RateLimit{PerSecond: float64(cfg.Server.RateLimit.PerSecond), Burst: cfg.Server.RateLimit.Burst},
+		TrustedProxies: cfg.Server.TrustedProxyPrefixes(), MaxConnections: cfg.Server.MaxConnections,
 	}
 	if cfg.Security.AccessToken.Set() {
 		hcfg.AccessToken = cfg.Security.AccessToken.Reveal()
@@ -159,7 +160,7 @@ func runServe(inv *invocation) error {
 	go p.RefreshEvery(base, logger)
 	writeEndpoints(inv.io.out, "http://"+ln.Addr().String(), cfg)
 	errc := make(chan error, 1)
-	go func() { errc <- server.Serve(ln) }()
+	go func() { errc <- server.Serve(hs.LimitListener(ln)) }()
 	select {
 	case err := <-errc:
 		return err
