@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -165,4 +166,22 @@ func TestLimitListener(t *testing.T) {
 	require.NoError(t, ln.Close())
 	_, open := <-accepted
 	assert.False(t, open, "Close ends Accept")
+}
+
+// TestReadySaysTheAuditSinkCannotBeWritten: once an audit write has
+// failed, /ready is 503 naming the audit log and questions are refused
+// unavailable; when the sink writes again, both recover.
+func TestReadySaysTheAuditSinkCannotBeWritten(t *testing.T) {
+	e := newEnv(t, newFake(), envConfig{})
+	const q = `{"metrics":["revenue"],"grain":"year","range":{"start":"2025-01-01","end":"2026-01-01"}}`
+	require.Equal(t, http.StatusOK, e.do(t, request{path: "/ready"}).status)
+	e.audit.Fail(errors.New("no space left on device"))
+	requireFailure(t, e.ask(t, q, nil), Internal)
+	m := requireFailure(t, e.do(t, request{path: "/ready"}), Unavailable)
+	assert.Contains(t, m["detail"], "the audit log cannot be written")
+	m = requireFailure(t, e.ask(t, q, nil), Unavailable)
+	assert.Contains(t, m["detail"], "the audit log cannot be written")
+	e.audit.Fail(nil)
+	require.Equal(t, http.StatusOK, e.do(t, request{path: "/ready"}).status)
+	require.Equal(t, http.StatusOK, e.ask(t, q, nil).status)
 }

@@ -116,8 +116,17 @@ func health(w http.ResponseWriter, _ *http.Request) {
 	writeBytes(w, http.StatusOK, "application/json", []byte(`{"status":"ok"}`))
 }
 
-func (s *Server) ready(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Ready != nil && !s.cfg.Ready() {
+		writeFailure(w, Unavailable, textNotReady)
+		return
+	}
+	// The surface cannot answer while its audit sink cannot be written.
+	var f *app.Failure
+	if err := s.cfg.Surface.Ready(r.Context()); errors.As(err, &f) {
+		writeFailure(w, Unavailable, f.Detail)
+		return
+	} else if err != nil {
 		writeFailure(w, Unavailable, textNotReady)
 		return
 	}
