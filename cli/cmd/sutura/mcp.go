@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -173,7 +174,11 @@ func runServe(inv *invocation) error {
 		logger.Warn("grace period over: cancelling in-flight questions")
 		cancelAll()
 		_ = server.Close()
+		// The exit status says which: 0 when every request finished within
+		// the grace, 1 when some were cancelled.
+		return errors.New("the shutdown grace period (runtime.shutdown_grace_seconds) ended with requests in flight; they were cancelled at their data systems")
 	}
+	logger.Info("shut down: every in-flight request finished")
 	return nil
 }
 
