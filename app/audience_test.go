@@ -34,7 +34,10 @@ func restrictedModels(t *testing.T) *domain.Bundle {
 	d.Metrics = append(d.Metrics, domain.Metric{Name: "wages", Model: "payroll", TimeColumn: "paid_on", Grains: []domain.Grain{domain.Month},
 		Measure: &domain.Measure{Simple: &domain.Term{Aggregate: domain.Sum, Column: "amount"}}})
 	k := apptest.Knowledge()
-	k.Caveats = append(k.Caveats, domain.Caveat{Name: "store_moves", About: []string{"revenue.store_city"}, Note: "Shops move."})
+	k.Caveats = append(k.Caveats, domain.Caveat{Name: "store_moves", About: []string{"revenue.store_city"}, Note: "Shops move."},
+		// One visible and one hidden referent: the note may speak of the
+		// hidden one, so only a caller who sees both is shown it.
+		domain.Caveat{Name: "pay_day", About: []string{"revenue", "wages"}, Note: "Wages are paid on the 25th."})
 	b, err := domain.NewBundle("v1", d, k)
 	require.NoError(t, err)
 	return b
@@ -91,10 +94,12 @@ func TestAModelsAudienceRestrictsItsMetricsAndDimensions(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"revenue", "revenue.city", "revenue.note"}, names)
-	assert.Empty(t, view.Caveats, "nor the knowledge about what is hidden")
+	assert.Empty(t, view.Caveats, "nor the knowledge about what is hidden, even where it names something visible too")
 	full := s.DescribeCatalog(cfo)
 	assert.Len(t, full.Metrics, 2+1, "revenue, secret_revenue and wages for the model's audience")
-	assert.Len(t, full.Caveats, 1)
+	require.Len(t, full.Caveats, 2)
+	assert.Equal(t, "pay_day", full.Caveats[0].Name)
+	assert.Equal(t, []string{"revenue", "wages"}, full.Caveats[0].About)
 }
 
 // TestRefusalsListOnlyWhatTheCallerMaySee: dimension_not_permitted and

@@ -160,6 +160,11 @@ func (s *Surface) run(ctx context.Context, caller Caller, w *work) Result {
 	w.rec.CorrelationID = caller.CorrelationID
 	w.rec.Principal = caller.Principal.Chain()
 	w.rec.Capability = w.tool
+	if f := s.auditUnavailable(ctx); f != nil {
+		// Its record could not be written either: refused before any work.
+		s.report(caller, w.tool, f)
+		return Result{Capability: w.tool, Failure: f}
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
 	defer cancel()
 	res := s.perform(ctx, caller, w)

@@ -165,18 +165,18 @@ func DescribeBundle(b *domain.Bundle, p domain.Principal) CatalogView {
 		}
 	}
 	for _, c := range k.Caveats {
-		var about []string
+		// A caveat is shown only to a caller who sees everything it is
+		// about: its note may speak of a hidden metric even when it also
+		// names a visible one. A referent is a metric, a model,
+		// metric.dimension or metric.dimension=value.
+		all := len(c.About) > 0
 		for _, ref := range c.About {
-			// A referent is a metric, a model, metric.dimension or
-			// metric.dimension=value.
 			metric, dimension, _ := strings.Cut(ref, ".")
 			dimension, _, _ = strings.Cut(dimension, "=")
-			if seen(metric, dimension) || models[ref] {
-				about = append(about, ref)
-			}
+			all = all && (seen(metric, dimension) || models[ref])
 		}
-		if len(about) > 0 {
-			v.Caveats = append(v.Caveats, CaveatView{Name: c.Name, About: about, Note: c.Note})
+		if all {
+			v.Caveats = append(v.Caveats, CaveatView{Name: c.Name, About: c.About, Note: c.Note})
 		}
 	}
 	for _, n := range k.NotDefined {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
@@ -29,14 +30,26 @@ func (e *AnchorError) Error() string {
 
 func (e *AnchorError) Unwrap() error { return e.Err }
 
-// CheckBundle is the start-up validation of docs/contract.md §2.3, run before any
-// listener opens and on every refresh: every model's source must be open,
-// no metric may need authored SQL (no opened data system runs it), every
-// data system that can check its tables (Validator) must find them
-// readable, and every anchor must reproduce on its data system. It returns every failure
-// found, joined; nil means the bundle may be served. Anchors run outside
-// admission, as the operator, with no caller.
+// CheckBundle is CheckBundleWith under the default governance ceilings,
+// with today's date from the clock.
 func CheckBundle(ctx context.Context, b *domain.Bundle, sources map[string]Source) error {
+	return CheckBundleWith(ctx, b, sources, Governance{}, domain.DateFromTime(time.Now().UTC()))
+}
+
+// CheckBundleWith is the start-up validation of docs/contract.md §2.3, run
+// before any listener opens and on every refresh: every model's source must
+// be open, no metric may need authored SQL (no opened data system runs it),
+// every example's question must compile and plan under the deployment's
+// governance g (semantic.CheckExamples; today resolves relative ranges),
+// every data system that can check its tables (Validator) must find them
+// readable, and every anchor must reproduce on its data system. It returns
+// every failure found, joined; nil means the bundle may be served. Anchors
+// run outside admission, as the operator, with no caller.
+func CheckBundleWith(ctx context.Context, b *domain.Bundle, sources map[string]Source, g Governance, today domain.Date) error {
+	g, err := g.withDefaults()
+	if err != nil {
+		return err
+	}
 	var errs []error
 	defs := b.Definitions()
 	for _, m := range defs.Models {
@@ -49,6 +62,9 @@ func CheckBundle(ctx context.Context, b *domain.Bundle, sources map[string]Sourc
 		if len(m.AuthoredSQL) > 0 {
 			errs = append(errs, fmt.Errorf("metric %s uses authored_sql, which no opened data system can run", m.Name))
 		}
+	}
+	if err := semantic.CheckExamples(b, today, g.ceilings()); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
@@ -128,8 +144,8 @@ func CheckAnchor(ctx context.Context, b *domain.Bundle, metric string, sources m
 
 // Check is the start-up validation of the surface (docs/contract.md §2.3, §8),
 // run before anything can answer: the bundle in force against the
-// surface's sources (CheckBundle: sources, authored SQL, tables and
-// columns, anchors) and, when run_sql is enabled, the login role of its
+// surface's sources (CheckBundleWith: sources, authored SQL, examples,
+// tables and columns, anchors) and, when run_sql is enabled, the login role of its
 // source (SQLPrivilegeChecker), so that a role able to reach the server's
 // files, programs or sessions never serves run_sql. It returns every
 // failure found, joined; nil means the surface may serve. Once everything
@@ -137,7 +153,7 @@ func CheckAnchor(ctx context.Context, b *domain.Bundle, metric string, sources m
 // that can tell it cheaply (ReadSpans), for describe_catalog.
 func (s *Surface) Check(ctx context.Context) error {
 	b := s.cfg.Catalog.Bundle()
-	errs := []error{CheckBundle(ctx, b, s.cfg.Sources)}
+	errs := []error{s.CheckBundle(ctx, b, s.cfg.Sources)}
 	if s.sqlSource != "" {
 		if c, ok := s.cfg.Sources[s.sqlSource].System.(SQLPrivilegeChecker); ok {
 			if err := c.CheckSQLPrivileges(ctx); err != nil {
@@ -154,4 +170,11 @@ func (s *Surface) Check(ctx context.Context) error {
 	}
 	s.SetSpans(b, spans)
 	return nil
+}
+
+// CheckBundle validates b, a bundle that would replace the one in force,
+// as Check validates the one in force: CheckBundleWith under the surface's
+// governance and clock, against sources (those a refresh opened for b).
+func (s *Surface) CheckBundle(ctx context.Context, b *domain.Bundle, sources map[string]Source) error {
+	return CheckBundleWith(ctx, b, sources, s.gov, domain.DateFromTime(s.cfg.Now().UTC()))
 }

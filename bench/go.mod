@@ -8,20 +8,33 @@ require (
 )
 
 require (
-	github.com/andybalholm/brotli v1.2.3 // indirect
+	github.com/ClickHouse/ch-go v0.75.0 // indirect
+	github.com/ClickHouse/clickhouse-go/v2 v2.51.0 // indirect
+	github.com/andybalholm/brotli v1.2.7 // indirect
 	github.com/apache/thrift v0.24.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-faster/city v1.0.1 // indirect
+	github.com/go-faster/errors v0.8.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/pgx/v5 v5.12.0 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
+	github.com/paulmach/orb v0.14.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/segmentio/asm v1.2.1 // indirect
+	github.com/shopspring/decimal v1.6.0 // indirect
+	go.opentelemetry.io/otel v1.47.0 // indirect
+	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
-	golang.org/x/net v0.58.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
+	sutura.dev/adapters/clickhouse v0.0.0 // indirect
+	sutura.dev/adapters/duckdb v0.0.0 // indirect
+	sutura.dev/runtime v0.0.0 // indirect
+	sutura.dev/transport-inproc v0.0.0 // indirect
 )
 
 require (
@@ -36,15 +49,17 @@ require (
 	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/google/flatbuffers v25.12.19+incompatible // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/klauspost/compress v1.19.2 // indirect
+	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
-	github.com/pierrec/lz4/v4 v4.1.29 // indirect
+	github.com/pierrec/lz4/v4 v4.1.33 // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
 	golang.org/x/sync v0.25.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	sutura.dev/adapters/catalog-markdown v0.0.0
 	sutura.dev/adapters/postgres v0.0.0
+	sutura.dev/app v0.0.0
+	sutura.dev/cli v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/examples v0.0.0
 	sutura.dev/exec-arrow v0.0.0
@@ -66,3 +81,23 @@ replace sutura.dev/adapters/postgres => ../adapters/postgres
 replace sutura.dev/app => ../app
 
 replace sutura.dev/runtime => ../runtime
+
+replace sutura.dev/cli => ../cli
+
+replace sutura.dev/transport-mcp => ../transport-mcp
+
+replace sutura.dev/transport-http => ../transport-http
+
+replace sutura.dev/transport-inproc => ../transport-inproc
+
+replace sutura.dev/adapters/clickhouse => ../adapters/clickhouse
+
+replace sutura.dev/adapters/duckdb => ../adapters/duckdb
+
+replace sutura.dev/adapters/import-cube => ../adapters/import-cube
+
+replace sutura.dev/adapters/import-dbt => ../adapters/import-dbt
+
+replace sutura.dev/adapters/import-osi => ../adapters/import-osi
+
+replace sutura.dev/adapters/importread => ../adapters/importread

@@ -448,59 +448,10 @@ func (c *checker) knowledge(k *Knowledge) {
 			c.add("example", e.Name, "name", "another example has the same name")
 		}
 		names[e.Name] = true
-		c.example(e)
-	}
-}
-
-// example checks that an example's question is one the server would
-// answer: an example an agent copies must not be refused.
-func (c *checker) example(e Example) {
-	const kind = "example"
-	q := e.Question
-	var first *Metric
-	for i, mn := range q.Metrics {
-		key := fmt.Sprintf("question.metrics[%d]", i)
-		m, ok := c.metrics[mn]
-		if !ok {
-			c.add(kind, e.Name, key, "the example asks for a metric that does not exist")
-			continue
-		}
-		if first == nil {
-			first = m
-		} else if m.Model != first.Model || m.TimeColumn != first.TimeColumn {
-			c.add(kind, e.Name, key, "metric %s does not share the model and time column of metric %s", m.Name, first.Name)
-		}
-		if !m.HasGrain(q.Grain) {
-			c.add(kind, e.Name, "question.grain", "metric %s does not declare grain %s", m.Name, q.Grain)
-		}
-		for j, dn := range q.Dimensions {
-			if _, ok := m.Dimension(dn); !ok {
-				c.add(kind, e.Name, fmt.Sprintf("question.dimensions[%d]", j), "metric %s has no such dimension", mn)
-			}
-		}
-		for j, f := range q.Filters {
-			fk := fmt.Sprintf("question.filters[%d]", j)
-			d, ok := m.Dimension(f.Dimension)
-			switch {
-			case !ok:
-				c.add(kind, e.Name, fk+".dimension", "metric %s has no such dimension", mn)
-			case !d.Filterable:
-				c.add(kind, e.Name, fk+".dimension", "dimension %s of metric %s is not filterable", d.Name, mn)
-			default:
-				for k, v := range f.Values {
-					if !d.Allows(v) {
-						vk := fmt.Sprintf("%s.values[%d]", fk, k)
-						if f.Op == OpEq {
-							vk = fk + ".value"
-						}
-						c.add(kind, e.Name, vk, "the value is not on the allowlist of dimension %s", d.Name)
-					}
-				}
-			}
-		}
-	}
-	if q.Top != nil && len(q.Metrics) > 1 {
-		c.add(kind, e.Name, "question.top", "top is only for a question with one metric")
+		// Whether the server would answer an example's question is the
+		// compiler's to say, over the whole bundle and its planning
+		// (semantic.CheckExamples, run at start-up), not a second,
+		// partial compiler's here.
 	}
 }
 

@@ -340,26 +340,6 @@ func TestCheck(t *testing.T) {
 		{"not-defined synonym that a glossary synonym defines", func(d *Definitions, k *Knowledge) {
 			k.NotDefined[0].Synonyms = []string{"margin", "TURNOVER"}
 		}, []loc{{"not_defined", "profit", "synonyms[1]"}}, "revenue"},
-		{"example asks for an unknown metric", func(d *Definitions, k *Knowledge) {
-			k.Examples[0].Question.Metrics = []string{"nope"}
-		}, []loc{{"example", "sales_by_region", "question.metrics[0]"}}, ""},
-		{"example asks for an undeclared dimension", func(d *Definitions, k *Knowledge) {
-			k.Examples[0].Question.Dimensions = []string{"region", "nope"}
-		}, []loc{{"example", "sales_by_region", "question.dimensions[1]"}}, ""},
-		{"example asks at an undeclared grain", func(d *Definitions, k *Knowledge) {
-			k.Examples[0].Question.Grain = Year
-		}, []loc{{"example", "sales_by_region", "question.grain"}}, "net_sales"},
-		{"example filters on a value off the allowlist", func(d *Definitions, k *Knowledge) {
-			k.Examples[0].Question.Filters = []Filter{{Op: OpIn, Dimension: "region", Values: []string{"east", "south"}}}
-		}, []loc{{"example", "sales_by_region", "question.filters[0].values[1]"}}, ""},
-		{"example filters on a group-by-only dimension", func(d *Definitions, k *Knowledge) {
-			k.Examples[0].Question.Filters = []Filter{{Op: OpEq, Dimension: "segment", Values: []string{"retail"}}}
-		}, []loc{{"example", "sales_by_region", "question.filters[0].dimension"}}, "not filterable"},
-		{"example with top over two metrics", func(d *Definitions, k *Knowledge) {
-			k.Examples[0].Question.Metrics = []string{"net_sales", "net_sales"}
-			k.Examples[0].Question.Dimensions = nil
-			k.Examples[0].Question.Top = &Top{N: 3, By: ByMetric}
-		}, []loc{{"example", "sales_by_region", "question.top"}}, ""},
 		{"example name twice", func(d *Definitions, k *Knowledge) {
 			k.Examples = append(k.Examples, k.Examples[0])
 		}, []loc{{"example", "sales_by_region", "name"}}, ""},

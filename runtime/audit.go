@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"sutura.dev/domain"
 )
@@ -19,7 +20,16 @@ type AuditWriter struct {
 	mu   sync.Mutex
 	w    io.Writer
 	file *os.File // set when the writer owns a file it must sync
+	// broken is the last write's error while writes fail, nil once one
+	// succeeds; lastTry is when Probe last tried the sink.
+	broken  error
+	lastTry time.Time
+	now     func() time.Time
 }
+
+// ProbeInterval is how often Probe tries a failing sink again; between
+// tries it answers with the last error, so a flood of calls costs no I/O.
+const ProbeInterval = time.Second
 
 // NewAuditStream returns a writer on w (standard error by default). Records
 // on a stream are not synced.
@@ -46,6 +56,12 @@ func (a *AuditWriter) Write(_ context.Context, rec domain.AuditRecord) error {
 	line = append(line, '\n')
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.broken = a.append(line)
+	return a.broken
+}
+
+// append writes line and, for a file, syncs it. The caller holds mu.
+func (a *AuditWriter) append(line []byte) error {
 	if _, err := a.w.Write(line); err != nil {
 		return fmt.Errorf("runtime: write audit record: %w", err)
 	}
@@ -55,6 +71,33 @@ func (a *AuditWriter) Write(_ context.Context, rec domain.AuditRecord) error {
 		}
 	}
 	return nil
+}
+
+// Probe reports whether the sink can be written now: nil while writes
+// succeed. After a failed write it tries the sink again — a blank line,
+// synced, which JSON-lines readers skip — at most once per ProbeInterval,
+// and returns the last error until a try or a record succeeds. The
+// application refuses to answer while it fails, since nothing may be
+// answered unaudited, and /ready says so.
+func (a *AuditWriter) Probe(context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.broken == nil {
+		return nil
+	}
+	now := time.Now
+	if a.now != nil {
+		now = a.now
+	}
+	if t := now(); t.Sub(a.lastTry) >= ProbeInterval {
+		a.lastTry = t
+		if err := a.append([]byte("\n")); err != nil {
+			a.broken = err
+		} else {
+			a.broken = nil
+		}
+	}
+	return a.broken
 }
 
 // Close closes the file of a file-backed writer.

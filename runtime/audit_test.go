@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -63,4 +64,46 @@ func TestAuditStreamWritesJSONLines(t *testing.T) {
 func TestOpenAuditFileFails(t *testing.T) {
 	_, err := OpenAuditFile(filepath.Join(t.TempDir(), "missing", "dir", "audit.jsonl"))
 	assert.Error(t, err)
+}
+
+// flaky is a writer that fails while down is set.
+type flaky struct {
+	down  bool
+	lines []string
+}
+
+func (f *flaky) Write(p []byte) (int, error) {
+	if f.down {
+		return 0, errors.New("no space left on device")
+	}
+	f.lines = append(f.lines, string(p))
+	return len(p), nil
+}
+
+// TestAuditProbe: a healthy writer probes nil without writing; after a
+// failed write the probe fails, tries the sink again at most once per
+// ProbeInterval (a blank line), and succeeds once the sink writes again.
+func TestAuditProbe(t *testing.T) {
+	f := &flaky{}
+	a := NewAuditStream(f)
+	now := time.Unix(1000, 0)
+	a.now = func() time.Time { return now }
+	require.NoError(t, a.Probe(context.Background()))
+	assert.Empty(t, f.lines, "a healthy probe writes nothing")
+
+	f.down = true
+	require.Error(t, a.Write(context.Background(), domain.AuditRecord{Outcome: "answer"}))
+	require.Error(t, a.Probe(context.Background()))
+	f.down = false
+	require.Error(t, a.Probe(context.Background()), "tried again only after ProbeInterval")
+	assert.Empty(t, f.lines)
+	now = now.Add(ProbeInterval)
+	require.NoError(t, a.Probe(context.Background()))
+	assert.Equal(t, []string{"\n"}, f.lines)
+
+	f.down = true
+	require.Error(t, a.Write(context.Background(), domain.AuditRecord{Outcome: "answer"}))
+	f.down = false
+	require.NoError(t, a.Write(context.Background(), domain.AuditRecord{Outcome: "answer"}))
+	require.NoError(t, a.Probe(context.Background()), "a record that is written heals the sink too")
 }

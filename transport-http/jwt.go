@@ -21,7 +21,7 @@ import (
 
 // JWT bounds.
 const (
-	// ClockLeeway is the clock skew tolerated on exp and nbf.
+	// ClockLeeway is the clock skew tolerated on exp, nbf and iat.
 	ClockLeeway = 30 * time.Second
 	// maxTokenBytes bounds a presented token.
 	maxTokenBytes = 16 << 10
@@ -164,6 +164,15 @@ func (v *verifier) principal(c map[string]any) (domain.Principal, error) {
 	}
 	if !now.Before(exp.Add(ClockLeeway)) {
 		return domain.Principal{}, refuseToken("has expired")
+	}
+	if raw, present := c["iat"]; present {
+		iat, ok := numericDate(raw)
+		if !ok {
+			return domain.Principal{}, refuseToken("has an issue time (iat) that is not a date")
+		}
+		if now.Add(ClockLeeway).Before(iat) {
+			return domain.Principal{}, refuseToken("was issued in the future (iat)")
+		}
 	}
 	if raw, present := c["nbf"]; present {
 		nbf, ok := numericDate(raw)

@@ -46,7 +46,13 @@ type requestState struct {
 	route         string
 	correlationID string
 	rec           *recorder
-	rateKey       string // the address bucket the request was charged to
+	// rateKey is the client address the request's rate is reckoned by
+	// (clientAddress); charged says a bucket has paid for the request.
+	// A gated request that presents a credential is charged only once the
+	// gates know whether it holds (settleRate), so that traffic without a
+	// valid credential cannot spend the buckets of callers with one.
+	rateKey string
+	charged bool
 }
 
 type stateKey struct{}
@@ -140,34 +146,79 @@ func (s *Server) timeout(next http.Handler) http.Handler {
 	})
 }
 
-// rateLimit takes a token from the bucket of the client address. It runs
-// before anything costly (a token's signature check included), so one
-// address cannot flood the gates. A caller the inbound identity then
-// authenticates is charged to its own bucket instead (chargePrincipal):
-// behind the proxy that a non-loopback bind requires, every caller shares
-// one address, and its bucket then holds only what is not yet
-// authenticated.
-func (s *Server) rateLimit(next http.Handler) http.Handler {
+// rateLimit reckons the request's client address (clientAddress) and,
+// unless the request is gated and presents a credential the gates check,
+// takes a token from that address's bucket before anything costly runs.
+// A gated request with a credential is charged by the gates once they
+// know whether it holds (settleRate, refuseRate): an authenticated caller
+// only to its own bucket, so that a flood without a valid credential from
+// the same address — every caller behind one proxy — cannot starve it.
+func (s *Server) rateLimit(gated bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := addressKey(r.RemoteAddr)
-		if ok, wait := s.limiter.allow(key); !ok {
-			writeRetry(w, RateLimited, int(math.Ceil(wait.Seconds())), "too many requests from this address; slow down")
-			return
+		st := stateOf(r.Context())
+		st.rateKey = addressKey(s.clientAddress(r))
+		if !gated || !s.presentsCredential(r) {
+			st.charged = true
+			if ok, wait := s.limiter.allow(anonymousKey(st.rateKey)); !ok {
+				writeRetry(w, RateLimited, int(math.Ceil(wait.Seconds())), "too many requests from this address; slow down")
+				return
+			}
 		}
-		stateOf(r.Context()).rateKey = key
 		next.ServeHTTP(w, r)
 	})
 }
 
-// chargePrincipal moves the request's cost from the address bucket to the
-// bucket of the authenticated subject, or writes rate_limited when that
-// one is empty.
-func (s *Server) chargePrincipal(w http.ResponseWriter, r *http.Request, p domain.Principal) bool {
-	if key := stateOf(r.Context()).rateKey; key != "" {
-		s.limiter.refund(key)
+// presentsCredential reports whether r carries a credential that this
+// server's gates check: the deployment token or an inbound identity's
+// bearer token. A credential nobody checks buys nothing.
+func (s *Server) presentsCredential(r *http.Request) bool {
+	switch {
+	case s.verifier != nil:
+		_, ok := bearer(r)
+		return ok || r.Header.Get(AccessTokenHeader) != ""
+	case s.accessDigest != nil:
+		_, ok := bearer(r)
+		return ok
 	}
-	if ok, wait := s.principals.allow(p.Subject); !ok {
-		writeRetry(w, RateLimited, int(math.Ceil(wait.Seconds())), "too many requests from this caller; slow down")
+	return false
+}
+
+// refuseRate charges a request whose credential did not hold to its
+// address's bucket, as if it had presented none; when that bucket is
+// empty it writes rate_limited instead of the refusal and returns false.
+func (s *Server) refuseRate(w http.ResponseWriter, r *http.Request) bool {
+	st := stateOf(r.Context())
+	if st.charged {
+		return true
+	}
+	st.charged = true
+	if ok, wait := s.limiter.allow(anonymousKey(st.rateKey)); !ok {
+		writeRetry(w, RateLimited, int(math.Ceil(wait.Seconds())), "too many requests from this address; slow down")
+		return false
+	}
+	return true
+}
+
+// settleRate charges a request whose credential held and that no bucket
+// has paid for yet: with inbound identity, to the bucket of its subject;
+// with the deployment token alone, which names no caller, to a bucket of
+// its address kept apart from the address's unauthenticated traffic. It
+// writes rate_limited and returns false when that bucket is empty.
+func (s *Server) settleRate(w http.ResponseWriter, r *http.Request, p *domain.Principal) bool {
+	st := stateOf(r.Context())
+	if st.charged {
+		return true
+	}
+	st.charged = true
+	if p != nil {
+		if ok, wait := s.principals.allow(p.Subject); !ok {
+			writeRetry(w, RateLimited, int(math.Ceil(wait.Seconds())), "too many requests from this caller; slow down")
+			return false
+		}
+		return true
+	}
+	if ok, wait := s.limiter.allow(tokenKey(st.rateKey)); !ok {
+		writeRetry(w, RateLimited, int(math.Ceil(wait.Seconds())), "too many requests from this address; slow down")
 		return false
 	}
 	return true
@@ -238,6 +289,9 @@ func (s *Server) accessToken(next http.Handler) http.Handler {
 			ok = token != ""
 		}
 		if !ok || !sameSecret(token, s.accessDigest) {
+			if !s.refuseRate(w, r) {
+				return
+			}
 			if ok {
 				s.challenge(w, r, `error="invalid_token"`)
 			} else {
@@ -258,6 +312,9 @@ func (s *Server) identity(next http.Handler) http.Handler {
 		case s.verifier != nil:
 			token, ok := bearer(r)
 			if !ok {
+				if !s.refuseRate(w, r) {
+					return
+				}
 				s.challenge(w, r)
 				writeFailure(w, Unauthorized, "a bearer token (a JWT from the identity provider) is required")
 				return
@@ -267,6 +324,9 @@ func (s *Server) identity(next http.Handler) http.Handler {
 			var te *tokenError
 			switch {
 			case errors.As(err, &te):
+				if !s.refuseRate(w, r) {
+					return
+				}
 				s.log.Debug("http: token refused", "correlation_id", stateOf(r.Context()).correlationID, "reason", te.reason)
 				s.challenge(w, r, `error="invalid_token"`)
 				writeFailure(w, Unauthorized, te.Error())
@@ -276,7 +336,7 @@ func (s *Server) identity(next http.Handler) http.Handler {
 				writeRetry(w, IdentityUnavailable, int(RefetchInterval.Seconds()), "caller identity cannot be checked now: the identity provider's keys could not be read; ask again later")
 				return
 			}
-			if !s.chargePrincipal(w, r, p) {
+			if !s.settleRate(w, r, &p) {
 				return
 			}
 		case s.cfg.SingleUser:
@@ -284,6 +344,9 @@ func (s *Server) identity(next http.Handler) http.Handler {
 			p.Scopes = s.scopes
 		default:
 			p = domain.Principal{Subject: "anonymous", Scopes: s.scopes}
+		}
+		if !s.settleRate(w, r, nil) {
+			return
 		}
 		c := app.Caller{Principal: p, CorrelationID: stateOf(r.Context()).correlationID}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))

@@ -114,6 +114,15 @@ func (s *countingSink) Write(ctx context.Context, rec domain.AuditRecord) error 
 	return err
 }
 
+// Probe forwards to the sink it wraps (app.AuditProber), so /ready and the
+// pipeline see a failing audit sink through the count.
+func (s *countingSink) Probe(ctx context.Context) error {
+	if p, ok := s.next.(app.AuditProber); ok {
+		return p.Probe(ctx)
+	}
+	return nil
+}
+
 // observeOutcome counts one outcome. Every label is checked against the
 // closed sets of the contract, so a record can never carry a value into a
 // label.

@@ -4,7 +4,9 @@ import (
 	"hash/maphash"
 	"math"
 	"net"
+	"net/http"
 	"net/netip"
+	"strings"
 	"sync"
 	"time"
 )
@@ -97,16 +99,6 @@ func (l *limiter) allow(key string) (ok bool, retryAfter time.Duration) {
 	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
 }
 
-// refund gives back a token taken for key, when its bucket is still known.
-func (l *limiter) refund(key string) {
-	sh := l.shard(key)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if b := sh.buckets[key]; b != nil {
-		b.tokens = math.Min(l.burst, b.tokens+1)
-	}
-}
-
 // touch returns key's bucket, moved to the head of the list; a new key
 // gets a full bucket, the least recently used one when the shard is full.
 func (sh *limiterShard) touch(key string, burst float64, now time.Time) *bucket {
@@ -149,8 +141,59 @@ func (sh *limiterShard) unlink(b *bucket) {
 	b.prev, b.next = nil, nil
 }
 
-// addressKey is the rate-limit key of a connection's remote address: the
-// IP, or for IPv6 its /64, which one subscriber usually holds whole.
+// anonymousKey and tokenKey are the buckets of one client address: the
+// requests it sends without a credential that holds, and (with the
+// deployment token alone, which names no caller) those whose token held.
+// Keeping them apart is what lets unauthenticated traffic from an address
+// share nothing with the authenticated callers behind it.
+func anonymousKey(addr string) string { return "anonymous " + addr }
+func tokenKey(addr string) string     { return "token " + addr }
+
+// clientAddress is the address a request comes from: the connection's
+// peer, or, when that peer is one of server.trusted_proxies, the nearest
+// address in X-Forwarded-For (read from the right) that is not a trusted
+// proxy itself. A header from any other peer is ignored, since anyone can
+// send one; a malformed entry ends the walk at the proxy that added it.
+func (s *Server) clientAddress(r *http.Request) string {
+	peer := r.RemoteAddr
+	if h, _, err := net.SplitHostPort(peer); err == nil {
+		peer = h
+	}
+	ip, err := netip.ParseAddr(peer)
+	if err != nil || !s.trusted(ip) {
+		return peer
+	}
+	hops := r.Header.Values("X-Forwarded-For")
+	for i := len(hops) - 1; i >= 0; i-- {
+		list := strings.Split(hops[i], ",")
+		for j := len(list) - 1; j >= 0; j-- {
+			hop, err := netip.ParseAddr(strings.TrimSpace(list[j]))
+			if err != nil {
+				return ip.String()
+			}
+			hop = hop.Unmap().WithZone("")
+			if !s.trusted(hop) {
+				return hop.String()
+			}
+			ip = hop
+		}
+	}
+	return ip.String()
+}
+
+// trusted reports whether ip is in server.trusted_proxies.
+func (s *Server) trusted(ip netip.Addr) bool {
+	ip = ip.Unmap().WithZone("")
+	for _, p := range s.cfg.TrustedProxies {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// addressKey is the rate-limit key of a client address: the IP, or for
+// IPv6 its /64, which one subscriber usually holds whole.
 func addressKey(remoteAddr string) string {
 	host := remoteAddr
 	if h, _, err := net.SplitHostPort(remoteAddr); err == nil {

@@ -31,12 +31,12 @@ func (s *Server) routes() http.Handler {
 		s.methods[path] = append(s.methods[path], method)
 		mux.Handle(pattern, named(pattern, h))
 	}
-	public := func(h http.Handler) http.Handler { return s.rateLimit(s.hostAllow(h)) }
+	public := func(h http.Handler) http.Handler { return s.rateLimit(false, s.hostAllow(h)) }
 	gated := func(c domain.Capability, body bool, h http.Handler) http.Handler {
 		if body {
 			h = s.bodyLimit(h)
 		}
-		return public(s.accessToken(s.identity(s.capability(c, h))))
+		return s.rateLimit(true, s.hostAllow(s.accessToken(s.identity(s.capability(c, h)))))
 	}
 
 	handle("GET /health", http.HandlerFunc(health))
@@ -116,8 +116,17 @@ func health(w http.ResponseWriter, _ *http.Request) {
 	writeBytes(w, http.StatusOK, "application/json", []byte(`{"status":"ok"}`))
 }
 
-func (s *Server) ready(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Ready != nil && !s.cfg.Ready() {
+		writeFailure(w, Unavailable, textNotReady)
+		return
+	}
+	// The surface cannot answer while its audit sink cannot be written.
+	var f *app.Failure
+	if err := s.cfg.Surface.Ready(r.Context()); errors.As(err, &f) {
+		writeFailure(w, Unavailable, f.Detail)
+		return
+	} else if err != nil {
 		writeFailure(w, Unavailable, textNotReady)
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -62,9 +63,18 @@ type Config struct {
 	// It excludes Inbound. With neither, every caller is the anonymous
 	// principal: every scope, open metrics only.
 	SingleUser bool
-	// RateLimit bounds the requests of one client: of its address before
-	// it is authenticated, then (with Inbound) of its subject.
+	// RateLimit bounds the requests of one client: of its address until
+	// a credential it presents holds, then (with Inbound) of its subject,
+	// or (with AccessToken alone) of its address's authenticated requests.
 	RateLimit RateLimit
+	// TrustedProxies are the peers whose X-Forwarded-For header names the
+	// client address (server.trusted_proxies); a header from any other
+	// peer is ignored.
+	TrustedProxies []netip.Prefix
+	// MaxConnections bounds the connections open at once on a listener
+	// wrapped by LimitListener (server.max_connections); zero is
+	// runtime.DefaultMaxConnections.
+	MaxConnections int
 	// Metrics is the process's registry; build it with NewMetrics and wrap
 	// the audit sink given to app.New with Metrics.Audit, so that outcomes
 	// of every transport are counted. nil is a registry of this server's

@@ -8,13 +8,13 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	sutura.dev/app v0.0.0
 	sutura.dev/domain v0.0.0
+	sutura.dev/semantic v0.0.0
 )
 
 require (
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 	sutura.dev/runtime v0.0.0 // indirect
-	sutura.dev/semantic v0.0.0 // indirect
 )
 
 replace (

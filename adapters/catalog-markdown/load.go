@@ -11,8 +11,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"sutura.dev/domain"
+	"sutura.dev/semantic"
 )
 
 // Load reads the catalogue in fsys and pins it as a bundle stamped with
@@ -195,6 +197,8 @@ func assemble(docs []*document, version string) (*domain.Bundle, error) {
 		for _, p := range problems(err) {
 			a.errs.add(a.problem(p))
 		}
+	} else {
+		a.examples(b)
 	}
 	if len(a.errs) > 0 {
 		return nil, a.errs.err()
@@ -362,5 +366,26 @@ func collect(d *document, defs *domain.Definitions, k *domain.Knowledge) {
 		k.NotDefined = append(k.NotDefined, v)
 	case domain.Example:
 		k.Examples = append(k.Examples, v)
+	}
+}
+
+// examples reports every example whose question the compiler refuses
+// (semantic.CheckExamples, under the default ceilings; the deployment's
+// own are checked again at start-up) at the example's question.
+func (a *assembler) examples(b *domain.Bundle) {
+	err := semantic.CheckExamples(b, domain.DateFromTime(time.Now().UTC()), semantic.Ceilings{})
+	if err == nil {
+		return
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		var ee *semantic.ExampleError
+		if errors.As(e, &ee) {
+			a.errs.add(a.problem(&domain.Problem{Kind: "example", Name: ee.Example, Key: "question",
+				Reason: fmt.Sprintf("the question is refused (%s): %s", ee.Code, ee.Detail)}))
+		}
 	}
 }

@@ -8,7 +8,10 @@ import (
 	"sutura.dev/domain"
 )
 
-var _ app.AuditSink = (*Audit)(nil)
+var (
+	_ app.AuditSink   = (*Audit)(nil)
+	_ app.AuditProber = (*Audit)(nil)
+)
 
 // Audit is an in-memory app.AuditSink: it keeps every record it was given,
 // in order, or fails as Fail set. The zero Audit is ready to use.
@@ -16,6 +19,9 @@ type Audit struct {
 	mu   sync.Mutex
 	recs []domain.AuditRecord
 	err  error
+	// failed says a Write has failed since Fail set err, as a real sink
+	// learns it: its probe fails only from then on.
+	failed bool
 }
 
 // Write stores rec, or returns the failure set by Fail and stores nothing.
@@ -23,6 +29,7 @@ func (a *Audit) Write(_ context.Context, rec domain.AuditRecord) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.err != nil {
+		a.failed = true
 		return a.err
 	}
 	a.recs = append(a.recs, rec)
@@ -34,6 +41,18 @@ func (a *Audit) Fail(err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.err = err
+	a.failed = false
+}
+
+// Probe returns the failure set by Fail once a Write has met it
+// (app.AuditProber), as a sink that learns of a full disk from a write.
+func (a *Audit) Probe(context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.failed {
+		return a.err
+	}
+	return nil
 }
 
 // Records returns a copy of the records stored so far.

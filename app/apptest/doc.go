@@ -1,5 +1,5 @@
 // Package apptest holds hand-written, in-memory fakes of the driven ports
-// that package app declares (architecture.md §3.8), and the small demo-like
+// that package app declares (docs/architecture.md §6), and the small demo-like
 // bundle the tests of app and of the transports share. It is test support:
 // only tests import it, and it takes a testing.TB where a failure can only
 // be the test's own.

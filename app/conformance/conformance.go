@@ -1,6 +1,6 @@
 // Package conformance holds the contract suites of app's driven ports,
 // which every adapter runs against itself from its own module's tests
-// (architecture.md §2 lets an adapter's tests, never its code, import this
+// (docs/architecture.md §1 lets an adapter's tests, never its code, import this
 // package and app/apptest).
 //
 // The data-system suite is a corpus of questions over the demo with

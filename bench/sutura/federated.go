@@ -3,36 +3,38 @@ package sutura
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/url"
 	"os"
-	"sync"
-	"time"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	mdcatalog "sutura.dev/adapters/catalog-markdown"
-	"sutura.dev/adapters/postgres"
+	"sutura.dev/app"
 	"sutura.dev/bench/engine"
+	"sutura.dev/cli/compose"
 	"sutura.dev/domain"
 	"sutura.dev/examples/demo"
 	arrowengine "sutura.dev/exec-arrow"
-	"sutura.dev/semantic"
 )
 
 // FederatedEngine answers benchmark cases as a federated deployment of
 // the demo: orders in files read by sutura's engine, the store tables
-// (customers, regions, products) in Postgres through sutura's adapter. A
-// question through a dimension of the store tables runs its base leg on
-// the files and its lookup legs on Postgres at once, and the engine's
-// combine joins them (docs/contract.md §11), as the application does; Phases
-// tells the legs' time from the combine's.
+// (customers, regions, products) in Postgres. It is the product itself —
+// a configuration directory opened by the composition root (cli/compose),
+// each question asked of app.Surface — so a question through a dimension
+// of the store tables runs the product's own federation path
+// (docs/contract.md §11): its legs at once under one admission slot and
+// one deadline, each bounded by governance.max_leg_rows, then the engine's
+// combine.
 type FederatedEngine struct {
-	name     string
-	dir      string
-	bundle   *domain.Bundle
-	eng      *arrowengine.Engine
-	db       *postgres.DB
-	phases   map[string]time.Duration
-	phasesMu sync.Mutex
-	// maxLegRows is governance.max_leg_rows.
-	maxLegRows int
+	name string
+	dir  string // the configuration directory, removed by Close
+	// proc is the product as `sutura serve` builds it: its first answer
+	// streams the files and starts the cache fill, as a served process's
+	// first answer does.
+	proc *compose.Process
 }
 
 // The split of the federated engine.
@@ -42,9 +44,10 @@ const (
 )
 
 // NewFederatedEngine loads the store tables of csvDir into a database of
-// the server at pgURL (created once per data set and kept) and returns the
-// engine over the orders of parquetDir and those tables, each leg bounded
-// by maxLegRows (governance.max_leg_rows).
+// the server at pgURL (created once per data set and kept), writes a
+// configuration directory that serves the demo catalogue split between
+// the orders of parquetDir and those tables, each leg bounded by
+// maxLegRows (governance.max_leg_rows; 0 for the default), and opens it.
 func NewFederatedEngine(ctx context.Context, name, parquetDir, csvDir, pgURL string, maxLegRows int) (*FederatedEngine, error) {
 	demoBundle, err := mdcatalog.Load(demo.Catalog(), demo.Version)
 	if err != nil {
@@ -52,146 +55,131 @@ func NewFederatedEngine(ctx context.Context, name, parquetDir, csvDir, pgURL str
 	}
 	defs := *demoBundle.Definitions()
 	defs.Models = append([]domain.Model(nil), defs.Models...)
-	var orders, stores []domain.Model
+	defs.Metrics = append([]domain.Metric(nil), defs.Metrics...)
+	var stores []domain.Model
 	for i := range defs.Models {
 		defs.Models[i].Source = storesAlias
 		if defs.Models[i].Name == "orders" {
 			defs.Models[i].Source = filesAlias
-			orders = append(orders, defs.Models[i])
 			continue
 		}
 		stores = append(stores, defs.Models[i])
 	}
-	b, err := domain.NewBundle(demo.Version+"-federated", defs, *demoBundle.Knowledge())
+	// The demo's anchors are results over its own small data set, not over
+	// a generated one of another size; the examples are not benchmarked.
+	for i := range defs.Metrics {
+		defs.Metrics[i].Anchor = nil
+	}
+	knowledge := *demoBundle.Knowledge()
+	knowledge.Examples = nil
+	files, err := mdcatalog.Documents(defs, knowledge)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := loadOnce(pgURL, "sutura_benchfed_", csvDir, stores)
+	pg, err := loadOnce(pgURL, "sutura_benchfed_", csvDir, stores)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Source, cfg.MaxConns = storesAlias, 4
-	db, err := postgres.New(ctx, cfg)
+	dir, err := os.MkdirTemp("", "sutura-bench-federated-")
 	if err != nil {
 		return nil, err
 	}
-	e := &FederatedEngine{name: name, dir: parquetDir, bundle: b, db: db, maxLegRows: maxLegRows}
-	if e.eng, err = e.open(ctx, orders, false); err != nil {
-		db.Close()
+	e := &FederatedEngine{name: name, dir: dir}
+	if err := mdcatalog.WriteFiles(filepath.Join(dir, "catalog"), files); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if err := writeFederatedConfig(dir, parquetDir, pg, maxLegRows); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if e.proc, err = compose.Open(ctx, map[string]string{"SUTURA_CONFIG_DIR": dir}, io.Discard, compose.Options{}); err != nil {
+		e.Close()
 		return nil, err
 	}
 	return e, nil
 }
 
-func (e *FederatedEngine) open(ctx context.Context, models []domain.Model, fill bool) (*arrowengine.Engine, error) {
-	return arrowengine.New(ctx, arrowengine.Config{Source: filesAlias, Files: os.DirFS(e.dir), Models: models, NoCacheFill: !fill})
+// writeFederatedConfig writes base.yaml (and the password file) of the
+// federated deployment into dir.
+func writeFederatedConfig(dir, parquetDir string, pg pgLogin, maxLegRows int) error {
+	if err := os.WriteFile(filepath.Join(dir, "pg-password"), []byte(pg.password), 0o600); err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "catalogs:\n  - {name: bench, kind: markdown, dir: catalog, version: %s-federated}\n", demo.Version)
+	b.WriteString("security:\n  identity: single-user\n  single_user_because: the benchmark harness asks every question itself\n")
+	b.WriteString("sources:\n")
+	fmt.Fprintf(&b, "  %s:\n    kind: files\n    posture: shared-service-user\n    data_dir: %s\n", filesAlias, strconv.Quote(parquetDir))
+	fmt.Fprintf(&b, "  %s:\n    kind: postgres\n    posture: shared-service-user\n    host: %s\n    port: %d\n    database: %s\n    user: %s\n    password_file: pg-password\n    transport_mode: plaintext\n",
+		storesAlias, strconv.Quote(pg.host), pg.port, pg.database, strconv.Quote(pg.user))
+	if maxLegRows > 0 {
+		fmt.Fprintf(&b, "governance:\n  max_leg_rows: %d\n", maxLegRows)
+	}
+	return os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(b.String()), 0o600)
 }
 
 // Name labels the engine in reports.
 func (e *FederatedEngine) Name() string { return e.name }
 
-// Run answers one case: compiled against the split catalogue, its legs
-// run at once (the base leg on the files, each lookup leg on Postgres),
-// then combined.
+// Run answers one case as a caller's question: parsed, compiled, planned,
+// its legs run and combined by app.Surface.
 func (e *FederatedEngine) Run(ctx context.Context, c engine.Case) (engine.Result, error) {
-	plan, err := compileCase(e.bundle, c)
+	wire, err := jsonMarshal(c.Question)
 	if err != nil {
 		return engine.Result{}, err
 	}
-	systems := map[string]interface {
-		Execute(context.Context, *domain.Plan) (*domain.RowSet, error)
-	}{filesAlias: e.eng, storesAlias: e.db}
-	start := time.Now()
-	if !plan.Federated() {
-		rs, err := systems[plan.Legs[0].Source].Execute(ctx, plan)
-		if err != nil {
-			return engine.Result{}, err
-		}
-		e.setPhases(map[string]time.Duration{"legs": time.Since(start)})
-		return result(rs), nil
-	}
-	legs := make([]*domain.RowSet, len(plan.Legs))
-	errs := make([]error, len(plan.Legs))
-	var wg sync.WaitGroup
-	for i := range plan.Legs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			legs[i], errs[i] = systems[plan.Legs[i].Source].Execute(ctx, plan.LegPlan(i, e.maxLegRows))
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return engine.Result{}, err
-		}
-	}
-	legsDone := time.Now()
-	rs, err := e.eng.Combiner().Combine(ctx, plan, legs)
+	q, err := domain.ParseQuestion(wire)
 	if err != nil {
 		return engine.Result{}, err
 	}
-	e.setPhases(map[string]time.Duration{"legs": legsDone.Sub(start), "combine": time.Since(legsDone)})
-	return result(rs), nil
+	out, err := e.proc.Surface.Answer(ctx, app.Caller{Principal: domain.LocalOperator}, q)
+	switch {
+	case err != nil:
+		return engine.Result{}, err
+	case out.Refusal != nil:
+		return engine.Result{}, fmt.Errorf("refused (%s): %s", out.Refusal.Code(), out.Refusal.Detail())
+	}
+	return result(&out.Answer.RowSet), nil
 }
 
-func (e *FederatedEngine) setPhases(p map[string]time.Duration) {
-	e.phasesMu.Lock()
-	e.phases = p
-	e.phasesMu.Unlock()
+// files is the process's files source.
+func (e *FederatedEngine) files() *arrowengine.Engine {
+	return e.proc.Sources[filesAlias].System.(*arrowengine.Engine)
 }
 
-// Phases returns the last Run's time in its legs (all of them, at once,
-// from the start of the first to the end of the last) and in the
-// combine.
-func (e *FederatedEngine) Phases() map[string]time.Duration {
-	e.phasesMu.Lock()
-	defer e.phasesMu.Unlock()
-	return e.phases
-}
-
-// Warm switches to an engine that fills its cache, asks c once and waits
-// for the fill, so the next answers read the orders from the cache.
+// Warm asks c once and waits for the cache fill it starts, so the next
+// answers read the orders from the cache.
 func (e *FederatedEngine) Warm(ctx context.Context, c engine.Case) error {
-	var orders []domain.Model
-	for _, m := range e.bundle.Definitions().Models {
-		if m.Source == filesAlias {
-			orders = append(orders, m)
-		}
-	}
-	eng, err := e.open(ctx, orders, true)
-	if err != nil {
-		return err
-	}
-	e.eng = eng
 	if _, err := e.Run(ctx, c); err != nil {
 		return err
 	}
-	return eng.Settle(ctx)
+	return e.files().Settle(ctx)
 }
 
 // Footprint is the bytes the files engine holds after Warm.
 func (e *FederatedEngine) Footprint() int64 {
-	used, _ := e.eng.WorkingSet()
+	used, _ := e.files().WorkingSet()
 	return used
 }
 
-// Close closes the Postgres pool.
-func (e *FederatedEngine) Close() error { e.db.Close(); return nil }
+// Close closes the process and removes its configuration directory.
+func (e *FederatedEngine) Close() error {
+	if e.proc != nil {
+		e.proc.Close()
+	}
+	return os.RemoveAll(e.dir)
+}
 
-// compileCase parses and compiles a case's wire question against b.
-func compileCase(b *domain.Bundle, c engine.Case) (*domain.Plan, error) {
-	wire, err := jsonMarshal(c.Question)
-	if err != nil {
-		return nil, err
-	}
-	q, err := domain.ParseQuestion(wire)
-	if err != nil {
-		return nil, err
-	}
-	plan, reason := semantic.Compile(b, domain.LocalOperator, q, domain.DateOf(2026, 7, 1))
-	if reason != nil {
-		return nil, fmt.Errorf("refused (%s): %s", reason.Code(), reason.Detail())
-	}
-	return plan, nil
+// pgLogin is where loadOnce loaded the tables, and as whom to connect.
+type pgLogin struct {
+	host, database, user, password string
+	port                           int
+}
+
+// loginOf is the login of the server at u for database.
+func loginOf(u *url.URL, database string) pgLogin {
+	port, _ := strconv.Atoi(u.Port())
+	pass, _ := u.User.Password()
+	return pgLogin{host: u.Hostname(), port: port, database: database, user: u.User.Username(), password: pass}
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"sutura.dev/adapters/postgres"
@@ -32,12 +31,13 @@ func NewPostgresEngine(ctx context.Context, name, pgURL, dir string) (*PostgresE
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := loadOnce(pgURL, "sutura_bench_", dir, base.bundle.Definitions().Models)
+	login, err := loadOnce(pgURL, "sutura_bench_", dir, base.bundle.Definitions().Models)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Source, cfg.MaxConns = "demo", 2
-	db, err := postgres.New(ctx, cfg)
+	db, err := postgres.New(ctx, postgres.Config{Source: "demo", Host: login.host, Port: login.port, Database: login.database,
+		User: login.user, Password: []byte(login.password), TransportMode: postgres.Plaintext, MaxConns: 2,
+		Models: base.bundle.Definitions().Models})
 	if err != nil {
 		return nil, err
 	}
@@ -116,31 +116,27 @@ func (e *PostgresEngine) Footprint() int64 { return 0 }
 // loadOnce loads the tables of models from the CSV files of dir into a
 // database of the server at pgURL named prefix and dir's base name,
 // unless an earlier process already did (the database holds a table
-// "loaded" once it is complete), and returns the adapter's configuration
-// for it, Source and MaxConns left to the caller.
-func loadOnce(pgURL, prefix, dir string, models []domain.Model) (postgres.Config, error) {
+// "loaded" once it is complete), and returns the login of that database.
+func loadOnce(pgURL, prefix, dir string, models []domain.Model) (pgLogin, error) {
 	u, err := url.Parse(pgURL)
 	if err != nil {
-		return postgres.Config{}, fmt.Errorf("SUTURA_PG_URL: %w", err)
+		return pgLogin{}, fmt.Errorf("SUTURA_PG_URL: %w", err)
 	}
 	dbName := prefix + strings.ReplaceAll(filepath.Base(dir), "-", "_")
 	bu := *u
 	bu.Path = "/" + dbName
 	if psql(&bu, "SELECT 1 FROM loaded") != nil {
 		if err := psql(u, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)", "CREATE DATABASE "+dbName); err != nil {
-			return postgres.Config{}, err
+			return pgLogin{}, err
 		}
 		for _, m := range models {
 			if err := load(&bu, dir, &m); err != nil {
-				return postgres.Config{}, fmt.Errorf("loading %s: %w", m.Name, err)
+				return pgLogin{}, fmt.Errorf("loading %s: %w", m.Name, err)
 			}
 		}
 		if err := psql(&bu, "CREATE TABLE loaded ()"); err != nil {
-			return postgres.Config{}, err
+			return pgLogin{}, err
 		}
 	}
-	port, _ := strconv.Atoi(u.Port())
-	pass, _ := u.User.Password()
-	return postgres.Config{Host: u.Hostname(), Port: port, Database: dbName, User: u.User.Username(),
-		Password: []byte(pass), TransportMode: postgres.Plaintext, Models: models}, nil
+	return loginOf(u, dbName), nil
 }

@@ -6,6 +6,7 @@ package sutura
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 
 	mdcatalog "sutura.dev/adapters/catalog-markdown"
@@ -13,6 +14,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/examples/demo"
 	arrowengine "sutura.dev/exec-arrow"
+	"sutura.dev/semantic"
 )
 
 // Engine answers benchmark cases through sutura's embedded engine over
@@ -93,6 +95,23 @@ func (e *Engine) Footprint() int64 {
 func (e *Engine) plan(c engine.Case) (*domain.Plan, error) { return compileCase(e.bundle, c) }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// compileCase parses and compiles a case's wire question against b.
+func compileCase(b *domain.Bundle, c engine.Case) (*domain.Plan, error) {
+	wire, err := jsonMarshal(c.Question)
+	if err != nil {
+		return nil, err
+	}
+	q, err := domain.ParseQuestion(wire)
+	if err != nil {
+		return nil, err
+	}
+	plan, reason := semantic.Compile(b, domain.LocalOperator, q, domain.DateOf(2026, 7, 1))
+	if reason != nil {
+		return nil, fmt.Errorf("refused (%s): %s", reason.Code(), reason.Detail())
+	}
+	return plan, nil
+}
 
 // result renders a row set as the harness compares it.
 func result(rs *domain.RowSet) engine.Result {

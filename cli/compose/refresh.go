@@ -35,7 +35,7 @@ func (p *Process) Refresh(ctx context.Context) error {
 		return fmt.Errorf("the refreshed catalogue's sources do not open: %w", err)
 	}
 	defer opened.close()
-	if err := app.CheckBundle(ctx, b, opened.sources); err != nil {
+	if err := p.Surface.CheckBundle(ctx, b, opened.sources); err != nil {
 		return fmt.Errorf("the refreshed catalogue does not validate: %w", err)
 	}
 	spans, err := app.ReadSpans(ctx, b, opened.sources)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"sutura.dev/app"
 	"sutura.dev/cli/compose"
@@ -241,8 +242,54 @@ func runValidate(inv *invocation) error {
 	anchored := app.AnchoredMetrics(b)
 	if len(anchored) == 0 {
 		fmt.Fprintln(w, "anchors    none declared: nothing was re-checked against the data (an anchor is a known value a metric must reproduce at every start; docs/catalog-authoring.md)")
-		return nil
+	} else {
+		fmt.Fprintf(w, "anchors    %d checked, all reproduce (%s)\n", len(anchored), strings.Join(anchored, ", "))
 	}
-	fmt.Fprintf(w, "anchors    %d checked, all reproduce (%s)\n", len(anchored), strings.Join(anchored, ", "))
+	return validateAllowlists(inv, p)
+}
+
+// validateAllowlists reports the allowlisted values the data never holds
+// (app.CheckAllowlists): a warning each, or with --strict a failure.
+func validateAllowlists(inv *invocation, p *compose.Process) error {
+	b := p.Bundle
+	spans, err := app.ReadSpans(inv.ctx, b, p.Sources)
+	if err != nil {
+		return err
+	}
+	rep, err := app.CheckAllowlists(inv.ctx, b, p.Sources, spans, domain.DateFromTime(time.Now().UTC()))
+	if err != nil {
+		return err
+	}
+	w := inv.io.out
+	fmt.Fprintf(w, "allowlists %d filterable %s read against the data", rep.Checked, plural(rep.Checked, "dimension", "dimensions"))
+	if len(rep.Unused) == 0 {
+		fmt.Fprint(w, ", every allowed value occurs")
+	}
+	fmt.Fprintln(w)
+	for _, m := range rep.Windowed {
+		fmt.Fprintf(w, "           %s: no data system told its data span, so only the last %d days were read\n", m, domain.MaxSpanDays)
+	}
+	for _, u := range rep.Unchecked {
+		fmt.Fprintf(w, "           not read: %s\n", u)
+	}
+	strict := inv.boolFlag("strict")
+	for _, u := range rep.Unused {
+		if strict {
+			fmt.Fprintf(inv.io.err, "sutura: validate: metric %s: dimension %s allows %q, which its data never holds (a typo? a filter on it answers no rows)\n", u.Metric, u.Dimension, u.Value)
+		} else {
+			fmt.Fprintf(w, "warning    metric %s: dimension %s allows %q, which its data never holds (a typo? a filter on it answers no rows; --strict makes this an error)\n", u.Metric, u.Dimension, u.Value)
+		}
+	}
+	if strict && len(rep.Unused) > 0 {
+		return errReported
+	}
 	return nil
+}
+
+// plural is one or many, by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -68,7 +68,7 @@ func commands() []*command {
 		{name: "query", args: "<question.yaml|json>", summary: "answer one question from a file, or from stdin with - (the wire shape, YAML or JSON)", minArgs: 1, maxArgs: 1, flags: queryFlags, run: runQuery},
 		{name: "ask", args: "<metric>[,<metric>...]", summary: "answer one question given as flags: ask net_sales --by area --grain month --from 2026-01-01 --to 2026-04-01 --where area=East", minArgs: 1, maxArgs: 8, flags: askFlags, run: runAsk},
 		{name: "compile", args: "<question.yaml|json> [dialect]", summary: "print the statement and its bound parameters, without a data system (- reads the question from stdin)", minArgs: 1, maxArgs: 2, flags: jsonFlag, run: runCompile},
-		{name: "validate", summary: "load and pin the catalogue, open the sources and re-run every anchor; exit 1 naming each failure", run: runValidate},
+		{name: "validate", summary: "load and pin the catalogue, open the sources, re-run every anchor and look for allowlisted values the data never holds; exit 1 naming each failure (--strict: an unused value too)", flags: validateFlags, run: runValidate},
 		{name: "prompt", summary: "print the agent prompt rendered from the catalogue", run: runPrompt},
 		{name: "serve", summary: "serve HTTP (/v1, MCP at /mcp, the catalogue browser at /ui/); first line: listening on http://HOST:PORT, then where each endpoint is", flags: serveFlags, run: runServe},
 		{name: "mcp", summary: "serve MCP over standard input and output", run: runMCP},
@@ -81,6 +81,10 @@ func commands() []*command {
 }
 
 func jsonFlag(fs *flag.FlagSet) { fs.Bool("json", false, "print JSON instead of text") }
+
+func validateFlags(fs *flag.FlagSet) {
+	fs.Bool("strict", false, "fail (exit 1) when an allowlisted value never occurs in the data, instead of warning")
+}
 
 // run dispatches args to a command and returns the exit status.
 func run(ctx context.Context, args []string, s streams, env config.Env) int {

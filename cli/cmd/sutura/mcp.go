@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -126,7 +127,8 @@ func runServe(inv *invocation) error {
 		MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
 		AllowedHosts: cfg.Server.AllowedHosts, SingleUser: cfg.Security.Identity == "single-user",
 		Metrics: metrics, Logger: logger,
-		RateLimit: httpapi.RateLimit{PerSecond: float64(cfg.Server.RateLimit.PerSecond), Burst: cfg.Server.RateLimit.Burst},
+		RateLimit:      httpapi.RateLimit{PerSecond: float64(cfg.Server.RateLimit.PerSecond), Burst: cfg.Server.RateLimit.Burst},
+		TrustedProxies: cfg.Server.TrustedProxyPrefixes(), MaxConnections: cfg.Server.MaxConnections,
 	}
 	if cfg.Security.AccessToken.Set() {
 		hcfg.AccessToken = cfg.Security.AccessToken.Reveal()
@@ -159,7 +161,7 @@ func runServe(inv *invocation) error {
 	go p.RefreshEvery(base, logger)
 	writeEndpoints(inv.io.out, "http://"+ln.Addr().String(), cfg)
 	errc := make(chan error, 1)
-	go func() { errc <- server.Serve(ln) }()
+	go func() { errc <- server.Serve(hs.LimitListener(ln)) }()
 	select {
 	case err := <-errc:
 		return err
@@ -172,7 +174,11 @@ func runServe(inv *invocation) error {
 		logger.Warn("grace period over: cancelling in-flight questions")
 		cancelAll()
 		_ = server.Close()
+		// The exit status says which: 0 when every request finished within
+		// the grace, 1 when some were cancelled.
+		return errors.New("the shutdown grace period (runtime.shutdown_grace_seconds) ended with requests in flight; they were cancelled at their data systems")
 	}
+	logger.Info("shut down: every in-flight request finished")
 	return nil
 }
 

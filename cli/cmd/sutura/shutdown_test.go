@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -44,7 +45,7 @@ func TestShutdownLetsInFlightQuestionsFinishThenCancels(t *testing.T) {
 		return n
 	}
 
-	run := func(grace int) (status int, reqErr error, exitAfter time.Duration) {
+	run := func(grace int) (status int, reqErr, exitErr error, exitAfter time.Duration) {
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "pgpass"), pc.Password, 0o600))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(fmt.Sprintf(`catalogs:
@@ -76,23 +77,27 @@ security: {identity: single-user}
 		waited := make(chan error, 1)
 		go func() { waited <- s.cmd.Wait() }()
 		select {
-		case err := <-waited:
-			require.NoError(t, err, s.stderr.String())
+		case exitErr = <-waited:
 		case <-time.After(time.Duration(grace+20) * time.Second):
 			t.Fatal("serve did not exit")
 		}
 		exitAfter = time.Since(signalled)
 		r := <-done
-		return r.status, r.err, exitAfter
+		return r.status, r.err, exitErr, exitAfter
 	}
 
-	status, err, after := run(30)
+	status, err, exitErr, after := run(30)
 	require.NoError(t, err, "with a long grace the in-flight question is answered")
 	assert.Equal(t, 200, status)
+	assert.NoError(t, exitErr, "every request finished within the grace: exit 0")
 	t.Logf("grace 30 s: answered, exited %v after SIGTERM", after)
 
-	_, err, after = run(1)
+	_, err, exitErr, after = run(1)
 	assert.Error(t, err, "after a one-second grace the question is cancelled and its connection closed")
+	var ee *exec.ExitError
+	if assert.ErrorAs(t, exitErr, &ee, "requests were cancelled: the exit status says so") {
+		assert.Equal(t, exitFail, ee.ExitCode())
+	}
 	assert.Less(t, after, 2500*time.Millisecond, "the process exits right after the grace")
 	assert.Eventually(t, func() bool { return active() == 0 }, time.Second, 20*time.Millisecond,
 		"the cancelled statement does not go on running at the database")

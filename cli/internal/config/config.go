@@ -142,6 +142,39 @@ type Server struct {
 	// RateLimit bounds the requests of one client: its address, then its
 	// subject once inbound identity authenticated it.
 	RateLimit RateLimit `yaml:"rate_limit"`
+	// TrustedProxies are CIDR prefixes (or single addresses) of the proxies
+	// whose X-Forwarded-For header names the client address the rate limit
+	// reckons by; the header of any other peer is ignored.
+	TrustedProxies []string `yaml:"trusted_proxies"`
+	// MaxConnections bounds the HTTP connections open at once (1..1048576);
+	// the default is runtime.DefaultMaxConnections, three quarters of the
+	// process's open-file limit.
+	MaxConnections int `yaml:"max_connections"`
+}
+
+// TrustedProxyPrefixes returns server.trusted_proxies as prefixes (a
+// single address is its own /32 or /128); entries that do not parse were
+// refused by validation.
+func (s Server) TrustedProxyPrefixes() []netip.Prefix {
+	var out []netip.Prefix
+	for _, t := range s.TrustedProxies {
+		if p, ok := parseProxy(t); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// parseProxy reads one entry of server.trusted_proxies.
+func parseProxy(s string) (netip.Prefix, bool) {
+	if p, err := netip.ParsePrefix(s); err == nil {
+		return p.Masked(), true
+	}
+	if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
+		a = a.Unmap()
+		return netip.PrefixFrom(a, a.BitLen()), true
+	}
+	return netip.Prefix{}, false
 }
 
 // RateLimit is server.rate_limit: a token bucket per client address and

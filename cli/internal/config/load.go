@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"sutura.dev/runtime"
 )
 
 // The environment variables that steer loading.
@@ -129,6 +131,8 @@ func defaults() *Config {
 			AllowedHosts:          []string{},
 			AgentSurface:          AgentSurface{Enabled: true},
 			RateLimit:             RateLimit{PerSecond: 50, Burst: 100},
+			TrustedProxies:        []string{},
+			MaxConnections:        runtime.DefaultMaxConnections(),
 		},
 		Security: Security{
 			Inbound: Inbound{ScopeClaim: "scope", GroupsClaim: "groups", JWKSMaxStaleSeconds: 3600},

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sutura.dev/runtime"
 )
 
 // referencePath is docs/configuration.md, from this package's directory.
@@ -138,7 +140,20 @@ func TestReferenceDefaults(t *testing.T) {
 	rows, _ := docTables(t)
 	defs := map[string]string{}
 	flattenDefaults(reflect.ValueOf(*defaults()), "", defs)
+	// A default computed from the machine is described in words; the
+	// defaults layer must hold exactly what the computation gives here.
+	computed := map[string]struct {
+		words string
+		value int
+	}{
+		"server.max_connections": {"three quarters of the open-file limit (at least 64, at most 65536)", runtime.DefaultMaxConnections()},
+	}
 	for _, r := range rows {
+		if c, ok := computed[r.key]; ok {
+			assert.Equal(t, c.words, r.def, "default of %s", r.key)
+			assert.Equal(t, strconv.Itoa(c.value), defs[r.key], "the defaults layer holds the computed default of %s", r.key)
+			continue
+		}
 		if want, ok := defs[r.key]; ok {
 			assert.Equal(t, "`"+want+"`", r.def, "default of %s", r.key)
 		} else {

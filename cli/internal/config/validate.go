@@ -168,6 +168,12 @@ func (c *checker) server() {
 	c.intRange("server.max_body_bytes", int64(s.MaxBodyBytes), 1, maxBodyBytesLimit)
 	c.intRange("server.rate_limit.per_second", int64(s.RateLimit.PerSecond), 1, 100000)
 	c.intRange("server.rate_limit.burst", int64(s.RateLimit.Burst), 1, 100000)
+	c.intRange("server.max_connections", int64(s.MaxConnections), 1, 1<<20)
+	for i, t := range s.TrustedProxies {
+		if _, ok := parseProxy(t); !ok {
+			c.fail(indexKey("server.trusted_proxies", i), "must be an IP address or a CIDR prefix such as 10.0.0.0/8")
+		}
+	}
 	for i, h := range s.AllowedHosts {
 		host := h
 		if hp, err := netip.ParseAddrPort(h); err == nil {

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -114,7 +115,22 @@ func report(in io.Reader, out io.Writer) (result, error) {
 			b.WriteString(e.Output)
 		case "fail":
 			if e.Test == "" {
+				// The package failed: tests of it that never ended were
+				// running when it died (a timeout, a panic, an exit), and
+				// their output says why.
 				r.failed = true
+				var open []string
+				for k := range logs {
+					if pkg, test, _ := strings.Cut(k, "\x00"); pkg == e.Package && test != "" {
+						open = append(open, k)
+					}
+				}
+				slices.Sort(open)
+				for _, k := range open {
+					_, test, _ := strings.Cut(k, "\x00")
+					fmt.Fprintf(out, "--- %s did not end before its package failed; its output:\n%s", shortName(e.Package, test), logs[k].String())
+					delete(logs, k)
+				}
 				continue
 			}
 			r.failed = true

@@ -55,6 +55,15 @@ func TestReport(t *testing.T) {
 			notPrinted: []string{"short mode", "TestC2"},
 		},
 		{
+			name: "a package that dies prints the output of the tests still running",
+			stream: ev("run", "x/e", "TestE", "") + ev("output", "x/e", "TestE", "=== RUN   TestE\n") +
+				ev("output", "x/e", "TestE", "    e_test.go:4: waiting for the server\n") +
+				ev("output", "x/e", "TestE", "panic: test timed out after 10m0s\n") +
+				ev("output", "x/e", "", "FAIL\tx/e\t600.0s\n") + ev("fail", "x/e", "", ""),
+			failed:  true,
+			printed: []string{"e.TestE did not end before its package failed", "waiting for the server", "test timed out after 10m0s"},
+		},
+		{
 			name:    "a build failure fails",
 			stream:  `{"ImportPath":"x/d","Action":"build-output","Output":"d.go:1:1: expected 'package'\n"}` + "\n" + `{"ImportPath":"x/d","Action":"build-fail"}` + "\n",
 			failed:  true,

@@ -1,0 +1,3 @@
+module sutura.dev/testtier
+
+go 1.26.0
