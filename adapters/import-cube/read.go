@@ -43,7 +43,7 @@ func Read(files []importread.File) (*importread.Result, error) {
 	if errs.Len() > 0 {
 		return nil, errs.Err()
 	}
-	if len(m.cubes) == 0 && m.views == 0 {
+	if !m.found {
 		return nil, fmt.Errorf("%w: no YAML file holds cubes: or views:", ErrMalformed)
 	}
 	return m.result(), nil
@@ -97,6 +97,7 @@ func (m *modelSet) readFile(fl importread.File) {
 			}
 		}
 	}
+	m.found = m.found || found
 	if !found {
 		m.entries = append(m.entries, importread.Entry{Kind: "file", File: fl.Path, Status: importread.Ignored, Reason: "holds no cubes: or views:"})
 	}
@@ -104,8 +105,12 @@ func (m *modelSet) readFile(fl importread.File) {
 
 // addView lists a view: it defines no measure of its own.
 func (m *modelSet) addView(n node) {
-	name, ok := n.Named("a view")
-	if !ok {
+	var name string
+	if n.IsMap() {
+		m.scoped(func(string) {}, func() { name = text(n, "name") })
+	}
+	if name == "" {
+		m.unnamed("view", n)
 		return
 	}
 	m.views++
