@@ -22,10 +22,13 @@ import (
 //
 // What maps onto the catalogue's closed vocabulary is imported exactly;
 // every other construct gets an entry saying why it was refused or
-// ignored. A model Cube itself would reject (a syntax error, a value of the
-// wrong type, a missing or duplicate name, a reference to a member that
-// does not exist) is malformed: Read then returns errors, each an
-// *importread.Error wrapping ErrMalformed, and no result.
+// ignored. A problem that belongs to one cube, view, member or join (a
+// value of the wrong type, a missing or repeated name, a reference to a
+// member that does not exist) refuses that construct by name, and reading
+// goes on. Only an input that cannot be read at all (a syntax error,
+// cubes: or views: that is not a list, no file holding either) is
+// malformed: Read then returns errors, each an *importread.Error wrapping
+// ErrMalformed, and no result.
 func Read(files []importread.File) (*importread.Result, error) {
 	errs := importread.NewErrors(ErrMalformed)
 	m := &modelSet{errs: errs, byName: map[string]*cube{}}
