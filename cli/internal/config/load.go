@@ -86,7 +86,16 @@ func LoadWith(env Env, overrides ...Override) (*Config, error) {
 				continue
 			}
 			if found {
+				if name == BaseFile {
+					cfg.baseFound = true
+				}
 				applyYAML(cfg, origins, path, data, &errs)
+				continue
+			}
+			if yml := strings.TrimSuffix(path, ".yaml") + ".yml"; fileExists(yml) {
+				// A layer spelt .yml would otherwise be skipped in silence,
+				// and the demo served in its place.
+				errs.add(&Error{Layer: yml, Reason: "is not read: the layer is named " + name + " (rename the file)"})
 			}
 		}
 	}
@@ -178,6 +187,12 @@ func configDir(s string) (string, *Error) {
 		s = abs
 	}
 	return s, nil
+}
+
+// fileExists reports whether path names something that exists.
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // readLayerFile reads an optional layer file; found is false when it
