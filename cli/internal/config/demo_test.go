@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,4 +46,22 @@ func TestDirectoryWithoutBaseYAML(t *testing.T) {
 	assert.Equal(t, "SUTURA_CONFIG_DIR is unset", cfg.DemoBecause())
 	cfg, _ = mustLoad(t, map[string]string{"base.yaml": catalogue}, nil)
 	assert.Empty(t, cfg.DemoBecause(), "a catalogue is configured")
+}
+
+// A tab that indents a line of a layer file is named as the cause, at its
+// line, whatever the parser's own words for it.
+func TestTabIndentInLayerFile(t *testing.T) {
+	for _, text := range []string{
+		"server:\n\tport: 8081\n",
+		"server:\n  allowed_hosts:\n\t- example.com\n",
+		"server:\n  port: 8081\n\thost: 127.0.0.1\n",
+	} {
+		_, dir, err := loadDir(t, map[string]string{"base.yaml": text}, nil)
+		require.Error(t, err)
+		errs := Errors(err)
+		require.Len(t, errs, 1)
+		assert.Equal(t, filepath.Join(dir, "base.yaml"), errs[0].Layer)
+		assert.Equal(t, "is not valid YAML: tabs cannot indent YAML; indent with spaces", errs[0].Reason, text)
+		assert.Equal(t, len(strings.Split(strings.Split(text, "\t")[0], "\n")), errs[0].Line, "the line of the tab")
+	}
 }
