@@ -225,7 +225,7 @@ func runValidate(inv *invocation) error {
 	w := inv.io.out
 	writeHeader(w, s.CatalogName, b)
 	defs := b.Definitions()
-	fmt.Fprintf(w, "loaded     %d models, %d relationships, %d metrics\n", len(defs.Models), len(defs.Relationships), len(defs.Metrics))
+	fmt.Fprintln(w, loadedLine(defs))
 	p, err := compose.OpenSetup(inv.ctx, s, inv.io.err, compose.Options{})
 	var ve *compose.ValidationError
 	switch {
@@ -245,4 +245,11 @@ func runValidate(inv *invocation) error {
 	}
 	fmt.Fprintf(w, "anchors    %d checked, all reproduce (%s)\n", len(anchored), strings.Join(anchored, ", "))
 	return nil
+}
+
+// loadedLine says how many definitions a catalogue holds, each count with
+// the noun that agrees with it ("1 model, 2 relationships, 3 metrics").
+func loadedLine(defs *domain.Definitions) string {
+	return "loaded     " + plural(len(defs.Models), "model", "models") + ", " + plural(len(defs.Relationships), "relationship", "relationships") +
+		", " + plural(len(defs.Metrics), "metric", "metrics")
 }
