@@ -101,7 +101,7 @@ func (r *resolved) resolveMetrics(b *domain.Bundle, p domain.Principal) *domain.
 	for _, name := range q.Metrics {
 		m, ok := b.Metric(name)
 		if !ok || !Visible(b, p, m) {
-			return unknownMetric(name)
+			return unknownMetric(b, p, name)
 		}
 		r.metrics = append(r.metrics, m)
 	}
@@ -118,8 +118,13 @@ func (r *resolved) resolveMetrics(b *domain.Bundle, p domain.Principal) *domain.
 }
 
 // unknownMetric is the one refusal for a metric that does not exist and for
-// one the caller may not see: the two must be indistinguishable.
-func unknownMetric(name string) *domain.Reason {
+// one the caller may not see: the two must be indistinguishable. It
+// suggests the nearest name among the metrics p may see, never another:
+// a hidden metric is never named, so the suggestion says nothing of it.
+func unknownMetric(b *domain.Bundle, p domain.Principal, name string) *domain.Reason {
+	if near := nearestVisible(b, p, name); near != "" {
+		return refuse(domain.MetricUnknown, "there is no metric called %s; the nearest metric you can ask for is %s", name, near)
+	}
 	return refuse(domain.MetricUnknown, "there is no metric called %s", name)
 }
 
@@ -133,7 +138,11 @@ func (r *resolved) resolveShape(today domain.Date) *domain.Reason {
 	}
 	for _, m := range r.metrics {
 		if !m.HasGrain(g) {
-			return refuse(domain.GrainNotSupported, "metric %s is not defined at %s grain", m.Name, g)
+			grains := make([]string, len(m.Grains))
+			for i, mg := range m.Grains {
+				grains[i] = mg.String()
+			}
+			return refuse(domain.GrainNotSupported, "metric %s is not defined at %s grain; its grains are %s", m.Name, g, strings.Join(grains, ", "))
 		}
 	}
 	switch s := q.Range; {

@@ -42,6 +42,8 @@ func TestRefusals(t *testing.T) {
 	}{
 		{"unknown metric", nobody, ask("profit"), domain.MetricUnknown, "there is no metric called profit"},
 		{"invisible metric", nobody, ask("collected_payments"), domain.MetricUnknown, "there is no metric called collected_payments"},
+		{"unknown metric near a visible one", nobody, ask("net_sale"), domain.MetricUnknown, "there is no metric called net_sale; the nearest metric you can ask for is net_sales"},
+		{"letter case is a slip", nobody, ask("Units_Sold"), domain.MetricUnknown, "there is no metric called Units_Sold; the nearest metric you can ask for is units_sold"},
 		{"no metric", nobody, ask(), domain.MetricUnknown, ""},
 		{"too many metrics", nobody, ask(names("m", 9)...), domain.TooManyMetrics, ""},
 		{"too many metrics before unknown", nobody, ask(append(names("nope", 8), "net_sales")...), domain.TooManyMetrics, ""},
@@ -50,7 +52,8 @@ func TestRefusals(t *testing.T) {
 		{"different models", nobody, ask("net_sales", "new_customers"), domain.MetricsSpanDifferentModels, ""},
 		{"different time columns", nobody, ask("order_count", "dispatched_orders"), domain.MetricsSpanDifferentModels, ""},
 		{"unknown before different models", nobody, ask("net_sales", "new_customers", "profit"), domain.MetricUnknown, ""},
-		{"grain", nobody, with(ask("net_sales", "active_customers"), func(q *domain.Question) { q.Grain = domain.Year }), domain.GrainNotSupported, "metric active_customers is not defined at year grain"},
+		{"grain", nobody, with(ask("net_sales", "active_customers"), func(q *domain.Question) { q.Grain = domain.Year }), domain.GrainNotSupported,
+			"metric active_customers is not defined at year grain; its grains are day, week, month, quarter"},
 		{"grain before span", nobody, with(ask("active_customers"), func(q *domain.Question) {
 			q.Grain = domain.Year
 			q.Range = fixed("2000-01-01", "2026-01-01")
@@ -163,6 +166,26 @@ func TestPlanningRefusals(t *testing.T) {
 	assert.Equal(t, domain.PlanTablesShareAnIdentifier, why.Code())
 	_, why = semantic.Compile(b, domain.LocalOperator, with(ask("net_sales"), func(q *domain.Question) { q.Dimensions = []string{"product"} }), today)
 	assert.Nil(t, why, "only tables in one statement must differ")
+}
+
+// The suggestion of metric_unknown comes from the metrics the caller may
+// see only: a name one edit from a hidden metric suggests nothing to a
+// caller who may not see it, and that metric to one who may.
+func TestUnknownMetricNeverSuggestsAHiddenOne(t *testing.T) {
+	b := demoBundle(t)
+	agent := domain.Principal{Subject: "agent", Audiences: []string{"marketing"}}
+	finance := domain.Principal{Subject: "cfo", Audiences: []string{"finance"}}
+	require.False(t, semantic.Visible(b, agent, mustMetric(t, b, "collected_payments")))
+	for _, name := range []string{"collected_payment", "colected_payments", "collected_payments"} {
+		_, why := semantic.Compile(b, agent, ask(name), today)
+		require.NotNil(t, why)
+		assert.Equal(t, domain.MetricUnknown, why.Code())
+		assert.NotContains(t, why.Detail(), "nearest", "no visible metric is near %s", name)
+		assert.NotContains(t, why.Detail(), "collected_payments;", name)
+	}
+	_, why := semantic.Compile(b, finance, ask("collected_payment"), today)
+	require.NotNil(t, why)
+	assert.Equal(t, "there is no metric called collected_payment; the nearest metric you can ask for is collected_payments", why.Detail())
 }
 
 func TestInvisibleMetricIsIndistinguishableFromMissing(t *testing.T) {

@@ -26,6 +26,9 @@ const DefaultMaxBodyBytes = 65536
 type Config struct {
 	// Surface answers; it is the process's one app.Surface.
 	Surface *app.Surface
+	// CatalogName is the catalogue's name for people (its configured name,
+	// or "demo"), shown in the catalogue browser's header; "" shows none.
+	CatalogName string
 	// Tools is the capability list to serve; nil is the surface's
 	// (app.Surface.Tools). A list that is not the surface's fails New:
 	// whether a tool is enabled, and whether a caller's scopes grant it,

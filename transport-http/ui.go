@@ -6,6 +6,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"html"
 	"io/fs"
 	"net/http"
 	"path"
@@ -116,9 +117,28 @@ func (s *Server) serveUI(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
 	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=()")
 	h.Set("Cache-Control", "no-cache")
+	if name == "index.html" {
+		a = withCatalogName(a, s.cfg.CatalogName)
+	}
 	h.Set("Content-Type", a.contentType)
 	h.Set("ETag", a.etag)
 	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(a.body))
+}
+
+// catalogNameMeta is the element of index.html that carries the
+// catalogue's name to the page's header.
+const catalogNameMeta = `<meta name="sutura-catalogue" content="">`
+
+// withCatalogName is the page with the catalogue's name (HTML-escaped) in
+// its catalogNameMeta element, and an ETag of its own.
+func withCatalogName(a uiAsset, name string) uiAsset {
+	if name == "" {
+		return a
+	}
+	body := bytes.Replace(a.body, []byte(catalogNameMeta),
+		[]byte(`<meta name="sutura-catalogue" content="`+html.EscapeString(name)+`">`), 1)
+	sum := sha256.Sum256(body)
+	return uiAsset{body: body, contentType: a.contentType, etag: `"` + hex.EncodeToString(sum[:16]) + `"`}
 }
 
 // redirectToUI sends a browser that opens the server's root to the page.

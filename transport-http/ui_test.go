@@ -116,3 +116,17 @@ func TestUIAssetsNameNoOtherHost(t *testing.T) {
 		}
 	}
 }
+
+// The page carries the catalogue's name for its header, escaped, with an
+// ETag of its own; without a name it is the embedded file as it is.
+func TestUICatalogName(t *testing.T) {
+	assets, err := uiAssets()
+	require.NoError(t, err)
+	index := assets["index.html"]
+	require.Contains(t, string(index.body), catalogNameMeta, "index.html holds the element the name goes into")
+	assert.Equal(t, index, withCatalogName(index, ""))
+	named := withCatalogName(index, `shop "<b>"`)
+	assert.Contains(t, string(named.body), `<meta name="sutura-catalogue" content="shop &#34;&lt;b&gt;&#34;">`)
+	assert.NotContains(t, string(named.body), "<b>")
+	assert.NotEqual(t, index.etag, named.etag)
+}

@@ -102,10 +102,10 @@ func yamlSyntax(file string, err error, front []byte, firstLine int) *Error {
 			break
 		}
 	}
-	if strings.Contains(msg, "tab character") {
-		if tab := tabIndentLine(front); tab > 0 {
-			line = tab
-		}
+	if tab := tabIndentLine(front); tab > 0 && (tab == line || strings.Contains(msg, "tab character")) {
+		// The parser may call a tab "a character that cannot start any
+		// token"; the tab is the cause wherever it stumbles on one.
+		line, hint = tab, "tabs cannot indent YAML; indent with spaces"
 	}
 	if bad := badCharLine(front); bad > 0 && (strings.Contains(msg, "control characters") || strings.Contains(msg, "UTF-8") || strings.Contains(msg, "Unicode")) {
 		line = bad
@@ -120,7 +120,7 @@ func yamlSyntax(file string, err error, front []byte, firstLine int) *Error {
 var yamlHints = []struct{ match, hint string }{
 	{"control characters", "it holds a control character or a byte that is not UTF-8"},
 	{"UTF-8", "it holds a byte sequence that is not UTF-8"},
-	{"tab character", "a tab indents a line; indent with spaces"},
+	{"tab character", "tabs cannot indent YAML; indent with spaces"},
 	{"mapping values are not allowed", "a plain value holds a colon and a space, or a line is indented too far; quote the value or fix the indentation"},
 	{"did not find expected key", "a line's indentation does not match its mapping or list"},
 	{"unknown anchor", "an alias names an anchor that is not defined (aliases are not supported)"},

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
 )
@@ -290,9 +292,32 @@ func (a *assembler) problem(p *domain.Problem) *Error {
 		}
 		p = &domain.Problem{Kind: p.Kind, Name: p.Name, Key: p.Key, Reason: reason}
 	}
+	reason = namedColumn(d, path, reason)
 	e := d.errorAt(path, ErrInconsistent, reason)
 	e.Cause = p
 	return e
+}
+
+// missingColumn matches the domain's sentence for a reference to a column
+// its model does not declare, which names the model but not the column.
+var missingColumn = regexp.MustCompile(`^(.*) names a column (model \S+|the model) does not declare$`)
+
+// namedColumn completes that sentence with the column the document names
+// at path, when it is an identifier (a column name, never a value):
+// "the term names column amount, which model sales does not declare".
+func namedColumn(d *document, path []string, reason string) string {
+	m := missingColumn.FindStringSubmatch(reason)
+	if m == nil {
+		return reason
+	}
+	n := d.root
+	for _, seg := range path {
+		n, _ = step(n, seg)
+	}
+	if n == nil || n.Kind != yaml.ScalarNode || domain.CheckIdent(n.Value) != nil {
+		return reason
+	}
+	return m[1] + " names column " + n.Value + ", which " + m[2] + " does not declare"
 }
 
 // glossaryDefining finds the glossary document whose term or synonym is

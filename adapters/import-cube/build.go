@@ -3,6 +3,7 @@ package cube
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"sutura.dev/adapters/importread"
@@ -99,8 +100,7 @@ func (m *modelSet) resolveDimension(c *cube, d *dimension, depth int) {
 	if why == "pending" {
 		col, why = m.memberColumn(c, r.name, depth)
 		if why == "missing" {
-			d.n.Fail("sql references a member cube " + c.name + " does not define")
-			why = "it references a member that does not exist"
+			why = "its sql references a member cube " + c.name + " does not define"
 		}
 	}
 	if why != "" {
@@ -111,14 +111,13 @@ func (m *modelSet) resolveDimension(c *cube, d *dimension, depth int) {
 }
 
 // column resolves the sql of a measure or filter to a column of c.
-func (m *modelSet) column(c *cube, at node, sql string) (string, string) {
+func (m *modelSet) column(c *cube, sql string) (string, string) {
 	r, _ := parseRef(sql)
 	col, why := ownColumn(sql, c)
 	if why == "pending" {
 		col, why = m.memberColumn(c, r.name, 0)
 		if why == "missing" {
-			at.Fail("sql references a member cube " + c.name + " does not define")
-			why = "it references a member that does not exist"
+			why = "its sql references a member cube " + c.name + " does not define"
 		}
 	}
 	return col, why
@@ -129,22 +128,26 @@ func (m *modelSet) column(c *cube, at node, sql string) (string, string) {
 func (m *modelSet) build() {
 	for _, c := range m.cubes {
 		for _, d := range c.dims {
-			m.resolveDimension(c, d, 0)
+			m.scoped(d.refuse, func() { m.resolveDimension(c, d, 0) })
 		}
 		m.timeOf(c)
 		for _, d := range c.dims {
 			m.settleDimension(c, d)
 		}
+		if len(c.pk) > 1 && c.refused == "" {
+			m.note(c.entry, fmt.Sprintf("its primary key is composite (%s): it is recorded as such; a count of rows counts its first column, and a relationship to this cube on one of the columns is refused",
+				strings.Join(c.pk, ", ")))
+		}
 	}
 	for _, c := range m.cubes {
 		for _, ms := range c.measures {
-			m.resolveMeasure(c, ms)
+			m.scoped(ms.refuse, func() { m.resolveMeasure(c, ms) })
 		}
 		for _, ms := range c.measures {
-			m.metric(c, ms)
+			m.scoped(func(why string) { m.refuse(ms.entry, why) }, func() { m.metric(c, ms) })
 		}
 		for _, j := range c.joins {
-			m.joinOf(c, j)
+			m.scoped(func(why string) { m.refuse(j.entry, why) }, func() { m.joinOf(c, j) })
 		}
 		e := &m.entries[c.entry]
 		if c.refused != "" {
@@ -179,10 +182,9 @@ func (m *modelSet) timeOf(c *cube) {
 func (m *modelSet) settleDimension(c *cube, d *dimension) {
 	e := &m.entries[d.entry]
 	if d.refused == "" && truthy(d.n, "primary_key") {
-		if c.pk != "" && c.pk != d.column {
-			d.n.Fail("is a second primary key of cube " + c.name)
+		if !slices.Contains(c.pk, d.column) {
+			c.pk = append(c.pk, d.column)
 		}
-		c.pk = d.column
 		c.column(d.column, "")
 	}
 	switch {
@@ -215,11 +217,11 @@ func (m *modelSet) resolveMeasure(c *cube, ms *measure) {
 	switch ms.kind {
 	case "count":
 		if sql == "" {
-			if c.pk == "" {
+			if len(c.pk) == 0 {
 				ms.refuse("a count without sql counts rows, which the catalogue counts over the primary key, and the cube has no primary key over a column")
 				return
 			}
-			ms.term = &domain.Term{Aggregate: domain.Count, Column: c.pk}
+			ms.term = &domain.Term{Aggregate: domain.Count, Column: c.pk[0]}
 			break
 		}
 		fallthrough
@@ -228,7 +230,7 @@ func (m *modelSet) resolveMeasure(c *cube, ms *measure) {
 			ms.refuse("a " + ms.kind + " measure without sql has nothing to aggregate")
 			return
 		}
-		col, why := m.column(c, ms.n, sql)
+		col, why := m.column(c, sql)
 		if why != "" {
 			ms.refuse(why)
 			return
@@ -249,7 +251,7 @@ func (m *modelSet) resolveMeasure(c *cube, ms *measure) {
 		ms.refuse("a " + ms.kind + " measure is an expression, which the catalogue cannot express")
 		return
 	default:
-		ms.n.Fail("type is not a measure type Cube knows")
+		ms.refuse("its type is not a measure type Cube knows")
 		return
 	}
 	for _, f := range list(ms.n, "filters") {
@@ -275,7 +277,7 @@ func (m *modelSet) filter(c *cube, f node) (domain.RequiredFilter, string) {
 	if _, ok := parseRef(match[1]); !ok {
 		return domain.RequiredFilter{}, form
 	}
-	col, why := m.column(c, f, match[1])
+	col, why := m.column(c, match[1])
 	if why != "" {
 		return domain.RequiredFilter{}, "its filter: " + why
 	}
@@ -354,8 +356,7 @@ func (m *modelSet) ratio(c *cube, ms *measure) (*domain.Ratio, string) {
 		}
 		switch {
 		case in == nil:
-			ms.n.Fail("sql references a measure cube " + c.name + " does not define")
-			return nil, "it references a measure that does not exist"
+			return nil, "its sql references a measure cube " + c.name + " does not define"
 		case in.kind == "number":
 			return nil, "its input " + in.name + " is itself an expression"
 		case in.refused != "" || in.term == nil:
@@ -376,8 +377,11 @@ func (m *modelSet) joinOf(c *cube, j *join) {
 	case !ok:
 		m.refuse(j.entry, "it joins cube "+safeKey(j.target)+", which is not among the YAML cubes read")
 		return
-	case c.refused != "" || target.refused != "":
-		m.refuse(j.entry, "a cube it joins is not imported")
+	case c.refused != "":
+		m.refuse(j.entry, "its cube is not imported")
+		return
+	case target.refused != "":
+		m.refuse(j.entry, "the cube it joins, "+target.name+", is not imported: "+target.refused)
 		return
 	}
 	match := joinSQL.FindStringSubmatch(text(j.n, "sql"))
@@ -407,8 +411,7 @@ func (m *modelSet) joinOf(c *cube, j *join) {
 			var why string
 			if col, why = m.memberColumn(side, r.name, 0); why != "" {
 				if why == "missing" {
-					j.n.Fail("sql references a member cube " + side.name + " does not define")
-					why = "it references a member that does not exist"
+					why = "its sql references a member cube " + side.name + " does not define"
 				}
 				m.refuse(j.entry, why)
 				return
@@ -435,6 +438,12 @@ func (m *modelSet) joinOf(c *cube, j *join) {
 			return
 		}
 	}
+	for _, side := range []*cube{m.byName[rel.Target.Model], m.byName[rel.Origin.Model]} {
+		if len(side.pk) > 1 && (side.name == rel.Target.Model || rel.JoinType == domain.OneToOne) {
+			m.refuse(j.entry, fmt.Sprintf("cube %s has a composite primary key (%s), so one of its columns is no key this relationship can join to", side.name, strings.Join(side.pk, ", ")))
+			return
+		}
+	}
 	if domain.CheckIdent(rel.Name) != nil {
 		m.refuse(j.entry, "its name as a relationship, <cube>_<cube>, is not an identifier of at most 63 characters")
 		return
@@ -457,9 +466,7 @@ func (m *modelSet) result() *importread.Result {
 		for _, col := range c.columns {
 			model.Columns = append(model.Columns, domain.ModelColumn{Name: col, Type: c.types[col]})
 		}
-		if c.pk != "" {
-			model.PrimaryKey = []string{c.pk}
-		}
+		model.PrimaryKey = slices.Clone(c.pk)
 		r.Definitions.Models = append(r.Definitions.Models, model)
 		for _, d := range c.dims {
 			if d.kind != "time" && d.refused == "" {

@@ -16,6 +16,7 @@ type modelSet struct {
 	cubes   []*cube
 	byName  map[string]*cube
 	views   int
+	found   bool // whether a file held cubes: or views:
 	entries []importread.Entry
 	rels    []domain.Relationship
 	metrics []domain.Metric
@@ -32,8 +33,8 @@ type cube struct {
 	refused                  string
 	columns                  []string
 	types                    map[string]domain.ColumnType
-	pk                       string // the primary key's column, "" when none
-	timeColumn, timeWhy      string // the one bare time dimension's column, or why there is none
+	pk                       []string // the primary key's columns (several for a composite key), none when it has none
+	timeColumn, timeWhy      string   // the one bare time dimension's column, or why there is none
 }
 
 type dimension struct {
@@ -82,50 +83,82 @@ var cubeKeys = []string{"name", "sql_table", "sql", "description", "title", "pub
 
 var selectStar = regexp.MustCompile(`(?i)^\s*select\s+\*\s+from\s+([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){0,2})\s*;?\s*$`)
 
+// scoped reads one construct (a cube, view, member or join): what read
+// finds malformed refuses that construct, through refuse, and the import
+// reads on; only an input that cannot be read at all fails as a whole
+// (docs/importing.md).
+func (m *modelSet) scoped(refuse func(reason string), read func()) {
+	mark := m.errs.Mark()
+	read()
+	if errs := m.errs.Take(mark); len(errs) > 0 {
+		why := "it is malformed: " + errs[0].Error()
+		if len(errs) > 1 {
+			why += fmt.Sprintf(" (and %d more)", len(errs)-1)
+		}
+		refuse(why)
+	}
+}
+
+// unnamed records a construct that cannot be read far enough to have a
+// name (not a mapping, or without a name), refused where it is.
+func (m *modelSet) unnamed(kind string, n node) {
+	what := "it is not a mapping with a name"
+	if n.IsMap() {
+		what = "it has no name"
+	}
+	m.entry(importread.Entry{Kind: kind, File: n.File(), Line: n.Line(), Status: importread.Refused,
+		Reason: fmt.Sprintf("a %s at line %d: %s", kind, n.Line(), what)})
+}
+
 // addCube reads one cube and its members.
 func (m *modelSet) addCube(n node) {
-	if !n.IsMap() {
-		n.Fail("must be a mapping (a cube)")
-		return
+	var name string
+	if n.IsMap() {
+		m.scoped(func(string) {}, func() { name = text(n, "name") })
 	}
-	name := text(n, "name")
 	if name == "" {
-		n.Fail("has no name")
+		m.unnamed("cube", n)
 		return
 	}
 	if first, dup := m.byName[name]; dup {
-		n.Fail(fmt.Sprintf("names a cube again (first at %s:%d)", m.entries[first.entry].File, m.entries[first.entry].Line))
+		m.entry(importread.Entry{Kind: "cube", Name: name, File: n.File(), Line: n.Line(), Status: importread.Refused,
+			Reason: fmt.Sprintf("it names a cube again (first at %s:%d); Cube refuses that", m.entries[first.entry].File, m.entries[first.entry].Line)})
 		return
 	}
 	c := &cube{n: n, name: name, description: text(n, "description"), types: map[string]domain.ColumnType{}}
 	c.entry = m.entry(importread.Entry{Kind: "cube", Name: name, File: n.File(), Line: n.Line(), Output: "model:" + name, Notes: presentation(n)})
 	m.byName[name] = c
 	m.cubes = append(m.cubes, c)
-	if domain.CheckIdent(name) != nil {
-		c.refuse("the name is not an identifier")
-	}
-	m.cubeTable(c)
-	if _, ok := field(n, "extends"); ok {
-		c.refuse("it extends another cube; inheritance is not read, so write the cube out in full")
-	}
-	for _, k := range n.Keys() {
-		if !slices.Contains(cubeKeys, snake(k)) {
-			m.note(c.entry, "key "+safeKey(k)+" is not read")
+	var dims, measures, joins []node
+	m.scoped(c.refuse, func() {
+		if domain.CheckIdent(name) != nil {
+			c.refuse("the name is not an identifier")
 		}
-	}
-	if ds := text(n, "data_source"); ds != "" && ds != "default" {
-		m.note(c.entry, "it reads another data source than the default; every imported model reads the one --source alias, so check its source")
-	}
-	for _, d := range list(n, "dimensions") {
+		if _, ok := field(n, "extends"); ok {
+			c.refuse("it extends another cube; inheritance is not read, so write the cube out in full")
+		} else {
+			m.cubeTable(c)
+		}
+		for _, k := range n.Keys() {
+			if !slices.Contains(cubeKeys, snake(k)) {
+				m.note(c.entry, "key "+safeKey(k)+" is not read")
+			}
+		}
+		if ds := text(n, "data_source"); ds != "" && ds != "default" {
+			m.note(c.entry, "it reads another data source than the default; every imported model reads the one --source alias, so check its source")
+		}
+		dims, measures, joins = list(n, "dimensions"), list(n, "measures"), list(n, "joins")
+	})
+	for _, d := range dims {
 		m.addDimension(c, d)
 	}
-	for _, ms := range list(n, "measures") {
+	for _, ms := range measures {
 		m.addMeasure(c, ms)
 	}
-	for _, j := range list(n, "joins") {
+	for _, j := range joins {
 		m.addJoin(c, j)
 	}
-	m.cubeExtras(c)
+	m.scoped(c.refuse, func() { m.cubeExtras(c) })
 }
 
 // cubeTable reads where a cube's rows are: sql_table, or a sql that is
@@ -207,46 +240,62 @@ var dimensionKeys = []string{"name", "sql", "type", "primary_key", "description"
 	"meta", "granularities", "links", "order", "key", "label", "propagate_filters_to_sub_query", "sub_query", "case"}
 
 func (m *modelSet) addDimension(c *cube, n node) {
-	name, kind := text(n, "name"), strings.ToLower(text(n, "type"))
+	var name, kind string
+	if n.IsMap() {
+		m.scoped(func(string) {}, func() { name, kind = text(n, "name"), strings.ToLower(text(n, "type")) })
+	}
 	if name == "" {
-		n.Fail("has no name")
+		m.unnamed("dimension", n)
 		return
 	}
-	d := &dimension{n: n, name: name, kind: kind, descr: text(n, "description")}
-	d.entry = m.entry(importread.Entry{Kind: "dimension", Name: c.name + "." + name, File: n.File(), Line: n.Line(), Notes: presentation(n)})
 	for _, prev := range c.dims {
 		if prev.name == name {
-			n.Fail("names a dimension of cube " + c.name + " again")
+			m.entry(importread.Entry{Kind: "dimension", Name: c.name + "." + name, File: n.File(), Line: n.Line(), Status: importread.Refused,
+				Reason: "it names a dimension of cube " + c.name + " again; Cube refuses that"})
 			return
 		}
 	}
+	d := &dimension{n: n, name: name, kind: kind}
+	d.entry = m.entry(importread.Entry{Kind: "dimension", Name: c.name + "." + name, File: n.File(), Line: n.Line(), Notes: presentation(n)})
 	c.dims = append(c.dims, d)
+	m.scoped(d.refuse, func() { m.readDimension(d) })
+	if d.refused != "" {
+		m.refuse(d.entry, d.refused)
+	}
+}
+
+func (d *dimension) refuse(reason string) {
+	if d.refused == "" {
+		d.refused = reason
+	}
+}
+
+// readDimension reads a dimension's keys, refusing what is not a column.
+func (m *modelSet) readDimension(d *dimension) {
+	n := d.n
+	d.descr = text(n, "description")
 	if hasField(n, "granularities") {
 		m.note(d.entry, "its custom granularities are not carried: sutura's grains are day, week, month, quarter and year")
 	}
 	for _, k := range n.Keys() {
 		if !slices.Contains(dimensionKeys, snake(k)) {
-			d.refused = "key " + safeKey(k) + " is unknown here; refusing rather than guessing what it means"
+			d.refuse("key " + safeKey(k) + " is unknown here; refusing rather than guessing what it means")
 		}
 	}
 	switch {
 	case d.refused != "":
-	case domain.CheckIdent(name) != nil:
+	case domain.CheckIdent(d.name) != nil:
 		d.refused = "the name is not an identifier"
 	case truthy(n, "sub_query"):
 		d.refused = "a sub_query dimension is computed from another cube's measure, which the catalogue cannot express"
 	case hasField(n, "case"):
 		d.refused = "a case dimension is an expression, not a column"
-	case kind == "geo":
+	case d.kind == "geo":
 		d.refused = "a geo dimension is two columns (latitude and longitude), not one"
-	case kind != "string" && kind != "number" && kind != "time" && kind != "boolean":
-		n.Fail("type must be string, number, time, boolean or geo")
-		return
+	case d.kind != "string" && d.kind != "number" && d.kind != "time" && d.kind != "boolean":
+		d.refused = "its type is not string, number, time, boolean or geo"
 	case text(n, "sql") == "":
 		d.refused = "it has no sql, so it names no column"
-	}
-	if d.refused != "" {
-		m.refuse(d.entry, d.refused)
 	}
 }
 
@@ -263,34 +312,43 @@ var measureKeys = []string{"name", "sql", "type", "filters", "description", "tit
 	"drill_members", "visible", "rolling_window", "multi_stage", "time_shift", "reduce_by", "group_by", "add_group_by", "case", "order"}
 
 func (m *modelSet) addMeasure(c *cube, n node) {
-	name, kind := text(n, "name"), strings.ToLower(text(n, "type"))
-	if name == "" || kind == "" {
-		n.Fail("needs a name and a type")
+	var name, kind string
+	if n.IsMap() {
+		m.scoped(func(string) {}, func() { name, kind = text(n, "name"), strings.ToLower(text(n, "type")) })
+	}
+	if name == "" {
+		m.unnamed("measure", n)
 		return
 	}
 	for _, prev := range c.measures {
 		if prev.name == name {
-			n.Fail("names a measure of cube " + c.name + " again")
+			m.entry(importread.Entry{Kind: "measure", Name: c.name + "." + name, File: n.File(), Line: n.Line(), Status: importread.Refused,
+				Reason: "it names a measure of cube " + c.name + " again; Cube refuses that"})
 			return
 		}
 	}
-	ms := &measure{n: n, name: name, kind: kind, description: text(n, "description")}
+	ms := &measure{n: n, name: name, kind: kind}
 	ms.entry = m.entry(importread.Entry{Kind: "measure", Name: c.name + "." + name, File: n.File(), Line: n.Line(), Output: "metric:" + c.name + "_" + name,
 		Notes: presentation(n)})
 	c.measures = append(c.measures, ms)
-	for _, k := range n.Keys() {
-		if !slices.Contains(measureKeys, snake(k)) {
-			ms.refuse("key " + safeKey(k) + " is unknown here; refusing rather than guessing what it means")
+	m.scoped(ms.refuse, func() {
+		ms.description = text(n, "description")
+		for _, k := range n.Keys() {
+			if !slices.Contains(measureKeys, snake(k)) {
+				ms.refuse("key " + safeKey(k) + " is unknown here; refusing rather than guessing what it means")
+			}
 		}
-	}
-	switch {
-	case hasField(n, "rolling_window"):
-		ms.refuse("a rolling_window measure aggregates over a moving window, which the catalogue cannot express")
-	case truthy(n, "multi_stage") || hasField(n, "time_shift") || hasField(n, "reduce_by") || hasField(n, "group_by") || hasField(n, "add_group_by"):
-		ms.refuse("a multi-stage measure (multi_stage, time_shift, group_by, reduce_by) aggregates an aggregate, which the catalogue cannot express")
-	case hasField(n, "case"):
-		ms.refuse("a case measure is an expression, which the catalogue cannot express")
-	}
+		switch {
+		case kind == "":
+			ms.refuse("it has no type")
+		case hasField(n, "rolling_window"):
+			ms.refuse("a rolling_window measure aggregates over a moving window, which the catalogue cannot express")
+		case truthy(n, "multi_stage") || hasField(n, "time_shift") || hasField(n, "reduce_by") || hasField(n, "group_by") || hasField(n, "add_group_by"):
+			ms.refuse("a multi-stage measure (multi_stage, time_shift, group_by, reduce_by) aggregates an aggregate, which the catalogue cannot express")
+		case hasField(n, "case"):
+			ms.refuse("a case measure is an expression, which the catalogue cannot express")
+		}
+	})
 }
 
 func (ms *measure) refuse(reason string) {
@@ -308,20 +366,24 @@ var joinKinds = map[string]domain.JoinType{
 }
 
 func (m *modelSet) addJoin(c *cube, n node) {
-	target, rel := text(n, "name"), text(n, "relationship")
-	if target == "" || rel == "" {
-		n.Fail("a join needs a name and a relationship")
+	var target, rel string
+	if n.IsMap() {
+		m.scoped(func(string) {}, func() { target, rel = text(n, "name"), text(n, "relationship") })
+	}
+	if target == "" {
+		m.unnamed("join", n)
 		return
 	}
+	j := &join{n: n, target: target}
+	j.entry = m.entry(importread.Entry{Kind: "join", Name: c.name + "." + target, File: n.File(), Line: n.Line()})
 	jt, ok := joinKinds[strings.ToLower(rel)]
 	if !ok {
 		jt, ok = joinKinds[snake(rel)]
 	}
 	if !ok {
-		n.Fail("relationship must be many_to_one, one_to_one or one_to_many (or belongs_to, has_one, has_many)")
+		m.refuse(j.entry, "its relationship is not many_to_one, one_to_one or one_to_many (or belongs_to, has_one, has_many)")
 		return
 	}
-	j := &join{n: n, target: target, kind: jt}
-	j.entry = m.entry(importread.Entry{Kind: "join", Name: c.name + "." + target, File: n.File(), Line: n.Line()})
+	j.kind = jt
 	c.joins = append(c.joins, j)
 }

@@ -22,10 +22,13 @@ import (
 //
 // What maps onto the catalogue's closed vocabulary is imported exactly;
 // every other construct gets an entry saying why it was refused or
-// ignored. A model Cube itself would reject (a syntax error, a value of the
-// wrong type, a missing or duplicate name, a reference to a member that
-// does not exist) is malformed: Read then returns errors, each an
-// *importread.Error wrapping ErrMalformed, and no result.
+// ignored. A problem that belongs to one cube, view, member or join (a
+// value of the wrong type, a missing or repeated name, a reference to a
+// member that does not exist) refuses that construct by name, and reading
+// goes on. Only an input that cannot be read at all (a syntax error,
+// cubes: or views: that is not a list, no file holding either) is
+// malformed: Read then returns errors, each an *importread.Error wrapping
+// ErrMalformed, and no result.
 func Read(files []importread.File) (*importread.Result, error) {
 	errs := importread.NewErrors(ErrMalformed)
 	m := &modelSet{errs: errs, byName: map[string]*cube{}}
@@ -43,7 +46,7 @@ func Read(files []importread.File) (*importread.Result, error) {
 	if errs.Len() > 0 {
 		return nil, errs.Err()
 	}
-	if len(m.cubes) == 0 && m.views == 0 {
+	if !m.found {
 		return nil, fmt.Errorf("%w: no YAML file holds cubes: or views:", ErrMalformed)
 	}
 	return m.result(), nil
@@ -97,6 +100,7 @@ func (m *modelSet) readFile(fl importread.File) {
 			}
 		}
 	}
+	m.found = m.found || found
 	if !found {
 		m.entries = append(m.entries, importread.Entry{Kind: "file", File: fl.Path, Status: importread.Ignored, Reason: "holds no cubes: or views:"})
 	}
@@ -104,8 +108,12 @@ func (m *modelSet) readFile(fl importread.File) {
 
 // addView lists a view: it defines no measure of its own.
 func (m *modelSet) addView(n node) {
-	name, ok := n.Named("a view")
-	if !ok {
+	var name string
+	if n.IsMap() {
+		m.scoped(func(string) {}, func() { name = text(n, "name") })
+	}
+	if name == "" {
+		m.unnamed("view", n)
 		return
 	}
 	m.views++

@@ -109,7 +109,7 @@ func (p *project) addMetric(n node) {
 			tp.Fail("a ratio needs a numerator and a denominator")
 		}
 	case "derived":
-		md.refuse("a derived metric is an expression over other metrics, which the catalogue cannot express")
+		md.typeParams = tp
 	case "cumulative":
 		md.refuse("a cumulative metric aggregates over a moving window, which the catalogue cannot express")
 	case "conversion":
@@ -305,6 +305,8 @@ func (p *project) resolve(md *metricDef) {
 		md.result, md.refused = p.simple(md, ms)
 	case "ratio":
 		md.result, md.refused = p.ratio(md)
+	case "derived":
+		md.result, md.refused = p.derived(md)
 	}
 }
 
@@ -364,50 +366,64 @@ func (p *project) timeOf(ms *measure) (string, []domain.Grain, string) {
 
 // ratio builds a ratio of two simple metrics over one semantic model.
 func (p *project) ratio(md *metricDef) (*domain.Metric, string) {
-	var terms [2]*domain.Metric
-	for i, in := range []node{md.input, md.denominator} {
-		name := ""
-		if s, ok := in.Text(); ok {
-			name = s
-		} else if in.IsMap() {
-			name = in.Str("name")
-			for _, k := range in.Keys() {
-				if v, _ := in.Get(k); v.IsNull() || (k == "filter" && len(filters(in, k)) == 0) {
-					continue // a manifest spells every absent key as null, and no filter as no where_filters
-				}
-				if k != "name" && k != "alias" {
-					return nil, "its input " + safeKey(name) + " has its own " + safeKey(k) + ", which the catalogue's ratio cannot carry"
-				}
-			}
-		}
-		in2, ok := p.byMetric[name]
-		if !ok {
-			if ms, isMeasure := p.measures[name]; isMeasure {
-				// The older shape: a ratio of two measures.
-				m, why := p.simple(&metricDef{name: md.name, kind: "simple"}, ms)
-				if why != "" {
-					return nil, "its input measure " + name + ": " + why
-				}
-				terms[i] = m
-				continue
-			}
-			in.Fail("names a metric that does not exist")
-			return nil, "an input names a metric that does not exist"
-		}
-		p.resolve(in2)
-		switch {
-		case in2.kind != "simple":
-			return nil, "its input " + name + " is a " + in2.kind + " metric, not a simple one over a measure"
-		case in2.refused != "":
-			return nil, "its input " + name + " is refused"
-		case in2.result == nil:
-			return nil, "its input " + name + " could not be resolved"
-		case len(in2.result.RequiredFilters) > 0:
-			return nil, "its input " + name + " has its own filter, which the catalogue's ratio cannot carry"
-		}
-		terms[i] = in2.result
+	num, why := p.ratioInput(md, md.input)
+	if why != "" {
+		return nil, why
 	}
-	num, den := terms[0], terms[1]
+	den, why := p.ratioInput(md, md.denominator)
+	if why != "" {
+		return nil, why
+	}
+	return p.ratioOf(md, num, den, domain.YieldsNull)
+}
+
+// ratioInput resolves one input of a ratio, or of a derived metric that is
+// a ratio, to the simple metric it names.
+func (p *project) ratioInput(md *metricDef, in node) (*domain.Metric, string) {
+	name := ""
+	if s, ok := in.Text(); ok {
+		name = s
+	} else if in.IsMap() {
+		name = in.Str("name")
+		for _, k := range in.Keys() {
+			if v, _ := in.Get(k); v.IsNull() || (k == "filter" && len(filters(in, k)) == 0) {
+				continue // a manifest spells every absent key as null, and no filter as no where_filters
+			}
+			if k != "name" && k != "alias" {
+				return nil, "its input " + safeKey(name) + " has its own " + safeKey(k) + ", which the catalogue's ratio cannot carry"
+			}
+		}
+	}
+	in2, ok := p.byMetric[name]
+	if !ok {
+		if ms, isMeasure := p.measures[name]; isMeasure && md.kind == "ratio" {
+			// The older shape: a ratio of two measures.
+			m, why := p.simple(&metricDef{name: md.name, kind: "simple"}, ms)
+			if why != "" {
+				return nil, "its input measure " + name + ": " + why
+			}
+			return m, ""
+		}
+		in.Fail("names a metric that does not exist")
+		return nil, "an input names a metric that does not exist"
+	}
+	p.resolve(in2)
+	switch {
+	case in2.kind != "simple":
+		return nil, "its input " + name + " is a " + in2.kind + " metric, not a simple one over a measure"
+	case in2.refused != "":
+		return nil, "its input " + name + " is refused"
+	case in2.result == nil:
+		return nil, "its input " + name + " could not be resolved"
+	case len(in2.result.RequiredFilters) > 0:
+		return nil, "its input " + name + " has its own filter, which the catalogue's ratio cannot carry"
+	}
+	return in2.result, ""
+}
+
+// ratioOf builds the ratio of two resolved simple metrics, which must
+// measure one semantic model over one time column.
+func (p *project) ratioOf(md *metricDef, num, den *domain.Metric, zero domain.ZeroDenominator) (*domain.Metric, string) {
 	if num.Model != den.Model {
 		return nil, "its inputs measure different semantic models (" + num.Model + " and " + den.Model + ")"
 	}
@@ -425,16 +441,75 @@ func (p *project) ratio(md *metricDef) (*domain.Metric, string) {
 	}
 	return &domain.Metric{Name: md.name, Model: num.Model, TimeColumn: num.TimeColumn, Grains: slices.Clone(grains),
 		Measure: &domain.Measure{Ratio: &domain.Ratio{Numerator: *num.Measure.Simple, Denominator: *den.Measure.Simple,
-			ZeroDenominator: domain.YieldsNull}},
+			ZeroDenominator: zero}},
 		RequiredFilters: rf, Description: md.description}, ""
 }
 
+// derivedRatio is the one derived expression that is imported: one input
+// divided by another, the numerator optionally multiplied by 1.0 (to keep
+// an integer division from truncating) and the denominator optionally
+// nullif(b, 0). Submatches: the numerator (in one of 1 to 5), the
+// denominator of nullif (6) or bare (7).
+var derivedRatio = regexp.MustCompile(`(?i)^(?:\(\s*(\w+)\s*\*\s*1\.0\s*\)|(\w+)\s*\*\s*1\.0|\(\s*1\.0\s*\*\s*(\w+)\s*\)|1\.0\s*\*\s*(\w+)|(\w+))\s*/\s*(?:nullif\s*\(\s*(\w+)\s*,\s*0\s*\)|(\w+))$`)
+
+// derived builds a derived metric whose expression is exactly a ratio of
+// two of its inputs (derivedRatio): with nullif, a zero denominator yields
+// null; without, it fails, as the division does in SQL.
+func (p *project) derived(md *metricDef) (*domain.Metric, string) {
+	const notRatio = "a derived metric is an expression over other metrics; only one input divided by another (a / b, a / nullif(b, 0), a * 1.0 / b) is imported, as a ratio"
+	for _, in := range md.typeParams.List("metrics") {
+		for _, k := range []string{"offset_window", "offset_to_grain"} {
+			if hasKey(in, k) {
+				return nil, "its input " + safeKey(in.Str("name")) + " has an offset (" + k + "), which compares with another period; the catalogue cannot express that"
+			}
+		}
+	}
+	match := derivedRatio.FindStringSubmatch(strings.TrimSpace(md.typeParams.Str("expr")))
+	if match == nil {
+		return nil, notRatio
+	}
+	numName := match[1] + match[2] + match[3] + match[4] + match[5]
+	denName, zero := match[7], domain.Fails
+	if match[6] != "" {
+		denName, zero = match[6], domain.YieldsNull
+	}
+	inputs := map[string]node{}
+	for _, in := range md.typeParams.List("metrics") {
+		key := ""
+		if s, ok := in.Text(); ok {
+			key = s
+		} else if in.IsMap() {
+			if key = in.Str("alias"); key == "" {
+				key = in.Str("name")
+			}
+		}
+		inputs[key] = in
+	}
+	var terms [2]*domain.Metric
+	for i, name := range []string{numName, denName} {
+		in, ok := inputs[name]
+		if !ok {
+			return nil, "its expr names " + safeKey(name) + ", which is not one of its input metrics"
+		}
+		m, why := p.ratioInput(md, in)
+		if why != "" {
+			return nil, why
+		}
+		terms[i] = m
+	}
+	if match[5] != "" {
+		p.entries[md.entry].Notes = append(p.entries[md.entry].Notes, "dbt divides as the warehouse does: where dividing two integers "+
+			"truncates (Postgres, Redshift, SQL Server), dbt's value is truncated and this ratio's is not; write a * 1.0 / b in dbt to agree")
+	}
+	return p.ratioOf(md, terms[0], terms[1], zero)
+}
+
 // The filter forms that become required filters, {{ Dimension('e__d') }}
-// followed by one of: nothing or IS TRUE; IS NOT NULL; = 'v'; != 'v' or
+// followed by one of: nothing, IS TRUE or = true; IS NOT NULL; = 'v'; != 'v' or
 // <> 'v'.
 var (
 	dimensionRef = regexp.MustCompile(`^\{\{\s*Dimension\(\s*(?:'([^'"]*)'|"([^'"]*)")\s*\)\s*\}\}\s*(.*)$`)
-	isTrueForm   = regexp.MustCompile(`(?i)^is\s+true$`)
+	isTrueForm   = regexp.MustCompile(`(?i)^(?:is\s+true|=\s*true)$`)
 	notNullForm  = regexp.MustCompile(`(?i)^is\s+not\s+null$`)
 	compareForm  = regexp.MustCompile(`^(=|!=|<>)\s*'((?:[^']|'')*)'$`)
 )
@@ -454,7 +529,7 @@ func (p *project) requiredFilters(md *metricDef, m *semModel) ([]domain.Required
 }
 
 func (p *project) requiredFilter(sql string, m *semModel) (domain.RequiredFilter, string) {
-	const forms = "is not one of the forms sutura imports ({{ Dimension('entity__dimension') }} with = 'v', != 'v', <> 'v', IS TRUE, IS NOT NULL, or alone)"
+	const forms = "is not one of the forms sutura imports ({{ Dimension('entity__dimension') }} with = 'v', != 'v', <> 'v', IS TRUE, = true, IS NOT NULL, or alone)"
 	match := dimensionRef.FindStringSubmatch(sql)
 	if match == nil {
 		return domain.RequiredFilter{}, forms

@@ -253,6 +253,11 @@ func (p *project) addDimension(m *semModel, n node) {
 		expr = name
 	}
 	col, bare := bareColumn(expr)
+	if c, ok := dayColumn(expr); ok && !bare && kind == "time" {
+		col, bare = c, true
+		p.entries[d.entry].Notes = append(p.entries[d.entry].Notes,
+			"its expr only casts or truncates column "+c+" to a date, so it is read as column "+c+" at day granularity")
+	}
 	tp, _ := n.Object("type_params")
 	switch {
 	case kind != "categorical" && kind != "time":

@@ -3,6 +3,7 @@ package dbt
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -177,4 +178,30 @@ func bareColumn(expr string) (string, bool) {
 		return "", false
 	}
 	return e, true
+}
+
+// The forms of a time dimension's expr that are one column at day
+// granularity (docs/importing.md lists them): cast(c as date), c::date,
+// date(c) and date_trunc('day', c), in any letter case, the column bare
+// or double-quoted.
+var dayForms = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)^cast\s*\(\s*("?)([A-Za-z_][A-Za-z0-9_]*)("?)\s+as\s+date\s*\)$`),
+	regexp.MustCompile(`(?i)^("?)([A-Za-z_][A-Za-z0-9_]*)("?)\s*::\s*date$`),
+	regexp.MustCompile(`(?i)^date\s*\(\s*("?)([A-Za-z_][A-Za-z0-9_]*)("?)\s*\)$`),
+	regexp.MustCompile(`(?i)^date_trunc\s*\(\s*'day'\s*,\s*("?)([A-Za-z_][A-Za-z0-9_]*)("?)\s*\)$`),
+}
+
+// dayColumn reads a time dimension's expr that only casts or truncates one
+// column to a date or a day (see dayForms): grouping by the column at day
+// granularity, as sutura does, computes the same periods.
+func dayColumn(expr string) (string, bool) {
+	e := strings.TrimSpace(expr)
+	for _, f := range dayForms {
+		m := f.FindStringSubmatch(e)
+		if m == nil || m[1] != m[3] || domain.CheckIdent(m[2]) != nil {
+			continue
+		}
+		return m[2], true
+	}
+	return "", false
 }

@@ -156,3 +156,19 @@ func TestNamed(t *testing.T) {
 	assert.Equal(t, []string{"revenue"}, names)
 	assert.Equal(t, "m.yml:1: metrics[1] has no name\nm.yml:1: metrics[2] must be a mapping (a metric)", errs.Err().Error())
 }
+
+// Take hands back what was recorded since a mark and forgets it, so one
+// construct can be refused and the rest of the input read.
+func TestErrorsTake(t *testing.T) {
+	errs := importread.NewErrors(errFormat)
+	errs.Add("a.yml", 1, "first")
+	mark := errs.Mark()
+	assert.Empty(t, errs.Take(mark), "nothing since the mark")
+	errs.Add("a.yml", 2, "second")
+	errs.Add("a.yml", 3, "third")
+	taken := errs.Take(mark)
+	require.Len(t, taken, 2)
+	assert.Equal(t, "a.yml:2: second", taken[0].Error())
+	assert.ErrorIs(t, taken[1], errFormat)
+	assert.Equal(t, 1, errs.Len(), "what came before the mark stays")
+}

@@ -104,6 +104,26 @@ func (e *Errors) Add(file string, line int, reason string) {
 	e.list = append(e.list, &Error{File: file, Line: line, Reason: reason, Malformed: e.malformed})
 }
 
+// Mark returns a position in the collection, for Take.
+func (e *Errors) Mark() int { return len(e.list) }
+
+// Take removes the malformations recorded since mark, a position Mark
+// returned, and returns them in order: a reader that can refuse the one
+// construct they belong to does so and reads on (docs/importing.md).
+func (e *Errors) Take(mark int) []*Error {
+	if mark >= len(e.list) {
+		return nil
+	}
+	var out []*Error
+	for _, err := range e.list[mark:] {
+		if x, ok := err.(*Error); ok {
+			out = append(out, x)
+		}
+	}
+	e.list = e.list[:mark]
+	return out
+}
+
 // Len reports how many malformations were recorded.
 func (e *Errors) Len() int { return len(e.list) }
 

@@ -31,8 +31,16 @@ type Setup struct {
 	CatalogName string
 }
 
-// DemoNotice is said once on notice when no catalogue is configured.
-const DemoNotice = "sutura: no catalogue configured (SUTURA_CONFIG_DIR unset or without catalogs); using the embedded demo catalogue and data, single-user, on loopback"
+// DemoNotice is said once on notice when SUTURA_CONFIG_DIR is unset;
+// DemoNoticeFor says it for any configuration without a catalogue.
+const DemoNotice = "sutura: no catalogue configured (SUTURA_CONFIG_DIR is unset); using the embedded demo catalogue and data, single-user, on loopback"
+
+// DemoNoticeFor is the notice said once when cfg configures no catalogue,
+// naming which case applies: SUTURA_CONFIG_DIR unset, the directory
+// without base.yaml, or no catalogs in the layers read.
+func DemoNoticeFor(cfg *config.Config) string {
+	return "sutura: no catalogue configured (" + cfg.DemoBecause() + "); using the embedded demo catalogue and data, single-user, on loopback"
+}
 
 // LoadConfig reads the layered configuration from env (see package config)
 // and, when it names no catalogue, says once on notice that the embedded
@@ -43,7 +51,7 @@ func LoadConfig(env map[string]string, notice io.Writer) (*config.Config, error)
 		return nil, err
 	}
 	if cfg.Demo() && notice != nil {
-		fmt.Fprintln(notice, DemoNotice)
+		fmt.Fprintln(notice, DemoNoticeFor(cfg))
 	}
 	return cfg, nil
 }

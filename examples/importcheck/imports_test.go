@@ -155,3 +155,63 @@ func TestOSIMetricsKeepTheirMeaning(t *testing.T) {
 			sql: monthly("SUM(orders.amount) / COUNT(DISTINCT orders.customer_id)", "orders.order_date", withCustomer, "", "customers.region")},
 	})
 }
+
+// The shapes of cube-js/cube-workshop's 2-data-modeling model (written out
+// in adapters/import-cube/testdata/workshop-shapes): the cubes that extend
+// others, expression members and a composite primary key are refused by
+// name, the rest imports, validates, and answers what Cube's definitions
+// compute: a count without sql is COUNT(*), {a} / {b} divides the two
+// aggregates, a join is a LEFT JOIN on its columns.
+func TestCubeWorkshopKeepsItsMeaning(t *testing.T) {
+	r, err := cube.Read(readFixture(t, "../../adapters/import-cube/testdata/workshop-shapes"))
+	b := catalogue(t, imported(t, "cube", r, err))
+	var metrics []string
+	for _, m := range b.Definitions().Metrics {
+		metrics = append(metrics, m.Name)
+	}
+	require.Equal(t, []string{"orders_average_order_value", "orders_count", "orders_total_revenue"}, metrics)
+
+	dir, db := generate(t, b, map[string]table{
+		"orders": {rows: 600, cols: []column{{name: "o_orderkey", kind: "pk"}, {name: "o_orderdate", kind: "date", null: 30},
+			{name: "o_totalprice", kind: "num", null: 25}, {name: "o_orderstatus", kind: "cat", vals: []string{"F", "O", "P"}, null: 12},
+			{name: "o_custkey", kind: "fk", n: 50, null: 20}}},
+		"customer": {rows: 45, cols: []column{{name: "c_custkey", kind: "pk"}, {name: "c_mktsegment", kind: "cat", n: 5, null: 9}}},
+	})
+	const orders = "orders"
+	withCustomer := "orders o LEFT JOIN customer c ON o.o_custkey = c.c_custkey"
+	check(t, b, dir, db, []question{
+		{metric: "orders_count", sql: monthly("COUNT(*)", "o_orderdate", orders, "")},
+		{metric: "orders_total_revenue", sql: monthly("SUM(o_totalprice)", "o_orderdate", orders, "")},
+		{metric: "orders_average_order_value", sql: monthly("SUM(o_totalprice) / COUNT(*)", "o_orderdate", orders, "")},
+		{metric: "orders_total_revenue", dimensions: []string{"status"}, sql: monthly("SUM(o_totalprice)", "o_orderdate", orders, "", "o_orderstatus")},
+		{metric: "orders_average_order_value", dimensions: []string{"segment"},
+			sql: monthly("SUM(o.o_totalprice) / COUNT(*)", "o.o_orderdate", withCustomer, "", "c.c_mktsegment")},
+	})
+}
+
+// The shapes of dbt-labs/jaffle-shop (written out in
+// adapters/import-dbt/testdata/jaffle-shop-shapes): a derived metric that
+// divides one metric by another answers what the division computes, and a
+// filter "= true" keeps the rows where the dimension is true.
+func TestJaffleShopKeepsItsMeaning(t *testing.T) {
+	r, err := dbt.Read(readFixture(t, "../../adapters/import-dbt/testdata/jaffle-shop-shapes"))
+	b := catalogue(t, imported(t, "dbt", r, err))
+	// Nine metrics import; the writer's catalogue check then refuses
+	// orders by name, since it is also the bare name of a table.
+	require.Len(t, b.Definitions().Metrics, 8)
+
+	dir, db := generate(t, b, map[string]table{
+		"customers": {rows: 400, cols: []column{{name: "customer_id", kind: "pk"}, {name: "first_ordered_at", kind: "date", null: 30},
+			{name: "lifetime_spend_pretax", kind: "num", null: 25}, {name: "count_lifetime_orders", kind: "int", null: 20},
+			{name: "customer_type", kind: "cat", vals: []string{"new", "returning"}}}},
+		"orders": {rows: 500, cols: []column{{name: "order_id", kind: "pk"}, {name: "ordered_at", kind: "date", null: 30},
+			{name: "is_food_order", kind: "bool", null: 10}, {name: "order_total", kind: "num", null: 20}}},
+	})
+	check(t, b, dir, db, []question{
+		{metric: "average_order_value", sql: monthly("SUM(lifetime_spend_pretax) / SUM(count_lifetime_orders)", "first_ordered_at", "customers", "")},
+		{metric: "average_order_value", dimensions: []string{"customer_type"},
+			sql: monthly("SUM(lifetime_spend_pretax) / SUM(count_lifetime_orders)", "first_ordered_at", "customers", "", "customer_type")},
+		{metric: "food_orders", sql: monthly("SUM(1)", "ordered_at", "orders", "is_food_order = true")},
+		{metric: "order_total", sql: monthly("SUM(order_total)", "ordered_at", "orders", "")},
+	})
+}

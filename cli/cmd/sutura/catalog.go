@@ -226,7 +226,7 @@ func runValidate(inv *invocation) error {
 	w := inv.io.out
 	writeHeader(w, s.CatalogName, b)
 	defs := b.Definitions()
-	fmt.Fprintf(w, "loaded     %d models, %d relationships, %d metrics\n", len(defs.Models), len(defs.Relationships), len(defs.Metrics))
+	fmt.Fprintln(w, loadedLine(defs))
 	p, err := compose.OpenSetup(inv.ctx, s, inv.io.err, compose.Options{})
 	var ve *compose.ValidationError
 	switch {
@@ -261,7 +261,7 @@ func validateAllowlists(inv *invocation, p *compose.Process) error {
 		return err
 	}
 	w := inv.io.out
-	fmt.Fprintf(w, "allowlists %d filterable %s read against the data", rep.Checked, plural(rep.Checked, "dimension", "dimensions"))
+	fmt.Fprintf(w, "allowlists %s read against the data", plural(rep.Checked, "filterable dimension", "filterable dimensions"))
 	if len(rep.Unused) == 0 {
 		fmt.Fprint(w, ", every allowed value occurs")
 	}
@@ -286,10 +286,9 @@ func validateAllowlists(inv *invocation, p *compose.Process) error {
 	return nil
 }
 
-// plural is one or many, by n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+// loadedLine says how many definitions a catalogue holds, each count with
+// the noun that agrees with it ("1 model, 2 relationships, 3 metrics").
+func loadedLine(defs *domain.Definitions) string {
+	return "loaded     " + plural(len(defs.Models), "model", "models") + ", " + plural(len(defs.Relationships), "relationship", "relationships") +
+		", " + plural(len(defs.Metrics), "metric", "metrics")
 }

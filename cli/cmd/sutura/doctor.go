@@ -107,7 +107,7 @@ func runDoctor(inv *invocation) error {
 			fmt.Fprintf(w, "build      %s=%s\n", st.Key, st.Value)
 		}
 	}
-	fmt.Fprintf(w, "admission  %d slots, %s window\n", cfg.Runtime.MaxConcurrentQueries, cfg.Runtime.AdmissionTimeout())
+	fmt.Fprintf(w, "admission  %s, %s window\n", plural(cfg.Runtime.MaxConcurrentQueries, "slot", "slots"), cfg.Runtime.AdmissionTimeout())
 	fmt.Fprintf(w, "audit      %s\n", auditText(inv, cfg))
 	if red, err := cfg.Redacted(); err == nil {
 		fmt.Fprintf(w, "effective configuration (secrets redacted):\n%s", indent(string(red)))

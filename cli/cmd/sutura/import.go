@@ -76,7 +76,7 @@ func importFlags(fs *flag.FlagSet) {
 // documents in <out>, with IMPORT-REPORT.md, and prints one summary line
 // per kind. It fails (exit 1) when the input cannot be read or is
 // malformed, when <out> already holds files, or when no metric could be
-// imported.
+// imported; then it writes the report alone.
 func runImport(inv *invocation) error {
 	kind, in, out := inv.args[0], inv.args[1], inv.args[2]
 	imp, ok := importers()[kind]
@@ -107,10 +107,16 @@ func runImport(inv *invocation) error {
 	if err != nil {
 		return err
 	}
-	if err := mdcatalog.WriteFiles(out, res.Files); err != nil {
+	written := res.Files
+	if res.Metrics == 0 {
+		// Documents without a metric are no catalogue anyone can use:
+		// only the report, which says why each metric was refused.
+		written = written[len(written)-1:]
+	}
+	if err := mdcatalog.WriteFiles(out, written); err != nil {
 		return err
 	}
-	if res.Bundle != nil {
+	if res.Bundle != nil && res.Metrics > 0 {
 		// The output must load as it is, with the loader every catalogue
 		// goes through; anything else is a bug worth stopping for.
 		if _, err := mdcatalog.LoadDir(out, "import"); err != nil {
@@ -122,7 +128,7 @@ func runImport(inv *invocation) error {
 		fmt.Fprintln(w, c.String())
 	}
 	report := filepath.Join(out, mdcatalog.ImportReportName)
-	fmt.Fprintf(w, "wrote %d documents and %s\n", len(res.Files)-1, report)
+	fmt.Fprintf(w, "wrote %s and %s\n", plural(len(written)-1, "document", "documents"), report)
 	if res.Metrics == 0 {
 		return fmt.Errorf("no metric could be imported; %s says why each was refused", report)
 	}

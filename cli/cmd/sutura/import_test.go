@@ -107,6 +107,10 @@ func TestImportGoldens(t *testing.T) {
 				assert.Contains(t, stdout, "IMPORT-REPORT.md")
 				if tc.code == exitFail {
 					assert.Contains(t, stderr, "sutura: no metric could be imported")
+					written := tree(t, out)
+					assert.Len(t, written, 1, "without a metric only the report is written")
+					assert.Contains(t, written, "IMPORT-REPORT.md")
+					assert.Contains(t, stdout, "wrote 0 documents and ")
 				}
 				outs[i] = tree(t, out)
 				if len(outs[i]) > 1 {

@@ -123,7 +123,7 @@ func runServe(inv *invocation) error {
 		mcpHandler = srv.Handler()
 	}
 	hcfg := httpapi.Config{
-		Surface: p.Surface, Tools: p.Surface.Tools(), MCP: mcpHandler,
+		Surface: p.Surface, Tools: p.Surface.Tools(), MCP: mcpHandler, CatalogName: p.CatalogName,
 		MaxBodyBytes: int64(cfg.Server.MaxBodyBytes),
 		AllowedHosts: cfg.Server.AllowedHosts, SingleUser: cfg.Security.Identity == "single-user",
 		Metrics: metrics, Logger: logger,

@@ -55,7 +55,7 @@ func openServing(inv *invocation, opts compose.Options, overrides ...config.Over
 	}
 	logger := newLogger(cfg, inv.io.err)
 	if cfg.Demo() {
-		logger.Info(strings.TrimPrefix(compose.DemoNotice, "sutura: "))
+		logger.Info(strings.TrimPrefix(compose.DemoNoticeFor(cfg), "sutura: "))
 	}
 	b, name, err := compose.LoadBundle(cfg)
 	if err != nil {

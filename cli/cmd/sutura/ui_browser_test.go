@@ -352,10 +352,12 @@ func (p *page) overflowsWidth() bool {
 	return eval[bool](p, "document.documentElement.scrollWidth > window.innerWidth + 1")
 }
 
-// tableRows reads the answer table's body as text cells.
+// tableRows reads the answer table's body as text cells: a metric's
+// exact value (data-exact; the cell shows it in a readable form), every
+// other cell's text.
 func (p *page) tableRows() [][]string {
 	p.t.Helper()
-	return eval[[][]string](p, `[...document.querySelectorAll("#answer-table tbody tr")].map((tr) => [...tr.cells].map((td) => td.textContent))`)
+	return eval[[][]string](p, `[...document.querySelectorAll("#answer-table tbody tr")].map((tr) => [...tr.cells].map((td) => td.dataset.exact ?? td.textContent))`)
 }
 
 // tableHead reads the answer table's column names.

@@ -3,6 +3,7 @@ package config
 import (
 	"net"
 	"net/netip"
+	"path/filepath"
 	"strconv"
 	"time"
 )
@@ -104,6 +105,8 @@ type Config struct {
 
 	// origins records the layer that set each key, for Refusal.
 	origins map[string]origin
+	// baseFound is whether Dir holds base.yaml.
+	baseFound bool
 }
 
 // Refusal is the refusal of key found after loading — by a source's
@@ -121,6 +124,22 @@ func (c *Config) Refusal(key, reason string) *Error {
 // catalogue and its embedded data are served; the cli says so once at
 // start.
 func (c *Config) Demo() bool { return len(c.Catalogs) == 0 }
+
+// DemoBecause says, for the start notice, why no catalogue is configured:
+// SUTURA_CONFIG_DIR is unset, the directory it names holds no base.yaml
+// (named by path), or the layers read name no catalogs. It is "" when a
+// catalogue is configured.
+func (c *Config) DemoBecause() string {
+	switch {
+	case !c.Demo():
+		return ""
+	case c.Dir == "":
+		return EnvConfigDir + " is unset"
+	case !c.baseFound:
+		return filepath.Join(c.Dir, BaseFile) + " does not exist"
+	}
+	return "the configuration names no catalogs"
+}
 
 // Server is the HTTP surface (server.*).
 type Server struct {

@@ -63,3 +63,21 @@ func TestAuditSinkChosen(t *testing.T) {
 	cfg, _ = mustLoad(t, map[string]string{"base.yaml": "audit: {sink: stderr}\n"}, nil)
 	assert.True(t, cfg.Audit.SinkChosen)
 }
+
+// A key no layer set is refused from the defaults, not from whichever
+// layer set another key of its section: the flag --port says nothing of
+// server.agent_surface.enabled.
+func TestDefaultedKeyNamesTheDefaults(t *testing.T) {
+	_, err := LoadWith(Env{"SUTURA__SERVER__HOST": "0.0.0.0", "SUTURA__SERVER__TLS_TERMINATED_UPSTREAM": "true"},
+		Override{Flag: "--port", Key: "server.port", Value: "9000"})
+	require.Error(t, err)
+	var found bool
+	for _, e := range Errors(err) {
+		if e.Key == "server.agent_surface.enabled" {
+			found = true
+			assert.Equal(t, "defaults", e.Layer, e.Error())
+		}
+		assert.NotEqual(t, "--port", e.Layer, "the flag set only server.port: %s", e.Error())
+	}
+	assert.True(t, found, "server.agent_surface.enabled is refused: %v", err)
+}

@@ -88,7 +88,16 @@ func LoadWith(env Env, overrides ...Override) (*Config, error) {
 				continue
 			}
 			if found {
+				if name == BaseFile {
+					cfg.baseFound = true
+				}
 				applyYAML(cfg, origins, path, data, &errs)
+				continue
+			}
+			if yml := strings.TrimSuffix(path, ".yaml") + ".yml"; fileExists(yml) {
+				// A layer spelt .yml would otherwise be skipped in silence,
+				// and the demo served in its place.
+				errs.add(&Error{Layer: yml, Reason: "is not read: the layer is named " + name + " (rename the file)"})
 			}
 		}
 	}
@@ -184,6 +193,12 @@ func configDir(s string) (string, *Error) {
 	return s, nil
 }
 
+// fileExists reports whether path names something that exists.
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
 // readLayerFile reads an optional layer file; found is false when it
 // does not exist.
 func readLayerFile(path string) (data []byte, found bool, _ *Error) {
@@ -251,7 +266,7 @@ func parseDocument(data []byte) (root *yaml.Node, e *Error) {
 		if errors.Is(err, io.EOF) {
 			return nil, nil
 		}
-		return nil, syntaxError(err)
+		return nil, syntaxError(err, data)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -263,8 +278,10 @@ func parseDocument(data []byte) (root *yaml.Node, e *Error) {
 	return nil, nil
 }
 
-// syntaxError turns a yaml parse error into an [*Error] without its layer.
-func syntaxError(err error) *Error {
+// syntaxError turns a yaml parse error in data into an [*Error] without
+// its layer. A tab that indents a line is named as the cause when the
+// parser stumbles there, whatever its own words.
+func syntaxError(err error, data []byte) *Error {
 	msg := err.Error()
 	e := &Error{Reason: "is not valid YAML"}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
@@ -273,12 +290,28 @@ func syntaxError(err error) *Error {
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
+	if tab := tabIndentLine(data); tab > 0 && (tab == e.Line || strings.Contains(msg, "tab character")) {
+		e.Line, e.Reason = tab, "is not valid YAML: tabs cannot indent YAML; indent with spaces"
+		return e
+	}
 	// Messages that quote anchors, tags or values are dropped whole; a
 	// quoted punctuation mark (did not find expected ',' or ']') is kept.
 	if msg != "" && !strings.ContainsAny(quotedPunct.ReplaceAllString(msg, ""), "'\"`") && len(msg) < 120 {
 		e.Reason += ": " + msg
 	}
 	return e
+}
+
+// tabIndentLine returns the 1-based line of the first line indented with a
+// tab, or 0.
+func tabIndentLine(text []byte) int {
+	for i, l := range bytes.Split(text, []byte("\n")) {
+		indent := l[:len(l)-len(bytes.TrimLeft(l, " \t"))]
+		if bytes.IndexByte(indent, '\t') >= 0 && len(bytes.TrimSpace(l)) > 0 {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // applyEnv applies the SUTURA__ variables in name order, so that a

@@ -33,7 +33,11 @@ func (c *checker) unsafe() {
 		c.fail("tools.run_sql.enabled", "must be false in multi-user mode ("+c.from("security.identity")+")")
 	}
 	if srv.AgentSurface.Enabled && !sec.Inbound.Enabled() && (sec.Identity != SingleUser || !loopback) {
-		c.fail("server.agent_surface.enabled", "serves /mcp without inbound identity, which is allowed only single-user on a loopback address: "+
+		trigger := c.from("server.host")
+		if loopback {
+			trigger = c.from("security.identity")
+		}
+		c.fail("server.agent_surface.enabled", "serves /mcp without inbound identity, which is allowed only single-user on a loopback address ("+trigger+"): "+
 			"configure security.inbound, or set this to false")
 	}
 

@@ -52,7 +52,7 @@ func TestRefusedUnsafeCombinations(t *testing.T) {
 		{"/mcp by default in multi-user without inbound", with(tokens, base("security: {identity: multi-user}")), nil,
 			refusal{key: "server.agent_surface.enabled", layer: "defaults", also: "single-user on a loopback address"}},
 		{"/mcp single-user off loopback without inbound", with(tokens, base("security: {access_token_file: access}\nserver: {host: 10.77.77.77, tls_terminated_upstream: true}")), nil,
-			refusal{key: "server.agent_surface.enabled", layer: "base.yaml", at: ":2:1", value: "10.77.77.77"}},
+			refusal{key: "server.agent_surface.enabled", layer: "defaults", also: "(server.host, from ", value: "10.77.77.77"}},
 		{"shared source in multi-user without acknowledgement", with(tokens, base(multiUserInbound+"sources:\n"+fmt.Sprintf(pgSource, "shared-service-user"))), nil,
 			refusal{key: "sources.pg.acknowledged_because", layer: "base.yaml", at: ":6:3", also: "multi-user mode"}},
 		{"a shared source of a deployment that can federate", with(tokens, base(multiUserInbound+"sources:\n"+fmt.Sprintf(pgSource, "impersonation-at-source")+
@@ -65,7 +65,7 @@ func TestRefusedUnsafeCombinations(t *testing.T) {
 		{"bigquery impersonation without a subject", with(tokens, base("security: {identity: single-user}\nsources:\n  bq: {kind: bigquery, posture: impersonation-at-source, project: p}")), nil,
 			refusal{key: "sources.bq.posture", layer: "base.yaml", also: "configure security.inbound"}},
 		{"single-user sources in production without a reason", with(tokens, base("security: {identity: single-user, access_token_file: access}\nsources:\n  f: {kind: files, posture: shared-service-user, data_dir: d}")),
-			Env{EnvEnvironment: "production"}, refusal{key: "security.single_user_because", layer: "base.yaml", at: ":1:1", also: "in production (SUTURA_ENVIRONMENT)"}},
+			Env{EnvEnvironment: "production"}, refusal{key: "security.single_user_because", layer: "defaults", also: "in production (SUTURA_ENVIRONMENT)"}},
 		{"single-user sources off loopback without a reason", with(tokens, base("security: {identity: single-user, access_token_file: access, single_user_because: ' '}\n"+
 			"server: {host: 10.77.77.77, tls_terminated_upstream: true, agent_surface: {enabled: false}}\nsources:\n  f: {kind: files, posture: shared-service-user, data_dir: d}")), nil,
 			refusal{key: "security.single_user_because", layer: "base.yaml", also: "off loopback (server.host, from ", value: "10.77.77.77"}},

@@ -21,18 +21,21 @@ type checker struct {
 }
 
 // where returns the origin of key: the layer that set it or, when no
-// layer did, the layer that set its nearest parent (which declared the
-// source or catalogue that needs it), or the defaults.
+// layer did, the layer that set its nearest parent below the top level
+// (which declared the source, catalogue or mapping that needs it), or the
+// defaults. A top-level section (server, security, ...) is never the
+// origin of a key under it: a layer that set server.port said nothing of
+// server.agent_surface.enabled.
 func (c *checker) where(key string) origin {
-	for key != "" {
-		if o, ok := c.origins[key]; ok {
+	for k := key; k != ""; {
+		if o, ok := c.origins[k]; ok && (k == key || strings.ContainsAny(k, ".[")) {
 			return o
 		}
-		i := strings.LastIndexAny(key, ".[")
+		i := strings.LastIndexAny(k, ".[")
 		if i < 0 {
 			break
 		}
-		key = key[:i]
+		k = k[:i]
 	}
 	return origin{layer: defaultsLayer}
 }
@@ -304,7 +307,7 @@ func (c *checker) audit() {
 	}
 	switch {
 	case a.Sink == SinkFile && blank(a.File):
-		c.fail("audit.file", "is required when audit.sink is file")
+		c.fail("audit.file", "is required when audit.sink is file ("+c.from("audit.sink")+")")
 	case a.Sink != SinkFile && a.File != "":
 		c.fail("audit.file", "applies only when audit.sink is file")
 	}

@@ -97,7 +97,7 @@ func TestRefusedOtherValues(t *testing.T) {
 		{"audience mapping with an empty audience", base("security: {audience_mapping: {finance: [a, '']}}"), nil,
 			refusal{key: "security.audience_mapping.finance[1]", layer: "base.yaml"}},
 		{"audit file sink without a file", base("audit: {sink: file}"), nil,
-			refusal{key: "audit.file", layer: "base.yaml", also: "is required when audit.sink is file"}},
+			refusal{key: "audit.file", layer: "defaults", also: "is required when audit.sink is file (audit.sink, from "}},
 		{"audit file with stderr", map[string]string{"base.yaml": "audit: {sink: file, file: " + planted + "}", "development.yaml": "audit: {sink: stderr}"}, nil,
 			refusal{key: "audit.file", layer: "base.yaml", also: "only when audit.sink is file"}},
 		{"catalogue without a directory", base("catalogs:\n  - {name: a, kind: markdown, version: " + planted + "}"), nil,

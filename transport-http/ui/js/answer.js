@@ -17,6 +17,37 @@ function comparator(role, dir) {
   };
 }
 
+const grouped = new Intl.NumberFormat("en", { maximumFractionDigits: 2 });
+
+// readable is a metric's value as a person reads it: digits grouped in
+// thousands, at most two decimals ("15,813.75"); a value that is not a
+// finite number stays as it is.
+export function readable(exact) {
+  const n = Number(exact);
+  return exact.trim() !== "" && Number.isFinite(n) ? grouped.format(n) : exact;
+}
+
+// numberCell shows a metric's value in its readable form; the exact value
+// the server sent is one click (or key press) away, on the cell's button,
+// and always in data-exact.
+function numberCell(exact) {
+  const shown = readable(exact);
+  const td = h("td", { class: "metric", "data-exact": exact });
+  if (shown === exact) {
+    td.textContent = exact;
+    return td;
+  }
+  const button = h("button", { type: "button", class: "num", "aria-pressed": "false", title: "Select to show the exact value", text: shown });
+  button.addEventListener("click", () => {
+    const exactShown = button.getAttribute("aria-pressed") !== "true";
+    button.setAttribute("aria-pressed", String(exactShown));
+    button.textContent = exactShown ? exact : shown;
+    button.title = exactShown ? "Select to show the rounded value" : "Select to show the exact value";
+  });
+  td.append(button);
+  return td;
+}
+
 // table renders the rows; a column header sorts by it (ascending, then
 // descending, then back to the answer's own order).
 function table(answer) {
@@ -31,7 +62,8 @@ function table(answer) {
       idx.sort((i, j) => cmp(answer.rows[i][sort.col], answer.rows[j][sort.col]) || i - j);
     }
     tbody.replaceChildren(...idx.map((i) => h("tr", null, answer.rows[i].map((c, k) =>
-      c === null ? h("td", { class: "null " + cols[k].role, text: "null" }) : h("td", { class: cols[k].role, text: c })))));
+      c === null ? h("td", { class: "null " + cols[k].role, text: "null" }) :
+        cols[k].role === "metric" ? numberCell(c) : h("td", { class: cols[k].role, text: c })))));
   };
   const heads = cols.map((c, k) => {
     const th = h("th", { scope: "col", class: c.role, "aria-sort": "none" });
@@ -51,11 +83,29 @@ function table(answer) {
     return th;
   });
   fill();
-  return h("div", { class: "table-wrap", role: "region", "aria-label": "Answer table", tabindex: "0" },
+  const hint = h("p", { class: "scroll-hint hint muted", id: "scroll-hint", hidden: true, text: "The table is wider than the screen: scroll it sideways for the other columns →" });
+  const wrap = h("div", { class: "table-wrap", role: "region", "aria-label": "Answer table", tabindex: "0" },
     h("table", { class: "answer", id: "answer-table" },
-      h("caption", { text: `${answer.rows.length} row${answer.rows.length === 1 ? "" : "s"} · select a column heading to sort` }),
+      h("caption", { text: `${answer.rows.length} row${answer.rows.length === 1 ? "" : "s"} · select a column heading to sort; select a number for its exact value` }),
       h("thead", null, h("tr", null, heads)),
       tbody));
+  scrollCue(wrap, hint);
+  return h("div", { class: "table-box" }, hint, wrap);
+}
+
+// scrollCue marks a table wider than its box: a sentence above it and a
+// shadow on the side that has more columns, updated as it scrolls and as
+// the page is resized.
+function scrollCue(wrap, hint) {
+  const update = () => {
+    const more = wrap.scrollWidth - wrap.clientWidth > 1;
+    hint.hidden = !more;
+    wrap.classList.toggle("scrollable", more);
+    wrap.classList.toggle("more-right", more && wrap.scrollLeft + wrap.clientWidth < wrap.scrollWidth - 1);
+    wrap.classList.toggle("more-left", more && wrap.scrollLeft > 1);
+  };
+  wrap.addEventListener("scroll", update, { passive: true });
+  new ResizeObserver(update).observe(wrap);
 }
 
 // csv renders the answer as RFC 4180 CSV: a header row, null as an empty

@@ -12,6 +12,40 @@ const MAX_SERIES = 40;
 
 const compact = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 2 });
 
+// AXIS_FONT is the font the x axis labels are drawn in; labelWidth
+// measures a label in it (CSS pixels).
+const AXIS_FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif';
+const LABEL_GAP = 8;
+let measure = null;
+function labelWidth(text) {
+  measure ??= document.createElement("canvas").getContext("2d");
+  measure.font = AXIS_FONT;
+  return measure.measureText(text).width;
+}
+
+// spaced keeps the x labels that fit: going left to right, a label is
+// drawn only when it starts at least LABEL_GAP pixels after the last one
+// drawn ends, so no two overlap however many periods or bars there are;
+// the others are drawn empty (the legend and the table name every one).
+// The labels drawn and their centres are kept on the plot's element
+// (data-x-labels), with the font (data-x-font), for whoever checks them.
+function spaced(u, splits, labels) {
+  let end = -Infinity;
+  const drawn = [];
+  const out = labels.map((text, i) => {
+    if (!text) return "";
+    const x = u.valToPos(splits[i], "x");
+    const w = labelWidth(text);
+    if (x - w / 2 < end + LABEL_GAP) return "";
+    end = x + w / 2;
+    drawn.push({ text, x: Math.round(x * 10) / 10 });
+    return text;
+  });
+  u.root.dataset.xLabels = JSON.stringify(drawn);
+  u.root.dataset.xFont = AXIS_FONT;
+  return out;
+}
+
 // periodLabel formats a bucket start (seconds, UTC) for the grain.
 function periodLabel(ts, grain) {
   const d = new Date(ts * 1000);
@@ -111,9 +145,11 @@ function lineOptions(metrics, groups, periods, periodCol, grain) {
   const series = [{ label: "period", value: (u, v) => (v == null ? "—" : periodLabel(v, grain)) }];
   const data = [xs];
   const scales = { x: { time: true } };
+  const widest = Math.max(...periods.map((p) => labelWidth(periodLabel(Date.parse(p + "T00:00:00Z") / 1000, grain))));
   const axes = [{
-    stroke: "#1b1f24", grid: { stroke: "#e5e7eb" }, ticks: { stroke: "#9ca3af" },
-    values: (u, splits) => splits.map((v) => periodLabel(v, grain)),
+    stroke: "#1b1f24", grid: { stroke: "#e5e7eb" }, ticks: { stroke: "#9ca3af" }, font: AXIS_FONT,
+    space: Math.ceil(widest) + 2 * LABEL_GAP, // uPlot's own splits leave room for the widest label
+    values: (u, splits) => spaced(u, splits, splits.map((v) => (v == null ? "" : periodLabel(v, grain)))),
     ...(xs.length <= 12 ? { splits: () => xs } : {}),
   }];
   let n = 0;
@@ -148,8 +184,8 @@ function barOptions(metrics, groups, period) {
   const pad = Math.max(0.5, (4 - n) / 2); // a lone bar is not the chart's whole width
   const scales = { x: { time: false, range: () => [-pad, n - 1 + pad] } };
   const axes = [{
-    stroke: "#1b1f24", grid: { show: false }, ticks: { stroke: "#9ca3af" }, splits: () => xs, size: 48,
-    values: (u, splits) => splits.map((v) => labels[v] ?? ""),
+    stroke: "#1b1f24", grid: { show: false }, ticks: { stroke: "#9ca3af" }, splits: () => xs, size: 48, font: AXIS_FONT,
+    values: (u, splits) => spaced(u, splits, splits.map((v) => labels[v] ?? "")),
   }];
   metrics.slice(0, MAX_SERIES).forEach((m, k) => {
     const colour = PALETTE[k % PALETTE.length];

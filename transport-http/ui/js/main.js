@@ -119,9 +119,15 @@ function signIn(res, refused) {
   tokenInput.focus();
 }
 
+// catalogueName is the catalogue's name the server puts in the page (its
+// configured name, or "demo"); "" when it gave none.
+const catalogueName = (document.querySelector('meta[name="sutura-catalogue"]') || { content: "" }).content;
+
+// showSession names the catalogue in the header (its version and digest
+// are on the catalogue page and under every answer).
 function showSession() {
   signOut.hidden = !api.session.has();
-  pin.textContent = app.catalog ? `catalogue ${app.catalog.definition_version}` : "";
+  pin.textContent = app.catalog && catalogueName ? `catalogue ${catalogueName}` : "";
 }
 
 // load fetches the catalogue, then shows the route.
