@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/files"
 )
 
 // query is a plan bound to its columns: everything a scan needs, resolved
@@ -28,8 +29,8 @@ type query struct {
 	// timeOnly says the time column serves only to place rows in the range
 	// and a bucket: a row group all in one bucket need not read it.
 	timeOnly bool
-	directOK bool        // the shape allows the direct kernel (direct.go)
-	tf       *tableFiles // the base table's files
+	directOK bool         // the shape allows the direct kernel (direct.go)
+	tf       *files.Table // the base table's files
 	streamed bool
 	// streamedRows counts the rows of the streamed table's files.
 	streamedRows atomic.Int64
@@ -288,7 +289,7 @@ func (e *Engine) wants(leg *domain.Leg, tables []domain.Table, alias map[string]
 // is not set), and otherwise prepares to stream them: it resolves the type of each column
 // read for its values and makes their prototypes.
 func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants []want, m *meter, stream bool) error {
-	tf, err := locate(e.cfg.Files, t.Path[len(t.Path)-1])
+	tf, err := files.Locate(e.cfg.Files, t.Path[len(t.Path)-1])
 	if err != nil {
 		return fmt.Errorf("model %s: %w", t.Model, err)
 	}
@@ -320,7 +321,7 @@ func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants [
 // acquire loads (or finds) the wanted columns of a joined table and pins
 // them.
 func (e *Engine) acquire(ctx context.Context, t domain.Table, wants []want, m *meter) (*tableView, error) {
-	tf, err := locate(e.cfg.Files, t.Path[len(t.Path)-1])
+	tf, err := files.Locate(e.cfg.Files, t.Path[len(t.Path)-1])
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", t.Model, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/files"
 )
 
 // cache holds loaded columns, keyed by their table's file identity, and
@@ -187,14 +188,14 @@ func (c *cache) retireTableLocked(t *tableEntry) {
 
 // entry returns the table's entry at the identity of tf, replacing one of
 // an older identity.
-func (c *cache) entryLocked(tf *tableFiles) *tableEntry {
-	t := c.tables[tf.table]
-	if t == nil || t.id != tf.id {
+func (c *cache) entryLocked(tf *files.Table) *tableEntry {
+	t := c.tables[tf.Name]
+	if t == nil || t.id != tf.ID {
 		if t != nil {
 			c.retireTableLocked(t)
 		}
-		t = &tableEntry{c: c, name: tf.table, id: tf.id, cols: map[want]*colEntry{}, types: map[string]domain.ColumnType{}}
-		c.tables[tf.table] = t
+		t = &tableEntry{c: c, name: tf.Name, id: tf.ID, cols: map[want]*colEntry{}, types: map[string]domain.ColumnType{}}
+		c.tables[tf.Name] = t
 	}
 	return t
 }
@@ -285,11 +286,11 @@ func (t *tableEntry) lookupLocked(w want) *colEntry {
 
 // peek pins the wanted columns of tf when every one is cached, and returns
 // nil otherwise: the caller then streams the files.
-func (c *cache) peek(tf *tableFiles, wants []want) *tableView {
+func (c *cache) peek(tf *files.Table, wants []want) *tableView {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := c.tables[tf.table]
-	if t == nil || t.id != tf.id || t.dead {
+	t := c.tables[tf.Name]
+	if t == nil || t.id != tf.ID || t.dead {
 		return nil
 	}
 	return c.pinLocked(t, wants)
@@ -297,7 +298,7 @@ func (c *cache) peek(tf *tableFiles, wants []want) *tableView {
 
 // acquire returns the wanted columns of the table in tf, loading those not
 // cached at this file identity, pinned for the caller.
-func (c *cache) acquire(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want) (*tableView, error) {
+func (c *cache) acquire(ctx context.Context, fsys fs.FS, tf *files.Table, wants []want) (*tableView, error) {
 	for range 3 {
 		c.mu.Lock()
 		t := c.entryLocked(tf)
@@ -319,7 +320,7 @@ func (c *cache) acquire(ctx context.Context, fsys fs.FS, tf *tableFiles, wants [
 // loadPinned loads the wanted columns t lacks and pins all the wanted
 // ones as it caches them (so no other reservation evicts them before the
 // caller holds them); nil when one cached before was evicted meanwhile.
-func (t *tableEntry) loadPinned(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want) (*tableView, error) {
+func (t *tableEntry) loadPinned(ctx context.Context, fsys fs.FS, tf *files.Table, wants []want) (*tableView, error) {
 	t.loadMu.Lock()
 	defer t.loadMu.Unlock()
 	var v *tableView
@@ -346,7 +347,7 @@ func (v *tableView) release() {
 // not nil) with c.mu held once they are. The caller holds t.loadMu. The memory the builders hold is reserved as it grows; the
 // finished columns stay accounted to their entries. A background fill
 // reads on one goroutine and never stops another fill to make room.
-func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want, fill bool, pin func()) error {
+func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, wants []want, fill bool, pin func()) error {
 	c := t.c
 	c.mu.Lock()
 	var missing []want
@@ -386,7 +387,7 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *tableFiles, wants
 	}
 	l := newLoader(ctx, fsys, missing, false, meter)
 	l.serial = fill
-	for _, p := range tf.parts {
+	for _, p := range tf.Parts {
 		c.reads.Add(1)
 		if err := l.readPart(p); err != nil {
 			return err
@@ -399,7 +400,7 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *tableFiles, wants
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if t.loaded && (l.rows != t.rows || !sameSegments(l.segs, t.segs)) {
-		return fmt.Errorf("table %s changed while it was read", tf.table)
+		return fmt.Errorf("table %s changed while it was read", tf.Name)
 	}
 	var total int64
 	for _, w := range missing {

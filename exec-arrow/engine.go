@@ -9,6 +9,7 @@ import (
 	"runtime"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/files"
 )
 
 // DefaultWorkingSetMaxBytes is the working-set ceiling when Config leaves
@@ -103,7 +104,7 @@ func (e *Engine) Source() string { return e.cfg.Source }
 func (e *Engine) Validate(ctx context.Context) error {
 	for i := range e.cfg.Models {
 		m := &e.cfg.Models[i]
-		tf, err := locate(e.cfg.Files, m.BareTable())
+		tf, err := files.Locate(e.cfg.Files, m.BareTable())
 		if err != nil {
 			return fmt.Errorf("model %s: %w", m.Name, err)
 		}
@@ -112,7 +113,7 @@ func (e *Engine) Validate(ctx context.Context) error {
 			wants[j] = want{name: c.Name, typ: c.Type}
 		}
 		l := newLoader(ctx, e.cfg.Files, wants, true, nil)
-		for _, p := range tf.parts {
+		for _, p := range tf.Parts {
 			e.cache.reads.Add(1)
 			if err := l.readPart(p); err != nil {
 				if ctx.Err() != nil {
@@ -144,3 +145,9 @@ func (e *Engine) WorkingSet() (used, limit int64) {
 	defer e.cache.mu.Unlock()
 	return e.cache.used, e.cache.limit
 }
+
+// ErrOutsideDataDir is the error of a table file, a table directory or a
+// part of one that leaves the source's data directory: a symbolic link
+// whose target is absolute or climbs out of it. Such a file is never
+// read.
+var ErrOutsideDataDir = files.ErrOutsideDataDir

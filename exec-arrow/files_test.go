@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/files"
 )
 
 // salesParquet encodes the sales table of salesCSV as Parquet, with the
@@ -243,7 +244,7 @@ func TestInference(t *testing.T) {
 		"2,2.5,false,2025-01-02,2025-01-01T11:00:00+01:00,x,,\n"+
 		",,,,,,,7\n")
 	e := newEngine(t, os.DirFS(dir))
-	tf, err := locate(e.cfg.Files, "inf")
+	tf, err := files.Locate(e.cfg.Files, "inf")
 	require.NoError(t, err)
 	names := []string{"i", "f", "b", "d", "ts", "mixed", "empty", "neg"}
 	var wants []want

@@ -5,12 +5,13 @@ import (
 	"slices"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/files"
 )
 
 // fillJob is a background read of a streamed table's columns into the
 // cache, queued after the question that streamed them has answered.
 type fillJob struct {
-	tf     *tableFiles
+	tf     *files.Table
 	wants  []want
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -40,11 +41,11 @@ func (e *Engine) scheduleFill(q *query, working int64) {
 		return // it does not fit: this table is streamed every time
 	}
 	for _, j := range c.fills.pending {
-		if j.tf.id == q.tf.id && slices.Equal(j.wants, q.baseWants) {
+		if j.tf.ID == q.tf.ID && slices.Equal(j.wants, q.baseWants) {
 			return
 		}
 	}
-	if f := c.filling; f != nil && f.tf.id == q.tf.id && slices.Equal(f.wants, q.baseWants) {
+	if f := c.filling; f != nil && f.tf.ID == q.tf.ID && slices.Equal(f.wants, q.baseWants) {
 		return
 	}
 	c.fills.pending = append(c.fills.pending, &fillJob{tf: q.tf, wants: q.baseWants})
@@ -95,8 +96,8 @@ func (e *Engine) fill(ctx context.Context, t *tableEntry, j *fillJob) {
 		return
 	}
 	defer t.loadMu.Unlock()
-	tf, err := locate(e.cfg.Files, j.tf.table)
-	if err != nil || tf.id != j.tf.id {
+	tf, err := files.Locate(e.cfg.Files, j.tf.Name)
+	if err != nil || tf.ID != j.tf.ID {
 		return
 	}
 	_ = t.load(ctx, e.cfg.Files, tf, j.wants, true, nil) // a fill that fails leaves the table streamed

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/files"
 )
 
 // factCols are the columns of the generated fact table.
@@ -74,7 +75,7 @@ func generated(t testing.TB, n int) *Engine {
 // inject caches cols as the table of the file of that name in e's fs, in
 // segments of chunkRows rows.
 func inject(t testing.TB, e *Engine, table string, rows int, cols ...*column) {
-	tf, err := locate(e.cfg.Files, table)
+	tf, err := files.Locate(e.cfg.Files, table)
 	require.NoError(t, err)
 	c := e.cache
 	c.mu.Lock()

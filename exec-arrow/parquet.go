@@ -20,11 +20,12 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/files"
 )
 
 // readParquet reads only the wanted column chunks of p, one row group at a
 // time, converting each value into its builder.
-func (l *loader) readParquet(p part) error {
+func (l *loader) readParquet(p files.Part) error {
 	src, closer, err := l.parquetSource(p)
 	if err != nil {
 		return err
@@ -32,16 +33,16 @@ func (l *loader) readParquet(p part) error {
 	defer closer()
 	limit, err := pageLimit(src)
 	if err != nil {
-		return fmt.Errorf("file %s: %w", p.path, err)
+		return fmt.Errorf("file %s: %w", p.Path, err)
 	}
 	rp := parquet.NewReaderProperties(memory.DefaultAllocator)
 	rp.MaxUncompressedPageSize = limit
 	pf, err := file.NewParquetReader(src, file.WithReadProps(rp))
 	if err != nil {
-		return fmt.Errorf("file %s: not a Parquet file: %w", p.path, err)
+		return fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
 	}
 	defer pf.Close()
-	if err := checkRows(p.path, pf.MetaData()); err != nil {
+	if err := checkRows(p.Path, pf.MetaData()); err != nil {
 		return err
 	}
 	sch := pf.MetaData().Schema
@@ -58,7 +59,7 @@ func (l *loader) readParquet(p part) error {
 	for i, w := range l.wants {
 		idx := sch.ColumnIndexByName(w.name)
 		if idx < 0 {
-			return fmt.Errorf("file %s: column %s is missing", p.path, w.name)
+			return fmt.Errorf("file %s: column %s is missing", p.Path, w.name)
 		}
 		if w.validOnly {
 			valid[i] = idx
@@ -71,7 +72,7 @@ func (l *loader) readParquet(p part) error {
 	}
 	fr, err := pqarrow.NewFileReader(pf, props, memory.DefaultAllocator)
 	if err != nil {
-		return fmt.Errorf("file %s: %w", p.path, err)
+		return fmt.Errorf("file %s: %w", p.Path, err)
 	}
 	if err := l.reserve(int(pf.NumRows())); err != nil {
 		return err
@@ -85,10 +86,10 @@ func (l *loader) readParquet(p part) error {
 		for i, leaf := range valid {
 			v, err := newValidReader(pf.RowGroup(rg), leaf, sch.Column(leaf))
 			if err != nil {
-				return fmt.Errorf("file %s, column %s: %w", p.path, l.wants[i].name, err)
+				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].name, err)
 			}
 			if err := l.builders[i].(*validBuilder).addValidity(v, n); err != nil {
-				return fmt.Errorf("file %s, column %s: %w", p.path, l.wants[i].name, err)
+				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].name, err)
 			}
 		}
 		if len(leaves) > 0 {
@@ -114,7 +115,7 @@ func (l *loader) readParquet(p part) error {
 // of one of them is a defect (guard), not the process's end. A required
 // integer column of dictionary pages is decoded straight into its
 // builder (see dictChunk); the others through pqarrow.
-func (l *loader) readColumns(p part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
+func (l *loader) readColumns(p files.Part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
 	var direct, restLeaves, restFull []int
 	for j, leaf := range leaves {
 		if l.directInts(fr, rg, leaf, full[j]) {
@@ -168,10 +169,10 @@ func (l *loader) directInts(fr *pqarrow.FileReader, rg, leaf, i int) bool {
 // readDictInts decodes the n values of an integer chunk (see directInts)
 // into want i's builder, loadBatch at a time, without an intermediate
 // copy.
-func (l *loader) readDictInts(ctx context.Context, p part, fr *pqarrow.FileReader, rg, leaf, i, n int) error {
+func (l *loader) readDictInts(ctx context.Context, p files.Part, fr *pqarrow.FileReader, rg, leaf, i, n int) error {
 	b := l.builders[i].(*intBuilder)
 	fail := func(err error) error {
-		return fmt.Errorf("file %s, row group %d, column %s: %w", p.path, rg, l.wants[i].name, err)
+		return fmt.Errorf("file %s, row group %d, column %s: %w", p.Path, rg, l.wants[i].name, err)
 	}
 	d, err := newDictChunk(fr.ParquetReader().RowGroup(rg), leaf, &column{name: l.wants[i].name, typ: domain.TypeInteger})
 	if err != nil {
@@ -200,10 +201,10 @@ func (l *loader) readDictInts(ctx context.Context, p part, fr *pqarrow.FileReade
 // footer, batch by batch: what it holds at once is one batch of decoded
 // values, whatever row count the footer declares, and a row group whose
 // pages hold fewer rows is an error.
-func (l *loader) readRowGroup(ctx context.Context, p part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
+func (l *loader) readRowGroup(ctx context.Context, p files.Part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
 	rr, err := fr.GetRecordReader(ctx, leaves, []int{rg})
 	if err != nil {
-		return fmt.Errorf("file %s, row group %d: %w", p.path, rg, err)
+		return fmt.Errorf("file %s, row group %d: %w", p.Path, rg, err)
 	}
 	defer rr.Release()
 	row := base
@@ -213,18 +214,18 @@ func (l *loader) readRowGroup(ctx context.Context, p part, fr *pqarrow.FileReade
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fmt.Errorf("file %s, row group %d: %w", p.path, rg, err)
+			return fmt.Errorf("file %s, row group %d: %w", p.Path, rg, err)
 		}
 		if !ok {
-			return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", p.path, rg)
+			return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", p.Path, rg)
 		}
 		rec := rr.RecordBatch()
 		for j, i := range full {
 			if err := appendArrow(l.builders[i], rec.Column(j)); err != nil {
 				if ae, ok := err.(*arrowErr); ok {
-					return loadError(p.path, l.wants[i].name, row+ae.row+1, "row", ae.err)
+					return loadError(p.Path, l.wants[i].name, row+ae.row+1, "row", ae.err)
 				}
-				return fmt.Errorf("file %s, column %s: %w", p.path, l.wants[i].name, err)
+				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].name, err)
 			}
 		}
 		row += int(rec.NumRows())
@@ -309,30 +310,30 @@ func checkRows(path string, md *metadata.FileMetaData) error {
 
 // parquetSource returns a random-access reader over p: the file itself
 // when it allows it, else its (decompressed) bytes in memory.
-func (l *loader) parquetSource(p part) (parquet.ReaderAtSeeker, func(), error) {
-	if p.codec == codecNone {
-		f, err := l.fsys.Open(p.path)
+func (l *loader) parquetSource(p files.Part) (parquet.ReaderAtSeeker, func(), error) {
+	if p.Codec == files.CodecNone {
+		f, err := l.fsys.Open(p.Path)
 		if err != nil {
-			return nil, nil, fmt.Errorf("file %s: %w", p.path, err)
+			return nil, nil, fmt.Errorf("file %s: %w", p.Path, err)
 		}
 		if ras, ok := f.(parquet.ReaderAtSeeker); ok {
 			return ras, func() { f.Close() }, nil
 		}
 		f.Close()
 	}
-	rc, err := openPart(l.fsys, p)
+	rc, err := files.OpenPart(l.fsys, p)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer rc.Close()
 	if l.meter != nil {
-		if err := l.meter(p.size); err != nil {
+		if err := l.meter(p.Size); err != nil {
 			return nil, nil, err
 		}
 	}
 	b, err := io.ReadAll(rc)
 	if err != nil {
-		return nil, nil, fmt.Errorf("file %s: %w", p.path, err)
+		return nil, nil, fmt.Errorf("file %s: %w", p.Path, err)
 	}
 	return bytes.NewReader(b), func() {}, nil
 }

@@ -16,13 +16,14 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/files"
 )
 
 // parquetPart is one Parquet file of a streamed table: its footer, where
 // each wanted column lives, and which row groups may hold rows of the
 // question's range.
 type parquetPart struct {
-	p       part
+	p       files.Part
 	src     parquet.ReaderAtSeeker
 	closeFn func()
 	md      *metadata.FileMetaData
@@ -42,7 +43,7 @@ const readBuffer = 256 << 10
 
 // openParquetPart reads the footer of p, finds the wanted columns, and
 // skips the row groups whose time-column statistics miss the range.
-func openParquetPart(ctx context.Context, fsys fs.FS, p part, q *query, mem *reservation) (*parquetPart, error) {
+func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, mem *reservation) (*parquetPart, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -54,15 +55,15 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p part, q *query, mem *res
 	limit, err := pageLimit(src)
 	if err != nil {
 		closer()
-		return nil, fmt.Errorf("file %s: %w", p.path, err)
+		return nil, fmt.Errorf("file %s: %w", p.Path, err)
 	}
 	pf, err := file.NewParquetReader(src)
 	if err != nil {
 		closer()
-		return nil, fmt.Errorf("file %s: not a Parquet file: %w", p.path, err)
+		return nil, fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
 	}
 	pp := &parquetPart{p: p, src: src, closeFn: closer, md: pf.MetaData(), pageLimit: limit}
-	if err := checkRows(p.path, pp.md); err != nil {
+	if err := checkRows(p.Path, pp.md); err != nil {
 		pp.close()
 		return nil, err
 	}
@@ -71,7 +72,7 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p part, q *query, mem *res
 		idx := sch.ColumnIndexByName(c.name)
 		if idx < 0 {
 			pp.close()
-			return nil, fmt.Errorf("file %s: column %s is missing", p.path, c.name)
+			return nil, fmt.Errorf("file %s: column %s is missing", p.Path, c.name)
 		}
 		pp.leaves = append(pp.leaves, idx)
 	}
@@ -203,7 +204,7 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 	rp.MaxUncompressedPageSize = pp.pageLimit
 	pf, err := file.NewParquetReader(pp.src, file.WithMetadata(pp.md), file.WithReadProps(rp))
 	if err != nil {
-		return nil, fmt.Errorf("file %s: %w", pp.p.path, err)
+		return nil, fmt.Errorf("file %s: %w", pp.p.Path, err)
 	}
 	props := pqarrow.ArrowReadProperties{BatchSize: chunkRows}
 	for _, s := range pp.full {
@@ -213,7 +214,7 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 	}
 	fr, err := pqarrow.NewFileReader(pf, props, decodePool)
 	if err != nil {
-		return nil, fmt.Errorf("file %s: %w", pp.p.path, err)
+		return nil, fmt.Errorf("file %s: %w", pp.p.Path, err)
 	}
 	if pr.files == nil {
 		pr.files = map[*parquetPart]*pqarrow.FileReader{}
@@ -263,7 +264,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		}
 		d, err := newDictChunk(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], c)
 		if err != nil {
-			return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.path, t.rg, c.name, err)
+			return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, c.name, err)
 		}
 		defer d.close()
 		own[s] = d
@@ -278,7 +279,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			recCol[s] = i
 		}
 		if rr, err = fr.GetRecordReader(ctx, leaves, []int{t.rg}); err != nil {
-			return fmt.Errorf("file %s, row group %d: %w", pp.p.path, t.rg, err)
+			return fmt.Errorf("file %s, row group %d: %w", pp.p.Path, t.rg, err)
 		}
 		defer rr.Release()
 	}
@@ -287,7 +288,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		if c.validOnly {
 			v, err := newValidReader(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]))
 			if err != nil {
-				return fmt.Errorf("file %s, column %s: %w", pp.p.path, c.name, err)
+				return fmt.Errorf("file %s, column %s: %w", pp.p.Path, c.name, err)
 			}
 			valids[s] = v
 		}
@@ -306,10 +307,10 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 					if ctx.Err() != nil {
 						return ctx.Err()
 					}
-					return fmt.Errorf("file %s, row group %d: %w", pp.p.path, t.rg, err)
+					return fmt.Errorf("file %s, row group %d: %w", pp.p.Path, t.rg, err)
 				}
 				if !ok {
-					return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", pp.p.path, t.rg)
+					return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", pp.p.Path, t.rg)
 				}
 				rec = rr.RecordBatch()
 				n = int(rec.NumRows())
@@ -319,11 +320,11 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 				if d := own[s]; d != nil {
 					c, err := d.next(n, pr.buffers(s, n, d.typ))
 					if err != nil {
-						return nil, fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.path, t.rg, q.base[s].name, err)
+						return nil, fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.base[s].name, err)
 					}
 					return c, nil
 				}
-				return batchColumn(q.base[s], rec.Column(recCol[s]), pp.p.path, base, q.inferred[s])
+				return batchColumn(q.base[s], rec.Column(recCol[s]), pp.p.Path, base, q.inferred[s])
 			}
 			// The time column first: a batch outside the range is
 			// skipped without converting the rest.
@@ -337,14 +338,14 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 					for _, v := range valids {
 						if v != nil {
 							if _, err := v.next(n); err != nil {
-								return fmt.Errorf("file %s: %w", pp.p.path, err)
+								return fmt.Errorf("file %s: %w", pp.p.Path, err)
 							}
 						}
 					}
 					for s, d := range own {
 						if d != nil && s != q.timeSlot {
 							if err := d.skip(n, pr.buffers(s, n, d.typ).idx); err != nil {
-								return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.path, t.rg, q.base[s].name, err)
+								return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.base[s].name, err)
 							}
 						}
 					}
@@ -369,7 +370,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			}
 			bits, err := v.next(n)
 			if err != nil {
-				return fmt.Errorf("file %s, column %s: %w", pp.p.path, q.base[s].name, err)
+				return fmt.Errorf("file %s, column %s: %w", pp.p.Path, q.base[s].name, err)
 			}
 			cols[s] = &column{name: q.base[s].name, typ: q.base[s].typ, n: n, valid: bits, validOnly: true, id: columnIDs.Add(1)}
 		}

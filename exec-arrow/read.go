@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/files"
 )
 
 // want is a column a load reads: its name and declared type (TypeUnset:
@@ -116,17 +117,17 @@ func (l *loader) columns() map[string]*column {
 }
 
 // readPart appends the wanted columns of p.
-func (l *loader) readPart(p part) error {
-	switch p.format {
-	case formatParquet:
+func (l *loader) readPart(p files.Part) error {
+	switch p.Format {
+	case files.FormatParquet:
 		return l.readParquet(p)
 	}
-	rc, err := openPart(l.fsys, p)
+	rc, err := files.OpenPart(l.fsys, p)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	if p.format == formatCSV {
+	if p.Format == files.FormatCSV {
 		return l.readCSV(p, rc)
 	}
 	return l.readNDJSON(p, rc)
@@ -138,7 +139,7 @@ func loadError(file, col string, line int, unit string, err error) error {
 	return fmt.Errorf("file %s, column %s, %s %d: %w", file, col, unit, line, err)
 }
 
-func (l *loader) readCSV(p part, r io.Reader) error {
+func (l *loader) readCSV(p files.Part, r io.Reader) error {
 	br := bufio.NewReaderSize(r, 1<<16)
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
 		_, _ = br.Discard(3)
@@ -147,15 +148,15 @@ func (l *loader) readCSV(p part, r io.Reader) error {
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {
-		return fmt.Errorf("file %s: no header row", p.path)
+		return fmt.Errorf("file %s: no header row", p.Path)
 	}
 	if err != nil {
-		return fmt.Errorf("file %s: %w", p.path, csvErr(err))
+		return fmt.Errorf("file %s: %w", p.Path, csvErr(err))
 	}
 	pos := map[string]int{}
 	for i, h := range header {
 		if j, dup := pos[h]; dup {
-			return fmt.Errorf("file %s: %s", p.path, duplicateHeader(h, j, i, l.wants))
+			return fmt.Errorf("file %s: %s", p.Path, duplicateHeader(h, j, i, l.wants))
 		}
 		pos[h] = i
 	}
@@ -163,7 +164,7 @@ func (l *loader) readCSV(p part, r io.Reader) error {
 	for i, w := range l.wants {
 		j, ok := pos[w.name]
 		if !ok {
-			return fmt.Errorf("file %s: column %s is missing from the header", p.path, w.name)
+			return fmt.Errorf("file %s: column %s is missing from the header", p.Path, w.name)
 		}
 		at[i] = j
 	}
@@ -174,7 +175,7 @@ func (l *loader) readCSV(p part, r io.Reader) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("file %s: %w", p.path, csvErr(err))
+			return fmt.Errorf("file %s: %w", p.Path, csvErr(err))
 		}
 		for i, j := range at {
 			s := rec[j]
@@ -184,7 +185,7 @@ func (l *loader) readCSV(p part, r io.Reader) error {
 			}
 			if err := l.builders[i].appendText(s); err != nil {
 				line, _ := cr.FieldPos(j)
-				return loadError(p.path, l.wants[i].name, line, "line", err)
+				return loadError(p.Path, l.wants[i].name, line, "line", err)
 			}
 		}
 		l.rows++
@@ -216,7 +217,7 @@ func csvErr(err error) error {
 	return err
 }
 
-func (l *loader) readNDJSON(p part, r io.Reader) error {
+func (l *loader) readNDJSON(p files.Part, r io.Reader) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
 	seen := make([]bool, len(l.wants))
@@ -230,7 +231,7 @@ func (l *loader) readNDJSON(p part, r io.Reader) error {
 		}
 		clear(obj)
 		if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
-			return fmt.Errorf("file %s, line %d: not a JSON object", p.path, line)
+			return fmt.Errorf("file %s, line %d: not a JSON object", p.Path, line)
 		}
 		objects++
 		for i, w := range l.wants {
@@ -239,7 +240,7 @@ func (l *loader) readNDJSON(p part, r io.Reader) error {
 				seen[i] = true
 			}
 			if err := appendJSON(l.builders[i], raw); err != nil {
-				return loadError(p.path, w.name, line, "line", err)
+				return loadError(p.Path, w.name, line, "line", err)
 			}
 		}
 		l.rows++
@@ -248,12 +249,12 @@ func (l *loader) readNDJSON(p part, r io.Reader) error {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("file %s, after line %d: %w", p.path, line, err)
+		return fmt.Errorf("file %s, after line %d: %w", p.Path, line, err)
 	}
 	l.segment(objects % chunkRows)
 	for i, ok := range seen {
 		if !ok && objects > 0 {
-			return fmt.Errorf("file %s: column %s is missing (no object holds it)", p.path, l.wants[i].name)
+			return fmt.Errorf("file %s: column %s is missing (no object holds it)", p.Path, l.wants[i].name)
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/files"
 )
 
 // SpanReadMaxBytes bounds the CSV and NDJSON files DataSpan reads to find a
@@ -48,17 +49,17 @@ func (e *Engine) DataSpan(ctx context.Context, model, column string) (first, las
 	default:
 		return 0, 0, false, nil
 	}
-	tf, err := locate(e.cfg.Files, m.BareTable())
+	tf, err := files.Locate(e.cfg.Files, m.BareTable())
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("model %s: %w", m.Name, err)
 	}
-	var text []part
+	var text []files.Part
 	var read int64 // bytes that must be read whole: text parts, compressed Parquet
-	for _, p := range tf.parts {
-		if p.format != formatParquet || p.codec != codecNone {
-			read += p.size
+	for _, p := range tf.Parts {
+		if p.Format != files.FormatParquet || p.Codec != files.CodecNone {
+			read += p.Size
 		}
-		if p.format != formatParquet {
+		if p.Format != files.FormatParquet {
 			text = append(text, p)
 		}
 	}
@@ -66,8 +67,8 @@ func (e *Engine) DataSpan(ctx context.Context, model, column string) (first, las
 		return 0, 0, false, nil
 	}
 	lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
-	for _, p := range tf.parts {
-		if p.format != formatParquet {
+	for _, p := range tf.Parts {
+		if p.Format != files.FormatParquet {
 			continue
 		}
 		pmin, pmax, told, err := e.parquetSpan(ctx, p, column)
@@ -102,7 +103,7 @@ func (e *Engine) DataSpan(ctx context.Context, model, column string) (first, las
 // parquetSpan is the day range of column in one Parquet part from its
 // footer alone: told is false when a row group holding values lacks
 // statistics, or the column is not a date or a timestamp.
-func (e *Engine) parquetSpan(ctx context.Context, p part, column string) (lo, hi int32, told bool, err error) {
+func (e *Engine) parquetSpan(ctx context.Context, p files.Part, column string) (lo, hi int32, told bool, err error) {
 	l := newLoader(ctx, e.cfg.Files, nil, false, nil)
 	src, closer, err := l.parquetSource(p)
 	if err != nil {
@@ -111,16 +112,16 @@ func (e *Engine) parquetSpan(ctx context.Context, p part, column string) (lo, hi
 	defer closer()
 	pf, err := file.NewParquetReader(src)
 	if err != nil {
-		return 0, 0, false, fmt.Errorf("file %s: not a Parquet file: %w", p.path, err)
+		return 0, 0, false, fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
 	}
 	defer pf.Close()
 	md := pf.MetaData()
-	if err := checkRows(p.path, md); err != nil {
+	if err := checkRows(p.Path, md); err != nil {
 		return 0, 0, false, err
 	}
 	idx := md.Schema.ColumnIndexByName(column)
 	if idx < 0 {
-		return 0, 0, false, fmt.Errorf("file %s: column %s is missing", p.path, column)
+		return 0, 0, false, fmt.Errorf("file %s: column %s is missing", p.Path, column)
 	}
 	toDay, ok := parquetDay(md.Schema.Column(idx))
 	if !ok {
@@ -137,7 +138,7 @@ func (e *Engine) parquetSpan(ctx context.Context, p part, column string) (lo, hi
 		}
 		cc, err := rgm.ColumnChunk(idx)
 		if err != nil {
-			return 0, 0, false, fmt.Errorf("file %s, row group %d: %w", p.path, rg, err)
+			return 0, 0, false, fmt.Errorf("file %s, row group %d: %w", p.Path, rg, err)
 		}
 		set, err := cc.StatsSet()
 		if err != nil || !set {

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/files"
 )
 
 // task is one unit of streamed work for a worker: a Parquet row group to
@@ -24,7 +25,7 @@ type task struct {
 
 // streamPart is one file of the streamed table.
 type streamPart struct {
-	p  part
+	p  files.Part
 	pq *parquetPart // nil for text
 	// NDJSON: the wanted columns some object of the part holds, and how
 	// many objects it has (a column no object holds is an error).
@@ -66,9 +67,9 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *reservation, m *me
 	}
 	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.parallel), bufs: make(chan []byte, 2*q.parallel+2)}
 	var perWorker int64
-	for _, p := range q.tf.parts {
+	for _, p := range q.tf.Parts {
 		sp := &streamPart{p: p, seen: make([]atomic.Bool, len(q.base))}
-		if p.format == formatParquet {
+		if p.Format == files.FormatParquet {
 			e.cache.reads.Add(1)
 			pq, err := openParquetPart(ctx, fsys, p, q, mem)
 			if err != nil {
@@ -82,7 +83,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *reservation, m *me
 		} else {
 			e.cache.reads.Add(1)
 			perWorker = max(perWorker, textWorkerBytes(q, p))
-			q.rows += int(p.size/2 + 1)
+			q.rows += int(p.Size/2 + 1)
 		}
 		fp.parts = append(fp.parts, sp)
 	}
@@ -188,12 +189,12 @@ func (fp *fileProducer) scan(ctx context.Context, w int, each func(*batch) error
 func (fp *fileProducer) close() error {
 	fp.closeParts()
 	for _, sp := range fp.parts {
-		if sp.p.format != formatNDJSON || sp.objects.Load() == 0 {
+		if sp.p.Format != files.FormatNDJSON || sp.objects.Load() == 0 {
 			continue
 		}
 		for i := range sp.seen {
 			if !sp.seen[i].Load() {
-				return fmt.Errorf("file %s: column %s is missing (no object holds it)", sp.p.path, fp.q.base[i].name)
+				return fmt.Errorf("file %s: column %s is missing (no object holds it)", sp.p.Path, fp.q.base[i].name)
 			}
 		}
 	}
@@ -212,7 +213,7 @@ func (fp *fileProducer) closeParts() {
 // one, or, for a column read for its values without one, the type
 // inferred from the whole column (remembered per file identity, so only
 // the first question pays for the pass).
-func (e *Engine) resolveTypes(ctx context.Context, tf *tableFiles, wants []want, m *meter) ([]domain.ColumnType, error) {
+func (e *Engine) resolveTypes(ctx context.Context, tf *files.Table, wants []want, m *meter) ([]domain.ColumnType, error) {
 	out := make([]domain.ColumnType, len(wants))
 	var probe []want
 	c := e.cache
@@ -241,7 +242,7 @@ func (e *Engine) resolveTypes(ctx context.Context, tf *tableFiles, wants []want,
 	for i := range l.builders {
 		l.builders[i] = &inferBuilder{probe: true}
 	}
-	for _, p := range tf.parts {
+	for _, p := range tf.Parts {
 		c.reads.Add(1)
 		if err := l.readPart(p); err != nil {
 			return nil, err

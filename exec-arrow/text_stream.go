@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"unsafe"
+
+	"sutura.dev/exec-arrow/internal/files"
 )
 
 // textBlock is a run of records of a CSV or NDJSON part, cut at record
@@ -30,8 +32,8 @@ var errFastPath = errors.New("the streaming reader cannot parse this input")
 // besides the block itself (whose buffer is accounted as it is made): the
 // fields and the batch it builds (a record takes at least two bytes, so a
 // small file bounds them).
-func textWorkerBytes(q *query, p part) int64 {
-	rows := min(chunkRows, p.size/2+1)
+func textWorkerBytes(q *query, p files.Part) int64 {
+	rows := min(chunkRows, p.Size/2+1)
 	return int64(len(q.base)) * rows * 28
 }
 
@@ -131,7 +133,7 @@ func (s *splitter) cut(fresh []byte) []byte {
 // records and sends block g to worker g mod P; it returns how many blocks
 // it sent. Blank lines are not records.
 func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int, send func(task) error) (int, error) {
-	rc, err := openPart(fp.fsys, sp.p)
+	rc, err := files.OpenPart(fp.fsys, sp.p)
 	if err != nil {
 		return 0, err
 	}
@@ -140,7 +142,7 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 	if err != nil {
 		return 0, err
 	}
-	s := &splitter{mem: fp.mem, r: rc, csv: sp.p.format == formatCSV, buf: buf}
+	s := &splitter{mem: fp.mem, r: rc, csv: sp.p.Format == files.FormatCSV, buf: buf}
 	var at []int
 	nfields := 0
 	if s.csv {
@@ -156,7 +158,7 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 		}
 		lo, hi, ok, err := s.next()
 		if err != nil {
-			return blocks, fmt.Errorf("file %s: %w", sp.p.path, err)
+			return blocks, fmt.Errorf("file %s: %w", sp.p.Path, err)
 		}
 		if ok && !blank(s.buf[lo:hi], s.csv) {
 			spans = append(spans, int32(lo), int32(hi))
@@ -218,7 +220,7 @@ func (fp *fileProducer) recycle(b []byte) {
 func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *splitter) ([]int, int, error) {
 	for len(s.buf) < 3 && !s.eof {
 		if err := s.fill(); err != nil {
-			return nil, 0, fmt.Errorf("file %s: %w", sp.p.path, err)
+			return nil, 0, fmt.Errorf("file %s: %w", sp.p.Path, err)
 		}
 	}
 	if bytes.HasPrefix(s.buf, []byte{0xEF, 0xBB, 0xBF}) {
@@ -226,7 +228,7 @@ func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *splitt
 	}
 	lo, hi, ok, err := s.next()
 	if err != nil {
-		return nil, 0, fmt.Errorf("file %s: %w", sp.p.path, err)
+		return nil, 0, fmt.Errorf("file %s: %w", sp.p.Path, err)
 	}
 	if !ok || hi == lo {
 		return nil, 0, fp.exactError(ctx, sp, errFastPath)
@@ -286,7 +288,7 @@ func (fp *fileProducer) exactError(ctx context.Context, sp *streamPart, err erro
 	if rerr := l.readPart(sp.p); rerr != nil {
 		return rerr
 	}
-	return fmt.Errorf("file %s: %w", sp.p.path, err)
+	return fmt.Errorf("file %s: %w", sp.p.Path, err)
 }
 
 // unsafeString views b as a string without copying; the builders copy
@@ -305,7 +307,7 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 	}
 	fields := (*scratch)[:n*len(q.base)] // every field is set below
 	var err error
-	if t.part.p.format == formatCSV {
+	if t.part.p.Format == files.FormatCSV {
 		err = fp.csvBlock(b, fields)
 	} else {
 		err = fp.ndjsonBlock(t.part, b, fields)
