@@ -2,20 +2,7 @@ package engine
 
 import (
 	"context"
-
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
 )
-
-// segment is a run of a table's rows that is read, cached and scanned as
-// one batch: at most chunkRows rows of one Parquet row group, or one block
-// of chunkRows rows of a CSV or NDJSON part. group numbers the row group
-// (or block) across the table's parts, in file order.
-//
-// Every producer gives group g to worker g mod P (P is Config.Parallelism)
-// and each worker reads its groups in order, so a question sums its rows
-// in the same order, and gets the same bits, whether they come from the
-// files or from the cache.
-type segment struct{ lo, hi, group int }
 
 // batch is a run of base-table rows as the aggregation kernels read them:
 // one column per slot of the question (query.base) over rows [lo, hi). A
@@ -117,28 +104,4 @@ func (q *query) inside(z dayZone) bool {
 // meets reports whether a zone may hold a row of the question's range.
 func (q *query) meets(z dayZone) bool {
 	return z.min <= z.max && z.max >= q.start && z.min < q.start+q.span
-}
-
-// zoneOf is the day range of rows [lo, hi) of a time column.
-func zoneOf(c *column, lo, hi int) dayZone {
-	z := dayZone{min: 1<<31 - 1, max: -1 << 31}
-	if c.days != nil && c.valid == nil {
-		for _, d := range c.days[lo:hi] {
-			z.min, z.max = min(z.min, int32(d)), max(z.max, int32(d))
-		}
-		return z
-	}
-	for i := lo; i < hi; i++ {
-		if c.valid != nil && !bitutil.BitIsSet(c.valid, i) {
-			continue
-		}
-		var d int32
-		if c.days != nil {
-			d = int32(c.days[i])
-		} else {
-			d = dayOfMicros(c.ints[i])
-		}
-		z.min, z.max = min(z.min, d), max(z.max, d)
-	}
-	return z
 }

@@ -526,26 +526,6 @@ func (b *validBuilder) appendDate(int32) error    { b.add(true); return nil }
 func (b *validBuilder) appendMicros(int64) error  { b.add(true); return nil }
 func (b *validBuilder) size() int64               { return int64(len(b.mask.valid)) + int64(b.mask.n/8) }
 
-// addValidity appends the validity of the next n values v reads.
-func (b *validBuilder) addValidity(v *validReader, n int) error {
-	for n > 0 {
-		k := min(n, chunkRows)
-		bits, err := v.next(k)
-		if err != nil {
-			return err
-		}
-		if b.check && bits == nil {
-			n -= k // a check keeps nothing: no row to visit
-			continue
-		}
-		for i := 0; i < k; i++ {
-			b.add(bits == nil || bitutil.BitIsSet(bits, i))
-		}
-		n -= k
-	}
-	return nil
-}
-
 // appendArray takes the validity of a non-text array whole; text goes
 // value by value, since empty text is null.
 func (b *validBuilder) appendArray(arr arrow.Array) bool {

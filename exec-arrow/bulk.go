@@ -1,14 +1,12 @@
 package engine
 
 import (
-	"runtime"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"golang.org/x/sync/errgroup"
 
 	"sutura.dev/domain"
 )
@@ -157,44 +155,3 @@ func (b *floatBuilder) rowBytes() int64 { return 9 }
 func (b *dateBuilder) rowBytes() int64  { return 5 }
 func (b *boolBuilder) rowBytes() int64  { return 2 }
 func (b *textBuilder) rowBytes() int64  { return 5 }
-
-// reserve makes room for n rows in every builder that can, after metering
-// the room against the working set.
-func (l *loader) reserve(n int) error {
-	if l.check {
-		return nil
-	}
-	var total int64
-	for _, b := range l.builders {
-		total += b.size()
-		if r, ok := b.(reserver); ok {
-			total += r.rowBytes() * int64(n)
-		}
-	}
-	if l.meter != nil {
-		if err := l.meter(total); err != nil {
-			return err
-		}
-	}
-	var rs []reserver
-	for _, b := range l.builders {
-		if r, ok := b.(reserver); ok {
-			rs = append(rs, r)
-		}
-	}
-	if l.serial || len(rs) < 2 || runtime.GOMAXPROCS(0) == 1 {
-		for _, r := range rs {
-			r.reserve(n)
-		}
-		return nil
-	}
-	// The room is taken on several goroutines: most of its cost is the
-	// kernel's first touch of each new page (zeroed here), which runs on
-	// every core at once.
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for _, r := range rs {
-		g.Go(guard(func() error { r.reserve(n); return nil }))
-	}
-	return g.Wait()
-}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -49,7 +50,7 @@ type column struct {
 	// count or is_not_null): valid is set, the values are not.
 	validOnly bool
 
-	owner *colEntry // the cache entry, for accounting derived structures; nil for a streamed batch
+	owner owner // the cache entry, for accounting derived structures; nil for a streamed batch
 
 	zoneOnce sync.Once
 	zoneList []dayZone // per-segment day ranges of a time column; see zones
@@ -373,4 +374,26 @@ func rankOf(n int, less func(a, b int) bool) []int32 {
 		rank[i] = int32(r)
 	}
 	return rank
+}
+
+// columnIDs numbers columns, so per-batch caches (dictMap) can tell one
+// batch's dictionary from the next without comparing addresses the
+// collector may reuse.
+var columnIDs atomic.Uint64
+
+// chunkRows is the most rows one batch holds: small enough that a worker
+// checks the context within milliseconds, large enough that per-batch
+// overhead vanishes.
+const chunkRows = 1 << 16
+
+// owner is what a cached column's derived structures are accounted to:
+// the cache entry that holds the column. It is how a derived build asks
+// the working set for room without the column knowing the cache.
+type owner interface {
+	// reserveDerived accounts n bytes, failing when they do not fit.
+	reserveDerived(n int64) error
+	// accountDerived records n bytes already allocated (negative: given back).
+	accountDerived(n int64)
+	// retired reports whether the column was evicted or replaced.
+	retired() bool
 }

@@ -4,15 +4,9 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"sutura.dev/domain"
 )
-
-// columnIDs numbers columns, so per-batch caches (dictMap) can tell one
-// batch's dictionary from the next without comparing addresses the
-// collector may reuse.
-var columnIDs atomic.Uint64
 
 // dictMap caches a number per dictionary index of one column's dictionary,
 // computed the first time a row needs it (-1 until then): the outcome of a

@@ -88,7 +88,7 @@ func (l *loader) readParquet(p files.Part) error {
 			if err != nil {
 				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].name, err)
 			}
-			if err := l.builders[i].(*validBuilder).addValidity(v, n); err != nil {
+			if err := addValidity(l.builders[i].(*validBuilder), v, n); err != nil {
 				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].name, err)
 			}
 		}

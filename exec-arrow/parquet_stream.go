@@ -588,3 +588,23 @@ func scratchOf[T any](v *validReader, n int) []T {
 	}
 	return s[:n]
 }
+
+// addValidity appends to b the validity of the next n values v reads.
+func addValidity(b *validBuilder, v *validReader, n int) error {
+	for n > 0 {
+		k := min(n, chunkRows)
+		bits, err := v.next(k)
+		if err != nil {
+			return err
+		}
+		if b.check && bits == nil {
+			n -= k // a check keeps nothing: no row to visit
+			continue
+		}
+		for i := 0; i < k; i++ {
+			b.add(bits == nil || bitutil.BitIsSet(bits, i))
+		}
+		n -= k
+	}
+	return nil
+}

@@ -10,7 +10,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"runtime"
 	"strconv"
+
+	"golang.org/x/sync/errgroup"
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/files"
@@ -290,4 +293,45 @@ func appendJSON(b builder, raw json.RawMessage) error {
 		return b.appendText(string(raw))
 	}
 	return b.appendText(string(raw))
+}
+
+// reserve makes room for n rows in every builder that can, after metering
+// the room against the working set.
+func (l *loader) reserve(n int) error {
+	if l.check {
+		return nil
+	}
+	var total int64
+	for _, b := range l.builders {
+		total += b.size()
+		if r, ok := b.(reserver); ok {
+			total += r.rowBytes() * int64(n)
+		}
+	}
+	if l.meter != nil {
+		if err := l.meter(total); err != nil {
+			return err
+		}
+	}
+	var rs []reserver
+	for _, b := range l.builders {
+		if r, ok := b.(reserver); ok {
+			rs = append(rs, r)
+		}
+	}
+	if l.serial || len(rs) < 2 || runtime.GOMAXPROCS(0) == 1 {
+		for _, r := range rs {
+			r.reserve(n)
+		}
+		return nil
+	}
+	// The room is taken on several goroutines: most of its cost is the
+	// kernel's first touch of each new page (zeroed here), which runs on
+	// every core at once.
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, r := range rs {
+		g.Go(guard(func() error { r.reserve(n); return nil }))
+	}
+	return g.Wait()
 }

@@ -7,11 +7,6 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// chunkRows is the most rows one batch holds: small enough that a worker
-// checks the context within milliseconds, large enough that per-batch
-// overhead vanishes.
-const chunkRows = 1 << 16
-
 // partial is one worker's aggregation: its groups, the codebooks of the
 // dimensions it numbers itself, and per metric the rows that entered each
 // group and the term states.
