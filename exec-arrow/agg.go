@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // termOp is an aggregate kernel.
@@ -27,13 +28,13 @@ var termOpNames = [...]string{"sum", "count", "count_distinct", "avg", "min", "m
 // termPlan is one aggregate over a base-table column.
 type termPlan struct {
 	op    termOp
-	slot  int     // the input column's base slot
-	col   *column // the input column, or its prototype when streamed
-	float bool    // the values are float64 (float, decimal)
+	slot  int            // the input column's base slot
+	col   *column.Column // the input column, or its prototype when streamed
+	float bool           // the values are float64 (float, decimal)
 	// count_distinct over a cached column: its codes, and the bitset words
 	// per group (0: a hash set). Streamed, each worker numbers the values it
 	// meets in a codebook instead.
-	codes *codeSet
+	codes *column.CodeSet
 	words int
 	// count_distinct over a streamed integer or date column whose Parquet
 	// statistics bound it: a value v has code v-lo+1 (at most base)
@@ -51,19 +52,19 @@ type termPlan struct {
 // (group, value) pairs is used instead.
 const distinctBitsetMaxBytes = 32 << 20
 
-func newTermPlan(ctx context.Context, t domain.Term, slot int, c *column, groupSpace uint64, cached bool) (*termPlan, error) {
-	tp := &termPlan{slot: slot, col: c, float: c.typ == domain.TypeFloat || c.typ == domain.TypeDecimal}
+func newTermPlan(ctx context.Context, t domain.Term, slot int, c *column.Column, groupSpace uint64, cached bool) (*termPlan, error) {
+	tp := &termPlan{slot: slot, col: c, float: c.Type == domain.TypeFloat || c.Type == domain.TypeDecimal}
 	if t.CountIf != "" {
-		if c.typ != domain.TypeBoolean {
-			return nil, fmt.Errorf("count_if column %s is %s, not boolean", c.name, c.typ)
+		if c.Type != domain.TypeBoolean {
+			return nil, fmt.Errorf("count_if column %s is %s, not boolean", c.Name, c.Type)
 		}
 		tp.op = opCountIf
 		return tp, nil
 	}
 	switch t.Aggregate {
 	case domain.Sum, domain.Avg:
-		if !c.numeric() {
-			return nil, fmt.Errorf("%s over column %s, which is %s, not a number", t.Aggregate, c.name, c.typ)
+		if !c.Numeric() {
+			return nil, fmt.Errorf("%s over column %s, which is %s, not a number", t.Aggregate, c.Name, c.Type)
 		}
 		tp.op = opSum
 		if t.Aggregate == domain.Avg {
@@ -76,12 +77,12 @@ func newTermPlan(ctx context.Context, t domain.Term, slot int, c *column, groupS
 		if !cached {
 			return tp, nil
 		}
-		codes, err := c.groupCodes(ctx)
+		codes, err := c.GroupCodes(ctx)
 		if err != nil {
 			return nil, err
 		}
 		tp.codes = codes
-		words := uint64(codes.card()+1+63) / 64
+		words := uint64(codes.Card()+1+63) / 64
 		if hi, lo := bits.Mul64(words*8, groupSpace); hi == 0 && lo <= distinctBitsetMaxBytes {
 			tp.words = int(words)
 		}
@@ -90,8 +91,8 @@ func newTermPlan(ctx context.Context, t domain.Term, slot int, c *column, groupS
 		if t.Aggregate == domain.Max {
 			tp.op = opMax
 		}
-		if c.typ == domain.TypeText && cached {
-			tp.rank = c.ranks()
+		if c.Type == domain.TypeText && cached {
+			tp.rank = c.Ranks()
 		}
 	default:
 		return nil, fmt.Errorf("unknown aggregate %q", t.Aggregate)
@@ -105,7 +106,7 @@ func (t *termPlan) name() string { return termOpNames[t.op] }
 func (t *termPlan) numericResult() bool {
 	switch t.op {
 	case opMin, opMax:
-		return t.col.numeric()
+		return t.col.Numeric()
 	}
 	return true
 }
@@ -113,20 +114,20 @@ func (t *termPlan) numericResult() bool {
 // streamText reports whether the term keeps text values themselves (min
 // or max of a streamed text column).
 func (t *termPlan) streamText() bool {
-	return (t.op == opMin || t.op == opMax) && t.col.typ == domain.TypeText && t.rank == nil
+	return (t.op == opMin || t.op == opMax) && t.col.Type == domain.TypeText && t.rank == nil
 }
 
 // intVal is the integer form min and max compare for a non-float column.
-func (t *termPlan) intVal(c *column, r int32) int64 {
-	switch c.typ {
+func (t *termPlan) intVal(c *column.Column, r int32) int64 {
+	switch c.Type {
 	case domain.TypeText:
-		return int64(t.rank[c.idx[r]])
+		return int64(t.rank[c.Idx[r]])
 	case domain.TypeDate:
-		return int64(c.days[r])
+		return int64(c.Days[r])
 	case domain.TypeBoolean:
-		return b2i(c.bools.Value(int(r)))
+		return b2i(c.Bools.Value(int(r)))
 	}
-	return c.ints[r]
+	return c.Ints[r]
 }
 
 // termState is one term's partial aggregates, indexed by group.
@@ -152,7 +153,7 @@ func newTermState(t *termPlan) *termState {
 	if t.op == opDistinct {
 		switch {
 		case t.codes == nil:
-			s.book = newCodebook(t.col.typ)
+			s.book = newCodebook(t.col.Type)
 			s.base = t.base
 			s.words = (int(t.base) + 1 + 63) / 64
 		case t.words > 0:
@@ -235,18 +236,18 @@ func (s *termState) addDistinct(g int32, code int32) {
 // update folds rows rows[k] of c into the groups gids[k]; h, when not
 // nil, is the number of positions per group (a column with no null then
 // adds it as its count of values).
-func (s *termState) update(t *termPlan, c *column, rows, gids []int32, h []int32) {
-	nulls := c.valid != nil
+func (s *termState) update(t *termPlan, c *column.Column, rows, gids []int32, h []int32) {
+	nulls := c.Valid != nil
 	if !nulls && h != nil {
 		switch t.op {
 		case opSum, opAvg:
 			if t.float {
 				for k, r := range rows {
-					s.f[gids[k]] += c.floats[r]
+					s.f[gids[k]] += c.Floats[r]
 				}
 			} else {
 				for k, r := range rows {
-					s.i[gids[k]] += c.ints[r]
+					s.i[gids[k]] += c.Ints[r]
 				}
 			}
 			s.addCounts(h)
@@ -260,21 +261,21 @@ func (s *termState) update(t *termPlan, c *column, rows, gids []int32, h []int32
 	case opSum, opAvg:
 		if t.float {
 			for k, r := range rows {
-				if nulls && !c.isValid(r) {
+				if nulls && !c.IsValid(r) {
 					continue
 				}
 				g := gids[k]
-				s.f[g] += c.floats[r]
+				s.f[g] += c.Floats[r]
 				s.n[g]++
 			}
 			return
 		}
 		for k, r := range rows {
-			if nulls && !c.isValid(r) {
+			if nulls && !c.IsValid(r) {
 				continue
 			}
 			g := gids[k]
-			s.i[g] += c.ints[r]
+			s.i[g] += c.Ints[r]
 			s.n[g]++
 		}
 	case opCount:
@@ -285,14 +286,14 @@ func (s *termState) update(t *termPlan, c *column, rows, gids []int32, h []int32
 			return
 		}
 		for k, r := range rows {
-			if !c.isValid(r) {
+			if !c.IsValid(r) {
 				continue
 			}
 			s.n[gids[k]]++
 		}
 	case opCountIf:
 		for k, r := range rows {
-			if (nulls && !c.isValid(r)) || !c.bools.Value(int(r)) {
+			if (nulls && !c.IsValid(r)) || !c.Bools.Value(int(r)) {
 				continue
 			}
 			s.i[gids[k]]++
@@ -304,10 +305,10 @@ func (s *termState) update(t *termPlan, c *column, rows, gids []int32, h []int32
 		switch {
 		case t.float:
 			for k, r := range rows {
-				if nulls && !c.isValid(r) {
+				if nulls && !c.IsValid(r) {
 					continue
 				}
-				g, v := gids[k], c.floats[r]
+				g, v := gids[k], c.Floats[r]
 				if s.n[g] == 0 || (v > s.f[g]) == isMax && v != s.f[g] {
 					s.f[g] = v
 				}
@@ -315,10 +316,10 @@ func (s *termState) update(t *termPlan, c *column, rows, gids []int32, h []int32
 			}
 		case t.streamText():
 			for k, r := range rows {
-				if nulls && !c.isValid(r) {
+				if nulls && !c.IsValid(r) {
 					continue
 				}
-				g, v := gids[k], c.dict[c.idx[r]]
+				g, v := gids[k], c.Dict[c.Idx[r]]
 				if s.n[g] == 0 || (v > s.s[g]) == isMax && v != s.s[g] {
 					s.s[g] = strings.Clone(v)
 				}
@@ -326,7 +327,7 @@ func (s *termState) update(t *termPlan, c *column, rows, gids []int32, h []int32
 			}
 		default:
 			for k, r := range rows {
-				if nulls && !c.isValid(r) {
+				if nulls && !c.IsValid(r) {
 					continue
 				}
 				g, v := gids[k], t.intVal(c, r)
@@ -343,9 +344,9 @@ func (s *termState) update(t *termPlan, c *column, rows, gids []int32, h []int32
 // groups gids[k], for a term q.maskable accepts (an integer sum or a count
 // over a column with no null); h is the metric's positions per group.
 // Adding zero for the others leaves an integer sum as it was.
-func (s *termState) updateMasked(t *termPlan, c *column, rows, gids []int32, mask []uint64, m int, h []int32) {
+func (s *termState) updateMasked(t *termPlan, c *column.Column, rows, gids []int32, mask []uint64, m int, h []int32) {
 	if t.op == opSum || t.op == opAvg {
-		vals := c.ints
+		vals := c.Ints
 		for k, r := range rows {
 			s.i[gids[k]] += vals[r] & -int64(mask[k]>>m&1)
 		}
@@ -361,9 +362,9 @@ func (s *termState) addCounts(h []int32) {
 	}
 }
 
-func (s *termState) updateDistinct(t *termPlan, c *column, rows, gids []int32) {
+func (s *termState) updateDistinct(t *termPlan, c *column.Column, rows, gids []int32) {
 	if t.codes != nil {
-		codes := t.codes.codes
+		codes := t.codes.Codes
 		if s.set == nil {
 			w := s.words
 			for k, r := range rows {
@@ -384,7 +385,7 @@ func (s *termState) updateDistinct(t *termPlan, c *column, rows, gids []int32) {
 		s.updateSpan(t, c, rows, gids)
 		return
 	}
-	if c.typ == domain.TypeText {
+	if c.Type == domain.TypeText {
 		s.m.reset(c)
 	}
 	for k, r := range rows {
@@ -401,17 +402,17 @@ func (s *termState) updateDistinct(t *termPlan, c *column, rows, gids []int32) {
 
 // updateSpan codes integer or date values by their offset in the span
 // the statistics give.
-func (s *termState) updateSpan(t *termPlan, c *column, rows, gids []int32) {
-	nulls := c.valid != nil
+func (s *termState) updateSpan(t *termPlan, c *column.Column, rows, gids []int32) {
+	nulls := c.Valid != nil
 	for k, r := range rows {
-		if nulls && !c.isValid(r) {
+		if nulls && !c.IsValid(r) {
 			continue
 		}
 		var v int64
-		if c.days != nil {
-			v = int64(c.days[r])
+		if c.Days != nil {
+			v = int64(c.Days[r])
 		} else {
-			v = c.ints[r]
+			v = c.Ints[r]
 		}
 		var code int32
 		if o := v - t.lo; o >= 0 && o < int64(t.base) {
@@ -599,13 +600,13 @@ func (t *termPlan) finish(s *termState, distinct []int64, sorted []string, g int
 		return value{kind: domain.KindFloat, f: s.f[g]}
 	}
 	v := s.i[g]
-	switch t.col.typ {
+	switch t.col.Type {
 	case domain.TypeDate:
 		return value{kind: domain.KindDate, i: v}
 	case domain.TypeBoolean:
 		return value{kind: domain.KindBool, i: v}
 	case domain.TypeTimestamp:
-		return value{kind: domain.KindText, s: renderTimestamp(v), i: v, byInt: true}
+		return value{kind: domain.KindText, s: column.RenderTimestamp(v), i: v, byInt: true}
 	case domain.TypeText:
 		return value{kind: domain.KindText, s: sorted[v]}
 	}
@@ -619,7 +620,7 @@ func (t *termPlan) sortedDict() []string {
 	}
 	out := make([]string, len(t.rank))
 	for i, r := range t.rank {
-		out[r] = t.col.dict[i]
+		out[r] = t.col.Dict[i]
 	}
 	return out
 }

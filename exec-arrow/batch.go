@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // batch is a run of base-table rows as the aggregation kernels read them:
@@ -12,7 +14,7 @@ import (
 type batch struct {
 	lo, hi int
 	group  int
-	cols   []*column
+	cols   []*column.Column
 	// oneBucket says every row is in the range, in bucket: the time
 	// column is not read (and may be nil).
 	oneBucket bool
@@ -50,28 +52,28 @@ type producer interface {
 type cachedProducer struct {
 	q     *query
 	view  *tableView
-	zones []dayZone
-	cols  []*column
+	zones []column.DayZone
+	cols  []*column.Column
 }
 
 func newCachedProducer(q *query, v *tableView) *cachedProducer {
-	cols := make([]*column, len(q.base))
+	cols := make([]*column.Column, len(q.base))
 	for i, proto := range q.base {
-		cols[i] = v.cols[proto.name]
+		cols[i] = v.cols[proto.Name]
 	}
-	return &cachedProducer{q: q, view: v, cols: cols, zones: cols[q.timeSlot].zones(v.segs)}
+	return &cachedProducer{q: q, view: v, cols: cols, zones: cols[q.timeSlot].Zones(v.segs)}
 }
 
 func (p *cachedProducer) scan(ctx context.Context, w int, each func(*batch) error) error {
 	for i, s := range p.view.segs {
-		if s.group%p.q.parallel != w || !p.q.meets(p.zones[i]) {
+		if s.Group%p.q.parallel != w || !p.q.meets(p.zones[i]) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		b := &batch{lo: s.lo, hi: s.hi, group: s.group, cols: p.cols}
-		if p.cols[p.q.timeSlot].valid == nil {
+		b := &batch{lo: s.Lo, hi: s.Hi, group: s.Group, cols: p.cols}
+		if p.cols[p.q.timeSlot].Valid == nil {
 			b.bucket, b.oneBucket = p.q.oneBucket(p.zones[i])
 			b.inside = p.q.inside(p.zones[i])
 		}
@@ -88,20 +90,20 @@ func (p *cachedProducer) close() error { return nil }
 
 // oneBucket reports whether every day of a zone (of a time column with no
 // null) is in the range and in one bucket, and which.
-func (q *query) oneBucket(z dayZone) (int32, bool) {
-	lo, hi := z.min-q.start, z.max-q.start
-	if z.min > z.max || lo < 0 || hi >= q.span || q.bucketOf[lo] != q.bucketOf[hi] {
+func (q *query) oneBucket(z column.DayZone) (int32, bool) {
+	lo, hi := z.Min-q.start, z.Max-q.start
+	if z.Min > z.Max || lo < 0 || hi >= q.span || q.bucketOf[lo] != q.bucketOf[hi] {
 		return 0, false
 	}
 	return q.bucketOf[lo], true
 }
 
 // inside reports whether every day of a zone is in the question's range.
-func (q *query) inside(z dayZone) bool {
-	return z.min <= z.max && z.min >= q.start && z.max < q.start+q.span
+func (q *query) inside(z column.DayZone) bool {
+	return z.Min <= z.Max && z.Min >= q.start && z.Max < q.start+q.span
 }
 
 // meets reports whether a zone may hold a row of the question's range.
-func (q *query) meets(z dayZone) bool {
-	return z.min <= z.max && z.max >= q.start && z.min < q.start+q.span
+func (q *query) meets(z column.DayZone) bool {
+	return z.Min <= z.Max && z.Max >= q.start && z.Min < q.start+q.span
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 )
 
@@ -22,7 +23,7 @@ type query struct {
 	rows     int          // base rows when cached; a bound of them when streamed
 	parallel int
 
-	base      []*column // per base slot
+	base      []*column.Column // per base slot
 	baseWants []want
 	inferred  []bool // per base slot: streamed with a type inferred from its text
 	timeSlot  int
@@ -56,8 +57,8 @@ type query struct {
 type dimRef struct {
 	alias int
 	slot  int
-	col   *column
-	codes *codeSet // nil: numbered by each worker
+	col   *column.Column
+	codes *column.CodeSet // nil: numbered by each worker
 }
 
 // streamedRadix is the starting radix of a dimension numbered while
@@ -141,7 +142,7 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream b
 		}
 		q.views[i] = v
 	}
-	col := func(ref domain.ColumnRef) (int, *column) {
+	col := func(ref domain.ColumnRef) (int, *column.Column) {
 		a := alias[ref.Alias]
 		if a == 0 {
 			return 0, q.base[slotOf[ref.Column]]
@@ -149,9 +150,9 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream b
 		return a, q.views[a].cols[ref.Column]
 	}
 	q.timeSlot = slotOf[leg.TimeColumn]
-	if c := q.base[q.timeSlot]; c.typ != domain.TypeDate && c.typ != domain.TypeTimestamp {
+	if c := q.base[q.timeSlot]; c.Type != domain.TypeDate && c.Type != domain.TypeTimestamp {
 		// An undeclared type is the file's: name the table it was inferred from.
-		return nil, fmt.Errorf("table %s: time column %s is %s, not date or timestamp", leg.Base.Path[len(leg.Base.Path)-1], c.name, c.typ)
+		return nil, fmt.Errorf("table %s: time column %s is %s, not date or timestamp", leg.Base.Path[len(leg.Base.Path)-1], c.Name, c.Type)
 	}
 	if err := q.bindTime(q.base[q.timeSlot]); err != nil {
 		return nil, err
@@ -297,7 +298,7 @@ func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants [
 	if !stream {
 		if v := e.cache.peek(tf, wants); v != nil {
 			q.views[0], q.rows = v, v.rows
-			q.base = make([]*column, len(wants))
+			q.base = make([]*column.Column, len(wants))
 			for i, w := range wants {
 				q.base[i] = v.cols[w.name]
 			}
@@ -309,10 +310,10 @@ func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants [
 	if err != nil {
 		return fmt.Errorf("model %s: %w", t.Model, err)
 	}
-	q.base = make([]*column, len(wants))
+	q.base = make([]*column.Column, len(wants))
 	q.inferred = make([]bool, len(wants))
 	for i, w := range wants {
-		q.base[i] = &column{name: w.name, typ: types[i], validOnly: w.validOnly, id: columnIDs.Add(1)}
+		q.base[i] = &column.Column{Name: w.name, Type: types[i], ValidOnly: w.validOnly, ID: column.ColumnIDs.Add(1)}
 		q.inferred[i] = w.typ == domain.TypeUnset && !w.validOnly
 	}
 	return nil
@@ -384,7 +385,7 @@ func (q *query) groupSpace() uint64 {
 // maxSpan bounds the days of a range the engine buckets through a table.
 const maxSpan = 1 << 20
 
-func (q *query) bindTime(c *column) error {
+func (q *query) bindTime(c *column.Column) error {
 	r := q.plan.Range
 	q.start = int32(r.Start)
 	span := int64(r.End) - int64(r.Start)
@@ -406,7 +407,7 @@ func (q *query) bindTime(c *column) error {
 	return nil
 }
 
-func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int, *column), slotOf map[string]int) error {
+func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int, *column.Column), slotOf map[string]int) error {
 	keys := map[domain.RequiredFilter]int{}
 	base := q.leg.Base.Alias
 	if len(q.leg.Metrics) == 0 || len(q.leg.Metrics) > 64 {
@@ -425,7 +426,7 @@ func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int
 				return fmt.Errorf("metric %s: %w", m.Name, err)
 			}
 			if mp.ratio != nil && !tp.numericResult() {
-				return fmt.Errorf("metric %s: a ratio term must be numeric; %s over column %s is not", m.Name, tp.name(), c.name)
+				return fmt.Errorf("metric %s: a ratio term must be numeric; %s over column %s is not", m.Name, tp.name(), c.Name)
 			}
 			mp.terms = append(mp.terms, tp)
 		}
@@ -457,7 +458,7 @@ func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int
 	return nil
 }
 
-func (q *query) bindDims(ctx context.Context, col func(domain.ColumnRef) (int, *column), slotOf map[string]int) error {
+func (q *query) bindDims(ctx context.Context, col func(domain.ColumnRef) (int, *column.Column), slotOf map[string]int) error {
 	for _, d := range q.leg.Dimensions {
 		a, c := col(d.Column)
 		if a == 0 && q.streamed {
@@ -465,12 +466,12 @@ func (q *query) bindDims(ctx context.Context, col func(domain.ColumnRef) (int, *
 			q.radix = append(q.radix, streamedRadix)
 			continue
 		}
-		codes, err := c.groupCodes(ctx)
+		codes, err := c.GroupCodes(ctx)
 		if err != nil {
 			return err
 		}
 		q.dims = append(q.dims, dimRef{alias: a, slot: slotOf[d.Column.Column], col: c, codes: codes})
-		q.radix = append(q.radix, uint64(codes.card())+1)
+		q.radix = append(q.radix, uint64(codes.Card())+1)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 )
 
@@ -47,7 +48,7 @@ type tableEntry struct {
 	// Guarded by c.mu.
 	rows   int
 	loaded bool
-	segs   []segment // the row ranges loads read, set by the first load
+	segs   []column.Segment // the row ranges loads read, set by the first load
 	cols   map[want]*colEntry
 	types  map[string]domain.ColumnType // inferred types of undeclared columns
 	dead   bool                         // replaced by a new identity
@@ -58,7 +59,7 @@ type tableEntry struct {
 type colEntry struct {
 	t       *tableEntry
 	w       want
-	col     *column
+	col     *column.Column
 	bytes   int64
 	pins    int
 	lastUse int64
@@ -200,18 +201,18 @@ func (c *cache) entryLocked(tf *files.Table) *tableEntry {
 	return t
 }
 
-// reserveDerived accounts n bytes of a structure derived from the column
+// ReserveDerived accounts n bytes of a structure derived from the column
 // of ce.
-func (ce *colEntry) reserveDerived(n int64) error {
+func (ce *colEntry) ReserveDerived(n int64) error {
 	c := ce.t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.reservePreemptingLocked(n, ce)
 }
 
-// accountDerived records n bytes already allocated for ce's column (or
+// AccountDerived records n bytes already allocated for ce's column (or
 // returns them, when n is negative).
-func (ce *colEntry) accountDerived(n int64) {
+func (ce *colEntry) AccountDerived(n int64) {
 	c := ce.t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -221,8 +222,8 @@ func (ce *colEntry) accountDerived(n int64) {
 	}
 }
 
-// retired reports whether ce was evicted or replaced.
-func (ce *colEntry) retired() bool {
+// Retired reports whether ce was evicted or replaced.
+func (ce *colEntry) Retired() bool {
 	c := ce.t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -234,8 +235,8 @@ func (ce *colEntry) retired() bool {
 type tableView struct {
 	entry *tableEntry
 	rows  int
-	segs  []segment
-	cols  map[string]*column
+	segs  []column.Segment
+	cols  map[string]*column.Column
 	pins  []*colEntry
 	// fileBytes is what this question read from the table's files to load
 	// its columns; zero when they were all cached.
@@ -248,7 +249,7 @@ func (c *cache) pinLocked(t *tableEntry, wants []want) *tableView {
 	if !t.loaded {
 		return nil
 	}
-	v := &tableView{entry: t, rows: t.rows, segs: t.segs, cols: make(map[string]*column, len(wants))}
+	v := &tableView{entry: t, rows: t.rows, segs: t.segs, cols: make(map[string]*column.Column, len(wants))}
 	var found []*colEntry
 	for _, w := range wants {
 		ce := t.lookupLocked(w)
@@ -404,7 +405,7 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 	}
 	var total int64
 	for _, w := range missing {
-		total += byName[w.name].bytes
+		total += byName[w.name].Bytes
 	}
 	if t.dead {
 		return nil // replaced meanwhile: the columns serve no one
@@ -422,10 +423,10 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 	c.clock++
 	for _, w := range missing {
 		col := byName[w.name]
-		ce := &colEntry{t: t, w: w, col: col, bytes: col.bytes, lastUse: c.clock}
-		col.owner = ce
+		ce := &colEntry{t: t, w: w, col: col, bytes: col.Bytes, lastUse: c.clock}
+		col.Owner = ce
 		if w.typ == domain.TypeUnset {
-			t.types[w.name] = col.typ
+			t.types[w.name] = col.Type
 		}
 		t.cols[w] = ce
 	}
@@ -444,7 +445,7 @@ func containsWant(ws []want, w want) bool {
 	return false
 }
 
-func sameSegments(a, b []segment) bool {
+func sameSegments(a, b []column.Segment) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // chunk aggregates the rows of b into p. The pipeline narrows a selection
@@ -155,7 +156,7 @@ func (q *query) maskable(mp *metricPlan, b *batch) bool {
 	for _, tp := range mp.terms {
 		c := b.cols[tp.slot]
 		switch {
-		case c.valid != nil:
+		case c.Valid != nil:
 			return false
 		case tp.op == opCount:
 		case (tp.op == opSum || tp.op == opAvg) && !tp.float:
@@ -213,20 +214,20 @@ func (q *query) selectRange(s *scratch, b *batch) int {
 	} else {
 		t := b.cols[q.timeSlot]
 		start, span, of := q.start, uint32(q.span), q.bucketOf
-		valid := t.valid
+		valid := t.Valid
 		switch {
-		case b.inside && t.days != nil:
-			for i, d := range t.days[lo:hi] {
+		case b.inside && t.Days != nil:
+			for i, d := range t.Days[lo:hi] {
 				sel[i], bucket[i] = int32(lo+i), of[int32(d)-start]
 			}
 			j = len(sel)
 		case b.inside:
-			for i, us := range t.ints[lo:hi] {
-				sel[i], bucket[i] = int32(lo+i), of[dayOfMicros(us)-start]
+			for i, us := range t.Ints[lo:hi] {
+				sel[i], bucket[i] = int32(lo+i), of[column.DayOfMicros(us)-start]
 			}
 			j = len(sel)
-		case t.days != nil:
-			for i, d := range t.days[lo:hi] {
+		case t.Days != nil:
+			for i, d := range t.Days[lo:hi] {
 				o := int32(d) - start
 				if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
 					sel[j], bucket[j] = int32(lo+i), of[o]
@@ -234,8 +235,8 @@ func (q *query) selectRange(s *scratch, b *batch) int {
 				}
 			}
 		default:
-			for i, us := range t.ints[lo:hi] {
-				o := dayOfMicros(us) - start
+			for i, us := range t.Ints[lo:hi] {
+				o := column.DayOfMicros(us) - start
 				if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
 					sel[j], bucket[j] = int32(lo+i), of[o]
 					j++
@@ -348,19 +349,19 @@ func bitOf(b bool) int {
 // column with no null whose outcome is known per dictionary entry or per
 // boolean value is tested and compacted in one pass; others go through
 // eval and compact.
-func (s *scratch) filter(p *predicate, c *column, n int, m *dictMap) int {
+func (s *scratch) filter(p *predicate, c *column.Column, n int, m *dictMap) int {
 	sel, bucket := s.sel[:n], s.bucket[:n]
 	var res []bool // outcome per dictionary index
 	switch {
-	case c.valid != nil || p.anyValue:
-	case c.typ == domain.TypeText && p.dictOut != nil && c == p.col:
+	case c.Valid != nil || p.anyValue:
+	case c.Type == domain.TypeText && p.dictOut != nil && c == p.col:
 		res = p.dictOut
-	case c.typ == domain.TypeText && len(c.dict) <= n:
+	case c.Type == domain.TypeText && len(c.Dict) <= n:
 		m.reset(c)
-		for k := range c.dict {
-			p.textOutcome(c.dict, m, int32(k))
+		for k := range c.Dict {
+			p.textOutcome(c.Dict, m, int32(k))
 		}
-		vals, idx := m.vals, c.idx
+		vals, idx := m.vals, c.Idx
 		j := 0
 		for k, r := range sel {
 			sel[j], bucket[j] = r, bucket[k]
@@ -368,9 +369,9 @@ func (s *scratch) filter(p *predicate, c *column, n int, m *dictMap) int {
 		}
 		s.sel, s.bucket = sel[:j], bucket[:j]
 		return j
-	case c.typ == domain.TypeBoolean:
+	case c.Type == domain.TypeBoolean:
 		out := p.boolOutcomes()
-		bits, j := c.boolBits, 0
+		bits, j := c.BoolBits, 0
 		for k, r := range sel {
 			sel[j], bucket[j] = r, bucket[k]
 			j += bitOf(out[bits[r>>3]>>(r&7)&1])
@@ -382,7 +383,7 @@ func (s *scratch) filter(p *predicate, c *column, n int, m *dictMap) int {
 		p.eval(c, sel, s.pass[:n], m)
 		return s.compact(n, s.pass, 0)
 	}
-	idx, j := c.idx, 0
+	idx, j := c.Idx, 0
 	for k, r := range sel {
 		sel[j], bucket[j] = r, bucket[k]
 		j += bitOf(res[idx[r]])
@@ -432,9 +433,9 @@ func (q *query) groupIDs(s *scratch, p *partial, b *batch, n int) {
 		}
 		c, book, m := b.cols[dim.slot], p.books[d], &p.maps[d]
 		dc := s.dcodes[d][:n]
-		if c.typ == domain.TypeText {
+		if c.Type == domain.TypeText {
 			m.reset(c)
-			valid, idx := c.valid, c.idx
+			valid, idx := c.Valid, c.Idx
 			for k, r := range s.sel[:n] {
 				if valid != nil && !bitutil.BitIsSet(valid, int(r)) {
 					dc[k] = 0
@@ -443,7 +444,7 @@ func (q *query) groupIDs(s *scratch, p *partial, b *batch, n int) {
 				i := idx[r]
 				code := m.vals[i]
 				if code < 0 {
-					code = book.text(c.dict[i])
+					code = book.text(c.Dict[i])
 					m.vals[i] = code
 				}
 				dc[k] = code
@@ -464,7 +465,7 @@ func (q *query) groupIDs(s *scratch, p *partial, b *batch, n int) {
 				if dim.codes == nil {
 					key[d+1] = uint32(s.dcodes[d][k])
 				} else if r := rowsOf(dim.alias)[k]; r >= 0 {
-					key[d+1] = uint32(dim.codes.codes[r])
+					key[d+1] = uint32(dim.codes.Codes[r])
 				}
 			}
 			s.gids[k] = g.wideID(key)
@@ -483,7 +484,7 @@ func (q *query) groupIDs(s *scratch, p *partial, b *batch, n int) {
 			}
 			continue
 		}
-		codes := dim.codes.codes
+		codes := dim.codes.Codes
 		for k, r := range rowsOf(dim.alias) {
 			var c uint64
 			if r >= 0 {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // Combiner computes the answer of a federated plan from the rows of its
@@ -79,7 +80,7 @@ func (c *Combiner) Combine(ctx context.Context, plan *domain.Plan, legs []*domai
 		if ctx.Err() != nil {
 			return nil, ctxErr(ctx)
 		}
-		if errors.Is(err, errDuplicateKey) {
+		if errors.Is(err, column.ErrDuplicateKey) {
 			return nil, &domain.RefusalError{Reason: domain.Refuse(domain.FederatedAnswerNotWellFormed,
 				"a lookup leg returned a key twice, so its rows cannot be joined to the others without duplicating them")}
 		}
@@ -95,7 +96,7 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 	comb := plan.Combine
 	mem := &reservation{c: c.cache}
 	defer mem.done()
-	tables := make([][]*column, len(legs))
+	tables := make([][]*column.Column, len(legs))
 	for i, rs := range legs {
 		cols, err := legColumns(&plan.Legs[i], rs, mem)
 		if err != nil {
@@ -110,14 +111,14 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 	q := &query{plan: answer, leg: &domain.Leg{}, parallel: c.parallel, rows: n, base: tables[0],
 		views: make([]*tableView, len(legs)), timeSlot: len(plan.Legs[0].Dimensions)}
 	for i, cols := range tables {
-		v := &tableView{rows: len(legs[i].Rows), cols: map[string]*column{}}
+		v := &tableView{rows: len(legs[i].Rows), cols: map[string]*column.Column{}}
 		for _, col := range cols {
-			v.cols[col.name] = col
+			v.cols[col.Name] = col
 		}
 		q.views[i] = v
 	}
-	for lo, g := 0, 0; lo < n; lo, g = lo+chunkRows, g+1 {
-		q.views[0].segs = append(q.views[0].segs, segment{lo: lo, hi: min(lo+chunkRows, n), group: g})
+	for lo, g := 0, 0; lo < n; lo, g = lo+column.ChunkRows, g+1 {
+		q.views[0].segs = append(q.views[0].segs, column.Segment{Lo: lo, Hi: min(lo+column.ChunkRows, n), Group: g})
 	}
 	if err := q.bindTime(q.base[q.timeSlot]); err != nil {
 		return nil, err
@@ -145,12 +146,12 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 	}
 	for _, lc := range comb.Dimensions {
 		col := tables[lc.Leg][lc.Column]
-		codes, err := col.groupCodes(ctx)
+		codes, err := col.GroupCodes(ctx)
 		if err != nil {
 			return nil, err
 		}
 		q.dims = append(q.dims, dimRef{alias: lc.Leg, slot: lc.Column, col: col, codes: codes})
-		q.radix = append(q.radix, uint64(codes.card())+1)
+		q.radix = append(q.radix, uint64(codes.Card())+1)
 	}
 	for _, cm := range comb.Metrics {
 		mp, err := combineMetric(cm, tables[0])
@@ -170,16 +171,16 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 
 // combineMetric is the metric plan that re-aggregates cm's partials, the
 // columns of the base leg's rows.
-func combineMetric(cm domain.CombineMetric, base []*column) (*metricPlan, error) {
+func combineMetric(cm domain.CombineMetric, base []*column.Column) (*metricPlan, error) {
 	mp := &metricPlan{name: cm.Name, ratio: cm.Measure.Ratio}
 	add := func(op termOp, i int) (int, error) {
 		col := base[i]
-		tp := &termPlan{op: op, slot: i, col: col, float: col.typ == domain.TypeFloat || col.typ == domain.TypeDecimal}
+		tp := &termPlan{op: op, slot: i, col: col, float: col.Type == domain.TypeFloat || col.Type == domain.TypeDecimal}
 		switch {
-		case op == opSum && !col.numeric():
-			return 0, fmt.Errorf("metric %s: a partial to sum is %s, not a number", cm.Name, col.typ)
-		case col.typ == domain.TypeText:
-			tp.rank = col.ranks()
+		case op == opSum && !col.Numeric():
+			return 0, fmt.Errorf("metric %s: a partial to sum is %s, not a number", cm.Name, col.Type)
+		case col.Type == domain.TypeText:
+			tp.rank = col.Ranks()
 		}
 		mp.terms = append(mp.terms, tp)
 		return len(mp.terms) - 1, nil
@@ -301,7 +302,7 @@ func checkCombine(plan *domain.Plan, legs []*domain.RowSet) error {
 // legColumns turns a leg's rows into typed columns named by position, the
 // type of each told by its cells (see cellsColumn), with the type the
 // plan declares for it as the hint.
-func legColumns(leg *domain.Leg, rs *domain.RowSet, mem *reservation) ([]*column, error) {
+func legColumns(leg *domain.Leg, rs *domain.RowSet, mem *reservation) ([]*column.Column, error) {
 	declared := map[string]domain.ColumnType{}
 	tables := append([]domain.Table{leg.Base}, make([]domain.Table, 0, len(leg.Joins))...)
 	for _, j := range leg.Joins {
@@ -326,13 +327,13 @@ func legColumns(leg *domain.Leg, rs *domain.RowSet, mem *reservation) ([]*column
 			hints = append(hints, h)
 		}
 	}
-	cols := make([]*column, len(hints))
+	cols := make([]*column.Column, len(hints))
 	for i, h := range hints {
 		col, err := cellsColumn(strconv.Itoa(i), rs.Rows, i, h)
 		if err != nil {
 			return nil, err
 		}
-		if err := mem.grow(col.bytes); err != nil {
+		if err := mem.grow(col.Bytes); err != nil {
 			return nil, err
 		}
 		cols[i] = col
@@ -347,7 +348,7 @@ func legColumns(leg *domain.Leg, rs *domain.RowSet, mem *reservation) ([]*column
 // one (a timestamp arrives as its RFC 3339 text); any other mix is text
 // of the cells' canonical rendering. A column of nulls only takes the
 // hint's type (text when there is none).
-func cellsColumn(name string, rows [][]domain.Cell, i int, hint domain.ColumnType) (*column, error) {
+func cellsColumn(name string, rows [][]domain.Cell, i int, hint domain.ColumnType) (*column.Column, error) {
 	var kinds uint
 	for _, row := range rows {
 		kinds |= 1 << row[i].Kind()
@@ -380,28 +381,28 @@ func cellsColumn(name string, rows [][]domain.Cell, i int, hint domain.ColumnTyp
 // buildCells builds column i of rows as typ: typed values go to the
 // builder as they are, text (and a mix of kinds, as text) as its
 // canonical rendering.
-func buildCells(name string, rows [][]domain.Cell, i int, typ domain.ColumnType) (*column, error) {
-	b := newBuilder(typ, false)
+func buildCells(name string, rows [][]domain.Cell, i int, typ domain.ColumnType) (*column.Column, error) {
+	b := column.NewBuilder(typ, false)
 	for _, row := range rows {
 		c := row[i]
 		var err error
 		switch {
 		case c.IsNull():
-			b.appendNull()
+			b.AppendNull()
 		case typ == domain.TypeInteger:
-			err = b.appendInt(c.IntValue())
+			err = b.AppendInt(c.IntValue())
 		case typ == domain.TypeFloat:
-			err = b.appendFloat(c.FloatValue())
+			err = b.AppendFloat(c.FloatValue())
 		case typ == domain.TypeDate:
-			err = b.appendDate(int32(c.DateValue()))
+			err = b.AppendDate(int32(c.DateValue()))
 		case typ == domain.TypeBoolean:
-			err = b.appendBool(c.BoolValue())
+			err = b.AppendBool(c.BoolValue())
 		default:
-			err = b.appendText(c.Render())
+			err = b.AppendText(c.Render())
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	return b.finish(name), nil
+	return b.Finish(name), nil
 }

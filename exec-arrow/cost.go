@@ -65,9 +65,9 @@ func (m *meter) finish(q *query) {
 		}
 		for _, c := range v.cols {
 			if i == 0 && v.rows > 0 {
-				m.bytes.Add(c.bytes * visited / int64(v.rows))
+				m.bytes.Add(c.Bytes * visited / int64(v.rows))
 			} else {
-				m.bytes.Add(c.bytes)
+				m.bytes.Add(c.Bytes)
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // The direct kernel aggregates a batch with no selection vector and no
@@ -67,7 +68,7 @@ func (q *query) direct(s *scratch, p *partial, b *batch) bool {
 	}
 	for _, mp := range q.metrics {
 		for _, tp := range mp.terms {
-			if b.cols[tp.slot].valid != nil {
+			if b.cols[tp.slot].Valid != nil {
 				return false
 			}
 		}
@@ -93,17 +94,17 @@ func (q *query) direct(s *scratch, p *partial, b *batch) bool {
 			c += int64(k)
 		}
 		hc[b.bucket] = c
-	case t.days != nil:
+	case t.Days != nil:
 		start, of := q.start, q.bucketOf
-		for i, d := range t.days[lo:hi] {
+		for i, d := range t.Days[lo:hi] {
 			bk := of[int32(d)-start]
 			bucket[i] = bk
 			hc[bk] += int64(keep[i])
 		}
 	default:
 		start, of := q.start, q.bucketOf
-		for i, us := range t.ints[lo:hi] {
-			bk := of[dayOfMicros(us)-start]
+		for i, us := range t.Ints[lo:hi] {
+			bk := of[column.DayOfMicros(us)-start]
 			bucket[i] = bk
 			hc[bk] += int64(keep[i])
 		}
@@ -130,7 +131,7 @@ func (q *query) direct(s *scratch, p *partial, b *batch) bool {
 			if tp.op != opCount {
 				hs := s.bsum[:nb]
 				clear(hs)
-				for i, v := range b.cols[tp.slot].ints[lo:hi] {
+				for i, v := range b.cols[tp.slot].Ints[lo:hi] {
 					hs[bucket[i]] += v & -int64(keep[i])
 				}
 				for bk, g := range gidOf {
@@ -153,22 +154,22 @@ func (q *query) direct(s *scratch, p *partial, b *batch) bool {
 // column it tests, and its per-batch dictionary cache.
 type directTest struct {
 	p *predicate
-	c *column
+	c *column.Column
 	m *dictMap
 }
 
 // apply clears keep[i] for the row lo+i that fails the test.
 func (t directTest) apply(keep []uint8, lo, hi int) {
 	c := t.c
-	if c.typ == domain.TypeBoolean {
-		out, bits := t.p.boolOutcomes(), c.boolBits
+	if c.Type == domain.TypeBoolean {
+		out, bits := t.p.boolOutcomes(), c.BoolBits
 		for i := range keep {
 			r := lo + i
 			keep[i] &= uint8(bitOf(out[bits[r>>3]>>(r&7)&1]))
 		}
 		return
 	}
-	idx := c.idx[lo:hi]
+	idx := c.Idx[lo:hi]
 	if res := t.p.dictOut; res != nil && c == t.p.col {
 		for i, x := range idx {
 			keep[i] &= uint8(bitOf(res[x]))
@@ -176,8 +177,8 @@ func (t directTest) apply(keep []uint8, lo, hi int) {
 		return
 	}
 	t.m.reset(c)
-	for k := range c.dict {
-		t.p.textOutcome(c.dict, t.m, int32(k))
+	for k := range c.Dict {
+		t.p.textOutcome(c.Dict, t.m, int32(k))
 	}
 	vals := t.m.vals
 	for i, x := range idx {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // Execute runs the plan's single leg over the source's files and returns
@@ -158,8 +159,8 @@ func (q *query) result(ctx context.Context, p *partial, mem *reservation) (*doma
 	for d, dim := range q.dims {
 		var order []int32
 		if dim.codes != nil {
-			order = dim.codes.order
-			values := dim.codes.values
+			order = dim.codes.Order
+			values := dim.codes.Values
 			cells[d] = func(code int32) domain.Cell { return values[code-1] }
 		} else {
 			book := p.books[d]
@@ -284,7 +285,7 @@ func firstN(ctx context.Context, ng, n int, cmpFn func(a, b int) int) ([]int, er
 		}
 	}
 	for g := 0; g < ng; g++ {
-		if g%checkEvery == 0 && ctx.Err() != nil {
+		if g%column.CheckEvery == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		switch {
@@ -321,7 +322,7 @@ func (q *query) values(ctx context.Context, p *partial, ng int) ([][]value, erro
 		}
 		vs := make([]value, ng)
 		for g := 0; g < ng; g++ {
-			if g%checkEvery == 0 && ctx.Err() != nil {
+			if g%column.CheckEvery == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			if p.rows[m][g] == 0 {

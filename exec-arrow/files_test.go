@@ -256,14 +256,14 @@ func TestInference(t *testing.T) {
 	defer v.release()
 	got := map[string]domain.ColumnType{}
 	for _, n := range names {
-		got[n] = v.cols[n].typ
+		got[n] = v.cols[n].Type
 	}
 	assert.Equal(t, map[string]domain.ColumnType{
 		"i": domain.TypeInteger, "f": domain.TypeFloat, "b": domain.TypeBoolean, "d": domain.TypeDate,
 		"ts": domain.TypeTimestamp, "mixed": domain.TypeText, "empty": domain.TypeText, "neg": domain.TypeInteger,
 	}, got)
-	assert.Equal(t, "2025-01-01T10:00:00Z", v.cols["ts"].cell(1).Render())
-	assert.Equal(t, "null", v.cols["i"].cell(2).Render())
+	assert.Equal(t, "2025-01-01T10:00:00Z", v.cols["ts"].Cell(1).Render())
+	assert.Equal(t, "null", v.cols["i"].Cell(2).Render())
 	assert.Equal(t, 3, v.rows)
 }
 

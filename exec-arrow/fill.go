@@ -132,13 +132,13 @@ func estimateBytes(q *query) int64 {
 	for _, c := range q.base {
 		per := int64(9)
 		switch {
-		case c.validOnly:
+		case c.ValidOnly:
 			per = 1
-		case c.typ == domain.TypeDate:
+		case c.Type == domain.TypeDate:
 			per = 5
-		case c.typ == domain.TypeBoolean:
+		case c.Type == domain.TypeBoolean:
 			per = 2
-		case c.typ == domain.TypeText:
+		case c.Type == domain.TypeText:
 			per = 5 + 4
 		}
 		n += per * rows

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // dictMap caches a number per dictionary index of one column's dictionary,
@@ -19,15 +20,15 @@ type dictMap struct {
 
 // reset prepares m for c's dictionary, keeping what it holds when it is
 // already for c.
-func (m *dictMap) reset(c *column) {
-	if m.col == c.id && len(m.vals) == len(c.dict) {
+func (m *dictMap) reset(c *column.Column) {
+	if m.col == c.ID && len(m.vals) == len(c.Dict) {
 		return
 	}
-	m.col = c.id
-	if cap(m.vals) < len(c.dict) {
-		m.vals = make([]int32, len(c.dict))
+	m.col = c.ID
+	if cap(m.vals) < len(c.Dict) {
+		m.vals = make([]int32, len(c.Dict))
 	}
-	m.vals = m.vals[:len(c.dict)]
+	m.vals = m.vals[:len(c.Dict)]
 	for i := range m.vals {
 		m.vals[i] = -1
 	}
@@ -126,7 +127,7 @@ func (b *codebook) cell(k int32) domain.Cell {
 	case domain.TypeDate:
 		return domain.DateCell(domain.Date(b.ivals[i]))
 	case domain.TypeTimestamp:
-		return domain.Text(renderTimestamp(b.ivals[i]))
+		return domain.Text(column.RenderTimestamp(b.ivals[i]))
 	case domain.TypeBoolean:
 		return domain.Bool(b.ivals[i] != 0)
 	}
@@ -137,11 +138,11 @@ func (b *codebook) cell(k int32) domain.Cell {
 func (b *codebook) ranks() []int32 {
 	switch {
 	case b.strs != nil:
-		return rankOf(len(b.svals), func(x, y int) bool { return b.svals[x] < b.svals[y] })
+		return column.RankOf(len(b.svals), func(x, y int) bool { return b.svals[x] < b.svals[y] })
 	case b.flts != nil:
-		return rankOf(len(b.fvals), func(x, y int) bool { return b.fvals[x] < b.fvals[y] })
+		return column.RankOf(len(b.fvals), func(x, y int) bool { return b.fvals[x] < b.fvals[y] })
 	}
-	return rankOf(len(b.ivals), func(x, y int) bool { return b.ivals[x] < b.ivals[y] })
+	return column.RankOf(len(b.ivals), func(x, y int) bool { return b.ivals[x] < b.ivals[y] })
 }
 
 // into returns, per code of b (index 0 is null), the code of the same
@@ -164,27 +165,27 @@ func (b *codebook) into(dst *codebook) []int32 {
 
 // codeOf returns the code of row r of c in b (0 for null), m caching the
 // codes of c's dictionary entries for text.
-func (b *codebook) codeOf(c *column, r int32, m *dictMap) int32 {
-	if !c.isValid(r) {
+func (b *codebook) codeOf(c *column.Column, r int32, m *dictMap) int32 {
+	if !c.IsValid(r) {
 		return 0
 	}
-	switch c.typ {
+	switch c.Type {
 	case domain.TypeText:
-		i := c.idx[r]
+		i := c.Idx[r]
 		k := m.vals[i]
 		if k < 0 {
-			k = b.text(c.dict[i])
+			k = b.text(c.Dict[i])
 			m.vals[i] = k
 		}
 		return k
 	case domain.TypeFloat, domain.TypeDecimal:
-		return b.float(c.floats[r])
+		return b.float(c.Floats[r])
 	case domain.TypeDate:
-		return b.int(int64(c.days[r]))
+		return b.int(int64(c.Days[r]))
 	case domain.TypeBoolean:
-		return b.int(b2i(c.bools.Value(int(r))))
+		return b.int(b2i(c.Bools.Value(int(r))))
 	}
-	return b.int(c.ints[r])
+	return b.int(c.Ints[r])
 }
 
 // maxGroupKeys is the most columns a leg groups by besides the period:

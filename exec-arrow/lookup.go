@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // lookup runs a lookup leg of a federated plan (domain.LegLookup) over the
@@ -83,12 +84,12 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *meter) (*doma
 			m.rows.Add(int64(v.rows))
 			if v.fileBytes == 0 {
 				for _, c := range v.cols {
-					m.bytes.Add(c.bytes)
+					m.bytes.Add(c.Bytes)
 				}
 			}
 		}
 	}
-	col := func(ref domain.ColumnRef) (int, *column) {
+	col := func(ref domain.ColumnRef) (int, *column.Column) {
 		a := alias[ref.Alias]
 		return a, views[a].cols[ref.Column]
 	}
@@ -122,11 +123,11 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *meter) (*doma
 		maps  = make([]dictMap, len(steps))
 		fmaps = make([]dictMap, len(preds))
 	)
-	for lo := 0; lo < n; lo += chunkRows {
+	for lo := 0; lo < n; lo += column.ChunkRows {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		hi := min(lo+chunkRows, n)
+		hi := min(lo+column.ChunkRows, n)
 		sel := make([]int32, hi-lo)
 		for i := range sel {
 			sel[i] = int32(lo + i)
@@ -159,7 +160,7 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *meter) (*doma
 			row := make([]domain.Cell, len(leg.Dimensions))
 			for d, dim := range leg.Dimensions {
 				a, c := col(dim.Column)
-				row[d] = c.cell(mapped[a][k])
+				row[d] = c.Cell(mapped[a][k])
 			}
 			out.Rows = append(out.Rows, row)
 		}

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 )
 
@@ -88,7 +89,7 @@ func (l *loader) readParquet(p files.Part) error {
 			if err != nil {
 				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].name, err)
 			}
-			if err := addValidity(l.builders[i].(*validBuilder), v, n); err != nil {
+			if err := addValidity(l.builders[i].(*column.ValidBuilder), v, n); err != nil {
 				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].name, err)
 			}
 		}
@@ -158,8 +159,8 @@ func (l *loader) readColumns(p files.Part, fr *pqarrow.FileReader, rg int, leave
 // by readDictInts: an integer kept by its builder (not a validation
 // pass), whose chunk a dictChunk can decode.
 func (l *loader) directInts(fr *pqarrow.FileReader, rg, leaf, i int) bool {
-	b, ok := l.builders[i].(*intBuilder)
-	if !ok || l.check || b.typ != domain.TypeInteger || l.wants[i].typ != domain.TypeInteger {
+	b, ok := l.builders[i].(*column.IntBuilder)
+	if !ok || l.check || b.Typ != domain.TypeInteger || l.wants[i].typ != domain.TypeInteger {
 		return false
 	}
 	md := fr.ParquetReader().MetaData()
@@ -170,11 +171,11 @@ func (l *loader) directInts(fr *pqarrow.FileReader, rg, leaf, i int) bool {
 // into want i's builder, loadBatch at a time, without an intermediate
 // copy.
 func (l *loader) readDictInts(ctx context.Context, p files.Part, fr *pqarrow.FileReader, rg, leaf, i, n int) error {
-	b := l.builders[i].(*intBuilder)
+	b := l.builders[i].(*column.IntBuilder)
 	fail := func(err error) error {
 		return fmt.Errorf("file %s, row group %d, column %s: %w", p.Path, rg, l.wants[i].name, err)
 	}
-	d, err := newDictChunk(fr.ParquetReader().RowGroup(rg), leaf, &column{name: l.wants[i].name, typ: domain.TypeInteger})
+	d, err := newDictChunk(fr.ParquetReader().RowGroup(rg), leaf, &column.Column{Name: l.wants[i].name, Type: domain.TypeInteger})
 	if err != nil {
 		return fail(err)
 	}
@@ -185,13 +186,13 @@ func (l *loader) readDictInts(ctx context.Context, p files.Part, fr *pqarrow.Fil
 			return err
 		}
 		k := min(loadBatch, n-off)
-		start := len(b.vals)
-		b.vals = slices.Grow(b.vals, k)[:start+k]
-		if _, err := d.next(k, dictBuffers{idx: idx, ints: b.vals[start:]}); err != nil {
-			b.vals = b.vals[:start]
+		start := len(b.Vals)
+		b.Vals = slices.Grow(b.Vals, k)[:start+k]
+		if _, err := d.next(k, dictBuffers{idx: idx, ints: b.Vals[start:]}); err != nil {
+			b.Vals = b.Vals[:start]
 			return fail(err)
 		}
-		b.mask.addValid(k)
+		b.Mask.AddValid(k)
 		off += k
 	}
 	return nil
@@ -347,51 +348,51 @@ type arrowErr struct {
 func (e *arrowErr) Error() string { return e.err.Error() }
 
 // appendArrow converts every value of arr into b.
-func appendArrow(b builder, arr arrow.Array) error {
-	if ba, ok := b.(arrayAppender); ok && ba.appendArray(arr) {
+func appendArrow(b column.Builder, arr arrow.Array) error {
+	if ba, ok := b.(column.ArrayAppender); ok && ba.AppendArray(arr) {
 		return nil
 	}
 	n := arr.Len()
 	var put func(i int) error
 	switch a := arr.(type) {
 	case *array.Int8:
-		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+		put = func(i int) error { return b.AppendInt(int64(a.Value(i))) }
 	case *array.Int16:
-		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+		put = func(i int) error { return b.AppendInt(int64(a.Value(i))) }
 	case *array.Int32:
-		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+		put = func(i int) error { return b.AppendInt(int64(a.Value(i))) }
 	case *array.Int64:
-		put = func(i int) error { return b.appendInt(a.Value(i)) }
+		put = func(i int) error { return b.AppendInt(a.Value(i)) }
 	case *array.Uint8:
-		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+		put = func(i int) error { return b.AppendInt(int64(a.Value(i))) }
 	case *array.Uint16:
-		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+		put = func(i int) error { return b.AppendInt(int64(a.Value(i))) }
 	case *array.Uint32:
-		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+		put = func(i int) error { return b.AppendInt(int64(a.Value(i))) }
 	case *array.Uint64:
 		put = func(i int) error {
 			v := a.Value(i)
 			if v > math.MaxInt64 {
-				return errNotType{"integer"}
+				return column.ErrNotType{Type: "integer"}
 			}
-			return b.appendInt(int64(v))
+			return b.AppendInt(int64(v))
 		}
 	case *array.Float32:
-		put = func(i int) error { return b.appendFloat(float64(a.Value(i))) }
+		put = func(i int) error { return b.AppendFloat(float64(a.Value(i))) }
 	case *array.Float64:
-		put = func(i int) error { return b.appendFloat(a.Value(i)) }
+		put = func(i int) error { return b.AppendFloat(a.Value(i)) }
 	case *array.Decimal128:
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
-		put = func(i int) error { return b.appendFloat(a.Value(i).ToFloat64(scale)) }
+		put = func(i int) error { return b.AppendFloat(a.Value(i).ToFloat64(scale)) }
 	case *array.Boolean:
-		put = func(i int) error { return b.appendBool(a.Value(i)) }
+		put = func(i int) error { return b.AppendBool(a.Value(i)) }
 	case *array.Date32:
-		put = func(i int) error { return b.appendDate(int32(a.Value(i))) }
+		put = func(i int) error { return b.AppendDate(int32(a.Value(i))) }
 	case *array.Date64:
-		put = func(i int) error { return b.appendDate(int32(floorDiv(int64(a.Value(i)), 86400000))) }
+		put = func(i int) error { return b.AppendDate(int32(floorDiv(int64(a.Value(i)), 86400000))) }
 	case *array.Timestamp:
 		unit := a.DataType().(*arrow.TimestampType).Unit
-		put = func(i int) error { return b.appendMicros(toMicros(int64(a.Value(i)), unit)) }
+		put = func(i int) error { return b.AppendMicros(toMicros(int64(a.Value(i)), unit)) }
 	case *array.String:
 		put = func(i int) error { return appendString(b, a.Value(i)) }
 	case *array.LargeString:
@@ -414,7 +415,7 @@ func appendArrow(b builder, arr arrow.Array) error {
 	}
 	for i := 0; i < n; i++ {
 		if arr.IsNull(i) {
-			b.appendNull()
+			b.AppendNull()
 			continue
 		}
 		if err := put(i); err != nil {
@@ -426,12 +427,12 @@ func appendArrow(b builder, arr arrow.Array) error {
 
 // appendString appends a Parquet string. Empty text is null in every
 // format the files source reads, as it is in CSV.
-func appendString(b builder, s string) error {
+func appendString(b column.Builder, s string) error {
 	if s == "" {
-		b.appendNull()
+		b.AppendNull()
 		return nil
 	}
-	return b.appendText(s)
+	return b.AppendText(s)
 }
 
 func floorDiv(a, b int64) int64 {

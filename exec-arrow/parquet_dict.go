@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // Parquet page types, as the format numbers them.
@@ -113,12 +114,12 @@ func plainInt64(descr *schema.Column) bool {
 }
 
 // newDictChunk opens the chunk's pages and reads its dictionary.
-func newDictChunk(rg *file.RowGroupReader, leaf int, proto *column) (*dictChunk, error) {
+func newDictChunk(rg *file.RowGroupReader, leaf int, proto *column.Column) (*dictChunk, error) {
 	pr, err := columnPages(rg, leaf)
 	if err != nil {
 		return nil, err
 	}
-	d := &dictChunk{pr: pr, name: proto.name, typ: proto.typ, id: columnIDs.Add(1)}
+	d := &dictChunk{pr: pr, name: proto.Name, typ: proto.Type, id: column.ColumnIDs.Add(1)}
 	page, err := readPage(pr)
 	if err != nil {
 		return nil, err
@@ -176,7 +177,7 @@ func (d *dictChunk) readDictionary(data []byte, n int) error {
 
 // next decodes the next n values as a batch column into the worker's
 // buffers (each at least n long; see parquetReaders.buffers).
-func (d *dictChunk) next(n int, buf dictBuffers) (*column, error) {
+func (d *dictChunk) next(n int, buf dictBuffers) (*column.Column, error) {
 	if d.typ == domain.TypeInteger {
 		return d.nextInts(n, buf)
 	}
@@ -195,17 +196,17 @@ func (d *dictChunk) next(n int, buf dictBuffers) (*column, error) {
 	if bad {
 		return nil, fmt.Errorf("a dictionary index is out of range")
 	}
-	c := &column{name: d.name, typ: d.typ, n: n, id: d.id}
+	c := &column.Column{Name: d.name, Type: d.typ, N: n, ID: d.id}
 	if d.typ == domain.TypeDate {
 		days = days[:n]
 		dict := d.days
 		for r, i := range idx {
 			days[r] = arrow.Date32(dict[i])
 		}
-		c.days, c.bytes = days, int64(4*n)
+		c.Days, c.Bytes = days, int64(4*n)
 		return c, nil
 	}
-	c.idx, c.dict, c.bytes = idx, d.texts, int64(4*n)
+	c.Idx, c.Dict, c.Bytes = idx, d.texts, int64(4*n)
 	if d.some {
 		bits := make([]byte, bitutil.BytesForBits(int64(n)))
 		for r, i := range idx {
@@ -213,14 +214,14 @@ func (d *dictChunk) next(n int, buf dictBuffers) (*column, error) {
 				bitutil.SetBit(bits, r)
 			}
 		}
-		c.valid = bits
+		c.Valid = bits
 	}
 	return c, nil
 }
 
 // nextInts is next for an integer chunk: indexes looked up in the
 // dictionary, PLAIN values copied.
-func (d *dictChunk) nextInts(n int, buf dictBuffers) (*column, error) {
+func (d *dictChunk) nextInts(n int, buf dictBuffers) (*column.Column, error) {
 	out := buf.ints[:n]
 	err := d.pages(n, n, func(got, k int) error {
 		dst := out[got : got+k]
@@ -251,7 +252,7 @@ func (d *dictChunk) nextInts(n int, buf dictBuffers) (*column, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &column{name: d.name, typ: d.typ, n: n, id: columnIDs.Add(1), ints: out, bytes: int64(8 * n)}, nil
+	return &column.Column{Name: d.name, Type: d.typ, N: n, ID: column.ColumnIDs.Add(1), Ints: out, Bytes: int64(8 * n)}, nil
 }
 
 // skip decodes and drops the next n values (a batch outside the range).

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // TestHybridRuns decodes runs of repeated values and bit-packed groups,
@@ -83,19 +84,19 @@ func TestDictChunkMatchesWriter(t *testing.T) {
 
 	pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
 	require.NoError(t, err)
-	protos := []*column{{name: "s", typ: domain.TypeText}, {name: "one", typ: domain.TypeText}, {name: "d", typ: domain.TypeDate},
-		{name: "few", typ: domain.TypeInteger}, {name: "key", typ: domain.TypeInteger}}
+	protos := []*column.Column{{Name: "s", Type: domain.TypeText}, {Name: "one", Type: domain.TypeText}, {Name: "d", Type: domain.TypeDate},
+		{Name: "few", Type: domain.TypeInteger}, {Name: "key", Type: domain.TypeInteger}}
 	first := 0
 	for rg := range pf.NumRowGroups() {
 		rgr := pf.RowGroup(rg)
 		n := int(rgr.NumRows())
 		for leaf, proto := range protos {
 			descr := pf.MetaData().Schema.Column(leaf)
-			require.True(t, dictEligible(rgr.MetaData(), leaf, descr, proto.typ), "column %s", proto.name)
-			if proto.typ != domain.TypeInteger {
-				assert.False(t, dictEligible(rgr.MetaData(), leaf, descr, domain.TypeInteger), "column %s as an integer", proto.name)
+			require.True(t, dictEligible(rgr.MetaData(), leaf, descr, proto.Type), "column %s", proto.Name)
+			if proto.Type != domain.TypeInteger {
+				assert.False(t, dictEligible(rgr.MetaData(), leaf, descr, domain.TypeInteger), "column %s as an integer", proto.Name)
 			} else {
-				assert.False(t, dictEligible(rgr.MetaData(), leaf, descr, domain.TypeText), "column %s as text", proto.name)
+				assert.False(t, dictEligible(rgr.MetaData(), leaf, descr, domain.TypeText), "column %s as text", proto.Name)
 			}
 			d, err := newDictChunk(rgr, leaf, proto)
 			require.NoError(t, err)
@@ -110,19 +111,19 @@ func TestDictChunkMatchesWriter(t *testing.T) {
 				require.NoError(t, err)
 				for r := range k {
 					i := first + off + r
-					switch proto.name {
+					switch proto.Name {
 					case "s":
-						require.Equal(t, texts[i], c.dict[c.idx[r]], "row %d", i)
-						require.Equal(t, texts[i] != "", c.valid == nil || bitutil.BitIsSet(c.valid, r), "row %d", i)
+						require.Equal(t, texts[i], c.Dict[c.Idx[r]], "row %d", i)
+						require.Equal(t, texts[i] != "", c.Valid == nil || bitutil.BitIsSet(c.Valid, r), "row %d", i)
 					case "one":
-						require.Equal(t, "x", c.dict[c.idx[r]])
-						require.Nil(t, c.valid)
+						require.Equal(t, "x", c.Dict[c.Idx[r]])
+						require.Nil(t, c.Valid)
 					case "d":
-						require.Equal(t, days[i], int32(c.days[r]), "row %d", i)
+						require.Equal(t, days[i], int32(c.Days[r]), "row %d", i)
 					case "few":
-						require.Equal(t, int64(i%3)-1, c.ints[r], "row %d", i)
+						require.Equal(t, int64(i%3)-1, c.Ints[r], "row %d", i)
 					case "key":
-						require.Equal(t, keys[i], c.ints[r], "row %d", i)
+						require.Equal(t, keys[i], c.Ints[r], "row %d", i)
 					}
 				}
 			}

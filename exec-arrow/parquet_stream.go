@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 )
 
@@ -69,15 +70,15 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, me
 	}
 	sch := pp.md.Schema
 	for _, c := range q.base {
-		idx := sch.ColumnIndexByName(c.name)
+		idx := sch.ColumnIndexByName(c.Name)
 		if idx < 0 {
 			pp.close()
-			return nil, fmt.Errorf("file %s: column %s is missing", p.Path, c.name)
+			return nil, fmt.Errorf("file %s: column %s is missing", p.Path, c.Name)
 		}
 		pp.leaves = append(pp.leaves, idx)
 	}
 	for s, c := range q.base {
-		if !c.validOnly {
+		if !c.ValidOnly {
 			pp.full = append(pp.full, s)
 		}
 	}
@@ -94,7 +95,7 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, me
 		if !pp.keep[rg] {
 			continue
 		}
-		maxRows = max(maxRows, min(rgm.NumRows(), chunkRows))
+		maxRows = max(maxRows, min(rgm.NumRows(), column.ChunkRows))
 		for s, leaf := range pp.leaves {
 			if cc, err := rgm.ColumnChunk(leaf); err == nil {
 				// Pages are read through a buffer of readBuffer bytes and
@@ -105,7 +106,7 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, me
 	}
 	for s, c := range q.base {
 		pp.workerBytes += maxChunk[s]
-		if c.validOnly {
+		if c.ValidOnly {
 			pp.workerBytes += maxRows * 3
 		} else {
 			pp.workerBytes += maxRows * 12
@@ -139,29 +140,29 @@ func (q *query) rowGroupMeets(rgm *metadata.RowGroupMetaData, leaf int, descr *s
 // statsZone is the day range of a date or timestamp column in a row group,
 // from its statistics; with noNulls, only when they also say it holds no
 // null.
-func statsZone(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, noNulls bool) (dayZone, bool) {
+func statsZone(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, noNulls bool) (column.DayZone, bool) {
 	cc, err := rgm.ColumnChunk(leaf)
 	if err != nil {
-		return dayZone{}, false
+		return column.DayZone{}, false
 	}
 	st, err := cc.Statistics()
 	if err != nil || st == nil || !st.HasMinMax() {
-		return dayZone{}, false
+		return column.DayZone{}, false
 	}
 	if noNulls && (descr.MaxDefinitionLevel() > 0 && (!st.HasNullCount() || st.NullCount() > 0)) {
-		return dayZone{}, false
+		return column.DayZone{}, false
 	}
 	toDay, ok := parquetDay(descr)
 	if !ok {
-		return dayZone{}, false
+		return column.DayZone{}, false
 	}
 	switch s := st.(type) {
 	case *metadata.Int32Statistics:
-		return dayZone{toDay(int64(s.Min())), toDay(int64(s.Max()))}, true
+		return column.DayZone{Min: toDay(int64(s.Min())), Max: toDay(int64(s.Max()))}, true
 	case *metadata.Int64Statistics:
-		return dayZone{toDay(s.Min()), toDay(s.Max())}, true
+		return column.DayZone{Min: toDay(s.Min()), Max: toDay(s.Max())}, true
 	}
-	return dayZone{}, false
+	return column.DayZone{}, false
 }
 
 // parquetReaders are one worker's readers of the table's Parquet parts,
@@ -206,9 +207,9 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 	if err != nil {
 		return nil, fmt.Errorf("file %s: %w", pp.p.Path, err)
 	}
-	props := pqarrow.ArrowReadProperties{BatchSize: chunkRows}
+	props := pqarrow.ArrowReadProperties{BatchSize: column.ChunkRows}
 	for _, s := range pp.full {
-		if q.base[s].typ == domain.TypeText && pp.md.Schema.Column(pp.leaves[s]).PhysicalType() == parquet.Types.ByteArray {
+		if q.base[s].Type == domain.TypeText && pp.md.Schema.Column(pp.leaves[s]).PhysicalType() == parquet.Types.ByteArray {
 			props.SetReadDict(pp.leaves[s], true)
 		}
 	}
@@ -251,7 +252,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	// batch checked against it.
 	inside := false
 	if z, ok := statsZone(rgm, pp.leaves[q.timeSlot], pp.md.Schema.Column(pp.leaves[q.timeSlot]), false); ok {
-		inside = z.min >= q.start && z.max < q.start+q.span
+		inside = z.Min >= q.start && z.Max < q.start+q.span
 	}
 	// Required text, date and integer columns of dictionary pages are
 	// decoded straight from their pages; the others through pqarrow.
@@ -259,12 +260,12 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	rest := full
 	for _, s := range full {
 		c := q.base[s]
-		if q.inferred[s] || !dictEligible(rgm, pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]), c.typ) {
+		if q.inferred[s] || !dictEligible(rgm, pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]), c.Type) {
 			continue
 		}
 		d, err := newDictChunk(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], c)
 		if err != nil {
-			return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, c.name, err)
+			return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, c.Name, err)
 		}
 		defer d.close()
 		own[s] = d
@@ -285,10 +286,10 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	}
 	valids := make([]*validReader, len(q.base))
 	for s, c := range q.base {
-		if c.validOnly {
+		if c.ValidOnly {
 			v, err := newValidReader(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]))
 			if err != nil {
-				return fmt.Errorf("file %s, column %s: %w", pp.p.Path, c.name, err)
+				return fmt.Errorf("file %s, column %s: %w", pp.p.Path, c.Name, err)
 			}
 			valids[s] = v
 		}
@@ -297,8 +298,8 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n := min(chunkRows, nrows-off)
-		cols := make([]*column, len(q.base))
+		n := min(column.ChunkRows, nrows-off)
+		cols := make([]*column.Column, len(q.base))
 		if len(full) > 0 {
 			var rec arrow.RecordBatch
 			if rr != nil {
@@ -316,11 +317,11 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 				n = int(rec.NumRows())
 			}
 			base := int(pp.first[t.rg]) + off
-			col := func(s int) (*column, error) {
+			col := func(s int) (*column.Column, error) {
 				if d := own[s]; d != nil {
 					c, err := d.next(n, pr.buffers(s, n, d.typ))
 					if err != nil {
-						return nil, fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.base[s].name, err)
+						return nil, fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.base[s].Name, err)
 					}
 					return c, nil
 				}
@@ -334,7 +335,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 					return err
 				}
 				cols[q.timeSlot] = c
-				if !inside && !q.meets(zoneOf(c, 0, n)) {
+				if !inside && !q.meets(column.ZoneOf(c, 0, n)) {
 					for _, v := range valids {
 						if v != nil {
 							if _, err := v.next(n); err != nil {
@@ -345,7 +346,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 					for s, d := range own {
 						if d != nil && s != q.timeSlot {
 							if err := d.skip(n, pr.buffers(s, n, d.typ).idx); err != nil {
-								return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.base[s].name, err)
+								return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.base[s].Name, err)
 							}
 						}
 					}
@@ -370,9 +371,9 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			}
 			bits, err := v.next(n)
 			if err != nil {
-				return fmt.Errorf("file %s, column %s: %w", pp.p.Path, q.base[s].name, err)
+				return fmt.Errorf("file %s, column %s: %w", pp.p.Path, q.base[s].Name, err)
 			}
-			cols[s] = &column{name: q.base[s].name, typ: q.base[s].typ, n: n, valid: bits, validOnly: true, id: columnIDs.Add(1)}
+			cols[s] = &column.Column{Name: q.base[s].Name, Type: q.base[s].Type, N: n, Valid: bits, ValidOnly: true, ID: column.ColumnIDs.Add(1)}
 		}
 		if err := each(&batch{lo: 0, hi: n, group: t.group, cols: cols, oneBucket: one, bucket: bucket}); err != nil {
 			return err
@@ -386,24 +387,24 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 // decoded Arrow array: without a copy when the array already has the
 // column's physical form, through a builder otherwise (which converts,
 // and refuses a value that is not of the type, naming its row).
-func batchColumn(proto *column, arr arrow.Array, path string, base int, inferred bool) (*column, error) {
+func batchColumn(proto *column.Column, arr arrow.Array, path string, base int, inferred bool) (*column.Column, error) {
 	if arr.Data().Offset() == 0 && !inferred {
 		switch a := arr.(type) {
 		case *array.Int64:
-			if proto.typ == domain.TypeInteger {
-				return withID(newColumn(proto.name, proto.typ, a)), nil
+			if proto.Type == domain.TypeInteger {
+				return withID(column.New(proto.Name, proto.Type, a)), nil
 			}
 		case *array.Float64:
-			if proto.typ == domain.TypeFloat || proto.typ == domain.TypeDecimal {
-				return withID(newColumn(proto.name, proto.typ, a)), nil
+			if proto.Type == domain.TypeFloat || proto.Type == domain.TypeDecimal {
+				return withID(column.New(proto.Name, proto.Type, a)), nil
 			}
 		case *array.Boolean:
-			if proto.typ == domain.TypeBoolean {
-				return withID(newColumn(proto.name, proto.typ, a)), nil
+			if proto.Type == domain.TypeBoolean {
+				return withID(column.New(proto.Name, proto.Type, a)), nil
 			}
 		case *array.Date32:
-			if proto.typ == domain.TypeDate {
-				return withID(newColumn(proto.name, proto.typ, a)), nil
+			if proto.Type == domain.TypeDate {
+				return withID(column.New(proto.Name, proto.Type, a)), nil
 			}
 		case *array.Dictionary:
 			if c := dictColumn(proto, a); c != nil {
@@ -411,24 +412,24 @@ func batchColumn(proto *column, arr arrow.Array, path string, base int, inferred
 			}
 		}
 	}
-	b := newBuilder(proto.typ, false)
+	b := column.NewBuilder(proto.Type, false)
 	if inferred {
-		b = viaText{b}
+		b = column.ViaText{Builder: b}
 	}
 	if err := appendArrow(b, arr); err != nil {
 		if ae, ok := err.(*arrowErr); ok {
-			return nil, loadError(path, proto.name, base+ae.row+1, "row", ae.err)
+			return nil, loadError(path, proto.Name, base+ae.row+1, "row", ae.err)
 		}
-		return nil, fmt.Errorf("file %s, column %s: %w", path, proto.name, err)
+		return nil, fmt.Errorf("file %s, column %s: %w", path, proto.Name, err)
 	}
-	return withID(b.finish(proto.name)), nil
+	return withID(b.Finish(proto.Name)), nil
 }
 
 // dictColumn wraps a dictionary-encoded text array as a text column,
 // marking the rows whose text is empty as null (empty text is null in
 // every format); nil when the array is not int32 indexes over strings.
-func dictColumn(proto *column, a *array.Dictionary) *column {
-	if proto.typ != domain.TypeText {
+func dictColumn(proto *column.Column, a *array.Dictionary) *column.Column {
+	if proto.Type != domain.TypeText {
 		return nil
 	}
 	idx, ok := a.Indices().(*array.Int32)
@@ -439,33 +440,33 @@ func dictColumn(proto *column, a *array.Dictionary) *column {
 	if !ok {
 		return nil
 	}
-	c := &column{name: proto.name, typ: domain.TypeText, arr: a, n: a.Len(), idx: idx.Int32Values(), id: columnIDs.Add(1)}
-	c.dict = make([]string, d.Len())
+	c := &column.Column{Name: proto.Name, Type: domain.TypeText, Arr: a, N: a.Len(), Idx: idx.Int32Values(), ID: column.ColumnIDs.Add(1)}
+	c.Dict = make([]string, d.Len())
 	empty := -1
-	for i := range c.dict {
-		c.dict[i] = d.Value(i)
-		if c.dict[i] == "" || d.IsNull(i) {
+	for i := range c.Dict {
+		c.Dict[i] = d.Value(i)
+		if c.Dict[i] == "" || d.IsNull(i) {
 			empty = i
 		}
 	}
 	if a.NullN() > 0 {
-		c.valid = a.NullBitmapBytes()
+		c.Valid = a.NullBitmapBytes()
 	}
 	if empty >= 0 {
-		bits := make([]byte, bitutil.BytesForBits(int64(c.n)))
-		for r := 0; r < c.n; r++ {
-			if (c.valid == nil || bitutil.BitIsSet(c.valid, r)) && c.dict[c.idx[r]] != "" && d.IsValid(int(c.idx[r])) {
+		bits := make([]byte, bitutil.BytesForBits(int64(c.N)))
+		for r := 0; r < c.N; r++ {
+			if (c.Valid == nil || bitutil.BitIsSet(c.Valid, r)) && c.Dict[c.Idx[r]] != "" && d.IsValid(int(c.Idx[r])) {
 				bitutil.SetBit(bits, r)
 			}
 		}
-		c.valid = bits
+		c.Valid = bits
 	}
-	c.bytes = arrayBytes(a.Data())
+	c.Bytes = column.ArrayBytes(a.Data())
 	return c
 }
 
-func withID(c *column) *column {
-	c.id = columnIDs.Add(1)
+func withID(c *column.Column) *column.Column {
+	c.ID = column.ColumnIDs.Add(1)
 	return c
 }
 
@@ -590,19 +591,19 @@ func scratchOf[T any](v *validReader, n int) []T {
 }
 
 // addValidity appends to b the validity of the next n values v reads.
-func addValidity(b *validBuilder, v *validReader, n int) error {
+func addValidity(b *column.ValidBuilder, v *validReader, n int) error {
 	for n > 0 {
-		k := min(n, chunkRows)
+		k := min(n, column.ChunkRows)
 		bits, err := v.next(k)
 		if err != nil {
 			return err
 		}
-		if b.check && bits == nil {
+		if b.Check && bits == nil {
 			n -= k // a check keeps nothing: no row to visit
 			continue
 		}
 		for i := 0; i < k; i++ {
-			b.add(bits == nil || bitutil.BitIsSet(bits, i))
+			b.Add(bits == nil || bitutil.BitIsSet(bits, i))
 		}
 		n -= k
 	}

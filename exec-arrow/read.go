@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 )
 
@@ -44,11 +45,11 @@ type loader struct {
 	ctx      context.Context
 	fsys     fs.FS
 	wants    []want
-	builders []builder
+	builders []column.Builder
 	rows     int
 	check    bool
 	serial   bool // decode Parquet columns on one goroutine (a background fill)
-	segs     []segment
+	segs     []column.Segment
 	group    int
 	// meter is told the bytes the builders hold, every loadBatch rows.
 	meter func(total int64) error
@@ -58,10 +59,10 @@ func newLoader(ctx context.Context, fsys fs.FS, wants []want, check bool, meter 
 	l := &loader{ctx: ctx, fsys: fsys, wants: wants, meter: meter, check: check}
 	for _, w := range wants {
 		if w.validOnly {
-			l.builders = append(l.builders, &validBuilder{typ: w.typ, check: check})
+			l.builders = append(l.builders, &column.ValidBuilder{Typ: w.typ, Check: check})
 			continue
 		}
-		l.builders = append(l.builders, newBuilder(w.typ, check))
+		l.builders = append(l.builders, column.NewBuilder(w.typ, check))
 	}
 	return l
 }
@@ -72,8 +73,8 @@ func (l *loader) segment(n int) {
 	if n <= 0 {
 		return
 	}
-	for lo := l.rows - n; lo < l.rows; lo += chunkRows {
-		l.segs = append(l.segs, segment{lo: lo, hi: min(lo+chunkRows, l.rows), group: l.group})
+	for lo := l.rows - n; lo < l.rows; lo += column.ChunkRows {
+		l.segs = append(l.segs, column.Segment{Lo: lo, Hi: min(lo+column.ChunkRows, l.rows), Group: l.group})
 	}
 	l.group++
 }
@@ -88,7 +89,7 @@ func (l *loader) tick() error {
 	}
 	var total int64
 	for _, b := range l.builders {
-		total += b.size()
+		total += b.Size()
 	}
 	return l.meter(total)
 }
@@ -96,8 +97,8 @@ func (l *loader) tick() error {
 // every runs after the n-th row of a file: the context every ctxBatch
 // rows, the working set every loadBatch rows, a segment every chunkRows.
 func (l *loader) every(n int) error {
-	if n%chunkRows == 0 {
-		l.segment(chunkRows)
+	if n%column.ChunkRows == 0 {
+		l.segment(column.ChunkRows)
 	}
 	switch {
 	case n%loadBatch == 0:
@@ -109,10 +110,10 @@ func (l *loader) every(n int) error {
 }
 
 // columns finishes the builders.
-func (l *loader) columns() map[string]*column {
-	out := make(map[string]*column, len(l.wants))
+func (l *loader) columns() map[string]*column.Column {
+	out := make(map[string]*column.Column, len(l.wants))
 	for i, w := range l.wants {
-		if c := l.builders[i].finish(w.name); c != nil {
+		if c := l.builders[i].Finish(w.name); c != nil {
 			out[w.name] = c
 		}
 	}
@@ -174,7 +175,7 @@ func (l *loader) readCSV(p files.Part, r io.Reader) error {
 	for n := 1; ; n++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
-			l.segment((n - 1) % chunkRows)
+			l.segment((n - 1) % column.ChunkRows)
 			return nil
 		}
 		if err != nil {
@@ -183,10 +184,10 @@ func (l *loader) readCSV(p files.Part, r io.Reader) error {
 		for i, j := range at {
 			s := rec[j]
 			if s == "" {
-				l.builders[i].appendNull()
+				l.builders[i].AppendNull()
 				continue
 			}
-			if err := l.builders[i].appendText(s); err != nil {
+			if err := l.builders[i].AppendText(s); err != nil {
 				line, _ := cr.FieldPos(j)
 				return loadError(p.Path, l.wants[i].name, line, "line", err)
 			}
@@ -254,7 +255,7 @@ func (l *loader) readNDJSON(p files.Part, r io.Reader) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("file %s, after line %d: %w", p.Path, line, err)
 	}
-	l.segment(objects % chunkRows)
+	l.segment(objects % column.ChunkRows)
 	for i, ok := range seen {
 		if !ok && objects > 0 {
 			return fmt.Errorf("file %s: column %s is missing (no object holds it)", p.Path, l.wants[i].name)
@@ -266,10 +267,10 @@ func (l *loader) readNDJSON(p files.Part, r io.Reader) error {
 // appendJSON appends one NDJSON value: null or absent is null, a string is
 // its text, a number its literal, a boolean true/false; arrays and objects
 // are refused.
-func appendJSON(b builder, raw json.RawMessage) error {
+func appendJSON(b column.Builder, raw json.RawMessage) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
-		b.appendNull()
+		b.AppendNull()
 		return nil
 	}
 	switch raw[0] {
@@ -278,21 +279,21 @@ func appendJSON(b builder, raw json.RawMessage) error {
 		if err != nil {
 			var v string
 			if json.Unmarshal(raw, &v) != nil {
-				return errNotScalar
+				return column.ErrNotScalar
 			}
 			s = v
 		}
 		if s == "" {
-			b.appendNull()
+			b.AppendNull()
 			return nil
 		}
-		return b.appendText(s)
+		return b.AppendText(s)
 	case '{', '[':
-		return errNotScalar
+		return column.ErrNotScalar
 	case 't', 'f':
-		return b.appendText(string(raw))
+		return b.AppendText(string(raw))
 	}
-	return b.appendText(string(raw))
+	return b.AppendText(string(raw))
 }
 
 // reserve makes room for n rows in every builder that can, after metering
@@ -303,9 +304,9 @@ func (l *loader) reserve(n int) error {
 	}
 	var total int64
 	for _, b := range l.builders {
-		total += b.size()
-		if r, ok := b.(reserver); ok {
-			total += r.rowBytes() * int64(n)
+		total += b.Size()
+		if r, ok := b.(column.Reserver); ok {
+			total += r.RowBytes() * int64(n)
 		}
 	}
 	if l.meter != nil {
@@ -313,15 +314,15 @@ func (l *loader) reserve(n int) error {
 			return err
 		}
 	}
-	var rs []reserver
+	var rs []column.Reserver
 	for _, b := range l.builders {
-		if r, ok := b.(reserver); ok {
+		if r, ok := b.(column.Reserver); ok {
 			rs = append(rs, r)
 		}
 	}
 	if l.serial || len(rs) < 2 || runtime.GOMAXPROCS(0) == 1 {
 		for _, r := range rs {
-			r.reserve(n)
+			r.Reserve(n)
 		}
 		return nil
 	}
@@ -331,7 +332,7 @@ func (l *loader) reserve(n int) error {
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, r := range rs {
-		g.Go(guard(func() error { r.reserve(n); return nil }))
+		g.Go(guard(func() error { r.Reserve(n); return nil }))
 	}
 	return g.Wait()
 }

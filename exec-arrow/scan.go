@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // partial is one worker's aggregation: its groups, the codebooks of the
@@ -23,7 +25,7 @@ func newPartial(q *query) *partial {
 		terms: make([][]*termState, len(q.metrics)), books: make([]*codebook, len(q.dims)), maps: make([]dictMap, len(q.dims))}
 	for d, dim := range q.dims {
 		if dim.codes == nil {
-			p.books[d] = newCodebook(dim.col.typ)
+			p.books[d] = newCodebook(dim.col.Type)
 		}
 	}
 	for m, mp := range q.metrics {
@@ -171,9 +173,9 @@ func putScratch(s *scratch) {
 // chunkLen is the most rows one batch of q holds.
 func (q *query) chunkLen() int {
 	if q.rows > 0 {
-		return max(min(chunkRows, q.rows), 1)
+		return max(min(column.ChunkRows, q.rows), 1)
 	}
-	return chunkRows
+	return column.ChunkRows
 }
 
 // scratchBytes is the memory newScratch allocates.
@@ -258,7 +260,7 @@ func (q *query) merge(ctx context.Context, dst, src *partial, mem *reservation) 
 	ng := src.groups.len()
 	remap := make([]int32, ng)
 	for g := 0; g < ng; g++ {
-		if g%checkEvery == 0 && ctx.Err() != nil {
+		if g%column.CheckEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		parts := src.groups.parts(g)

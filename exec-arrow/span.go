@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 )
 
@@ -34,13 +35,17 @@ var spanReadMax = SpanReadMaxBytes
 // the column is neither a date nor a timestamp, or when it holds no value.
 // A missing file or column is an error (Validate names it first at start).
 func (e *Engine) DataSpan(ctx context.Context, model, column string) (first, last domain.Date, ok bool, err error) {
+	return e.dataSpan(ctx, model, column)
+}
+
+func (e *Engine) dataSpan(ctx context.Context, model, name string) (first, last domain.Date, ok bool, err error) {
 	m, found := e.models[model]
 	if !found {
 		return 0, 0, false, fmt.Errorf("files source %s: no model %s", e.cfg.Source, model)
 	}
-	w := want{name: column}
+	w := want{name: name}
 	for _, c := range m.Columns {
-		if c.Name == column {
+		if c.Name == name {
 			w.typ = c.Type
 		}
 	}
@@ -71,7 +76,7 @@ func (e *Engine) DataSpan(ctx context.Context, model, column string) (first, las
 		if p.Format != files.FormatParquet {
 			continue
 		}
-		pmin, pmax, told, err := e.parquetSpan(ctx, p, column)
+		pmin, pmax, told, err := e.parquetSpan(ctx, p, name)
 		if err != nil || !told {
 			return 0, 0, false, err
 		}
@@ -87,12 +92,12 @@ func (e *Engine) DataSpan(ctx context.Context, model, column string) (first, las
 				return 0, 0, false, fmt.Errorf("model %s: %w", m.Name, err)
 			}
 		}
-		c := l.columns()[column]
-		if c == nil || (c.typ != domain.TypeDate && c.typ != domain.TypeTimestamp) {
+		c := l.columns()[name]
+		if c == nil || (c.Type != domain.TypeDate && c.Type != domain.TypeTimestamp) {
 			return 0, 0, false, nil
 		}
-		z := zoneOf(c, 0, c.n)
-		lo, hi = min(lo, z.min), max(hi, z.max)
+		z := column.ZoneOf(c, 0, c.N)
+		lo, hi = min(lo, z.Min), max(hi, z.Max)
 	}
 	if lo > hi {
 		return 0, 0, false, nil
@@ -184,11 +189,11 @@ func parquetDay(c *schema.Column) (toDay func(int64) int32, ok bool) {
 		perMicro := int64(1)
 		switch lt.TimeUnit() {
 		case schema.TimeUnitMillis:
-			return func(v int64) int32 { return dayOfMicros(v * 1000) }, true
+			return func(v int64) int32 { return column.DayOfMicros(v * 1000) }, true
 		case schema.TimeUnitNanos:
 			perMicro = 1000
 		}
-		return func(v int64) int32 { return dayOfMicros(floorDiv(v, perMicro)) }, true
+		return func(v int64) int32 { return column.DayOfMicros(floorDiv(v, perMicro)) }, true
 	}
 	return nil, false
 }

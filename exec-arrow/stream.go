@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 )
 
@@ -194,7 +195,7 @@ func (fp *fileProducer) close() error {
 		}
 		for i := range sp.seen {
 			if !sp.seen[i].Load() {
-				return fmt.Errorf("file %s: column %s is missing (no object holds it)", sp.p.Path, fp.q.base[i].name)
+				return fmt.Errorf("file %s: column %s is missing (no object holds it)", sp.p.Path, fp.q.base[i].Name)
 			}
 		}
 	}
@@ -240,7 +241,7 @@ func (e *Engine) resolveTypes(ctx context.Context, tf *files.Table, wants []want
 	}
 	l := newLoader(ctx, fsys, probe, false, nil)
 	for i := range l.builders {
-		l.builders[i] = &inferBuilder{probe: true}
+		l.builders[i] = &column.InferBuilder{Probe: true}
 	}
 	for _, p := range tf.Parts {
 		c.reads.Add(1)
@@ -251,7 +252,7 @@ func (e *Engine) resolveTypes(ctx context.Context, tf *files.Table, wants []want
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for j, w := range probe {
-		typ := l.builders[j].(*inferBuilder).inferred()
+		typ := l.builders[j].(*column.InferBuilder).Inferred()
 		t.types[w.name] = typ
 		for i := range wants {
 			if wants[i] == w {
@@ -274,7 +275,7 @@ func (fp *fileProducer) spanDistinct() {
 	for _, mp := range q.metrics {
 		for _, tp := range mp.terms {
 			if tp.op != opDistinct || tp.codes != nil || q.inferred[tp.slot] ||
-				(tp.col.typ != domain.TypeInteger && tp.col.typ != domain.TypeDate) {
+				(tp.col.Type != domain.TypeInteger && tp.col.Type != domain.TypeDate) {
 				continue
 			}
 			lo, hi, ok := fp.statsSpan(tp.slot)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"unsafe"
 
+	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 )
 
@@ -33,7 +34,7 @@ var errFastPath = errors.New("the streaming reader cannot parse this input")
 // fields and the batch it builds (a record takes at least two bytes, so a
 // small file bounds them).
 func textWorkerBytes(q *query, p files.Part) int64 {
-	rows := min(chunkRows, p.Size/2+1)
+	rows := min(column.ChunkRows, p.Size/2+1)
 	return int64(len(q.base)) * rows * 28
 }
 
@@ -163,7 +164,7 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 		if ok && !blank(s.buf[lo:hi], s.csv) {
 			spans = append(spans, int32(lo), int32(hi))
 		}
-		if len(spans) == 2*chunkRows || (!ok && len(spans) > 0) {
+		if len(spans) == 2*column.ChunkRows || (!ok && len(spans) > 0) {
 			fp.q.streamedRows.Add(int64(len(spans) / 2))
 			b := &textBlock{spans: spans, at: at, nfields: nfields}
 			fresh, err := fp.buffer()
@@ -246,7 +247,7 @@ func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *splitt
 	}
 	at := make([]int, len(fp.q.base))
 	for i, c := range fp.q.base {
-		j, ok := pos[c.name]
+		j, ok := pos[c.Name]
 		if !ok {
 			return nil, 0, fp.exactError(ctx, sp, errFastPath)
 		}
@@ -282,7 +283,7 @@ func (fp *fileProducer) exactError(ctx context.Context, sp *streamPart, err erro
 	}
 	wants := make([]want, len(fp.q.base))
 	for i, c := range fp.q.base {
-		wants[i] = want{name: c.name, typ: c.typ, validOnly: c.validOnly}
+		wants[i] = want{name: c.Name, typ: c.Type, validOnly: c.ValidOnly}
 	}
 	l := newLoader(ctx, fp.fsys, wants, true, nil)
 	if rerr := l.readPart(sp.p); rerr != nil {
@@ -315,34 +316,34 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 	if err != nil {
 		return fp.exactError(ctx, t.part, err)
 	}
-	cols := make([]*column, len(q.base))
+	cols := make([]*column.Column, len(q.base))
 	build := func(s int) error {
 		proto := q.base[s]
-		if proto.validOnly {
-			cols[s] = &column{name: proto.name, typ: proto.typ, n: n, valid: validFromText(fields, s, len(q.base), n), validOnly: true, id: columnIDs.Add(1)}
+		if proto.ValidOnly {
+			cols[s] = &column.Column{Name: proto.Name, Type: proto.Type, N: n, Valid: validFromText(fields, s, len(q.base), n), ValidOnly: true, ID: column.ColumnIDs.Add(1)}
 			return nil
 		}
-		bl := newBuilder(proto.typ, false)
-		if r, ok := bl.(reserver); ok {
-			r.reserve(n)
+		bl := column.NewBuilder(proto.Type, false)
+		if r, ok := bl.(column.Reserver); ok {
+			r.Reserve(n)
 		}
 		for k := 0; k < n; k++ {
 			v := fields[k*len(q.base)+s]
 			if v == "" {
-				bl.appendNull()
+				bl.AppendNull()
 				continue
 			}
-			if err := bl.appendText(v); err != nil {
+			if err := bl.AppendText(v); err != nil {
 				return err
 			}
 		}
-		cols[s] = withID(bl.finish(proto.name))
+		cols[s] = withID(bl.Finish(proto.Name))
 		return nil
 	}
 	if err := build(q.timeSlot); err != nil {
 		return fp.exactError(ctx, t.part, err)
 	}
-	if !q.meets(zoneOf(cols[q.timeSlot], 0, n)) {
+	if !q.meets(column.ZoneOf(cols[q.timeSlot], 0, n)) {
 		return nil
 	}
 	for s := range q.base {
@@ -441,7 +442,7 @@ func (fp *fileProducer) ndjsonBlock(sp *streamPart, b *textBlock, fields []strin
 			return errFastPath
 		}
 		for s, c := range q.base {
-			raw, ok := obj[c.name]
+			raw, ok := obj[c.Name]
 			if ok && !sp.seen[s].Load() {
 				sp.seen[s].Store(true)
 			}
@@ -460,12 +461,12 @@ func (fp *fileProducer) ndjsonBlock(sp *streamPart, b *textBlock, fields []strin
 // JSON value into the text the typed builders parse.
 type textCapture struct{ v string }
 
-func (t *textCapture) appendNull()               { t.v = "" }
-func (t *textCapture) appendText(s string) error { t.v = s; return nil }
-func (t *textCapture) appendInt(int64) error     { return errNotScalar }
-func (t *textCapture) appendFloat(float64) error { return errNotScalar }
-func (t *textCapture) appendBool(bool) error     { return errNotScalar }
-func (t *textCapture) appendDate(int32) error    { return errNotScalar }
-func (t *textCapture) appendMicros(int64) error  { return errNotScalar }
-func (t *textCapture) size() int64               { return 0 }
-func (t *textCapture) finish(string) *column     { return nil }
+func (t *textCapture) AppendNull()                  { t.v = "" }
+func (t *textCapture) AppendText(s string) error    { t.v = s; return nil }
+func (t *textCapture) AppendInt(int64) error        { return column.ErrNotScalar }
+func (t *textCapture) AppendFloat(float64) error    { return column.ErrNotScalar }
+func (t *textCapture) AppendBool(bool) error        { return column.ErrNotScalar }
+func (t *textCapture) AppendDate(int32) error       { return column.ErrNotScalar }
+func (t *textCapture) AppendMicros(int64) error     { return column.ErrNotScalar }
+func (t *textCapture) Size() int64                  { return 0 }
+func (t *textCapture) Finish(string) *column.Column { return nil }
