@@ -8,6 +8,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // query is a plan bound to its columns: everything a scan needs, resolved
@@ -24,7 +25,7 @@ type query struct {
 	parallel int
 
 	base      []*column.Column // per base slot
-	baseWants []want
+	baseWants []format.Want
 	inferred  []bool // per base slot: streamed with a type inferred from its text
 	timeSlot  int
 	// timeOnly says the time column serves only to place rows in the range
@@ -219,7 +220,7 @@ func (q *query) slotUses(slot int) int {
 // wants lists the columns each table is read for; base-table columns read
 // only for their validity (the input of count, an is_not_null filter) are
 // wanted for validity alone. slotOf numbers the base table's columns.
-func (e *Engine) wants(leg *domain.Leg, tables []domain.Table, alias map[string]int) ([][]want, map[string]int, error) {
+func (e *Engine) wants(leg *domain.Leg, tables []domain.Table, alias map[string]int) ([][]format.Want, map[string]int, error) {
 	type use struct{ values bool }
 	uses := make([]map[string]*use, len(tables))
 	order := make([][]string, len(tables))
@@ -269,13 +270,13 @@ func (e *Engine) wants(leg *domain.Leg, tables []domain.Table, alias map[string]
 			}
 		}
 	}
-	out := make([][]want, len(tables))
+	out := make([][]format.Want, len(tables))
 	slotOf := map[string]int{}
 	for a, names := range order {
 		for _, name := range names {
 			w := e.wantOf(tables[a], name)
 			if !uses[a][name].values {
-				w.validOnly = true
+				w.ValidOnly = true
 			}
 			if a == 0 {
 				slotOf[name] = len(out[0])
@@ -289,7 +290,7 @@ func (e *Engine) wants(leg *domain.Leg, tables []domain.Table, alias map[string]
 // bindBase pins the base table's columns when all are cached (and stream
 // is not set), and otherwise prepares to stream them: it resolves the type of each column
 // read for its values and makes their prototypes.
-func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants []want, m *meter, stream bool) error {
+func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants []format.Want, m *meter, stream bool) error {
 	tf, err := files.Locate(e.cfg.Files, t.Path[len(t.Path)-1])
 	if err != nil {
 		return fmt.Errorf("model %s: %w", t.Model, err)
@@ -300,7 +301,7 @@ func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants [
 			q.views[0], q.rows = v, v.rows
 			q.base = make([]*column.Column, len(wants))
 			for i, w := range wants {
-				q.base[i] = v.cols[w.name]
+				q.base[i] = v.cols[w.Name]
 			}
 			return nil
 		}
@@ -313,15 +314,15 @@ func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants [
 	q.base = make([]*column.Column, len(wants))
 	q.inferred = make([]bool, len(wants))
 	for i, w := range wants {
-		q.base[i] = &column.Column{Name: w.name, Type: types[i], ValidOnly: w.validOnly, ID: column.ColumnIDs.Add(1)}
-		q.inferred[i] = w.typ == domain.TypeUnset && !w.validOnly
+		q.base[i] = &column.Column{Name: w.Name, Type: types[i], ValidOnly: w.ValidOnly, ID: column.ColumnIDs.Add(1)}
+		q.inferred[i] = w.Type == domain.TypeUnset && !w.ValidOnly
 	}
 	return nil
 }
 
 // acquire loads (or finds) the wanted columns of a joined table and pins
 // them.
-func (e *Engine) acquire(ctx context.Context, t domain.Table, wants []want, m *meter) (*tableView, error) {
+func (e *Engine) acquire(ctx context.Context, t domain.Table, wants []format.Want, m *meter) (*tableView, error) {
 	tf, err := files.Locate(e.cfg.Files, t.Path[len(t.Path)-1])
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", t.Model, err)
@@ -347,18 +348,18 @@ func (e *Engine) acquire(ctx context.Context, t domain.Table, wants []want, m *m
 
 // wantOf is the column of t to read: its declared type from the plan's
 // table, else from the engine's model, else inferred.
-func (e *Engine) wantOf(t domain.Table, name string) want {
+func (e *Engine) wantOf(t domain.Table, name string) format.Want {
 	for _, c := range t.Columns {
 		if c.Name == name {
-			return want{name: name, typ: c.Type}
+			return format.Want{Name: name, Type: c.Type}
 		}
 	}
 	if m, ok := e.models[t.Model]; ok {
 		if c, ok := m.Column(name); ok {
-			return want{name: name, typ: c.Type}
+			return format.Want{Name: name, Type: c.Type}
 		}
 	}
-	return want{name: name}
+	return format.Want{Name: name}
 }
 
 func (q *query) release() {

@@ -10,6 +10,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // cache holds loaded columns, keyed by their table's file identity, and
@@ -49,7 +50,7 @@ type tableEntry struct {
 	rows   int
 	loaded bool
 	segs   []column.Segment // the row ranges loads read, set by the first load
-	cols   map[want]*colEntry
+	cols   map[format.Want]*colEntry
 	types  map[string]domain.ColumnType // inferred types of undeclared columns
 	dead   bool                         // replaced by a new identity
 }
@@ -58,7 +59,7 @@ type tableEntry struct {
 // structures derived from it.
 type colEntry struct {
 	t       *tableEntry
-	w       want
+	w       format.Want
 	col     *column.Column
 	bytes   int64
 	pins    int
@@ -195,7 +196,7 @@ func (c *cache) entryLocked(tf *files.Table) *tableEntry {
 		if t != nil {
 			c.retireTableLocked(t)
 		}
-		t = &tableEntry{c: c, name: tf.Name, id: tf.ID, cols: map[want]*colEntry{}, types: map[string]domain.ColumnType{}}
+		t = &tableEntry{c: c, name: tf.Name, id: tf.ID, cols: map[format.Want]*colEntry{}, types: map[string]domain.ColumnType{}}
 		c.tables[tf.Name] = t
 	}
 	return t
@@ -245,7 +246,7 @@ type tableView struct {
 
 // pinLocked pins the cached columns of wants in t and returns the view, or
 // nil when one of them is not cached.
-func (c *cache) pinLocked(t *tableEntry, wants []want) *tableView {
+func (c *cache) pinLocked(t *tableEntry, wants []format.Want) *tableView {
 	if !t.loaded {
 		return nil
 	}
@@ -257,7 +258,7 @@ func (c *cache) pinLocked(t *tableEntry, wants []want) *tableView {
 			return nil
 		}
 		found = append(found, ce)
-		v.cols[w.name] = ce.col
+		v.cols[w.Name] = ce.col
 	}
 	c.clock++
 	for _, ce := range found {
@@ -270,15 +271,15 @@ func (c *cache) pinLocked(t *tableEntry, wants []want) *tableView {
 
 // lookupLocked finds the cached column that serves w: the column itself,
 // or, for a want of validity only, any column of that name.
-func (t *tableEntry) lookupLocked(w want) *colEntry {
+func (t *tableEntry) lookupLocked(w format.Want) *colEntry {
 	if ce := t.cols[w]; ce != nil {
 		return ce
 	}
-	if !w.validOnly {
+	if !w.ValidOnly {
 		return nil
 	}
 	for k, ce := range t.cols {
-		if k.name == w.name {
+		if k.Name == w.Name {
 			return ce
 		}
 	}
@@ -287,7 +288,7 @@ func (t *tableEntry) lookupLocked(w want) *colEntry {
 
 // peek pins the wanted columns of tf when every one is cached, and returns
 // nil otherwise: the caller then streams the files.
-func (c *cache) peek(tf *files.Table, wants []want) *tableView {
+func (c *cache) peek(tf *files.Table, wants []format.Want) *tableView {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := c.tables[tf.Name]
@@ -299,7 +300,7 @@ func (c *cache) peek(tf *files.Table, wants []want) *tableView {
 
 // acquire returns the wanted columns of the table in tf, loading those not
 // cached at this file identity, pinned for the caller.
-func (c *cache) acquire(ctx context.Context, fsys fs.FS, tf *files.Table, wants []want) (*tableView, error) {
+func (c *cache) acquire(ctx context.Context, fsys fs.FS, tf *files.Table, wants []format.Want) (*tableView, error) {
 	for range 3 {
 		c.mu.Lock()
 		t := c.entryLocked(tf)
@@ -321,7 +322,7 @@ func (c *cache) acquire(ctx context.Context, fsys fs.FS, tf *files.Table, wants 
 // loadPinned loads the wanted columns t lacks and pins all the wanted
 // ones as it caches them (so no other reservation evicts them before the
 // caller holds them); nil when one cached before was evicted meanwhile.
-func (t *tableEntry) loadPinned(ctx context.Context, fsys fs.FS, tf *files.Table, wants []want) (*tableView, error) {
+func (t *tableEntry) loadPinned(ctx context.Context, fsys fs.FS, tf *files.Table, wants []format.Want) (*tableView, error) {
 	t.loadMu.Lock()
 	defer t.loadMu.Unlock()
 	var v *tableView
@@ -348,10 +349,10 @@ func (v *tableView) release() {
 // not nil) with c.mu held once they are. The caller holds t.loadMu. The memory the builders hold is reserved as it grows; the
 // finished columns stay accounted to their entries. A background fill
 // reads on one goroutine and never stops another fill to make room.
-func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, wants []want, fill bool, pin func()) error {
+func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, wants []format.Want, fill bool, pin func()) error {
 	c := t.c
 	c.mu.Lock()
-	var missing []want
+	var missing []format.Want
 	for _, w := range wants {
 		if t.lookupLocked(w) == nil && !containsWant(missing, w) {
 			missing = append(missing, w)
@@ -386,26 +387,26 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 		reserved = total
 		return nil
 	}
-	l := newLoader(ctx, fsys, missing, false, meter)
-	l.serial = fill
+	l := format.NewLoader(ctx, fsys, missing, false, meter)
+	l.Serial = fill
 	for _, p := range tf.Parts {
 		c.reads.Add(1)
-		if err := l.readPart(p); err != nil {
+		if err := l.ReadPart(p); err != nil {
 			return err
 		}
 	}
-	if err := l.tick(); err != nil {
+	if err := l.Tick(); err != nil {
 		return err
 	}
-	byName := l.columns()
+	byName := l.Columns()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if t.loaded && (l.rows != t.rows || !sameSegments(l.segs, t.segs)) {
+	if t.loaded && (l.Rows != t.rows || !sameSegments(l.Segs, t.segs)) {
 		return fmt.Errorf("table %s changed while it was read", tf.Name)
 	}
 	var total int64
 	for _, w := range missing {
-		total += byName[w.name].Bytes
+		total += byName[w.Name].Bytes
 	}
 	if t.dead {
 		return nil // replaced meanwhile: the columns serve no one
@@ -419,14 +420,14 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 		c.used -= reserved - total
 	}
 	reserved = 0
-	t.rows, t.segs, t.loaded = l.rows, l.segs, true
+	t.rows, t.segs, t.loaded = l.Rows, l.Segs, true
 	c.clock++
 	for _, w := range missing {
-		col := byName[w.name]
+		col := byName[w.Name]
 		ce := &colEntry{t: t, w: w, col: col, bytes: col.Bytes, lastUse: c.clock}
 		col.Owner = ce
-		if w.typ == domain.TypeUnset {
-			t.types[w.name] = col.Type
+		if w.Type == domain.TypeUnset {
+			t.types[w.Name] = col.Type
 		}
 		t.cols[w] = ce
 	}
@@ -436,7 +437,7 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 	return nil
 }
 
-func containsWant(ws []want, w want) bool {
+func containsWant(ws []format.Want, w format.Want) bool {
 	for _, x := range ws {
 		if x == w {
 			return true

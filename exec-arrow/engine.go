@@ -10,6 +10,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // DefaultWorkingSetMaxBytes is the working-set ceiling when Config leaves
@@ -108,14 +109,14 @@ func (e *Engine) Validate(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("model %s: %w", m.Name, err)
 		}
-		wants := make([]want, len(m.Columns))
+		wants := make([]format.Want, len(m.Columns))
 		for j, c := range m.Columns {
-			wants[j] = want{name: c.Name, typ: c.Type}
+			wants[j] = format.Want{Name: c.Name, Type: c.Type}
 		}
-		l := newLoader(ctx, e.cfg.Files, wants, true, nil)
+		l := format.NewLoader(ctx, e.cfg.Files, wants, true, nil)
 		for _, p := range tf.Parts {
 			e.cache.reads.Add(1)
-			if err := l.readPart(p); err != nil {
+			if err := l.ReadPart(p); err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}

@@ -20,6 +20,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // salesParquet encodes the sales table of salesCSV as Parquet, with the
@@ -247,9 +248,9 @@ func TestInference(t *testing.T) {
 	tf, err := files.Locate(e.cfg.Files, "inf")
 	require.NoError(t, err)
 	names := []string{"i", "f", "b", "d", "ts", "mixed", "empty", "neg"}
-	var wants []want
+	var wants []format.Want
 	for _, n := range names {
-		wants = append(wants, want{name: n})
+		wants = append(wants, format.Want{Name: n})
 	}
 	v, err := e.cache.acquire(context.Background(), e.cfg.Files, tf, wants)
 	require.NoError(t, err)
@@ -287,7 +288,7 @@ func TestCacheReuseAndInvalidation(t *testing.T) {
 	require.EqualValues(t, 4, e.cache.reads.Load())
 	var cached []string
 	for w := range e.cache.tables["sales"].cols {
-		cached = append(cached, w.name)
+		cached = append(cached, w.Name)
 	}
 	assert.ElementsMatch(t, []string{"day", "amount", "price"}, cached)
 	run(t, e, mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("price", sum("price")), metric("amount", sum("amount")))))
@@ -337,7 +338,7 @@ func TestParquetProjection(t *testing.T) {
 	require.NoError(t, e.Settle(context.Background()))
 	var cached []string
 	for w := range e.cache.tables["sales"].cols {
-		cached = append(cached, w.name)
+		cached = append(cached, w.Name)
 	}
 	assert.ElementsMatch(t, []string{"day", "amount"}, cached)
 }

@@ -6,13 +6,14 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // fillJob is a background read of a streamed table's columns into the
 // cache, queued after the question that streamed them has answered.
 type fillJob struct {
 	tf     *files.Table
-	wants  []want
+	wants  []format.Want
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -77,7 +78,7 @@ func (e *Engine) runFills() {
 
 		// A fill that fails leaves the table streamed; one that panics,
 		// too, and is logged: it has no caller to fail.
-		if err := guard(func() error { e.fill(ctx, t, j); return nil })(); err != nil {
+		if err := format.Guard(func() error { e.fill(ctx, t, j); return nil })(); err != nil {
 			e.log().Error("engine: a background cache fill failed", "source", e.cfg.Source, "error", err)
 		}
 

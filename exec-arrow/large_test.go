@@ -16,6 +16,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // factCols are the columns of the generated fact table.
@@ -87,7 +88,7 @@ func inject(t testing.TB, e *Engine, table string, rows int, cols ...*column.Col
 		en.segs = append(en.segs, column.Segment{Lo: lo, Hi: min(lo+column.ChunkRows, rows), Group: lo / column.ChunkRows})
 	}
 	for _, col := range cols {
-		w := want{name: col.Name, typ: col.Type}
+		w := format.Want{Name: col.Name, Type: col.Type}
 		ce := &colEntry{t: en, w: w, col: col, bytes: col.Bytes}
 		col.Owner = ce
 		en.cols[w] = ce

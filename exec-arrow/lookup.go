@@ -6,6 +6,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // lookup runs a lookup leg of a federated plan (domain.LegLookup) over the
@@ -31,7 +32,7 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *meter) (*doma
 	if err != nil {
 		return nil, err
 	}
-	wants := make([][]want, len(tables))
+	wants := make([][]format.Want, len(tables))
 	need := func(ref domain.ColumnRef) (int, error) {
 		a, ok := alias[ref.Alias]
 		if !ok {

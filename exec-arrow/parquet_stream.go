@@ -18,6 +18,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // parquetPart is one Parquet file of a streamed table: its footer, where
@@ -48,12 +49,12 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, me
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	l := &loader{ctx: ctx, fsys: fsys, meter: func(n int64) error { return mem.grow(n) }}
-	src, closer, err := l.parquetSource(p)
+	l := &format.Loader{Ctx: ctx, Fsys: fsys, Meter: func(n int64) error { return mem.grow(n) }}
+	src, closer, err := l.ParquetSource(p)
 	if err != nil {
 		return nil, err
 	}
-	limit, err := pageLimit(src)
+	limit, err := format.PageLimit(src)
 	if err != nil {
 		closer()
 		return nil, fmt.Errorf("file %s: %w", p.Path, err)
@@ -64,7 +65,7 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, me
 		return nil, fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
 	}
 	pp := &parquetPart{p: p, src: src, closeFn: closer, md: pf.MetaData(), pageLimit: limit}
-	if err := checkRows(p.Path, pp.md); err != nil {
+	if err := format.CheckRows(p.Path, pp.md); err != nil {
 		pp.close()
 		return nil, err
 	}
@@ -152,7 +153,7 @@ func statsZone(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, n
 	if noNulls && (descr.MaxDefinitionLevel() > 0 && (!st.HasNullCount() || st.NullCount() > 0)) {
 		return column.DayZone{}, false
 	}
-	toDay, ok := parquetDay(descr)
+	toDay, ok := format.ParquetDay(descr)
 	if !ok {
 		return column.DayZone{}, false
 	}
@@ -171,25 +172,25 @@ func statsZone(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, n
 // batch is decoded).
 type parquetReaders struct {
 	files map[*parquetPart]*pqarrow.FileReader
-	bufs  []dictBuffers
+	bufs  []format.DictBuffers
 }
 
 // buffers returns slot s's buffers for a column of type typ: the index
 // buffer, and the value buffer of a date or an integer, each at least n
 // long.
-func (pr *parquetReaders) buffers(s, n int, typ domain.ColumnType) dictBuffers {
+func (pr *parquetReaders) buffers(s, n int, typ domain.ColumnType) format.DictBuffers {
 	for len(pr.bufs) <= s {
-		pr.bufs = append(pr.bufs, dictBuffers{})
+		pr.bufs = append(pr.bufs, format.DictBuffers{})
 	}
 	b := &pr.bufs[s]
-	if len(b.idx) < n {
-		b.idx = make([]int32, n)
+	if len(b.Idx) < n {
+		b.Idx = make([]int32, n)
 	}
 	switch {
-	case typ == domain.TypeDate && len(b.days) < n:
-		b.days = make([]arrow.Date32, n)
-	case typ == domain.TypeInteger && len(b.ints) < n:
-		b.ints = make([]int64, n)
+	case typ == domain.TypeDate && len(b.Days) < n:
+		b.Days = make([]arrow.Date32, n)
+	case typ == domain.TypeInteger && len(b.Ints) < n:
+		b.Ints = make([]int64, n)
 	}
 	return *b
 }
@@ -200,7 +201,7 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 	}
 	// Pages are read through a small buffer into pooled memory, not a
 	// whole column chunk at a time into fresh memory.
-	rp := parquet.NewReaderProperties(decodePool)
+	rp := parquet.NewReaderProperties(format.DecodePool)
 	rp.BufferedStreamEnabled, rp.BufferSize = true, readBuffer
 	rp.MaxUncompressedPageSize = pp.pageLimit
 	pf, err := file.NewParquetReader(pp.src, file.WithMetadata(pp.md), file.WithReadProps(rp))
@@ -213,7 +214,7 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 			props.SetReadDict(pp.leaves[s], true)
 		}
 	}
-	fr, err := pqarrow.NewFileReader(pf, props, decodePool)
+	fr, err := pqarrow.NewFileReader(pf, props, format.DecodePool)
 	if err != nil {
 		return nil, fmt.Errorf("file %s: %w", pp.p.Path, err)
 	}
@@ -256,18 +257,18 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	}
 	// Required text, date and integer columns of dictionary pages are
 	// decoded straight from their pages; the others through pqarrow.
-	own := make([]*dictChunk, len(q.base))
+	own := make([]*format.DictChunk, len(q.base))
 	rest := full
 	for _, s := range full {
 		c := q.base[s]
-		if q.inferred[s] || !dictEligible(rgm, pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]), c.Type) {
+		if q.inferred[s] || !format.DictEligible(rgm, pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]), c.Type) {
 			continue
 		}
-		d, err := newDictChunk(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], c)
+		d, err := format.NewDictChunk(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], c)
 		if err != nil {
 			return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, c.Name, err)
 		}
-		defer d.close()
+		defer d.Close()
 		own[s] = d
 		rest = slices.DeleteFunc(slices.Clone(rest), func(r int) bool { return r == s })
 	}
@@ -284,10 +285,10 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		}
 		defer rr.Release()
 	}
-	valids := make([]*validReader, len(q.base))
+	valids := make([]*format.ValidReader, len(q.base))
 	for s, c := range q.base {
 		if c.ValidOnly {
-			v, err := newValidReader(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]))
+			v, err := format.NewValidReader(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]))
 			if err != nil {
 				return fmt.Errorf("file %s, column %s: %w", pp.p.Path, c.Name, err)
 			}
@@ -303,7 +304,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		if len(full) > 0 {
 			var rec arrow.RecordBatch
 			if rr != nil {
-				ok, err := nextRecord(rr)
+				ok, err := format.NextRecord(rr)
 				if err != nil {
 					if ctx.Err() != nil {
 						return ctx.Err()
@@ -319,7 +320,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			base := int(pp.first[t.rg]) + off
 			col := func(s int) (*column.Column, error) {
 				if d := own[s]; d != nil {
-					c, err := d.next(n, pr.buffers(s, n, d.typ))
+					c, err := d.Next(n, pr.buffers(s, n, d.Typ))
 					if err != nil {
 						return nil, fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.base[s].Name, err)
 					}
@@ -338,14 +339,14 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 				if !inside && !q.meets(column.ZoneOf(c, 0, n)) {
 					for _, v := range valids {
 						if v != nil {
-							if _, err := v.next(n); err != nil {
+							if _, err := v.Next(n); err != nil {
 								return fmt.Errorf("file %s: %w", pp.p.Path, err)
 							}
 						}
 					}
 					for s, d := range own {
 						if d != nil && s != q.timeSlot {
-							if err := d.skip(n, pr.buffers(s, n, d.typ).idx); err != nil {
+							if err := d.Skip(n, pr.buffers(s, n, d.Typ).Idx); err != nil {
 								return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.base[s].Name, err)
 							}
 						}
@@ -369,7 +370,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			if v == nil {
 				continue
 			}
-			bits, err := v.next(n)
+			bits, err := v.Next(n)
 			if err != nil {
 				return fmt.Errorf("file %s, column %s: %w", pp.p.Path, q.base[s].Name, err)
 			}
@@ -416,9 +417,9 @@ func batchColumn(proto *column.Column, arr arrow.Array, path string, base int, i
 	if inferred {
 		b = column.ViaText{Builder: b}
 	}
-	if err := appendArrow(b, arr); err != nil {
-		if ae, ok := err.(*arrowErr); ok {
-			return nil, loadError(path, proto.Name, base+ae.row+1, "row", ae.err)
+	if err := format.AppendArrow(b, arr); err != nil {
+		if ae, ok := err.(*format.ArrowErr); ok {
+			return nil, format.LoadError(path, proto.Name, base+ae.Row+1, "row", ae.Err)
 		}
 		return nil, fmt.Errorf("file %s, column %s: %w", path, proto.Name, err)
 	}
@@ -468,144 +469,4 @@ func dictColumn(proto *column.Column, a *array.Dictionary) *column.Column {
 func withID(c *column.Column) *column.Column {
 	c.ID = column.ColumnIDs.Add(1)
 	return c
-}
-
-// validReader reads the validity of one column chunk, batch by batch,
-// without materialising its values.
-type validReader struct {
-	all    bool // the footer says every value is present
-	rd     file.ColumnChunkReader
-	maxDef int16
-	text   bool // empty text is null, so text needs the value lengths
-	defs   []int16
-	texts  []parquet.ByteArray
-	other  any // a scratch slice of the physical type
-}
-
-func newValidReader(rg *file.RowGroupReader, leaf int, descr *schema.Column) (*validReader, error) {
-	v := &validReader{maxDef: descr.MaxDefinitionLevel(), text: descr.PhysicalType() == parquet.Types.ByteArray}
-	cc, err := rg.MetaData().ColumnChunk(leaf)
-	if err != nil {
-		return nil, err
-	}
-	st, _ := cc.Statistics()
-	noNulls := v.maxDef == 0 || (st != nil && st.HasNullCount() && st.NullCount() == 0)
-	noEmpty := !v.text
-	if s, ok := st.(*metadata.ByteArrayStatistics); ok && s.HasMinMax() && len(s.Min()) > 0 {
-		noEmpty = true // the smallest text is not empty, so none is
-	}
-	if noNulls && noEmpty {
-		v.all = true
-		return v, nil
-	}
-	if v.rd, err = rg.Column(leaf); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// next returns the validity bitmap of the next n values (nil: all valid).
-func (v *validReader) next(n int) (_ []byte, err error) {
-	defer func() {
-		if recover() != nil { // the Parquet library decoding levels (see nextRecord)
-			err = errParquetPanic
-		}
-	}()
-	if v.all {
-		return nil, nil
-	}
-	if cap(v.defs) < n {
-		v.defs = make([]int16, n)
-	}
-	defs := v.defs[:n]
-	var got, vals int
-	for got < n {
-		total, read, err := readLevels(v, n-got, defs[got:], vals)
-		if err != nil {
-			return nil, err
-		}
-		if total == 0 {
-			return nil, fmt.Errorf("the column chunk ends early")
-		}
-		if v.maxDef == 0 {
-			for i := got; i < got+int(total); i++ {
-				defs[i] = 0
-			}
-		}
-		got += int(total)
-		vals += read
-	}
-	bits := make([]byte, bitutil.BytesForBits(int64(n)))
-	j := 0
-	for i, d := range defs {
-		if d < v.maxDef {
-			continue
-		}
-		if !v.text || len(v.texts[j]) > 0 {
-			bitutil.SetBit(bits, i)
-		}
-		j++
-	}
-	return bits, nil
-}
-
-// readLevels reads up to n levels (and their values, discarded) into defs;
-// for text, the values land in v.texts at offset vals so their lengths can
-// be checked.
-func readLevels(v *validReader, n int, defs []int16, vals int) (int64, int, error) {
-	if v.maxDef == 0 {
-		defs = nil
-	}
-	switch r := v.rd.(type) {
-	case *file.ByteArrayColumnChunkReader:
-		if len(v.texts) < vals+n {
-			v.texts = append(v.texts, make([]parquet.ByteArray, vals+n-len(v.texts))...)
-		}
-		return r.ReadBatch(int64(n), v.texts[vals:vals+n], defs, nil)
-	case *file.BooleanColumnChunkReader:
-		return r.ReadBatch(int64(n), scratchOf[bool](v, n), defs, nil)
-	case *file.Int32ColumnChunkReader:
-		return r.ReadBatch(int64(n), scratchOf[int32](v, n), defs, nil)
-	case *file.Int64ColumnChunkReader:
-		return r.ReadBatch(int64(n), scratchOf[int64](v, n), defs, nil)
-	case *file.Int96ColumnChunkReader:
-		return r.ReadBatch(int64(n), scratchOf[parquet.Int96](v, n), defs, nil)
-	case *file.Float32ColumnChunkReader:
-		return r.ReadBatch(int64(n), scratchOf[float32](v, n), defs, nil)
-	case *file.Float64ColumnChunkReader:
-		return r.ReadBatch(int64(n), scratchOf[float64](v, n), defs, nil)
-	case *file.FixedLenByteArrayColumnChunkReader:
-		return r.ReadBatch(int64(n), scratchOf[parquet.FixedLenByteArray](v, n), defs, nil)
-	}
-	return 0, 0, fmt.Errorf("unsupported Parquet column type %s", v.rd.Type())
-}
-
-// scratchOf is v's scratch slice of type T, at least n long.
-func scratchOf[T any](v *validReader, n int) []T {
-	s, _ := v.other.([]T)
-	if len(s) < n {
-		s = make([]T, n)
-		v.other = s
-	}
-	return s[:n]
-}
-
-// addValidity appends to b the validity of the next n values v reads.
-func addValidity(b *column.ValidBuilder, v *validReader, n int) error {
-	for n > 0 {
-		k := min(n, column.ChunkRows)
-		bits, err := v.next(k)
-		if err != nil {
-			return err
-		}
-		if b.Check && bits == nil {
-			n -= k // a check keeps nothing: no row to visit
-			continue
-		}
-		for i := 0; i < k; i++ {
-			b.Add(bits == nil || bitutil.BitIsSet(bits, i))
-		}
-		n -= k
-	}
-	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // partial is one worker's aggregation: its groups, the codebooks of the
@@ -200,9 +201,9 @@ func scan(ctx context.Context, q *query, src producer, mem *reservation, m *mete
 	}
 	parts := make([]*partial, workers)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(guard(func() error { return src.run(gctx) }))
+	g.Go(format.Guard(func() error { return src.run(gctx) }))
 	for w := 0; w < workers; w++ {
-		g.Go(guard(func() error {
+		g.Go(format.Guard(func() error {
 			p := newPartial(q)
 			parts[w] = p
 			s := newScratch(q)
@@ -289,3 +290,7 @@ func (q *query) merge(ctx context.Context, dst, src *partial, mem *reservation) 
 	}
 	return mem.grow(dst.bytes(q) - before)
 }
+
+// workerHook, when set (by tests only), runs in a scan worker before each
+// batch: a test plants a panic where no caller could recover it.
+var workerHook func()

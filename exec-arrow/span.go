@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
-	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // SpanReadMaxBytes bounds the CSV and NDJSON files DataSpan reads to find a
@@ -43,13 +42,13 @@ func (e *Engine) dataSpan(ctx context.Context, model, name string) (first, last 
 	if !found {
 		return 0, 0, false, fmt.Errorf("files source %s: no model %s", e.cfg.Source, model)
 	}
-	w := want{name: name}
+	w := format.Want{Name: name}
 	for _, c := range m.Columns {
 		if c.Name == name {
-			w.typ = c.Type
+			w.Type = c.Type
 		}
 	}
-	switch w.typ {
+	switch w.Type {
 	case domain.TypeUnset, domain.TypeDate, domain.TypeTimestamp:
 	default:
 		return 0, 0, false, nil
@@ -83,16 +82,16 @@ func (e *Engine) dataSpan(ctx context.Context, model, name string) (first, last 
 		lo, hi = min(lo, pmin), max(hi, pmax)
 	}
 	if len(text) > 0 {
-		l := newLoader(ctx, e.cfg.Files, []want{w}, false, nil)
+		l := format.NewLoader(ctx, e.cfg.Files, []format.Want{w}, false, nil)
 		for _, p := range text {
-			if err := l.readPart(p); err != nil {
+			if err := l.ReadPart(p); err != nil {
 				if ctx.Err() != nil {
 					return 0, 0, false, ctx.Err()
 				}
 				return 0, 0, false, fmt.Errorf("model %s: %w", m.Name, err)
 			}
 		}
-		c := l.columns()[name]
+		c := l.Columns()[name]
 		if c == nil || (c.Type != domain.TypeDate && c.Type != domain.TypeTimestamp) {
 			return 0, 0, false, nil
 		}
@@ -109,8 +108,8 @@ func (e *Engine) dataSpan(ctx context.Context, model, name string) (first, last 
 // footer alone: told is false when a row group holding values lacks
 // statistics, or the column is not a date or a timestamp.
 func (e *Engine) parquetSpan(ctx context.Context, p files.Part, column string) (lo, hi int32, told bool, err error) {
-	l := newLoader(ctx, e.cfg.Files, nil, false, nil)
-	src, closer, err := l.parquetSource(p)
+	l := format.NewLoader(ctx, e.cfg.Files, nil, false, nil)
+	src, closer, err := l.ParquetSource(p)
 	if err != nil {
 		return 0, 0, false, err
 	}
@@ -121,14 +120,14 @@ func (e *Engine) parquetSpan(ctx context.Context, p files.Part, column string) (
 	}
 	defer pf.Close()
 	md := pf.MetaData()
-	if err := checkRows(p.Path, md); err != nil {
+	if err := format.CheckRows(p.Path, md); err != nil {
 		return 0, 0, false, err
 	}
 	idx := md.Schema.ColumnIndexByName(column)
 	if idx < 0 {
 		return 0, 0, false, fmt.Errorf("file %s: column %s is missing", p.Path, column)
 	}
-	toDay, ok := parquetDay(md.Schema.Column(idx))
+	toDay, ok := format.ParquetDay(md.Schema.Column(idx))
 	if !ok {
 		return 0, 0, false, nil
 	}
@@ -171,29 +170,4 @@ func (e *Engine) parquetSpan(ctx context.Context, p files.Part, column string) (
 		lo, hi = min(lo, toDay(mn)), max(hi, toDay(mx))
 	}
 	return lo, hi, true, nil
-}
-
-// parquetDay returns how a stored value of a date or timestamp column
-// becomes a day; ok is false for any other column. (A timestamp's logical
-// type is the value schema.TimestampLogicalType, never a pointer.)
-func parquetDay(c *schema.Column) (toDay func(int64) int32, ok bool) {
-	switch lt := c.LogicalType().(type) {
-	case schema.DateLogicalType:
-		if c.PhysicalType() == parquet.Types.Int32 {
-			return func(v int64) int32 { return int32(v) }, true
-		}
-	case schema.TimestampLogicalType:
-		if c.PhysicalType() != parquet.Types.Int64 {
-			return nil, false
-		}
-		perMicro := int64(1)
-		switch lt.TimeUnit() {
-		case schema.TimeUnitMillis:
-			return func(v int64) int32 { return column.DayOfMicros(v * 1000) }, true
-		case schema.TimeUnitNanos:
-			perMicro = 1000
-		}
-		return func(v int64) int32 { return column.DayOfMicros(floorDiv(v, perMicro)) }, true
-	}
-	return nil, false
 }

@@ -13,6 +13,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // task is one unit of streamed work for a worker: a Parquet row group to
@@ -214,18 +215,18 @@ func (fp *fileProducer) closeParts() {
 // one, or, for a column read for its values without one, the type
 // inferred from the whole column (remembered per file identity, so only
 // the first question pays for the pass).
-func (e *Engine) resolveTypes(ctx context.Context, tf *files.Table, wants []want, m *meter) ([]domain.ColumnType, error) {
+func (e *Engine) resolveTypes(ctx context.Context, tf *files.Table, wants []format.Want, m *meter) ([]domain.ColumnType, error) {
 	out := make([]domain.ColumnType, len(wants))
-	var probe []want
+	var probe []format.Want
 	c := e.cache
 	c.mu.Lock()
 	t := c.entryLocked(tf)
 	for i, w := range wants {
-		out[i] = w.typ
-		if w.typ != domain.TypeUnset || w.validOnly {
+		out[i] = w.Type
+		if w.Type != domain.TypeUnset || w.ValidOnly {
 			continue
 		}
-		if typ, ok := t.types[w.name]; ok {
+		if typ, ok := t.types[w.Name]; ok {
 			out[i] = typ
 			continue
 		}
@@ -239,21 +240,21 @@ func (e *Engine) resolveTypes(ctx context.Context, tf *files.Table, wants []want
 	if m != nil {
 		fsys = countingFS{FS: fsys, n: &m.bytes}
 	}
-	l := newLoader(ctx, fsys, probe, false, nil)
-	for i := range l.builders {
-		l.builders[i] = &column.InferBuilder{Probe: true}
+	l := format.NewLoader(ctx, fsys, probe, false, nil)
+	for i := range l.Builders {
+		l.Builders[i] = &column.InferBuilder{Probe: true}
 	}
 	for _, p := range tf.Parts {
 		c.reads.Add(1)
-		if err := l.readPart(p); err != nil {
+		if err := l.ReadPart(p); err != nil {
 			return nil, err
 		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for j, w := range probe {
-		typ := l.builders[j].(*column.InferBuilder).Inferred()
-		t.types[w.name] = typ
+		typ := l.Builders[j].(*column.InferBuilder).Inferred()
+		t.types[w.Name] = typ
 		for i := range wants {
 			if wants[i] == w {
 				out[i] = typ

@@ -12,6 +12,7 @@ import (
 
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // textBlock is a run of records of a CSV or NDJSON part, cut at record
@@ -281,12 +282,12 @@ func (fp *fileProducer) exactError(ctx context.Context, sp *streamPart, err erro
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	wants := make([]want, len(fp.q.base))
+	wants := make([]format.Want, len(fp.q.base))
 	for i, c := range fp.q.base {
-		wants[i] = want{name: c.Name, typ: c.Type, validOnly: c.ValidOnly}
+		wants[i] = format.Want{Name: c.Name, Type: c.Type, ValidOnly: c.ValidOnly}
 	}
-	l := newLoader(ctx, fp.fsys, wants, true, nil)
-	if rerr := l.readPart(sp.p); rerr != nil {
+	l := format.NewLoader(ctx, fp.fsys, wants, true, nil)
+	if rerr := l.ReadPart(sp.p); rerr != nil {
 		return rerr
 	}
 	return fmt.Errorf("file %s: %w", sp.p.Path, err)
@@ -447,7 +448,7 @@ func (fp *fileProducer) ndjsonBlock(sp *streamPart, b *textBlock, fields []strin
 				sp.seen[s].Store(true)
 			}
 			tc.v = ""
-			if err := appendJSON(tc, raw); err != nil {
+			if err := format.AppendJSON(tc, raw); err != nil {
 				return err
 			}
 			fields[k*slots+s] = tc.v

@@ -1,4 +1,4 @@
-package engine
+package format
 
 import (
 	"bytes"
@@ -26,13 +26,13 @@ import (
 
 // readParquet reads only the wanted column chunks of p, one row group at a
 // time, converting each value into its builder.
-func (l *loader) readParquet(p files.Part) error {
-	src, closer, err := l.parquetSource(p)
+func (l *Loader) readParquet(p files.Part) error {
+	src, closer, err := l.ParquetSource(p)
 	if err != nil {
 		return err
 	}
 	defer closer()
-	limit, err := pageLimit(src)
+	limit, err := PageLimit(src)
 	if err != nil {
 		return fmt.Errorf("file %s: %w", p.Path, err)
 	}
@@ -43,7 +43,7 @@ func (l *loader) readParquet(p files.Part) error {
 		return fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
 	}
 	defer pf.Close()
-	if err := checkRows(p.Path, pf.MetaData()); err != nil {
+	if err := CheckRows(p.Path, pf.MetaData()); err != nil {
 		return err
 	}
 	sch := pf.MetaData().Schema
@@ -58,11 +58,11 @@ func (l *loader) readParquet(p files.Part) error {
 	// panic on a goroutine of ours can be recovered (see nextRecord).
 	props := pqarrow.ArrowReadProperties{BatchSize: loadBatch}
 	for i, w := range l.wants {
-		idx := sch.ColumnIndexByName(w.name)
+		idx := sch.ColumnIndexByName(w.Name)
 		if idx < 0 {
-			return fmt.Errorf("file %s: column %s is missing", p.Path, w.name)
+			return fmt.Errorf("file %s: column %s is missing", p.Path, w.Name)
 		}
-		if w.validOnly {
+		if w.ValidOnly {
 			valid[i] = idx
 			continue
 		}
@@ -80,17 +80,17 @@ func (l *loader) readParquet(p files.Part) error {
 	}
 	base := 0
 	for rg := 0; rg < pf.NumRowGroups(); rg++ {
-		if err := l.ctx.Err(); err != nil {
+		if err := l.Ctx.Err(); err != nil {
 			return err
 		}
 		n := int(pf.MetaData().RowGroup(rg).NumRows())
 		for i, leaf := range valid {
-			v, err := newValidReader(pf.RowGroup(rg), leaf, sch.Column(leaf))
+			v, err := NewValidReader(pf.RowGroup(rg), leaf, sch.Column(leaf))
 			if err != nil {
-				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].name, err)
+				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].Name, err)
 			}
-			if err := addValidity(l.builders[i].(*column.ValidBuilder), v, n); err != nil {
-				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].name, err)
+			if err := addValidity(l.Builders[i].(*column.ValidBuilder), v, n); err != nil {
+				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].Name, err)
 			}
 		}
 		if len(leaves) > 0 {
@@ -99,9 +99,9 @@ func (l *loader) readParquet(p files.Part) error {
 			}
 		}
 		base += n
-		l.rows += n
+		l.Rows += n
 		l.segment(n)
-		if err := l.tick(); err != nil {
+		if err := l.Tick(); err != nil {
 			return err
 		}
 	}
@@ -116,7 +116,7 @@ func (l *loader) readParquet(p files.Part) error {
 // of one of them is a defect (guard), not the process's end. A required
 // integer column of dictionary pages is decoded straight into its
 // builder (see dictChunk); the others through pqarrow.
-func (l *loader) readColumns(p files.Part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
+func (l *Loader) readColumns(p files.Part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
 	var direct, restLeaves, restFull []int
 	for j, leaf := range leaves {
 		if l.directInts(fr, rg, leaf, full[j]) {
@@ -125,29 +125,29 @@ func (l *loader) readColumns(p files.Part, fr *pqarrow.FileReader, rg int, leave
 		}
 		restLeaves, restFull = append(restLeaves, leaf), append(restFull, full[j])
 	}
-	if l.serial || len(leaves) == 1 || runtime.GOMAXPROCS(0) == 1 {
+	if l.Serial || len(leaves) == 1 || runtime.GOMAXPROCS(0) == 1 {
 		for _, j := range direct {
-			if err := l.readDictInts(l.ctx, p, fr, rg, leaves[j], full[j], n); err != nil {
+			if err := l.readDictInts(l.Ctx, p, fr, rg, leaves[j], full[j], n); err != nil {
 				return err
 			}
 		}
 		if len(restLeaves) == 0 {
 			return nil
 		}
-		return l.readRowGroup(l.ctx, p, fr, rg, restLeaves, restFull, base, n)
+		return l.readRowGroup(l.Ctx, p, fr, rg, restLeaves, restFull, base, n)
 	}
-	g, ctx := errgroup.WithContext(l.ctx)
+	g, ctx := errgroup.WithContext(l.Ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, j := range direct {
-		g.Go(guard(func() error { return l.readDictInts(ctx, p, fr, rg, leaves[j], full[j], n) }))
+		g.Go(Guard(func() error { return l.readDictInts(ctx, p, fr, rg, leaves[j], full[j], n) }))
 	}
 	for j := range restLeaves {
-		g.Go(guard(func() error {
+		g.Go(Guard(func() error {
 			return l.readRowGroup(ctx, p, fr, rg, restLeaves[j:j+1], restFull[j:j+1], base, n)
 		}))
 	}
 	if err := g.Wait(); err != nil {
-		if cerr := l.ctx.Err(); cerr != nil {
+		if cerr := l.Ctx.Err(); cerr != nil {
 			return cerr
 		}
 		return err
@@ -158,28 +158,28 @@ func (l *loader) readColumns(p files.Part, fr *pqarrow.FileReader, rg int, leave
 // directInts reports whether want i, at leaf of row group rg, is read
 // by readDictInts: an integer kept by its builder (not a validation
 // pass), whose chunk a dictChunk can decode.
-func (l *loader) directInts(fr *pqarrow.FileReader, rg, leaf, i int) bool {
-	b, ok := l.builders[i].(*column.IntBuilder)
-	if !ok || l.check || b.Typ != domain.TypeInteger || l.wants[i].typ != domain.TypeInteger {
+func (l *Loader) directInts(fr *pqarrow.FileReader, rg, leaf, i int) bool {
+	b, ok := l.Builders[i].(*column.IntBuilder)
+	if !ok || l.check || b.Typ != domain.TypeInteger || l.wants[i].Type != domain.TypeInteger {
 		return false
 	}
 	md := fr.ParquetReader().MetaData()
-	return dictEligible(md.RowGroup(rg), leaf, md.Schema.Column(leaf), domain.TypeInteger)
+	return DictEligible(md.RowGroup(rg), leaf, md.Schema.Column(leaf), domain.TypeInteger)
 }
 
 // readDictInts decodes the n values of an integer chunk (see directInts)
 // into want i's builder, loadBatch at a time, without an intermediate
 // copy.
-func (l *loader) readDictInts(ctx context.Context, p files.Part, fr *pqarrow.FileReader, rg, leaf, i, n int) error {
-	b := l.builders[i].(*column.IntBuilder)
+func (l *Loader) readDictInts(ctx context.Context, p files.Part, fr *pqarrow.FileReader, rg, leaf, i, n int) error {
+	b := l.Builders[i].(*column.IntBuilder)
 	fail := func(err error) error {
-		return fmt.Errorf("file %s, row group %d, column %s: %w", p.Path, rg, l.wants[i].name, err)
+		return fmt.Errorf("file %s, row group %d, column %s: %w", p.Path, rg, l.wants[i].Name, err)
 	}
-	d, err := newDictChunk(fr.ParquetReader().RowGroup(rg), leaf, &column.Column{Name: l.wants[i].name, Type: domain.TypeInteger})
+	d, err := NewDictChunk(fr.ParquetReader().RowGroup(rg), leaf, &column.Column{Name: l.wants[i].Name, Type: domain.TypeInteger})
 	if err != nil {
 		return fail(err)
 	}
-	defer d.close()
+	defer d.Close()
 	idx := make([]int32, min(n, loadBatch))
 	for off := 0; off < n; {
 		if err := ctx.Err(); err != nil {
@@ -188,7 +188,7 @@ func (l *loader) readDictInts(ctx context.Context, p files.Part, fr *pqarrow.Fil
 		k := min(loadBatch, n-off)
 		start := len(b.Vals)
 		b.Vals = slices.Grow(b.Vals, k)[:start+k]
-		if _, err := d.next(k, dictBuffers{idx: idx, ints: b.Vals[start:]}); err != nil {
+		if _, err := d.Next(k, DictBuffers{Idx: idx, Ints: b.Vals[start:]}); err != nil {
 			b.Vals = b.Vals[:start]
 			return fail(err)
 		}
@@ -202,7 +202,7 @@ func (l *loader) readDictInts(ctx context.Context, p files.Part, fr *pqarrow.Fil
 // footer, batch by batch: what it holds at once is one batch of decoded
 // values, whatever row count the footer declares, and a row group whose
 // pages hold fewer rows is an error.
-func (l *loader) readRowGroup(ctx context.Context, p files.Part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
+func (l *Loader) readRowGroup(ctx context.Context, p files.Part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
 	rr, err := fr.GetRecordReader(ctx, leaves, []int{rg})
 	if err != nil {
 		return fmt.Errorf("file %s, row group %d: %w", p.Path, rg, err)
@@ -210,7 +210,7 @@ func (l *loader) readRowGroup(ctx context.Context, p files.Part, fr *pqarrow.Fil
 	defer rr.Release()
 	row := base
 	for row < base+n {
-		ok, err := nextRecord(rr)
+		ok, err := NextRecord(rr)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -222,11 +222,11 @@ func (l *loader) readRowGroup(ctx context.Context, p files.Part, fr *pqarrow.Fil
 		}
 		rec := rr.RecordBatch()
 		for j, i := range full {
-			if err := appendArrow(l.builders[i], rec.Column(j)); err != nil {
-				if ae, ok := err.(*arrowErr); ok {
-					return loadError(p.Path, l.wants[i].name, row+ae.row+1, "row", ae.err)
+			if err := AppendArrow(l.Builders[i], rec.Column(j)); err != nil {
+				if ae, ok := err.(*ArrowErr); ok {
+					return LoadError(p.Path, l.wants[i].Name, row+ae.Row+1, "row", ae.Err)
 				}
-				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].name, err)
+				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].Name, err)
 			}
 		}
 		row += int(rec.NumRows())
@@ -241,11 +241,11 @@ func (l *loader) readRowGroup(ctx context.Context, p files.Part, fr *pqarrow.Fil
 // Parquet library panic (a malformed page header it does not check).
 var errParquetPanic = errors.New("the Parquet reader failed on a malformed part of it")
 
-// nextRecord advances rr: false at its end (with rr's error, if any). A
+// NextRecord advances rr: false at its end (with rr's error, if any). A
 // panic of the Parquet library decoding the batch is errParquetPanic; its
 // value is not kept, since it may quote the file. Only the library's
 // calls are guarded, so a defect of the engine still surfaces as one.
-func nextRecord(rr pqarrow.RecordReader) (ok bool, err error) {
+func NextRecord(rr pqarrow.RecordReader) (ok bool, err error) {
 	defer func() {
 		if recover() != nil {
 			ok, err = false, errParquetPanic
@@ -269,9 +269,9 @@ const (
 	maxPageLimitPQ = parquet.DefaultMaxUncompressedPageSize
 )
 
-// pageLimit is the largest uncompressed page a Parquet file of src's
+// PageLimit is the largest uncompressed page a Parquet file of src's
 // size may declare.
-func pageLimit(src parquet.ReaderAtSeeker) (int64, error) {
+func PageLimit(src parquet.ReaderAtSeeker) (int64, error) {
 	size, err := src.Seek(0, io.SeekEnd)
 	if err != nil {
 		return 0, err
@@ -289,12 +289,12 @@ func pageLimit(src parquet.ReaderAtSeeker) (int64, error) {
 // page counts its values in an int32, and no working set holds more.
 const maxRowGroupRows = math.MaxInt32
 
-// checkRows refuses a footer whose row counts no reader could honour: a
+// CheckRows refuses a footer whose row counts no reader could honour: a
 // negative count, a row group of more than maxRowGroupRows rows, or a
 // file total that is not the sum of its row groups. Readers size what
 // they allocate and how long they loop from these counts, so they are
 // checked before anything is read.
-func checkRows(path string, md *metadata.FileMetaData) error {
+func CheckRows(path string, md *metadata.FileMetaData) error {
 	var total int64
 	for rg := 0; rg < md.NumRowGroups(); rg++ {
 		n := md.RowGroup(rg).NumRows()
@@ -309,11 +309,11 @@ func checkRows(path string, md *metadata.FileMetaData) error {
 	return nil
 }
 
-// parquetSource returns a random-access reader over p: the file itself
+// ParquetSource returns a random-access reader over p: the file itself
 // when it allows it, else its (decompressed) bytes in memory.
-func (l *loader) parquetSource(p files.Part) (parquet.ReaderAtSeeker, func(), error) {
+func (l *Loader) ParquetSource(p files.Part) (parquet.ReaderAtSeeker, func(), error) {
 	if p.Codec == files.CodecNone {
-		f, err := l.fsys.Open(p.Path)
+		f, err := l.Fsys.Open(p.Path)
 		if err != nil {
 			return nil, nil, fmt.Errorf("file %s: %w", p.Path, err)
 		}
@@ -322,13 +322,13 @@ func (l *loader) parquetSource(p files.Part) (parquet.ReaderAtSeeker, func(), er
 		}
 		f.Close()
 	}
-	rc, err := files.OpenPart(l.fsys, p)
+	rc, err := files.OpenPart(l.Fsys, p)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer rc.Close()
-	if l.meter != nil {
-		if err := l.meter(p.Size); err != nil {
+	if l.Meter != nil {
+		if err := l.Meter(p.Size); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -339,16 +339,17 @@ func (l *loader) parquetSource(p files.Part) (parquet.ReaderAtSeeker, func(), er
 	return bytes.NewReader(b), func() {}, nil
 }
 
-// arrowErr is a conversion error at a row of one chunk.
-type arrowErr struct {
-	row int
-	err error
+// ArrowErr is a conversion error at a row of one chunk.
+type ArrowErr struct {
+	Row int
+	Err error
 }
 
-func (e *arrowErr) Error() string { return e.err.Error() }
+// Error is the wrapped error's text.
+func (e *ArrowErr) Error() string { return e.Err.Error() }
 
-// appendArrow converts every value of arr into b.
-func appendArrow(b column.Builder, arr arrow.Array) error {
+// AppendArrow converts every value of arr into b.
+func AppendArrow(b column.Builder, arr arrow.Array) error {
 	if ba, ok := b.(column.ArrayAppender); ok && ba.AppendArray(arr) {
 		return nil
 	}
@@ -419,7 +420,7 @@ func appendArrow(b column.Builder, arr arrow.Array) error {
 			continue
 		}
 		if err := put(i); err != nil {
-			return &arrowErr{row: i, err: err}
+			return &ArrowErr{Row: i, Err: err}
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package engine
+package format
 
 import (
 	"bufio"
@@ -20,14 +20,14 @@ import (
 	"sutura.dev/exec-arrow/internal/files"
 )
 
-// want is a column a load reads: its name and declared type (TypeUnset:
+// Want is a column a load reads: its name and declared type (TypeUnset:
 // inferred from the whole column), or, with validOnly, only which of its
 // values are null (the input of count and is_not_null: the values are
 // neither parsed nor kept).
-type want struct {
-	name      string
-	typ       domain.ColumnType
-	validOnly bool
+type Want struct {
+	Name      string
+	Type      domain.ColumnType
+	ValidOnly bool
 }
 
 // loadBatch is how many rows a reader handles between checks of the
@@ -37,96 +37,98 @@ const (
 	ctxBatch  = 1 << 12
 )
 
-// loader reads the parts of one table into builders, one per wanted
+// Loader reads the parts of one table into builders, one per wanted
 // column, checking ctx and growing its working-set reservation as it goes.
 // It records the segments it read (see segment), so cached columns are
 // scanned in the batches a stream of the same files would bring.
-type loader struct {
-	ctx      context.Context
-	fsys     fs.FS
-	wants    []want
-	builders []column.Builder
-	rows     int
+type Loader struct {
+	Ctx      context.Context
+	Fsys     fs.FS
+	wants    []Want
+	Builders []column.Builder
+	Rows     int
 	check    bool
-	serial   bool // decode Parquet columns on one goroutine (a background fill)
-	segs     []column.Segment
+	Serial   bool // decode Parquet columns on one goroutine (a background fill)
+	Segs     []column.Segment
 	group    int
-	// meter is told the bytes the builders hold, every loadBatch rows.
-	meter func(total int64) error
+	// Meter is told the bytes the builders hold, every loadBatch rows.
+	Meter func(total int64) error
 }
 
-func newLoader(ctx context.Context, fsys fs.FS, wants []want, check bool, meter func(int64) error) *loader {
-	l := &loader{ctx: ctx, fsys: fsys, wants: wants, meter: meter, check: check}
+// NewLoader reads the columns of wants from parts of fsys into builders;
+// check only parses (Validate), meter (when set) is told the bytes held.
+func NewLoader(ctx context.Context, fsys fs.FS, wants []Want, check bool, meter func(int64) error) *Loader {
+	l := &Loader{Ctx: ctx, Fsys: fsys, wants: wants, Meter: meter, check: check}
 	for _, w := range wants {
-		if w.validOnly {
-			l.builders = append(l.builders, &column.ValidBuilder{Typ: w.typ, Check: check})
+		if w.ValidOnly {
+			l.Builders = append(l.Builders, &column.ValidBuilder{Typ: w.Type, Check: check})
 			continue
 		}
-		l.builders = append(l.builders, column.NewBuilder(w.typ, check))
+		l.Builders = append(l.Builders, column.NewBuilder(w.Type, check))
 	}
 	return l
 }
 
 // segment records that the last n rows read form one group: a block of a
 // text part, or a Parquet row group (cut into batches of chunkRows).
-func (l *loader) segment(n int) {
+func (l *Loader) segment(n int) {
 	if n <= 0 {
 		return
 	}
-	for lo := l.rows - n; lo < l.rows; lo += column.ChunkRows {
-		l.segs = append(l.segs, column.Segment{Lo: lo, Hi: min(lo+column.ChunkRows, l.rows), Group: l.group})
+	for lo := l.Rows - n; lo < l.Rows; lo += column.ChunkRows {
+		l.Segs = append(l.Segs, column.Segment{Lo: lo, Hi: min(lo+column.ChunkRows, l.Rows), Group: l.group})
 	}
 	l.group++
 }
 
-// tick runs every loadBatch rows: cancellation and the working set.
-func (l *loader) tick() error {
-	if err := l.ctx.Err(); err != nil {
+// Tick runs every loadBatch rows: cancellation and the working set.
+func (l *Loader) Tick() error {
+	if err := l.Ctx.Err(); err != nil {
 		return err
 	}
-	if l.meter == nil {
+	if l.Meter == nil {
 		return nil
 	}
 	var total int64
-	for _, b := range l.builders {
+	for _, b := range l.Builders {
 		total += b.Size()
 	}
-	return l.meter(total)
+	return l.Meter(total)
 }
 
 // every runs after the n-th row of a file: the context every ctxBatch
 // rows, the working set every loadBatch rows, a segment every chunkRows.
-func (l *loader) every(n int) error {
+func (l *Loader) every(n int) error {
 	if n%column.ChunkRows == 0 {
 		l.segment(column.ChunkRows)
 	}
 	switch {
 	case n%loadBatch == 0:
-		return l.tick()
+		return l.Tick()
 	case n%ctxBatch == 0:
-		return l.ctx.Err()
+		return l.Ctx.Err()
 	}
 	return nil
 }
 
-// columns finishes the builders.
-func (l *loader) columns() map[string]*column.Column {
+// Columns finishes the builders.
+func (l *Loader) Columns() map[string]*column.Column {
 	out := make(map[string]*column.Column, len(l.wants))
 	for i, w := range l.wants {
-		if c := l.builders[i].Finish(w.name); c != nil {
-			out[w.name] = c
+		if c := l.Builders[i].Finish(w.Name); c != nil {
+			out[w.Name] = c
 		}
 	}
 	return out
 }
 
-// readPart appends the wanted columns of p.
-func (l *loader) readPart(p files.Part) error {
+// ReadPart appends the wanted columns of p.
+func (l *Loader) ReadPart(p files.Part) error {
 	switch p.Format {
 	case files.FormatParquet:
 		return l.readParquet(p)
 	}
-	rc, err := files.OpenPart(l.fsys, p)
+	rc, err := files.OpenPart(l.Fsys, p)
 	if err != nil {
 		return err
 	}
@@ -137,13 +139,13 @@ func (l *loader) readPart(p files.Part) error {
 	return l.readNDJSON(p, rc)
 }
 
-// loadError names the file, column and line of a value that does not
+// LoadError names the file, column and line of a value that does not
 // load; it never holds the value.
-func loadError(file, col string, line int, unit string, err error) error {
+func LoadError(file, col string, line int, unit string, err error) error {
 	return fmt.Errorf("file %s, column %s, %s %d: %w", file, col, unit, line, err)
 }
 
-func (l *loader) readCSV(p files.Part, r io.Reader) error {
+func (l *Loader) readCSV(p files.Part, r io.Reader) error {
 	br := bufio.NewReaderSize(r, 1<<16)
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
 		_, _ = br.Discard(3)
@@ -166,9 +168,9 @@ func (l *loader) readCSV(p files.Part, r io.Reader) error {
 	}
 	at := make([]int, len(l.wants))
 	for i, w := range l.wants {
-		j, ok := pos[w.name]
+		j, ok := pos[w.Name]
 		if !ok {
-			return fmt.Errorf("file %s: column %s is missing from the header", p.Path, w.name)
+			return fmt.Errorf("file %s: column %s is missing from the header", p.Path, w.Name)
 		}
 		at[i] = j
 	}
@@ -184,15 +186,15 @@ func (l *loader) readCSV(p files.Part, r io.Reader) error {
 		for i, j := range at {
 			s := rec[j]
 			if s == "" {
-				l.builders[i].AppendNull()
+				l.Builders[i].AppendNull()
 				continue
 			}
-			if err := l.builders[i].AppendText(s); err != nil {
+			if err := l.Builders[i].AppendText(s); err != nil {
 				line, _ := cr.FieldPos(j)
-				return loadError(p.Path, l.wants[i].name, line, "line", err)
+				return LoadError(p.Path, l.wants[i].Name, line, "line", err)
 			}
 		}
-		l.rows++
+		l.Rows++
 		if err := l.every(n); err != nil {
 			return err
 		}
@@ -203,9 +205,9 @@ func (l *loader) readCSV(p files.Part, r io.Reader) error {
 // and j (0-based): by its name when the model declares it, else by its
 // positions only, since any other header text is the file's, never
 // repeated in an error.
-func duplicateHeader(h string, i, j int, wants []want) string {
+func duplicateHeader(h string, i, j int, wants []Want) string {
 	for _, w := range wants {
-		if w.name == h {
+		if w.Name == h {
 			return fmt.Sprintf("the header names column %s twice (fields %d and %d)", h, i+1, j+1)
 		}
 	}
@@ -221,7 +223,7 @@ func csvErr(err error) error {
 	return err
 }
 
-func (l *loader) readNDJSON(p files.Part, r io.Reader) error {
+func (l *Loader) readNDJSON(p files.Part, r io.Reader) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
 	seen := make([]bool, len(l.wants))
@@ -239,15 +241,15 @@ func (l *loader) readNDJSON(p files.Part, r io.Reader) error {
 		}
 		objects++
 		for i, w := range l.wants {
-			raw, ok := obj[w.name]
+			raw, ok := obj[w.Name]
 			if ok {
 				seen[i] = true
 			}
-			if err := appendJSON(l.builders[i], raw); err != nil {
-				return loadError(p.Path, w.name, line, "line", err)
+			if err := AppendJSON(l.Builders[i], raw); err != nil {
+				return LoadError(p.Path, w.Name, line, "line", err)
 			}
 		}
-		l.rows++
+		l.Rows++
 		if err := l.every(objects); err != nil {
 			return err
 		}
@@ -258,16 +260,16 @@ func (l *loader) readNDJSON(p files.Part, r io.Reader) error {
 	l.segment(objects % column.ChunkRows)
 	for i, ok := range seen {
 		if !ok && objects > 0 {
-			return fmt.Errorf("file %s: column %s is missing (no object holds it)", p.Path, l.wants[i].name)
+			return fmt.Errorf("file %s: column %s is missing (no object holds it)", p.Path, l.wants[i].Name)
 		}
 	}
 	return nil
 }
 
-// appendJSON appends one NDJSON value: null or absent is null, a string is
+// AppendJSON appends one NDJSON value: null or absent is null, a string is
 // its text, a number its literal, a boolean true/false; arrays and objects
 // are refused.
-func appendJSON(b column.Builder, raw json.RawMessage) error {
+func AppendJSON(b column.Builder, raw json.RawMessage) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		b.AppendNull()
@@ -298,29 +300,29 @@ func appendJSON(b column.Builder, raw json.RawMessage) error {
 
 // reserve makes room for n rows in every builder that can, after metering
 // the room against the working set.
-func (l *loader) reserve(n int) error {
+func (l *Loader) reserve(n int) error {
 	if l.check {
 		return nil
 	}
 	var total int64
-	for _, b := range l.builders {
+	for _, b := range l.Builders {
 		total += b.Size()
 		if r, ok := b.(column.Reserver); ok {
 			total += r.RowBytes() * int64(n)
 		}
 	}
-	if l.meter != nil {
-		if err := l.meter(total); err != nil {
+	if l.Meter != nil {
+		if err := l.Meter(total); err != nil {
 			return err
 		}
 	}
 	var rs []column.Reserver
-	for _, b := range l.builders {
+	for _, b := range l.Builders {
 		if r, ok := b.(column.Reserver); ok {
 			rs = append(rs, r)
 		}
 	}
-	if l.serial || len(rs) < 2 || runtime.GOMAXPROCS(0) == 1 {
+	if l.Serial || len(rs) < 2 || runtime.GOMAXPROCS(0) == 1 {
 		for _, r := range rs {
 			r.Reserve(n)
 		}
@@ -332,7 +334,7 @@ func (l *loader) reserve(n int) error {
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, r := range rs {
-		g.Go(guard(func() error { r.Reserve(n); return nil }))
+		g.Go(Guard(func() error { r.Reserve(n); return nil }))
 	}
 	return g.Wait()
 }
