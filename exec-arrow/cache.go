@@ -77,9 +77,9 @@ func (c *cache) errWorkingSet() error {
 		"the question needs more memory than the engine's working set of %d bytes allows", c.limit)}
 }
 
-// reserve accounts n bytes of working memory, evicting unpinned columns
+// Reserve accounts n bytes of working memory, evicting unpinned columns
 // and stopping a background fill as needed.
-func (c *cache) reserve(n int64) error {
+func (c *cache) Reserve(n int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.reservePreemptingLocked(n, nil)
@@ -156,8 +156,8 @@ func (c *cache) evictableLocked() int64 {
 	return n
 }
 
-// release returns n reserved bytes.
-func (c *cache) release(n int64) {
+// Release returns n reserved bytes.
+func (c *cache) Release(n int64) {
 	c.mu.Lock()
 	c.used -= n
 	c.mu.Unlock()
@@ -368,12 +368,12 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 	}
 	c.mu.Unlock()
 	var reserved int64
-	defer func() { c.release(reserved) }()
+	defer func() { c.Release(reserved) }()
 	meter := func(total int64) error {
 		if total <= reserved {
 			return nil
 		}
-		grow := c.reserve
+		grow := c.Reserve
 		if fill {
 			grow = func(n int64) error {
 				c.mu.Lock()

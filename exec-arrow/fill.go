@@ -130,7 +130,7 @@ func (e *Engine) Settle(ctx context.Context) error {
 func estimateBytes(q *query) int64 {
 	rows := q.streamedRows.Load()
 	var n int64
-	for _, c := range q.base {
+	for _, c := range q.Base {
 		per := int64(9)
 		switch {
 		case c.ValidOnly:

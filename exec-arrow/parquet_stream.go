@@ -19,6 +19,7 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 // parquetPart is one Parquet file of a streamed table: its footer, where
@@ -45,11 +46,11 @@ const readBuffer = 256 << 10
 
 // openParquetPart reads the footer of p, finds the wanted columns, and
 // skips the row groups whose time-column statistics miss the range.
-func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, mem *reservation) (*parquetPart, error) {
+func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, mem *kernel.Reservation) (*parquetPart, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	l := &format.Loader{Ctx: ctx, Fsys: fsys, Meter: func(n int64) error { return mem.grow(n) }}
+	l := &format.Loader{Ctx: ctx, Fsys: fsys, Meter: func(n int64) error { return mem.Grow(n) }}
 	src, closer, err := l.ParquetSource(p)
 	if err != nil {
 		return nil, err
@@ -70,7 +71,7 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, me
 		return nil, err
 	}
 	sch := pp.md.Schema
-	for _, c := range q.base {
+	for _, c := range q.Base {
 		idx := sch.ColumnIndexByName(c.Name)
 		if idx < 0 {
 			pp.close()
@@ -78,7 +79,7 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, me
 		}
 		pp.leaves = append(pp.leaves, idx)
 	}
-	for s, c := range q.base {
+	for s, c := range q.Base {
 		if !c.ValidOnly {
 			pp.full = append(pp.full, s)
 		}
@@ -87,12 +88,12 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, me
 	pp.keep = make([]bool, nrg)
 	pp.first = make([]int64, nrg)
 	var row, maxRows int64
-	maxChunk := make([]int64, len(q.base))
+	maxChunk := make([]int64, len(q.Base))
 	for rg := 0; rg < nrg; rg++ {
 		rgm := pp.md.RowGroup(rg)
 		pp.first[rg] = row
 		row += rgm.NumRows()
-		pp.keep[rg] = q.rowGroupMeets(rgm, pp.leaves[q.timeSlot], sch.Column(pp.leaves[q.timeSlot]))
+		pp.keep[rg] = q.rowGroupMeets(rgm, pp.leaves[q.TimeSlot], sch.Column(pp.leaves[q.TimeSlot]))
 		if !pp.keep[rg] {
 			continue
 		}
@@ -105,7 +106,7 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, me
 			}
 		}
 	}
-	for s, c := range q.base {
+	for s, c := range q.Base {
 		pp.workerBytes += maxChunk[s]
 		if c.ValidOnly {
 			pp.workerBytes += maxRows * 3
@@ -135,7 +136,7 @@ func (q *query) rowGroupMeets(rgm *metadata.RowGroupMetaData, leaf int, descr *s
 		return false
 	}
 	z, ok := statsZone(rgm, leaf, descr, false)
-	return !ok || q.meets(z)
+	return !ok || q.Meets(z)
 }
 
 // statsZone is the day range of a date or timestamp column in a row group,
@@ -210,7 +211,7 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 	}
 	props := pqarrow.ArrowReadProperties{BatchSize: column.ChunkRows}
 	for _, s := range pp.full {
-		if q.base[s].Type == domain.TypeText && pp.md.Schema.Column(pp.leaves[s]).PhysicalType() == parquet.Types.ByteArray {
+		if q.Base[s].Type == domain.TypeText && pp.md.Schema.Column(pp.leaves[s]).PhysicalType() == parquet.Types.ByteArray {
 			props.SetReadDict(pp.leaves[s], true)
 		}
 	}
@@ -230,7 +231,7 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 // alone are read from their definition levels (and, for text, the value
 // lengths: empty text is null), or not at all when the footer says the
 // row group has no null.
-func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t task, each func(*batch) error) error {
+func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t task, each func(*kernel.Batch) error) error {
 	q, pp := fp.q, t.part.pq
 	fr, err := pr.get(pp, q)
 	if err != nil {
@@ -243,24 +244,24 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	bucket, one := int32(0), false
 	full := pp.full
 	if q.timeOnly {
-		if z, ok := statsZone(rgm, pp.leaves[q.timeSlot], pp.md.Schema.Column(pp.leaves[q.timeSlot]), true); ok {
-			if bucket, one = q.oneBucket(z); one {
-				full = slices.DeleteFunc(slices.Clone(full), func(s int) bool { return s == q.timeSlot })
+		if z, ok := statsZone(rgm, pp.leaves[q.TimeSlot], pp.md.Schema.Column(pp.leaves[q.TimeSlot]), true); ok {
+			if bucket, one = q.OneBucket(z); one {
+				full = slices.DeleteFunc(slices.Clone(full), func(s int) bool { return s == q.TimeSlot })
 			}
 		}
 	}
 	// A row group whose statistics put every time in the range needs no
 	// batch checked against it.
 	inside := false
-	if z, ok := statsZone(rgm, pp.leaves[q.timeSlot], pp.md.Schema.Column(pp.leaves[q.timeSlot]), false); ok {
-		inside = z.Min >= q.start && z.Max < q.start+q.span
+	if z, ok := statsZone(rgm, pp.leaves[q.TimeSlot], pp.md.Schema.Column(pp.leaves[q.TimeSlot]), false); ok {
+		inside = z.Min >= q.Start && z.Max < q.Start+q.Span
 	}
 	// Required text, date and integer columns of dictionary pages are
 	// decoded straight from their pages; the others through pqarrow.
-	own := make([]*format.DictChunk, len(q.base))
+	own := make([]*format.DictChunk, len(q.Base))
 	rest := full
 	for _, s := range full {
-		c := q.base[s]
+		c := q.Base[s]
 		if q.inferred[s] || !format.DictEligible(rgm, pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]), c.Type) {
 			continue
 		}
@@ -272,7 +273,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		own[s] = d
 		rest = slices.DeleteFunc(slices.Clone(rest), func(r int) bool { return r == s })
 	}
-	recCol := make([]int, len(q.base)) // slot → column of the record
+	recCol := make([]int, len(q.Base)) // slot → column of the record
 	var rr pqarrow.RecordReader
 	if len(rest) > 0 {
 		leaves := make([]int, len(rest))
@@ -285,8 +286,8 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		}
 		defer rr.Release()
 	}
-	valids := make([]*format.ValidReader, len(q.base))
-	for s, c := range q.base {
+	valids := make([]*format.ValidReader, len(q.Base))
+	for s, c := range q.Base {
 		if c.ValidOnly {
 			v, err := format.NewValidReader(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]))
 			if err != nil {
@@ -300,7 +301,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			return err
 		}
 		n := min(column.ChunkRows, nrows-off)
-		cols := make([]*column.Column, len(q.base))
+		cols := make([]*column.Column, len(q.Base))
 		if len(full) > 0 {
 			var rec arrow.RecordBatch
 			if rr != nil {
@@ -322,21 +323,21 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 				if d := own[s]; d != nil {
 					c, err := d.Next(n, pr.buffers(s, n, d.Typ))
 					if err != nil {
-						return nil, fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.base[s].Name, err)
+						return nil, fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.Base[s].Name, err)
 					}
 					return c, nil
 				}
-				return batchColumn(q.base[s], rec.Column(recCol[s]), pp.p.Path, base, q.inferred[s])
+				return batchColumn(q.Base[s], rec.Column(recCol[s]), pp.p.Path, base, q.inferred[s])
 			}
 			// The time column first: a batch outside the range is
 			// skipped without converting the rest.
 			if !one {
-				c, err := col(q.timeSlot)
+				c, err := col(q.TimeSlot)
 				if err != nil {
 					return err
 				}
-				cols[q.timeSlot] = c
-				if !inside && !q.meets(column.ZoneOf(c, 0, n)) {
+				cols[q.TimeSlot] = c
+				if !inside && !q.Meets(column.ZoneOf(c, 0, n)) {
 					for _, v := range valids {
 						if v != nil {
 							if _, err := v.Next(n); err != nil {
@@ -345,9 +346,9 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 						}
 					}
 					for s, d := range own {
-						if d != nil && s != q.timeSlot {
+						if d != nil && s != q.TimeSlot {
 							if err := d.Skip(n, pr.buffers(s, n, d.Typ).Idx); err != nil {
-								return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.base[s].Name, err)
+								return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.Base[s].Name, err)
 							}
 						}
 					}
@@ -356,7 +357,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 				}
 			}
 			for _, s := range full {
-				if s == q.timeSlot && !one {
+				if s == q.TimeSlot && !one {
 					continue
 				}
 				c, err := col(s)
@@ -372,11 +373,11 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			}
 			bits, err := v.Next(n)
 			if err != nil {
-				return fmt.Errorf("file %s, column %s: %w", pp.p.Path, q.base[s].Name, err)
+				return fmt.Errorf("file %s, column %s: %w", pp.p.Path, q.Base[s].Name, err)
 			}
-			cols[s] = &column.Column{Name: q.base[s].Name, Type: q.base[s].Type, N: n, Valid: bits, ValidOnly: true, ID: column.ColumnIDs.Add(1)}
+			cols[s] = &column.Column{Name: q.Base[s].Name, Type: q.Base[s].Type, N: n, Valid: bits, ValidOnly: true, ID: column.ColumnIDs.Add(1)}
 		}
-		if err := each(&batch{lo: 0, hi: n, group: t.group, cols: cols, oneBucket: one, bucket: bucket}); err != nil {
+		if err := each(&kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols, OneBucket: one, Bucket: bucket}); err != nil {
 			return err
 		}
 		off += n

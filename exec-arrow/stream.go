@@ -14,6 +14,7 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 // task is one unit of streamed work for a worker: a Parquet row group to
@@ -43,7 +44,7 @@ type streamPart struct {
 // is read.
 type fileProducer struct {
 	q     *query
-	mem   *reservation
+	mem   *kernel.Reservation
 	fsys  fs.FS
 	parts []*streamPart
 	work  []chan task
@@ -59,18 +60,18 @@ type fileProducer struct {
 
 // producer returns the batches of the question's base table: its cached
 // columns, or a stream of its files.
-func (e *Engine) producer(ctx context.Context, q *query, mem *reservation, m *meter) (producer, error) {
+func (e *Engine) producer(ctx context.Context, q *query, mem *kernel.Reservation, m *kernel.Meter) (kernel.Producer, error) {
 	if !q.streamed {
-		return newCachedProducer(q, q.views[0]), nil
+		return kernel.NewCachedProducer(&q.Query, q.views[0].cols, q.views[0].segs), nil
 	}
 	fsys := e.cfg.Files
 	if m != nil {
-		fsys = countingFS{FS: fsys, n: &m.bytes}
+		fsys = countingFS{FS: fsys, n: &m.Bytes}
 	}
-	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.parallel), bufs: make(chan []byte, 2*q.parallel+2)}
+	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), bufs: make(chan []byte, 2*q.Parallel+2)}
 	var perWorker int64
 	for _, p := range q.tf.Parts {
-		sp := &streamPart{p: p, seen: make([]atomic.Bool, len(q.base))}
+		sp := &streamPart{p: p, seen: make([]atomic.Bool, len(q.Base))}
 		if p.Format == files.FormatParquet {
 			e.cache.reads.Add(1)
 			pq, err := openParquetPart(ctx, fsys, p, q, mem)
@@ -81,15 +82,15 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *reservation, m *me
 			sp.pq = pq
 			perWorker = max(perWorker, pq.workerBytes)
 			q.streamedRows.Add(pq.md.NumRows)
-			q.rows += int(pq.md.NumRows)
+			q.Rows += int(pq.md.NumRows)
 		} else {
 			e.cache.reads.Add(1)
 			perWorker = max(perWorker, textWorkerBytes(q, p))
-			q.rows += int(p.Size/2 + 1)
+			q.Rows += int(p.Size/2 + 1)
 		}
 		fp.parts = append(fp.parts, sp)
 	}
-	if err := mem.grow(int64(q.parallel) * perWorker); err != nil {
+	if err := mem.Grow(int64(q.Parallel) * perWorker); err != nil {
 		fp.closeParts()
 		return nil, err
 	}
@@ -97,7 +98,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *reservation, m *me
 	for w := range fp.work {
 		fp.work[w] = make(chan task, 2)
 	}
-	fp.direct = make([][]task, q.parallel)
+	fp.direct = make([][]task, q.Parallel)
 	group := 0
 	for _, sp := range fp.parts {
 		if sp.pq == nil {
@@ -105,7 +106,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *reservation, m *me
 		}
 		for rg, ok := range sp.pq.keep {
 			if ok {
-				w := group % q.parallel
+				w := group % q.Parallel
 				fp.direct[w] = append(fp.direct[w], task{group: group, part: sp, rg: rg})
 			}
 			group++
@@ -116,9 +117,9 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *reservation, m *me
 	return fp, nil
 }
 
-// run numbers the groups of the parts from dispatchFrom on (a text part
+// Run numbers the groups of the parts from dispatchFrom on (a text part
 // and those after it) and hands them to the workers.
-func (fp *fileProducer) run(ctx context.Context) error {
+func (fp *fileProducer) Run(ctx context.Context) error {
 	defer func() {
 		for _, ch := range fp.work {
 			close(ch)
@@ -154,8 +155,8 @@ func (fp *fileProducer) run(ctx context.Context) error {
 	return nil
 }
 
-// scan decodes (or parses) worker w's groups and aggregates them.
-func (fp *fileProducer) scan(ctx context.Context, w int, each func(*batch) error) error {
+// Scan decodes (or parses) worker w's groups and aggregates them.
+func (fp *fileProducer) Scan(ctx context.Context, w int, each func(*kernel.Batch) error) error {
 	var pr parquetReaders
 	var fields []string // a text block's wanted fields, reused
 	for _, t := range fp.direct[w] {
@@ -186,9 +187,9 @@ func (fp *fileProducer) scan(ctx context.Context, w int, each func(*batch) error
 	}
 }
 
-// close releases the files and reports what only the end of a part can
+// Close releases the files and reports what only the end of a part can
 // tell (an NDJSON column no object holds).
-func (fp *fileProducer) close() error {
+func (fp *fileProducer) Close() error {
 	fp.closeParts()
 	for _, sp := range fp.parts {
 		if sp.p.Format != files.FormatNDJSON || sp.objects.Load() == 0 {
@@ -196,7 +197,7 @@ func (fp *fileProducer) close() error {
 		}
 		for i := range sp.seen {
 			if !sp.seen[i].Load() {
-				return fmt.Errorf("file %s: column %s is missing (no object holds it)", sp.p.Path, fp.q.base[i].Name)
+				return fmt.Errorf("file %s: column %s is missing (no object holds it)", sp.p.Path, fp.q.Base[i].Name)
 			}
 		}
 	}
@@ -215,7 +216,7 @@ func (fp *fileProducer) closeParts() {
 // one, or, for a column read for its values without one, the type
 // inferred from the whole column (remembered per file identity, so only
 // the first question pays for the pass).
-func (e *Engine) resolveTypes(ctx context.Context, tf *files.Table, wants []format.Want, m *meter) ([]domain.ColumnType, error) {
+func (e *Engine) resolveTypes(ctx context.Context, tf *files.Table, wants []format.Want, m *kernel.Meter) ([]domain.ColumnType, error) {
 	out := make([]domain.ColumnType, len(wants))
 	var probe []format.Want
 	c := e.cache
@@ -238,7 +239,7 @@ func (e *Engine) resolveTypes(ctx context.Context, tf *files.Table, wants []form
 	}
 	fsys := e.cfg.Files
 	if m != nil {
-		fsys = countingFS{FS: fsys, n: &m.bytes}
+		fsys = countingFS{FS: fsys, n: &m.Bytes}
 	}
 	l := format.NewLoader(ctx, fsys, probe, false, nil)
 	for i := range l.Builders {
@@ -273,15 +274,15 @@ const spanCodes = 1 << 26
 // bound them: the values are then coded by offset, not hashed.
 func (fp *fileProducer) spanDistinct() {
 	q := fp.q
-	for _, mp := range q.metrics {
-		for _, tp := range mp.terms {
-			if tp.op != opDistinct || tp.codes != nil || q.inferred[tp.slot] ||
-				(tp.col.Type != domain.TypeInteger && tp.col.Type != domain.TypeDate) {
+	for _, mp := range q.Metrics {
+		for _, tp := range mp.Terms {
+			if tp.Op != kernel.OpDistinct || tp.Codes != nil || q.inferred[tp.Slot] ||
+				(tp.Col.Type != domain.TypeInteger && tp.Col.Type != domain.TypeDate) {
 				continue
 			}
-			lo, hi, ok := fp.statsSpan(tp.slot)
+			lo, hi, ok := fp.statsSpan(tp.Slot)
 			if ok && hi-lo < spanCodes {
-				tp.lo, tp.base = lo, int32(hi-lo+1)
+				tp.Lo, tp.Base = lo, int32(hi-lo+1)
 			}
 		}
 	}

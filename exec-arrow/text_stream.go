@@ -13,6 +13,7 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 // textBlock is a run of records of a CSV or NDJSON part, cut at record
@@ -36,14 +37,14 @@ var errFastPath = errors.New("the streaming reader cannot parse this input")
 // small file bounds them).
 func textWorkerBytes(q *query, p files.Part) int64 {
 	rows := min(column.ChunkRows, p.Size/2+1)
-	return int64(len(q.base)) * rows * 28
+	return int64(len(q.Base)) * rows * 28
 }
 
 // splitter cuts a text part into records. In CSV a line end inside a
 // quoted field does not end the record: the parity of the quotes seen
 // since the record began tells.
 type splitter struct {
-	mem      *reservation // accounts the buffer's growth
+	mem      *kernel.Reservation // accounts the buffer's growth
 	r        io.Reader
 	csv      bool
 	buf      []byte
@@ -103,7 +104,7 @@ func (s *splitter) fill() error {
 	if cap(s.buf)-len(s.buf) < 1<<18 {
 		grow := cap(s.buf) + 1<<20
 		if s.mem != nil {
-			if err := s.mem.grow(int64(grow)); err != nil {
+			if err := s.mem.Grow(int64(grow)); err != nil {
 				return err
 			}
 		}
@@ -203,7 +204,7 @@ func (fp *fileProducer) buffer() ([]byte, error) {
 	case b := <-fp.bufs:
 		return b[:0], nil
 	default:
-		if err := fp.mem.grow(1 << 20); err != nil {
+		if err := fp.mem.Grow(1 << 20); err != nil {
 			return nil, err
 		}
 		return make([]byte, 0, 1<<20), nil
@@ -246,8 +247,8 @@ func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *splitt
 		}
 		pos[h] = i
 	}
-	at := make([]int, len(fp.q.base))
-	for i, c := range fp.q.base {
+	at := make([]int, len(fp.q.Base))
+	for i, c := range fp.q.Base {
 		j, ok := pos[c.Name]
 		if !ok {
 			return nil, 0, fp.exactError(ctx, sp, errFastPath)
@@ -282,8 +283,8 @@ func (fp *fileProducer) exactError(ctx context.Context, sp *streamPart, err erro
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	wants := make([]format.Want, len(fp.q.base))
-	for i, c := range fp.q.base {
+	wants := make([]format.Want, len(fp.q.Base))
+	for i, c := range fp.q.Base {
 		wants[i] = format.Want{Name: c.Name, Type: c.Type, ValidOnly: c.ValidOnly}
 	}
 	l := format.NewLoader(ctx, fp.fsys, wants, true, nil)
@@ -300,14 +301,14 @@ func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), l
 // textTask parses one block into a batch and hands it to each when it may
 // hold a row of the range. The time column is parsed first: a block
 // outside the range is not parsed further.
-func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string, each func(*batch) error) error {
+func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string, each func(*kernel.Batch) error) error {
 	q, b := fp.q, t.block
 	defer fp.recycle(b.buf)
 	n := len(b.spans) / 2
-	if cap(*scratch) < n*len(q.base) {
-		*scratch = make([]string, n*len(q.base))
+	if cap(*scratch) < n*len(q.Base) {
+		*scratch = make([]string, n*len(q.Base))
 	}
-	fields := (*scratch)[:n*len(q.base)] // every field is set below
+	fields := (*scratch)[:n*len(q.Base)] // every field is set below
 	var err error
 	if t.part.p.Format == files.FormatCSV {
 		err = fp.csvBlock(b, fields)
@@ -317,11 +318,11 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 	if err != nil {
 		return fp.exactError(ctx, t.part, err)
 	}
-	cols := make([]*column.Column, len(q.base))
+	cols := make([]*column.Column, len(q.Base))
 	build := func(s int) error {
-		proto := q.base[s]
+		proto := q.Base[s]
 		if proto.ValidOnly {
-			cols[s] = &column.Column{Name: proto.Name, Type: proto.Type, N: n, Valid: validFromText(fields, s, len(q.base), n), ValidOnly: true, ID: column.ColumnIDs.Add(1)}
+			cols[s] = &column.Column{Name: proto.Name, Type: proto.Type, N: n, Valid: validFromText(fields, s, len(q.Base), n), ValidOnly: true, ID: column.ColumnIDs.Add(1)}
 			return nil
 		}
 		bl := column.NewBuilder(proto.Type, false)
@@ -329,7 +330,7 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 			r.Reserve(n)
 		}
 		for k := 0; k < n; k++ {
-			v := fields[k*len(q.base)+s]
+			v := fields[k*len(q.Base)+s]
 			if v == "" {
 				bl.AppendNull()
 				continue
@@ -341,21 +342,21 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 		cols[s] = withID(bl.Finish(proto.Name))
 		return nil
 	}
-	if err := build(q.timeSlot); err != nil {
+	if err := build(q.TimeSlot); err != nil {
 		return fp.exactError(ctx, t.part, err)
 	}
-	if !q.meets(column.ZoneOf(cols[q.timeSlot], 0, n)) {
+	if !q.Meets(column.ZoneOf(cols[q.TimeSlot], 0, n)) {
 		return nil
 	}
-	for s := range q.base {
-		if s == q.timeSlot {
+	for s := range q.Base {
+		if s == q.TimeSlot {
 			continue
 		}
 		if err := build(s); err != nil {
 			return fp.exactError(ctx, t.part, err)
 		}
 	}
-	return each(&batch{lo: 0, hi: n, group: t.group, cols: cols})
+	return each(&kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols})
 }
 
 // validFromText is the validity of slot s (nil: no null): a field is null
@@ -384,7 +385,7 @@ func validFromText(fields []string, s, stride, n int) []byte {
 // a quote or a carriage return is parsed by encoding/csv; a record of the
 // wrong width is left to the reference reader.
 func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
-	slots := len(fp.q.base)
+	slots := len(fp.q.Base)
 	// want[f] is the slot of field f + 1 (0: not wanted).
 	want := make([]int, b.nfields)
 	for s, f := range b.at {
@@ -433,7 +434,7 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 // empty: null).
 func (fp *fileProducer) ndjsonBlock(sp *streamPart, b *textBlock, fields []string) error {
 	q := fp.q
-	slots := len(q.base)
+	slots := len(q.Base)
 	var obj map[string]json.RawMessage
 	tc := &textCapture{}
 	for k := 0; k < len(b.spans)/2; k++ {
@@ -442,7 +443,7 @@ func (fp *fileProducer) ndjsonBlock(sp *streamPart, b *textBlock, fields []strin
 		if err := json.Unmarshal(line, &obj); err != nil || obj == nil {
 			return errFastPath
 		}
-		for s, c := range q.base {
+		for s, c := range q.Base {
 			raw, ok := obj[c.Name]
 			if ok && !sp.seen[s].Load() {
 				sp.seen[s].Store(true)

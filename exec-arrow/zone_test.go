@@ -15,6 +15,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 func TestZonesSkipSegmentsOutsideTheRange(t *testing.T) {
@@ -36,18 +37,18 @@ func TestZonesSkipSegmentsOutsideTheRange(t *testing.T) {
 	z := c.Zones(segs)
 	require.Len(t, z, 6)
 	assert.Equal(t, column.DayZone{Min: int32(first), Max: int32(first) + (column.ChunkRows-1)/1000}, z[0])
-	inRange := func(q *query) []int {
+	inRange := func(q *kernel.Query) []int {
 		var out []int
 		for i, zz := range z {
-			if q.meets(zz) {
+			if q.Meets(zz) {
 				out = append(out, i)
 			}
 		}
 		return out
 	}
-	q := &query{start: int32(first) + 150, span: 10} // segment 2 holds days 131..196
+	q := &kernel.Query{Start: int32(first) + 150, Span: 10} // segment 2 holds days 131..196
 	assert.Equal(t, []int{2}, inRange(q), "only the segment holding the range is scanned")
-	q = &query{start: int32(first) - 100, span: 50}
+	q = &kernel.Query{Start: int32(first) - 100, Span: 50}
 	assert.Empty(t, inRange(q))
 }
 

@@ -1,4 +1,4 @@
-package engine
+package kernel
 
 import (
 	"math/bits"
@@ -9,18 +9,18 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 )
 
-// dictMap caches a number per dictionary index of one column's dictionary,
+// DictMap caches a number per dictionary index of one column's dictionary,
 // computed the first time a row needs it (-1 until then): the outcome of a
 // predicate, a worker's code of the value, the joined row. A streamed batch
 // brings a new dictionary; a cached column keeps its own for every batch.
-type dictMap struct {
+type DictMap struct {
 	col  uint64
 	vals []int32
 }
 
 // reset prepares m for c's dictionary, keeping what it holds when it is
 // already for c.
-func (m *dictMap) reset(c *column.Column) {
+func (m *DictMap) reset(c *column.Column) {
 	if m.col == c.ID && len(m.vals) == len(c.Dict) {
 		return
 	}
@@ -116,8 +116,8 @@ func (b *codebook) float(v float64) int32 {
 	return k
 }
 
-// cell is the value of code k (k ≥ 1).
-func (b *codebook) cell(k int32) domain.Cell {
+// Cell is the value of code k (k ≥ 1).
+func (b *codebook) Cell(k int32) domain.Cell {
 	i := k - 1
 	switch b.typ {
 	case domain.TypeText:
@@ -134,8 +134,8 @@ func (b *codebook) cell(k int32) domain.Cell {
 	return domain.Int(b.ivals[i])
 }
 
-// ranks returns the ascending rank of every code's value (index k-1).
-func (b *codebook) ranks() []int32 {
+// Ranks returns the ascending rank of every code's value (index k-1).
+func (b *codebook) Ranks() []int32 {
 	switch {
 	case b.strs != nil:
 		return column.RankOf(len(b.svals), func(x, y int) bool { return b.svals[x] < b.svals[y] })
@@ -165,7 +165,7 @@ func (b *codebook) into(dst *codebook) []int32 {
 
 // codeOf returns the code of row r of c in b (0 for null), m caching the
 // codes of c's dictionary entries for text.
-func (b *codebook) codeOf(c *column.Column, r int32, m *dictMap) int32 {
+func (b *codebook) codeOf(c *column.Column, r int32, m *DictMap) int32 {
 	if !c.IsValid(r) {
 		return 0
 	}
@@ -188,14 +188,14 @@ func (b *codebook) codeOf(c *column.Column, r int32, m *dictMap) int32 {
 	return b.int(c.Ints[r])
 }
 
-// maxGroupKeys is the most columns a leg groups by besides the period:
+// MaxGroupKeys is the most columns a leg groups by besides the period:
 // an answer's four dimensions, or a federated base leg's local dimensions
 // and the key of each crossing it starts.
-const maxGroupKeys = 12
+const MaxGroupKeys = 12
 
 // groupKey is a group's bucket and one code per grouped column, held
 // whole when the codes do not pack into a uint64.
-type groupKey [maxGroupKeys + 1]uint32
+type groupKey [MaxGroupKeys + 1]uint32
 
 // denseGroupKeys is the largest packed key space grouped through a direct
 // table instead of a hash map.
@@ -310,15 +310,15 @@ func (g *grouper) grow(d int, card int) {
 	g.layout()
 }
 
-func (g *grouper) len() int {
+func (g *grouper) Len() int {
 	if g.wide != nil {
 		return len(g.wkeys)
 	}
 	return len(g.keys)
 }
 
-// parts returns the bucket and codes of group gid.
-func (g *grouper) parts(gid int) groupKey {
+// Parts returns the bucket and codes of group gid.
+func (g *grouper) Parts(gid int) groupKey {
 	if g.wide != nil {
 		return g.wkeys[gid]
 	}
@@ -364,7 +364,7 @@ func (g *grouper) id(parts groupKey) int32 {
 
 // bytes estimates the memory g holds.
 func (g *grouper) bytes() int64 {
-	n := int64(g.len()) * 24
+	n := int64(g.Len()) * 24
 	n += int64(4 * len(g.dense))
 	return n
 }

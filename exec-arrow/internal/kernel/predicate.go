@@ -1,4 +1,4 @@
-package engine
+package kernel
 
 import (
 	"fmt"
@@ -11,16 +11,16 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 )
 
-// predicate is a filter compiled against one column: a row passes when
+// Predicate is a filter compiled against one column: a row passes when
 // its value's canonical rendering is one of the values (negate: is none of
 // them); a null (or an unmatched join) passes exactly when keepNull.
-type predicate struct {
-	alias    int
-	slot     int            // the base-table slot when alias is 0
-	col      *column.Column // the joined column, or the base column's prototype
+type Predicate struct {
+	Alias    int
+	Slot     int            // the base-table slot when alias is 0
+	Col      *column.Column // the joined column, or the base column's prototype
 	negate   bool
 	keepNull bool
-	anyValue bool // is_not_null: every non-null value matches
+	AnyValue bool // is_not_null: every non-null value matches
 
 	ints   []int64         // integer, timestamp, date (days), boolean (0/1)
 	floats []float64       // float, decimal
@@ -32,8 +32,8 @@ type predicate struct {
 
 // newPredicate compiles values against c. Values no value of c renders as
 // are dropped: they can match nothing.
-func newPredicate(alias int, c *column.Column, values []string, negate, keepNull bool) (*predicate, error) {
-	p := &predicate{alias: alias, col: c, negate: negate, keepNull: keepNull}
+func newPredicate(alias int, c *column.Column, values []string, negate, keepNull bool) (*Predicate, error) {
+	p := &Predicate{Alias: alias, Col: c, negate: negate, keepNull: keepNull}
 	for _, s := range values {
 		switch c.Type {
 		case domain.TypeText:
@@ -88,7 +88,7 @@ func newPredicate(alias int, c *column.Column, values []string, negate, keepNull
 
 // textOutcome is the outcome of dictionary entry k of a streamed batch's
 // column, computed once per batch and entry.
-func (p *predicate) textOutcome(dict []string, m *dictMap, k int32) bool {
+func (p *Predicate) textOutcome(dict []string, m *DictMap, k int32) bool {
 	v := m.vals[k]
 	if v < 0 {
 		v = int32(b2i(p.texts[dict[k]] != p.negate))
@@ -104,9 +104,9 @@ func b2i(b bool) int64 {
 	return 0
 }
 
-// callerPredicate compiles a caller filter: eq and in keep rows whose value
+// CallerPredicate compiles a caller filter: eq and in keep rows whose value
 // is one of the values; not_in keeps the others and the nulls.
-func callerPredicate(alias int, c *column.Column, f domain.FilterRef) (*predicate, error) {
+func CallerPredicate(alias int, c *column.Column, f domain.FilterRef) (*Predicate, error) {
 	switch f.Op {
 	case domain.OpEq, domain.OpIn:
 		return newPredicate(alias, c, f.Values, false, false)
@@ -116,9 +116,9 @@ func callerPredicate(alias int, c *column.Column, f domain.FilterRef) (*predicat
 	return nil, fmt.Errorf("filter on %s: unknown operator %q", f.Dimension, f.Op)
 }
 
-// requiredPredicate compiles a metric's required filter, with SQL's
+// RequiredPredicate compiles a metric's required filter, with SQL's
 // semantics: a null passes none of them.
-func requiredPredicate(c *column.Column, rf domain.RequiredFilter) (*predicate, error) {
+func RequiredPredicate(c *column.Column, rf domain.RequiredFilter) (*Predicate, error) {
 	switch rf.Op {
 	case domain.Equals:
 		return newPredicate(0, c, []string{rf.Value}, false, false)
@@ -130,19 +130,19 @@ func requiredPredicate(c *column.Column, rf domain.RequiredFilter) (*predicate, 
 		}
 		return newPredicate(0, c, []string{"true"}, false, false)
 	case domain.IsNotNull:
-		return &predicate{col: c, anyValue: true}, nil
+		return &Predicate{Col: c, AnyValue: true}, nil
 	}
 	return nil, fmt.Errorf("required filter on column %s: unknown operator %q", c.Name, rf.Op)
 }
 
-// eval sets out[k] for the row rows[k] of c (-1: no row, as after an
+// Eval sets out[k] for the row rows[k] of c (-1: no row, as after an
 // unmatched join); c is the batch's column for a base-table predicate and
 // p.col for a joined one. m caches per-batch dictionary outcomes. Each
 // column type has its own loop.
-func (p *predicate) eval(c *column.Column, rows []int32, out []bool, m *dictMap) {
+func (p *Predicate) Eval(c *column.Column, rows []int32, out []bool, m *DictMap) {
 	valid, keepNull := c.Valid, p.keepNull
 	null := func(r int32) bool { return r < 0 || (valid != nil && !bitutil.BitIsSet(valid, int(r))) }
-	if p.anyValue {
+	if p.AnyValue {
 		for k, r := range rows {
 			out[k] = !null(r)
 		}
@@ -151,7 +151,7 @@ func (p *predicate) eval(c *column.Column, rows []int32, out []bool, m *dictMap)
 	switch c.Type {
 	case domain.TypeText:
 		idx := c.Idx
-		if res := p.dictOut; res != nil && c == p.col {
+		if res := p.dictOut; res != nil && c == p.Col {
 			for k, r := range rows {
 				if null(r) {
 					out[k] = keepNull
@@ -257,20 +257,20 @@ func (p *predicate) eval(c *column.Column, rows []int32, out []bool, m *dictMap)
 // outcome per value with no null check: c has no null, and is boolean or
 // text whose dictionary's outcomes are known (cached) or fewer than its
 // rows (a streamed batch's).
-func (p *predicate) inOnePass(c *column.Column, n int) bool {
+func (p *Predicate) inOnePass(c *column.Column, n int) bool {
 	switch {
-	case c.Valid != nil || p.anyValue:
+	case c.Valid != nil || p.AnyValue:
 		return false
 	case c.Type == domain.TypeBoolean:
 		return true
 	case c.Type == domain.TypeText:
-		return c.Idx != nil && (p.dictOut != nil && c == p.col || len(c.Dict) <= n)
+		return c.Idx != nil && (p.dictOut != nil && c == p.Col || len(c.Dict) <= n)
 	}
 	return false
 }
 
 // boolOutcomes is the outcome of a boolean column's false and true.
-func (p *predicate) boolOutcomes() [2]bool {
+func (p *Predicate) boolOutcomes() [2]bool {
 	var res [2]bool
 	for _, v := range p.ints {
 		res[v] = true

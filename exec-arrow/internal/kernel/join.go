@@ -1,4 +1,4 @@
-package engine
+package kernel
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 )
 
-// joinStep is one LEFT JOIN of a query: rows of alias to are found from
+// JoinStep is one LEFT JOIN of a query: rows of alias to are found from
 // the rows of alias from.
-type joinStep struct {
-	from, to int
-	fromSlot int            // the key's base slot, when from is 0
-	fromCol  *column.Column // the key column (a joined one, or the base column or its prototype)
+type JoinStep struct {
+	From, To int
+	FromSlot int            // the key's base slot, when from is 0
+	FromCol  *column.Column // the key column (a joined one, or the base column or its prototype)
 	idx      *column.JoinIndex
 	// fromDict maps the dictionary index of a cached text key column to
 	// the to-row; a streamed batch's dictionary is mapped through toLook
@@ -24,9 +24,9 @@ type joinStep struct {
 	strs map[string]int32
 }
 
-// newJoinStep prepares the lookup of to's rows from values of fromCol.
-func newJoinStep(ctx context.Context, from, to int, fromCol, toCol *column.Column) (*joinStep, error) {
-	s := &joinStep{from: from, to: to, fromCol: fromCol}
+// NewJoinStep prepares the lookup of to's rows from values of fromCol.
+func NewJoinStep(ctx context.Context, from, to int, fromCol, toCol *column.Column) (*JoinStep, error) {
+	s := &JoinStep{From: from, To: to, FromCol: fromCol}
 	// Same-typed keys compare as integers (floats by their bits); keys of
 	// different types compare by canonical rendering, as text parameters
 	// would.
@@ -61,11 +61,11 @@ func newJoinStep(ctx context.Context, from, to int, fromCol, toCol *column.Colum
 	return s, nil
 }
 
-// apply writes to out[k] the to-row of the row from[k] of c (-1: none); c
+// Apply writes to out[k] the to-row of the row from[k] of c (-1: none); c
 // is the key column of this batch. m caches a streamed dictionary's rows.
-func (s *joinStep) apply(c *column.Column, from []int32, out []int32, m *dictMap) {
+func (s *JoinStep) Apply(c *column.Column, from []int32, out []int32, m *DictMap) {
 	switch {
-	case s.fromDict != nil && c == s.fromCol:
+	case s.fromDict != nil && c == s.FromCol:
 		for k, r := range from {
 			if r < 0 || !c.IsValid(r) {
 				out[k] = -1
@@ -127,7 +127,7 @@ func (s *joinStep) apply(c *column.Column, from []int32, out []int32, m *dictMap
 }
 
 // lookText finds the to-row of a text key of a streamed batch.
-func (s *joinStep) lookText(v string) (int32, bool) {
+func (s *JoinStep) lookText(v string) (int32, bool) {
 	k, ok := s.toLook[v]
 	if !ok {
 		return 0, false
