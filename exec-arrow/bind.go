@@ -115,8 +115,8 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *kernel.Meter, s
 	}
 	for i, j := range leg.Joins {
 		from, fc := col(domain.ColumnRef{Alias: j.FromAlias, Column: j.FromColumn})
-		_, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
-		s, err := kernel.NewJoinStep(ctx, from, i+1, fc, tc)
+		to, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
+		s, err := kernel.NewJoinStep(ctx, from, i+1, heldIn(q.views[from], fc), heldIn(q.views[to], tc))
 		if err != nil {
 			return nil, fmt.Errorf("join %s: model %s: %w", j.Relationship, j.To.Model, err)
 		}
@@ -125,7 +125,7 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *kernel.Meter, s
 	}
 	for _, f := range leg.Filters {
 		a, c := col(f.Column)
-		p, err := kernel.CallerPredicate(a, c, f)
+		p, err := kernel.CallerPredicate(a, heldIn(q.views[a], c), f)
 		if err != nil {
 			return nil, err
 		}
@@ -377,7 +377,7 @@ func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int
 		}
 		for _, t := range terms {
 			_, c := col(domain.ColumnRef{Alias: base, Column: t.InputColumn()})
-			tp, err := kernel.NewTermPlan(ctx, t, slotOf[t.InputColumn()], c, q.groupSpace(), !q.streamed)
+			tp, err := kernel.NewTermPlan(ctx, t, slotOf[t.InputColumn()], heldIn(q.views[0], c), q.groupSpace(), !q.streamed)
 			if err != nil {
 				return fmt.Errorf("metric %s: %w", m.Name, err)
 			}
@@ -390,7 +390,7 @@ func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int
 			k, ok := keys[rf]
 			if !ok {
 				_, c := col(domain.ColumnRef{Alias: base, Column: rf.Column})
-				p, err := kernel.RequiredPredicate(c, rf)
+				p, err := kernel.RequiredPredicate(heldIn(q.views[0], c), rf)
 				if err != nil {
 					return fmt.Errorf("metric %s: %w", m.Name, err)
 				}
@@ -422,7 +422,7 @@ func (q *query) bindDims(ctx context.Context, col func(domain.ColumnRef) (int, *
 			q.Radix = append(q.Radix, streamedRadix)
 			continue
 		}
-		codes, err := c.GroupCodes(ctx)
+		codes, err := heldIn(q.views[a], c).GroupCodes(ctx)
 		if err != nil {
 			return err
 		}

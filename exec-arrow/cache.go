@@ -61,6 +61,7 @@ type colEntry struct {
 	t       *tableEntry
 	w       format.Want
 	col     *column.Column
+	derived *column.Derived // what is derived from col, accounted to this entry
 	bytes   int64
 	pins    int
 	lastUse int64
@@ -238,7 +239,10 @@ type tableView struct {
 	rows  int
 	segs  []column.Segment
 	cols  map[string]*column.Column
-	pins  []*colEntry
+	// derived holds, per column of cols, what is derived from it: the
+	// cache entry's, or a combine's own.
+	derived map[string]*column.Derived
+	pins    []*colEntry
 	// fileBytes is what this question read from the table's files to load
 	// its columns; zero when they were all cached.
 	fileBytes int64
@@ -250,7 +254,8 @@ func (c *cache) pinLocked(t *tableEntry, wants []format.Want) *tableView {
 	if !t.loaded {
 		return nil
 	}
-	v := &tableView{entry: t, rows: t.rows, segs: t.segs, cols: make(map[string]*column.Column, len(wants))}
+	v := &tableView{entry: t, rows: t.rows, segs: t.segs, cols: make(map[string]*column.Column, len(wants)),
+		derived: make(map[string]*column.Derived, len(wants))}
 	var found []*colEntry
 	for _, w := range wants {
 		ce := t.lookupLocked(w)
@@ -259,6 +264,7 @@ func (c *cache) pinLocked(t *tableEntry, wants []format.Want) *tableView {
 		}
 		found = append(found, ce)
 		v.cols[w.Name] = ce.col
+		v.derived[w.Name] = ce.derived
 	}
 	c.clock++
 	for _, ce := range found {
@@ -425,7 +431,7 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 	for _, w := range missing {
 		col := byName[w.Name]
 		ce := &colEntry{t: t, w: w, col: col, bytes: col.Bytes, lastUse: c.clock}
-		col.Owner = ce
+		ce.derived = column.NewDerived(col, ce)
 		if w.Type == domain.TypeUnset {
 			t.types[w.Name] = col.Type
 		}
@@ -456,4 +462,16 @@ func sameSegments(a, b []column.Segment) bool {
 		}
 	}
 	return true
+}
+
+// heldIn returns what is derived from c, a column of v (nil when the table
+// is streamed): its cache entry's structures, or fresh ones, built on
+// demand and accounted to nothing, for a streamed slot's prototype.
+func heldIn(v *tableView, c *column.Column) *column.Derived {
+	if v != nil {
+		if d := v.derived[c.Name]; d != nil && d.Column() == c {
+			return d
+		}
+	}
+	return column.NewDerived(c, nil)
 }

@@ -111,10 +111,15 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 	n := len(legs[0].Rows)
 	q := &query{plan: answer, leg: &domain.Leg{}, views: make([]*tableView, len(legs)),
 		Query: kernel.Query{Parallel: c.parallel, Rows: n, Base: tables[0], Aliases: len(legs), TimeSlot: len(plan.Legs[0].Dimensions)}}
+	derived := make([][]*column.Derived, len(tables))
+	held := func(leg, col int) *column.Derived { return derived[leg][col] }
 	for i, cols := range tables {
-		v := &tableView{rows: len(legs[i].Rows), cols: map[string]*column.Column{}}
-		for _, col := range cols {
+		v := &tableView{rows: len(legs[i].Rows), cols: map[string]*column.Column{}, derived: map[string]*column.Derived{}}
+		derived[i] = make([]*column.Derived, len(cols))
+		for k, col := range cols {
+			derived[i][k] = column.NewDerived(col, nil) // the legs' columns live as long as the combine
 			v.cols[col.Name] = col
+			v.derived[col.Name] = derived[i][k]
 		}
 		q.views[i] = v
 	}
@@ -125,7 +130,7 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 		return nil, err
 	}
 	for _, l := range comb.Links {
-		s, err := kernel.NewJoinStep(ctx, l.From.Leg, l.Leg, tables[l.From.Leg][l.From.Column], tables[l.Leg][0])
+		s, err := kernel.NewJoinStep(ctx, l.From.Leg, l.Leg, held(l.From.Leg, l.From.Column), held(l.Leg, 0))
 		if err != nil {
 			return nil, fmt.Errorf("link %s: %w", l.Relationship, err)
 		}
@@ -133,7 +138,7 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 		q.Joins = append(q.Joins, s)
 	}
 	for _, f := range comb.Filters {
-		p, err := kernel.CallerPredicate(f.Column.Leg, tables[f.Column.Leg][f.Column.Column],
+		p, err := kernel.CallerPredicate(f.Column.Leg, held(f.Column.Leg, f.Column.Column),
 			domain.FilterRef{Dimension: f.Dimension, Op: f.Op, Values: f.Values})
 		if err != nil {
 			return nil, err
@@ -147,7 +152,7 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 	}
 	for _, lc := range comb.Dimensions {
 		col := tables[lc.Leg][lc.Column]
-		codes, err := col.GroupCodes(ctx)
+		codes, err := held(lc.Leg, lc.Column).GroupCodes(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +160,7 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 		q.Radix = append(q.Radix, uint64(codes.Card())+1)
 	}
 	for _, cm := range comb.Metrics {
-		mp, err := combineMetric(cm, tables[0])
+		mp, err := combineMetric(cm, derived[0])
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +168,7 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 		q.Needs = append(q.Needs, 0)
 	}
 	q.timeOnly = q.slotUses(q.TimeSlot) == 0
-	p, err := kernel.Scan(ctx, &q.Query, kernel.NewCachedProducer(&q.Query, q.views[0].cols, q.views[0].segs), mem, nil)
+	p, err := kernel.Scan(ctx, &q.Query, kernel.NewCachedProducer(&q.Query, q.views[0].derived, q.views[0].segs), mem, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -172,16 +177,16 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 
 // combineMetric is the metric plan that re-aggregates cm's partials, the
 // columns of the base leg's rows.
-func combineMetric(cm domain.CombineMetric, base []*column.Column) (*kernel.MetricPlan, error) {
+func combineMetric(cm domain.CombineMetric, base []*column.Derived) (*kernel.MetricPlan, error) {
 	mp := &kernel.MetricPlan{Name: cm.Name, Ratio: cm.Measure.Ratio}
 	add := func(op kernel.TermOp, i int) (int, error) {
-		col := base[i]
+		col := base[i].Column()
 		tp := &kernel.TermPlan{Op: op, Slot: i, Col: col, Float: col.Type == domain.TypeFloat || col.Type == domain.TypeDecimal}
 		switch {
 		case op == kernel.OpSum && !col.Numeric():
 			return 0, fmt.Errorf("metric %s: a partial to sum is %s, not a number", cm.Name, col.Type)
 		case col.Type == domain.TypeText:
-			tp.Rank = col.Ranks()
+			tp.Rank = base[i].Ranks()
 		}
 		mp.Terms = append(mp.Terms, tp)
 		return len(mp.Terms) - 1, nil

@@ -90,7 +90,7 @@ func inject(t testing.TB, e *Engine, table string, rows int, cols ...*column.Col
 	for _, col := range cols {
 		w := format.Want{Name: col.Name, Type: col.Type}
 		ce := &colEntry{t: en, w: w, col: col, bytes: col.Bytes}
-		col.Owner = ce
+		ce.derived = column.NewDerived(col, ce)
 		en.cols[w] = ce
 		c.used += col.Bytes
 	}

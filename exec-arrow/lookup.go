@@ -98,8 +98,8 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *kernel.Meter)
 	var steps []*kernel.JoinStep
 	for i, j := range leg.Joins {
 		from, fc := col(domain.ColumnRef{Alias: j.FromAlias, Column: j.FromColumn})
-		_, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
-		s, err := kernel.NewJoinStep(ctx, from, i+1, fc, tc)
+		to, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
+		s, err := kernel.NewJoinStep(ctx, from, i+1, heldIn(views[from], fc), heldIn(views[to], tc))
 		if err != nil {
 			return nil, fmt.Errorf("join %s: model %s: %w", j.Relationship, j.To.Model, err)
 		}
@@ -109,7 +109,7 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *kernel.Meter)
 	preds := []*kernel.Predicate{{Alias: keyAlias, Col: keyCol, AnyValue: true}}
 	for _, f := range leg.Filters {
 		a, c := col(f.Column)
-		p, err := kernel.CallerPredicate(a, c, f)
+		p, err := kernel.CallerPredicate(a, heldIn(views[a], c), f)
 		if err != nil {
 			return nil, err
 		}

@@ -62,7 +62,7 @@ type fileProducer struct {
 // columns, or a stream of its files.
 func (e *Engine) producer(ctx context.Context, q *query, mem *kernel.Reservation, m *kernel.Meter) (kernel.Producer, error) {
 	if !q.streamed {
-		return kernel.NewCachedProducer(&q.Query, q.views[0].cols, q.views[0].segs), nil
+		return kernel.NewCachedProducer(&q.Query, q.views[0].derived, q.views[0].segs), nil
 	}
 	fsys := e.cfg.Files
 	if m != nil {

@@ -3,7 +3,6 @@ package column
 import (
 	"context"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,9 +23,9 @@ import (
 //	timestamp         *array.Int64 (microseconds since 1970-01-01T00:00:00Z)
 //	text              *array.Dictionary (int32 indices over a string dictionary)
 //
-// A column is immutable once built; the derived structures (group codes,
-// byte-order ranks, join indexes) are built lazily, once, and accounted
-// against the working set through the table entry that owns the column.
+// A column is immutable once built. What is derived from it (group codes,
+// byte-order ranks, join indexes, day zones) is not part of it: a Derived
+// holds it, owned by whoever holds the column (the cache entry).
 type Column struct {
 	ID   uint64 // unique per column, for per-batch caches (dictMap)
 	Name string
@@ -49,28 +48,6 @@ type Column struct {
 	// ValidOnly marks a column read for its validity alone (the input of
 	// count or is_not_null): valid is set, the values are not.
 	ValidOnly bool
-
-	Owner Owner // the cache entry, for accounting derived structures; nil for a streamed batch
-
-	zoneOnce sync.Once
-	zoneList []DayZone // per-segment day ranges of a time column; see zones
-
-	// Derived structures, each built under its own lock and kept only
-	// when the build succeeded: a cancelled or refused build is retried by
-	// the next query.
-	codesMu  sync.Mutex
-	codes    *CodeSet
-	rankMu   sync.Mutex
-	rank     []int32 // text: byte-order rank of each dictionary entry
-	lookupMu sync.Mutex
-	lookup   map[string]int32 // text: dictionary entry → index
-	joinMu   sync.Mutex
-	join     *JoinIndex
-	rendered map[string]int32 // rows by canonical rendering, for joins across types
-	// fromDict caches, for a text column joined to another text column,
-	// the joined table's row per dictionary index of this column.
-	FromMu   sync.Mutex
-	FromDict map[*Column][]int32
 }
 
 // New wraps arr (whose data offset must be 0) as a column of type typ.
@@ -170,55 +147,41 @@ func DayOfMicros(us int64) int32 {
 
 // Ranks returns, for a text column, the byte-order rank of each dictionary
 // entry, so min, max and ordering compare small integers.
-func (c *Column) Ranks() []int32 {
-	c.rankMu.Lock()
-	defer c.rankMu.Unlock()
-	if c.rank == nil {
+func (d *Derived) Ranks() []int32 {
+	c := d.col
+	d.rankMu.Lock()
+	defer d.rankMu.Unlock()
+	if d.rank == nil {
 		order := make([]int32, len(c.Dict))
 		for i := range order {
 			order[i] = int32(i)
 		}
 		sort.Slice(order, func(a, b int) bool { return c.Dict[order[a]] < c.Dict[order[b]] })
-		c.rank = make([]int32, len(c.Dict))
+		d.rank = make([]int32, len(c.Dict))
 		for r, i := range order {
-			c.rank[i] = int32(r)
+			d.rank[i] = int32(r)
 		}
-		c.account(int64(8 * len(c.Dict)))
+		d.account(int64(8 * len(c.Dict)))
 	}
-	return c.rank
+	return d.rank
 }
 
 // DictLookup returns the index of every dictionary entry of a text column.
-func (c *Column) DictLookup() (map[string]int32, error) {
-	c.lookupMu.Lock()
-	defer c.lookupMu.Unlock()
-	if c.lookup == nil {
-		if err := c.Reserve(int64(len(c.Dict)) * 48); err != nil {
+func (d *Derived) DictLookup() (map[string]int32, error) {
+	c := d.col
+	d.lookupMu.Lock()
+	defer d.lookupMu.Unlock()
+	if d.lookup == nil {
+		if err := d.reserve(int64(len(c.Dict)) * 48); err != nil {
 			return nil, err
 		}
 		m := make(map[string]int32, len(c.Dict))
 		for i, s := range c.Dict {
 			m[s] = int32(i)
 		}
-		c.lookup = m
+		d.lookup = m
 	}
-	return c.lookup, nil
-}
-
-// Reserve accounts n bytes of a derived structure of c to its table entry,
-// failing when the working set cannot hold them.
-func (c *Column) Reserve(n int64) error {
-	if c.Owner == nil {
-		return nil
-	}
-	return c.Owner.ReserveDerived(n)
-}
-
-// account records n bytes already allocated for a derived structure.
-func (c *Column) account(n int64) {
-	if c.Owner != nil {
-		c.Owner.AccountDerived(n)
-	}
+	return d.lookup, nil
 }
 
 // CodeSet is the dictionary encoding of a column used as a group key or a
@@ -234,38 +197,31 @@ type CodeSet struct {
 func (s *CodeSet) Card() int { return len(s.Values) }
 
 // GroupCodes returns the column's code set, building it once.
-func (c *Column) GroupCodes(ctx context.Context) (*CodeSet, error) {
-	c.codesMu.Lock()
-	defer c.codesMu.Unlock()
-	if c.codes == nil {
-		size := int64(4 * c.N)
-		if err := c.Reserve(size); err != nil {
+func (d *Derived) GroupCodes(ctx context.Context) (*CodeSet, error) {
+	d.codesMu.Lock()
+	defer d.codesMu.Unlock()
+	if d.codes == nil {
+		size := int64(4 * d.col.N)
+		if err := d.reserve(size); err != nil {
 			return nil, err
 		}
-		s, err := buildCodes(ctx, c)
+		s, err := buildCodes(ctx, d)
 		if err != nil {
-			c.unreserve(size)
+			d.unreserve(size)
 			return nil, err
 		}
-		c.codes = s
-		c.account(int64(len(s.Values)) * 48)
+		d.codes = s
+		d.account(int64(len(s.Values)) * 48)
 	}
-	return c.codes, nil
-}
-
-// unreserve returns bytes reserved for a derived structure that was not
-// built.
-func (c *Column) unreserve(n int64) {
-	if c.Owner != nil {
-		c.Owner.AccountDerived(-n)
-	}
+	return d.codes, nil
 }
 
 // CheckEvery is how many rows a derived build handles between checks of
 // the context.
 const CheckEvery = 1 << 16
 
-func buildCodes(ctx context.Context, c *Column) (*CodeSet, error) {
+func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
+	c := d.col
 	s := &CodeSet{Codes: make([]int32, c.N)}
 	switch c.Type {
 	case domain.TypeText:
@@ -278,7 +234,7 @@ func buildCodes(ctx context.Context, c *Column) (*CodeSet, error) {
 		for i, v := range c.Dict {
 			s.Values[i] = domain.Text(v)
 		}
-		rk := c.Ranks()
+		rk := d.Ranks()
 		s.Order = append([]int32(nil), rk...)
 		return s, nil
 	case domain.TypeBoolean:
@@ -385,15 +341,3 @@ var ColumnIDs atomic.Uint64
 // checks the context within milliseconds, large enough that per-batch
 // overhead vanishes.
 const ChunkRows = 1 << 16
-
-// Owner is what a cached column's derived structures are accounted to:
-// the cache entry that holds the column. It is how a derived build asks
-// the working set for room without the column knowing the cache.
-type Owner interface {
-	// reserveDerived accounts n bytes, failing when they do not fit.
-	ReserveDerived(n int64) error
-	// accountDerived records n bytes already allocated (negative: given back).
-	AccountDerived(n int64)
-	// retired reports whether the column was evicted or replaced.
-	Retired() bool
-}

@@ -47,17 +47,17 @@ func (c *Column) Key64(r int32) int64 {
 }
 
 // JoinKeys returns the column's join index, building it once.
-func (c *Column) JoinKeys(ctx context.Context) (*JoinIndex, error) {
-	c.joinMu.Lock()
-	defer c.joinMu.Unlock()
-	if c.join == nil {
-		j, err := c.buildJoin(ctx)
+func (d *Derived) JoinKeys(ctx context.Context) (*JoinIndex, error) {
+	d.joinMu.Lock()
+	defer d.joinMu.Unlock()
+	if d.join == nil {
+		j, err := d.buildJoin(ctx)
 		if err != nil {
 			return nil, err
 		}
-		c.join = j
+		d.join = j
 	}
-	return c.join, nil
+	return d.join, nil
 }
 
 // ErrDuplicateKey is wrapped by the error of a join whose key column holds
@@ -68,12 +68,13 @@ func (c *Column) dupKey() error {
 	return fmt.Errorf("column %s holds a key twice: %w", c.Name, ErrDuplicateKey)
 }
 
-func (c *Column) buildJoin(ctx context.Context) (*JoinIndex, error) {
+func (d *Derived) buildJoin(ctx context.Context) (*JoinIndex, error) {
+	c := d.col
 	j := &JoinIndex{}
 	switch c.Type {
 	case domain.TypeText:
 		size := int64(4 * len(c.Dict))
-		if err := c.Reserve(size); err != nil {
+		if err := d.reserve(size); err != nil {
 			return nil, err
 		}
 		j.ByIdx = make([]int32, len(c.Dict))
@@ -86,7 +87,7 @@ func (c *Column) buildJoin(ctx context.Context) (*JoinIndex, error) {
 			}
 			k := c.Idx[r]
 			if j.ByIdx[k] >= 0 {
-				c.unreserve(size)
+				d.unreserve(size)
 				return nil, c.dupKey()
 			}
 			j.ByIdx[k] = int32(r)
@@ -102,7 +103,7 @@ func (c *Column) buildJoin(ctx context.Context) (*JoinIndex, error) {
 		}
 		if any && hi-lo >= 0 && uint64(hi-lo) < uint64(4*c.N+1024) {
 			size := 4 * (hi - lo + 1)
-			if err := c.Reserve(size); err != nil {
+			if err := d.reserve(size); err != nil {
 				return nil, err
 			}
 			j.Min = lo
@@ -111,7 +112,7 @@ func (c *Column) buildJoin(ctx context.Context) (*JoinIndex, error) {
 				if c.IsValid(int32(r)) {
 					o := c.Ints[r] - lo
 					if j.Dense[o] != 0 {
-						c.unreserve(size)
+						d.unreserve(size)
 						return nil, c.dupKey()
 					}
 					j.Dense[o] = int32(r) + 1
@@ -121,19 +122,19 @@ func (c *Column) buildJoin(ctx context.Context) (*JoinIndex, error) {
 		}
 	}
 	size := int64(32 * c.N)
-	if err := c.Reserve(size); err != nil {
+	if err := d.reserve(size); err != nil {
 		return nil, err
 	}
 	j.Ints = make(map[int64]int32, c.N)
 	for r := 0; r < c.N; r++ {
 		if r%CheckEvery == 0 && ctx.Err() != nil {
-			c.unreserve(size)
+			d.unreserve(size)
 			return nil, ctx.Err()
 		}
 		if c.IsValid(int32(r)) {
 			k := c.Key64(int32(r))
 			if _, dup := j.Ints[k]; dup {
-				c.unreserve(size)
+				d.unreserve(size)
 				return nil, c.dupKey()
 			}
 			j.Ints[k] = int32(r)
@@ -144,14 +145,15 @@ func (c *Column) buildJoin(ctx context.Context) (*JoinIndex, error) {
 
 // RenderedKeys indexes the rows of c by the canonical rendering of their
 // values, for joins between columns of different types.
-func (c *Column) RenderedKeys() (map[string]int32, error) {
-	c.joinMu.Lock()
-	defer c.joinMu.Unlock()
-	if c.rendered != nil {
-		return c.rendered, nil
+func (d *Derived) RenderedKeys() (map[string]int32, error) {
+	c := d.col
+	d.joinMu.Lock()
+	defer d.joinMu.Unlock()
+	if d.rendered != nil {
+		return d.rendered, nil
 	}
 	size := int64(64 * c.N)
-	if err := c.Reserve(size); err != nil {
+	if err := d.reserve(size); err != nil {
 		return nil, err
 	}
 	m := make(map[string]int32, c.N)
@@ -159,45 +161,46 @@ func (c *Column) RenderedKeys() (map[string]int32, error) {
 		if c.IsValid(int32(r)) {
 			k := c.Cell(int32(r)).Render()
 			if _, dup := m[k]; dup {
-				c.unreserve(size)
+				d.unreserve(size)
 				return nil, c.dupKey()
 			}
 			m[k] = int32(r)
 		}
 	}
-	c.rendered = m
+	d.rendered = m
 	return m, nil
 }
 
 // TextKeys returns the join index of a text key column and its
 // dictionary's lookup: a key's text gives its dictionary index, which
 // gives its row.
-func (c *Column) TextKeys(ctx context.Context) (*JoinIndex, map[string]int32, error) {
-	idx, err := c.JoinKeys(ctx)
+func (d *Derived) TextKeys(ctx context.Context) (*JoinIndex, map[string]int32, error) {
+	idx, err := d.JoinKeys(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	look, err := c.DictLookup()
+	look, err := d.DictLookup()
 	if err != nil {
 		return nil, nil, err
 	}
 	return idx, look, nil
 }
 
-// DictRows returns, per dictionary index of c, the row of toCol holding
-// the same text (-1: none), built once per pair of columns.
-func (c *Column) DictRows(ctx context.Context, toCol *Column) ([]int32, error) {
-	c.FromMu.Lock()
-	defer c.FromMu.Unlock()
-	if m, ok := c.FromDict[toCol]; ok {
+// DictRows returns, per dictionary index of d's column, the row of to's
+// column holding the same text (-1: none), built once per pair of columns.
+func (d *Derived) DictRows(ctx context.Context, to *Derived) ([]int32, error) {
+	c := d.col
+	d.fromMu.Lock()
+	defer d.fromMu.Unlock()
+	if m, ok := d.fromDict[to]; ok {
 		return m, nil
 	}
-	idx, look, err := toCol.TextKeys(ctx)
+	idx, look, err := to.TextKeys(ctx)
 	if err != nil {
 		return nil, err
 	}
 	size := int64(4 * len(c.Dict))
-	if err := c.Reserve(size); err != nil {
+	if err := d.reserve(size); err != nil {
 		return nil, err
 	}
 	m := make([]int32, len(c.Dict))
@@ -207,14 +210,14 @@ func (c *Column) DictRows(ctx context.Context, toCol *Column) ([]int32, error) {
 			m[i] = idx.ByIdx[k]
 		}
 	}
-	if c.FromDict == nil {
-		c.FromDict = map[*Column][]int32{}
+	if d.fromDict == nil {
+		d.fromDict = map[*Derived][]int32{}
 	}
-	for k := range c.FromDict {
-		if k.Owner != nil && k.Owner.Retired() {
-			delete(c.FromDict, k) // the joined column was reloaded or evicted
+	for k := range d.fromDict {
+		if k.owner != nil && k.owner.Retired() {
+			delete(d.fromDict, k) // the joined column was reloaded or evicted
 		}
 	}
-	c.FromDict[toCol] = m
+	d.fromDict[to] = m
 	return m, nil
 }

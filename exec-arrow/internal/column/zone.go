@@ -11,15 +11,15 @@ type DayZone struct{ Min, Max int32 }
 // range, and tables are usually stored roughly in time order, so whole
 // segments outside the range are skipped without touching their rows, as
 // Parquet row-group statistics skip row groups when the table is streamed.
-func (c *Column) Zones(segs []Segment) []DayZone {
-	c.zoneOnce.Do(func() {
+func (d *Derived) Zones(segs []Segment) []DayZone {
+	d.zoneOnce.Do(func() {
 		z := make([]DayZone, len(segs))
 		for k, s := range segs {
-			z[k] = ZoneOf(c, s.Lo, s.Hi)
+			z[k] = ZoneOf(d.col, s.Lo, s.Hi)
 		}
-		c.zoneList = z
+		d.zoneList = z
 	})
-	return c.zoneList
+	return d.zoneList
 }
 
 // Segment is a run of a table's rows that is read, cached and scanned as

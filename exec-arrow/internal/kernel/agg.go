@@ -52,7 +52,11 @@ type TermPlan struct {
 // (group, value) pairs is used instead.
 const distinctBitsetMaxBytes = 32 << 20
 
-func NewTermPlan(ctx context.Context, t domain.Term, slot int, c *column.Column, groupSpace uint64, cached bool) (*TermPlan, error) {
+// NewTermPlan plans term t over the column held (in base slot slot): its
+// operation, and for a cached column the group codes count_distinct counts
+// and the ranks min and max of text compare.
+func NewTermPlan(ctx context.Context, t domain.Term, slot int, held *column.Derived, groupSpace uint64, cached bool) (*TermPlan, error) {
+	c := held.Column()
 	tp := &TermPlan{Slot: slot, Col: c, Float: c.Type == domain.TypeFloat || c.Type == domain.TypeDecimal}
 	if t.CountIf != "" {
 		if c.Type != domain.TypeBoolean {
@@ -77,7 +81,7 @@ func NewTermPlan(ctx context.Context, t domain.Term, slot int, c *column.Column,
 		if !cached {
 			return tp, nil
 		}
-		codes, err := c.GroupCodes(ctx)
+		codes, err := held.GroupCodes(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -92,7 +96,7 @@ func NewTermPlan(ctx context.Context, t domain.Term, slot int, c *column.Column,
 			tp.Op = OpMax
 		}
 		if c.Type == domain.TypeText && cached {
-			tp.Rank = c.Ranks()
+			tp.Rank = held.Ranks()
 		}
 	default:
 		return nil, fmt.Errorf("unknown aggregate %q", t.Aggregate)

@@ -56,12 +56,12 @@ type cachedProducer struct {
 	cols  []*column.Column
 }
 
-func NewCachedProducer(q *Query, cached map[string]*column.Column, segs []column.Segment) *cachedProducer {
+func NewCachedProducer(q *Query, held map[string]*column.Derived, segs []column.Segment) *cachedProducer {
 	cols := make([]*column.Column, len(q.Base))
 	for i, proto := range q.Base {
-		cols[i] = cached[proto.Name]
+		cols[i] = held[proto.Name].Column()
 	}
-	return &cachedProducer{q: q, segs: segs, cols: cols, zones: cols[q.TimeSlot].Zones(segs)}
+	return &cachedProducer{q: q, segs: segs, cols: cols, zones: held[q.Base[q.TimeSlot].Name].Zones(segs)}
 }
 
 func (p *cachedProducer) Scan(ctx context.Context, w int, each func(*Batch) error) error {

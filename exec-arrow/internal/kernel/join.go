@@ -24,8 +24,11 @@ type JoinStep struct {
 	strs map[string]int32
 }
 
-// NewJoinStep prepares the lookup of to's rows from values of fromCol.
-func NewJoinStep(ctx context.Context, from, to int, fromCol, toCol *column.Column) (*JoinStep, error) {
+// NewJoinStep prepares the lookup of to's rows from values of fromKey's
+// column, building (or finding) the join index among toKey's derived
+// structures.
+func NewJoinStep(ctx context.Context, from, to int, fromKey, toKey *column.Derived) (*JoinStep, error) {
+	fromCol, toCol := fromKey.Column(), toKey.Column()
 	s := &JoinStep{From: from, To: to, FromCol: fromCol}
 	// Same-typed keys compare as integers (floats by their bits); keys of
 	// different types compare by canonical rendering, as text parameters
@@ -34,25 +37,25 @@ func NewJoinStep(ctx context.Context, from, to int, fromCol, toCol *column.Colum
 	sameText := fromCol.Type == domain.TypeText && toCol.Type == domain.TypeText
 	switch {
 	case sameText && fromCol.Dict != nil:
-		m, err := fromCol.DictRows(ctx, toCol)
+		m, err := fromKey.DictRows(ctx, toKey)
 		if err != nil {
 			return nil, err
 		}
 		s.fromDict = m
 	case sameText:
-		idx, look, err := toCol.TextKeys(ctx)
+		idx, look, err := toKey.TextKeys(ctx)
 		if err != nil {
 			return nil, err
 		}
 		s.toIdx, s.toLook = idx, look
 	case sameInt:
-		idx, err := toCol.JoinKeys(ctx)
+		idx, err := toKey.JoinKeys(ctx)
 		if err != nil {
 			return nil, err
 		}
 		s.idx = idx
 	default:
-		m, err := toCol.RenderedKeys()
+		m, err := toKey.RenderedKeys()
 		if err != nil {
 			return nil, err
 		}

@@ -32,7 +32,8 @@ type Predicate struct {
 
 // newPredicate compiles values against c. Values no value of c renders as
 // are dropped: they can match nothing.
-func newPredicate(alias int, c *column.Column, values []string, negate, keepNull bool) (*Predicate, error) {
+func newPredicate(alias int, held *column.Derived, values []string, negate, keepNull bool) (*Predicate, error) {
+	c := held.Column()
 	p := &Predicate{Alias: alias, Col: c, negate: negate, keepNull: keepNull}
 	for _, s := range values {
 		switch c.Type {
@@ -68,7 +69,7 @@ func newPredicate(alias int, c *column.Column, values []string, negate, keepNull
 	if c.Type == domain.TypeText && c.Dict != nil && !c.ValidOnly {
 		// A column every batch shares (cached or joined): look the values
 		// up in its dictionary once.
-		look, err := c.DictLookup()
+		look, err := held.DictLookup()
 		if err != nil {
 			return nil, err
 		}
@@ -106,29 +107,30 @@ func b2i(b bool) int64 {
 
 // CallerPredicate compiles a caller filter: eq and in keep rows whose value
 // is one of the values; not_in keeps the others and the nulls.
-func CallerPredicate(alias int, c *column.Column, f domain.FilterRef) (*Predicate, error) {
+func CallerPredicate(alias int, held *column.Derived, f domain.FilterRef) (*Predicate, error) {
 	switch f.Op {
 	case domain.OpEq, domain.OpIn:
-		return newPredicate(alias, c, f.Values, false, false)
+		return newPredicate(alias, held, f.Values, false, false)
 	case domain.OpNotIn:
-		return newPredicate(alias, c, f.Values, true, true)
+		return newPredicate(alias, held, f.Values, true, true)
 	}
 	return nil, fmt.Errorf("filter on %s: unknown operator %q", f.Dimension, f.Op)
 }
 
 // RequiredPredicate compiles a metric's required filter, with SQL's
 // semantics: a null passes none of them.
-func RequiredPredicate(c *column.Column, rf domain.RequiredFilter) (*Predicate, error) {
+func RequiredPredicate(held *column.Derived, rf domain.RequiredFilter) (*Predicate, error) {
+	c := held.Column()
 	switch rf.Op {
 	case domain.Equals:
-		return newPredicate(0, c, []string{rf.Value}, false, false)
+		return newPredicate(0, held, []string{rf.Value}, false, false)
 	case domain.NotEquals:
-		return newPredicate(0, c, []string{rf.Value}, true, false)
+		return newPredicate(0, held, []string{rf.Value}, true, false)
 	case domain.IsTrue:
 		if c.Type != domain.TypeBoolean {
 			return nil, fmt.Errorf("required filter is_true on column %s, which is %s, not boolean", c.Name, c.Type)
 		}
-		return newPredicate(0, c, []string{"true"}, false, false)
+		return newPredicate(0, held, []string{"true"}, false, false)
 	case domain.IsNotNull:
 		return &Predicate{Col: c, AnyValue: true}, nil
 	}
