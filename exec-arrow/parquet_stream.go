@@ -7,8 +7,6 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
@@ -135,36 +133,8 @@ func (q *query) rowGroupMeets(rgm *metadata.RowGroupMetaData, leaf int, descr *s
 	if st, err := cc.Statistics(); err == nil && st != nil && st.HasNullCount() && st.NullCount() >= rgm.NumRows() {
 		return false
 	}
-	z, ok := statsZone(rgm, leaf, descr, false)
+	z, ok := format.StatsZone(rgm, leaf, descr, false)
 	return !ok || q.Meets(z)
-}
-
-// statsZone is the day range of a date or timestamp column in a row group,
-// from its statistics; with noNulls, only when they also say it holds no
-// null.
-func statsZone(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, noNulls bool) (column.DayZone, bool) {
-	cc, err := rgm.ColumnChunk(leaf)
-	if err != nil {
-		return column.DayZone{}, false
-	}
-	st, err := cc.Statistics()
-	if err != nil || st == nil || !st.HasMinMax() {
-		return column.DayZone{}, false
-	}
-	if noNulls && (descr.MaxDefinitionLevel() > 0 && (!st.HasNullCount() || st.NullCount() > 0)) {
-		return column.DayZone{}, false
-	}
-	toDay, ok := format.ParquetDay(descr)
-	if !ok {
-		return column.DayZone{}, false
-	}
-	switch s := st.(type) {
-	case *metadata.Int32Statistics:
-		return column.DayZone{Min: toDay(int64(s.Min())), Max: toDay(int64(s.Max()))}, true
-	case *metadata.Int64Statistics:
-		return column.DayZone{Min: toDay(s.Min()), Max: toDay(s.Max())}, true
-	}
-	return column.DayZone{}, false
 }
 
 // parquetReaders are one worker's readers of the table's Parquet parts,
@@ -244,7 +214,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	bucket, one := int32(0), false
 	full := pp.full
 	if q.timeOnly {
-		if z, ok := statsZone(rgm, pp.leaves[q.TimeSlot], pp.md.Schema.Column(pp.leaves[q.TimeSlot]), true); ok {
+		if z, ok := format.StatsZone(rgm, pp.leaves[q.TimeSlot], pp.md.Schema.Column(pp.leaves[q.TimeSlot]), true); ok {
 			if bucket, one = q.OneBucket(z); one {
 				full = slices.DeleteFunc(slices.Clone(full), func(s int) bool { return s == q.TimeSlot })
 			}
@@ -253,7 +223,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	// A row group whose statistics put every time in the range needs no
 	// batch checked against it.
 	inside := false
-	if z, ok := statsZone(rgm, pp.leaves[q.TimeSlot], pp.md.Schema.Column(pp.leaves[q.TimeSlot]), false); ok {
+	if z, ok := format.StatsZone(rgm, pp.leaves[q.TimeSlot], pp.md.Schema.Column(pp.leaves[q.TimeSlot]), false); ok {
 		inside = z.Min >= q.Start && z.Max < q.Start+q.Span
 	}
 	// Required text, date and integer columns of dictionary pages are
@@ -327,7 +297,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 					}
 					return c, nil
 				}
-				return batchColumn(q.Base[s], rec.Column(recCol[s]), pp.p.Path, base, q.inferred[s])
+				return format.BatchColumn(q.Base[s], rec.Column(recCol[s]), pp.p.Path, base, q.inferred[s])
 			}
 			// The time column first: a batch outside the range is
 			// skipped without converting the rest.
@@ -383,91 +353,4 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		off += n
 	}
 	return nil
-}
-
-// batchColumn makes a batch column of the prototype's type from one
-// decoded Arrow array: without a copy when the array already has the
-// column's physical form, through a builder otherwise (which converts,
-// and refuses a value that is not of the type, naming its row).
-func batchColumn(proto *column.Column, arr arrow.Array, path string, base int, inferred bool) (*column.Column, error) {
-	if arr.Data().Offset() == 0 && !inferred {
-		switch a := arr.(type) {
-		case *array.Int64:
-			if proto.Type == domain.TypeInteger {
-				return withID(column.New(proto.Name, proto.Type, a)), nil
-			}
-		case *array.Float64:
-			if proto.Type == domain.TypeFloat || proto.Type == domain.TypeDecimal {
-				return withID(column.New(proto.Name, proto.Type, a)), nil
-			}
-		case *array.Boolean:
-			if proto.Type == domain.TypeBoolean {
-				return withID(column.New(proto.Name, proto.Type, a)), nil
-			}
-		case *array.Date32:
-			if proto.Type == domain.TypeDate {
-				return withID(column.New(proto.Name, proto.Type, a)), nil
-			}
-		case *array.Dictionary:
-			if c := dictColumn(proto, a); c != nil {
-				return c, nil
-			}
-		}
-	}
-	b := column.NewBuilder(proto.Type, false)
-	if inferred {
-		b = column.ViaText{Builder: b}
-	}
-	if err := format.AppendArrow(b, arr); err != nil {
-		if ae, ok := err.(*format.ArrowErr); ok {
-			return nil, format.LoadError(path, proto.Name, base+ae.Row+1, "row", ae.Err)
-		}
-		return nil, fmt.Errorf("file %s, column %s: %w", path, proto.Name, err)
-	}
-	return withID(b.Finish(proto.Name)), nil
-}
-
-// dictColumn wraps a dictionary-encoded text array as a text column,
-// marking the rows whose text is empty as null (empty text is null in
-// every format); nil when the array is not int32 indexes over strings.
-func dictColumn(proto *column.Column, a *array.Dictionary) *column.Column {
-	if proto.Type != domain.TypeText {
-		return nil
-	}
-	idx, ok := a.Indices().(*array.Int32)
-	if !ok || idx.Data().Offset() != 0 {
-		return nil
-	}
-	d, ok := a.Dictionary().(*array.String)
-	if !ok {
-		return nil
-	}
-	c := &column.Column{Name: proto.Name, Type: domain.TypeText, Arr: a, N: a.Len(), Idx: idx.Int32Values(), ID: column.ColumnIDs.Add(1)}
-	c.Dict = make([]string, d.Len())
-	empty := -1
-	for i := range c.Dict {
-		c.Dict[i] = d.Value(i)
-		if c.Dict[i] == "" || d.IsNull(i) {
-			empty = i
-		}
-	}
-	if a.NullN() > 0 {
-		c.Valid = a.NullBitmapBytes()
-	}
-	if empty >= 0 {
-		bits := make([]byte, bitutil.BytesForBits(int64(c.N)))
-		for r := 0; r < c.N; r++ {
-			if (c.Valid == nil || bitutil.BitIsSet(c.Valid, r)) && c.Dict[c.Idx[r]] != "" && d.IsValid(int(c.Idx[r])) {
-				bitutil.SetBit(bits, r)
-			}
-		}
-		c.Valid = bits
-	}
-	c.Bytes = column.ArrayBytes(a.Data())
-	return c
-}
-
-func withID(c *column.Column) *column.Column {
-	c.ID = column.ColumnIDs.Add(1)
-	return c
 }

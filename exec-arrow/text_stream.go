@@ -3,12 +3,8 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"unsafe"
 
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
@@ -27,10 +23,6 @@ type textBlock struct {
 	nfields int
 }
 
-// errFastPath marks input the streaming reader does not parse itself; the
-// part is then read by the reference reader, whose error is the answer.
-var errFastPath = errors.New("the streaming reader cannot parse this input")
-
 // textWorkerBytes estimates what one worker holds to parse a block of p
 // besides the block itself (whose buffer is accounted as it is made): the
 // fields and the batch it builds (a record takes at least two bytes, so a
@@ -38,98 +30,6 @@ var errFastPath = errors.New("the streaming reader cannot parse this input")
 func textWorkerBytes(q *query, p files.Part) int64 {
 	rows := min(column.ChunkRows, p.Size/2+1)
 	return int64(len(q.Base)) * rows * 28
-}
-
-// splitter cuts a text part into records. In CSV a line end inside a
-// quoted field does not end the record: the parity of the quotes seen
-// since the record began tells.
-type splitter struct {
-	mem      *kernel.Reservation // accounts the buffer's growth
-	r        io.Reader
-	csv      bool
-	buf      []byte
-	start    int // where the current record begins
-	pos      int // where the search for its end resumes
-	inQuotes bool
-	eof      bool
-}
-
-// next returns the next record's span in s.buf, without its line end
-// (and, in CSV, without the carriage return before it); ok is false at the
-// end of the input.
-func (s *splitter) next() (lo, hi int, ok bool, err error) {
-	for {
-		if i := bytes.IndexByte(s.buf[s.pos:], '\n'); i >= 0 {
-			nl := s.pos + i
-			if s.csv {
-				seg := s.buf[s.pos:nl]
-				if s.inQuotes || bytes.IndexByte(seg, '"') >= 0 {
-					if bytes.Count(seg, []byte{'"'})%2 == 1 {
-						s.inQuotes = !s.inQuotes
-					}
-					if s.inQuotes {
-						s.pos = nl + 1
-						continue
-					}
-				}
-			}
-			lo, hi = s.start, nl
-			s.start, s.pos = nl+1, nl+1
-			if s.csv && hi > lo && s.buf[hi-1] == '\r' {
-				hi--
-			}
-			return lo, hi, true, nil
-		}
-		if s.eof {
-			if s.start == len(s.buf) {
-				return 0, 0, false, nil
-			}
-			lo, hi = s.start, len(s.buf)
-			s.start, s.pos = hi, hi
-			if s.csv && hi > lo && s.buf[hi-1] == '\r' {
-				hi--
-			}
-			return lo, hi, true, nil
-		}
-		s.pos = len(s.buf)
-		if err := s.fill(); err != nil {
-			return 0, 0, false, err
-		}
-	}
-}
-
-// fill reads more input onto the end of buf, growing it (and the
-// question's reservation) when it is full.
-func (s *splitter) fill() error {
-	if cap(s.buf)-len(s.buf) < 1<<18 {
-		grow := cap(s.buf) + 1<<20
-		if s.mem != nil {
-			if err := s.mem.Grow(int64(grow)); err != nil {
-				return err
-			}
-		}
-		nb := make([]byte, len(s.buf), cap(s.buf)+grow)
-		copy(nb, s.buf)
-		s.buf = nb
-	}
-	n, err := s.r.Read(s.buf[len(s.buf):cap(s.buf)])
-	s.buf = s.buf[:len(s.buf)+n]
-	if err == io.EOF {
-		s.eof = true
-		return nil
-	}
-	return err
-}
-
-// cut hands the records read so far to the caller and keeps the unread
-// rest in a fresh buffer.
-func (s *splitter) cut(fresh []byte) []byte {
-	old := s.buf
-	rest := old[s.start:]
-	s.buf = append(fresh[:0], rest...)
-	s.pos -= s.start
-	s.start = 0
-	return old
 }
 
 // splitText reads a CSV or NDJSON part, cuts it into blocks of chunkRows
@@ -145,10 +45,10 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 	if err != nil {
 		return 0, err
 	}
-	s := &splitter{mem: fp.mem, r: rc, csv: sp.p.Format == files.FormatCSV, buf: buf}
+	s := &format.Splitter{Mem: fp.mem, Reader: rc, CSV: sp.p.Format == files.FormatCSV, Buf: buf}
 	var at []int
 	nfields := 0
-	if s.csv {
+	if s.CSV {
 		if at, nfields, err = fp.csvHeader(ctx, sp, s); err != nil {
 			return 0, err
 		}
@@ -159,11 +59,11 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 		if err := ctx.Err(); err != nil {
 			return blocks, err
 		}
-		lo, hi, ok, err := s.next()
+		lo, hi, ok, err := s.Next()
 		if err != nil {
 			return blocks, fmt.Errorf("file %s: %w", sp.p.Path, err)
 		}
-		if ok && !blank(s.buf[lo:hi], s.csv) {
+		if ok && !format.Blank(s.Buf[lo:hi], s.CSV) {
 			spans = append(spans, int32(lo), int32(hi))
 		}
 		if len(spans) == 2*column.ChunkRows || (!ok && len(spans) > 0) {
@@ -173,7 +73,7 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 			if err != nil {
 				return blocks, err
 			}
-			b.buf = s.cut(fresh)
+			b.buf = s.Cut(fresh)
 			if err := send(task{group: first + blocks, part: sp, block: b}); err != nil {
 				return blocks, err
 			}
@@ -184,15 +84,6 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 			return blocks, nil
 		}
 	}
-}
-
-// blank reports whether a line is no record: empty in CSV, white space in
-// NDJSON.
-func blank(line []byte, csv bool) bool {
-	if csv {
-		return len(line) == 0
-	}
-	return len(bytes.TrimSpace(line)) == 0
 }
 
 // buffer returns a recycled block buffer, or a new one accounted against
@@ -220,30 +111,30 @@ func (fp *fileProducer) recycle(b []byte) {
 
 // csvHeader reads the header record (after a byte-order mark) and finds
 // the field of every wanted column.
-func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *splitter) ([]int, int, error) {
-	for len(s.buf) < 3 && !s.eof {
-		if err := s.fill(); err != nil {
+func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *format.Splitter) ([]int, int, error) {
+	for len(s.Buf) < 3 && !s.Eof {
+		if err := s.Fill(); err != nil {
 			return nil, 0, fmt.Errorf("file %s: %w", sp.p.Path, err)
 		}
 	}
-	if bytes.HasPrefix(s.buf, []byte{0xEF, 0xBB, 0xBF}) {
-		s.start, s.pos = 3, 3
+	if bytes.HasPrefix(s.Buf, []byte{0xEF, 0xBB, 0xBF}) {
+		s.Start, s.Pos = 3, 3
 	}
-	lo, hi, ok, err := s.next()
+	lo, hi, ok, err := s.Next()
 	if err != nil {
 		return nil, 0, fmt.Errorf("file %s: %w", sp.p.Path, err)
 	}
 	if !ok || hi == lo {
-		return nil, 0, fp.exactError(ctx, sp, errFastPath)
+		return nil, 0, fp.exactError(ctx, sp, format.ErrFastPath)
 	}
-	header, err := csvFields(s.buf[lo:hi], -1)
+	header, err := format.CSVFields(s.Buf[lo:hi], -1)
 	if err != nil {
 		return nil, 0, fp.exactError(ctx, sp, err)
 	}
 	pos := map[string]int{}
 	for i, h := range header {
 		if _, dup := pos[h]; dup {
-			return nil, 0, fp.exactError(ctx, sp, errFastPath)
+			return nil, 0, fp.exactError(ctx, sp, format.ErrFastPath)
 		}
 		pos[h] = i
 	}
@@ -251,29 +142,11 @@ func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *splitt
 	for i, c := range fp.q.Base {
 		j, ok := pos[c.Name]
 		if !ok {
-			return nil, 0, fp.exactError(ctx, sp, errFastPath)
+			return nil, 0, fp.exactError(ctx, sp, format.ErrFastPath)
 		}
 		at[i] = j
 	}
 	return at, len(header), nil
-}
-
-// csvFields parses one record with encoding/csv (for records holding
-// quotes or carriage returns), requiring n fields when n ≥ 0.
-func csvFields(rec []byte, n int) ([]string, error) {
-	r := csv.NewReader(bytes.NewReader(rec))
-	r.FieldsPerRecord = n
-	if n < 0 {
-		r.FieldsPerRecord = 0
-	}
-	f, err := r.Read()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := r.Read(); err != io.EOF {
-		return nil, errFastPath
-	}
-	return f, nil
 }
 
 // exactError reads the part with the reference reader, whose error names
@@ -293,10 +166,6 @@ func (fp *fileProducer) exactError(ctx context.Context, sp *streamPart, err erro
 	}
 	return fmt.Errorf("file %s: %w", sp.p.Path, err)
 }
-
-// unsafeString views b as a string without copying; the builders copy
-// what they keep.
-func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // textTask parses one block into a batch and hands it to each when it may
 // hold a row of the range. The time column is parsed first: a block
@@ -322,7 +191,7 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 	build := func(s int) error {
 		proto := q.Base[s]
 		if proto.ValidOnly {
-			cols[s] = &column.Column{Name: proto.Name, Type: proto.Type, N: n, Valid: validFromText(fields, s, len(q.Base), n), ValidOnly: true, ID: column.ColumnIDs.Add(1)}
+			cols[s] = &column.Column{Name: proto.Name, Type: proto.Type, N: n, Valid: format.ValidFromText(fields, s, len(q.Base), n), ValidOnly: true, ID: column.ColumnIDs.Add(1)}
 			return nil
 		}
 		bl := column.NewBuilder(proto.Type, false)
@@ -339,7 +208,7 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 				return err
 			}
 		}
-		cols[s] = withID(bl.Finish(proto.Name))
+		cols[s] = format.WithID(bl.Finish(proto.Name))
 		return nil
 	}
 	if err := build(q.TimeSlot); err != nil {
@@ -359,27 +228,6 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 	return each(&kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols})
 }
 
-// validFromText is the validity of slot s (nil: no null): a field is null
-// when empty.
-func validFromText(fields []string, s, stride, n int) []byte {
-	nulls := 0
-	for k := 0; k < n; k++ {
-		if fields[k*stride+s] == "" {
-			nulls++
-		}
-	}
-	if nulls == 0 {
-		return nil
-	}
-	bits := make([]byte, (n+7)/8)
-	for k := 0; k < n; k++ {
-		if fields[k*stride+s] != "" {
-			bits[k/8] |= 1 << (k % 8)
-		}
-	}
-	return bits
-}
-
 // csvBlock splits every record of b into its fields and keeps the wanted
 // ones: fields[k*slots+s] is record k's field of slot s. A record holding
 // a quote or a carriage return is parsed by encoding/csv; a record of the
@@ -395,7 +243,7 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 		rec := b.buf[b.spans[2*k]:b.spans[2*k+1]]
 		out := fields[k*slots : (k+1)*slots]
 		if bytes.IndexByte(rec, '"') >= 0 || bytes.IndexByte(rec, '\r') >= 0 {
-			fs, err := csvFields(rec, b.nfields)
+			fs, err := format.CSVFields(rec, b.nfields)
 			if err != nil {
 				return err
 			}
@@ -413,7 +261,7 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 			}
 			if f < b.nfields {
 				if s := want[f]; s > 0 {
-					out[s-1] = unsafeString(rec[:end])
+					out[s-1] = format.UnsafeString(rec[:end])
 				}
 			}
 			f++
@@ -423,7 +271,7 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 			rec = rec[i+1:]
 		}
 		if f != b.nfields {
-			return errFastPath
+			return format.ErrFastPath
 		}
 	}
 	return nil
@@ -436,39 +284,25 @@ func (fp *fileProducer) ndjsonBlock(sp *streamPart, b *textBlock, fields []strin
 	q := fp.q
 	slots := len(q.Base)
 	var obj map[string]json.RawMessage
-	tc := &textCapture{}
+	tc := &format.TextCapture{}
 	for k := 0; k < len(b.spans)/2; k++ {
 		line := bytes.TrimSpace(b.buf[b.spans[2*k]:b.spans[2*k+1]])
 		clear(obj)
 		if err := json.Unmarshal(line, &obj); err != nil || obj == nil {
-			return errFastPath
+			return format.ErrFastPath
 		}
 		for s, c := range q.Base {
 			raw, ok := obj[c.Name]
 			if ok && !sp.seen[s].Load() {
 				sp.seen[s].Store(true)
 			}
-			tc.v = ""
+			tc.Value = ""
 			if err := format.AppendJSON(tc, raw); err != nil {
 				return err
 			}
-			fields[k*slots+s] = tc.v
+			fields[k*slots+s] = tc.Value
 		}
 	}
 	sp.objects.Add(int64(len(b.spans) / 2))
 	return nil
 }
-
-// textCapture is a builder that keeps the last text appended: it turns a
-// JSON value into the text the typed builders parse.
-type textCapture struct{ v string }
-
-func (t *textCapture) AppendNull()                  { t.v = "" }
-func (t *textCapture) AppendText(s string) error    { t.v = s; return nil }
-func (t *textCapture) AppendInt(int64) error        { return column.ErrNotScalar }
-func (t *textCapture) AppendFloat(float64) error    { return column.ErrNotScalar }
-func (t *textCapture) AppendBool(bool) error        { return column.ErrNotScalar }
-func (t *textCapture) AppendDate(int32) error       { return column.ErrNotScalar }
-func (t *textCapture) AppendMicros(int64) error     { return column.ErrNotScalar }
-func (t *textCapture) Size() int64                  { return 0 }
-func (t *textCapture) Finish(string) *column.Column { return nil }

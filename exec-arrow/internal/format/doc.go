@@ -3,7 +3,9 @@
 // one column builder per wanted column, recording the segments it read;
 // below it, Parquet is decoded from its pages: whole Arrow records, text
 // column chunks kept dictionary-encoded (DictChunk), and validity read
-// from definition levels alone (ValidReader). Guard turns a panic in a
+// from definition levels alone (ValidReader), row-group statistics as day
+// zones (StatsZone), Arrow arrays as batch columns (BatchColumn); CSV and
+// NDJSON are cut into records by a Splitter. Guard turns a panic in a
 // goroutine the engine starts into an error.
 //
 // Contract: a Parquet footer is not taken at its word where it sizes work
