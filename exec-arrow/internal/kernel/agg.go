@@ -104,6 +104,7 @@ func NewTermPlan(ctx context.Context, t domain.Term, slot int, held *column.Deri
 	return tp, nil
 }
 
+// Name names the term's operation, for messages.
 func (t *TermPlan) Name() string { return termOpNames[t.Op] }
 
 // NumericResult reports whether the term yields a number (for ratios).
@@ -546,6 +547,7 @@ type Value struct {
 	ByInt bool
 }
 
+// Cell is the value as an answer's cell.
 func (v Value) Cell() domain.Cell {
 	if v.Null {
 		return domain.Null()

@@ -56,7 +56,9 @@ type cachedProducer struct {
 	cols  []*column.Column
 }
 
-func NewCachedProducer(q *Query, held map[string]*column.Derived, segs []column.Segment) *cachedProducer {
+// NewCachedProducer scans the cached columns of q's base slots (held by
+// name, with their day zones) segment by segment.
+func NewCachedProducer(q *Query, held map[string]*column.Derived, segs []column.Segment) Producer {
 	cols := make([]*column.Column, len(q.Base))
 	for i, proto := range q.Base {
 		cols[i] = held[proto.Name].Column()

@@ -310,6 +310,7 @@ func (g *grouper) grow(d int, card int) {
 	g.layout()
 }
 
+// Len is the number of groups.
 func (g *grouper) Len() int {
 	if g.wide != nil {
 		return len(g.wkeys)

@@ -11,6 +11,7 @@ type Reservation struct {
 	Peak   int64
 }
 
+// Grow takes n more bytes from the budget, failing when they do not fit.
 func (r *Reservation) Grow(n int64) error {
 	if n <= 0 {
 		return nil
@@ -25,6 +26,7 @@ func (r *Reservation) Grow(n int64) error {
 	return nil
 }
 
+// Done gives back every byte the reservation took.
 func (r *Reservation) Done() { r.Budget.Release(r.n) }
 
 // Budget is the working set a reservation draws on: the engine's cache.
