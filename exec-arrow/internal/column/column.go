@@ -33,7 +33,7 @@ type Column struct {
 	Arr  arrow.Array
 	N    int
 
-	// Typed views of arr's buffers, set by newColumn.
+	// Typed views of arr's buffers, set by New.
 	Valid    []byte // validity bitmap, nil when the column has no nulls
 	Ints     []int64
 	Floats   []float64

@@ -23,8 +23,8 @@ func (d *Derived) Zones(segs []Segment) []DayZone {
 }
 
 // Segment is a run of a table's rows that is read, cached and scanned as
-// one batch: at most chunkRows rows of one Parquet row group, or one block
-// of chunkRows rows of a CSV or NDJSON part. group numbers the row group
+// one batch: at most ChunkRows rows of one Parquet row group, or one block
+// of ChunkRows rows of a CSV or NDJSON part. group numbers the row group
 // (or block) across the table's parts, in file order.
 //
 // Every producer gives group g to worker g mod P (P is Config.Parallelism)

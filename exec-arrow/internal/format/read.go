@@ -70,7 +70,7 @@ func NewLoader(ctx context.Context, fsys fs.FS, wants []Want, check bool, meter 
 }
 
 // segment records that the last n rows read form one group: a block of a
-// text part, or a Parquet row group (cut into batches of chunkRows).
+// text part, or a Parquet row group (cut into batches of column.ChunkRows).
 func (l *Loader) segment(n int) {
 	if n <= 0 {
 		return
@@ -97,7 +97,7 @@ func (l *Loader) Tick() error {
 }
 
 // every runs after the n-th row of a file: the context every ctxBatch
-// rows, the working set every loadBatch rows, a segment every chunkRows.
+// rows, the working set every loadBatch rows, a segment every column.ChunkRows.
 func (l *Loader) every(n int) error {
 	if n%column.ChunkRows == 0 {
 		l.segment(column.ChunkRows)

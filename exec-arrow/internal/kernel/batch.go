@@ -7,7 +7,7 @@ import (
 )
 
 // Batch is a run of base-table rows as the aggregation kernels read them:
-// one column per slot of the question (query.base) over rows [lo, hi). A
+// one column per slot of the question (Query.Base) over rows [lo, hi). A
 // batch streamed from a file holds columns of its own rows (lo is 0); a
 // batch of cached columns holds the whole columns and a segment's range,
 // so the kernels index both alike.

@@ -43,7 +43,7 @@ type DimRef struct {
 }
 
 // MetricPlan is one metric: the required filters it needs (indexes into
-// query.required), its terms, and its ratio rule.
+// Query.Required), its terms, and its ratio rule.
 type MetricPlan struct {
 	Name     string
 	Required []int
