@@ -14,17 +14,17 @@ import (
 
 // query is a plan bound to its columns: everything a scan needs, resolved
 // once. The base table's columns are slots: a batch brings one column per
-// slot (query.base holds the cached columns, or, when the base table is
+// slot (Query.Base holds the cached columns, or, when the base table is
 // streamed, prototypes carrying only name and type). Joined tables are
 // always whole cached columns (views), since a join reaches their rows by
 // position.
 type query struct {
-	kernel.Query
-	plan      *domain.Plan
-	leg       *domain.Leg
-	views     []*tableView // per alias: 0 is the base table (nil when streamed), i+1 join i
-	baseWants []format.Want
-	inferred  []bool // per base slot: streamed with a type inferred from its text
+	kernel.Query // what the kernels read; the rest serves binding, streaming and metering
+	plan         *domain.Plan
+	leg          *domain.Leg
+	views        []*tableView // per alias: 0 is the base table (nil when streamed), i+1 join i
+	baseWants    []format.Want
+	inferred     []bool // per base slot: streamed with a type inferred from its text
 	// timeOnly says the time column serves only to place rows in the range
 	// and a bucket: a row group all in one bucket need not read it.
 	timeOnly bool
