@@ -6,87 +6,43 @@ import (
 	"sync/atomic"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 // query is a plan bound to its columns: everything a scan needs, resolved
 // once. The base table's columns are slots: a batch brings one column per
-// slot (query.base holds the cached columns, or, when the base table is
+// slot (Query.Base holds the cached columns, or, when the base table is
 // streamed, prototypes carrying only name and type). Joined tables are
 // always whole cached columns (views), since a join reaches their rows by
 // position.
 type query struct {
-	plan     *domain.Plan
-	leg      *domain.Leg
-	views    []*tableView // per alias: 0 is the base table (nil when streamed), i+1 join i
-	rows     int          // base rows when cached; a bound of them when streamed
-	parallel int
-
-	base      []*column // per base slot
-	baseWants []want
-	inferred  []bool // per base slot: streamed with a type inferred from its text
-	timeSlot  int
+	kernel.Query // what the kernels read; the rest serves binding, streaming and metering
+	plan         *domain.Plan
+	leg          *domain.Leg
+	views        []*tableView // per alias: 0 is the base table (nil when streamed), i+1 join i
+	baseWants    []format.Want
+	inferred     []bool // per base slot: streamed with a type inferred from its text
 	// timeOnly says the time column serves only to place rows in the range
 	// and a bucket: a row group all in one bucket need not read it.
 	timeOnly bool
-	directOK bool        // the shape allows the direct kernel (direct.go)
-	tf       *tableFiles // the base table's files
+	tf       *files.Table // the base table's files
 	streamed bool
 	// streamedRows counts the rows of the streamed table's files.
 	streamedRows atomic.Int64
-
-	start    int32
-	span     int32
-	bucketOf []int32 // day-start → bucket
-	buckets  []domain.Date
-
-	joins       []*joinStep
-	baseFilters []*predicate // caller filters on the base table
-	joinFilters []*predicate // caller filters on joined tables
-	required    []*predicate // distinct required filters, all on the base table
-	metrics     []*metricPlan
-	needs       []uint64 // per metric: the bits of the required filters it needs
-
-	dims  []dimRef
-	radix []uint64 // per dimension: the starting radix of its codes
-}
-
-// dimRef is a grouped dimension: a column with fixed codes (cached or
-// joined), or a base slot each worker numbers with a codebook (streamed).
-type dimRef struct {
-	alias int
-	slot  int
-	col   *column
-	codes *codeSet // nil: numbered by each worker
 }
 
 // streamedRadix is the starting radix of a dimension numbered while
 // streaming; it doubles as values arrive.
 const streamedRadix = 4
 
-// metricPlan is one metric: the required filters it needs (indexes into
-// query.required), its terms, and its ratio rule.
-type metricPlan struct {
-	name     string
-	required []int
-	terms    []*termPlan
-	ratio    *domain.Ratio
-	// combine, set when a federated combine re-aggregates partials,
-	// maps each term of the measure to the term plans of its partials.
-	combine []combineTerm
-}
-
-// combineTerm is one term of a measure re-aggregated from partials: the
-// term plan a, or for avg the sum a divided by the count b.
-type combineTerm struct {
-	a, b int
-	avg  bool
-}
-
 // bind resolves the leg's tables and columns: the joined tables are
 // loaded into the cache (or found there), the base table is scanned from
 // the cache when every column it needs is there, and streamed from its
 // files otherwise.
-func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream bool) (q *query, err error) {
+func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *kernel.Meter, stream bool) (q *query, err error) {
 	if len(plan.Legs) != 1 {
 		return nil, &domain.RefusalError{Reason: domain.Refuse(domain.FederationNotExecutable,
 			"the embedded engine executes single-leg plans; this plan has %d legs", len(plan.Legs))}
@@ -105,11 +61,12 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream b
 	if want := len(leg.Dimensions) + 1 + len(leg.Metrics); len(plan.Columns) != want {
 		return nil, fmt.Errorf("the plan lists %d answer columns for %d dimensions, the period and %d metrics", len(plan.Columns), len(leg.Dimensions), len(leg.Metrics))
 	}
-	if len(leg.Dimensions) > maxGroupKeys {
+	if len(leg.Dimensions) > kernel.MaxGroupKeys {
 		return nil, &domain.RefusalError{Reason: domain.Refuse(domain.FederationNotExecutable,
-			"the leg groups by %d columns; the embedded engine groups by at most %d", len(leg.Dimensions), maxGroupKeys)}
+			"the leg groups by %d columns; the embedded engine groups by at most %d", len(leg.Dimensions), kernel.MaxGroupKeys)}
 	}
-	q = &query{plan: plan, leg: leg, parallel: e.cfg.Parallelism}
+	q = &query{plan: plan, leg: leg}
+	q.Parallel = e.cfg.Parallelism
 	tables, alias, err := legTables(leg)
 	if err != nil {
 		return nil, err
@@ -124,6 +81,7 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream b
 		return nil, err
 	}
 	q.views = make([]*tableView, len(tables))
+	q.Aliases = len(tables)
 	held := q
 	defer func() {
 		if err != nil {
@@ -140,42 +98,42 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream b
 		}
 		q.views[i] = v
 	}
-	col := func(ref domain.ColumnRef) (int, *column) {
+	col := func(ref domain.ColumnRef) (int, *column.Column) {
 		a := alias[ref.Alias]
 		if a == 0 {
-			return 0, q.base[slotOf[ref.Column]]
+			return 0, q.Base[slotOf[ref.Column]]
 		}
 		return a, q.views[a].cols[ref.Column]
 	}
-	q.timeSlot = slotOf[leg.TimeColumn]
-	if c := q.base[q.timeSlot]; c.typ != domain.TypeDate && c.typ != domain.TypeTimestamp {
+	q.TimeSlot = slotOf[leg.TimeColumn]
+	if c := q.Base[q.TimeSlot]; c.Type != domain.TypeDate && c.Type != domain.TypeTimestamp {
 		// An undeclared type is the file's: name the table it was inferred from.
-		return nil, fmt.Errorf("table %s: time column %s is %s, not date or timestamp", leg.Base.Path[len(leg.Base.Path)-1], c.name, c.typ)
+		return nil, fmt.Errorf("table %s: time column %s is %s, not date or timestamp", leg.Base.Path[len(leg.Base.Path)-1], c.Name, c.Type)
 	}
-	if err := q.bindTime(q.base[q.timeSlot]); err != nil {
+	if err := q.bindTime(q.Base[q.TimeSlot]); err != nil {
 		return nil, err
 	}
 	for i, j := range leg.Joins {
 		from, fc := col(domain.ColumnRef{Alias: j.FromAlias, Column: j.FromColumn})
-		_, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
-		s, err := newJoinStep(ctx, from, i+1, fc, tc)
+		to, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
+		s, err := kernel.NewJoinStep(ctx, from, i+1, heldIn(q.views[from], fc), heldIn(q.views[to], tc))
 		if err != nil {
 			return nil, fmt.Errorf("join %s: model %s: %w", j.Relationship, j.To.Model, err)
 		}
-		s.fromSlot = slotOf[j.FromColumn]
-		q.joins = append(q.joins, s)
+		s.FromSlot = slotOf[j.FromColumn]
+		q.Joins = append(q.Joins, s)
 	}
 	for _, f := range leg.Filters {
 		a, c := col(f.Column)
-		p, err := callerPredicate(a, c, f)
+		p, err := kernel.CallerPredicate(a, heldIn(q.views[a], c), f)
 		if err != nil {
 			return nil, err
 		}
 		if a == 0 {
-			p.slot = slotOf[f.Column.Column]
-			q.baseFilters = append(q.baseFilters, p)
+			p.Slot = slotOf[f.Column.Column]
+			q.BaseFilters = append(q.BaseFilters, p)
 		} else {
-			q.joinFilters = append(q.joinFilters, p)
+			q.JoinFilters = append(q.JoinFilters, p)
 		}
 	}
 	if err := q.bindDims(ctx, col, slotOf); err != nil {
@@ -185,8 +143,8 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream b
 		// A column's type may be the file's (inferred): name the table.
 		return nil, fmt.Errorf("table %s: %w", leg.Base.Path[len(leg.Base.Path)-1], err)
 	}
-	q.timeOnly = q.slotUses(q.timeSlot) == 0
-	q.directOK = !directOff && q.directShape()
+	q.timeOnly = q.slotUses(q.TimeSlot) == 0
+	q.DirectOK = !kernel.DirectOff && q.DirectShape()
 	return q, nil
 }
 
@@ -194,21 +152,21 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *meter, stream b
 // filters, join keys, terms.
 func (q *query) slotUses(slot int) int {
 	n := 0
-	for _, d := range q.dims {
-		n += bitOf(d.alias == 0 && d.slot == slot)
+	for _, d := range q.Dims {
+		n += kernel.BitOf(d.Alias == 0 && d.Slot == slot)
 	}
-	for _, f := range q.baseFilters {
-		n += bitOf(f.slot == slot)
+	for _, f := range q.BaseFilters {
+		n += kernel.BitOf(f.Slot == slot)
 	}
-	for _, f := range q.required {
-		n += bitOf(f.slot == slot)
+	for _, f := range q.Required {
+		n += kernel.BitOf(f.Slot == slot)
 	}
-	for _, j := range q.joins {
-		n += bitOf(j.from == 0 && j.fromSlot == slot)
+	for _, j := range q.Joins {
+		n += kernel.BitOf(j.From == 0 && j.FromSlot == slot)
 	}
-	for _, m := range q.metrics {
-		for _, t := range m.terms {
-			n += bitOf(t.slot == slot)
+	for _, m := range q.Metrics {
+		for _, t := range m.Terms {
+			n += kernel.BitOf(t.Slot == slot)
 		}
 	}
 	return n
@@ -217,7 +175,7 @@ func (q *query) slotUses(slot int) int {
 // wants lists the columns each table is read for; base-table columns read
 // only for their validity (the input of count, an is_not_null filter) are
 // wanted for validity alone. slotOf numbers the base table's columns.
-func (e *Engine) wants(leg *domain.Leg, tables []domain.Table, alias map[string]int) ([][]want, map[string]int, error) {
+func (e *Engine) wants(leg *domain.Leg, tables []domain.Table, alias map[string]int) ([][]format.Want, map[string]int, error) {
 	type use struct{ values bool }
 	uses := make([]map[string]*use, len(tables))
 	order := make([][]string, len(tables))
@@ -267,13 +225,13 @@ func (e *Engine) wants(leg *domain.Leg, tables []domain.Table, alias map[string]
 			}
 		}
 	}
-	out := make([][]want, len(tables))
+	out := make([][]format.Want, len(tables))
 	slotOf := map[string]int{}
 	for a, names := range order {
 		for _, name := range names {
 			w := e.wantOf(tables[a], name)
 			if !uses[a][name].values {
-				w.validOnly = true
+				w.ValidOnly = true
 			}
 			if a == 0 {
 				slotOf[name] = len(out[0])
@@ -287,18 +245,18 @@ func (e *Engine) wants(leg *domain.Leg, tables []domain.Table, alias map[string]
 // bindBase pins the base table's columns when all are cached (and stream
 // is not set), and otherwise prepares to stream them: it resolves the type of each column
 // read for its values and makes their prototypes.
-func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants []want, m *meter, stream bool) error {
-	tf, err := locate(e.cfg.Files, t.Path[len(t.Path)-1])
+func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants []format.Want, m *kernel.Meter, stream bool) error {
+	tf, err := files.Locate(e.cfg.Files, t.Path[len(t.Path)-1])
 	if err != nil {
 		return fmt.Errorf("model %s: %w", t.Model, err)
 	}
 	q.tf, q.baseWants = tf, wants
 	if !stream {
 		if v := e.cache.peek(tf, wants); v != nil {
-			q.views[0], q.rows = v, v.rows
-			q.base = make([]*column, len(wants))
+			q.views[0], q.Rows = v, v.rows
+			q.Base = make([]*column.Column, len(wants))
 			for i, w := range wants {
-				q.base[i] = v.cols[w.name]
+				q.Base[i] = v.cols[w.Name]
 			}
 			return nil
 		}
@@ -308,19 +266,19 @@ func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants [
 	if err != nil {
 		return fmt.Errorf("model %s: %w", t.Model, err)
 	}
-	q.base = make([]*column, len(wants))
+	q.Base = make([]*column.Column, len(wants))
 	q.inferred = make([]bool, len(wants))
 	for i, w := range wants {
-		q.base[i] = &column{name: w.name, typ: types[i], validOnly: w.validOnly, id: columnIDs.Add(1)}
-		q.inferred[i] = w.typ == domain.TypeUnset && !w.validOnly
+		q.Base[i] = &column.Column{Name: w.Name, Type: types[i], ValidOnly: w.ValidOnly, ID: column.ColumnIDs.Add(1)}
+		q.inferred[i] = w.Type == domain.TypeUnset && !w.ValidOnly
 	}
 	return nil
 }
 
 // acquire loads (or finds) the wanted columns of a joined table and pins
 // them.
-func (e *Engine) acquire(ctx context.Context, t domain.Table, wants []want, m *meter) (*tableView, error) {
-	tf, err := locate(e.cfg.Files, t.Path[len(t.Path)-1])
+func (e *Engine) acquire(ctx context.Context, t domain.Table, wants []format.Want, m *kernel.Meter) (*tableView, error) {
+	tf, err := files.Locate(e.cfg.Files, t.Path[len(t.Path)-1])
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", t.Model, err)
 	}
@@ -331,7 +289,7 @@ func (e *Engine) acquire(ctx context.Context, t domain.Table, wants []want, m *m
 	}
 	v, err := e.cache.acquire(ctx, fsys, tf, wants)
 	if m != nil {
-		m.bytes.Add(read.Load())
+		m.Bytes.Add(read.Load())
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -345,18 +303,18 @@ func (e *Engine) acquire(ctx context.Context, t domain.Table, wants []want, m *m
 
 // wantOf is the column of t to read: its declared type from the plan's
 // table, else from the engine's model, else inferred.
-func (e *Engine) wantOf(t domain.Table, name string) want {
+func (e *Engine) wantOf(t domain.Table, name string) format.Want {
 	for _, c := range t.Columns {
 		if c.Name == name {
-			return want{name: name, typ: c.Type}
+			return format.Want{Name: name, Type: c.Type}
 		}
 	}
 	if m, ok := e.models[t.Model]; ok {
 		if c, ok := m.Column(name); ok {
-			return want{name: name, typ: c.Type}
+			return format.Want{Name: name, Type: c.Type}
 		}
 	}
-	return want{name: name}
+	return format.Want{Name: name}
 }
 
 func (q *query) release() {
@@ -370,8 +328,8 @@ func (q *query) release() {
 // groupSpace is an upper bound of the number of groups when every
 // dimension has fixed codes.
 func (q *query) groupSpace() uint64 {
-	space := uint64(max(len(q.buckets), 1))
-	for _, r := range q.radix {
+	space := uint64(max(len(q.Buckets), 1))
+	for _, r := range q.Radix {
 		if space > 1<<62/max(r, 1) {
 			return 1 << 62
 		}
@@ -383,9 +341,9 @@ func (q *query) groupSpace() uint64 {
 // maxSpan bounds the days of a range the engine buckets through a table.
 const maxSpan = 1 << 20
 
-func (q *query) bindTime(c *column) error {
+func (q *query) bindTime(c *column.Column) error {
 	r := q.plan.Range
-	q.start = int32(r.Start)
+	q.Start = int32(r.Start)
 	span := int64(r.End) - int64(r.Start)
 	if span > maxSpan {
 		return fmt.Errorf("the range spans %d days, more than the engine's %d", span, maxSpan)
@@ -393,83 +351,83 @@ func (q *query) bindTime(c *column) error {
 	if span < 0 {
 		span = 0
 	}
-	q.span = int32(span)
-	q.bucketOf = make([]int32, span)
-	for i := range q.bucketOf {
+	q.Span = int32(span)
+	q.BucketOf = make([]int32, span)
+	for i := range q.BucketOf {
 		b := q.plan.Grain.Truncate(r.Start + domain.Date(i))
-		if len(q.buckets) == 0 || q.buckets[len(q.buckets)-1] != b {
-			q.buckets = append(q.buckets, b)
+		if len(q.Buckets) == 0 || q.Buckets[len(q.Buckets)-1] != b {
+			q.Buckets = append(q.Buckets, b)
 		}
-		q.bucketOf[i] = int32(len(q.buckets) - 1)
+		q.BucketOf[i] = int32(len(q.Buckets) - 1)
 	}
 	return nil
 }
 
-func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int, *column), slotOf map[string]int) error {
+func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int, *column.Column), slotOf map[string]int) error {
 	keys := map[domain.RequiredFilter]int{}
 	base := q.leg.Base.Alias
 	if len(q.leg.Metrics) == 0 || len(q.leg.Metrics) > 64 {
 		return fmt.Errorf("the leg has %d metrics", len(q.leg.Metrics))
 	}
 	for _, m := range q.leg.Metrics {
-		mp := &metricPlan{name: m.Name, ratio: m.Measure.Ratio}
+		mp := &kernel.MetricPlan{Name: m.Name, Ratio: m.Measure.Ratio}
 		terms := m.Measure.Terms()
 		if len(terms) == 0 {
 			return fmt.Errorf("metric %s has no measure", m.Name)
 		}
 		for _, t := range terms {
 			_, c := col(domain.ColumnRef{Alias: base, Column: t.InputColumn()})
-			tp, err := newTermPlan(ctx, t, slotOf[t.InputColumn()], c, q.groupSpace(), !q.streamed)
+			tp, err := kernel.NewTermPlan(ctx, t, slotOf[t.InputColumn()], heldIn(q.views[0], c), q.groupSpace(), !q.streamed)
 			if err != nil {
 				return fmt.Errorf("metric %s: %w", m.Name, err)
 			}
-			if mp.ratio != nil && !tp.numericResult() {
-				return fmt.Errorf("metric %s: a ratio term must be numeric; %s over column %s is not", m.Name, tp.name(), c.name)
+			if mp.Ratio != nil && !tp.NumericResult() {
+				return fmt.Errorf("metric %s: a ratio term must be numeric; %s over column %s is not", m.Name, tp.Name(), c.Name)
 			}
-			mp.terms = append(mp.terms, tp)
+			mp.Terms = append(mp.Terms, tp)
 		}
 		for _, rf := range m.RequiredFilters {
 			k, ok := keys[rf]
 			if !ok {
 				_, c := col(domain.ColumnRef{Alias: base, Column: rf.Column})
-				p, err := requiredPredicate(c, rf)
+				p, err := kernel.RequiredPredicate(heldIn(q.views[0], c), rf)
 				if err != nil {
 					return fmt.Errorf("metric %s: %w", m.Name, err)
 				}
-				p.slot = slotOf[rf.Column]
-				k = len(q.required)
+				p.Slot = slotOf[rf.Column]
+				k = len(q.Required)
 				if k == 64 {
 					return fmt.Errorf("the leg's metrics have more than 64 distinct required filters")
 				}
-				q.required = append(q.required, p)
+				q.Required = append(q.Required, p)
 				keys[rf] = k
 			}
-			mp.required = append(mp.required, k)
+			mp.Required = append(mp.Required, k)
 		}
 		var need uint64
-		for _, k := range mp.required {
+		for _, k := range mp.Required {
 			need |= 1 << k
 		}
-		q.needs = append(q.needs, need)
-		q.metrics = append(q.metrics, mp)
+		q.Needs = append(q.Needs, need)
+		q.Metrics = append(q.Metrics, mp)
 	}
 	return nil
 }
 
-func (q *query) bindDims(ctx context.Context, col func(domain.ColumnRef) (int, *column), slotOf map[string]int) error {
+func (q *query) bindDims(ctx context.Context, col func(domain.ColumnRef) (int, *column.Column), slotOf map[string]int) error {
 	for _, d := range q.leg.Dimensions {
 		a, c := col(d.Column)
 		if a == 0 && q.streamed {
-			q.dims = append(q.dims, dimRef{alias: 0, slot: slotOf[d.Column.Column], col: c})
-			q.radix = append(q.radix, streamedRadix)
+			q.Dims = append(q.Dims, kernel.DimRef{Alias: 0, Slot: slotOf[d.Column.Column], Col: c})
+			q.Radix = append(q.Radix, streamedRadix)
 			continue
 		}
-		codes, err := c.groupCodes(ctx)
+		codes, err := heldIn(q.views[a], c).GroupCodes(ctx)
 		if err != nil {
 			return err
 		}
-		q.dims = append(q.dims, dimRef{alias: a, slot: slotOf[d.Column.Column], col: c, codes: codes})
-		q.radix = append(q.radix, uint64(codes.card())+1)
+		q.Dims = append(q.Dims, kernel.DimRef{Alias: a, Slot: slotOf[d.Column.Column], Col: c, Codes: codes})
+		q.Radix = append(q.Radix, uint64(codes.Card())+1)
 	}
 	return nil
 }

@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // cache holds loaded columns, keyed by their table's file identity, and
@@ -46,8 +49,8 @@ type tableEntry struct {
 	// Guarded by c.mu.
 	rows   int
 	loaded bool
-	segs   []segment // the row ranges loads read, set by the first load
-	cols   map[want]*colEntry
+	segs   []column.Segment // the row ranges loads read, set by the first load
+	cols   map[format.Want]*colEntry
 	types  map[string]domain.ColumnType // inferred types of undeclared columns
 	dead   bool                         // replaced by a new identity
 }
@@ -56,8 +59,9 @@ type tableEntry struct {
 // structures derived from it.
 type colEntry struct {
 	t       *tableEntry
-	w       want
-	col     *column
+	w       format.Want
+	col     *column.Column
+	derived *column.Derived // what is derived from col, accounted to this entry
 	bytes   int64
 	pins    int
 	lastUse int64
@@ -74,9 +78,9 @@ func (c *cache) errWorkingSet() error {
 		"the question needs more memory than the engine's working set of %d bytes allows", c.limit)}
 }
 
-// reserve accounts n bytes of working memory, evicting unpinned columns
+// Reserve accounts n bytes of working memory, evicting unpinned columns
 // and stopping a background fill as needed.
-func (c *cache) reserve(n int64) error {
+func (c *cache) Reserve(n int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.reservePreemptingLocked(n, nil)
@@ -153,8 +157,8 @@ func (c *cache) evictableLocked() int64 {
 	return n
 }
 
-// release returns n reserved bytes.
-func (c *cache) release(n int64) {
+// Release returns n reserved bytes.
+func (c *cache) Release(n int64) {
 	c.mu.Lock()
 	c.used -= n
 	c.mu.Unlock()
@@ -187,30 +191,30 @@ func (c *cache) retireTableLocked(t *tableEntry) {
 
 // entry returns the table's entry at the identity of tf, replacing one of
 // an older identity.
-func (c *cache) entryLocked(tf *tableFiles) *tableEntry {
-	t := c.tables[tf.table]
-	if t == nil || t.id != tf.id {
+func (c *cache) entryLocked(tf *files.Table) *tableEntry {
+	t := c.tables[tf.Name]
+	if t == nil || t.id != tf.ID {
 		if t != nil {
 			c.retireTableLocked(t)
 		}
-		t = &tableEntry{c: c, name: tf.table, id: tf.id, cols: map[want]*colEntry{}, types: map[string]domain.ColumnType{}}
-		c.tables[tf.table] = t
+		t = &tableEntry{c: c, name: tf.Name, id: tf.ID, cols: map[format.Want]*colEntry{}, types: map[string]domain.ColumnType{}}
+		c.tables[tf.Name] = t
 	}
 	return t
 }
 
-// reserveDerived accounts n bytes of a structure derived from the column
+// ReserveDerived accounts n bytes of a structure derived from the column
 // of ce.
-func (ce *colEntry) reserveDerived(n int64) error {
+func (ce *colEntry) ReserveDerived(n int64) error {
 	c := ce.t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.reservePreemptingLocked(n, ce)
 }
 
-// accountDerived records n bytes already allocated for ce's column (or
+// AccountDerived records n bytes already allocated for ce's column (or
 // returns them, when n is negative).
-func (ce *colEntry) accountDerived(n int64) {
+func (ce *colEntry) AccountDerived(n int64) {
 	c := ce.t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -220,8 +224,8 @@ func (ce *colEntry) accountDerived(n int64) {
 	}
 }
 
-// retired reports whether ce was evicted or replaced.
-func (ce *colEntry) retired() bool {
+// Retired reports whether ce was evicted or replaced.
+func (ce *colEntry) Retired() bool {
 	c := ce.t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -233,9 +237,12 @@ func (ce *colEntry) retired() bool {
 type tableView struct {
 	entry *tableEntry
 	rows  int
-	segs  []segment
-	cols  map[string]*column
-	pins  []*colEntry
+	segs  []column.Segment
+	cols  map[string]*column.Column
+	// derived holds, per column of cols, what is derived from it: the
+	// cache entry's, or a combine's own.
+	derived map[string]*column.Derived
+	pins    []*colEntry
 	// fileBytes is what this question read from the table's files to load
 	// its columns; zero when they were all cached.
 	fileBytes int64
@@ -243,11 +250,12 @@ type tableView struct {
 
 // pinLocked pins the cached columns of wants in t and returns the view, or
 // nil when one of them is not cached.
-func (c *cache) pinLocked(t *tableEntry, wants []want) *tableView {
+func (c *cache) pinLocked(t *tableEntry, wants []format.Want) *tableView {
 	if !t.loaded {
 		return nil
 	}
-	v := &tableView{entry: t, rows: t.rows, segs: t.segs, cols: make(map[string]*column, len(wants))}
+	v := &tableView{entry: t, rows: t.rows, segs: t.segs, cols: make(map[string]*column.Column, len(wants)),
+		derived: make(map[string]*column.Derived, len(wants))}
 	var found []*colEntry
 	for _, w := range wants {
 		ce := t.lookupLocked(w)
@@ -255,7 +263,8 @@ func (c *cache) pinLocked(t *tableEntry, wants []want) *tableView {
 			return nil
 		}
 		found = append(found, ce)
-		v.cols[w.name] = ce.col
+		v.cols[w.Name] = ce.col
+		v.derived[w.Name] = ce.derived
 	}
 	c.clock++
 	for _, ce := range found {
@@ -268,15 +277,15 @@ func (c *cache) pinLocked(t *tableEntry, wants []want) *tableView {
 
 // lookupLocked finds the cached column that serves w: the column itself,
 // or, for a want of validity only, any column of that name.
-func (t *tableEntry) lookupLocked(w want) *colEntry {
+func (t *tableEntry) lookupLocked(w format.Want) *colEntry {
 	if ce := t.cols[w]; ce != nil {
 		return ce
 	}
-	if !w.validOnly {
+	if !w.ValidOnly {
 		return nil
 	}
 	for k, ce := range t.cols {
-		if k.name == w.name {
+		if k.Name == w.Name {
 			return ce
 		}
 	}
@@ -285,11 +294,11 @@ func (t *tableEntry) lookupLocked(w want) *colEntry {
 
 // peek pins the wanted columns of tf when every one is cached, and returns
 // nil otherwise: the caller then streams the files.
-func (c *cache) peek(tf *tableFiles, wants []want) *tableView {
+func (c *cache) peek(tf *files.Table, wants []format.Want) *tableView {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := c.tables[tf.table]
-	if t == nil || t.id != tf.id || t.dead {
+	t := c.tables[tf.Name]
+	if t == nil || t.id != tf.ID || t.dead {
 		return nil
 	}
 	return c.pinLocked(t, wants)
@@ -297,7 +306,7 @@ func (c *cache) peek(tf *tableFiles, wants []want) *tableView {
 
 // acquire returns the wanted columns of the table in tf, loading those not
 // cached at this file identity, pinned for the caller.
-func (c *cache) acquire(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want) (*tableView, error) {
+func (c *cache) acquire(ctx context.Context, fsys fs.FS, tf *files.Table, wants []format.Want) (*tableView, error) {
 	for range 3 {
 		c.mu.Lock()
 		t := c.entryLocked(tf)
@@ -319,7 +328,7 @@ func (c *cache) acquire(ctx context.Context, fsys fs.FS, tf *tableFiles, wants [
 // loadPinned loads the wanted columns t lacks and pins all the wanted
 // ones as it caches them (so no other reservation evicts them before the
 // caller holds them); nil when one cached before was evicted meanwhile.
-func (t *tableEntry) loadPinned(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want) (*tableView, error) {
+func (t *tableEntry) loadPinned(ctx context.Context, fsys fs.FS, tf *files.Table, wants []format.Want) (*tableView, error) {
 	t.loadMu.Lock()
 	defer t.loadMu.Unlock()
 	var v *tableView
@@ -346,10 +355,10 @@ func (v *tableView) release() {
 // not nil) with c.mu held once they are. The caller holds t.loadMu. The memory the builders hold is reserved as it grows; the
 // finished columns stay accounted to their entries. A background fill
 // reads on one goroutine and never stops another fill to make room.
-func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *tableFiles, wants []want, fill bool, pin func()) error {
+func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, wants []format.Want, fill bool, pin func()) error {
 	c := t.c
 	c.mu.Lock()
-	var missing []want
+	var missing []format.Want
 	for _, w := range wants {
 		if t.lookupLocked(w) == nil && !containsWant(missing, w) {
 			missing = append(missing, w)
@@ -365,12 +374,12 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *tableFiles, wants
 	}
 	c.mu.Unlock()
 	var reserved int64
-	defer func() { c.release(reserved) }()
+	defer func() { c.Release(reserved) }()
 	meter := func(total int64) error {
 		if total <= reserved {
 			return nil
 		}
-		grow := c.reserve
+		grow := c.Reserve
 		if fill {
 			grow = func(n int64) error {
 				c.mu.Lock()
@@ -384,26 +393,26 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *tableFiles, wants
 		reserved = total
 		return nil
 	}
-	l := newLoader(ctx, fsys, missing, false, meter)
-	l.serial = fill
-	for _, p := range tf.parts {
+	l := format.NewLoader(ctx, fsys, missing, false, meter)
+	l.Serial = fill
+	for _, p := range tf.Parts {
 		c.reads.Add(1)
-		if err := l.readPart(p); err != nil {
+		if err := l.ReadPart(p); err != nil {
 			return err
 		}
 	}
-	if err := l.tick(); err != nil {
+	if err := l.Tick(); err != nil {
 		return err
 	}
-	byName := l.columns()
+	byName := l.Columns()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if t.loaded && (l.rows != t.rows || !sameSegments(l.segs, t.segs)) {
-		return fmt.Errorf("table %s changed while it was read", tf.table)
+	if t.loaded && (l.Rows != t.rows || !sameSegments(l.Segs, t.segs)) {
+		return fmt.Errorf("table %s changed while it was read", tf.Name)
 	}
 	var total int64
 	for _, w := range missing {
-		total += byName[w.name].bytes
+		total += byName[w.Name].Bytes
 	}
 	if t.dead {
 		return nil // replaced meanwhile: the columns serve no one
@@ -417,14 +426,14 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *tableFiles, wants
 		c.used -= reserved - total
 	}
 	reserved = 0
-	t.rows, t.segs, t.loaded = l.rows, l.segs, true
+	t.rows, t.segs, t.loaded = l.Rows, l.Segs, true
 	c.clock++
 	for _, w := range missing {
-		col := byName[w.name]
-		ce := &colEntry{t: t, w: w, col: col, bytes: col.bytes, lastUse: c.clock}
-		col.owner = ce
-		if w.typ == domain.TypeUnset {
-			t.types[w.name] = col.typ
+		col := byName[w.Name]
+		ce := &colEntry{t: t, w: w, col: col, bytes: col.Bytes, lastUse: c.clock}
+		ce.derived = column.NewDerived(col, ce)
+		if w.Type == domain.TypeUnset {
+			t.types[w.Name] = col.Type
 		}
 		t.cols[w] = ce
 	}
@@ -434,7 +443,7 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *tableFiles, wants
 	return nil
 }
 
-func containsWant(ws []want, w want) bool {
+func containsWant(ws []format.Want, w format.Want) bool {
 	for _, x := range ws {
 		if x == w {
 			return true
@@ -443,7 +452,7 @@ func containsWant(ws []want, w want) bool {
 	return false
 }
 
-func sameSegments(a, b []segment) bool {
+func sameSegments(a, b []column.Segment) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -453,4 +462,16 @@ func sameSegments(a, b []segment) bool {
 		}
 	}
 	return true
+}
+
+// heldIn returns what is derived from c, a column of v (nil when the table
+// is streamed): its cache entry's structures, or fresh ones, built on
+// demand and accounted to nothing, for a streamed slot's prototype.
+func heldIn(v *tableView, c *column.Column) *column.Derived {
+	if v != nil {
+		if d := v.derived[c.Name]; d != nil && d.Column() == c {
+			return d
+		}
+	}
+	return column.NewDerived(c, nil)
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 // Combiner computes the answer of a federated plan from the rows of its
@@ -79,7 +81,7 @@ func (c *Combiner) Combine(ctx context.Context, plan *domain.Plan, legs []*domai
 		if ctx.Err() != nil {
 			return nil, ctxErr(ctx)
 		}
-		if errors.Is(err, errDuplicateKey) {
+		if errors.Is(err, column.ErrDuplicateKey) {
 			return nil, &domain.RefusalError{Reason: domain.Refuse(domain.FederatedAnswerNotWellFormed,
 				"a lookup leg returned a key twice, so its rows cannot be joined to the others without duplicating them")}
 		}
@@ -93,9 +95,9 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 		return nil, err
 	}
 	comb := plan.Combine
-	mem := &reservation{c: c.cache}
-	defer mem.done()
-	tables := make([][]*column, len(legs))
+	mem := &kernel.Reservation{Budget: c.cache}
+	defer mem.Done()
+	tables := make([][]*column.Column, len(legs))
 	for i, rs := range legs {
 		cols, err := legColumns(&plan.Legs[i], rs, mem)
 		if err != nil {
@@ -107,61 +109,66 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 	answer := &domain.Plan{Columns: plan.Columns, Grain: plan.Grain, Range: domain.Range{Start: start, End: plan.Range.End},
 		Top: plan.Top, RowCap: plan.RowCap, Provenance: plan.Provenance}
 	n := len(legs[0].Rows)
-	q := &query{plan: answer, leg: &domain.Leg{}, parallel: c.parallel, rows: n, base: tables[0],
-		views: make([]*tableView, len(legs)), timeSlot: len(plan.Legs[0].Dimensions)}
+	q := &query{plan: answer, leg: &domain.Leg{}, views: make([]*tableView, len(legs)),
+		Query: kernel.Query{Parallel: c.parallel, Rows: n, Base: tables[0], Aliases: len(legs), TimeSlot: len(plan.Legs[0].Dimensions)}}
+	derived := make([][]*column.Derived, len(tables))
+	held := func(leg, col int) *column.Derived { return derived[leg][col] }
 	for i, cols := range tables {
-		v := &tableView{rows: len(legs[i].Rows), cols: map[string]*column{}}
-		for _, col := range cols {
-			v.cols[col.name] = col
+		v := &tableView{rows: len(legs[i].Rows), cols: map[string]*column.Column{}, derived: map[string]*column.Derived{}}
+		derived[i] = make([]*column.Derived, len(cols))
+		for k, col := range cols {
+			derived[i][k] = column.NewDerived(col, nil) // the legs' columns live as long as the combine
+			v.cols[col.Name] = col
+			v.derived[col.Name] = derived[i][k]
 		}
 		q.views[i] = v
 	}
-	for lo, g := 0, 0; lo < n; lo, g = lo+chunkRows, g+1 {
-		q.views[0].segs = append(q.views[0].segs, segment{lo: lo, hi: min(lo+chunkRows, n), group: g})
+	for lo, g := 0, 0; lo < n; lo, g = lo+column.ChunkRows, g+1 {
+		q.views[0].segs = append(q.views[0].segs, column.Segment{Lo: lo, Hi: min(lo+column.ChunkRows, n), Group: g})
 	}
-	if err := q.bindTime(q.base[q.timeSlot]); err != nil {
+	if err := q.bindTime(q.Base[q.TimeSlot]); err != nil {
 		return nil, err
 	}
 	for _, l := range comb.Links {
-		s, err := newJoinStep(ctx, l.From.Leg, l.Leg, tables[l.From.Leg][l.From.Column], tables[l.Leg][0])
+		s, err := kernel.NewJoinStep(ctx, l.From.Leg, l.Leg, held(l.From.Leg, l.From.Column), held(l.Leg, 0))
 		if err != nil {
 			return nil, fmt.Errorf("link %s: %w", l.Relationship, err)
 		}
-		s.fromSlot = l.From.Column
-		q.joins = append(q.joins, s)
+		s.FromSlot = l.From.Column
+		q.Joins = append(q.Joins, s)
 	}
 	for _, f := range comb.Filters {
-		p, err := callerPredicate(f.Column.Leg, tables[f.Column.Leg][f.Column.Column],
+		p, err := kernel.CallerPredicate(f.Column.Leg, held(f.Column.Leg, f.Column.Column),
 			domain.FilterRef{Dimension: f.Dimension, Op: f.Op, Values: f.Values})
 		if err != nil {
 			return nil, err
 		}
 		if f.Column.Leg == 0 {
-			p.slot = f.Column.Column
-			q.baseFilters = append(q.baseFilters, p)
+			p.Slot = f.Column.Column
+			q.BaseFilters = append(q.BaseFilters, p)
 		} else {
-			q.joinFilters = append(q.joinFilters, p)
+			q.JoinFilters = append(q.JoinFilters, p)
 		}
 	}
 	for _, lc := range comb.Dimensions {
 		col := tables[lc.Leg][lc.Column]
-		codes, err := col.groupCodes(ctx)
+		codes, err := held(lc.Leg, lc.Column).GroupCodes(ctx)
 		if err != nil {
 			return nil, err
 		}
-		q.dims = append(q.dims, dimRef{alias: lc.Leg, slot: lc.Column, col: col, codes: codes})
-		q.radix = append(q.radix, uint64(codes.card())+1)
+		q.Dims = append(q.Dims, kernel.DimRef{Alias: lc.Leg, Slot: lc.Column, Col: col, Codes: codes})
+		q.Radix = append(q.Radix, uint64(codes.Card())+1)
 	}
 	for _, cm := range comb.Metrics {
-		mp, err := combineMetric(cm, tables[0])
+		mp, err := combineMetric(cm, derived[0])
 		if err != nil {
 			return nil, err
 		}
-		q.metrics = append(q.metrics, mp)
-		q.needs = append(q.needs, 0)
+		q.Metrics = append(q.Metrics, mp)
+		q.Needs = append(q.Needs, 0)
 	}
-	q.timeOnly = q.slotUses(q.timeSlot) == 0
-	p, err := scan(ctx, q, newCachedProducer(q, q.views[0]), mem, nil)
+	q.timeOnly = q.slotUses(q.TimeSlot) == 0
+	p, err := kernel.Scan(ctx, &q.Query, kernel.NewCachedProducer(&q.Query, q.views[0].derived, q.views[0].segs), mem, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -170,38 +177,38 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 
 // combineMetric is the metric plan that re-aggregates cm's partials, the
 // columns of the base leg's rows.
-func combineMetric(cm domain.CombineMetric, base []*column) (*metricPlan, error) {
-	mp := &metricPlan{name: cm.Name, ratio: cm.Measure.Ratio}
-	add := func(op termOp, i int) (int, error) {
-		col := base[i]
-		tp := &termPlan{op: op, slot: i, col: col, float: col.typ == domain.TypeFloat || col.typ == domain.TypeDecimal}
+func combineMetric(cm domain.CombineMetric, base []*column.Derived) (*kernel.MetricPlan, error) {
+	mp := &kernel.MetricPlan{Name: cm.Name, Ratio: cm.Measure.Ratio}
+	add := func(op kernel.TermOp, i int) (int, error) {
+		col := base[i].Column()
+		tp := &kernel.TermPlan{Op: op, Slot: i, Col: col, Float: col.Type == domain.TypeFloat || col.Type == domain.TypeDecimal}
 		switch {
-		case op == opSum && !col.numeric():
-			return 0, fmt.Errorf("metric %s: a partial to sum is %s, not a number", cm.Name, col.typ)
-		case col.typ == domain.TypeText:
-			tp.rank = col.ranks()
+		case op == kernel.OpSum && !col.Numeric():
+			return 0, fmt.Errorf("metric %s: a partial to sum is %s, not a number", cm.Name, col.Type)
+		case col.Type == domain.TypeText:
+			tp.Rank = base[i].Ranks()
 		}
-		mp.terms = append(mp.terms, tp)
-		return len(mp.terms) - 1, nil
+		mp.Terms = append(mp.Terms, tp)
+		return len(mp.Terms) - 1, nil
 	}
 	for i, t := range cm.Measure.Terms() {
 		parts := cm.Partials[i]
 		var (
-			ct  combineTerm
+			ct  kernel.CombineTerm
 			err error
 		)
 		switch {
 		case t.CountIf != "", t.Aggregate == domain.Sum, t.Aggregate == domain.Count:
-			ct.a, err = add(opSum, parts[0])
+			ct.A, err = add(kernel.OpSum, parts[0])
 		case t.Aggregate == domain.Avg:
-			ct.avg = true
-			if ct.a, err = add(opSum, parts[0]); err == nil {
-				ct.b, err = add(opSum, parts[1])
+			ct.Avg = true
+			if ct.A, err = add(kernel.OpSum, parts[0]); err == nil {
+				ct.B, err = add(kernel.OpSum, parts[1])
 			}
 		case t.Aggregate == domain.Min:
-			ct.a, err = add(opMin, parts[0])
+			ct.A, err = add(kernel.OpMin, parts[0])
 		case t.Aggregate == domain.Max:
-			ct.a, err = add(opMax, parts[0])
+			ct.A, err = add(kernel.OpMax, parts[0])
 		default:
 			return nil, &domain.RefusalError{Reason: domain.Refuse(domain.MeasureDoesNotFederate,
 				"metric %s counts distinct values, which cannot be combined across data systems", cm.Name)}
@@ -209,7 +216,7 @@ func combineMetric(cm domain.CombineMetric, base []*column) (*metricPlan, error)
 		if err != nil {
 			return nil, err
 		}
-		mp.combine = append(mp.combine, ct)
+		mp.Combine = append(mp.Combine, ct)
 	}
 	return mp, nil
 }
@@ -301,7 +308,7 @@ func checkCombine(plan *domain.Plan, legs []*domain.RowSet) error {
 // legColumns turns a leg's rows into typed columns named by position, the
 // type of each told by its cells (see cellsColumn), with the type the
 // plan declares for it as the hint.
-func legColumns(leg *domain.Leg, rs *domain.RowSet, mem *reservation) ([]*column, error) {
+func legColumns(leg *domain.Leg, rs *domain.RowSet, mem *kernel.Reservation) ([]*column.Column, error) {
 	declared := map[string]domain.ColumnType{}
 	tables := append([]domain.Table{leg.Base}, make([]domain.Table, 0, len(leg.Joins))...)
 	for _, j := range leg.Joins {
@@ -326,13 +333,13 @@ func legColumns(leg *domain.Leg, rs *domain.RowSet, mem *reservation) ([]*column
 			hints = append(hints, h)
 		}
 	}
-	cols := make([]*column, len(hints))
+	cols := make([]*column.Column, len(hints))
 	for i, h := range hints {
 		col, err := cellsColumn(strconv.Itoa(i), rs.Rows, i, h)
 		if err != nil {
 			return nil, err
 		}
-		if err := mem.grow(col.bytes); err != nil {
+		if err := mem.Grow(col.Bytes); err != nil {
 			return nil, err
 		}
 		cols[i] = col
@@ -347,7 +354,7 @@ func legColumns(leg *domain.Leg, rs *domain.RowSet, mem *reservation) ([]*column
 // one (a timestamp arrives as its RFC 3339 text); any other mix is text
 // of the cells' canonical rendering. A column of nulls only takes the
 // hint's type (text when there is none).
-func cellsColumn(name string, rows [][]domain.Cell, i int, hint domain.ColumnType) (*column, error) {
+func cellsColumn(name string, rows [][]domain.Cell, i int, hint domain.ColumnType) (*column.Column, error) {
 	var kinds uint
 	for _, row := range rows {
 		kinds |= 1 << row[i].Kind()
@@ -380,28 +387,28 @@ func cellsColumn(name string, rows [][]domain.Cell, i int, hint domain.ColumnTyp
 // buildCells builds column i of rows as typ: typed values go to the
 // builder as they are, text (and a mix of kinds, as text) as its
 // canonical rendering.
-func buildCells(name string, rows [][]domain.Cell, i int, typ domain.ColumnType) (*column, error) {
-	b := newBuilder(typ, false)
+func buildCells(name string, rows [][]domain.Cell, i int, typ domain.ColumnType) (*column.Column, error) {
+	b := column.NewBuilder(typ, false)
 	for _, row := range rows {
 		c := row[i]
 		var err error
 		switch {
 		case c.IsNull():
-			b.appendNull()
+			b.AppendNull()
 		case typ == domain.TypeInteger:
-			err = b.appendInt(c.IntValue())
+			err = b.AppendInt(c.IntValue())
 		case typ == domain.TypeFloat:
-			err = b.appendFloat(c.FloatValue())
+			err = b.AppendFloat(c.FloatValue())
 		case typ == domain.TypeDate:
-			err = b.appendDate(int32(c.DateValue()))
+			err = b.AppendDate(int32(c.DateValue()))
 		case typ == domain.TypeBoolean:
-			err = b.appendBool(c.BoolValue())
+			err = b.AppendBool(c.BoolValue())
 		default:
-			err = b.appendText(c.Render())
+			err = b.AppendText(c.Render())
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	return b.finish(name), nil
+	return b.Finish(name), nil
 }

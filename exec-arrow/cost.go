@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 // ExecuteWithCost is Execute that also reports what this execution read
@@ -25,49 +26,35 @@ import (
 // ends in a refusal, a failure or a cancellation: what was spent until it
 // stopped.
 func (e *Engine) ExecuteWithCost(ctx context.Context, plan *domain.Plan) (*domain.RowSet, domain.Cost, error) {
-	var m meter
+	var m kernel.Meter
 	rs, err := e.execute(ctx, plan, &m)
-	return rs, domain.Cost{RowsScanned: m.rows.Load(), BytesRead: m.bytes.Load()}, err
+	return rs, domain.Cost{RowsScanned: m.Rows.Load(), BytesRead: m.Bytes.Load()}, err
 }
 
-// meter counts one execution's work.
-type meter struct {
-	rows    atomic.Int64
-	bytes   atomic.Int64
-	visited atomic.Int64
-}
-
-// visit counts the rows of a base-table batch the scan reads.
-func (m *meter) visit(n int) {
-	if m != nil {
-		m.visited.Add(int64(n))
-	}
-}
-
-// finish adds what the bound query read once its scan is over: the base
+// finishMeter adds to m what the bound query read once its scan is over: the base
 // rows visited, every row of each joined table, and the bytes of the
 // cached columns scanned (files read were counted as they were read).
-func (m *meter) finish(q *query) {
+func finishMeter(m *kernel.Meter, q *query) {
 	if m == nil {
 		return
 	}
-	visited := m.visited.Load()
-	m.rows.Add(visited)
+	visited := m.Visited.Load()
+	m.Rows.Add(visited)
 	for i, v := range q.views {
 		if v == nil {
 			continue
 		}
 		if i > 0 {
-			m.rows.Add(int64(v.rows))
+			m.Rows.Add(int64(v.rows))
 		}
 		if v.fileBytes > 0 {
 			continue // counted as it was read
 		}
 		for _, c := range v.cols {
 			if i == 0 && v.rows > 0 {
-				m.bytes.Add(c.bytes * visited / int64(v.rows))
+				m.Bytes.Add(c.Bytes * visited / int64(v.rows))
 			} else {
-				m.bytes.Add(c.bytes)
+				m.Bytes.Add(c.Bytes)
 			}
 		}
 	}

@@ -12,16 +12,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 func TestRealizedCost(t *testing.T) {
 	// Three chunks of rows in time order: 2025-01 fills the first chunk,
 	// 2025-02 the second, 2025-03 the rest.
-	const n = 3 * chunkRows
+	const n = 3 * column.ChunkRows
 	var b strings.Builder
 	b.WriteString("day,amount,region\n")
 	for i := 0; i < n; i++ {
-		b.WriteString([]string{"2025-01-15", "2025-02-15", "2025-03-15"}[i/chunkRows])
+		b.WriteString([]string{"2025-01-15", "2025-02-15", "2025-03-15"}[i/column.ChunkRows])
 		b.WriteString("," + strconv.Itoa(i%7) + "," + strconv.Itoa(i%3) + "\n")
 	}
 	dir := t.TempDir()
@@ -49,7 +50,7 @@ func TestRealizedCost(t *testing.T) {
 	rs, cold, err := e.ExecuteWithCost(context.Background(), plan)
 	require.NoError(t, err)
 	assert.Len(t, rs.Rows, 3)
-	assert.Equal(t, int64(chunkRows+4), cold.RowsScanned, "one chunk of the base table (the others are outside the range) and the whole lookup table")
+	assert.Equal(t, int64(column.ChunkRows+4), cold.RowsScanned, "one chunk of the base table (the others are outside the range) and the whole lookup table")
 	assert.Equal(t, fileSize("fact.csv")+fileSize("regions.csv"), cold.BytesRead, "a cold execution reads both files whole")
 
 	require.NoError(t, e.Settle(context.Background()))
@@ -58,10 +59,10 @@ func TestRealizedCost(t *testing.T) {
 	assert.Equal(t, cold.RowsScanned, warm.RowsScanned)
 	var expect int64
 	for _, c := range e.cache.tables["fact"].cols {
-		expect += c.col.bytes * chunkRows / n
+		expect += c.col.Bytes * column.ChunkRows / n
 	}
 	for _, c := range e.cache.tables["regions"].cols {
-		expect += c.col.bytes
+		expect += c.col.Bytes
 	}
 	require.Positive(t, expect)
 	assert.Equal(t, expect, warm.BytesRead, "a warm execution reads the scanned third of the base columns and the whole lookup table from the cache")

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 // TestDirectKernelMatchesTheStages: questions the direct kernel may
@@ -31,13 +32,13 @@ func TestDirectKernelMatchesTheStages(t *testing.T) {
 		mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", shopLeg(false, metric("rows", count("order_date")))),
 	}
 
-	directOff = true
+	kernel.DirectOff = true
 	want := answers(t, newEngine(t, os.DirFS(dir)), append(plans, plans...), true)
-	directOff = false
+	kernel.DirectOff = false
 
 	var batches atomic.Int64
-	directHook = func() { batches.Add(1) }
-	defer func() { directHook = nil }()
+	kernel.DirectHook = func() { batches.Add(1) }
+	defer func() { kernel.DirectHook = nil }()
 	streamed := answers(t, newEngine(t, os.DirFS(dir)), plans, false)
 	require.Positive(t, batches.Load(), "the direct kernel aggregated streamed batches")
 	require.Equal(t, want[:len(plans)], streamed)

@@ -206,5 +206,23 @@
 // no dimension and no join whose metrics share their required filters and
 // are counts or integer sums skips the selection vector for a batch wholly
 // in the range: its filters are tested over the rows into flags, and
-// counts and sums are added per bucket (direct.go).
+// counts and sums are added per bucket (internal/kernel/direct.go).
+//
+// # Packages
+//
+// The engine is five packages that import one way, lowest first (tools
+// rule engine-layers fails on an import upwards, tests included):
+//
+//   - internal/files: a table's files in the fs.FS (name to format and
+//     codec, parts, identity, link confinement);
+//   - internal/column: a loaded column, its builders, segments, and the
+//     structures derived from it (column.Derived, held beside the column);
+//   - internal/format: reading files into columns (the loader; Parquet
+//     pages, dictionaries and validity; CSV and NDJSON records);
+//   - internal/kernel: the vectorised kernels over batches of a bound
+//     kernel.Query (predicates, joins, group keys, terms, the scan);
+//   - this package: the Engine and Combiner; binding a plan against the
+//     cache (which owns every cached column and its column.Derived),
+//     streaming producers, execution, lookup legs, cost metering, the
+//     background fill and the combine of federated legs.
 package engine

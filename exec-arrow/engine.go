@@ -9,6 +9,8 @@ import (
 	"runtime"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // DefaultWorkingSetMaxBytes is the working-set ceiling when Config leaves
@@ -103,18 +105,18 @@ func (e *Engine) Source() string { return e.cfg.Source }
 func (e *Engine) Validate(ctx context.Context) error {
 	for i := range e.cfg.Models {
 		m := &e.cfg.Models[i]
-		tf, err := locate(e.cfg.Files, m.BareTable())
+		tf, err := files.Locate(e.cfg.Files, m.BareTable())
 		if err != nil {
 			return fmt.Errorf("model %s: %w", m.Name, err)
 		}
-		wants := make([]want, len(m.Columns))
+		wants := make([]format.Want, len(m.Columns))
 		for j, c := range m.Columns {
-			wants[j] = want{name: c.Name, typ: c.Type}
+			wants[j] = format.Want{Name: c.Name, Type: c.Type}
 		}
-		l := newLoader(ctx, e.cfg.Files, wants, true, nil)
-		for _, p := range tf.parts {
+		l := format.NewLoader(ctx, e.cfg.Files, wants, true, nil)
+		for _, p := range tf.Parts {
 			e.cache.reads.Add(1)
-			if err := l.readPart(p); err != nil {
+			if err := l.ReadPart(p); err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
@@ -144,3 +146,9 @@ func (e *Engine) WorkingSet() (used, limit int64) {
 	defer e.cache.mu.Unlock()
 	return e.cache.used, e.cache.limit
 }
+
+// ErrOutsideDataDir is the error of a table file, a table directory or a
+// part of one that leaves the source's data directory: a symbolic link
+// whose target is absolute or climbs out of it. Such a file is never
+// read.
+var ErrOutsideDataDir = files.ErrOutsideDataDir

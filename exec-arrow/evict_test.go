@@ -88,7 +88,7 @@ func TestSixQuestionsInEveryOrderUnderEviction(t *testing.T) {
 	for _, tb := range e.cache.tables {
 		for _, ce := range tb.cols {
 			columns += ce.bytes
-			assert.Zero(t, ce.pins, "%s.%s is still pinned", tb.name, ce.w.name)
+			assert.Zero(t, ce.pins, "%s.%s is still pinned", tb.name, ce.w.Name)
 		}
 	}
 	assert.Equal(t, columns, e.cache.used)

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 // Execute runs the plan's single leg over the source's files and returns
@@ -27,7 +28,7 @@ func (e *Engine) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet
 // memory then does not fit, it is asked again streaming its files, which
 // leaves the cached columns evictable: a question is never refused because
 // the cache holds its columns.
-func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *meter) (*domain.RowSet, error) {
+func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *kernel.Meter) (*domain.RowSet, error) {
 	if plan == nil {
 		return nil, errors.New("no plan")
 	}
@@ -51,30 +52,30 @@ func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *meter) (*dom
 
 // attempt runs the plan once, streaming the base table when stream is set
 // or its columns are not all cached; cached reports whether they were.
-func (e *Engine) attempt(ctx context.Context, plan *domain.Plan, m *meter, stream bool) (_ *domain.RowSet, cached bool, _ error) {
+func (e *Engine) attempt(ctx context.Context, plan *domain.Plan, m *kernel.Meter, stream bool) (_ *domain.RowSet, cached bool, _ error) {
 	q, err := e.bind(ctx, plan, m, stream)
 	if err != nil {
 		return nil, false, e.fail(ctx, err)
 	}
 	cached = !q.streamed
 	answered := false
-	mem := &reservation{c: e.cache}
+	mem := &kernel.Reservation{Budget: e.cache}
 	defer func() {
 		// After the question has given its memory back: the fill is
 		// queued only when the columns fit beside what others hold and
 		// the working memory this question took.
 		if answered && q.streamed {
-			e.scheduleFill(q, mem.peak)
+			e.scheduleFill(q, mem.Peak)
 		}
 	}()
 	defer q.release()
-	defer mem.done()
+	defer mem.Done()
 	src, err := e.producer(ctx, q, mem, m)
 	if err != nil {
 		return nil, cached, e.fail(ctx, err)
 	}
-	p, err := scan(ctx, q, src, mem, m)
-	m.finish(q)
+	p, err := kernel.Scan(ctx, &q.Query, src, mem, m)
+	finishMeter(m, q)
 	if err != nil {
 		return nil, cached, e.fail(ctx, err)
 	}
@@ -94,39 +95,14 @@ func (e *Engine) fail(ctx context.Context, err error) error {
 	return err
 }
 
-// reservation is one query's share of the working set, returned when the
-// query ends.
-type reservation struct {
-	c    *cache
-	mu   sync.Mutex
-	n    int64
-	peak int64
-}
-
-func (r *reservation) grow(n int64) error {
-	if n <= 0 {
-		return nil
-	}
-	if err := r.c.reserve(n); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	r.n += n
-	r.peak = max(r.peak, r.n)
-	r.mu.Unlock()
-	return nil
-}
-
-func (r *reservation) done() { r.c.release(r.n) }
-
 // tooLarge is the refusal of an answer over the row cap or byte bound.
 func tooLarge(format string, args ...any) error {
 	return &domain.RefusalError{Reason: domain.Refuse(domain.ResultTooLarge, format, args...)}
 }
 
 // result finishes the aggregates, orders the groups and builds the rows.
-func (q *query) result(ctx context.Context, p *partial, mem *reservation) (*domain.RowSet, error) {
-	ng := p.groups.len()
+func (q *query) result(ctx context.Context, p *kernel.Partial, mem *kernel.Reservation) (*domain.RowSet, error) {
+	ng := p.Groups.Len()
 	rowCap := q.plan.RowCap
 	if rowCap <= 0 {
 		rowCap = domain.MaxRowCap
@@ -134,15 +110,15 @@ func (q *query) result(ctx context.Context, p *partial, mem *reservation) (*doma
 	if q.plan.Top == nil && ng > rowCap {
 		return nil, tooLarge("the answer has more than %d rows", rowCap)
 	}
-	nd := len(q.dims)
+	nd := len(q.Dims)
 	stride := nd + 1
-	if err := mem.grow(int64(ng) * int64(4*stride+4+48*len(q.metrics))); err != nil {
+	if err := mem.Grow(int64(ng) * int64(4*stride+4+48*len(q.Metrics))); err != nil {
 		return nil, err
 	}
 	// parts[g*stride] is the bucket, then one code per dimension.
 	parts := make([]int32, ng*stride)
 	for g := 0; g < ng; g++ {
-		k := p.groups.parts(g)
+		k := p.Groups.Parts(g)
 		pg := parts[g*stride : (g+1)*stride]
 		for i := range pg {
 			pg[i] = int32(k[i])
@@ -155,16 +131,16 @@ func (q *query) result(ctx context.Context, p *partial, mem *reservation) (*doma
 	// Dimension ranks (code → ascending position, nulls last) and values.
 	ranks := make([][]int32, nd)
 	cells := make([]func(code int32) domain.Cell, nd)
-	for d, dim := range q.dims {
+	for d, dim := range q.Dims {
 		var order []int32
-		if dim.codes != nil {
-			order = dim.codes.order
-			values := dim.codes.values
+		if dim.Codes != nil {
+			order = dim.Codes.Order
+			values := dim.Codes.Values
 			cells[d] = func(code int32) domain.Cell { return values[code-1] }
 		} else {
-			book := p.books[d]
-			order = book.ranks()
-			cells[d] = book.cell
+			book := p.Books[d]
+			order = book.Ranks()
+			cells[d] = book.Cell
 		}
 		r := make([]int32, len(order)+1)
 		r[0] = math.MaxInt32
@@ -228,17 +204,17 @@ func (q *query) result(ctx context.Context, p *partial, mem *reservation) (*doma
 	bytes := 0
 	for _, g := range order {
 		pg := parts[g*stride : (g+1)*stride]
-		row := make([]domain.Cell, 0, nd+1+len(q.metrics))
-		for d := range q.dims {
+		row := make([]domain.Cell, 0, nd+1+len(q.Metrics))
+		for d := range q.Dims {
 			c := domain.Null()
 			if code := pg[d+1]; code > 0 {
 				c = cells[d](code)
 			}
 			row = append(row, c)
 		}
-		row = append(row, domain.DateCell(q.buckets[pg[0]]))
-		for m := range q.metrics {
-			row = append(row, vals[m][g].cell())
+		row = append(row, domain.DateCell(q.Buckets[pg[0]]))
+		for m := range q.Metrics {
+			row = append(row, vals[m][g].Cell())
 		}
 		if !q.plan.Part {
 			for _, c := range row {
@@ -284,7 +260,7 @@ func firstN(ctx context.Context, ng, n int, cmpFn func(a, b int) int) ([]int, er
 		}
 	}
 	for g := 0; g < ng; g++ {
-		if g%checkEvery == 0 && ctx.Err() != nil {
+		if g%column.CheckEvery == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		switch {
@@ -308,58 +284,58 @@ func firstN(ctx context.Context, ng, n int, cmpFn func(a, b int) int) ([]int, er
 }
 
 // values finishes every metric in every group.
-func (q *query) values(ctx context.Context, p *partial, ng int) ([][]value, error) {
-	out := make([][]value, len(q.metrics))
-	for m, mp := range q.metrics {
-		distinct := make([][]int64, len(mp.terms))
-		sorted := make([][]string, len(mp.terms))
-		for t, tp := range mp.terms {
-			if tp.op == opDistinct {
-				distinct[t] = p.terms[m][t].distinctCounts(ng)
+func (q *query) values(ctx context.Context, p *kernel.Partial, ng int) ([][]kernel.Value, error) {
+	out := make([][]kernel.Value, len(q.Metrics))
+	for m, mp := range q.Metrics {
+		distinct := make([][]int64, len(mp.Terms))
+		sorted := make([][]string, len(mp.Terms))
+		for t, tp := range mp.Terms {
+			if tp.Op == kernel.OpDistinct {
+				distinct[t] = p.Terms[m][t].DistinctCounts(ng)
 			}
-			sorted[t] = tp.sortedDict()
+			sorted[t] = tp.SortedDict()
 		}
-		vs := make([]value, ng)
+		vs := make([]kernel.Value, ng)
 		for g := 0; g < ng; g++ {
-			if g%checkEvery == 0 && ctx.Err() != nil {
+			if g%column.CheckEvery == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			if p.rows[m][g] == 0 {
-				vs[g] = value{null: true}
+			if p.Rows[m][g] == 0 {
+				vs[g] = kernel.Value{Null: true}
 				continue
 			}
-			term := func(t int) value {
-				return mp.terms[t].finish(p.terms[m][t], distinct[t], sorted[t], g)
+			term := func(t int) kernel.Value {
+				return mp.Terms[t].Finish(p.Terms[m][t], distinct[t], sorted[t], g)
 			}
-			if mp.combine != nil {
+			if mp.Combine != nil {
 				raw := term
-				term = func(t int) value {
-					ct := mp.combine[t]
-					if !ct.avg {
-						return raw(ct.a)
+				term = func(t int) kernel.Value {
+					ct := mp.Combine[t]
+					if !ct.Avg {
+						return raw(ct.A)
 					}
-					sum, n := raw(ct.a), raw(ct.b)
-					if sum.null || n.null || n.num() == 0 {
-						return value{null: true}
+					sum, n := raw(ct.A), raw(ct.B)
+					if sum.Null || n.Null || n.Num() == 0 {
+						return kernel.Value{Null: true}
 					}
-					return value{kind: domain.KindFloat, f: sum.num() / n.num()}
+					return kernel.Value{Kind: domain.KindFloat, F: sum.Num() / n.Num()}
 				}
 			}
-			if mp.ratio == nil {
+			if mp.Ratio == nil {
 				vs[g] = term(0)
 				continue
 			}
 			num, den := term(0), term(1)
 			switch {
-			case num.null || den.null:
-				vs[g] = value{null: true}
-			case den.num() == 0:
-				if mp.ratio.ZeroDenominator == domain.Fails {
-					return nil, fmt.Errorf("metric %s: %w", mp.name, domain.ErrZeroDenominator)
+			case num.Null || den.Null:
+				vs[g] = kernel.Value{Null: true}
+			case den.Num() == 0:
+				if mp.Ratio.ZeroDenominator == domain.Fails {
+					return nil, fmt.Errorf("metric %s: %w", mp.Name, domain.ErrZeroDenominator)
 				}
-				vs[g] = value{null: true}
+				vs[g] = kernel.Value{Null: true}
 			default:
-				vs[g] = value{kind: domain.KindFloat, f: num.num() / den.num()}
+				vs[g] = kernel.Value{Kind: domain.KindFloat, F: num.Num() / den.Num()}
 			}
 		}
 		out[m] = vs
@@ -369,23 +345,23 @@ func (q *query) values(ctx context.Context, p *partial, ng int) ([][]value, erro
 
 // compareValues orders two values of one metric, desc reversing the
 // order of non-null values; nulls come last either way.
-func compareValues(a, b value, desc bool) int {
+func compareValues(a, b kernel.Value, desc bool) int {
 	switch {
-	case a.null && b.null:
+	case a.Null && b.Null:
 		return 0
-	case a.null:
+	case a.Null:
 		return 1
-	case b.null:
+	case b.Null:
 		return -1
 	}
 	var c int
 	switch {
-	case a.kind == domain.KindFloat || b.kind == domain.KindFloat:
-		c = cmp.Compare(a.num(), b.num())
-	case a.kind == domain.KindText && !a.byInt:
-		c = cmp.Compare(a.s, b.s)
+	case a.Kind == domain.KindFloat || b.Kind == domain.KindFloat:
+		c = cmp.Compare(a.Num(), b.Num())
+	case a.Kind == domain.KindText && !a.ByInt:
+		c = cmp.Compare(a.S, b.S)
 	default:
-		c = cmp.Compare(a.i, b.i)
+		c = cmp.Compare(a.I, b.I)
 	}
 	if desc {
 		return -c

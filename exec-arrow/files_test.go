@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // salesParquet encodes the sales table of salesCSV as Parquet, with the
@@ -243,26 +245,26 @@ func TestInference(t *testing.T) {
 		"2,2.5,false,2025-01-02,2025-01-01T11:00:00+01:00,x,,\n"+
 		",,,,,,,7\n")
 	e := newEngine(t, os.DirFS(dir))
-	tf, err := locate(e.cfg.Files, "inf")
+	tf, err := files.Locate(e.cfg.Files, "inf")
 	require.NoError(t, err)
 	names := []string{"i", "f", "b", "d", "ts", "mixed", "empty", "neg"}
-	var wants []want
+	var wants []format.Want
 	for _, n := range names {
-		wants = append(wants, want{name: n})
+		wants = append(wants, format.Want{Name: n})
 	}
 	v, err := e.cache.acquire(context.Background(), e.cfg.Files, tf, wants)
 	require.NoError(t, err)
 	defer v.release()
 	got := map[string]domain.ColumnType{}
 	for _, n := range names {
-		got[n] = v.cols[n].typ
+		got[n] = v.cols[n].Type
 	}
 	assert.Equal(t, map[string]domain.ColumnType{
 		"i": domain.TypeInteger, "f": domain.TypeFloat, "b": domain.TypeBoolean, "d": domain.TypeDate,
 		"ts": domain.TypeTimestamp, "mixed": domain.TypeText, "empty": domain.TypeText, "neg": domain.TypeInteger,
 	}, got)
-	assert.Equal(t, "2025-01-01T10:00:00Z", v.cols["ts"].cell(1).Render())
-	assert.Equal(t, "null", v.cols["i"].cell(2).Render())
+	assert.Equal(t, "2025-01-01T10:00:00Z", v.cols["ts"].Cell(1).Render())
+	assert.Equal(t, "null", v.cols["i"].Cell(2).Render())
 	assert.Equal(t, 3, v.rows)
 }
 
@@ -286,7 +288,7 @@ func TestCacheReuseAndInvalidation(t *testing.T) {
 	require.EqualValues(t, 4, e.cache.reads.Load())
 	var cached []string
 	for w := range e.cache.tables["sales"].cols {
-		cached = append(cached, w.name)
+		cached = append(cached, w.Name)
 	}
 	assert.ElementsMatch(t, []string{"day", "amount", "price"}, cached)
 	run(t, e, mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("price", sum("price")), metric("amount", sum("amount")))))
@@ -336,7 +338,7 @@ func TestParquetProjection(t *testing.T) {
 	require.NoError(t, e.Settle(context.Background()))
 	var cached []string
 	for w := range e.cache.tables["sales"].cols {
-		cached = append(cached, w.name)
+		cached = append(cached, w.Name)
 	}
 	assert.ElementsMatch(t, []string{"day", "amount"}, cached)
 }

@@ -5,13 +5,15 @@ import (
 	"slices"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // fillJob is a background read of a streamed table's columns into the
 // cache, queued after the question that streamed them has answered.
 type fillJob struct {
-	tf     *tableFiles
-	wants  []want
+	tf     *files.Table
+	wants  []format.Want
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -40,11 +42,11 @@ func (e *Engine) scheduleFill(q *query, working int64) {
 		return // it does not fit: this table is streamed every time
 	}
 	for _, j := range c.fills.pending {
-		if j.tf.id == q.tf.id && slices.Equal(j.wants, q.baseWants) {
+		if j.tf.ID == q.tf.ID && slices.Equal(j.wants, q.baseWants) {
 			return
 		}
 	}
-	if f := c.filling; f != nil && f.tf.id == q.tf.id && slices.Equal(f.wants, q.baseWants) {
+	if f := c.filling; f != nil && f.tf.ID == q.tf.ID && slices.Equal(f.wants, q.baseWants) {
 		return
 	}
 	c.fills.pending = append(c.fills.pending, &fillJob{tf: q.tf, wants: q.baseWants})
@@ -76,7 +78,7 @@ func (e *Engine) runFills() {
 
 		// A fill that fails leaves the table streamed; one that panics,
 		// too, and is logged: it has no caller to fail.
-		if err := guard(func() error { e.fill(ctx, t, j); return nil })(); err != nil {
+		if err := format.Guard(func() error { e.fill(ctx, t, j); return nil })(); err != nil {
 			e.log().Error("engine: a background cache fill failed", "source", e.cfg.Source, "error", err)
 		}
 
@@ -95,8 +97,8 @@ func (e *Engine) fill(ctx context.Context, t *tableEntry, j *fillJob) {
 		return
 	}
 	defer t.loadMu.Unlock()
-	tf, err := locate(e.cfg.Files, j.tf.table)
-	if err != nil || tf.id != j.tf.id {
+	tf, err := files.Locate(e.cfg.Files, j.tf.Name)
+	if err != nil || tf.ID != j.tf.ID {
 		return
 	}
 	_ = t.load(ctx, e.cfg.Files, tf, j.wants, true, nil) // a fill that fails leaves the table streamed
@@ -128,16 +130,16 @@ func (e *Engine) Settle(ctx context.Context) error {
 func estimateBytes(q *query) int64 {
 	rows := q.streamedRows.Load()
 	var n int64
-	for _, c := range q.base {
+	for _, c := range q.Base {
 		per := int64(9)
 		switch {
-		case c.validOnly:
+		case c.ValidOnly:
 			per = 1
-		case c.typ == domain.TypeDate:
+		case c.Type == domain.TypeDate:
 			per = 5
-		case c.typ == domain.TypeBoolean:
+		case c.Type == domain.TypeBoolean:
 			per = 2
-		case c.typ == domain.TypeText:
+		case c.Type == domain.TypeText:
 			per = 5 + 4
 		}
 		n += per * rows

@@ -22,6 +22,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/files"
 )
 
 // The files targets share one driver: the fuzzed bytes become the table
@@ -98,9 +99,9 @@ func fuzzLayout(t *testing.T, ext string, data, valid []byte, mode uint8) fuzzFi
 	case 2:
 		name, body = name+".zst", zst(t, data)
 	case 3:
-		name, plain = name+".gz", decompressedLen(data, codecGzip)
+		name, plain = name+".gz", decompressedLen(data, files.CodecGzip)
 	case 4:
-		name, plain = name+".zst", decompressedLen(data, codecZstd)
+		name, plain = name+".zst", decompressedLen(data, files.CodecZstd)
 	}
 	ff := fuzzFile{files: map[string][]byte{}, plain: max(plain, len(data))}
 	if mode&8 == 0 {
@@ -116,16 +117,16 @@ func fuzzLayout(t *testing.T, ext string, data, valid []byte, mode uint8) fuzzFi
 
 // decompressedLen is how many bytes a stream decompresses to before it
 // ends or fails (at most 1 GiB).
-func decompressedLen(b []byte, c codec) int {
+func decompressedLen(b []byte, c files.Codec) int {
 	var r io.Reader
 	switch c {
-	case codecGzip:
+	case files.CodecGzip:
 		z, err := gzip.NewReader(bytes.NewReader(b))
 		if err != nil {
 			return 0
 		}
 		r = z
-	case codecZstd:
+	case files.CodecZstd:
 		cd, err := compress.GetCodec(compress.Codecs.Zstd)
 		if err != nil {
 			return 0

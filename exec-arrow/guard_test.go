@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 // TestAPanicInAWorkerIsADefect plants a panic in a scan worker, a
@@ -24,9 +25,9 @@ func TestAPanicInAWorkerIsADefect(t *testing.T) {
 	plan := mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", shopLeg(false, metric("net", sum("net_amount"))))
 	want := run(t, e, plan)
 
-	workerHook = func() { panic("planted") }
+	kernel.WorkerHook = func() { panic("planted") }
 	_, err = e.Execute(context.Background(), plan)
-	workerHook = nil
+	kernel.WorkerHook = nil
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, domain.ErrDefect), "a worker's panic is a defect: %v", err)
 	assert.Contains(t, err.Error(), "planted")

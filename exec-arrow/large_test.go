@@ -14,6 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // factCols are the columns of the generated fact table.
@@ -41,55 +44,55 @@ func generated(t testing.TB, n int) *Engine {
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(1, 2))
 	start := int32(day(t, "2024-01-01"))
-	days, custs, amounts := newBuilder(domain.TypeDate, false), newBuilder(domain.TypeInteger, false), newBuilder(domain.TypeInteger, false)
-	prices, statuses, paid := newBuilder(domain.TypeFloat, false), newBuilder(domain.TypeText, false), newBuilder(domain.TypeBoolean, false)
+	days, custs, amounts := column.NewBuilder(domain.TypeDate, false), column.NewBuilder(domain.TypeInteger, false), column.NewBuilder(domain.TypeInteger, false)
+	prices, statuses, paid := column.NewBuilder(domain.TypeFloat, false), column.NewBuilder(domain.TypeText, false), column.NewBuilder(domain.TypeBoolean, false)
 	status := []string{"completed", "pending", "cancelled"}
 	for i := 0; i < n; i++ {
-		_ = days.appendDate(start + int32(i%genDays))
+		_ = days.AppendDate(start + int32(i%genDays))
 		if i%97 == 0 {
-			custs.appendNull()
+			custs.AppendNull()
 		} else {
-			_ = custs.appendInt(int64(rng.IntN(genCustomers + 1000))) // some unmatched
+			_ = custs.AppendInt(int64(rng.IntN(genCustomers + 1000))) // some unmatched
 		}
-		_ = amounts.appendInt(int64(rng.IntN(10000)))
-		_ = prices.appendFloat(float64(rng.IntN(1000)) / 8)
-		_ = statuses.appendText(status[rng.IntN(3)])
-		_ = paid.appendBool(rng.IntN(4) != 0)
+		_ = amounts.AppendInt(int64(rng.IntN(10000)))
+		_ = prices.AppendFloat(float64(rng.IntN(1000)) / 8)
+		_ = statuses.AppendText(status[rng.IntN(3)])
+		_ = paid.AppendBool(rng.IntN(4) != 0)
 	}
-	inject(t, e, "fact", n, days.finish("day"), custs.finish("cust"), amounts.finish("amount"),
-		prices.finish("price"), statuses.finish("status"), paid.finish("paid"))
-	ids, regions := newBuilder(domain.TypeInteger, false), newBuilder(domain.TypeText, false)
+	inject(t, e, "fact", n, days.Finish("day"), custs.Finish("cust"), amounts.Finish("amount"),
+		prices.Finish("price"), statuses.Finish("status"), paid.Finish("paid"))
+	ids, regions := column.NewBuilder(domain.TypeInteger, false), column.NewBuilder(domain.TypeText, false)
 	for i := 0; i < genCustomers; i++ {
-		_ = ids.appendInt(int64(i))
+		_ = ids.AppendInt(int64(i))
 		if i%50 == 0 {
-			regions.appendNull()
+			regions.AppendNull()
 		} else {
-			_ = regions.appendText("region-" + strconv.Itoa(i%8))
+			_ = regions.AppendText("region-" + strconv.Itoa(i%8))
 		}
 	}
-	inject(t, e, "customers", genCustomers, ids.finish("cust_id"), regions.finish("region"))
+	inject(t, e, "customers", genCustomers, ids.Finish("cust_id"), regions.Finish("region"))
 	return e
 }
 
 // inject caches cols as the table of the file of that name in e's fs, in
 // segments of chunkRows rows.
-func inject(t testing.TB, e *Engine, table string, rows int, cols ...*column) {
-	tf, err := locate(e.cfg.Files, table)
+func inject(t testing.TB, e *Engine, table string, rows int, cols ...*column.Column) {
+	tf, err := files.Locate(e.cfg.Files, table)
 	require.NoError(t, err)
 	c := e.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	en := c.entryLocked(tf)
 	en.rows, en.loaded = rows, true
-	for lo := 0; lo < rows; lo += chunkRows {
-		en.segs = append(en.segs, segment{lo: lo, hi: min(lo+chunkRows, rows), group: lo / chunkRows})
+	for lo := 0; lo < rows; lo += column.ChunkRows {
+		en.segs = append(en.segs, column.Segment{Lo: lo, Hi: min(lo+column.ChunkRows, rows), Group: lo / column.ChunkRows})
 	}
 	for _, col := range cols {
-		w := want{name: col.name, typ: col.typ}
-		ce := &colEntry{t: en, w: w, col: col, bytes: col.bytes}
-		col.owner = ce
+		w := format.Want{Name: col.Name, Type: col.Type}
+		ce := &colEntry{t: en, w: w, col: col, bytes: col.Bytes}
+		ce.derived = column.NewDerived(col, ce)
 		en.cols[w] = ce
-		c.used += col.bytes
+		c.used += col.Bytes
 	}
 }
 

@@ -5,6 +5,9 @@ import (
 	"fmt"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 // lookup runs a lookup leg of a federated plan (domain.LegLookup) over the
@@ -14,7 +17,7 @@ import (
 // as joined tables always are, and walked with the same join steps and
 // predicates a question uses. More rows than the plan's row cap is
 // result_too_large.
-func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *meter) (*domain.RowSet, error) {
+func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *kernel.Meter) (*domain.RowSet, error) {
 	leg := &plan.Legs[0]
 	if leg.Source != e.cfg.Source {
 		return nil, fmt.Errorf("the plan's leg is for source %s, not %s", leg.Source, e.cfg.Source)
@@ -30,7 +33,7 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *meter) (*doma
 	if err != nil {
 		return nil, err
 	}
-	wants := make([][]want, len(tables))
+	wants := make([][]format.Want, len(tables))
 	need := func(ref domain.ColumnRef) (int, error) {
 		a, ok := alias[ref.Alias]
 		if !ok {
@@ -80,53 +83,53 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *meter) (*doma
 	}
 	if m != nil {
 		for _, v := range views {
-			m.rows.Add(int64(v.rows))
+			m.Rows.Add(int64(v.rows))
 			if v.fileBytes == 0 {
 				for _, c := range v.cols {
-					m.bytes.Add(c.bytes)
+					m.Bytes.Add(c.Bytes)
 				}
 			}
 		}
 	}
-	col := func(ref domain.ColumnRef) (int, *column) {
+	col := func(ref domain.ColumnRef) (int, *column.Column) {
 		a := alias[ref.Alias]
 		return a, views[a].cols[ref.Column]
 	}
-	var steps []*joinStep
+	var steps []*kernel.JoinStep
 	for i, j := range leg.Joins {
 		from, fc := col(domain.ColumnRef{Alias: j.FromAlias, Column: j.FromColumn})
-		_, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
-		s, err := newJoinStep(ctx, from, i+1, fc, tc)
+		to, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
+		s, err := kernel.NewJoinStep(ctx, from, i+1, heldIn(views[from], fc), heldIn(views[to], tc))
 		if err != nil {
 			return nil, fmt.Errorf("join %s: model %s: %w", j.Relationship, j.To.Model, err)
 		}
 		steps = append(steps, s)
 	}
 	keyAlias, keyCol := col(leg.Dimensions[0].Column)
-	preds := []*predicate{{alias: keyAlias, col: keyCol, anyValue: true}}
+	preds := []*kernel.Predicate{{Alias: keyAlias, Col: keyCol, AnyValue: true}}
 	for _, f := range leg.Filters {
 		a, c := col(f.Column)
-		p, err := callerPredicate(a, c, f)
+		p, err := kernel.CallerPredicate(a, heldIn(views[a], c), f)
 		if err != nil {
 			return nil, err
 		}
 		preds = append(preds, p)
 	}
-	mem := &reservation{c: e.cache}
-	defer mem.done()
+	mem := &kernel.Reservation{Budget: e.cache}
+	defer mem.Done()
 	n := views[0].rows
 	out := &domain.RowSet{Columns: append([]domain.Column(nil), plan.Columns...), Rows: [][]domain.Cell{}}
 	mapped := make([][]int32, len(tables))
 	var (
 		pass  []bool
-		maps  = make([]dictMap, len(steps))
-		fmaps = make([]dictMap, len(preds))
+		maps  = make([]kernel.DictMap, len(steps))
+		fmaps = make([]kernel.DictMap, len(preds))
 	)
-	for lo := 0; lo < n; lo += chunkRows {
+	for lo := 0; lo < n; lo += column.ChunkRows {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		hi := min(lo+chunkRows, n)
+		hi := min(lo+column.ChunkRows, n)
 		sel := make([]int32, hi-lo)
 		for i := range sel {
 			sel[i] = int32(lo + i)
@@ -134,8 +137,8 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *meter) (*doma
 		mapped[0] = sel
 		for i, s := range steps {
 			rows := make([]int32, len(sel))
-			s.apply(s.fromCol, mapped[s.from], rows, &maps[i])
-			mapped[s.to] = rows
+			s.Apply(s.FromCol, mapped[s.From], rows, &maps[i])
+			mapped[s.To] = rows
 		}
 		pass = append(pass[:0], make([]bool, len(sel))...)
 		keep := make([]bool, len(sel))
@@ -143,7 +146,7 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *meter) (*doma
 			keep[i] = true
 		}
 		for i, p := range preds {
-			p.eval(p.col, mapped[p.alias], pass, &fmaps[i])
+			p.Eval(p.Col, mapped[p.Alias], pass, &fmaps[i])
 			for k, ok := range pass {
 				keep[k] = keep[k] && ok
 			}
@@ -159,12 +162,12 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *meter) (*doma
 			row := make([]domain.Cell, len(leg.Dimensions))
 			for d, dim := range leg.Dimensions {
 				a, c := col(dim.Column)
-				row[d] = c.cell(mapped[a][k])
+				row[d] = c.Cell(mapped[a][k])
 			}
 			out.Rows = append(out.Rows, row)
 		}
 		// The rows are working memory until the combine has them.
-		if err := mem.grow(int64(len(out.Rows)-before) * int64(24+48*len(leg.Dimensions))); err != nil {
+		if err := mem.Grow(int64(len(out.Rows)-before) * int64(24+48*len(leg.Dimensions))); err != nil {
 			return nil, err
 		}
 	}

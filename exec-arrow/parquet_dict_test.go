@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // TestHybridRuns decodes runs of repeated values and bit-packed groups,
@@ -24,19 +26,19 @@ import (
 func TestHybridRuns(t *testing.T) {
 	// Width 3: five 6s, then one packed group 0..7, then three 2s.
 	data := []byte{5 << 1, 6, 1<<1 | 1, 0x88, 0xc6, 0xfa, 3 << 1, 2}
-	h := hybridRuns{data: data, width: 3}
+	h := format.HybridRuns{Data: data, Width: 3}
 	var got []int32
 	for _, n := range []int{2, 5, 4, 5} {
 		out := make([]int32, n)
-		require.NoError(t, h.decode(out))
+		require.NoError(t, h.Decode(out))
 		got = append(got, out...)
 	}
 	assert.Equal(t, []int32{6, 6, 6, 6, 6, 0, 1, 2, 3, 4, 5, 6, 7, 2, 2, 2}, got)
 
-	short := hybridRuns{data: []byte{5 << 1}, width: 3}
-	assert.Error(t, short.decode(make([]int32, 1)))
-	past := hybridRuns{data: data, width: 3}
-	assert.Error(t, past.decode(make([]int32, 17)))
+	short := format.HybridRuns{Data: []byte{5 << 1}, Width: 3}
+	assert.Error(t, short.Decode(make([]int32, 1)))
+	past := format.HybridRuns{Data: data, Width: 3}
+	assert.Error(t, past.Decode(make([]int32, 17)))
 }
 
 // TestDictChunkMatchesWriter writes required text, date and integer
@@ -83,52 +85,52 @@ func TestDictChunkMatchesWriter(t *testing.T) {
 
 	pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
 	require.NoError(t, err)
-	protos := []*column{{name: "s", typ: domain.TypeText}, {name: "one", typ: domain.TypeText}, {name: "d", typ: domain.TypeDate},
-		{name: "few", typ: domain.TypeInteger}, {name: "key", typ: domain.TypeInteger}}
+	protos := []*column.Column{{Name: "s", Type: domain.TypeText}, {Name: "one", Type: domain.TypeText}, {Name: "d", Type: domain.TypeDate},
+		{Name: "few", Type: domain.TypeInteger}, {Name: "key", Type: domain.TypeInteger}}
 	first := 0
 	for rg := range pf.NumRowGroups() {
 		rgr := pf.RowGroup(rg)
 		n := int(rgr.NumRows())
 		for leaf, proto := range protos {
 			descr := pf.MetaData().Schema.Column(leaf)
-			require.True(t, dictEligible(rgr.MetaData(), leaf, descr, proto.typ), "column %s", proto.name)
-			if proto.typ != domain.TypeInteger {
-				assert.False(t, dictEligible(rgr.MetaData(), leaf, descr, domain.TypeInteger), "column %s as an integer", proto.name)
+			require.True(t, format.DictEligible(rgr.MetaData(), leaf, descr, proto.Type), "column %s", proto.Name)
+			if proto.Type != domain.TypeInteger {
+				assert.False(t, format.DictEligible(rgr.MetaData(), leaf, descr, domain.TypeInteger), "column %s as an integer", proto.Name)
 			} else {
-				assert.False(t, dictEligible(rgr.MetaData(), leaf, descr, domain.TypeText), "column %s as text", proto.name)
+				assert.False(t, format.DictEligible(rgr.MetaData(), leaf, descr, domain.TypeText), "column %s as text", proto.Name)
 			}
-			d, err := newDictChunk(rgr, leaf, proto)
+			d, err := format.NewDictChunk(rgr, leaf, proto)
 			require.NoError(t, err)
-			buf := dictBuffers{idx: make([]int32, batch), days: make([]arrow.Date32, batch), ints: make([]int64, batch)}
+			buf := format.DictBuffers{Idx: make([]int32, batch), Days: make([]arrow.Date32, batch), Ints: make([]int64, batch)}
 			for off := 0; off < n; off += batch {
 				k := min(batch, n-off)
 				if off == batch {
-					require.NoError(t, d.skip(k, buf.idx))
+					require.NoError(t, d.Skip(k, buf.Idx))
 					continue
 				}
-				c, err := d.next(k, buf)
+				c, err := d.Next(k, buf)
 				require.NoError(t, err)
 				for r := range k {
 					i := first + off + r
-					switch proto.name {
+					switch proto.Name {
 					case "s":
-						require.Equal(t, texts[i], c.dict[c.idx[r]], "row %d", i)
-						require.Equal(t, texts[i] != "", c.valid == nil || bitutil.BitIsSet(c.valid, r), "row %d", i)
+						require.Equal(t, texts[i], c.Dict[c.Idx[r]], "row %d", i)
+						require.Equal(t, texts[i] != "", c.Valid == nil || bitutil.BitIsSet(c.Valid, r), "row %d", i)
 					case "one":
-						require.Equal(t, "x", c.dict[c.idx[r]])
-						require.Nil(t, c.valid)
+						require.Equal(t, "x", c.Dict[c.Idx[r]])
+						require.Nil(t, c.Valid)
 					case "d":
-						require.Equal(t, days[i], int32(c.days[r]), "row %d", i)
+						require.Equal(t, days[i], int32(c.Days[r]), "row %d", i)
 					case "few":
-						require.Equal(t, int64(i%3)-1, c.ints[r], "row %d", i)
+						require.Equal(t, int64(i%3)-1, c.Ints[r], "row %d", i)
 					case "key":
-						require.Equal(t, keys[i], c.ints[r], "row %d", i)
+						require.Equal(t, keys[i], c.Ints[r], "row %d", i)
 					}
 				}
 			}
-			_, err = d.next(1, buf)
+			_, err = d.Next(1, buf)
 			assert.Error(t, err, "past the end of the chunk")
-			d.close()
+			d.Close()
 		}
 		first += n
 	}

@@ -7,8 +7,6 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
@@ -16,13 +14,17 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 // parquetPart is one Parquet file of a streamed table: its footer, where
 // each wanted column lives, and which row groups may hold rows of the
 // question's range.
 type parquetPart struct {
-	p       part
+	p       files.Part
 	src     parquet.ReaderAtSeeker
 	closeFn func()
 	md      *metadata.FileMetaData
@@ -42,41 +44,41 @@ const readBuffer = 256 << 10
 
 // openParquetPart reads the footer of p, finds the wanted columns, and
 // skips the row groups whose time-column statistics miss the range.
-func openParquetPart(ctx context.Context, fsys fs.FS, p part, q *query, mem *reservation) (*parquetPart, error) {
+func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, mem *kernel.Reservation) (*parquetPart, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	l := &loader{ctx: ctx, fsys: fsys, meter: func(n int64) error { return mem.grow(n) }}
-	src, closer, err := l.parquetSource(p)
+	l := &format.Loader{Ctx: ctx, Fsys: fsys, Meter: func(n int64) error { return mem.Grow(n) }}
+	src, closer, err := l.ParquetSource(p)
 	if err != nil {
 		return nil, err
 	}
-	limit, err := pageLimit(src)
+	limit, err := format.PageLimit(src)
 	if err != nil {
 		closer()
-		return nil, fmt.Errorf("file %s: %w", p.path, err)
+		return nil, fmt.Errorf("file %s: %w", p.Path, err)
 	}
 	pf, err := file.NewParquetReader(src)
 	if err != nil {
 		closer()
-		return nil, fmt.Errorf("file %s: not a Parquet file: %w", p.path, err)
+		return nil, fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
 	}
 	pp := &parquetPart{p: p, src: src, closeFn: closer, md: pf.MetaData(), pageLimit: limit}
-	if err := checkRows(p.path, pp.md); err != nil {
+	if err := format.CheckRows(p.Path, pp.md); err != nil {
 		pp.close()
 		return nil, err
 	}
 	sch := pp.md.Schema
-	for _, c := range q.base {
-		idx := sch.ColumnIndexByName(c.name)
+	for _, c := range q.Base {
+		idx := sch.ColumnIndexByName(c.Name)
 		if idx < 0 {
 			pp.close()
-			return nil, fmt.Errorf("file %s: column %s is missing", p.path, c.name)
+			return nil, fmt.Errorf("file %s: column %s is missing", p.Path, c.Name)
 		}
 		pp.leaves = append(pp.leaves, idx)
 	}
-	for s, c := range q.base {
-		if !c.validOnly {
+	for s, c := range q.Base {
+		if !c.ValidOnly {
 			pp.full = append(pp.full, s)
 		}
 	}
@@ -84,16 +86,16 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p part, q *query, mem *res
 	pp.keep = make([]bool, nrg)
 	pp.first = make([]int64, nrg)
 	var row, maxRows int64
-	maxChunk := make([]int64, len(q.base))
+	maxChunk := make([]int64, len(q.Base))
 	for rg := 0; rg < nrg; rg++ {
 		rgm := pp.md.RowGroup(rg)
 		pp.first[rg] = row
 		row += rgm.NumRows()
-		pp.keep[rg] = q.rowGroupMeets(rgm, pp.leaves[q.timeSlot], sch.Column(pp.leaves[q.timeSlot]))
+		pp.keep[rg] = q.rowGroupMeets(rgm, pp.leaves[q.TimeSlot], sch.Column(pp.leaves[q.TimeSlot]))
 		if !pp.keep[rg] {
 			continue
 		}
-		maxRows = max(maxRows, min(rgm.NumRows(), chunkRows))
+		maxRows = max(maxRows, min(rgm.NumRows(), column.ChunkRows))
 		for s, leaf := range pp.leaves {
 			if cc, err := rgm.ColumnChunk(leaf); err == nil {
 				// Pages are read through a buffer of readBuffer bytes and
@@ -102,9 +104,9 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p part, q *query, mem *res
 			}
 		}
 	}
-	for s, c := range q.base {
+	for s, c := range q.Base {
 		pp.workerBytes += maxChunk[s]
-		if c.validOnly {
+		if c.ValidOnly {
 			pp.workerBytes += maxRows * 3
 		} else {
 			pp.workerBytes += maxRows * 12
@@ -131,36 +133,8 @@ func (q *query) rowGroupMeets(rgm *metadata.RowGroupMetaData, leaf int, descr *s
 	if st, err := cc.Statistics(); err == nil && st != nil && st.HasNullCount() && st.NullCount() >= rgm.NumRows() {
 		return false
 	}
-	z, ok := statsZone(rgm, leaf, descr, false)
-	return !ok || q.meets(z)
-}
-
-// statsZone is the day range of a date or timestamp column in a row group,
-// from its statistics; with noNulls, only when they also say it holds no
-// null.
-func statsZone(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, noNulls bool) (dayZone, bool) {
-	cc, err := rgm.ColumnChunk(leaf)
-	if err != nil {
-		return dayZone{}, false
-	}
-	st, err := cc.Statistics()
-	if err != nil || st == nil || !st.HasMinMax() {
-		return dayZone{}, false
-	}
-	if noNulls && (descr.MaxDefinitionLevel() > 0 && (!st.HasNullCount() || st.NullCount() > 0)) {
-		return dayZone{}, false
-	}
-	toDay, ok := parquetDay(descr)
-	if !ok {
-		return dayZone{}, false
-	}
-	switch s := st.(type) {
-	case *metadata.Int32Statistics:
-		return dayZone{toDay(int64(s.Min())), toDay(int64(s.Max()))}, true
-	case *metadata.Int64Statistics:
-		return dayZone{toDay(s.Min()), toDay(s.Max())}, true
-	}
-	return dayZone{}, false
+	z, ok := format.StatsZone(rgm, leaf, descr, false)
+	return !ok || q.Meets(z)
 }
 
 // parquetReaders are one worker's readers of the table's Parquet parts,
@@ -169,25 +143,25 @@ func statsZone(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, n
 // batch is decoded).
 type parquetReaders struct {
 	files map[*parquetPart]*pqarrow.FileReader
-	bufs  []dictBuffers
+	bufs  []format.DictBuffers
 }
 
 // buffers returns slot s's buffers for a column of type typ: the index
 // buffer, and the value buffer of a date or an integer, each at least n
 // long.
-func (pr *parquetReaders) buffers(s, n int, typ domain.ColumnType) dictBuffers {
+func (pr *parquetReaders) buffers(s, n int, typ domain.ColumnType) format.DictBuffers {
 	for len(pr.bufs) <= s {
-		pr.bufs = append(pr.bufs, dictBuffers{})
+		pr.bufs = append(pr.bufs, format.DictBuffers{})
 	}
 	b := &pr.bufs[s]
-	if len(b.idx) < n {
-		b.idx = make([]int32, n)
+	if len(b.Idx) < n {
+		b.Idx = make([]int32, n)
 	}
 	switch {
-	case typ == domain.TypeDate && len(b.days) < n:
-		b.days = make([]arrow.Date32, n)
-	case typ == domain.TypeInteger && len(b.ints) < n:
-		b.ints = make([]int64, n)
+	case typ == domain.TypeDate && len(b.Days) < n:
+		b.Days = make([]arrow.Date32, n)
+	case typ == domain.TypeInteger && len(b.Ints) < n:
+		b.Ints = make([]int64, n)
 	}
 	return *b
 }
@@ -198,22 +172,22 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 	}
 	// Pages are read through a small buffer into pooled memory, not a
 	// whole column chunk at a time into fresh memory.
-	rp := parquet.NewReaderProperties(decodePool)
+	rp := parquet.NewReaderProperties(format.DecodePool)
 	rp.BufferedStreamEnabled, rp.BufferSize = true, readBuffer
 	rp.MaxUncompressedPageSize = pp.pageLimit
 	pf, err := file.NewParquetReader(pp.src, file.WithMetadata(pp.md), file.WithReadProps(rp))
 	if err != nil {
-		return nil, fmt.Errorf("file %s: %w", pp.p.path, err)
+		return nil, fmt.Errorf("file %s: %w", pp.p.Path, err)
 	}
-	props := pqarrow.ArrowReadProperties{BatchSize: chunkRows}
+	props := pqarrow.ArrowReadProperties{BatchSize: column.ChunkRows}
 	for _, s := range pp.full {
-		if q.base[s].typ == domain.TypeText && pp.md.Schema.Column(pp.leaves[s]).PhysicalType() == parquet.Types.ByteArray {
+		if q.Base[s].Type == domain.TypeText && pp.md.Schema.Column(pp.leaves[s]).PhysicalType() == parquet.Types.ByteArray {
 			props.SetReadDict(pp.leaves[s], true)
 		}
 	}
-	fr, err := pqarrow.NewFileReader(pf, props, decodePool)
+	fr, err := pqarrow.NewFileReader(pf, props, format.DecodePool)
 	if err != nil {
-		return nil, fmt.Errorf("file %s: %w", pp.p.path, err)
+		return nil, fmt.Errorf("file %s: %w", pp.p.Path, err)
 	}
 	if pr.files == nil {
 		pr.files = map[*parquetPart]*pqarrow.FileReader{}
@@ -227,7 +201,7 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 // alone are read from their definition levels (and, for text, the value
 // lengths: empty text is null), or not at all when the footer says the
 // row group has no null.
-func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t task, each func(*batch) error) error {
+func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t task, each func(*kernel.Batch) error) error {
 	q, pp := fp.q, t.part.pq
 	fr, err := pr.get(pp, q)
 	if err != nil {
@@ -240,36 +214,36 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	bucket, one := int32(0), false
 	full := pp.full
 	if q.timeOnly {
-		if z, ok := statsZone(rgm, pp.leaves[q.timeSlot], pp.md.Schema.Column(pp.leaves[q.timeSlot]), true); ok {
-			if bucket, one = q.oneBucket(z); one {
-				full = slices.DeleteFunc(slices.Clone(full), func(s int) bool { return s == q.timeSlot })
+		if z, ok := format.StatsZone(rgm, pp.leaves[q.TimeSlot], pp.md.Schema.Column(pp.leaves[q.TimeSlot]), true); ok {
+			if bucket, one = q.OneBucket(z); one {
+				full = slices.DeleteFunc(slices.Clone(full), func(s int) bool { return s == q.TimeSlot })
 			}
 		}
 	}
 	// A row group whose statistics put every time in the range needs no
 	// batch checked against it.
 	inside := false
-	if z, ok := statsZone(rgm, pp.leaves[q.timeSlot], pp.md.Schema.Column(pp.leaves[q.timeSlot]), false); ok {
-		inside = z.min >= q.start && z.max < q.start+q.span
+	if z, ok := format.StatsZone(rgm, pp.leaves[q.TimeSlot], pp.md.Schema.Column(pp.leaves[q.TimeSlot]), false); ok {
+		inside = z.Min >= q.Start && z.Max < q.Start+q.Span
 	}
 	// Required text, date and integer columns of dictionary pages are
 	// decoded straight from their pages; the others through pqarrow.
-	own := make([]*dictChunk, len(q.base))
+	own := make([]*format.DictChunk, len(q.Base))
 	rest := full
 	for _, s := range full {
-		c := q.base[s]
-		if q.inferred[s] || !dictEligible(rgm, pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]), c.typ) {
+		c := q.Base[s]
+		if q.inferred[s] || !format.DictEligible(rgm, pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]), c.Type) {
 			continue
 		}
-		d, err := newDictChunk(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], c)
+		d, err := format.NewDictChunk(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], c)
 		if err != nil {
-			return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.path, t.rg, c.name, err)
+			return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, c.Name, err)
 		}
-		defer d.close()
+		defer d.Close()
 		own[s] = d
 		rest = slices.DeleteFunc(slices.Clone(rest), func(r int) bool { return r == s })
 	}
-	recCol := make([]int, len(q.base)) // slot → column of the record
+	recCol := make([]int, len(q.Base)) // slot → column of the record
 	var rr pqarrow.RecordReader
 	if len(rest) > 0 {
 		leaves := make([]int, len(rest))
@@ -278,16 +252,16 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			recCol[s] = i
 		}
 		if rr, err = fr.GetRecordReader(ctx, leaves, []int{t.rg}); err != nil {
-			return fmt.Errorf("file %s, row group %d: %w", pp.p.path, t.rg, err)
+			return fmt.Errorf("file %s, row group %d: %w", pp.p.Path, t.rg, err)
 		}
 		defer rr.Release()
 	}
-	valids := make([]*validReader, len(q.base))
-	for s, c := range q.base {
-		if c.validOnly {
-			v, err := newValidReader(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]))
+	valids := make([]*format.ValidReader, len(q.Base))
+	for s, c := range q.Base {
+		if c.ValidOnly {
+			v, err := format.NewValidReader(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]))
 			if err != nil {
-				return fmt.Errorf("file %s, column %s: %w", pp.p.path, c.name, err)
+				return fmt.Errorf("file %s, column %s: %w", pp.p.Path, c.Name, err)
 			}
 			valids[s] = v
 		}
@@ -296,55 +270,55 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n := min(chunkRows, nrows-off)
-		cols := make([]*column, len(q.base))
+		n := min(column.ChunkRows, nrows-off)
+		cols := make([]*column.Column, len(q.Base))
 		if len(full) > 0 {
 			var rec arrow.RecordBatch
 			if rr != nil {
-				ok, err := nextRecord(rr)
+				ok, err := format.NextRecord(rr)
 				if err != nil {
 					if ctx.Err() != nil {
 						return ctx.Err()
 					}
-					return fmt.Errorf("file %s, row group %d: %w", pp.p.path, t.rg, err)
+					return fmt.Errorf("file %s, row group %d: %w", pp.p.Path, t.rg, err)
 				}
 				if !ok {
-					return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", pp.p.path, t.rg)
+					return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", pp.p.Path, t.rg)
 				}
 				rec = rr.RecordBatch()
 				n = int(rec.NumRows())
 			}
 			base := int(pp.first[t.rg]) + off
-			col := func(s int) (*column, error) {
+			col := func(s int) (*column.Column, error) {
 				if d := own[s]; d != nil {
-					c, err := d.next(n, pr.buffers(s, n, d.typ))
+					c, err := d.Next(n, pr.buffers(s, n, d.Typ))
 					if err != nil {
-						return nil, fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.path, t.rg, q.base[s].name, err)
+						return nil, fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.Base[s].Name, err)
 					}
 					return c, nil
 				}
-				return batchColumn(q.base[s], rec.Column(recCol[s]), pp.p.path, base, q.inferred[s])
+				return format.BatchColumn(q.Base[s], rec.Column(recCol[s]), pp.p.Path, base, q.inferred[s])
 			}
 			// The time column first: a batch outside the range is
 			// skipped without converting the rest.
 			if !one {
-				c, err := col(q.timeSlot)
+				c, err := col(q.TimeSlot)
 				if err != nil {
 					return err
 				}
-				cols[q.timeSlot] = c
-				if !inside && !q.meets(zoneOf(c, 0, n)) {
+				cols[q.TimeSlot] = c
+				if !inside && !q.Meets(column.ZoneOf(c, 0, n)) {
 					for _, v := range valids {
 						if v != nil {
-							if _, err := v.next(n); err != nil {
-								return fmt.Errorf("file %s: %w", pp.p.path, err)
+							if _, err := v.Next(n); err != nil {
+								return fmt.Errorf("file %s: %w", pp.p.Path, err)
 							}
 						}
 					}
 					for s, d := range own {
-						if d != nil && s != q.timeSlot {
-							if err := d.skip(n, pr.buffers(s, n, d.typ).idx); err != nil {
-								return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.path, t.rg, q.base[s].name, err)
+						if d != nil && s != q.TimeSlot {
+							if err := d.Skip(n, pr.buffers(s, n, d.Typ).Idx); err != nil {
+								return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.Base[s].Name, err)
 							}
 						}
 					}
@@ -353,7 +327,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 				}
 			}
 			for _, s := range full {
-				if s == q.timeSlot && !one {
+				if s == q.TimeSlot && !one {
 					continue
 				}
 				c, err := col(s)
@@ -367,223 +341,16 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			if v == nil {
 				continue
 			}
-			bits, err := v.next(n)
+			bits, err := v.Next(n)
 			if err != nil {
-				return fmt.Errorf("file %s, column %s: %w", pp.p.path, q.base[s].name, err)
+				return fmt.Errorf("file %s, column %s: %w", pp.p.Path, q.Base[s].Name, err)
 			}
-			cols[s] = &column{name: q.base[s].name, typ: q.base[s].typ, n: n, valid: bits, validOnly: true, id: columnIDs.Add(1)}
+			cols[s] = &column.Column{Name: q.Base[s].Name, Type: q.Base[s].Type, N: n, Valid: bits, ValidOnly: true, ID: column.ColumnIDs.Add(1)}
 		}
-		if err := each(&batch{lo: 0, hi: n, group: t.group, cols: cols, oneBucket: one, bucket: bucket}); err != nil {
+		if err := each(&kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols, OneBucket: one, Bucket: bucket}); err != nil {
 			return err
 		}
 		off += n
 	}
 	return nil
-}
-
-// batchColumn makes a batch column of the prototype's type from one
-// decoded Arrow array: without a copy when the array already has the
-// column's physical form, through a builder otherwise (which converts,
-// and refuses a value that is not of the type, naming its row).
-func batchColumn(proto *column, arr arrow.Array, path string, base int, inferred bool) (*column, error) {
-	if arr.Data().Offset() == 0 && !inferred {
-		switch a := arr.(type) {
-		case *array.Int64:
-			if proto.typ == domain.TypeInteger {
-				return withID(newColumn(proto.name, proto.typ, a)), nil
-			}
-		case *array.Float64:
-			if proto.typ == domain.TypeFloat || proto.typ == domain.TypeDecimal {
-				return withID(newColumn(proto.name, proto.typ, a)), nil
-			}
-		case *array.Boolean:
-			if proto.typ == domain.TypeBoolean {
-				return withID(newColumn(proto.name, proto.typ, a)), nil
-			}
-		case *array.Date32:
-			if proto.typ == domain.TypeDate {
-				return withID(newColumn(proto.name, proto.typ, a)), nil
-			}
-		case *array.Dictionary:
-			if c := dictColumn(proto, a); c != nil {
-				return c, nil
-			}
-		}
-	}
-	b := newBuilder(proto.typ, false)
-	if inferred {
-		b = viaText{b}
-	}
-	if err := appendArrow(b, arr); err != nil {
-		if ae, ok := err.(*arrowErr); ok {
-			return nil, loadError(path, proto.name, base+ae.row+1, "row", ae.err)
-		}
-		return nil, fmt.Errorf("file %s, column %s: %w", path, proto.name, err)
-	}
-	return withID(b.finish(proto.name)), nil
-}
-
-// dictColumn wraps a dictionary-encoded text array as a text column,
-// marking the rows whose text is empty as null (empty text is null in
-// every format); nil when the array is not int32 indexes over strings.
-func dictColumn(proto *column, a *array.Dictionary) *column {
-	if proto.typ != domain.TypeText {
-		return nil
-	}
-	idx, ok := a.Indices().(*array.Int32)
-	if !ok || idx.Data().Offset() != 0 {
-		return nil
-	}
-	d, ok := a.Dictionary().(*array.String)
-	if !ok {
-		return nil
-	}
-	c := &column{name: proto.name, typ: domain.TypeText, arr: a, n: a.Len(), idx: idx.Int32Values(), id: columnIDs.Add(1)}
-	c.dict = make([]string, d.Len())
-	empty := -1
-	for i := range c.dict {
-		c.dict[i] = d.Value(i)
-		if c.dict[i] == "" || d.IsNull(i) {
-			empty = i
-		}
-	}
-	if a.NullN() > 0 {
-		c.valid = a.NullBitmapBytes()
-	}
-	if empty >= 0 {
-		bits := make([]byte, bitutil.BytesForBits(int64(c.n)))
-		for r := 0; r < c.n; r++ {
-			if (c.valid == nil || bitutil.BitIsSet(c.valid, r)) && c.dict[c.idx[r]] != "" && d.IsValid(int(c.idx[r])) {
-				bitutil.SetBit(bits, r)
-			}
-		}
-		c.valid = bits
-	}
-	c.bytes = arrayBytes(a.Data())
-	return c
-}
-
-func withID(c *column) *column {
-	c.id = columnIDs.Add(1)
-	return c
-}
-
-// validReader reads the validity of one column chunk, batch by batch,
-// without materialising its values.
-type validReader struct {
-	all    bool // the footer says every value is present
-	rd     file.ColumnChunkReader
-	maxDef int16
-	text   bool // empty text is null, so text needs the value lengths
-	defs   []int16
-	texts  []parquet.ByteArray
-	other  any // a scratch slice of the physical type
-}
-
-func newValidReader(rg *file.RowGroupReader, leaf int, descr *schema.Column) (*validReader, error) {
-	v := &validReader{maxDef: descr.MaxDefinitionLevel(), text: descr.PhysicalType() == parquet.Types.ByteArray}
-	cc, err := rg.MetaData().ColumnChunk(leaf)
-	if err != nil {
-		return nil, err
-	}
-	st, _ := cc.Statistics()
-	noNulls := v.maxDef == 0 || (st != nil && st.HasNullCount() && st.NullCount() == 0)
-	noEmpty := !v.text
-	if s, ok := st.(*metadata.ByteArrayStatistics); ok && s.HasMinMax() && len(s.Min()) > 0 {
-		noEmpty = true // the smallest text is not empty, so none is
-	}
-	if noNulls && noEmpty {
-		v.all = true
-		return v, nil
-	}
-	if v.rd, err = rg.Column(leaf); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// next returns the validity bitmap of the next n values (nil: all valid).
-func (v *validReader) next(n int) (_ []byte, err error) {
-	defer func() {
-		if recover() != nil { // the Parquet library decoding levels (see nextRecord)
-			err = errParquetPanic
-		}
-	}()
-	if v.all {
-		return nil, nil
-	}
-	if cap(v.defs) < n {
-		v.defs = make([]int16, n)
-	}
-	defs := v.defs[:n]
-	var got, vals int
-	for got < n {
-		total, read, err := readLevels(v, n-got, defs[got:], vals)
-		if err != nil {
-			return nil, err
-		}
-		if total == 0 {
-			return nil, fmt.Errorf("the column chunk ends early")
-		}
-		if v.maxDef == 0 {
-			for i := got; i < got+int(total); i++ {
-				defs[i] = 0
-			}
-		}
-		got += int(total)
-		vals += read
-	}
-	bits := make([]byte, bitutil.BytesForBits(int64(n)))
-	j := 0
-	for i, d := range defs {
-		if d < v.maxDef {
-			continue
-		}
-		if !v.text || len(v.texts[j]) > 0 {
-			bitutil.SetBit(bits, i)
-		}
-		j++
-	}
-	return bits, nil
-}
-
-// readLevels reads up to n levels (and their values, discarded) into defs;
-// for text, the values land in v.texts at offset vals so their lengths can
-// be checked.
-func readLevels(v *validReader, n int, defs []int16, vals int) (int64, int, error) {
-	if v.maxDef == 0 {
-		defs = nil
-	}
-	switch r := v.rd.(type) {
-	case *file.ByteArrayColumnChunkReader:
-		if len(v.texts) < vals+n {
-			v.texts = append(v.texts, make([]parquet.ByteArray, vals+n-len(v.texts))...)
-		}
-		return r.ReadBatch(int64(n), v.texts[vals:vals+n], defs, nil)
-	case *file.BooleanColumnChunkReader:
-		return r.ReadBatch(int64(n), scratchOf[bool](v, n), defs, nil)
-	case *file.Int32ColumnChunkReader:
-		return r.ReadBatch(int64(n), scratchOf[int32](v, n), defs, nil)
-	case *file.Int64ColumnChunkReader:
-		return r.ReadBatch(int64(n), scratchOf[int64](v, n), defs, nil)
-	case *file.Int96ColumnChunkReader:
-		return r.ReadBatch(int64(n), scratchOf[parquet.Int96](v, n), defs, nil)
-	case *file.Float32ColumnChunkReader:
-		return r.ReadBatch(int64(n), scratchOf[float32](v, n), defs, nil)
-	case *file.Float64ColumnChunkReader:
-		return r.ReadBatch(int64(n), scratchOf[float64](v, n), defs, nil)
-	case *file.FixedLenByteArrayColumnChunkReader:
-		return r.ReadBatch(int64(n), scratchOf[parquet.FixedLenByteArray](v, n), defs, nil)
-	}
-	return 0, 0, fmt.Errorf("unsupported Parquet column type %s", v.rd.Type())
-}
-
-// scratchOf is v's scratch slice of type T, at least n long.
-func scratchOf[T any](v *validReader, n int) []T {
-	s, _ := v.other.([]T)
-	if len(s) < n {
-		s = make([]T, n)
-		v.other = s
-	}
-	return s[:n]
 }

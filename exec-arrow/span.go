@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
-	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // SpanReadMaxBytes bounds the CSV and NDJSON files DataSpan reads to find a
@@ -33,32 +34,36 @@ var spanReadMax = SpanReadMaxBytes
 // the column is neither a date nor a timestamp, or when it holds no value.
 // A missing file or column is an error (Validate names it first at start).
 func (e *Engine) DataSpan(ctx context.Context, model, column string) (first, last domain.Date, ok bool, err error) {
+	return e.dataSpan(ctx, model, column)
+}
+
+func (e *Engine) dataSpan(ctx context.Context, model, name string) (first, last domain.Date, ok bool, err error) {
 	m, found := e.models[model]
 	if !found {
 		return 0, 0, false, fmt.Errorf("files source %s: no model %s", e.cfg.Source, model)
 	}
-	w := want{name: column}
+	w := format.Want{Name: name}
 	for _, c := range m.Columns {
-		if c.Name == column {
-			w.typ = c.Type
+		if c.Name == name {
+			w.Type = c.Type
 		}
 	}
-	switch w.typ {
+	switch w.Type {
 	case domain.TypeUnset, domain.TypeDate, domain.TypeTimestamp:
 	default:
 		return 0, 0, false, nil
 	}
-	tf, err := locate(e.cfg.Files, m.BareTable())
+	tf, err := files.Locate(e.cfg.Files, m.BareTable())
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("model %s: %w", m.Name, err)
 	}
-	var text []part
+	var text []files.Part
 	var read int64 // bytes that must be read whole: text parts, compressed Parquet
-	for _, p := range tf.parts {
-		if p.format != formatParquet || p.codec != codecNone {
-			read += p.size
+	for _, p := range tf.Parts {
+		if p.Format != files.FormatParquet || p.Codec != files.CodecNone {
+			read += p.Size
 		}
-		if p.format != formatParquet {
+		if p.Format != files.FormatParquet {
 			text = append(text, p)
 		}
 	}
@@ -66,32 +71,32 @@ func (e *Engine) DataSpan(ctx context.Context, model, column string) (first, las
 		return 0, 0, false, nil
 	}
 	lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
-	for _, p := range tf.parts {
-		if p.format != formatParquet {
+	for _, p := range tf.Parts {
+		if p.Format != files.FormatParquet {
 			continue
 		}
-		pmin, pmax, told, err := e.parquetSpan(ctx, p, column)
+		pmin, pmax, told, err := e.parquetSpan(ctx, p, name)
 		if err != nil || !told {
 			return 0, 0, false, err
 		}
 		lo, hi = min(lo, pmin), max(hi, pmax)
 	}
 	if len(text) > 0 {
-		l := newLoader(ctx, e.cfg.Files, []want{w}, false, nil)
+		l := format.NewLoader(ctx, e.cfg.Files, []format.Want{w}, false, nil)
 		for _, p := range text {
-			if err := l.readPart(p); err != nil {
+			if err := l.ReadPart(p); err != nil {
 				if ctx.Err() != nil {
 					return 0, 0, false, ctx.Err()
 				}
 				return 0, 0, false, fmt.Errorf("model %s: %w", m.Name, err)
 			}
 		}
-		c := l.columns()[column]
-		if c == nil || (c.typ != domain.TypeDate && c.typ != domain.TypeTimestamp) {
+		c := l.Columns()[name]
+		if c == nil || (c.Type != domain.TypeDate && c.Type != domain.TypeTimestamp) {
 			return 0, 0, false, nil
 		}
-		z := zoneOf(c, 0, c.n)
-		lo, hi = min(lo, z.min), max(hi, z.max)
+		z := column.ZoneOf(c, 0, c.N)
+		lo, hi = min(lo, z.Min), max(hi, z.Max)
 	}
 	if lo > hi {
 		return 0, 0, false, nil
@@ -102,27 +107,27 @@ func (e *Engine) DataSpan(ctx context.Context, model, column string) (first, las
 // parquetSpan is the day range of column in one Parquet part from its
 // footer alone: told is false when a row group holding values lacks
 // statistics, or the column is not a date or a timestamp.
-func (e *Engine) parquetSpan(ctx context.Context, p part, column string) (lo, hi int32, told bool, err error) {
-	l := newLoader(ctx, e.cfg.Files, nil, false, nil)
-	src, closer, err := l.parquetSource(p)
+func (e *Engine) parquetSpan(ctx context.Context, p files.Part, column string) (lo, hi int32, told bool, err error) {
+	l := format.NewLoader(ctx, e.cfg.Files, nil, false, nil)
+	src, closer, err := l.ParquetSource(p)
 	if err != nil {
 		return 0, 0, false, err
 	}
 	defer closer()
 	pf, err := file.NewParquetReader(src)
 	if err != nil {
-		return 0, 0, false, fmt.Errorf("file %s: not a Parquet file: %w", p.path, err)
+		return 0, 0, false, fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
 	}
 	defer pf.Close()
 	md := pf.MetaData()
-	if err := checkRows(p.path, md); err != nil {
+	if err := format.CheckRows(p.Path, md); err != nil {
 		return 0, 0, false, err
 	}
 	idx := md.Schema.ColumnIndexByName(column)
 	if idx < 0 {
-		return 0, 0, false, fmt.Errorf("file %s: column %s is missing", p.path, column)
+		return 0, 0, false, fmt.Errorf("file %s: column %s is missing", p.Path, column)
 	}
-	toDay, ok := parquetDay(md.Schema.Column(idx))
+	toDay, ok := format.ParquetDay(md.Schema.Column(idx))
 	if !ok {
 		return 0, 0, false, nil
 	}
@@ -137,7 +142,7 @@ func (e *Engine) parquetSpan(ctx context.Context, p part, column string) (lo, hi
 		}
 		cc, err := rgm.ColumnChunk(idx)
 		if err != nil {
-			return 0, 0, false, fmt.Errorf("file %s, row group %d: %w", p.path, rg, err)
+			return 0, 0, false, fmt.Errorf("file %s, row group %d: %w", p.Path, rg, err)
 		}
 		set, err := cc.StatsSet()
 		if err != nil || !set {
@@ -165,29 +170,4 @@ func (e *Engine) parquetSpan(ctx context.Context, p part, column string) (lo, hi
 		lo, hi = min(lo, toDay(mn)), max(hi, toDay(mx))
 	}
 	return lo, hi, true, nil
-}
-
-// parquetDay returns how a stored value of a date or timestamp column
-// becomes a day; ok is false for any other column. (A timestamp's logical
-// type is the value schema.TimestampLogicalType, never a pointer.)
-func parquetDay(c *schema.Column) (toDay func(int64) int32, ok bool) {
-	switch lt := c.LogicalType().(type) {
-	case schema.DateLogicalType:
-		if c.PhysicalType() == parquet.Types.Int32 {
-			return func(v int64) int32 { return int32(v) }, true
-		}
-	case schema.TimestampLogicalType:
-		if c.PhysicalType() != parquet.Types.Int64 {
-			return nil, false
-		}
-		perMicro := int64(1)
-		switch lt.TimeUnit() {
-		case schema.TimeUnitMillis:
-			return func(v int64) int32 { return dayOfMicros(v * 1000) }, true
-		case schema.TimeUnitNanos:
-			perMicro = 1000
-		}
-		return func(v int64) int32 { return dayOfMicros(floorDiv(v, perMicro)) }, true
-	}
-	return nil, false
 }

@@ -11,6 +11,10 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 // task is one unit of streamed work for a worker: a Parquet row group to
@@ -24,7 +28,7 @@ type task struct {
 
 // streamPart is one file of the streamed table.
 type streamPart struct {
-	p  part
+	p  files.Part
 	pq *parquetPart // nil for text
 	// NDJSON: the wanted columns some object of the part holds, and how
 	// many objects it has (a column no object holds is an error).
@@ -40,7 +44,7 @@ type streamPart struct {
 // is read.
 type fileProducer struct {
 	q     *query
-	mem   *reservation
+	mem   *kernel.Reservation
 	fsys  fs.FS
 	parts []*streamPart
 	work  []chan task
@@ -56,19 +60,19 @@ type fileProducer struct {
 
 // producer returns the batches of the question's base table: its cached
 // columns, or a stream of its files.
-func (e *Engine) producer(ctx context.Context, q *query, mem *reservation, m *meter) (producer, error) {
+func (e *Engine) producer(ctx context.Context, q *query, mem *kernel.Reservation, m *kernel.Meter) (kernel.Producer, error) {
 	if !q.streamed {
-		return newCachedProducer(q, q.views[0]), nil
+		return kernel.NewCachedProducer(&q.Query, q.views[0].derived, q.views[0].segs), nil
 	}
 	fsys := e.cfg.Files
 	if m != nil {
-		fsys = countingFS{FS: fsys, n: &m.bytes}
+		fsys = countingFS{FS: fsys, n: &m.Bytes}
 	}
-	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.parallel), bufs: make(chan []byte, 2*q.parallel+2)}
+	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), bufs: make(chan []byte, 2*q.Parallel+2)}
 	var perWorker int64
-	for _, p := range q.tf.parts {
-		sp := &streamPart{p: p, seen: make([]atomic.Bool, len(q.base))}
-		if p.format == formatParquet {
+	for _, p := range q.tf.Parts {
+		sp := &streamPart{p: p, seen: make([]atomic.Bool, len(q.Base))}
+		if p.Format == files.FormatParquet {
 			e.cache.reads.Add(1)
 			pq, err := openParquetPart(ctx, fsys, p, q, mem)
 			if err != nil {
@@ -78,15 +82,15 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *reservation, m *me
 			sp.pq = pq
 			perWorker = max(perWorker, pq.workerBytes)
 			q.streamedRows.Add(pq.md.NumRows)
-			q.rows += int(pq.md.NumRows)
+			q.Rows += int(pq.md.NumRows)
 		} else {
 			e.cache.reads.Add(1)
 			perWorker = max(perWorker, textWorkerBytes(q, p))
-			q.rows += int(p.size/2 + 1)
+			q.Rows += int(p.Size/2 + 1)
 		}
 		fp.parts = append(fp.parts, sp)
 	}
-	if err := mem.grow(int64(q.parallel) * perWorker); err != nil {
+	if err := mem.Grow(int64(q.Parallel) * perWorker); err != nil {
 		fp.closeParts()
 		return nil, err
 	}
@@ -94,7 +98,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *reservation, m *me
 	for w := range fp.work {
 		fp.work[w] = make(chan task, 2)
 	}
-	fp.direct = make([][]task, q.parallel)
+	fp.direct = make([][]task, q.Parallel)
 	group := 0
 	for _, sp := range fp.parts {
 		if sp.pq == nil {
@@ -102,7 +106,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *reservation, m *me
 		}
 		for rg, ok := range sp.pq.keep {
 			if ok {
-				w := group % q.parallel
+				w := group % q.Parallel
 				fp.direct[w] = append(fp.direct[w], task{group: group, part: sp, rg: rg})
 			}
 			group++
@@ -113,9 +117,9 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *reservation, m *me
 	return fp, nil
 }
 
-// run numbers the groups of the parts from dispatchFrom on (a text part
+// Run numbers the groups of the parts from dispatchFrom on (a text part
 // and those after it) and hands them to the workers.
-func (fp *fileProducer) run(ctx context.Context) error {
+func (fp *fileProducer) Run(ctx context.Context) error {
 	defer func() {
 		for _, ch := range fp.work {
 			close(ch)
@@ -151,8 +155,8 @@ func (fp *fileProducer) run(ctx context.Context) error {
 	return nil
 }
 
-// scan decodes (or parses) worker w's groups and aggregates them.
-func (fp *fileProducer) scan(ctx context.Context, w int, each func(*batch) error) error {
+// Scan decodes (or parses) worker w's groups and aggregates them.
+func (fp *fileProducer) Scan(ctx context.Context, w int, each func(*kernel.Batch) error) error {
 	var pr parquetReaders
 	var fields []string // a text block's wanted fields, reused
 	for _, t := range fp.direct[w] {
@@ -183,17 +187,17 @@ func (fp *fileProducer) scan(ctx context.Context, w int, each func(*batch) error
 	}
 }
 
-// close releases the files and reports what only the end of a part can
+// Close releases the files and reports what only the end of a part can
 // tell (an NDJSON column no object holds).
-func (fp *fileProducer) close() error {
+func (fp *fileProducer) Close() error {
 	fp.closeParts()
 	for _, sp := range fp.parts {
-		if sp.p.format != formatNDJSON || sp.objects.Load() == 0 {
+		if sp.p.Format != files.FormatNDJSON || sp.objects.Load() == 0 {
 			continue
 		}
 		for i := range sp.seen {
 			if !sp.seen[i].Load() {
-				return fmt.Errorf("file %s: column %s is missing (no object holds it)", sp.p.path, fp.q.base[i].name)
+				return fmt.Errorf("file %s: column %s is missing (no object holds it)", sp.p.Path, fp.q.Base[i].Name)
 			}
 		}
 	}
@@ -212,18 +216,18 @@ func (fp *fileProducer) closeParts() {
 // one, or, for a column read for its values without one, the type
 // inferred from the whole column (remembered per file identity, so only
 // the first question pays for the pass).
-func (e *Engine) resolveTypes(ctx context.Context, tf *tableFiles, wants []want, m *meter) ([]domain.ColumnType, error) {
+func (e *Engine) resolveTypes(ctx context.Context, tf *files.Table, wants []format.Want, m *kernel.Meter) ([]domain.ColumnType, error) {
 	out := make([]domain.ColumnType, len(wants))
-	var probe []want
+	var probe []format.Want
 	c := e.cache
 	c.mu.Lock()
 	t := c.entryLocked(tf)
 	for i, w := range wants {
-		out[i] = w.typ
-		if w.typ != domain.TypeUnset || w.validOnly {
+		out[i] = w.Type
+		if w.Type != domain.TypeUnset || w.ValidOnly {
 			continue
 		}
-		if typ, ok := t.types[w.name]; ok {
+		if typ, ok := t.types[w.Name]; ok {
 			out[i] = typ
 			continue
 		}
@@ -235,23 +239,23 @@ func (e *Engine) resolveTypes(ctx context.Context, tf *tableFiles, wants []want,
 	}
 	fsys := e.cfg.Files
 	if m != nil {
-		fsys = countingFS{FS: fsys, n: &m.bytes}
+		fsys = countingFS{FS: fsys, n: &m.Bytes}
 	}
-	l := newLoader(ctx, fsys, probe, false, nil)
-	for i := range l.builders {
-		l.builders[i] = &inferBuilder{probe: true}
+	l := format.NewLoader(ctx, fsys, probe, false, nil)
+	for i := range l.Builders {
+		l.Builders[i] = &column.InferBuilder{Probe: true}
 	}
-	for _, p := range tf.parts {
+	for _, p := range tf.Parts {
 		c.reads.Add(1)
-		if err := l.readPart(p); err != nil {
+		if err := l.ReadPart(p); err != nil {
 			return nil, err
 		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for j, w := range probe {
-		typ := l.builders[j].(*inferBuilder).inferred()
-		t.types[w.name] = typ
+		typ := l.Builders[j].(*column.InferBuilder).Inferred()
+		t.types[w.Name] = typ
 		for i := range wants {
 			if wants[i] == w {
 				out[i] = typ
@@ -270,15 +274,15 @@ const spanCodes = 1 << 26
 // bound them: the values are then coded by offset, not hashed.
 func (fp *fileProducer) spanDistinct() {
 	q := fp.q
-	for _, mp := range q.metrics {
-		for _, tp := range mp.terms {
-			if tp.op != opDistinct || tp.codes != nil || q.inferred[tp.slot] ||
-				(tp.col.typ != domain.TypeInteger && tp.col.typ != domain.TypeDate) {
+	for _, mp := range q.Metrics {
+		for _, tp := range mp.Terms {
+			if tp.Op != kernel.OpDistinct || tp.Codes != nil || q.inferred[tp.Slot] ||
+				(tp.Col.Type != domain.TypeInteger && tp.Col.Type != domain.TypeDate) {
 				continue
 			}
-			lo, hi, ok := fp.statsSpan(tp.slot)
+			lo, hi, ok := fp.statsSpan(tp.Slot)
 			if ok && hi-lo < spanCodes {
-				tp.lo, tp.base = lo, int32(hi-lo+1)
+				tp.Lo, tp.Base = lo, int32(hi-lo+1)
 			}
 		}
 	}

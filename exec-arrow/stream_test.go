@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
 // shopQuestions are the six questions and more shapes besides: filters on
@@ -114,7 +115,7 @@ func plainPages(t *testing.T, md *metadata.FileMetaData, name string) int {
 		cc, err := md.RowGroup(rg).ColumnChunk(leaf)
 		require.NoError(t, err)
 		for _, st := range cc.EncodingStats() {
-			if st.PageType == pageData && st.Encoding == parquet.Encodings.Plain {
+			if st.PageType == format.PageData && st.Encoding == parquet.Encodings.Plain {
 				n++
 				break
 			}
@@ -169,7 +170,7 @@ func TestCountReadsOnlyValidity(t *testing.T) {
 	require.NoError(t, ref.Settle(ctx))
 	var textBytes int64
 	for w, ce := range ref.cache.tables["orders"].cols {
-		if w.name == "order_id" {
+		if w.Name == "order_id" {
 			textBytes = ce.bytes
 		}
 	}
@@ -177,8 +178,8 @@ func TestCountReadsOnlyValidity(t *testing.T) {
 
 	var cached *colEntry
 	for w, ce := range e.cache.tables["orders"].cols {
-		if w.name == "order_id" {
-			assert.True(t, w.validOnly, "the cache holds the validity of order_id, not its text")
+		if w.Name == "order_id" {
+			assert.True(t, w.ValidOnly, "the cache holds the validity of order_id, not its text")
 			cached = ce
 		}
 	}

@@ -3,12 +3,13 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"unsafe"
+
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 // textBlock is a run of records of a CSV or NDJSON part, cut at record
@@ -22,116 +23,20 @@ type textBlock struct {
 	nfields int
 }
 
-// errFastPath marks input the streaming reader does not parse itself; the
-// part is then read by the reference reader, whose error is the answer.
-var errFastPath = errors.New("the streaming reader cannot parse this input")
-
 // textWorkerBytes estimates what one worker holds to parse a block of p
 // besides the block itself (whose buffer is accounted as it is made): the
 // fields and the batch it builds (a record takes at least two bytes, so a
 // small file bounds them).
-func textWorkerBytes(q *query, p part) int64 {
-	rows := min(chunkRows, p.size/2+1)
-	return int64(len(q.base)) * rows * 28
-}
-
-// splitter cuts a text part into records. In CSV a line end inside a
-// quoted field does not end the record: the parity of the quotes seen
-// since the record began tells.
-type splitter struct {
-	mem      *reservation // accounts the buffer's growth
-	r        io.Reader
-	csv      bool
-	buf      []byte
-	start    int // where the current record begins
-	pos      int // where the search for its end resumes
-	inQuotes bool
-	eof      bool
-}
-
-// next returns the next record's span in s.buf, without its line end
-// (and, in CSV, without the carriage return before it); ok is false at the
-// end of the input.
-func (s *splitter) next() (lo, hi int, ok bool, err error) {
-	for {
-		if i := bytes.IndexByte(s.buf[s.pos:], '\n'); i >= 0 {
-			nl := s.pos + i
-			if s.csv {
-				seg := s.buf[s.pos:nl]
-				if s.inQuotes || bytes.IndexByte(seg, '"') >= 0 {
-					if bytes.Count(seg, []byte{'"'})%2 == 1 {
-						s.inQuotes = !s.inQuotes
-					}
-					if s.inQuotes {
-						s.pos = nl + 1
-						continue
-					}
-				}
-			}
-			lo, hi = s.start, nl
-			s.start, s.pos = nl+1, nl+1
-			if s.csv && hi > lo && s.buf[hi-1] == '\r' {
-				hi--
-			}
-			return lo, hi, true, nil
-		}
-		if s.eof {
-			if s.start == len(s.buf) {
-				return 0, 0, false, nil
-			}
-			lo, hi = s.start, len(s.buf)
-			s.start, s.pos = hi, hi
-			if s.csv && hi > lo && s.buf[hi-1] == '\r' {
-				hi--
-			}
-			return lo, hi, true, nil
-		}
-		s.pos = len(s.buf)
-		if err := s.fill(); err != nil {
-			return 0, 0, false, err
-		}
-	}
-}
-
-// fill reads more input onto the end of buf, growing it (and the
-// question's reservation) when it is full.
-func (s *splitter) fill() error {
-	if cap(s.buf)-len(s.buf) < 1<<18 {
-		grow := cap(s.buf) + 1<<20
-		if s.mem != nil {
-			if err := s.mem.grow(int64(grow)); err != nil {
-				return err
-			}
-		}
-		nb := make([]byte, len(s.buf), cap(s.buf)+grow)
-		copy(nb, s.buf)
-		s.buf = nb
-	}
-	n, err := s.r.Read(s.buf[len(s.buf):cap(s.buf)])
-	s.buf = s.buf[:len(s.buf)+n]
-	if err == io.EOF {
-		s.eof = true
-		return nil
-	}
-	return err
-}
-
-// cut hands the records read so far to the caller and keeps the unread
-// rest in a fresh buffer.
-func (s *splitter) cut(fresh []byte) []byte {
-	old := s.buf
-	rest := old[s.start:]
-	s.buf = append(fresh[:0], rest...)
-	s.pos -= s.start
-	s.start = 0
-	return old
+func textWorkerBytes(q *query, p files.Part) int64 {
+	rows := min(column.ChunkRows, p.Size/2+1)
+	return int64(len(q.Base)) * rows * 28
 }
 
 // splitText reads a CSV or NDJSON part, cuts it into blocks of chunkRows
 // records and sends block g to worker g mod P; it returns how many blocks
 // it sent. Blank lines are not records.
 func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int, send func(task) error) (int, error) {
-	rc, err := openPart(fp.fsys, sp.p)
+	rc, err := files.OpenPart(fp.fsys, sp.p)
 	if err != nil {
 		return 0, err
 	}
@@ -140,10 +45,10 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 	if err != nil {
 		return 0, err
 	}
-	s := &splitter{mem: fp.mem, r: rc, csv: sp.p.format == formatCSV, buf: buf}
+	s := &format.Splitter{Mem: fp.mem, Reader: rc, CSV: sp.p.Format == files.FormatCSV, Buf: buf}
 	var at []int
 	nfields := 0
-	if s.csv {
+	if s.CSV {
 		if at, nfields, err = fp.csvHeader(ctx, sp, s); err != nil {
 			return 0, err
 		}
@@ -154,21 +59,21 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 		if err := ctx.Err(); err != nil {
 			return blocks, err
 		}
-		lo, hi, ok, err := s.next()
+		lo, hi, ok, err := s.Next()
 		if err != nil {
-			return blocks, fmt.Errorf("file %s: %w", sp.p.path, err)
+			return blocks, fmt.Errorf("file %s: %w", sp.p.Path, err)
 		}
-		if ok && !blank(s.buf[lo:hi], s.csv) {
+		if ok && !format.Blank(s.Buf[lo:hi], s.CSV) {
 			spans = append(spans, int32(lo), int32(hi))
 		}
-		if len(spans) == 2*chunkRows || (!ok && len(spans) > 0) {
+		if len(spans) == 2*column.ChunkRows || (!ok && len(spans) > 0) {
 			fp.q.streamedRows.Add(int64(len(spans) / 2))
 			b := &textBlock{spans: spans, at: at, nfields: nfields}
 			fresh, err := fp.buffer()
 			if err != nil {
 				return blocks, err
 			}
-			b.buf = s.cut(fresh)
+			b.buf = s.Cut(fresh)
 			if err := send(task{group: first + blocks, part: sp, block: b}); err != nil {
 				return blocks, err
 			}
@@ -181,15 +86,6 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 	}
 }
 
-// blank reports whether a line is no record: empty in CSV, white space in
-// NDJSON.
-func blank(line []byte, csv bool) bool {
-	if csv {
-		return len(line) == 0
-	}
-	return len(bytes.TrimSpace(line)) == 0
-}
-
 // buffer returns a recycled block buffer, or a new one accounted against
 // the question's working memory. A buffer grows to hold a block (see
 // splitter.fill, which accounts the growth); blocks in flight are bounded
@@ -199,7 +95,7 @@ func (fp *fileProducer) buffer() ([]byte, error) {
 	case b := <-fp.bufs:
 		return b[:0], nil
 	default:
-		if err := fp.mem.grow(1 << 20); err != nil {
+		if err := fp.mem.Grow(1 << 20); err != nil {
 			return nil, err
 		}
 		return make([]byte, 0, 1<<20), nil
@@ -215,60 +111,42 @@ func (fp *fileProducer) recycle(b []byte) {
 
 // csvHeader reads the header record (after a byte-order mark) and finds
 // the field of every wanted column.
-func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *splitter) ([]int, int, error) {
-	for len(s.buf) < 3 && !s.eof {
-		if err := s.fill(); err != nil {
-			return nil, 0, fmt.Errorf("file %s: %w", sp.p.path, err)
+func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *format.Splitter) ([]int, int, error) {
+	for len(s.Buf) < 3 && !s.Eof {
+		if err := s.Fill(); err != nil {
+			return nil, 0, fmt.Errorf("file %s: %w", sp.p.Path, err)
 		}
 	}
-	if bytes.HasPrefix(s.buf, []byte{0xEF, 0xBB, 0xBF}) {
-		s.start, s.pos = 3, 3
+	if bytes.HasPrefix(s.Buf, []byte{0xEF, 0xBB, 0xBF}) {
+		s.Start, s.Pos = 3, 3
 	}
-	lo, hi, ok, err := s.next()
+	lo, hi, ok, err := s.Next()
 	if err != nil {
-		return nil, 0, fmt.Errorf("file %s: %w", sp.p.path, err)
+		return nil, 0, fmt.Errorf("file %s: %w", sp.p.Path, err)
 	}
 	if !ok || hi == lo {
-		return nil, 0, fp.exactError(ctx, sp, errFastPath)
+		return nil, 0, fp.exactError(ctx, sp, format.ErrFastPath)
 	}
-	header, err := csvFields(s.buf[lo:hi], -1)
+	header, err := format.CSVFields(s.Buf[lo:hi], -1)
 	if err != nil {
 		return nil, 0, fp.exactError(ctx, sp, err)
 	}
 	pos := map[string]int{}
 	for i, h := range header {
 		if _, dup := pos[h]; dup {
-			return nil, 0, fp.exactError(ctx, sp, errFastPath)
+			return nil, 0, fp.exactError(ctx, sp, format.ErrFastPath)
 		}
 		pos[h] = i
 	}
-	at := make([]int, len(fp.q.base))
-	for i, c := range fp.q.base {
-		j, ok := pos[c.name]
+	at := make([]int, len(fp.q.Base))
+	for i, c := range fp.q.Base {
+		j, ok := pos[c.Name]
 		if !ok {
-			return nil, 0, fp.exactError(ctx, sp, errFastPath)
+			return nil, 0, fp.exactError(ctx, sp, format.ErrFastPath)
 		}
 		at[i] = j
 	}
 	return at, len(header), nil
-}
-
-// csvFields parses one record with encoding/csv (for records holding
-// quotes or carriage returns), requiring n fields when n ≥ 0.
-func csvFields(rec []byte, n int) ([]string, error) {
-	r := csv.NewReader(bytes.NewReader(rec))
-	r.FieldsPerRecord = n
-	if n < 0 {
-		r.FieldsPerRecord = 0
-	}
-	f, err := r.Read()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := r.Read(); err != io.EOF {
-		return nil, errFastPath
-	}
-	return f, nil
 }
 
 // exactError reads the part with the reference reader, whose error names
@@ -278,34 +156,30 @@ func (fp *fileProducer) exactError(ctx context.Context, sp *streamPart, err erro
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	wants := make([]want, len(fp.q.base))
-	for i, c := range fp.q.base {
-		wants[i] = want{name: c.name, typ: c.typ, validOnly: c.validOnly}
+	wants := make([]format.Want, len(fp.q.Base))
+	for i, c := range fp.q.Base {
+		wants[i] = format.Want{Name: c.Name, Type: c.Type, ValidOnly: c.ValidOnly}
 	}
-	l := newLoader(ctx, fp.fsys, wants, true, nil)
-	if rerr := l.readPart(sp.p); rerr != nil {
+	l := format.NewLoader(ctx, fp.fsys, wants, true, nil)
+	if rerr := l.ReadPart(sp.p); rerr != nil {
 		return rerr
 	}
-	return fmt.Errorf("file %s: %w", sp.p.path, err)
+	return fmt.Errorf("file %s: %w", sp.p.Path, err)
 }
-
-// unsafeString views b as a string without copying; the builders copy
-// what they keep.
-func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // textTask parses one block into a batch and hands it to each when it may
 // hold a row of the range. The time column is parsed first: a block
 // outside the range is not parsed further.
-func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string, each func(*batch) error) error {
+func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string, each func(*kernel.Batch) error) error {
 	q, b := fp.q, t.block
 	defer fp.recycle(b.buf)
 	n := len(b.spans) / 2
-	if cap(*scratch) < n*len(q.base) {
-		*scratch = make([]string, n*len(q.base))
+	if cap(*scratch) < n*len(q.Base) {
+		*scratch = make([]string, n*len(q.Base))
 	}
-	fields := (*scratch)[:n*len(q.base)] // every field is set below
+	fields := (*scratch)[:n*len(q.Base)] // every field is set below
 	var err error
-	if t.part.p.format == formatCSV {
+	if t.part.p.Format == files.FormatCSV {
 		err = fp.csvBlock(b, fields)
 	} else {
 		err = fp.ndjsonBlock(t.part, b, fields)
@@ -313,66 +187,45 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 	if err != nil {
 		return fp.exactError(ctx, t.part, err)
 	}
-	cols := make([]*column, len(q.base))
+	cols := make([]*column.Column, len(q.Base))
 	build := func(s int) error {
-		proto := q.base[s]
-		if proto.validOnly {
-			cols[s] = &column{name: proto.name, typ: proto.typ, n: n, valid: validFromText(fields, s, len(q.base), n), validOnly: true, id: columnIDs.Add(1)}
+		proto := q.Base[s]
+		if proto.ValidOnly {
+			cols[s] = &column.Column{Name: proto.Name, Type: proto.Type, N: n, Valid: format.ValidFromText(fields, s, len(q.Base), n), ValidOnly: true, ID: column.ColumnIDs.Add(1)}
 			return nil
 		}
-		bl := newBuilder(proto.typ, false)
-		if r, ok := bl.(reserver); ok {
-			r.reserve(n)
+		bl := column.NewBuilder(proto.Type, false)
+		if r, ok := bl.(column.Reserver); ok {
+			r.Reserve(n)
 		}
 		for k := 0; k < n; k++ {
-			v := fields[k*len(q.base)+s]
+			v := fields[k*len(q.Base)+s]
 			if v == "" {
-				bl.appendNull()
+				bl.AppendNull()
 				continue
 			}
-			if err := bl.appendText(v); err != nil {
+			if err := bl.AppendText(v); err != nil {
 				return err
 			}
 		}
-		cols[s] = withID(bl.finish(proto.name))
+		cols[s] = format.WithID(bl.Finish(proto.Name))
 		return nil
 	}
-	if err := build(q.timeSlot); err != nil {
+	if err := build(q.TimeSlot); err != nil {
 		return fp.exactError(ctx, t.part, err)
 	}
-	if !q.meets(zoneOf(cols[q.timeSlot], 0, n)) {
+	if !q.Meets(column.ZoneOf(cols[q.TimeSlot], 0, n)) {
 		return nil
 	}
-	for s := range q.base {
-		if s == q.timeSlot {
+	for s := range q.Base {
+		if s == q.TimeSlot {
 			continue
 		}
 		if err := build(s); err != nil {
 			return fp.exactError(ctx, t.part, err)
 		}
 	}
-	return each(&batch{lo: 0, hi: n, group: t.group, cols: cols})
-}
-
-// validFromText is the validity of slot s (nil: no null): a field is null
-// when empty.
-func validFromText(fields []string, s, stride, n int) []byte {
-	nulls := 0
-	for k := 0; k < n; k++ {
-		if fields[k*stride+s] == "" {
-			nulls++
-		}
-	}
-	if nulls == 0 {
-		return nil
-	}
-	bits := make([]byte, (n+7)/8)
-	for k := 0; k < n; k++ {
-		if fields[k*stride+s] != "" {
-			bits[k/8] |= 1 << (k % 8)
-		}
-	}
-	return bits
+	return each(&kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols})
 }
 
 // csvBlock splits every record of b into its fields and keeps the wanted
@@ -380,7 +233,7 @@ func validFromText(fields []string, s, stride, n int) []byte {
 // a quote or a carriage return is parsed by encoding/csv; a record of the
 // wrong width is left to the reference reader.
 func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
-	slots := len(fp.q.base)
+	slots := len(fp.q.Base)
 	// want[f] is the slot of field f + 1 (0: not wanted).
 	want := make([]int, b.nfields)
 	for s, f := range b.at {
@@ -390,7 +243,7 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 		rec := b.buf[b.spans[2*k]:b.spans[2*k+1]]
 		out := fields[k*slots : (k+1)*slots]
 		if bytes.IndexByte(rec, '"') >= 0 || bytes.IndexByte(rec, '\r') >= 0 {
-			fs, err := csvFields(rec, b.nfields)
+			fs, err := format.CSVFields(rec, b.nfields)
 			if err != nil {
 				return err
 			}
@@ -408,7 +261,7 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 			}
 			if f < b.nfields {
 				if s := want[f]; s > 0 {
-					out[s-1] = unsafeString(rec[:end])
+					out[s-1] = format.UnsafeString(rec[:end])
 				}
 			}
 			f++
@@ -418,7 +271,7 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 			rec = rec[i+1:]
 		}
 		if f != b.nfields {
-			return errFastPath
+			return format.ErrFastPath
 		}
 	}
 	return nil
@@ -429,41 +282,27 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 // empty: null).
 func (fp *fileProducer) ndjsonBlock(sp *streamPart, b *textBlock, fields []string) error {
 	q := fp.q
-	slots := len(q.base)
+	slots := len(q.Base)
 	var obj map[string]json.RawMessage
-	tc := &textCapture{}
+	tc := &format.TextCapture{}
 	for k := 0; k < len(b.spans)/2; k++ {
 		line := bytes.TrimSpace(b.buf[b.spans[2*k]:b.spans[2*k+1]])
 		clear(obj)
 		if err := json.Unmarshal(line, &obj); err != nil || obj == nil {
-			return errFastPath
+			return format.ErrFastPath
 		}
-		for s, c := range q.base {
-			raw, ok := obj[c.name]
+		for s, c := range q.Base {
+			raw, ok := obj[c.Name]
 			if ok && !sp.seen[s].Load() {
 				sp.seen[s].Store(true)
 			}
-			tc.v = ""
-			if err := appendJSON(tc, raw); err != nil {
+			tc.Value = ""
+			if err := format.AppendJSON(tc, raw); err != nil {
 				return err
 			}
-			fields[k*slots+s] = tc.v
+			fields[k*slots+s] = tc.Value
 		}
 	}
 	sp.objects.Add(int64(len(b.spans) / 2))
 	return nil
 }
-
-// textCapture is a builder that keeps the last text appended: it turns a
-// JSON value into the text the typed builders parse.
-type textCapture struct{ v string }
-
-func (t *textCapture) appendNull()               { t.v = "" }
-func (t *textCapture) appendText(s string) error { t.v = s; return nil }
-func (t *textCapture) appendInt(int64) error     { return errNotScalar }
-func (t *textCapture) appendFloat(float64) error { return errNotScalar }
-func (t *textCapture) appendBool(bool) error     { return errNotScalar }
-func (t *textCapture) appendDate(int32) error    { return errNotScalar }
-func (t *textCapture) appendMicros(int64) error  { return errNotScalar }
-func (t *textCapture) size() int64               { return 0 }
-func (t *textCapture) finish(string) *column     { return nil }

@@ -14,10 +14,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 func TestZonesSkipSegmentsOutsideTheRange(t *testing.T) {
-	const n = 5*chunkRows + 123
+	const n = 5*column.ChunkRows + 123
 	b := array.NewDate32Builder(memory.DefaultAllocator)
 	first := domain.DateOf(2024, 1, 1)
 	for i := 0; i < n; i++ {
@@ -27,33 +29,33 @@ func TestZonesSkipSegmentsOutsideTheRange(t *testing.T) {
 		}
 		b.Append(arrow.Date32(first + domain.Date(i/1000)))
 	}
-	c := newColumn("day", domain.TypeDate, b.NewArray())
-	var segs []segment
-	for lo := 0; lo < n; lo += chunkRows {
-		segs = append(segs, segment{lo: lo, hi: min(lo+chunkRows, n), group: lo / chunkRows})
+	c := column.New("day", domain.TypeDate, b.NewArray())
+	var segs []column.Segment
+	for lo := 0; lo < n; lo += column.ChunkRows {
+		segs = append(segs, column.Segment{Lo: lo, Hi: min(lo+column.ChunkRows, n), Group: lo / column.ChunkRows})
 	}
-	z := c.zones(segs)
+	z := column.NewDerived(c, nil).Zones(segs)
 	require.Len(t, z, 6)
-	assert.Equal(t, dayZone{int32(first), int32(first) + (chunkRows-1)/1000}, z[0])
-	inRange := func(q *query) []int {
+	assert.Equal(t, column.DayZone{Min: int32(first), Max: int32(first) + (column.ChunkRows-1)/1000}, z[0])
+	inRange := func(q *kernel.Query) []int {
 		var out []int
 		for i, zz := range z {
-			if q.meets(zz) {
+			if q.Meets(zz) {
 				out = append(out, i)
 			}
 		}
 		return out
 	}
-	q := &query{start: int32(first) + 150, span: 10} // segment 2 holds days 131..196
+	q := &kernel.Query{Start: int32(first) + 150, Span: 10} // segment 2 holds days 131..196
 	assert.Equal(t, []int{2}, inRange(q), "only the segment holding the range is scanned")
-	q = &query{start: int32(first) - 100, span: 50}
+	q = &kernel.Query{Start: int32(first) - 100, Span: 50}
 	assert.Empty(t, inRange(q))
 }
 
 // TestPruningKeepsAnswers compares the same rows stored in time order
 // (most chunks pruned) and shuffled (none pruned).
 func TestPruningKeepsAnswers(t *testing.T) {
-	const n = 6 * chunkRows
+	const n = 6 * column.ChunkRows
 	rng := rand.New(rand.NewPCG(1, 2))
 	lines := make([]string, n)
 	first := domain.DateOf(2024, 1, 1)

@@ -17,6 +17,7 @@ const (
 	RuleFileLength
 	RuleNoInit
 	RuleOneAdmissionBound
+	RuleEngineLayers
 )
 
 // Rule is one architecture rule: a stable short name and the reason it
@@ -74,6 +75,14 @@ var Rules = []Rule{
 		Name: "one-admission-bound",
 		Reason: "runtime.NewAdmission builds the one concurrency bound of the process (runtime.max_concurrent_queries " +
 			"spans every transport); it must exist, and exactly one reference to it outside tests, in cli, may build it",
+	},
+	{
+		ID:   RuleEngineLayers,
+		Name: "engine-layers",
+		Reason: "the embedded engine is a few packages, each read in a sitting, that import one way only (EngineLayers, " +
+			"lowest first: files, column, format, kernel, then the root that binds, executes, streams and combines); " +
+			"a lower package importing a higher one, in its code or its tests, ties what it provides to the code that " +
+			"uses it, and the engine becomes one package again in all but name",
 	},
 }
 
@@ -395,4 +404,20 @@ func ModuleRuleFor(folder string) (ModuleRule, bool) {
 		}
 	}
 	return ModuleRule{}, false
+}
+
+// EngineFolder is the folder of the embedded engine's module, whose
+// packages engine-layers orders.
+const EngineFolder = "exec-arrow"
+
+// EngineLayers lists the packages of the engine's module, lowest first, as
+// paths relative to the module ("." is its root package). A package may
+// import packages listed before it, never one listed after it; every
+// package of the module (internal/... included) must be listed.
+var EngineLayers = []string{
+	"internal/files",  // a table's files: names, formats, codecs, parts, identity
+	"internal/column", // a loaded column, its builders and what is derived from it
+	"internal/format", // reading files into columns: the loader, Parquet pages, CSV and NDJSON
+	"internal/kernel", // the vectorised kernels: keys, predicates, aggregation, joins, the scan
+	".",               // the engine: bind, execute, stream, cache, meter cost, combine legs
 }

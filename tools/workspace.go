@@ -308,6 +308,8 @@ func (w *Workspace) Check(id RuleID) []Violation {
 		return w.checkNoInit()
 	case RuleOneAdmissionBound:
 		return w.checkOneAdmissionBound()
+	case RuleEngineLayers:
+		return w.checkEngineLayers()
 	}
 	return []Violation{{Rule: id, Problem: fmt.Sprintf("no checker for rule %d", id)}}
 }

@@ -1,9 +1,10 @@
-package engine
+package kernel
 
 import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // chunk aggregates the rows of b into p. The pipeline narrows a selection
@@ -12,7 +13,7 @@ import (
 // least one metric), the joins, caller filters on joined tables; then it
 // packs the group keys, finds the group ids, and runs each metric's
 // kernels over the rows that count for it.
-func (q *query) chunk(s *scratch, p *partial, b *batch) {
+func (q *Query) chunk(s *scratch, p *Partial, b *Batch) {
 	s.masked = false
 	if q.direct(s, p, b) {
 		return
@@ -21,8 +22,8 @@ func (q *query) chunk(s *scratch, p *partial, b *batch) {
 	if n == 0 {
 		return
 	}
-	for i, f := range q.baseFilters {
-		n = s.filter(f, b.cols[f.slot], n, &s.filterMaps[i])
+	for i, f := range q.BaseFilters {
+		n = s.filter(f, b.Cols[f.Slot], n, &s.filterMaps[i])
 	}
 	same := q.sameNeeds()
 	if same {
@@ -31,17 +32,17 @@ func (q *query) chunk(s *scratch, p *partial, b *batch) {
 		n = q.maskMetrics(s, b, n)
 		s.masked = true
 	}
-	for i, j := range q.joins {
-		from, fc := s.sel[:n], j.fromCol
-		if j.from == 0 {
-			fc = b.cols[j.fromSlot]
+	for i, j := range q.Joins {
+		from, fc := s.sel[:n], j.FromCol
+		if j.From == 0 {
+			fc = b.Cols[j.FromSlot]
 		} else {
-			from = s.mapped[j.from][:n]
+			from = s.mapped[j.From][:n]
 		}
-		j.apply(fc, from, s.mapped[j.to][:n], &s.joinMaps[i])
+		j.Apply(fc, from, s.mapped[j.To][:n], &s.joinMaps[i])
 	}
-	for _, f := range q.joinFilters {
-		f.eval(f.col, s.mapped[f.alias][:n], s.pass[:n], nil)
+	for _, f := range q.JoinFilters {
+		f.Eval(f.Col, s.mapped[f.Alias][:n], s.pass[:n], nil)
 		n = s.compact(n, s.pass, len(s.mapped)-1)
 	}
 	if n == 0 {
@@ -54,15 +55,15 @@ func (q *query) chunk(s *scratch, p *partial, b *batch) {
 	// and each metric's counts are summed from it.
 	var combos []int32
 	if !same {
-		combos = s.comboHistogram(n, len(p.rows[0]), len(q.metrics))
+		combos = s.comboHistogram(n, len(p.Rows[0]), len(q.Metrics))
 	}
-	for m, mp := range q.metrics {
-		ng := len(p.rows[m])
+	for m, mp := range q.Metrics {
+		ng := len(p.Rows[m])
 		rows, gids := s.sel[:n], s.gids[:n]
-		masked := len(mp.required) > 0 && !same
+		masked := len(mp.Required) > 0 && !same
 		var h []int32
 		if masked && combos != nil {
-			h = s.metricCounts(combos, m, ng, len(q.metrics))
+			h = s.metricCounts(combos, m, ng, len(q.Metrics))
 		}
 		// A metric counted from combos selects its rows only for a term
 		// that cannot skip the others by their mask.
@@ -74,7 +75,7 @@ func (q *query) chunk(s *scratch, p *partial, b *batch) {
 		if h == nil {
 			h = s.histogram(gids, ng)
 		}
-		counts := p.rows[m]
+		counts := p.Rows[m]
 		if h != nil {
 			for g, c := range h {
 				counts[g] += int64(c)
@@ -84,12 +85,12 @@ func (q *query) chunk(s *scratch, p *partial, b *batch) {
 				counts[g]++
 			}
 		}
-		for t, tp := range mp.terms {
+		for t, tp := range mp.Terms {
 			if !selected {
-				p.terms[m][t].updateMasked(tp, b.cols[tp.slot], rows, gids, s.mask[:n], m, h)
+				p.Terms[m][t].updateMasked(tp, b.Cols[tp.Slot], rows, gids, s.mask[:n], m, h)
 				continue
 			}
-			p.terms[m][t].update(tp, b.cols[tp.slot], rows, gids, h)
+			p.Terms[m][t].update(tp, b.Cols[tp.Slot], rows, gids, h)
 		}
 	}
 }
@@ -151,14 +152,14 @@ func (s *scratch) metricCounts(combos []int32, m, ng, nm int) []int32 {
 // maskable reports whether every term of mp can be updated over all the
 // batch's positions, skipping those outside the metric by their mask: an
 // integer sum or a count over a column with no null.
-func (q *query) maskable(mp *metricPlan, b *batch) bool {
-	for _, tp := range mp.terms {
-		c := b.cols[tp.slot]
+func (q *Query) maskable(mp *MetricPlan, b *Batch) bool {
+	for _, tp := range mp.Terms {
+		c := b.Cols[tp.Slot]
 		switch {
-		case c.valid != nil:
+		case c.Valid != nil:
 			return false
-		case tp.op == opCount:
-		case (tp.op == opSum || tp.op == opAvg) && !tp.float:
+		case tp.Op == opCount:
+		case (tp.Op == OpSum || tp.Op == opAvg) && !tp.Float:
 		default:
 			return false
 		}
@@ -198,35 +199,35 @@ func (s *scratch) histogram(gids []int32, ng int) []int32 {
 
 // selectRange fills sel with the rows of b whose time falls in the range,
 // and bucket with their bucket.
-func (q *query) selectRange(s *scratch, b *batch) int {
-	lo, hi := b.lo, b.hi
+func (q *Query) selectRange(s *scratch, b *Batch) int {
+	lo, hi := b.Lo, b.Hi
 	sel, bucket := s.sel[:hi-lo], s.bucket[:hi-lo]
 	j := 0
-	if b.oneBucket {
+	if b.OneBucket {
 		for i := range sel {
 			sel[i] = int32(lo + i)
 		}
 		for i := range bucket {
-			bucket[i] = b.bucket
+			bucket[i] = b.Bucket
 		}
 		j = len(sel)
 	} else {
-		t := b.cols[q.timeSlot]
-		start, span, of := q.start, uint32(q.span), q.bucketOf
-		valid := t.valid
+		t := b.Cols[q.TimeSlot]
+		start, span, of := q.Start, uint32(q.Span), q.BucketOf
+		valid := t.Valid
 		switch {
-		case b.inside && t.days != nil:
-			for i, d := range t.days[lo:hi] {
+		case b.inside && t.Days != nil:
+			for i, d := range t.Days[lo:hi] {
 				sel[i], bucket[i] = int32(lo+i), of[int32(d)-start]
 			}
 			j = len(sel)
 		case b.inside:
-			for i, us := range t.ints[lo:hi] {
-				sel[i], bucket[i] = int32(lo+i), of[dayOfMicros(us)-start]
+			for i, us := range t.Ints[lo:hi] {
+				sel[i], bucket[i] = int32(lo+i), of[column.DayOfMicros(us)-start]
 			}
 			j = len(sel)
-		case t.days != nil:
-			for i, d := range t.days[lo:hi] {
+		case t.Days != nil:
+			for i, d := range t.Days[lo:hi] {
 				o := int32(d) - start
 				if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
 					sel[j], bucket[j] = int32(lo+i), of[o]
@@ -234,8 +235,8 @@ func (q *query) selectRange(s *scratch, b *batch) int {
 				}
 			}
 		default:
-			for i, us := range t.ints[lo:hi] {
-				o := dayOfMicros(us) - start
+			for i, us := range t.Ints[lo:hi] {
+				o := column.DayOfMicros(us) - start
 				if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
 					sel[j], bucket[j] = int32(lo+i), of[o]
 					j++
@@ -250,9 +251,9 @@ func (q *query) selectRange(s *scratch, b *batch) int {
 // sameNeeds reports whether every metric needs the same required
 // filters: a row that passes them then counts for every metric, and no
 // per-metric mask is kept.
-func (q *query) sameNeeds() bool {
-	for _, need := range q.needs {
-		if need != q.needs[0] {
+func (q *Query) sameNeeds() bool {
+	for _, need := range q.Needs {
+		if need != q.Needs[0] {
 			return false
 		}
 	}
@@ -261,25 +262,25 @@ func (q *query) sameNeeds() bool {
 
 // requireAll drops the positions that fail a required filter every metric
 // needs (when the metrics need the same ones).
-func (q *query) requireAll(s *scratch, b *batch, n int) int {
-	if len(q.needs) == 0 {
+func (q *Query) requireAll(s *scratch, b *Batch, n int) int {
+	if len(q.Needs) == 0 {
 		return n
 	}
-	need := q.needs[0]
-	for i, rp := range q.required {
+	need := q.Needs[0]
+	for i, rp := range q.Required {
 		if need>>i&1 == 0 || n == 0 {
 			continue
 		}
-		n = s.filter(rp, b.cols[rp.slot], n, &s.reqMaps[i])
+		n = s.filter(rp, b.Cols[rp.Slot], n, &s.reqMaps[i])
 	}
 	return n
 }
 
 // maskMetrics sets each position's metric mask from the required filters
 // and drops the positions no metric counts.
-func (q *query) maskMetrics(s *scratch, b *batch, n int) int {
-	all := uint64(1)<<len(q.metrics) - 1
-	if len(q.required) == 0 {
+func (q *Query) maskMetrics(s *scratch, b *Batch, n int) int {
+	all := uint64(1)<<len(q.Metrics) - 1
+	if len(q.Required) == 0 {
 		for k := 0; k < n; k++ {
 			s.mask[k] = all
 		}
@@ -289,31 +290,31 @@ func (q *query) maskMetrics(s *scratch, b *batch, n int) int {
 	bits := s.keys[:n]
 	clear(bits)
 	pass := s.pass[:n]
-	for i, rp := range q.required {
-		rp.eval(b.cols[rp.slot], s.sel[:n], pass, &s.reqMaps[i])
+	for i, rp := range q.Required {
+		rp.Eval(b.Cols[rp.Slot], s.sel[:n], pass, &s.reqMaps[i])
 		for k, ok := range pass {
-			bits[k] |= uint64(bitOf(ok)) << i // branch-free: filters are unpredictable
+			bits[k] |= uint64(BitOf(ok)) << i // branch-free: filters are unpredictable
 		}
 	}
 	// With few required filters, the mask of every combination of them
 	// is looked up rather than computed per position.
 	j := 0
 	sel, bucket, mask := s.sel[:n], s.bucket[:n], s.mask[:n]
-	if len(q.required) <= maxTabled {
+	if len(q.Required) <= maxTabled {
 		var table [1 << maxTabled]uint64
-		for c := range 1 << len(q.required) {
+		for c := range 1 << len(q.Required) {
 			table[c] = q.metricMask(uint64(c))
 		}
 		for k, c := range bits {
 			m := table[c&(1<<maxTabled-1)]
 			sel[j], bucket[j], mask[j] = sel[k], bucket[k], m
-			j += bitOf(m != 0)
+			j += BitOf(m != 0)
 		}
 	} else {
 		for k, c := range bits {
 			m := q.metricMask(c)
 			sel[j], bucket[j], mask[j] = sel[k], bucket[k], m
-			j += bitOf(m != 0)
+			j += BitOf(m != 0)
 		}
 	}
 	s.sel, s.bucket = s.sel[:j], s.bucket[:j]
@@ -326,16 +327,16 @@ const maxTabled = 6
 
 // metricMask is the mask of the metrics whose required filters all pass
 // in b (bit i: required filter i passes).
-func (q *query) metricMask(b uint64) uint64 {
+func (q *Query) metricMask(b uint64) uint64 {
 	var m uint64
-	for mi, need := range q.needs {
-		m |= uint64(bitOf(b&need == need)) << mi
+	for mi, need := range q.Needs {
+		m |= uint64(BitOf(b&need == need)) << mi
 	}
 	return m
 }
 
-// bitOf is 1 for true and 0 for false, compiled without a branch.
-func bitOf(b bool) int {
+// BitOf is 1 for true and 0 for false, compiled without a branch.
+func BitOf(b bool) int {
 	var i int
 	if b {
 		i = 1
@@ -348,19 +349,19 @@ func bitOf(b bool) int {
 // column with no null whose outcome is known per dictionary entry or per
 // boolean value is tested and compacted in one pass; others go through
 // eval and compact.
-func (s *scratch) filter(p *predicate, c *column, n int, m *dictMap) int {
+func (s *scratch) filter(p *Predicate, c *column.Column, n int, m *DictMap) int {
 	sel, bucket := s.sel[:n], s.bucket[:n]
 	var res []bool // outcome per dictionary index
 	switch {
-	case c.valid != nil || p.anyValue:
-	case c.typ == domain.TypeText && p.dictOut != nil && c == p.col:
+	case c.Valid != nil || p.AnyValue:
+	case c.Type == domain.TypeText && p.dictOut != nil && c == p.Col:
 		res = p.dictOut
-	case c.typ == domain.TypeText && len(c.dict) <= n:
+	case c.Type == domain.TypeText && len(c.Dict) <= n:
 		m.reset(c)
-		for k := range c.dict {
-			p.textOutcome(c.dict, m, int32(k))
+		for k := range c.Dict {
+			p.textOutcome(c.Dict, m, int32(k))
 		}
-		vals, idx := m.vals, c.idx
+		vals, idx := m.vals, c.Idx
 		j := 0
 		for k, r := range sel {
 			sel[j], bucket[j] = r, bucket[k]
@@ -368,24 +369,24 @@ func (s *scratch) filter(p *predicate, c *column, n int, m *dictMap) int {
 		}
 		s.sel, s.bucket = sel[:j], bucket[:j]
 		return j
-	case c.typ == domain.TypeBoolean:
+	case c.Type == domain.TypeBoolean:
 		out := p.boolOutcomes()
-		bits, j := c.boolBits, 0
+		bits, j := c.BoolBits, 0
 		for k, r := range sel {
 			sel[j], bucket[j] = r, bucket[k]
-			j += bitOf(out[bits[r>>3]>>(r&7)&1])
+			j += BitOf(out[bits[r>>3]>>(r&7)&1])
 		}
 		s.sel, s.bucket = sel[:j], bucket[:j]
 		return j
 	}
 	if res == nil {
-		p.eval(c, sel, s.pass[:n], m)
+		p.Eval(c, sel, s.pass[:n], m)
 		return s.compact(n, s.pass, 0)
 	}
-	idx, j := c.idx, 0
+	idx, j := c.Idx, 0
 	for k, r := range sel {
 		sel[j], bucket[j] = r, bucket[k]
-		j += bitOf(res[idx[r]])
+		j += BitOf(res[idx[r]])
 	}
 	s.sel, s.bucket = sel[:j], bucket[:j]
 	return j
@@ -404,12 +405,12 @@ func (s *scratch) compact(n int, keep []bool, joined int) int {
 			for a := 1; a <= joined; a++ {
 				s.mapped[a][j] = s.mapped[a][k]
 			}
-			j += bitOf(keep[k])
+			j += BitOf(keep[k])
 		}
 	default:
 		for k := range sel {
 			sel[j], bucket[j] = sel[k], bucket[k]
-			j += bitOf(keep[k])
+			j += BitOf(keep[k])
 		}
 	}
 	s.sel, s.bucket = sel[:j], bucket[:j]
@@ -419,22 +420,22 @@ func (s *scratch) compact(n int, keep []bool, joined int) int {
 // groupIDs computes the group id of every position. Dimensions the worker
 // numbers itself are coded first, since their codes may grow the key
 // space; then the keys are packed (or held whole) and looked up.
-func (q *query) groupIDs(s *scratch, p *partial, b *batch, n int) {
+func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 	rowsOf := func(alias int) []int32 {
 		if alias == 0 {
 			return s.sel[:n]
 		}
 		return s.mapped[alias][:n]
 	}
-	for d, dim := range q.dims {
-		if dim.codes != nil {
+	for d, dim := range q.Dims {
+		if dim.Codes != nil {
 			continue
 		}
-		c, book, m := b.cols[dim.slot], p.books[d], &p.maps[d]
+		c, book, m := b.Cols[dim.Slot], p.Books[d], &p.maps[d]
 		dc := s.dcodes[d][:n]
-		if c.typ == domain.TypeText {
+		if c.Type == domain.TypeText {
 			m.reset(c)
-			valid, idx := c.valid, c.idx
+			valid, idx := c.Valid, c.Idx
 			for k, r := range s.sel[:n] {
 				if valid != nil && !bitutil.BitIsSet(valid, int(r)) {
 					dc[k] = 0
@@ -443,7 +444,7 @@ func (q *query) groupIDs(s *scratch, p *partial, b *batch, n int) {
 				i := idx[r]
 				code := m.vals[i]
 				if code < 0 {
-					code = book.text(c.dict[i])
+					code = book.text(c.Dict[i])
 					m.vals[i] = code
 				}
 				dc[k] = code
@@ -453,18 +454,18 @@ func (q *query) groupIDs(s *scratch, p *partial, b *batch, n int) {
 				dc[k] = book.codeOf(c, r, m)
 			}
 		}
-		p.groups.grow(d, book.card())
+		p.Groups.grow(d, book.card())
 	}
-	g := p.groups
+	g := p.Groups
 	if !g.packed {
 		for k := 0; k < n; k++ {
 			var key groupKey
 			key[0] = uint32(s.bucket[k])
-			for d, dim := range q.dims {
-				if dim.codes == nil {
+			for d, dim := range q.Dims {
+				if dim.Codes == nil {
 					key[d+1] = uint32(s.dcodes[d][k])
-				} else if r := rowsOf(dim.alias)[k]; r >= 0 {
-					key[d+1] = uint32(dim.codes.codes[r])
+				} else if r := rowsOf(dim.Alias)[k]; r >= 0 {
+					key[d+1] = uint32(dim.Codes.Codes[r])
 				}
 			}
 			s.gids[k] = g.wideID(key)
@@ -475,16 +476,16 @@ func (q *query) groupIDs(s *scratch, p *partial, b *batch, n int) {
 	for k, bk := range s.bucket[:n] {
 		keys[k] = uint64(bk)
 	}
-	for d, dim := range q.dims {
+	for d, dim := range q.Dims {
 		radix := g.radix[d]
-		if dim.codes == nil {
+		if dim.Codes == nil {
 			for k, c := range s.dcodes[d][:n] {
 				keys[k] = keys[k]*radix + uint64(c)
 			}
 			continue
 		}
-		codes := dim.codes.codes
-		for k, r := range rowsOf(dim.alias) {
+		codes := dim.Codes.Codes
+		for k, r := range rowsOf(dim.Alias) {
 			var c uint64
 			if r >= 0 {
 				c = uint64(codes[r])

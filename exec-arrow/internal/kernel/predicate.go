@@ -1,4 +1,4 @@
-package engine
+package kernel
 
 import (
 	"fmt"
@@ -8,18 +8,19 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
-// predicate is a filter compiled against one column: a row passes when
+// Predicate is a filter compiled against one column: a row passes when
 // its value's canonical rendering is one of the values (negate: is none of
 // them); a null (or an unmatched join) passes exactly when keepNull.
-type predicate struct {
-	alias    int
-	slot     int     // the base-table slot when alias is 0
-	col      *column // the joined column, or the base column's prototype
+type Predicate struct {
+	Alias    int
+	Slot     int            // the base-table slot when alias is 0
+	Col      *column.Column // the joined column, or the base column's prototype
 	negate   bool
 	keepNull bool
-	anyValue bool // is_not_null: every non-null value matches
+	AnyValue bool // is_not_null: every non-null value matches
 
 	ints   []int64         // integer, timestamp, date (days), boolean (0/1)
 	floats []float64       // float, decimal
@@ -31,47 +32,48 @@ type predicate struct {
 
 // newPredicate compiles values against c. Values no value of c renders as
 // are dropped: they can match nothing.
-func newPredicate(alias int, c *column, values []string, negate, keepNull bool) (*predicate, error) {
-	p := &predicate{alias: alias, col: c, negate: negate, keepNull: keepNull}
+func newPredicate(alias int, held *column.Derived, values []string, negate, keepNull bool) (*Predicate, error) {
+	c := held.Column()
+	p := &Predicate{Alias: alias, Col: c, negate: negate, keepNull: keepNull}
 	for _, s := range values {
-		switch c.typ {
+		switch c.Type {
 		case domain.TypeText:
 			if p.texts == nil {
 				p.texts = map[string]bool{}
 			}
 			p.texts[s] = true
 		case domain.TypeInteger:
-			if v, ok := parseInt(s); ok && strconv.FormatInt(v, 10) == s {
+			if v, ok := column.ParseInt(s); ok && strconv.FormatInt(v, 10) == s {
 				p.ints = append(p.ints, v)
 			}
 		case domain.TypeFloat, domain.TypeDecimal:
-			if v, ok := parseFloat(s); ok && domain.Float(v).Render() == s {
+			if v, ok := column.ParseFloat(s); ok && domain.Float(v).Render() == s {
 				p.floats = append(p.floats, v)
 			}
 		case domain.TypeBoolean:
-			if v, ok := parseBool(s); ok {
+			if v, ok := column.ParseBool(s); ok {
 				p.ints = append(p.ints, b2i(v))
 			}
 		case domain.TypeDate:
-			if v, ok := parseDay(s); ok {
+			if v, ok := column.ParseDay(s); ok {
 				p.ints = append(p.ints, int64(v))
 			}
 		case domain.TypeTimestamp:
-			if v, ok := parseMicros(s); ok && renderTimestamp(v) == s {
+			if v, ok := column.ParseMicros(s); ok && column.RenderTimestamp(v) == s {
 				p.ints = append(p.ints, v)
 			}
 		default:
-			return nil, fmt.Errorf("column %s has unknown type %s", c.name, c.typ)
+			return nil, fmt.Errorf("column %s has unknown type %s", c.Name, c.Type)
 		}
 	}
-	if c.typ == domain.TypeText && c.dict != nil && !c.validOnly {
+	if c.Type == domain.TypeText && c.Dict != nil && !c.ValidOnly {
 		// A column every batch shares (cached or joined): look the values
 		// up in its dictionary once.
-		look, err := c.dictLookup()
+		look, err := held.DictLookup()
 		if err != nil {
 			return nil, err
 		}
-		hit := make([]bool, len(c.dict))
+		hit := make([]bool, len(c.Dict))
 		for s := range p.texts {
 			if k, ok := look[s]; ok {
 				hit[k] = true
@@ -87,7 +89,7 @@ func newPredicate(alias int, c *column, values []string, negate, keepNull bool) 
 
 // textOutcome is the outcome of dictionary entry k of a streamed batch's
 // column, computed once per batch and entry.
-func (p *predicate) textOutcome(dict []string, m *dictMap, k int32) bool {
+func (p *Predicate) textOutcome(dict []string, m *DictMap, k int32) bool {
 	v := m.vals[k]
 	if v < 0 {
 		v = int32(b2i(p.texts[dict[k]] != p.negate))
@@ -103,54 +105,55 @@ func b2i(b bool) int64 {
 	return 0
 }
 
-// callerPredicate compiles a caller filter: eq and in keep rows whose value
+// CallerPredicate compiles a caller filter: eq and in keep rows whose value
 // is one of the values; not_in keeps the others and the nulls.
-func callerPredicate(alias int, c *column, f domain.FilterRef) (*predicate, error) {
+func CallerPredicate(alias int, held *column.Derived, f domain.FilterRef) (*Predicate, error) {
 	switch f.Op {
 	case domain.OpEq, domain.OpIn:
-		return newPredicate(alias, c, f.Values, false, false)
+		return newPredicate(alias, held, f.Values, false, false)
 	case domain.OpNotIn:
-		return newPredicate(alias, c, f.Values, true, true)
+		return newPredicate(alias, held, f.Values, true, true)
 	}
 	return nil, fmt.Errorf("filter on %s: unknown operator %q", f.Dimension, f.Op)
 }
 
-// requiredPredicate compiles a metric's required filter, with SQL's
+// RequiredPredicate compiles a metric's required filter, with SQL's
 // semantics: a null passes none of them.
-func requiredPredicate(c *column, rf domain.RequiredFilter) (*predicate, error) {
+func RequiredPredicate(held *column.Derived, rf domain.RequiredFilter) (*Predicate, error) {
+	c := held.Column()
 	switch rf.Op {
 	case domain.Equals:
-		return newPredicate(0, c, []string{rf.Value}, false, false)
+		return newPredicate(0, held, []string{rf.Value}, false, false)
 	case domain.NotEquals:
-		return newPredicate(0, c, []string{rf.Value}, true, false)
+		return newPredicate(0, held, []string{rf.Value}, true, false)
 	case domain.IsTrue:
-		if c.typ != domain.TypeBoolean {
-			return nil, fmt.Errorf("required filter is_true on column %s, which is %s, not boolean", c.name, c.typ)
+		if c.Type != domain.TypeBoolean {
+			return nil, fmt.Errorf("required filter is_true on column %s, which is %s, not boolean", c.Name, c.Type)
 		}
-		return newPredicate(0, c, []string{"true"}, false, false)
+		return newPredicate(0, held, []string{"true"}, false, false)
 	case domain.IsNotNull:
-		return &predicate{col: c, anyValue: true}, nil
+		return &Predicate{Col: c, AnyValue: true}, nil
 	}
-	return nil, fmt.Errorf("required filter on column %s: unknown operator %q", c.name, rf.Op)
+	return nil, fmt.Errorf("required filter on column %s: unknown operator %q", c.Name, rf.Op)
 }
 
-// eval sets out[k] for the row rows[k] of c (-1: no row, as after an
+// Eval sets out[k] for the row rows[k] of c (-1: no row, as after an
 // unmatched join); c is the batch's column for a base-table predicate and
 // p.col for a joined one. m caches per-batch dictionary outcomes. Each
 // column type has its own loop.
-func (p *predicate) eval(c *column, rows []int32, out []bool, m *dictMap) {
-	valid, keepNull := c.valid, p.keepNull
+func (p *Predicate) Eval(c *column.Column, rows []int32, out []bool, m *DictMap) {
+	valid, keepNull := c.Valid, p.keepNull
 	null := func(r int32) bool { return r < 0 || (valid != nil && !bitutil.BitIsSet(valid, int(r))) }
-	if p.anyValue {
+	if p.AnyValue {
 		for k, r := range rows {
 			out[k] = !null(r)
 		}
 		return
 	}
-	switch c.typ {
+	switch c.Type {
 	case domain.TypeText:
-		idx := c.idx
-		if res := p.dictOut; res != nil && c == p.col {
+		idx := c.Idx
+		if res := p.dictOut; res != nil && c == p.Col {
 			for k, r := range rows {
 				if null(r) {
 					out[k] = keepNull
@@ -161,12 +164,12 @@ func (p *predicate) eval(c *column, rows []int32, out []bool, m *dictMap) {
 			return
 		}
 		m.reset(c)
-		if len(c.dict) <= len(rows) {
+		if len(c.Dict) <= len(rows) {
 			// A batch's dictionary smaller than its rows (the usual
 			// filter column): every entry's outcome first, then one load
 			// per row.
-			for k := range c.dict {
-				p.textOutcome(c.dict, m, int32(k))
+			for k := range c.Dict {
+				p.textOutcome(c.Dict, m, int32(k))
 			}
 			vals := m.vals
 			if valid == nil {
@@ -189,11 +192,11 @@ func (p *predicate) eval(c *column, rows []int32, out []bool, m *dictMap) {
 				out[k] = keepNull
 				continue
 			}
-			out[k] = p.textOutcome(c.dict, m, idx[r])
+			out[k] = p.textOutcome(c.Dict, m, idx[r])
 		}
 	case domain.TypeBoolean:
 		res := p.boolOutcomes()
-		bits := c.boolBits
+		bits := c.BoolBits
 		if valid == nil {
 			for k, r := range rows {
 				if r < 0 {
@@ -212,7 +215,7 @@ func (p *predicate) eval(c *column, rows []int32, out []bool, m *dictMap) {
 			out[k] = res[b2i(bitutil.BitIsSet(bits, int(r)))]
 		}
 	case domain.TypeFloat, domain.TypeDecimal:
-		vals := c.floats
+		vals := c.Floats
 		for k, r := range rows {
 			if null(r) {
 				out[k] = keepNull
@@ -221,7 +224,7 @@ func (p *predicate) eval(c *column, rows []int32, out []bool, m *dictMap) {
 			out[k] = slices.Contains(p.floats, vals[r]) != p.negate
 		}
 	case domain.TypeDate:
-		days := c.days
+		days := c.Days
 		for k, r := range rows {
 			if null(r) {
 				out[k] = keepNull
@@ -230,7 +233,7 @@ func (p *predicate) eval(c *column, rows []int32, out []bool, m *dictMap) {
 			out[k] = slices.Contains(p.ints, int64(days[r])) != p.negate
 		}
 	default: // integer, timestamp
-		vals := c.ints
+		vals := c.Ints
 		if len(p.ints) == 1 {
 			x := p.ints[0]
 			for k, r := range rows {
@@ -256,20 +259,20 @@ func (p *predicate) eval(c *column, rows []int32, out []bool, m *dictMap) {
 // outcome per value with no null check: c has no null, and is boolean or
 // text whose dictionary's outcomes are known (cached) or fewer than its
 // rows (a streamed batch's).
-func (p *predicate) inOnePass(c *column, n int) bool {
+func (p *Predicate) inOnePass(c *column.Column, n int) bool {
 	switch {
-	case c.valid != nil || p.anyValue:
+	case c.Valid != nil || p.AnyValue:
 		return false
-	case c.typ == domain.TypeBoolean:
+	case c.Type == domain.TypeBoolean:
 		return true
-	case c.typ == domain.TypeText:
-		return c.idx != nil && (p.dictOut != nil && c == p.col || len(c.dict) <= n)
+	case c.Type == domain.TypeText:
+		return c.Idx != nil && (p.dictOut != nil && c == p.Col || len(c.Dict) <= n)
 	}
 	return false
 }
 
 // boolOutcomes is the outcome of a boolean column's false and true.
-func (p *predicate) boolOutcomes() [2]bool {
+func (p *Predicate) boolOutcomes() [2]bool {
 	var res [2]bool
 	for _, v := range p.ints {
 		res[v] = true

@@ -1,4 +1,4 @@
-package engine
+package files
 
 import (
 	"compress/gzip"
@@ -15,63 +15,63 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 )
 
-// format is a file format the files source reads.
-type format uint8
+// Format is a file format the files source reads.
+type Format uint8
 
 const (
-	formatCSV format = iota + 1
-	formatNDJSON
-	formatParquet
+	FormatCSV Format = iota + 1
+	FormatNDJSON
+	FormatParquet
 )
 
-// codec is a whole-file compression.
-type codec uint8
+// Codec is a whole-file compression.
+type Codec uint8
 
 const (
-	codecNone codec = iota
-	codecGzip
-	codecZstd
+	CodecNone Codec = iota
+	CodecGzip
+	CodecZstd
 )
 
-// part is one file of a table.
-type part struct {
-	path   string // within the source's fs.FS
-	format format
-	codec  codec
-	size   int64
-	mtime  int64 // UnixNano
+// Part is one file of a table.
+type Part struct {
+	Path   string // within the source's fs.FS
+	Format Format
+	Codec  Codec
+	Size   int64
+	Mtime  int64 // UnixNano
 }
 
-// tableFiles is where a table lives and the identity of its files at the
+// Table is where a table lives and the identity of its files at the
 // moment they were found: a change of any path, size or modification time
 // is a different identity and invalidates the cache.
-type tableFiles struct {
-	table string // the bare table name
-	parts []part
-	id    string
+type Table struct {
+	Name  string // the bare table name
+	Parts []Part
+	ID    string
 }
 
 var formatExts = []struct {
 	ext    string
-	format format
+	format Format
 }{
-	{".parquet", formatParquet},
-	{".csv", formatCSV},
-	{".ndjson", formatNDJSON},
-	{".jsonl", formatNDJSON},
+	{".parquet", FormatParquet},
+	{".csv", FormatCSV},
+	{".ndjson", FormatNDJSON},
+	{".jsonl", FormatNDJSON},
 }
 
 var codecExts = []struct {
 	ext   string
-	codec codec
+	codec Codec
 }{
-	{"", codecNone},
-	{".gz", codecGzip},
-	{".zst", codecZstd},
+	{"", CodecNone},
+	{".gz", CodecGzip},
+	{".zst", CodecZstd},
 }
 
 // classify returns the format and compression a file name denotes.
-func classify(name string) (format, codec, bool) {
+func classify(name string) (Format, Codec, bool) {
 	for _, c := range codecExts[1:] {
 		if strings.HasSuffix(name, c.ext) {
 			f, _, ok := classifyPlain(strings.TrimSuffix(name, c.ext))
@@ -81,23 +81,23 @@ func classify(name string) (format, codec, bool) {
 	return classifyPlain(name)
 }
 
-func classifyPlain(name string) (format, codec, bool) {
+func classifyPlain(name string) (Format, Codec, bool) {
 	for _, f := range formatExts {
 		if strings.HasSuffix(name, f.ext) && len(name) > len(f.ext) {
-			return f.format, codecNone, true
+			return f.format, CodecNone, true
 		}
 	}
-	return 0, codecNone, false
+	return 0, CodecNone, false
 }
 
-// locate finds the files of table in fsys: exactly one of <table>.<format>
+// Locate finds the files of table in fsys: exactly one of <table>.<format>
 // [.gz|.zst] or a directory <table>/ whose regular files of those formats
 // (names not starting with "." or "_") are its parts, in name order.
-func locate(fsys fs.FS, table string) (*tableFiles, error) {
+func Locate(fsys fs.FS, table string) (*Table, error) {
 	if !fs.ValidPath(table) || strings.Contains(table, "/") {
 		return nil, fmt.Errorf("table %q is not a file name", table)
 	}
-	var found []part
+	var found []Part
 	var names []string
 	for _, f := range formatExts {
 		for _, c := range codecExts {
@@ -115,7 +115,7 @@ func locate(fsys fs.FS, table string) (*tableFiles, error) {
 			if err := confine(fsys, name); err != nil {
 				return nil, err
 			}
-			found = append(found, part{path: name, format: f.format, codec: c.codec, size: st.Size(), mtime: st.ModTime().UnixNano()})
+			found = append(found, Part{Path: name, Format: f.format, Codec: c.codec, Size: st.Size(), Mtime: st.ModTime().UnixNano()})
 			names = append(names, name)
 		}
 	}
@@ -144,22 +144,22 @@ func locate(fsys fs.FS, table string) (*tableFiles, error) {
 	}
 	var id strings.Builder
 	for _, p := range found {
-		id.WriteString(p.path)
+		id.WriteString(p.Path)
 		id.WriteByte(0)
-		id.WriteString(strconv.FormatInt(p.size, 10))
+		id.WriteString(strconv.FormatInt(p.Size, 10))
 		id.WriteByte(0)
-		id.WriteString(strconv.FormatInt(p.mtime, 10))
+		id.WriteString(strconv.FormatInt(p.Mtime, 10))
 		id.WriteByte(0)
 	}
-	return &tableFiles{table: table, parts: found, id: id.String()}, nil
+	return &Table{Name: table, Parts: found, ID: id.String()}, nil
 }
 
-func dirParts(fsys fs.FS, dir string) ([]part, error) {
+func dirParts(fsys fs.FS, dir string) ([]Part, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, fmt.Errorf("directory %s: %w", dir, err)
 	}
-	var parts []part
+	var parts []Part
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
@@ -182,39 +182,39 @@ func dirParts(fsys fs.FS, dir string) ([]part, error) {
 		if info.IsDir() {
 			continue
 		}
-		parts = append(parts, part{path: path.Join(dir, name), format: f, codec: c, size: info.Size(), mtime: info.ModTime().UnixNano()})
+		parts = append(parts, Part{Path: path.Join(dir, name), Format: f, Codec: c, Size: info.Size(), Mtime: info.ModTime().UnixNano()})
 	}
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("directory %s/ holds no CSV, Parquet or NDJSON file", dir)
 	}
-	sort.Slice(parts, func(i, j int) bool { return parts[i].path < parts[j].path })
+	sort.Slice(parts, func(i, j int) bool { return parts[i].Path < parts[j].Path })
 	return parts, nil
 }
 
-// openPart opens p for streaming, decompressing it.
-func openPart(fsys fs.FS, p part) (io.ReadCloser, error) {
-	f, err := fsys.Open(p.path)
+// OpenPart opens p for streaming, decompressing it.
+func OpenPart(fsys fs.FS, p Part) (io.ReadCloser, error) {
+	f, err := fsys.Open(p.Path)
 	if err != nil {
-		return nil, fmt.Errorf("file %s: %w", p.path, err)
+		return nil, fmt.Errorf("file %s: %w", p.Path, err)
 	}
-	switch p.codec {
-	case codecGzip:
+	switch p.Codec {
+	case CodecGzip:
 		z, err := gzip.NewReader(f)
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("file %s: %w", p.path, err)
+			return nil, fmt.Errorf("file %s: %w", p.Path, err)
 		}
 		return &stacked{Reader: z, closers: []io.Closer{z, f}}, nil
-	case codecZstd:
+	case CodecZstd:
 		cd, err := compress.GetCodec(compress.Codecs.Zstd)
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("file %s: %w", p.path, err)
+			return nil, fmt.Errorf("file %s: %w", p.Path, err)
 		}
 		sc, ok := cd.(compress.StreamingCodec)
 		if !ok {
 			f.Close()
-			return nil, fmt.Errorf("file %s: zstd streaming is not available", p.path)
+			return nil, fmt.Errorf("file %s: zstd streaming is not available", p.Path)
 		}
 		z := sc.NewReader(f)
 		return &stacked{Reader: z, closers: []io.Closer{z, f}}, nil

@@ -1,9 +1,10 @@
-package engine
+package kernel
 
 import (
 	"unsafe"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // The direct kernel aggregates a batch with no selection vector and no
@@ -21,19 +22,19 @@ import (
 // stages; directHook, when set (by tests only), runs for every batch the
 // direct kernel aggregates.
 var (
-	directOff  bool
-	directHook func()
+	DirectOff  bool
+	DirectHook func()
 )
 
-// directShape reports whether q's shape allows the direct kernel (the
+// DirectShape reports whether q's shape allows the direct kernel (the
 // batch is checked by direct).
-func (q *query) directShape() bool {
-	if len(q.dims) > 0 || len(q.joins) > 0 || len(q.joinFilters) > 0 || !q.sameNeeds() {
+func (q *Query) DirectShape() bool {
+	if len(q.Dims) > 0 || len(q.Joins) > 0 || len(q.JoinFilters) > 0 || !q.sameNeeds() {
 		return false
 	}
-	for _, mp := range q.metrics {
-		for _, tp := range mp.terms {
-			if tp.op != opCount && ((tp.op != opSum && tp.op != opAvg) || tp.float) {
+	for _, mp := range q.Metrics {
+		for _, tp := range mp.Terms {
+			if tp.Op != opCount && ((tp.Op != OpSum && tp.Op != opAvg) || tp.Float) {
 				return false
 			}
 		}
@@ -43,19 +44,19 @@ func (q *query) directShape() bool {
 
 // direct aggregates b into p with the direct kernel and reports true, or
 // reports false, having done nothing, when the batch does not allow it.
-func (q *query) direct(s *scratch, p *partial, b *batch) bool {
-	if !q.directOK || !b.inside && !b.oneBucket {
+func (q *Query) direct(s *scratch, p *Partial, b *Batch) bool {
+	if !q.DirectOK || !b.inside && !b.OneBucket {
 		return false
 	}
-	lo, hi := b.lo, b.hi
+	lo, hi := b.Lo, b.Hi
 	tests := s.tests[:0]
-	for i, f := range q.baseFilters {
-		tests = append(tests, directTest{f, b.cols[f.slot], &s.filterMaps[i]})
+	for i, f := range q.BaseFilters {
+		tests = append(tests, directTest{f, b.Cols[f.Slot], &s.filterMaps[i]})
 	}
-	if len(q.needs) > 0 {
-		for i, rp := range q.required {
-			if q.needs[0]>>i&1 != 0 {
-				tests = append(tests, directTest{rp, b.cols[rp.slot], &s.reqMaps[i]})
+	if len(q.Needs) > 0 {
+		for i, rp := range q.Required {
+			if q.Needs[0]>>i&1 != 0 {
+				tests = append(tests, directTest{rp, b.Cols[rp.Slot], &s.reqMaps[i]})
 			}
 		}
 	}
@@ -65,15 +66,15 @@ func (q *query) direct(s *scratch, p *partial, b *batch) bool {
 			return false
 		}
 	}
-	for _, mp := range q.metrics {
-		for _, tp := range mp.terms {
-			if b.cols[tp.slot].valid != nil {
+	for _, mp := range q.Metrics {
+		for _, tp := range mp.Terms {
+			if b.Cols[tp.Slot].Valid != nil {
 				return false
 			}
 		}
 	}
-	if directHook != nil {
-		directHook()
+	if DirectHook != nil {
+		DirectHook()
 	}
 	keep := flags(s.pass[:hi-lo]) // 1: the row passes every filter so far
 	for i := range keep {
@@ -82,28 +83,28 @@ func (q *query) direct(s *scratch, p *partial, b *batch) bool {
 	for _, t := range tests {
 		t.apply(keep, lo, hi)
 	}
-	nb := len(q.buckets)
+	nb := len(q.Buckets)
 	bucket, hc := s.bucket[:hi-lo], s.bcount[:nb]
 	clear(hc)
-	switch t := b.cols[q.timeSlot]; {
-	case b.oneBucket:
+	switch t := b.Cols[q.TimeSlot]; {
+	case b.OneBucket:
 		var c int64
 		for i, k := range keep {
-			bucket[i] = b.bucket
+			bucket[i] = b.Bucket
 			c += int64(k)
 		}
-		hc[b.bucket] = c
-	case t.days != nil:
-		start, of := q.start, q.bucketOf
-		for i, d := range t.days[lo:hi] {
+		hc[b.Bucket] = c
+	case t.Days != nil:
+		start, of := q.Start, q.BucketOf
+		for i, d := range t.Days[lo:hi] {
 			bk := of[int32(d)-start]
 			bucket[i] = bk
 			hc[bk] += int64(keep[i])
 		}
 	default:
-		start, of := q.start, q.bucketOf
-		for i, us := range t.ints[lo:hi] {
-			bk := of[dayOfMicros(us)-start]
+		start, of := q.Start, q.BucketOf
+		for i, us := range t.Ints[lo:hi] {
+			bk := of[column.DayOfMicros(us)-start]
 			bucket[i] = bk
 			hc[bk] += int64(keep[i])
 		}
@@ -114,23 +115,23 @@ func (q *query) direct(s *scratch, p *partial, b *batch) bool {
 	for bk, c := range hc {
 		gidOf[bk] = -1
 		if c > 0 {
-			gidOf[bk] = p.groups.packedID(uint64(bk))
+			gidOf[bk] = p.Groups.packedID(uint64(bk))
 		}
 	}
 	p.grow(q)
-	for m, mp := range q.metrics {
-		counts := p.rows[m]
+	for m, mp := range q.Metrics {
+		counts := p.Rows[m]
 		for bk, g := range gidOf {
 			if g >= 0 {
 				counts[g] += hc[bk]
 			}
 		}
-		for t, tp := range mp.terms {
-			st := p.terms[m][t]
-			if tp.op != opCount {
+		for t, tp := range mp.Terms {
+			st := p.Terms[m][t]
+			if tp.Op != opCount {
 				hs := s.bsum[:nb]
 				clear(hs)
-				for i, v := range b.cols[tp.slot].ints[lo:hi] {
+				for i, v := range b.Cols[tp.Slot].Ints[lo:hi] {
 					hs[bucket[i]] += v & -int64(keep[i])
 				}
 				for bk, g := range gidOf {
@@ -152,32 +153,32 @@ func (q *query) direct(s *scratch, p *partial, b *batch) bool {
 // directTest is one filter of the direct kernel: a predicate, the batch's
 // column it tests, and its per-batch dictionary cache.
 type directTest struct {
-	p *predicate
-	c *column
-	m *dictMap
+	p *Predicate
+	c *column.Column
+	m *DictMap
 }
 
 // apply clears keep[i] for the row lo+i that fails the test.
 func (t directTest) apply(keep []uint8, lo, hi int) {
 	c := t.c
-	if c.typ == domain.TypeBoolean {
-		out, bits := t.p.boolOutcomes(), c.boolBits
+	if c.Type == domain.TypeBoolean {
+		out, bits := t.p.boolOutcomes(), c.BoolBits
 		for i := range keep {
 			r := lo + i
-			keep[i] &= uint8(bitOf(out[bits[r>>3]>>(r&7)&1]))
+			keep[i] &= uint8(BitOf(out[bits[r>>3]>>(r&7)&1]))
 		}
 		return
 	}
-	idx := c.idx[lo:hi]
-	if res := t.p.dictOut; res != nil && c == t.p.col {
+	idx := c.Idx[lo:hi]
+	if res := t.p.dictOut; res != nil && c == t.p.Col {
 		for i, x := range idx {
-			keep[i] &= uint8(bitOf(res[x]))
+			keep[i] &= uint8(BitOf(res[x]))
 		}
 		return
 	}
 	t.m.reset(c)
-	for k := range c.dict {
-		t.p.textOutcome(c.dict, t.m, int32(k))
+	for k := range c.Dict {
+		t.p.textOutcome(c.Dict, t.m, int32(k))
 	}
 	vals := t.m.vals
 	for i, x := range idx {

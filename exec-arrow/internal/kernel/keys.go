@@ -1,39 +1,34 @@
-package engine
+package kernel
 
 import (
 	"math/bits"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
-// columnIDs numbers columns, so per-batch caches (dictMap) can tell one
-// batch's dictionary from the next without comparing addresses the
-// collector may reuse.
-var columnIDs atomic.Uint64
-
-// dictMap caches a number per dictionary index of one column's dictionary,
+// DictMap caches a number per dictionary index of one column's dictionary,
 // computed the first time a row needs it (-1 until then): the outcome of a
 // predicate, a worker's code of the value, the joined row. A streamed batch
 // brings a new dictionary; a cached column keeps its own for every batch.
-type dictMap struct {
+type DictMap struct {
 	col  uint64
 	vals []int32
 }
 
 // reset prepares m for c's dictionary, keeping what it holds when it is
 // already for c.
-func (m *dictMap) reset(c *column) {
-	if m.col == c.id && len(m.vals) == len(c.dict) {
+func (m *DictMap) reset(c *column.Column) {
+	if m.col == c.ID && len(m.vals) == len(c.Dict) {
 		return
 	}
-	m.col = c.id
-	if cap(m.vals) < len(c.dict) {
-		m.vals = make([]int32, len(c.dict))
+	m.col = c.ID
+	if cap(m.vals) < len(c.Dict) {
+		m.vals = make([]int32, len(c.Dict))
 	}
-	m.vals = m.vals[:len(c.dict)]
+	m.vals = m.vals[:len(c.Dict)]
 	for i := range m.vals {
 		m.vals[i] = -1
 	}
@@ -121,8 +116,8 @@ func (b *codebook) float(v float64) int32 {
 	return k
 }
 
-// cell is the value of code k (k ≥ 1).
-func (b *codebook) cell(k int32) domain.Cell {
+// Cell is the value of code k (k ≥ 1).
+func (b *codebook) Cell(k int32) domain.Cell {
 	i := k - 1
 	switch b.typ {
 	case domain.TypeText:
@@ -132,22 +127,22 @@ func (b *codebook) cell(k int32) domain.Cell {
 	case domain.TypeDate:
 		return domain.DateCell(domain.Date(b.ivals[i]))
 	case domain.TypeTimestamp:
-		return domain.Text(renderTimestamp(b.ivals[i]))
+		return domain.Text(column.RenderTimestamp(b.ivals[i]))
 	case domain.TypeBoolean:
 		return domain.Bool(b.ivals[i] != 0)
 	}
 	return domain.Int(b.ivals[i])
 }
 
-// ranks returns the ascending rank of every code's value (index k-1).
-func (b *codebook) ranks() []int32 {
+// Ranks returns the ascending rank of every code's value (index k-1).
+func (b *codebook) Ranks() []int32 {
 	switch {
 	case b.strs != nil:
-		return rankOf(len(b.svals), func(x, y int) bool { return b.svals[x] < b.svals[y] })
+		return column.RankOf(len(b.svals), func(x, y int) bool { return b.svals[x] < b.svals[y] })
 	case b.flts != nil:
-		return rankOf(len(b.fvals), func(x, y int) bool { return b.fvals[x] < b.fvals[y] })
+		return column.RankOf(len(b.fvals), func(x, y int) bool { return b.fvals[x] < b.fvals[y] })
 	}
-	return rankOf(len(b.ivals), func(x, y int) bool { return b.ivals[x] < b.ivals[y] })
+	return column.RankOf(len(b.ivals), func(x, y int) bool { return b.ivals[x] < b.ivals[y] })
 }
 
 // into returns, per code of b (index 0 is null), the code of the same
@@ -170,37 +165,37 @@ func (b *codebook) into(dst *codebook) []int32 {
 
 // codeOf returns the code of row r of c in b (0 for null), m caching the
 // codes of c's dictionary entries for text.
-func (b *codebook) codeOf(c *column, r int32, m *dictMap) int32 {
-	if !c.isValid(r) {
+func (b *codebook) codeOf(c *column.Column, r int32, m *DictMap) int32 {
+	if !c.IsValid(r) {
 		return 0
 	}
-	switch c.typ {
+	switch c.Type {
 	case domain.TypeText:
-		i := c.idx[r]
+		i := c.Idx[r]
 		k := m.vals[i]
 		if k < 0 {
-			k = b.text(c.dict[i])
+			k = b.text(c.Dict[i])
 			m.vals[i] = k
 		}
 		return k
 	case domain.TypeFloat, domain.TypeDecimal:
-		return b.float(c.floats[r])
+		return b.float(c.Floats[r])
 	case domain.TypeDate:
-		return b.int(int64(c.days[r]))
+		return b.int(int64(c.Days[r]))
 	case domain.TypeBoolean:
-		return b.int(b2i(c.bools.Value(int(r))))
+		return b.int(b2i(c.Bools.Value(int(r))))
 	}
-	return b.int(c.ints[r])
+	return b.int(c.Ints[r])
 }
 
-// maxGroupKeys is the most columns a leg groups by besides the period:
+// MaxGroupKeys is the most columns a leg groups by besides the period:
 // an answer's four dimensions, or a federated base leg's local dimensions
 // and the key of each crossing it starts.
-const maxGroupKeys = 12
+const MaxGroupKeys = 12
 
 // groupKey is a group's bucket and one code per grouped column, held
 // whole when the codes do not pack into a uint64.
-type groupKey [maxGroupKeys + 1]uint32
+type groupKey [MaxGroupKeys + 1]uint32
 
 // denseGroupKeys is the largest packed key space grouped through a direct
 // table instead of a hash map.
@@ -315,15 +310,16 @@ func (g *grouper) grow(d int, card int) {
 	g.layout()
 }
 
-func (g *grouper) len() int {
+// Len is the number of groups.
+func (g *grouper) Len() int {
 	if g.wide != nil {
 		return len(g.wkeys)
 	}
 	return len(g.keys)
 }
 
-// parts returns the bucket and codes of group gid.
-func (g *grouper) parts(gid int) groupKey {
+// Parts returns the bucket and codes of group gid.
+func (g *grouper) Parts(gid int) groupKey {
 	if g.wide != nil {
 		return g.wkeys[gid]
 	}
@@ -369,7 +365,7 @@ func (g *grouper) id(parts groupKey) int32 {
 
 // bytes estimates the memory g holds.
 func (g *grouper) bytes() int64 {
-	n := int64(g.len()) * 24
+	n := int64(g.Len()) * 24
 	n += int64(4 * len(g.dense))
 	return n
 }

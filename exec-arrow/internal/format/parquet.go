@@ -1,4 +1,4 @@
-package engine
+package format
 
 import (
 	"bytes"
@@ -20,28 +20,30 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/files"
 )
 
 // readParquet reads only the wanted column chunks of p, one row group at a
 // time, converting each value into its builder.
-func (l *loader) readParquet(p part) error {
-	src, closer, err := l.parquetSource(p)
+func (l *Loader) readParquet(p files.Part) error {
+	src, closer, err := l.ParquetSource(p)
 	if err != nil {
 		return err
 	}
 	defer closer()
-	limit, err := pageLimit(src)
+	limit, err := PageLimit(src)
 	if err != nil {
-		return fmt.Errorf("file %s: %w", p.path, err)
+		return fmt.Errorf("file %s: %w", p.Path, err)
 	}
 	rp := parquet.NewReaderProperties(memory.DefaultAllocator)
 	rp.MaxUncompressedPageSize = limit
 	pf, err := file.NewParquetReader(src, file.WithReadProps(rp))
 	if err != nil {
-		return fmt.Errorf("file %s: not a Parquet file: %w", p.path, err)
+		return fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
 	}
 	defer pf.Close()
-	if err := checkRows(p.path, pf.MetaData()); err != nil {
+	if err := CheckRows(p.Path, pf.MetaData()); err != nil {
 		return err
 	}
 	sch := pf.MetaData().Schema
@@ -56,11 +58,11 @@ func (l *loader) readParquet(p part) error {
 	// panic on a goroutine of ours can be recovered (see nextRecord).
 	props := pqarrow.ArrowReadProperties{BatchSize: loadBatch}
 	for i, w := range l.wants {
-		idx := sch.ColumnIndexByName(w.name)
+		idx := sch.ColumnIndexByName(w.Name)
 		if idx < 0 {
-			return fmt.Errorf("file %s: column %s is missing", p.path, w.name)
+			return fmt.Errorf("file %s: column %s is missing", p.Path, w.Name)
 		}
-		if w.validOnly {
+		if w.ValidOnly {
 			valid[i] = idx
 			continue
 		}
@@ -71,24 +73,24 @@ func (l *loader) readParquet(p part) error {
 	}
 	fr, err := pqarrow.NewFileReader(pf, props, memory.DefaultAllocator)
 	if err != nil {
-		return fmt.Errorf("file %s: %w", p.path, err)
+		return fmt.Errorf("file %s: %w", p.Path, err)
 	}
 	if err := l.reserve(int(pf.NumRows())); err != nil {
 		return err
 	}
 	base := 0
 	for rg := 0; rg < pf.NumRowGroups(); rg++ {
-		if err := l.ctx.Err(); err != nil {
+		if err := l.Ctx.Err(); err != nil {
 			return err
 		}
 		n := int(pf.MetaData().RowGroup(rg).NumRows())
 		for i, leaf := range valid {
-			v, err := newValidReader(pf.RowGroup(rg), leaf, sch.Column(leaf))
+			v, err := NewValidReader(pf.RowGroup(rg), leaf, sch.Column(leaf))
 			if err != nil {
-				return fmt.Errorf("file %s, column %s: %w", p.path, l.wants[i].name, err)
+				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].Name, err)
 			}
-			if err := l.builders[i].(*validBuilder).addValidity(v, n); err != nil {
-				return fmt.Errorf("file %s, column %s: %w", p.path, l.wants[i].name, err)
+			if err := addValidity(l.Builders[i].(*column.ValidBuilder), v, n); err != nil {
+				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].Name, err)
 			}
 		}
 		if len(leaves) > 0 {
@@ -97,9 +99,9 @@ func (l *loader) readParquet(p part) error {
 			}
 		}
 		base += n
-		l.rows += n
+		l.Rows += n
 		l.segment(n)
-		if err := l.tick(); err != nil {
+		if err := l.Tick(); err != nil {
 			return err
 		}
 	}
@@ -114,7 +116,7 @@ func (l *loader) readParquet(p part) error {
 // of one of them is a defect (guard), not the process's end. A required
 // integer column of dictionary pages is decoded straight into its
 // builder (see dictChunk); the others through pqarrow.
-func (l *loader) readColumns(p part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
+func (l *Loader) readColumns(p files.Part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
 	var direct, restLeaves, restFull []int
 	for j, leaf := range leaves {
 		if l.directInts(fr, rg, leaf, full[j]) {
@@ -123,29 +125,29 @@ func (l *loader) readColumns(p part, fr *pqarrow.FileReader, rg int, leaves, ful
 		}
 		restLeaves, restFull = append(restLeaves, leaf), append(restFull, full[j])
 	}
-	if l.serial || len(leaves) == 1 || runtime.GOMAXPROCS(0) == 1 {
+	if l.Serial || len(leaves) == 1 || runtime.GOMAXPROCS(0) == 1 {
 		for _, j := range direct {
-			if err := l.readDictInts(l.ctx, p, fr, rg, leaves[j], full[j], n); err != nil {
+			if err := l.readDictInts(l.Ctx, p, fr, rg, leaves[j], full[j], n); err != nil {
 				return err
 			}
 		}
 		if len(restLeaves) == 0 {
 			return nil
 		}
-		return l.readRowGroup(l.ctx, p, fr, rg, restLeaves, restFull, base, n)
+		return l.readRowGroup(l.Ctx, p, fr, rg, restLeaves, restFull, base, n)
 	}
-	g, ctx := errgroup.WithContext(l.ctx)
+	g, ctx := errgroup.WithContext(l.Ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, j := range direct {
-		g.Go(guard(func() error { return l.readDictInts(ctx, p, fr, rg, leaves[j], full[j], n) }))
+		g.Go(Guard(func() error { return l.readDictInts(ctx, p, fr, rg, leaves[j], full[j], n) }))
 	}
 	for j := range restLeaves {
-		g.Go(guard(func() error {
+		g.Go(Guard(func() error {
 			return l.readRowGroup(ctx, p, fr, rg, restLeaves[j:j+1], restFull[j:j+1], base, n)
 		}))
 	}
 	if err := g.Wait(); err != nil {
-		if cerr := l.ctx.Err(); cerr != nil {
+		if cerr := l.Ctx.Err(); cerr != nil {
 			return cerr
 		}
 		return err
@@ -156,41 +158,41 @@ func (l *loader) readColumns(p part, fr *pqarrow.FileReader, rg int, leaves, ful
 // directInts reports whether want i, at leaf of row group rg, is read
 // by readDictInts: an integer kept by its builder (not a validation
 // pass), whose chunk a dictChunk can decode.
-func (l *loader) directInts(fr *pqarrow.FileReader, rg, leaf, i int) bool {
-	b, ok := l.builders[i].(*intBuilder)
-	if !ok || l.check || b.typ != domain.TypeInteger || l.wants[i].typ != domain.TypeInteger {
+func (l *Loader) directInts(fr *pqarrow.FileReader, rg, leaf, i int) bool {
+	b, ok := l.Builders[i].(*column.IntBuilder)
+	if !ok || l.check || b.Typ != domain.TypeInteger || l.wants[i].Type != domain.TypeInteger {
 		return false
 	}
 	md := fr.ParquetReader().MetaData()
-	return dictEligible(md.RowGroup(rg), leaf, md.Schema.Column(leaf), domain.TypeInteger)
+	return DictEligible(md.RowGroup(rg), leaf, md.Schema.Column(leaf), domain.TypeInteger)
 }
 
 // readDictInts decodes the n values of an integer chunk (see directInts)
 // into want i's builder, loadBatch at a time, without an intermediate
 // copy.
-func (l *loader) readDictInts(ctx context.Context, p part, fr *pqarrow.FileReader, rg, leaf, i, n int) error {
-	b := l.builders[i].(*intBuilder)
+func (l *Loader) readDictInts(ctx context.Context, p files.Part, fr *pqarrow.FileReader, rg, leaf, i, n int) error {
+	b := l.Builders[i].(*column.IntBuilder)
 	fail := func(err error) error {
-		return fmt.Errorf("file %s, row group %d, column %s: %w", p.path, rg, l.wants[i].name, err)
+		return fmt.Errorf("file %s, row group %d, column %s: %w", p.Path, rg, l.wants[i].Name, err)
 	}
-	d, err := newDictChunk(fr.ParquetReader().RowGroup(rg), leaf, &column{name: l.wants[i].name, typ: domain.TypeInteger})
+	d, err := NewDictChunk(fr.ParquetReader().RowGroup(rg), leaf, &column.Column{Name: l.wants[i].Name, Type: domain.TypeInteger})
 	if err != nil {
 		return fail(err)
 	}
-	defer d.close()
+	defer d.Close()
 	idx := make([]int32, min(n, loadBatch))
 	for off := 0; off < n; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		k := min(loadBatch, n-off)
-		start := len(b.vals)
-		b.vals = slices.Grow(b.vals, k)[:start+k]
-		if _, err := d.next(k, dictBuffers{idx: idx, ints: b.vals[start:]}); err != nil {
-			b.vals = b.vals[:start]
+		start := len(b.Vals)
+		b.Vals = slices.Grow(b.Vals, k)[:start+k]
+		if _, err := d.Next(k, DictBuffers{Idx: idx, Ints: b.Vals[start:]}); err != nil {
+			b.Vals = b.Vals[:start]
 			return fail(err)
 		}
-		b.mask.addValid(k)
+		b.Mask.AddValid(k)
 		off += k
 	}
 	return nil
@@ -200,31 +202,31 @@ func (l *loader) readDictInts(ctx context.Context, p part, fr *pqarrow.FileReade
 // footer, batch by batch: what it holds at once is one batch of decoded
 // values, whatever row count the footer declares, and a row group whose
 // pages hold fewer rows is an error.
-func (l *loader) readRowGroup(ctx context.Context, p part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
+func (l *Loader) readRowGroup(ctx context.Context, p files.Part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
 	rr, err := fr.GetRecordReader(ctx, leaves, []int{rg})
 	if err != nil {
-		return fmt.Errorf("file %s, row group %d: %w", p.path, rg, err)
+		return fmt.Errorf("file %s, row group %d: %w", p.Path, rg, err)
 	}
 	defer rr.Release()
 	row := base
 	for row < base+n {
-		ok, err := nextRecord(rr)
+		ok, err := NextRecord(rr)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fmt.Errorf("file %s, row group %d: %w", p.path, rg, err)
+			return fmt.Errorf("file %s, row group %d: %w", p.Path, rg, err)
 		}
 		if !ok {
-			return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", p.path, rg)
+			return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", p.Path, rg)
 		}
 		rec := rr.RecordBatch()
 		for j, i := range full {
-			if err := appendArrow(l.builders[i], rec.Column(j)); err != nil {
-				if ae, ok := err.(*arrowErr); ok {
-					return loadError(p.path, l.wants[i].name, row+ae.row+1, "row", ae.err)
+			if err := AppendArrow(l.Builders[i], rec.Column(j)); err != nil {
+				if ae, ok := err.(*ArrowErr); ok {
+					return LoadError(p.Path, l.wants[i].Name, row+ae.Row+1, "row", ae.Err)
 				}
-				return fmt.Errorf("file %s, column %s: %w", p.path, l.wants[i].name, err)
+				return fmt.Errorf("file %s, column %s: %w", p.Path, l.wants[i].Name, err)
 			}
 		}
 		row += int(rec.NumRows())
@@ -239,11 +241,11 @@ func (l *loader) readRowGroup(ctx context.Context, p part, fr *pqarrow.FileReade
 // Parquet library panic (a malformed page header it does not check).
 var errParquetPanic = errors.New("the Parquet reader failed on a malformed part of it")
 
-// nextRecord advances rr: false at its end (with rr's error, if any). A
+// NextRecord advances rr: false at its end (with rr's error, if any). A
 // panic of the Parquet library decoding the batch is errParquetPanic; its
 // value is not kept, since it may quote the file. Only the library's
 // calls are guarded, so a defect of the engine still surfaces as one.
-func nextRecord(rr pqarrow.RecordReader) (ok bool, err error) {
+func NextRecord(rr pqarrow.RecordReader) (ok bool, err error) {
 	defer func() {
 		if recover() != nil {
 			ok, err = false, errParquetPanic
@@ -267,9 +269,9 @@ const (
 	maxPageLimitPQ = parquet.DefaultMaxUncompressedPageSize
 )
 
-// pageLimit is the largest uncompressed page a Parquet file of src's
+// PageLimit is the largest uncompressed page a Parquet file of src's
 // size may declare.
-func pageLimit(src parquet.ReaderAtSeeker) (int64, error) {
+func PageLimit(src parquet.ReaderAtSeeker) (int64, error) {
 	size, err := src.Seek(0, io.SeekEnd)
 	if err != nil {
 		return 0, err
@@ -287,12 +289,12 @@ func pageLimit(src parquet.ReaderAtSeeker) (int64, error) {
 // page counts its values in an int32, and no working set holds more.
 const maxRowGroupRows = math.MaxInt32
 
-// checkRows refuses a footer whose row counts no reader could honour: a
+// CheckRows refuses a footer whose row counts no reader could honour: a
 // negative count, a row group of more than maxRowGroupRows rows, or a
 // file total that is not the sum of its row groups. Readers size what
 // they allocate and how long they loop from these counts, so they are
 // checked before anything is read.
-func checkRows(path string, md *metadata.FileMetaData) error {
+func CheckRows(path string, md *metadata.FileMetaData) error {
 	var total int64
 	for rg := 0; rg < md.NumRowGroups(); rg++ {
 		n := md.RowGroup(rg).NumRows()
@@ -307,90 +309,91 @@ func checkRows(path string, md *metadata.FileMetaData) error {
 	return nil
 }
 
-// parquetSource returns a random-access reader over p: the file itself
+// ParquetSource returns a random-access reader over p: the file itself
 // when it allows it, else its (decompressed) bytes in memory.
-func (l *loader) parquetSource(p part) (parquet.ReaderAtSeeker, func(), error) {
-	if p.codec == codecNone {
-		f, err := l.fsys.Open(p.path)
+func (l *Loader) ParquetSource(p files.Part) (parquet.ReaderAtSeeker, func(), error) {
+	if p.Codec == files.CodecNone {
+		f, err := l.Fsys.Open(p.Path)
 		if err != nil {
-			return nil, nil, fmt.Errorf("file %s: %w", p.path, err)
+			return nil, nil, fmt.Errorf("file %s: %w", p.Path, err)
 		}
 		if ras, ok := f.(parquet.ReaderAtSeeker); ok {
 			return ras, func() { f.Close() }, nil
 		}
 		f.Close()
 	}
-	rc, err := openPart(l.fsys, p)
+	rc, err := files.OpenPart(l.Fsys, p)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer rc.Close()
-	if l.meter != nil {
-		if err := l.meter(p.size); err != nil {
+	if l.Meter != nil {
+		if err := l.Meter(p.Size); err != nil {
 			return nil, nil, err
 		}
 	}
 	b, err := io.ReadAll(rc)
 	if err != nil {
-		return nil, nil, fmt.Errorf("file %s: %w", p.path, err)
+		return nil, nil, fmt.Errorf("file %s: %w", p.Path, err)
 	}
 	return bytes.NewReader(b), func() {}, nil
 }
 
-// arrowErr is a conversion error at a row of one chunk.
-type arrowErr struct {
-	row int
-	err error
+// ArrowErr is a conversion error at a row of one chunk.
+type ArrowErr struct {
+	Row int
+	Err error
 }
 
-func (e *arrowErr) Error() string { return e.err.Error() }
+// Error is the wrapped error's text.
+func (e *ArrowErr) Error() string { return e.Err.Error() }
 
-// appendArrow converts every value of arr into b.
-func appendArrow(b builder, arr arrow.Array) error {
-	if ba, ok := b.(arrayAppender); ok && ba.appendArray(arr) {
+// AppendArrow converts every value of arr into b.
+func AppendArrow(b column.Builder, arr arrow.Array) error {
+	if ba, ok := b.(column.ArrayAppender); ok && ba.AppendArray(arr) {
 		return nil
 	}
 	n := arr.Len()
 	var put func(i int) error
 	switch a := arr.(type) {
 	case *array.Int8:
-		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+		put = func(i int) error { return b.AppendInt(int64(a.Value(i))) }
 	case *array.Int16:
-		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+		put = func(i int) error { return b.AppendInt(int64(a.Value(i))) }
 	case *array.Int32:
-		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+		put = func(i int) error { return b.AppendInt(int64(a.Value(i))) }
 	case *array.Int64:
-		put = func(i int) error { return b.appendInt(a.Value(i)) }
+		put = func(i int) error { return b.AppendInt(a.Value(i)) }
 	case *array.Uint8:
-		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+		put = func(i int) error { return b.AppendInt(int64(a.Value(i))) }
 	case *array.Uint16:
-		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+		put = func(i int) error { return b.AppendInt(int64(a.Value(i))) }
 	case *array.Uint32:
-		put = func(i int) error { return b.appendInt(int64(a.Value(i))) }
+		put = func(i int) error { return b.AppendInt(int64(a.Value(i))) }
 	case *array.Uint64:
 		put = func(i int) error {
 			v := a.Value(i)
 			if v > math.MaxInt64 {
-				return errNotType{"integer"}
+				return column.ErrNotType{Type: "integer"}
 			}
-			return b.appendInt(int64(v))
+			return b.AppendInt(int64(v))
 		}
 	case *array.Float32:
-		put = func(i int) error { return b.appendFloat(float64(a.Value(i))) }
+		put = func(i int) error { return b.AppendFloat(float64(a.Value(i))) }
 	case *array.Float64:
-		put = func(i int) error { return b.appendFloat(a.Value(i)) }
+		put = func(i int) error { return b.AppendFloat(a.Value(i)) }
 	case *array.Decimal128:
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
-		put = func(i int) error { return b.appendFloat(a.Value(i).ToFloat64(scale)) }
+		put = func(i int) error { return b.AppendFloat(a.Value(i).ToFloat64(scale)) }
 	case *array.Boolean:
-		put = func(i int) error { return b.appendBool(a.Value(i)) }
+		put = func(i int) error { return b.AppendBool(a.Value(i)) }
 	case *array.Date32:
-		put = func(i int) error { return b.appendDate(int32(a.Value(i))) }
+		put = func(i int) error { return b.AppendDate(int32(a.Value(i))) }
 	case *array.Date64:
-		put = func(i int) error { return b.appendDate(int32(floorDiv(int64(a.Value(i)), 86400000))) }
+		put = func(i int) error { return b.AppendDate(int32(floorDiv(int64(a.Value(i)), 86400000))) }
 	case *array.Timestamp:
 		unit := a.DataType().(*arrow.TimestampType).Unit
-		put = func(i int) error { return b.appendMicros(toMicros(int64(a.Value(i)), unit)) }
+		put = func(i int) error { return b.AppendMicros(toMicros(int64(a.Value(i)), unit)) }
 	case *array.String:
 		put = func(i int) error { return appendString(b, a.Value(i)) }
 	case *array.LargeString:
@@ -413,11 +416,11 @@ func appendArrow(b builder, arr arrow.Array) error {
 	}
 	for i := 0; i < n; i++ {
 		if arr.IsNull(i) {
-			b.appendNull()
+			b.AppendNull()
 			continue
 		}
 		if err := put(i); err != nil {
-			return &arrowErr{row: i, err: err}
+			return &ArrowErr{Row: i, Err: err}
 		}
 	}
 	return nil
@@ -425,12 +428,12 @@ func appendArrow(b builder, arr arrow.Array) error {
 
 // appendString appends a Parquet string. Empty text is null in every
 // format the files source reads, as it is in CSV.
-func appendString(b builder, s string) error {
+func appendString(b column.Builder, s string) error {
 	if s == "" {
-		b.appendNull()
+		b.AppendNull()
 		return nil
 	}
-	return b.appendText(s)
+	return b.AppendText(s)
 }
 
 func floorDiv(a, b int64) int64 {

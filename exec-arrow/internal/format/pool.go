@@ -1,4 +1,4 @@
-package engine
+package format
 
 import (
 	"math/bits"
@@ -20,8 +20,8 @@ type bufferPool struct {
 	classes [48]sync.Pool
 }
 
-// decodePool is the one pool every stream shares.
-var decodePool = &bufferPool{}
+// DecodePool is the one pool every stream shares.
+var DecodePool = &bufferPool{}
 
 var _ memory.Allocator = (*bufferPool)(nil)
 

@@ -1,26 +1,24 @@
-package engine
+package column
 
 import (
-	"runtime"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"golang.org/x/sync/errgroup"
 
 	"sutura.dev/domain"
 )
 
-// arrayAppender is the optional ability of a builder to take a whole
+// ArrayAppender is the optional ability of a builder to take a whole
 // Arrow array of its own type in one step, without converting value by
 // value. Parquet columns arrive as such arrays, so a cold read costs
 // little more than decoding the file.
-type arrayAppender interface {
+type ArrayAppender interface {
 	// appendArray appends arr and reports true, or reports false when
 	// arr's type needs the value-by-value conversion.
-	appendArray(arr arrow.Array) bool
+	AppendArray(arr arrow.Array) bool
 }
 
 // addArray records arr's validity.
@@ -34,8 +32,8 @@ func (m *nullMask) addArray(arr arrow.Array) {
 	}
 }
 
-// addValid records n more values, none of them null.
-func (m *nullMask) addValid(n int) {
+// AddValid records n more values, none of them null.
+func (m *nullMask) AddValid(n int) {
 	if m.valid != nil {
 		for range n {
 			m.valid = append(m.valid, true)
@@ -44,19 +42,19 @@ func (m *nullMask) addValid(n int) {
 	m.n += n
 }
 
-func (b *intBuilder) appendArray(arr arrow.Array) bool {
+func (b *IntBuilder) AppendArray(arr arrow.Array) bool {
 	a, ok := arr.(*array.Int64)
-	if !ok || b.typ == domain.TypeTimestamp {
+	if !ok || b.Typ == domain.TypeTimestamp {
 		return false
 	}
 	if !b.check {
-		b.vals = append(b.vals, a.Int64Values()...)
-		b.mask.addArray(arr)
+		b.Vals = append(b.Vals, a.Int64Values()...)
+		b.Mask.addArray(arr)
 	}
 	return true
 }
 
-func (b *dateBuilder) appendArray(arr arrow.Array) bool {
+func (b *dateBuilder) AppendArray(arr arrow.Array) bool {
 	a, ok := arr.(*array.Date32)
 	if !ok {
 		return false
@@ -68,7 +66,7 @@ func (b *dateBuilder) appendArray(arr arrow.Array) bool {
 	return true
 }
 
-func (b *boolBuilder) appendArray(arr arrow.Array) bool {
+func (b *boolBuilder) AppendArray(arr arrow.Array) bool {
 	a, ok := arr.(*array.Boolean)
 	if !ok {
 		return false
@@ -82,9 +80,9 @@ func (b *boolBuilder) appendArray(arr arrow.Array) bool {
 	return true
 }
 
-// appendArray maps a dictionary-encoded text array through its dictionary
+// AppendArray maps a dictionary-encoded text array through its dictionary
 // once per chunk instead of hashing every value.
-func (b *textBuilder) appendArray(arr arrow.Array) bool {
+func (b *textBuilder) AppendArray(arr arrow.Array) bool {
 	a, ok := arr.(*array.Dictionary)
 	if !ok {
 		return false
@@ -105,7 +103,7 @@ func (b *textBuilder) appendArray(arr arrow.Array) bool {
 	}
 	for i := 0; i < a.Len(); i++ {
 		if a.IsNull(i) || codes[a.GetValueIndex(i)] < 0 {
-			b.appendNull()
+			b.AppendNull()
 			continue
 		}
 		b.idx = append(b.idx, codes[a.GetValueIndex(i)])
@@ -133,68 +131,27 @@ func wrap(dt arrow.DataType, values []byte, n int, m *nullMask) arrow.Array {
 	return array.MakeFromData(data)
 }
 
-// reserver is the optional ability of a builder to make room for n more
+// Reserver is the optional ability of a builder to make room for n more
 // values before they arrive, when the reader knows how many there are;
 // rowBytes is what one value costs it, so the room can be metered against
 // the working set before it is taken.
-type reserver interface {
-	reserve(n int)
-	rowBytes() int64
+type Reserver interface {
+	Reserve(n int)
+	RowBytes() int64
 }
 
-func (m *nullMask) reserve(n int) {
+func (m *nullMask) Reserve(n int) {
 	if m.valid != nil {
 		m.valid = slices.Grow(m.valid, n)
 	}
 }
-func (b *intBuilder) reserve(n int)     { b.vals = slices.Grow(b.vals, n); b.mask.reserve(n) }
-func (b *floatBuilder) reserve(n int)   { b.vals = slices.Grow(b.vals, n); b.mask.reserve(n) }
-func (b *dateBuilder) reserve(n int)    { b.vals = slices.Grow(b.vals, n); b.mask.reserve(n) }
-func (b *boolBuilder) reserve(n int)    { b.vals = slices.Grow(b.vals, n); b.mask.reserve(n) }
-func (b *textBuilder) reserve(n int)    { b.idx = slices.Grow(b.idx, n); b.mask.reserve(n) }
-func (b *intBuilder) rowBytes() int64   { return 9 }
-func (b *floatBuilder) rowBytes() int64 { return 9 }
-func (b *dateBuilder) rowBytes() int64  { return 5 }
-func (b *boolBuilder) rowBytes() int64  { return 2 }
-func (b *textBuilder) rowBytes() int64  { return 5 }
-
-// reserve makes room for n rows in every builder that can, after metering
-// the room against the working set.
-func (l *loader) reserve(n int) error {
-	if l.check {
-		return nil
-	}
-	var total int64
-	for _, b := range l.builders {
-		total += b.size()
-		if r, ok := b.(reserver); ok {
-			total += r.rowBytes() * int64(n)
-		}
-	}
-	if l.meter != nil {
-		if err := l.meter(total); err != nil {
-			return err
-		}
-	}
-	var rs []reserver
-	for _, b := range l.builders {
-		if r, ok := b.(reserver); ok {
-			rs = append(rs, r)
-		}
-	}
-	if l.serial || len(rs) < 2 || runtime.GOMAXPROCS(0) == 1 {
-		for _, r := range rs {
-			r.reserve(n)
-		}
-		return nil
-	}
-	// The room is taken on several goroutines: most of its cost is the
-	// kernel's first touch of each new page (zeroed here), which runs on
-	// every core at once.
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for _, r := range rs {
-		g.Go(guard(func() error { r.reserve(n); return nil }))
-	}
-	return g.Wait()
-}
+func (b *IntBuilder) Reserve(n int)     { b.Vals = slices.Grow(b.Vals, n); b.Mask.Reserve(n) }
+func (b *floatBuilder) Reserve(n int)   { b.vals = slices.Grow(b.vals, n); b.mask.Reserve(n) }
+func (b *dateBuilder) Reserve(n int)    { b.vals = slices.Grow(b.vals, n); b.mask.Reserve(n) }
+func (b *boolBuilder) Reserve(n int)    { b.vals = slices.Grow(b.vals, n); b.mask.Reserve(n) }
+func (b *textBuilder) Reserve(n int)    { b.idx = slices.Grow(b.idx, n); b.mask.Reserve(n) }
+func (b *IntBuilder) RowBytes() int64   { return 9 }
+func (b *floatBuilder) RowBytes() int64 { return 9 }
+func (b *dateBuilder) RowBytes() int64  { return 5 }
+func (b *boolBuilder) RowBytes() int64  { return 2 }
+func (b *textBuilder) RowBytes() int64  { return 5 }

@@ -1,4 +1,4 @@
-package engine
+package format
 
 import (
 	"fmt"
@@ -7,13 +7,13 @@ import (
 	"sutura.dev/domain"
 )
 
-// guard runs f, a function of a goroutine the engine starts, and turns a
+// Guard runs f, a function of a goroutine the engine starts, and turns a
 // panic in it into an error wrapping domain.ErrDefect with the panic's
 // value and stack. A panic in a goroutine of its own cannot be recovered
 // by the caller: unguarded, it would end the process and every transport
 // with it; guarded, the question fails as an internal failure and serving
 // goes on.
-func guard(f func() error) func() error {
+func Guard(f func() error) func() error {
 	return func() (err error) {
 		defer func() {
 			if v := recover(); v != nil {
@@ -23,7 +23,3 @@ func guard(f func() error) func() error {
 		return f()
 	}
 }
-
-// workerHook, when set (by tests only), runs in a scan worker before each
-// batch: a test plants a panic where no caller could recover it.
-var workerHook func()

@@ -1,4 +1,4 @@
-package engine
+package format
 
 import (
 	"encoding/binary"
@@ -13,15 +13,16 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // Parquet page types, as the format numbers them.
 const (
-	pageData       = 0
+	PageData       = 0
 	pageDictionary = 2
 )
 
-// dictChunk decodes one dictionary-encoded column chunk of a required
+// DictChunk decodes one dictionary-encoded column chunk of a required
 // text, date or integer column straight from its pages: the dictionary
 // once, then each batch's indexes from the RLE/bit-packed runs into the
 // worker's buffers. It spares the general decoder's per-chunk buffers,
@@ -30,10 +31,10 @@ const (
 // chunk may go on in PLAIN pages once its dictionary is full (writers
 // fall back so on a key with many distinct values); their values are
 // copied as they are.
-type dictChunk struct {
+type DictChunk struct {
 	pr    file.PageReader
 	name  string
-	typ   domain.ColumnType
+	Typ   domain.ColumnType
 	id    uint64     // one column id per dictionary: per-batch caches carry over
 	texts []string   // text: the dictionary
 	days  []int32    // date: the dictionary
@@ -41,24 +42,24 @@ type dictChunk struct {
 	empty []bool     // text: entries that are empty (null)
 	some  bool       // text: some entry is empty
 	left  int        // values left in the current page
-	runs  hybridRuns // the current page's indexes
+	runs  HybridRuns // the current page's indexes
 	plain []byte     // integer: the current page's values, when it is PLAIN
 }
 
-// dictBuffers are a worker's buffers for one column slot, reused batch
+// DictBuffers are a worker's buffers for one column slot, reused batch
 // after batch: idx for indexes, days or ints for the values.
-type dictBuffers struct {
-	idx  []int32
-	days []arrow.Date32
-	ints []int64
+type DictBuffers struct {
+	Idx  []int32
+	Days []arrow.Date32
+	Ints []int64
 }
 
-// dictEligible reports whether a column chunk can be read by a dictChunk:
+// DictEligible reports whether a column chunk can be read by a dictChunk:
 // a required, unnested text (byte array), date (int32 date) or integer
 // (int64, signed, no other logical type) column whose footer says it has
 // a dictionary and every data page is a version-1 page of dictionary
 // indexes, or, for an integer, of PLAIN values.
-func dictEligible(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, typ domain.ColumnType) bool {
+func DictEligible(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, typ domain.ColumnType) bool {
 	if descr.MaxDefinitionLevel() != 0 || descr.MaxRepetitionLevel() != 0 {
 		return false
 	}
@@ -66,7 +67,7 @@ func dictEligible(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column
 	switch {
 	case typ == domain.TypeText && descr.PhysicalType() == parquet.Types.ByteArray:
 	case typ == domain.TypeDate && descr.PhysicalType() == parquet.Types.Int32:
-		if _, ok := parquetDay(descr); !ok {
+		if _, ok := ParquetDay(descr); !ok {
 			return false
 		}
 	case typ == domain.TypeInteger && descr.PhysicalType() == parquet.Types.Int64:
@@ -86,7 +87,7 @@ func dictEligible(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column
 	for _, st := range stats {
 		switch st.PageType {
 		case pageDictionary:
-		case pageData:
+		case PageData:
 			if st.Encoding != parquet.Encodings.RLEDict && st.Encoding != parquet.Encodings.PlainDict &&
 				!(plain && st.Encoding == parquet.Encodings.Plain) {
 				return false
@@ -112,13 +113,13 @@ func plainInt64(descr *schema.Column) bool {
 	return false
 }
 
-// newDictChunk opens the chunk's pages and reads its dictionary.
-func newDictChunk(rg *file.RowGroupReader, leaf int, proto *column) (*dictChunk, error) {
+// NewDictChunk opens the chunk's pages and reads its dictionary.
+func NewDictChunk(rg *file.RowGroupReader, leaf int, proto *column.Column) (*DictChunk, error) {
 	pr, err := columnPages(rg, leaf)
 	if err != nil {
 		return nil, err
 	}
-	d := &dictChunk{pr: pr, name: proto.name, typ: proto.typ, id: columnIDs.Add(1)}
+	d := &DictChunk{pr: pr, name: proto.Name, Typ: proto.Type, id: column.ColumnIDs.Add(1)}
 	page, err := readPage(pr)
 	if err != nil {
 		return nil, err
@@ -137,19 +138,19 @@ func newDictChunk(rg *file.RowGroupReader, leaf int, proto *column) (*dictChunk,
 }
 
 // readDictionary decodes a PLAIN dictionary page.
-func (d *dictChunk) readDictionary(data []byte, n int) error {
-	if n < 0 || n > len(data) && d.typ == domain.TypeText || n > len(data)/4 && d.typ == domain.TypeDate ||
-		n > len(data)/8 && d.typ == domain.TypeInteger {
+func (d *DictChunk) readDictionary(data []byte, n int) error {
+	if n < 0 || n > len(data) && d.Typ == domain.TypeText || n > len(data)/4 && d.Typ == domain.TypeDate ||
+		n > len(data)/8 && d.Typ == domain.TypeInteger {
 		return fmt.Errorf("the dictionary page is shorter than its values")
 	}
-	if d.typ == domain.TypeInteger {
+	if d.Typ == domain.TypeInteger {
 		d.ints = make([]int64, n)
 		for i := range d.ints {
 			d.ints[i] = int64(binary.LittleEndian.Uint64(data[8*i:]))
 		}
 		return nil
 	}
-	if d.typ == domain.TypeDate {
+	if d.Typ == domain.TypeDate {
 		d.days = make([]int32, n)
 		for i := range d.days {
 			d.days[i] = int32(binary.LittleEndian.Uint32(data[4*i:]))
@@ -174,18 +175,18 @@ func (d *dictChunk) readDictionary(data []byte, n int) error {
 	return nil
 }
 
-// next decodes the next n values as a batch column into the worker's
+// Next decodes the next n values as a batch column into the worker's
 // buffers (each at least n long; see parquetReaders.buffers).
-func (d *dictChunk) next(n int, buf dictBuffers) (*column, error) {
-	if d.typ == domain.TypeInteger {
+func (d *DictChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
+	if d.Typ == domain.TypeInteger {
 		return d.nextInts(n, buf)
 	}
-	idx, days := buf.idx[:n], buf.days
-	if err := d.pages(n, n, func(got, k int) error { return d.runs.decode(idx[got : got+k]) }); err != nil {
+	idx, days := buf.Idx[:n], buf.Days
+	if err := d.pages(n, n, func(got, k int) error { return d.runs.Decode(idx[got : got+k]) }); err != nil {
 		return nil, err
 	}
 	size := len(d.texts)
-	if d.typ == domain.TypeDate {
+	if d.Typ == domain.TypeDate {
 		size = len(d.days)
 	}
 	var bad bool
@@ -195,17 +196,17 @@ func (d *dictChunk) next(n int, buf dictBuffers) (*column, error) {
 	if bad {
 		return nil, fmt.Errorf("a dictionary index is out of range")
 	}
-	c := &column{name: d.name, typ: d.typ, n: n, id: d.id}
-	if d.typ == domain.TypeDate {
+	c := &column.Column{Name: d.name, Type: d.Typ, N: n, ID: d.id}
+	if d.Typ == domain.TypeDate {
 		days = days[:n]
 		dict := d.days
 		for r, i := range idx {
 			days[r] = arrow.Date32(dict[i])
 		}
-		c.days, c.bytes = days, int64(4*n)
+		c.Days, c.Bytes = days, int64(4*n)
 		return c, nil
 	}
-	c.idx, c.dict, c.bytes = idx, d.texts, int64(4*n)
+	c.Idx, c.Dict, c.Bytes = idx, d.texts, int64(4*n)
 	if d.some {
 		bits := make([]byte, bitutil.BytesForBits(int64(n)))
 		for r, i := range idx {
@@ -213,15 +214,15 @@ func (d *dictChunk) next(n int, buf dictBuffers) (*column, error) {
 				bitutil.SetBit(bits, r)
 			}
 		}
-		c.valid = bits
+		c.Valid = bits
 	}
 	return c, nil
 }
 
 // nextInts is next for an integer chunk: indexes looked up in the
 // dictionary, PLAIN values copied.
-func (d *dictChunk) nextInts(n int, buf dictBuffers) (*column, error) {
-	out := buf.ints[:n]
+func (d *DictChunk) nextInts(n int, buf DictBuffers) (*column.Column, error) {
+	out := buf.Ints[:n]
 	err := d.pages(n, n, func(got, k int) error {
 		dst := out[got : got+k]
 		if d.plain != nil {
@@ -231,8 +232,8 @@ func (d *dictChunk) nextInts(n int, buf dictBuffers) (*column, error) {
 			d.plain = d.plain[8*k:]
 			return nil
 		}
-		idx := buf.idx[:k]
-		if err := d.runs.decode(idx); err != nil {
+		idx := buf.Idx[:k]
+		if err := d.runs.Decode(idx); err != nil {
 			return err
 		}
 		dict, size := d.ints, uint32(len(d.ints))
@@ -251,24 +252,24 @@ func (d *dictChunk) nextInts(n int, buf dictBuffers) (*column, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &column{name: d.name, typ: d.typ, n: n, id: columnIDs.Add(1), ints: out, bytes: int64(8 * n)}, nil
+	return &column.Column{Name: d.name, Type: d.Typ, N: n, ID: column.ColumnIDs.Add(1), Ints: out, Bytes: int64(8 * n)}, nil
 }
 
-// skip decodes and drops the next n values (a batch outside the range).
-func (d *dictChunk) skip(n int, idx []int32) error {
+// Skip decodes and drops the next n values (a batch outside the range).
+func (d *DictChunk) Skip(n int, idx []int32) error {
 	return d.pages(n, len(idx), func(_, k int) error {
 		if d.plain != nil {
 			d.plain = d.plain[8*k:]
 			return nil
 		}
-		return d.runs.decode(idx[:k])
+		return d.runs.Decode(idx[:k])
 	})
 }
 
 // pages walks the next n values page by page, moving to the next page
 // as each ends: f takes the k values (at most limit) that start at value
 // got of the n, from the current page.
-func (d *dictChunk) pages(n, limit int, f func(got, k int) error) error {
+func (d *DictChunk) pages(n, limit int, f func(got, k int) error) error {
 	for got := 0; got < n; {
 		if d.left == 0 {
 			if err := d.nextPage(); err != nil {
@@ -287,7 +288,7 @@ func (d *dictChunk) pages(n, limit int, f func(got, k int) error) error {
 }
 
 // nextPage moves to the next data page of indexes.
-func (d *dictChunk) nextPage() error {
+func (d *DictChunk) nextPage() error {
 	page, err := readPage(d.pr)
 	if err != nil {
 		return err
@@ -305,7 +306,7 @@ func (d *dictChunk) nextPage() error {
 	}
 	d.plain = nil
 	enc := parquet.Encoding(p.Encoding())
-	if enc == parquet.Encodings.Plain && d.typ == domain.TypeInteger {
+	if enc == parquet.Encodings.Plain && d.Typ == domain.TypeInteger {
 		if int(p.NumValues()) > len(data)/8 {
 			return fmt.Errorf("a data page of the column chunk is shorter than its values")
 		}
@@ -324,11 +325,11 @@ func (d *dictChunk) nextPage() error {
 	if width > 32 {
 		return fmt.Errorf("a data page of the column chunk has indexes of %d bits", width)
 	}
-	d.runs = hybridRuns{data: data[1:], width: width}
+	d.runs = HybridRuns{Data: data[1:], Width: width}
 	return nil
 }
 
-func (d *dictChunk) close() { _ = d.pr.Close() }
+func (d *DictChunk) Close() { _ = d.pr.Close() }
 
 // columnPages opens the pages of a column chunk; a panic of the Parquet
 // library on a malformed chunk is errParquetPanic (see nextRecord).
@@ -355,12 +356,12 @@ func readPage(pr file.PageReader) (p file.Page, err error) {
 	return pr.Page(), nil
 }
 
-// hybridRuns decodes Parquet's RLE/bit-packed hybrid encoding of
+// HybridRuns decodes Parquet's RLE/bit-packed hybrid encoding of
 // unsigned integers of width bits: runs of one repeated value, and runs
 // of groups of eight values packed least significant bit first.
-type hybridRuns struct {
-	data   []byte
-	width  uint
+type HybridRuns struct {
+	Data   []byte
+	Width  uint
 	repeat int    // values left in the current repeated run
 	value  int32  // its value
 	packed int    // values left in the current bit-packed run
@@ -368,10 +369,10 @@ type hybridRuns struct {
 	bits   uint   // how many
 }
 
-// decode fills out with the next len(out) values.
-func (h *hybridRuns) decode(out []int32) error {
-	mask := uint64(math.MaxUint32) >> (32 - h.width)
-	if h.width == 0 {
+// Decode fills out with the next len(out) values.
+func (h *HybridRuns) Decode(out []int32) error {
+	mask := uint64(math.MaxUint32) >> (32 - h.Width)
+	if h.Width == 0 {
 		mask = 0
 	}
 	for len(out) > 0 {
@@ -385,7 +386,7 @@ func (h *hybridRuns) decode(out []int32) error {
 			out, h.repeat = out[k:], h.repeat-k
 		case h.packed > 0:
 			k := min(h.packed, len(out))
-			data, acc, bits, w := h.data, h.acc, h.bits, h.width
+			data, acc, bits, w := h.Data, h.acc, h.bits, h.Width
 			i := 0
 			if w <= 8 && bits == 0 {
 				// Whole groups of eight values at a time: w bytes each.
@@ -408,7 +409,7 @@ func (h *hybridRuns) decode(out []int32) error {
 				out[i] = int32(acc & mask)
 				acc, bits = acc>>w, bits-w
 			}
-			h.data, h.acc, h.bits = data, acc, bits
+			h.Data, h.acc, h.bits = data, acc, bits
 			out, h.packed = out[k:], h.packed-k
 		default:
 			if err := h.header(); err != nil {
@@ -420,35 +421,60 @@ func (h *hybridRuns) decode(out []int32) error {
 }
 
 // header reads the next run's header.
-func (h *hybridRuns) header() error {
-	hdr, n := binary.Uvarint(h.data)
+func (h *HybridRuns) header() error {
+	hdr, n := binary.Uvarint(h.Data)
 	if n <= 0 || hdr>>1 > math.MaxInt32/8 {
 		return fmt.Errorf("a run of dictionary indexes is malformed")
 	}
-	h.data = h.data[n:]
+	h.Data = h.Data[n:]
 	if hdr&1 == 1 {
 		// Groups of eight values; padding bits of the last group are
 		// dropped with the run.
 		h.packed = int(hdr>>1) * 8
 		h.acc, h.bits = 0, 0
-		need := int(hdr>>1) * int(h.width)
-		if need > len(h.data) {
+		need := int(hdr>>1) * int(h.Width)
+		if need > len(h.Data) {
 			// The last run of a page may be cut short of its padding.
-			h.packed = len(h.data) * 8 / max(int(h.width), 1)
-			if h.width == 0 {
+			h.packed = len(h.Data) * 8 / max(int(h.Width), 1)
+			if h.Width == 0 {
 				h.packed = int(hdr>>1) * 8
 			}
 		}
 		return nil
 	}
-	nb := int(h.width+7) / 8
-	if nb > len(h.data) {
+	nb := int(h.Width+7) / 8
+	if nb > len(h.Data) {
 		return fmt.Errorf("a run of dictionary indexes ends early")
 	}
 	var v uint32
 	for i := nb - 1; i >= 0; i-- {
-		v = v<<8 | uint32(h.data[i])
+		v = v<<8 | uint32(h.Data[i])
 	}
-	h.repeat, h.value, h.data = int(hdr>>1), int32(v), h.data[nb:]
+	h.repeat, h.value, h.Data = int(hdr>>1), int32(v), h.Data[nb:]
 	return nil
+}
+
+// ParquetDay returns how a stored value of a date or timestamp column
+// becomes a day; ok is false for any other column. (A timestamp's logical
+// type is the value schema.TimestampLogicalType, never a pointer.)
+func ParquetDay(c *schema.Column) (toDay func(int64) int32, ok bool) {
+	switch lt := c.LogicalType().(type) {
+	case schema.DateLogicalType:
+		if c.PhysicalType() == parquet.Types.Int32 {
+			return func(v int64) int32 { return int32(v) }, true
+		}
+	case schema.TimestampLogicalType:
+		if c.PhysicalType() != parquet.Types.Int64 {
+			return nil, false
+		}
+		perMicro := int64(1)
+		switch lt.TimeUnit() {
+		case schema.TimeUnitMillis:
+			return func(v int64) int32 { return column.DayOfMicros(v * 1000) }, true
+		case schema.TimeUnitNanos:
+			perMicro = 1000
+		}
+		return func(v int64) int32 { return column.DayOfMicros(floorDiv(v, perMicro)) }, true
+	}
+	return nil, false
 }

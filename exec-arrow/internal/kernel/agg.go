@@ -1,4 +1,4 @@
-package engine
+package kernel
 
 import (
 	"context"
@@ -7,43 +7,44 @@ import (
 	"strings"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
-// termOp is an aggregate kernel.
-type termOp uint8
+// TermOp is an aggregate kernel.
+type TermOp uint8
 
 const (
-	opSum termOp = iota
+	OpSum TermOp = iota
 	opCount
-	opDistinct
+	OpDistinct
 	opAvg
-	opMin
-	opMax
+	OpMin
+	OpMax
 	opCountIf
 )
 
 var termOpNames = [...]string{"sum", "count", "count_distinct", "avg", "min", "max", "count_if"}
 
-// termPlan is one aggregate over a base-table column.
-type termPlan struct {
-	op    termOp
-	slot  int     // the input column's base slot
-	col   *column // the input column, or its prototype when streamed
-	float bool    // the values are float64 (float, decimal)
+// TermPlan is one aggregate over a base-table column.
+type TermPlan struct {
+	Op    TermOp
+	Slot  int            // the input column's base slot
+	Col   *column.Column // the input column, or its prototype when streamed
+	Float bool           // the values are float64 (float, decimal)
 	// count_distinct over a cached column: its codes, and the bitset words
 	// per group (0: a hash set). Streamed, each worker numbers the values it
 	// meets in a codebook instead.
-	codes *codeSet
+	Codes *column.CodeSet
 	words int
 	// count_distinct over a streamed integer or date column whose Parquet
 	// statistics bound it: a value v has code v-lo+1 (at most base)
 	// without hashing; a value outside (statistics that do not hold) is
 	// numbered by the worker's codebook after base.
-	lo   int64
-	base int32
+	Lo   int64
+	Base int32
 	// min, max of a cached text column: byte-order rank per dictionary
 	// index. Streamed text keeps the smallest (largest) text itself.
-	rank []int32
+	Rank []int32
 }
 
 // distinctBitsetMaxBytes bounds the bitsets count_distinct keeps per
@@ -51,47 +52,51 @@ type termPlan struct {
 // (group, value) pairs is used instead.
 const distinctBitsetMaxBytes = 32 << 20
 
-func newTermPlan(ctx context.Context, t domain.Term, slot int, c *column, groupSpace uint64, cached bool) (*termPlan, error) {
-	tp := &termPlan{slot: slot, col: c, float: c.typ == domain.TypeFloat || c.typ == domain.TypeDecimal}
+// NewTermPlan plans term t over the column held (in base slot slot): its
+// operation, and for a cached column the group codes count_distinct counts
+// and the ranks min and max of text compare.
+func NewTermPlan(ctx context.Context, t domain.Term, slot int, held *column.Derived, groupSpace uint64, cached bool) (*TermPlan, error) {
+	c := held.Column()
+	tp := &TermPlan{Slot: slot, Col: c, Float: c.Type == domain.TypeFloat || c.Type == domain.TypeDecimal}
 	if t.CountIf != "" {
-		if c.typ != domain.TypeBoolean {
-			return nil, fmt.Errorf("count_if column %s is %s, not boolean", c.name, c.typ)
+		if c.Type != domain.TypeBoolean {
+			return nil, fmt.Errorf("count_if column %s is %s, not boolean", c.Name, c.Type)
 		}
-		tp.op = opCountIf
+		tp.Op = opCountIf
 		return tp, nil
 	}
 	switch t.Aggregate {
 	case domain.Sum, domain.Avg:
-		if !c.numeric() {
-			return nil, fmt.Errorf("%s over column %s, which is %s, not a number", t.Aggregate, c.name, c.typ)
+		if !c.Numeric() {
+			return nil, fmt.Errorf("%s over column %s, which is %s, not a number", t.Aggregate, c.Name, c.Type)
 		}
-		tp.op = opSum
+		tp.Op = OpSum
 		if t.Aggregate == domain.Avg {
-			tp.op = opAvg
+			tp.Op = opAvg
 		}
 	case domain.Count:
-		tp.op = opCount
+		tp.Op = opCount
 	case domain.CountDistinct:
-		tp.op = opDistinct
+		tp.Op = OpDistinct
 		if !cached {
 			return tp, nil
 		}
-		codes, err := c.groupCodes(ctx)
+		codes, err := held.GroupCodes(ctx)
 		if err != nil {
 			return nil, err
 		}
-		tp.codes = codes
-		words := uint64(codes.card()+1+63) / 64
+		tp.Codes = codes
+		words := uint64(codes.Card()+1+63) / 64
 		if hi, lo := bits.Mul64(words*8, groupSpace); hi == 0 && lo <= distinctBitsetMaxBytes {
 			tp.words = int(words)
 		}
 	case domain.Min, domain.Max:
-		tp.op = opMin
+		tp.Op = OpMin
 		if t.Aggregate == domain.Max {
-			tp.op = opMax
+			tp.Op = OpMax
 		}
-		if c.typ == domain.TypeText && cached {
-			tp.rank = c.ranks()
+		if c.Type == domain.TypeText && cached {
+			tp.Rank = held.Ranks()
 		}
 	default:
 		return nil, fmt.Errorf("unknown aggregate %q", t.Aggregate)
@@ -99,34 +104,35 @@ func newTermPlan(ctx context.Context, t domain.Term, slot int, c *column, groupS
 	return tp, nil
 }
 
-func (t *termPlan) name() string { return termOpNames[t.op] }
+// Name names the term's operation, for messages.
+func (t *TermPlan) Name() string { return termOpNames[t.Op] }
 
-// numericResult reports whether the term yields a number (for ratios).
-func (t *termPlan) numericResult() bool {
-	switch t.op {
-	case opMin, opMax:
-		return t.col.numeric()
+// NumericResult reports whether the term yields a number (for ratios).
+func (t *TermPlan) NumericResult() bool {
+	switch t.Op {
+	case OpMin, OpMax:
+		return t.Col.Numeric()
 	}
 	return true
 }
 
 // streamText reports whether the term keeps text values themselves (min
 // or max of a streamed text column).
-func (t *termPlan) streamText() bool {
-	return (t.op == opMin || t.op == opMax) && t.col.typ == domain.TypeText && t.rank == nil
+func (t *TermPlan) streamText() bool {
+	return (t.Op == OpMin || t.Op == OpMax) && t.Col.Type == domain.TypeText && t.Rank == nil
 }
 
 // intVal is the integer form min and max compare for a non-float column.
-func (t *termPlan) intVal(c *column, r int32) int64 {
-	switch c.typ {
+func (t *TermPlan) intVal(c *column.Column, r int32) int64 {
+	switch c.Type {
 	case domain.TypeText:
-		return int64(t.rank[c.idx[r]])
+		return int64(t.Rank[c.Idx[r]])
 	case domain.TypeDate:
-		return int64(c.days[r])
+		return int64(c.Days[r])
 	case domain.TypeBoolean:
-		return b2i(c.bools.Value(int(r)))
+		return b2i(c.Bools.Value(int(r)))
 	}
-	return c.ints[r]
+	return c.Ints[r]
 }
 
 // termState is one term's partial aggregates, indexed by group.
@@ -144,17 +150,17 @@ type termState struct {
 	set   map[uint64]struct{}
 	book  *codebook
 	base  int32 // codes up to base are the term's span codes, the book's follow
-	m     dictMap
+	m     DictMap
 }
 
-func newTermState(t *termPlan) *termState {
+func newTermState(t *TermPlan) *termState {
 	s := &termState{}
-	if t.op == opDistinct {
+	if t.Op == OpDistinct {
 		switch {
-		case t.codes == nil:
-			s.book = newCodebook(t.col.typ)
-			s.base = t.base
-			s.words = (int(t.base) + 1 + 63) / 64
+		case t.Codes == nil:
+			s.book = newCodebook(t.Col.Type)
+			s.base = t.Base
+			s.words = (int(t.Base) + 1 + 63) / 64
 		case t.words > 0:
 			s.words = t.words
 		default:
@@ -164,18 +170,18 @@ func newTermState(t *termPlan) *termState {
 	return s
 }
 
-func (s *termState) grow(t *termPlan, ng int) {
+func (s *termState) grow(t *TermPlan, ng int) {
 	for len(s.n) < ng {
 		s.n = append(s.n, 0)
 		s.i = append(s.i, 0)
-		if t.float {
+		if t.Float {
 			s.f = append(s.f, 0)
 		}
 		if t.streamText() {
 			s.s = append(s.s, "")
 		}
 	}
-	if t.op == opDistinct && s.set == nil {
+	if t.Op == OpDistinct && s.set == nil {
 		s.fitBits(ng, s.words)
 	}
 }
@@ -235,18 +241,18 @@ func (s *termState) addDistinct(g int32, code int32) {
 // update folds rows rows[k] of c into the groups gids[k]; h, when not
 // nil, is the number of positions per group (a column with no null then
 // adds it as its count of values).
-func (s *termState) update(t *termPlan, c *column, rows, gids []int32, h []int32) {
-	nulls := c.valid != nil
+func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h []int32) {
+	nulls := c.Valid != nil
 	if !nulls && h != nil {
-		switch t.op {
-		case opSum, opAvg:
-			if t.float {
+		switch t.Op {
+		case OpSum, opAvg:
+			if t.Float {
 				for k, r := range rows {
-					s.f[gids[k]] += c.floats[r]
+					s.f[gids[k]] += c.Floats[r]
 				}
 			} else {
 				for k, r := range rows {
-					s.i[gids[k]] += c.ints[r]
+					s.i[gids[k]] += c.Ints[r]
 				}
 			}
 			s.addCounts(h)
@@ -256,25 +262,25 @@ func (s *termState) update(t *termPlan, c *column, rows, gids []int32, h []int32
 			return
 		}
 	}
-	switch t.op {
-	case opSum, opAvg:
-		if t.float {
+	switch t.Op {
+	case OpSum, opAvg:
+		if t.Float {
 			for k, r := range rows {
-				if nulls && !c.isValid(r) {
+				if nulls && !c.IsValid(r) {
 					continue
 				}
 				g := gids[k]
-				s.f[g] += c.floats[r]
+				s.f[g] += c.Floats[r]
 				s.n[g]++
 			}
 			return
 		}
 		for k, r := range rows {
-			if nulls && !c.isValid(r) {
+			if nulls && !c.IsValid(r) {
 				continue
 			}
 			g := gids[k]
-			s.i[g] += c.ints[r]
+			s.i[g] += c.Ints[r]
 			s.n[g]++
 		}
 	case opCount:
@@ -285,29 +291,29 @@ func (s *termState) update(t *termPlan, c *column, rows, gids []int32, h []int32
 			return
 		}
 		for k, r := range rows {
-			if !c.isValid(r) {
+			if !c.IsValid(r) {
 				continue
 			}
 			s.n[gids[k]]++
 		}
 	case opCountIf:
 		for k, r := range rows {
-			if (nulls && !c.isValid(r)) || !c.bools.Value(int(r)) {
+			if (nulls && !c.IsValid(r)) || !c.Bools.Value(int(r)) {
 				continue
 			}
 			s.i[gids[k]]++
 		}
-	case opDistinct:
+	case OpDistinct:
 		s.updateDistinct(t, c, rows, gids)
-	case opMin, opMax:
-		isMax := t.op == opMax
+	case OpMin, OpMax:
+		isMax := t.Op == OpMax
 		switch {
-		case t.float:
+		case t.Float:
 			for k, r := range rows {
-				if nulls && !c.isValid(r) {
+				if nulls && !c.IsValid(r) {
 					continue
 				}
-				g, v := gids[k], c.floats[r]
+				g, v := gids[k], c.Floats[r]
 				if s.n[g] == 0 || (v > s.f[g]) == isMax && v != s.f[g] {
 					s.f[g] = v
 				}
@@ -315,10 +321,10 @@ func (s *termState) update(t *termPlan, c *column, rows, gids []int32, h []int32
 			}
 		case t.streamText():
 			for k, r := range rows {
-				if nulls && !c.isValid(r) {
+				if nulls && !c.IsValid(r) {
 					continue
 				}
-				g, v := gids[k], c.dict[c.idx[r]]
+				g, v := gids[k], c.Dict[c.Idx[r]]
 				if s.n[g] == 0 || (v > s.s[g]) == isMax && v != s.s[g] {
 					s.s[g] = strings.Clone(v)
 				}
@@ -326,7 +332,7 @@ func (s *termState) update(t *termPlan, c *column, rows, gids []int32, h []int32
 			}
 		default:
 			for k, r := range rows {
-				if nulls && !c.isValid(r) {
+				if nulls && !c.IsValid(r) {
 					continue
 				}
 				g, v := gids[k], t.intVal(c, r)
@@ -343,9 +349,9 @@ func (s *termState) update(t *termPlan, c *column, rows, gids []int32, h []int32
 // groups gids[k], for a term q.maskable accepts (an integer sum or a count
 // over a column with no null); h is the metric's positions per group.
 // Adding zero for the others leaves an integer sum as it was.
-func (s *termState) updateMasked(t *termPlan, c *column, rows, gids []int32, mask []uint64, m int, h []int32) {
-	if t.op == opSum || t.op == opAvg {
-		vals := c.ints
+func (s *termState) updateMasked(t *TermPlan, c *column.Column, rows, gids []int32, mask []uint64, m int, h []int32) {
+	if t.Op == OpSum || t.Op == opAvg {
+		vals := c.Ints
 		for k, r := range rows {
 			s.i[gids[k]] += vals[r] & -int64(mask[k]>>m&1)
 		}
@@ -361,9 +367,9 @@ func (s *termState) addCounts(h []int32) {
 	}
 }
 
-func (s *termState) updateDistinct(t *termPlan, c *column, rows, gids []int32) {
-	if t.codes != nil {
-		codes := t.codes.codes
+func (s *termState) updateDistinct(t *TermPlan, c *column.Column, rows, gids []int32) {
+	if t.Codes != nil {
+		codes := t.Codes.Codes
 		if s.set == nil {
 			w := s.words
 			for k, r := range rows {
@@ -380,11 +386,11 @@ func (s *termState) updateDistinct(t *termPlan, c *column, rows, gids []int32) {
 		}
 		return
 	}
-	if t.base > 0 {
+	if t.Base > 0 {
 		s.updateSpan(t, c, rows, gids)
 		return
 	}
-	if c.typ == domain.TypeText {
+	if c.Type == domain.TypeText {
 		s.m.reset(c)
 	}
 	for k, r := range rows {
@@ -401,23 +407,23 @@ func (s *termState) updateDistinct(t *termPlan, c *column, rows, gids []int32) {
 
 // updateSpan codes integer or date values by their offset in the span
 // the statistics give.
-func (s *termState) updateSpan(t *termPlan, c *column, rows, gids []int32) {
-	nulls := c.valid != nil
+func (s *termState) updateSpan(t *TermPlan, c *column.Column, rows, gids []int32) {
+	nulls := c.Valid != nil
 	for k, r := range rows {
-		if nulls && !c.isValid(r) {
+		if nulls && !c.IsValid(r) {
 			continue
 		}
 		var v int64
-		if c.days != nil {
-			v = int64(c.days[r])
+		if c.Days != nil {
+			v = int64(c.Days[r])
 		} else {
-			v = c.ints[r]
+			v = c.Ints[r]
 		}
 		var code int32
-		if o := v - t.lo; o >= 0 && o < int64(t.base) {
+		if o := v - t.Lo; o >= 0 && o < int64(t.Base) {
 			code = int32(o) + 1
 		} else {
-			code = t.base + s.book.int(v)
+			code = t.Base + s.book.int(v)
 			if s.set == nil && int(code>>6) >= s.words {
 				s.fitBits(len(s.n), max(int(code>>6)+1, 2*s.words))
 			}
@@ -429,24 +435,24 @@ func (s *termState) updateSpan(t *termPlan, c *column, rows, gids []int32) {
 // merge folds src's group sg into s's group dg for every pair of remap
 // (remap[sg] = dg). tr translates src's distinct codes into s's (nil when
 // both share one code space).
-func (s *termState) merge(t *termPlan, src *termState, remap []int32, tr []int32) {
+func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32) {
 	for sg, dg := range remap {
 		if src.n[sg] == 0 && src.i[sg] == 0 {
 			continue
 		}
-		switch t.op {
-		case opSum, opAvg, opCount, opCountIf:
+		switch t.Op {
+		case OpSum, opAvg, opCount, opCountIf:
 			s.i[dg] += src.i[sg]
-			if t.float {
+			if t.Float {
 				s.f[dg] += src.f[sg]
 			}
-		case opMin, opMax:
+		case OpMin, OpMax:
 			if src.n[sg] == 0 {
 				continue
 			}
-			isMax := t.op == opMax
+			isMax := t.Op == OpMax
 			switch {
-			case t.float:
+			case t.Float:
 				if v := src.f[sg]; s.n[dg] == 0 || (v > s.f[dg]) == isMax && v != s.f[dg] {
 					s.f[dg] = v
 				}
@@ -462,7 +468,7 @@ func (s *termState) merge(t *termPlan, src *termState, remap []int32, tr []int32
 		}
 		s.n[dg] += src.n[sg]
 	}
-	if t.op != opDistinct {
+	if t.Op != OpDistinct {
 		return
 	}
 	code := func(k int32) int32 {
@@ -502,8 +508,8 @@ func (s *termState) merge(t *termPlan, src *termState, remap []int32, tr []int32
 	}
 }
 
-// distinctCounts returns the number of distinct values per group.
-func (s *termState) distinctCounts(ng int) []int64 {
+// DistinctCounts returns the number of distinct values per group.
+func (s *termState) DistinctCounts(ng int) []int64 {
 	out := make([]int64, ng)
 	if s.set == nil {
 		w := s.words
@@ -529,97 +535,98 @@ func (s *termState) bytes() int64 {
 	return n
 }
 
-// value is a finished aggregate of one group: a typed cell with its sort
+// Value is a finished aggregate of one group: a typed cell with its sort
 // key.
-type value struct {
-	null bool
-	kind domain.Kind
-	i    int64
-	f    float64
-	s    string
-	// byInt orders a text value by i (a timestamp rendered as text).
-	byInt bool
+type Value struct {
+	Null bool
+	Kind domain.Kind
+	I    int64
+	F    float64
+	S    string
+	// ByInt orders a text value by i (a timestamp rendered as text).
+	ByInt bool
 }
 
-func (v value) cell() domain.Cell {
-	if v.null {
+// Cell is the value as an answer's cell.
+func (v Value) Cell() domain.Cell {
+	if v.Null {
 		return domain.Null()
 	}
-	switch v.kind {
+	switch v.Kind {
 	case domain.KindInt:
-		return domain.Int(v.i)
+		return domain.Int(v.I)
 	case domain.KindFloat:
-		return domain.Float(v.f)
+		return domain.Float(v.F)
 	case domain.KindDate:
-		return domain.DateCell(domain.Date(v.i))
+		return domain.DateCell(domain.Date(v.I))
 	case domain.KindBool:
-		return domain.Bool(v.i != 0)
+		return domain.Bool(v.I != 0)
 	}
-	return domain.Text(v.s)
+	return domain.Text(v.S)
 }
 
-// num is the value as a float64, for ratios.
-func (v value) num() float64 {
-	if v.kind == domain.KindFloat {
-		return v.f
+// Num is the value as a float64, for ratios.
+func (v Value) Num() float64 {
+	if v.Kind == domain.KindFloat {
+		return v.F
 	}
-	return float64(v.i)
+	return float64(v.I)
 }
 
-// finish returns the term's value in group g.
-func (t *termPlan) finish(s *termState, distinct []int64, sorted []string, g int) value {
+// Finish returns the term's value in group g.
+func (t *TermPlan) Finish(s *termState, distinct []int64, sorted []string, g int) Value {
 	if t.streamText() && s.n[g] > 0 {
-		return value{kind: domain.KindText, s: s.s[g]}
+		return Value{Kind: domain.KindText, S: s.s[g]}
 	}
-	switch t.op {
+	switch t.Op {
 	case opCount:
-		return value{kind: domain.KindInt, i: s.n[g]}
+		return Value{Kind: domain.KindInt, I: s.n[g]}
 	case opCountIf:
-		return value{kind: domain.KindInt, i: s.i[g]}
-	case opDistinct:
-		return value{kind: domain.KindInt, i: distinct[g]}
+		return Value{Kind: domain.KindInt, I: s.i[g]}
+	case OpDistinct:
+		return Value{Kind: domain.KindInt, I: distinct[g]}
 	}
 	if s.n[g] == 0 {
-		return value{null: true}
+		return Value{Null: true}
 	}
-	switch t.op {
-	case opSum:
-		if t.float {
-			return value{kind: domain.KindFloat, f: s.f[g]}
+	switch t.Op {
+	case OpSum:
+		if t.Float {
+			return Value{Kind: domain.KindFloat, F: s.f[g]}
 		}
-		return value{kind: domain.KindInt, i: s.i[g]}
+		return Value{Kind: domain.KindInt, I: s.i[g]}
 	case opAvg:
-		if t.float {
-			return value{kind: domain.KindFloat, f: s.f[g] / float64(s.n[g])}
+		if t.Float {
+			return Value{Kind: domain.KindFloat, F: s.f[g] / float64(s.n[g])}
 		}
-		return value{kind: domain.KindFloat, f: float64(s.i[g]) / float64(s.n[g])}
+		return Value{Kind: domain.KindFloat, F: float64(s.i[g]) / float64(s.n[g])}
 	}
 	// min, max
-	if t.float {
-		return value{kind: domain.KindFloat, f: s.f[g]}
+	if t.Float {
+		return Value{Kind: domain.KindFloat, F: s.f[g]}
 	}
 	v := s.i[g]
-	switch t.col.typ {
+	switch t.Col.Type {
 	case domain.TypeDate:
-		return value{kind: domain.KindDate, i: v}
+		return Value{Kind: domain.KindDate, I: v}
 	case domain.TypeBoolean:
-		return value{kind: domain.KindBool, i: v}
+		return Value{Kind: domain.KindBool, I: v}
 	case domain.TypeTimestamp:
-		return value{kind: domain.KindText, s: renderTimestamp(v), i: v, byInt: true}
+		return Value{Kind: domain.KindText, S: column.RenderTimestamp(v), I: v, ByInt: true}
 	case domain.TypeText:
-		return value{kind: domain.KindText, s: sorted[v]}
+		return Value{Kind: domain.KindText, S: sorted[v]}
 	}
-	return value{kind: domain.KindInt, i: v}
+	return Value{Kind: domain.KindInt, I: v}
 }
 
-// sortedDict returns a text column's dictionary in byte order.
-func (t *termPlan) sortedDict() []string {
-	if t.rank == nil {
+// SortedDict returns a text column's dictionary in byte order.
+func (t *TermPlan) SortedDict() []string {
+	if t.Rank == nil {
 		return nil
 	}
-	out := make([]string, len(t.rank))
-	for i, r := range t.rank {
-		out[r] = t.col.dict[i]
+	out := make([]string, len(t.Rank))
+	for i, r := range t.Rank {
+		out[r] = t.Col.Dict[i]
 	}
 	return out
 }

@@ -1,70 +1,68 @@
-package engine
+package kernel
 
 import (
 	"context"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/format"
 )
 
-// chunkRows is the most rows one batch holds: small enough that a worker
-// checks the context within milliseconds, large enough that per-batch
-// overhead vanishes.
-const chunkRows = 1 << 16
-
-// partial is one worker's aggregation: its groups, the codebooks of the
+// Partial is one worker's aggregation: its groups, the codebooks of the
 // dimensions it numbers itself, and per metric the rows that entered each
 // group and the term states.
-type partial struct {
-	groups *grouper
-	books  []*codebook    // per dimension: nil when the codes are fixed
-	maps   []dictMap      // per dimension: a batch dictionary's codes
-	rows   [][]int64      // per metric, per group
-	terms  [][]*termState // per metric, per term
+type Partial struct {
+	Groups *grouper
+	Books  []*codebook    // per dimension: nil when the codes are fixed
+	maps   []DictMap      // per dimension: a batch dictionary's codes
+	Rows   [][]int64      // per metric, per group
+	Terms  [][]*termState // per metric, per term
 }
 
-func newPartial(q *query) *partial {
-	p := &partial{groups: newGrouper(len(q.buckets), q.radix), rows: make([][]int64, len(q.metrics)),
-		terms: make([][]*termState, len(q.metrics)), books: make([]*codebook, len(q.dims)), maps: make([]dictMap, len(q.dims))}
-	for d, dim := range q.dims {
-		if dim.codes == nil {
-			p.books[d] = newCodebook(dim.col.typ)
+func newPartial(q *Query) *Partial {
+	p := &Partial{Groups: newGrouper(len(q.Buckets), q.Radix), Rows: make([][]int64, len(q.Metrics)),
+		Terms: make([][]*termState, len(q.Metrics)), Books: make([]*codebook, len(q.Dims)), maps: make([]DictMap, len(q.Dims))}
+	for d, dim := range q.Dims {
+		if dim.Codes == nil {
+			p.Books[d] = newCodebook(dim.Col.Type)
 		}
 	}
-	for m, mp := range q.metrics {
-		p.terms[m] = make([]*termState, len(mp.terms))
-		for t, tp := range mp.terms {
-			p.terms[m][t] = newTermState(tp)
+	for m, mp := range q.Metrics {
+		p.Terms[m] = make([]*termState, len(mp.Terms))
+		for t, tp := range mp.Terms {
+			p.Terms[m][t] = newTermState(tp)
 		}
 	}
 	return p
 }
 
 // grow sizes every state for the current number of groups.
-func (p *partial) grow(q *query) {
-	ng := p.groups.len()
-	for m, mp := range q.metrics {
-		for len(p.rows[m]) < ng {
-			p.rows[m] = append(p.rows[m], 0)
+func (p *Partial) grow(q *Query) {
+	ng := p.Groups.Len()
+	for m, mp := range q.Metrics {
+		for len(p.Rows[m]) < ng {
+			p.Rows[m] = append(p.Rows[m], 0)
 		}
-		for t, tp := range mp.terms {
-			p.terms[m][t].grow(tp, ng)
+		for t, tp := range mp.Terms {
+			p.Terms[m][t].grow(tp, ng)
 		}
 	}
 }
 
 // bytes estimates the memory p holds.
-func (p *partial) bytes(q *query) int64 {
-	ng := int64(p.groups.len())
-	n := p.groups.bytes()
-	for _, b := range p.books {
+func (p *Partial) bytes(q *Query) int64 {
+	ng := int64(p.Groups.Len())
+	n := p.Groups.bytes()
+	for _, b := range p.Books {
 		if b != nil {
 			n += b.size
 		}
 	}
-	for m := range q.metrics {
+	for m := range q.Metrics {
 		n += ng * 8
-		for _, s := range p.terms[m] {
+		for _, s := range p.Terms[m] {
 			n += s.bytes()
 		}
 	}
@@ -94,9 +92,9 @@ type scratch struct {
 	masked bool      // mask holds the batch's metric masks
 
 	// Per-batch dictionary caches of base-table text columns.
-	filterMaps []dictMap // per base caller filter
-	reqMaps    []dictMap // per required filter
-	joinMaps   []dictMap // per join
+	filterMaps []DictMap // per base caller filter
+	reqMaps    []DictMap // per required filter
+	joinMaps   []DictMap // per join
 }
 
 // scratchPool keeps scratch buffers between queries: a small question
@@ -106,7 +104,7 @@ var scratchPool sync.Pool
 
 // newScratch returns scratch buffers for q, reused from earlier queries
 // when they are large enough; release them with putScratch.
-func newScratch(q *query) *scratch {
+func newScratch(q *Query) *scratch {
 	n := q.chunkLen()
 	s, _ := scratchPool.Get().(*scratch)
 	if s == nil {
@@ -128,42 +126,42 @@ func newScratch(q *query) *scratch {
 		s.pass = make([]bool, n)
 	}
 	s.pass = s.pass[:n]
-	if q.directOK {
-		nb := len(q.buckets)
+	if q.DirectOK {
+		nb := len(q.Buckets)
 		if cap(s.bcount) < nb {
 			s.bcount, s.bsum, s.bgids = make([]int64, nb), make([]int64, nb), make([]int32, nb)
 		}
 		s.bcount, s.bsum, s.bgids = s.bcount[:nb], s.bsum[:nb], s.bgids[:nb]
 	}
-	if cap(s.mapped) < len(q.views) {
-		s.mapped = make([][]int32, len(q.views))
+	if cap(s.mapped) < q.Aliases {
+		s.mapped = make([][]int32, q.Aliases)
 	}
-	s.mapped = s.mapped[:len(q.views)]
-	for a := 1; a < len(q.views); a++ {
+	s.mapped = s.mapped[:q.Aliases]
+	for a := 1; a < q.Aliases; a++ {
 		s.mapped[a] = grow32(s.mapped[a])
 	}
-	if cap(s.dcodes) < len(q.dims) {
-		s.dcodes = make([][]int32, len(q.dims))
+	if cap(s.dcodes) < len(q.Dims) {
+		s.dcodes = make([][]int32, len(q.Dims))
 	}
-	s.dcodes = s.dcodes[:len(q.dims)]
-	for d, dim := range q.dims {
-		if dim.codes == nil {
+	s.dcodes = s.dcodes[:len(q.Dims)]
+	for d, dim := range q.Dims {
+		if dim.Codes == nil {
 			s.dcodes[d] = grow32(s.dcodes[d])
 		}
 	}
-	if cap(s.reqs) < len(q.required) {
-		s.reqs = make([][]bool, len(q.required))
+	if cap(s.reqs) < len(q.Required) {
+		s.reqs = make([][]bool, len(q.Required))
 	}
-	s.reqs = s.reqs[:len(q.required)]
+	s.reqs = s.reqs[:len(q.Required)]
 	for i := range s.reqs {
 		if cap(s.reqs[i]) < n {
 			s.reqs[i] = make([]bool, n)
 		}
 		s.reqs[i] = s.reqs[i][:n]
 	}
-	s.filterMaps = make([]dictMap, len(q.baseFilters))
-	s.reqMaps = make([]dictMap, len(q.required))
-	s.joinMaps = make([]dictMap, len(q.joins))
+	s.filterMaps = make([]DictMap, len(q.BaseFilters))
+	s.reqMaps = make([]DictMap, len(q.Required))
+	s.joinMaps = make([]DictMap, len(q.Joins))
 	return s
 }
 
@@ -174,54 +172,54 @@ func putScratch(s *scratch) {
 }
 
 // chunkLen is the most rows one batch of q holds.
-func (q *query) chunkLen() int {
-	if q.rows > 0 {
-		return max(min(chunkRows, q.rows), 1)
+func (q *Query) chunkLen() int {
+	if q.Rows > 0 {
+		return max(min(column.ChunkRows, q.Rows), 1)
 	}
-	return chunkRows
+	return column.ChunkRows
 }
 
 // scratchBytes is the memory newScratch allocates.
-func scratchBytes(q *query) int64 {
+func scratchBytes(q *Query) int64 {
 	chunkRows := int64(q.chunkLen())
-	per := 4 + 4 + 8 + 1 + 8 + 4 + 4 + 4 + 4*int64(len(q.views)-1) + 4*int64(len(q.dims)) + int64(len(q.required))
+	per := 4 + 4 + 8 + 1 + 8 + 4 + 4 + 4 + 4*int64(q.Aliases-1) + 4*int64(len(q.Dims)) + int64(len(q.Required))
 	n := per * chunkRows
-	if q.directOK {
-		n += 20 * int64(len(q.buckets))
+	if q.DirectOK {
+		n += 20 * int64(len(q.Buckets))
 	}
 	return n
 }
 
-// scan aggregates every base row of src in the question's range into one
+// Scan aggregates every base row of src in the question's range into one
 // partial, on q.parallel workers. Worker w reads the groups g with
 // g mod P = w, in order, and the partials merge in worker order, so an
 // answer does not depend on scheduling nor on where the rows came from.
-func scan(ctx context.Context, q *query, src producer, mem *reservation, m *meter) (*partial, error) {
-	workers := q.parallel
-	if err := mem.grow(int64(workers) * scratchBytes(q)); err != nil {
+func Scan(ctx context.Context, q *Query, src Producer, mem *Reservation, m *Meter) (*Partial, error) {
+	workers := q.Parallel
+	if err := mem.Grow(int64(workers) * scratchBytes(q)); err != nil {
 		return nil, err
 	}
-	parts := make([]*partial, workers)
+	parts := make([]*Partial, workers)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(guard(func() error { return src.run(gctx) }))
+	g.Go(format.Guard(func() error { return src.Run(gctx) }))
 	for w := 0; w < workers; w++ {
-		g.Go(guard(func() error {
+		g.Go(format.Guard(func() error {
 			p := newPartial(q)
 			parts[w] = p
 			s := newScratch(q)
 			defer putScratch(s)
 			var held int64
-			return src.scan(gctx, w, func(b *batch) error {
+			return src.Scan(gctx, w, func(b *Batch) error {
 				if err := gctx.Err(); err != nil {
 					return err
 				}
-				m.visit(b.hi - b.lo)
-				if workerHook != nil {
-					workerHook()
+				m.visit(b.Hi - b.Lo)
+				if WorkerHook != nil {
+					WorkerHook()
 				}
 				q.chunk(s, p, b)
 				if n := p.bytes(q); n > held {
-					if err := mem.grow(n - held); err != nil {
+					if err := mem.Grow(n - held); err != nil {
 						return err
 					}
 					held = n
@@ -231,7 +229,7 @@ func scan(ctx context.Context, q *query, src producer, mem *reservation, m *mete
 		}))
 	}
 	err := g.Wait()
-	if cerr := src.close(); err == nil {
+	if cerr := src.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
@@ -251,44 +249,48 @@ func scan(ctx context.Context, q *query, src producer, mem *reservation, m *mete
 
 // merge folds src into dst, translating the codes of dimensions and
 // distinct values each worker numbered itself.
-func (q *query) merge(ctx context.Context, dst, src *partial, mem *reservation) error {
+func (q *Query) merge(ctx context.Context, dst, src *Partial, mem *Reservation) error {
 	before := dst.bytes(q)
-	trs := make([][]int32, len(q.dims))
-	for d, b := range src.books {
+	trs := make([][]int32, len(q.Dims))
+	for d, b := range src.Books {
 		if b != nil {
-			trs[d] = b.into(dst.books[d])
-			dst.groups.grow(d, dst.books[d].card())
+			trs[d] = b.into(dst.Books[d])
+			dst.Groups.grow(d, dst.Books[d].card())
 		}
 	}
-	ng := src.groups.len()
+	ng := src.Groups.Len()
 	remap := make([]int32, ng)
 	for g := 0; g < ng; g++ {
-		if g%checkEvery == 0 && ctx.Err() != nil {
+		if g%column.CheckEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		parts := src.groups.parts(g)
+		parts := src.Groups.Parts(g)
 		for d, tr := range trs {
 			if tr != nil {
 				parts[d+1] = uint32(tr[parts[d+1]])
 			}
 		}
-		remap[g] = dst.groups.id(parts)
+		remap[g] = dst.Groups.id(parts)
 	}
 	dst.grow(q)
-	for m, mp := range q.metrics {
+	for m, mp := range q.Metrics {
 		for sg, dg := range remap {
-			dst.rows[m][dg] += src.rows[m][sg]
+			dst.Rows[m][dg] += src.Rows[m][sg]
 		}
-		for t, tp := range mp.terms {
+		for t, tp := range mp.Terms {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			var tr []int32
-			if b := src.terms[m][t].book; b != nil && b.card() > 0 {
-				tr = b.into(dst.terms[m][t].book)
+			if b := src.Terms[m][t].book; b != nil && b.card() > 0 {
+				tr = b.into(dst.Terms[m][t].book)
 			}
-			dst.terms[m][t].merge(tp, src.terms[m][t], remap, tr)
+			dst.Terms[m][t].merge(tp, src.Terms[m][t], remap, tr)
 		}
 	}
-	return mem.grow(dst.bytes(q) - before)
+	return mem.Grow(dst.bytes(q) - before)
 }
+
+// WorkerHook, when set (by tests only), runs in a scan worker before each
+// batch: a test plants a panic where no caller could recover it.
+var WorkerHook func()

@@ -1,0 +1,576 @@
+package column
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"sutura.dev/domain"
+)
+
+// ErrNotType is the problem of a value that is not of its column's type.
+// It never carries the value.
+type ErrNotType struct{ Type domain.ColumnType }
+
+// Error names the type the value does not parse as.
+func (e ErrNotType) Error() string { return "value does not parse as " + string(e.Type) }
+
+// ErrNotScalar is the error of a value that is an array or an object.
+var ErrNotScalar = errors.New("value is not a scalar")
+
+// Builder accumulates one column while a file is read. Values arrive as
+// text (CSV, NDJSON) or typed (Parquet); each builder accepts what converts
+// exactly into its type and reports errNotType otherwise. A builder in
+// check mode parses but keeps nothing: start-up validation uses it.
+type Builder interface {
+	AppendNull()
+	AppendText(s string) error
+	AppendInt(v int64) error
+	AppendFloat(v float64) error
+	AppendBool(v bool) error
+	AppendDate(d int32) error
+	AppendMicros(us int64) error
+	// size estimates the bytes held so far.
+	Size() int64
+	// finish returns the built column, or nil in check mode.
+	Finish(name string) *Column
+}
+
+// NewBuilder returns the builder of a column of declared type typ;
+// TypeUnset collects text and infers the type at finish.
+func NewBuilder(typ domain.ColumnType, check bool) Builder {
+	switch typ {
+	case domain.TypeInteger:
+		return &IntBuilder{Typ: typ, check: check}
+	case domain.TypeFloat, domain.TypeDecimal:
+		return &floatBuilder{typ: typ, check: check}
+	case domain.TypeBoolean:
+		return &boolBuilder{check: check}
+	case domain.TypeDate:
+		return &dateBuilder{check: check}
+	case domain.TypeTimestamp:
+		return &IntBuilder{Typ: typ, check: check}
+	case domain.TypeText:
+		return &textBuilder{check: check}
+	}
+	return &InferBuilder{check: check}
+}
+
+// Text parsers of the file formats' value syntax.
+
+// ParseInt parses the canonical text of an integer.
+func ParseInt(s string) (int64, bool) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	return v, err == nil
+}
+
+// ParseFloat parses the text of a real.
+func ParseFloat(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v, true
+}
+
+// ParseBool parses true or false.
+func ParseBool(s string) (bool, bool) {
+	switch s {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// ParseDay parses a YYYY-MM-DD date as days since 1970-01-01.
+func ParseDay(s string) (int32, bool) {
+	d, err := domain.ParseDate(s)
+	return int32(d), err == nil
+}
+
+// ParseMicros parses an RFC 3339 timestamp as UTC microseconds.
+func ParseMicros(s string) (int64, bool) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, false
+	}
+	return t.UnixMicro(), true
+}
+
+// nullMask records validity while building; shared by the typed builders.
+type nullMask struct {
+	n     int    // values recorded
+	valid []bool // per value; nil until the first null, as most columns have none
+	nulls int
+}
+
+func (m *nullMask) add(ok bool) {
+	if !ok && m.valid == nil {
+		m.valid = make([]bool, m.n, max(m.n+1, 2*m.n))
+		for i := range m.valid {
+			m.valid[i] = true
+		}
+	}
+	if m.valid != nil {
+		m.valid = append(m.valid, ok)
+	}
+	m.n++
+	if !ok {
+		m.nulls++
+	}
+}
+
+// isValid reports whether value i is present.
+func (m *nullMask) isValid(i int) bool { return m.valid == nil || m.valid[i] }
+
+func (m *nullMask) validity() []bool {
+	if m.nulls == 0 {
+		return nil
+	}
+	return m.valid
+}
+
+// IntBuilder builds integer and timestamp (microseconds) columns.
+type IntBuilder struct {
+	Typ   domain.ColumnType
+	check bool
+	Vals  []int64
+	Mask  nullMask
+}
+
+func (b *IntBuilder) push(v int64) error {
+	if !b.check {
+		b.Vals = append(b.Vals, v)
+		b.Mask.add(true)
+	}
+	return nil
+}
+
+func (b *IntBuilder) AppendNull() {
+	if !b.check {
+		b.Vals = append(b.Vals, 0)
+		b.Mask.add(false)
+	}
+}
+
+func (b *IntBuilder) AppendText(s string) error {
+	if b.Typ == domain.TypeTimestamp {
+		v, ok := ParseMicros(s)
+		if !ok {
+			return ErrNotType{b.Typ}
+		}
+		return b.push(v)
+	}
+	v, ok := ParseInt(s)
+	if !ok {
+		return ErrNotType{b.Typ}
+	}
+	return b.push(v)
+}
+
+func (b *IntBuilder) AppendInt(v int64) error {
+	if b.Typ == domain.TypeTimestamp {
+		return ErrNotType{b.Typ}
+	}
+	return b.push(v)
+}
+
+func (b *IntBuilder) AppendFloat(float64) error { return ErrNotType{b.Typ} }
+func (b *IntBuilder) AppendBool(bool) error     { return ErrNotType{b.Typ} }
+
+func (b *IntBuilder) AppendDate(d int32) error {
+	if b.Typ == domain.TypeTimestamp {
+		return b.push(int64(d) * 86400 * 1e6)
+	}
+	return ErrNotType{b.Typ}
+}
+
+func (b *IntBuilder) AppendMicros(us int64) error {
+	if b.Typ != domain.TypeTimestamp {
+		return ErrNotType{b.Typ}
+	}
+	return b.push(us)
+}
+
+func (b *IntBuilder) Size() int64 { return int64(9 * len(b.Vals)) }
+
+func (b *IntBuilder) Finish(name string) *Column {
+	if b.check {
+		return nil
+	}
+	return New(name, b.Typ, wrap(arrow.PrimitiveTypes.Int64, arrow.Int64Traits.CastToBytes(b.Vals), len(b.Vals), &b.Mask))
+}
+
+// floatBuilder builds float and decimal columns as float64.
+type floatBuilder struct {
+	typ   domain.ColumnType
+	check bool
+	vals  []float64
+	mask  nullMask
+}
+
+func (b *floatBuilder) push(v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ErrNotType{b.typ}
+	}
+	if !b.check {
+		b.vals = append(b.vals, v)
+		b.mask.add(true)
+	}
+	return nil
+}
+
+func (b *floatBuilder) AppendNull() {
+	if !b.check {
+		b.vals = append(b.vals, 0)
+		b.mask.add(false)
+	}
+}
+
+func (b *floatBuilder) AppendText(s string) error {
+	v, ok := ParseFloat(s)
+	if !ok {
+		return ErrNotType{b.typ}
+	}
+	return b.push(v)
+}
+
+func (b *floatBuilder) AppendInt(v int64) error     { return b.push(float64(v)) }
+func (b *floatBuilder) AppendFloat(v float64) error { return b.push(v) }
+func (b *floatBuilder) AppendBool(bool) error       { return ErrNotType{b.typ} }
+func (b *floatBuilder) AppendDate(int32) error      { return ErrNotType{b.typ} }
+func (b *floatBuilder) AppendMicros(int64) error    { return ErrNotType{b.typ} }
+func (b *floatBuilder) Size() int64                 { return int64(9 * len(b.vals)) }
+
+func (b *floatBuilder) Finish(name string) *Column {
+	if b.check {
+		return nil
+	}
+	return New(name, b.typ, wrap(arrow.PrimitiveTypes.Float64, arrow.Float64Traits.CastToBytes(b.vals), len(b.vals), &b.mask))
+}
+
+// boolBuilder builds boolean columns.
+type boolBuilder struct {
+	check bool
+	vals  []bool
+	mask  nullMask
+}
+
+func (b *boolBuilder) push(v bool) error {
+	if !b.check {
+		b.vals = append(b.vals, v)
+		b.mask.add(true)
+	}
+	return nil
+}
+
+func (b *boolBuilder) AppendNull() {
+	if !b.check {
+		b.vals = append(b.vals, false)
+		b.mask.add(false)
+	}
+}
+
+func (b *boolBuilder) AppendText(s string) error {
+	v, ok := ParseBool(s)
+	if !ok {
+		return ErrNotType{domain.TypeBoolean}
+	}
+	return b.push(v)
+}
+
+func (b *boolBuilder) AppendInt(int64) error     { return ErrNotType{domain.TypeBoolean} }
+func (b *boolBuilder) AppendFloat(float64) error { return ErrNotType{domain.TypeBoolean} }
+func (b *boolBuilder) AppendBool(v bool) error   { return b.push(v) }
+func (b *boolBuilder) AppendDate(int32) error    { return ErrNotType{domain.TypeBoolean} }
+func (b *boolBuilder) AppendMicros(int64) error  { return ErrNotType{domain.TypeBoolean} }
+func (b *boolBuilder) Size() int64               { return int64(2 * len(b.vals)) }
+
+func (b *boolBuilder) Finish(name string) *Column {
+	if b.check {
+		return nil
+	}
+	bl := array.NewBooleanBuilder(memory.DefaultAllocator)
+	bl.AppendValues(b.vals, b.mask.validity())
+	return New(name, domain.TypeBoolean, bl.NewArray())
+}
+
+// dateBuilder builds date columns.
+type dateBuilder struct {
+	check bool
+	vals  []arrow.Date32
+	mask  nullMask
+}
+
+func (b *dateBuilder) push(d int32) error {
+	if !b.check {
+		b.vals = append(b.vals, arrow.Date32(d))
+		b.mask.add(true)
+	}
+	return nil
+}
+
+func (b *dateBuilder) AppendNull() {
+	if !b.check {
+		b.vals = append(b.vals, 0)
+		b.mask.add(false)
+	}
+}
+
+func (b *dateBuilder) AppendText(s string) error {
+	d, ok := ParseDay(s)
+	if !ok {
+		return ErrNotType{domain.TypeDate}
+	}
+	return b.push(d)
+}
+
+func (b *dateBuilder) AppendInt(int64) error     { return ErrNotType{domain.TypeDate} }
+func (b *dateBuilder) AppendFloat(float64) error { return ErrNotType{domain.TypeDate} }
+func (b *dateBuilder) AppendBool(bool) error     { return ErrNotType{domain.TypeDate} }
+func (b *dateBuilder) AppendDate(d int32) error  { return b.push(d) }
+func (b *dateBuilder) AppendMicros(int64) error  { return ErrNotType{domain.TypeDate} }
+func (b *dateBuilder) Size() int64               { return int64(5 * len(b.vals)) }
+
+func (b *dateBuilder) Finish(name string) *Column {
+	if b.check {
+		return nil
+	}
+	return New(name, domain.TypeDate, wrap(arrow.FixedWidthTypes.Date32, arrow.Date32Traits.CastToBytes(b.vals), len(b.vals), &b.mask))
+}
+
+// textBuilder builds text columns dictionary-encoded.
+type textBuilder struct {
+	check bool
+	seen  map[string]int32
+	dict  []string
+	bytes int64
+	idx   []int32
+	mask  nullMask
+}
+
+func (b *textBuilder) AppendNull() {
+	if !b.check {
+		b.idx = append(b.idx, 0)
+		b.mask.add(false)
+	}
+}
+
+func (b *textBuilder) AppendText(s string) error {
+	if b.check {
+		return nil
+	}
+	b.idx = append(b.idx, b.intern(s))
+	b.mask.add(true)
+	return nil
+}
+
+// intern returns the dictionary code of s, adding it when new.
+func (b *textBuilder) intern(s string) int32 {
+	if b.seen == nil {
+		b.seen = map[string]int32{}
+	}
+	k, ok := b.seen[s]
+	if !ok {
+		s = strings.Clone(s) // the reader's buffer is not ours to keep
+		k = int32(len(b.dict))
+		b.dict = append(b.dict, s)
+		b.seen[s] = k
+		b.bytes += int64(len(s)) + 64
+	}
+	return k
+}
+
+func (b *textBuilder) AppendInt(v int64) error { return b.AppendText(strconv.FormatInt(v, 10)) }
+func (b *textBuilder) AppendFloat(v float64) error {
+	return b.AppendText(domain.Float(v).Render())
+}
+func (b *textBuilder) AppendBool(v bool) error    { return b.AppendText(strconv.FormatBool(v)) }
+func (b *textBuilder) AppendDate(d int32) error   { return b.AppendText(domain.Date(d).String()) }
+func (b *textBuilder) AppendMicros(v int64) error { return b.AppendText(RenderTimestamp(v)) }
+func (b *textBuilder) Size() int64                { return int64(5*len(b.idx)) + b.bytes }
+
+func (b *textBuilder) Finish(name string) *Column {
+	if b.check {
+		return nil
+	}
+	indices := wrap(arrow.PrimitiveTypes.Int32, arrow.Int32Traits.CastToBytes(b.idx), len(b.idx), &b.mask)
+	sb := array.NewStringBuilder(memory.DefaultAllocator)
+	sb.AppendValues(b.dict, nil)
+	dict := sb.NewArray()
+	typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	arr := array.NewDictionaryArray(typ, indices, dict)
+	indices.Release()
+	dict.Release()
+	return New(name, domain.TypeText, arr)
+}
+
+// InferBuilder keeps an undeclared column's text and the types every value
+// so far parses as; finish picks the first type of integer, float,
+// boolean, date, timestamp that every value parses as, else text. A probe
+// keeps no text: it only finds the type (inferred), for a column that is
+// then streamed.
+type InferBuilder struct {
+	check bool
+	Probe bool
+	vals  []string
+	mask  nullMask
+	bytes int64
+	// can[i] reports whether every value parses as inferOrder[i].
+	can     [5]bool
+	started bool
+}
+
+var inferOrder = [5]domain.ColumnType{
+	domain.TypeInteger, domain.TypeFloat, domain.TypeBoolean, domain.TypeDate, domain.TypeTimestamp,
+}
+
+func (b *InferBuilder) AppendNull() {
+	if !b.check && !b.Probe {
+		b.vals = append(b.vals, "")
+		b.mask.add(false)
+	}
+}
+
+func (b *InferBuilder) AppendText(s string) error {
+	if b.check {
+		return nil
+	}
+	if !b.started {
+		b.can = [5]bool{true, true, true, true, true}
+		b.started = true
+	}
+	if b.can[0] {
+		_, b.can[0] = ParseInt(s)
+	}
+	if b.can[1] {
+		_, b.can[1] = ParseFloat(s)
+	}
+	if b.can[2] {
+		_, b.can[2] = ParseBool(s)
+	}
+	if b.can[3] {
+		_, b.can[3] = ParseDay(s)
+	}
+	if b.can[4] {
+		_, b.can[4] = ParseMicros(s)
+	}
+	if b.Probe {
+		return nil
+	}
+	s = strings.Clone(s)
+	b.vals = append(b.vals, s)
+	b.mask.add(true)
+	b.bytes += int64(len(s)) + 17
+	return nil
+}
+
+func (b *InferBuilder) AppendInt(v int64) error     { return b.AppendText(strconv.FormatInt(v, 10)) }
+func (b *InferBuilder) AppendFloat(v float64) error { return b.AppendText(domain.Float(v).Render()) }
+func (b *InferBuilder) AppendBool(v bool) error     { return b.AppendText(strconv.FormatBool(v)) }
+func (b *InferBuilder) AppendDate(d int32) error    { return b.AppendText(domain.Date(d).String()) }
+func (b *InferBuilder) AppendMicros(v int64) error  { return b.AppendText(RenderTimestamp(v)) }
+func (b *InferBuilder) Size() int64                 { return b.bytes + int64(len(b.vals)) }
+
+// Inferred is the type finish resolves.
+func (b *InferBuilder) Inferred() domain.ColumnType {
+	if b.started {
+		for i, ok := range b.can {
+			if ok {
+				return inferOrder[i]
+			}
+		}
+	}
+	return domain.TypeText
+}
+
+func (b *InferBuilder) Finish(name string) *Column {
+	if b.check {
+		return nil
+	}
+	typ := b.Inferred()
+	out := NewBuilder(typ, false)
+	for i, s := range b.vals {
+		if !b.mask.isValid(i) {
+			out.AppendNull()
+			continue
+		}
+		_ = out.AppendText(s) // every value parses: that is how typ was chosen
+	}
+	return out.Finish(name)
+}
+
+// ValidBuilder keeps only which values are null: a column wanted for its
+// validity alone (the input of count or is_not_null). Its values are never
+// parsed, so no value of it can fail to load.
+type ValidBuilder struct {
+	Typ   domain.ColumnType
+	Check bool
+	mask  nullMask
+}
+
+func (b *ValidBuilder) Add(ok bool) {
+	if !b.Check {
+		b.mask.add(ok)
+	}
+}
+
+func (b *ValidBuilder) AppendNull()               { b.Add(false) }
+func (b *ValidBuilder) AppendText(string) error   { b.Add(true); return nil }
+func (b *ValidBuilder) AppendInt(int64) error     { b.Add(true); return nil }
+func (b *ValidBuilder) AppendFloat(float64) error { b.Add(true); return nil }
+func (b *ValidBuilder) AppendBool(bool) error     { b.Add(true); return nil }
+func (b *ValidBuilder) AppendDate(int32) error    { b.Add(true); return nil }
+func (b *ValidBuilder) AppendMicros(int64) error  { b.Add(true); return nil }
+func (b *ValidBuilder) Size() int64               { return int64(len(b.mask.valid)) + int64(b.mask.n/8) }
+
+// AppendArray takes the validity of a non-text array whole; text goes
+// value by value, since empty text is null.
+func (b *ValidBuilder) AppendArray(arr arrow.Array) bool {
+	switch arr.(type) {
+	case *array.String, *array.LargeString, *array.Dictionary:
+		return false
+	}
+	if !b.Check {
+		b.mask.addArray(arr)
+	}
+	return true
+}
+
+func (b *ValidBuilder) Finish(name string) *Column {
+	if b.Check {
+		return nil
+	}
+	c := &Column{Name: name, Type: b.Typ, N: b.mask.n, ValidOnly: true, ID: ColumnIDs.Add(1)}
+	if v := b.mask.validity(); v != nil {
+		c.Valid = make([]byte, bitutil.BytesForBits(int64(c.N)))
+		for i, ok := range v {
+			if ok {
+				bitutil.SetBit(c.Valid, i)
+			}
+		}
+	}
+	c.Bytes = int64(len(c.Valid)) + 64
+	return c
+}
+
+// ViaText converts every typed value to its canonical text before the
+// builder under it parses it: how a column whose type was inferred from
+// its text reads a typed file (a Parquet real 2.0 is the integer 2 when
+// every value of the column is whole).
+type ViaText struct{ Builder }
+
+func (b ViaText) AppendInt(v int64) error     { return b.Builder.AppendText(strconv.FormatInt(v, 10)) }
+func (b ViaText) AppendFloat(v float64) error { return b.Builder.AppendText(domain.Float(v).Render()) }
+func (b ViaText) AppendBool(v bool) error     { return b.Builder.AppendText(strconv.FormatBool(v)) }
+func (b ViaText) AppendDate(d int32) error    { return b.Builder.AppendText(domain.Date(d).String()) }
+func (b ViaText) AppendMicros(v int64) error  { return b.Builder.AppendText(RenderTimestamp(v)) }

@@ -1,0 +1,343 @@
+package column
+
+import (
+	"context"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+
+	"sutura.dev/domain"
+)
+
+// Column is one loaded column of a table: its resolved type and its values
+// as one contiguous Arrow array. The physical array per type is:
+//
+//	integer           *array.Int64
+//	float, decimal    *array.Float64
+//	boolean           *array.Boolean
+//	date              *array.Date32
+//	timestamp         *array.Int64 (microseconds since 1970-01-01T00:00:00Z)
+//	text              *array.Dictionary (int32 indices over a string dictionary)
+//
+// A column is immutable once built. What is derived from it (group codes,
+// byte-order ranks, join indexes, day zones) is not part of it: a Derived
+// holds it, owned by whoever holds the column (the cache entry).
+type Column struct {
+	ID   uint64 // unique per column, for per-batch caches (dictMap)
+	Name string
+	Type domain.ColumnType
+	Arr  arrow.Array
+	N    int
+
+	// Typed views of arr's buffers, set by New.
+	Valid    []byte // validity bitmap, nil when the column has no nulls
+	Ints     []int64
+	Floats   []float64
+	Days     []arrow.Date32
+	Bools    *array.Boolean
+	BoolBits []byte   // boolean: the value bitmap
+	Idx      []int32  // text: dictionary index per row
+	Dict     []string // text: the dictionary
+
+	Bytes int64 // buffer bytes of arr
+
+	// ValidOnly marks a column read for its validity alone (the input of
+	// count or is_not_null): valid is set, the values are not.
+	ValidOnly bool
+}
+
+// New wraps arr (whose data offset must be 0) as a column of type typ.
+func New(name string, typ domain.ColumnType, arr arrow.Array) *Column {
+	c := &Column{Name: name, Type: typ, Arr: arr, N: arr.Len(), ID: ColumnIDs.Add(1)}
+	if arr.NullN() > 0 {
+		c.Valid = arr.NullBitmapBytes()
+	}
+	switch a := arr.(type) {
+	case *array.Int64:
+		c.Ints = a.Int64Values()
+	case *array.Float64:
+		c.Floats = a.Float64Values()
+	case *array.Boolean:
+		c.Bools = a
+		c.BoolBits = a.Data().Buffers()[1].Bytes()
+	case *array.Date32:
+		c.Days = a.Date32Values()
+	case *array.Dictionary:
+		c.Idx = a.Indices().(*array.Int32).Int32Values()
+		d := a.Dictionary().(*array.String)
+		c.Dict = make([]string, d.Len())
+		for i := range c.Dict {
+			c.Dict[i] = d.Value(i)
+		}
+	}
+	c.Bytes = ArrayBytes(arr.Data())
+	return c
+}
+
+// ArrayBytes is the size of the buffers of d, its children and dictionary.
+func ArrayBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, ch := range d.Children() {
+		n += ArrayBytes(ch)
+	}
+	if d.DataType().ID() == arrow.DICTIONARY {
+		n += ArrayBytes(d.Dictionary())
+	}
+	return n
+}
+
+// IsValid reports whether row r holds a value.
+func (c *Column) IsValid(r int32) bool {
+	return c.Valid == nil || bitutil.BitIsSet(c.Valid, int(r))
+}
+
+// Numeric reports whether the column holds numbers sum and avg accept.
+func (c *Column) Numeric() bool {
+	switch c.Type {
+	case domain.TypeInteger, domain.TypeFloat, domain.TypeDecimal:
+		return true
+	}
+	return false
+}
+
+// Cell returns the canonical cell of row r.
+func (c *Column) Cell(r int32) domain.Cell {
+	if r < 0 || !c.IsValid(r) {
+		return domain.Null()
+	}
+	switch c.Type {
+	case domain.TypeInteger:
+		return domain.Int(c.Ints[r])
+	case domain.TypeFloat, domain.TypeDecimal:
+		return domain.Float(c.Floats[r])
+	case domain.TypeBoolean:
+		return domain.Bool(c.Bools.Value(int(r)))
+	case domain.TypeDate:
+		return domain.DateCell(domain.Date(c.Days[r]))
+	case domain.TypeTimestamp:
+		return domain.Text(RenderTimestamp(c.Ints[r]))
+	}
+	return domain.Text(c.Dict[c.Idx[r]])
+}
+
+// RenderTimestamp is the canonical text of a timestamp: RFC 3339 in UTC
+// with the shortest fraction of a second.
+func RenderTimestamp(us int64) string {
+	return time.UnixMicro(us).UTC().Format(time.RFC3339Nano)
+}
+
+// DayOfMicros is the UTC date of a timestamp in microseconds.
+func DayOfMicros(us int64) int32 {
+	const perDay = 86400 * 1000 * 1000
+	d := us / perDay
+	if us%perDay < 0 {
+		d--
+	}
+	return int32(d)
+}
+
+// Ranks returns, for a text column, the byte-order rank of each dictionary
+// entry, so min, max and ordering compare small integers.
+func (d *Derived) Ranks() []int32 {
+	c := d.col
+	d.rankMu.Lock()
+	defer d.rankMu.Unlock()
+	if d.rank == nil {
+		order := make([]int32, len(c.Dict))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		sort.Slice(order, func(a, b int) bool { return c.Dict[order[a]] < c.Dict[order[b]] })
+		d.rank = make([]int32, len(c.Dict))
+		for r, i := range order {
+			d.rank[i] = int32(r)
+		}
+		d.account(int64(8 * len(c.Dict)))
+	}
+	return d.rank
+}
+
+// DictLookup returns the index of every dictionary entry of a text column.
+func (d *Derived) DictLookup() (map[string]int32, error) {
+	c := d.col
+	d.lookupMu.Lock()
+	defer d.lookupMu.Unlock()
+	if d.lookup == nil {
+		if err := d.reserve(int64(len(c.Dict)) * 48); err != nil {
+			return nil, err
+		}
+		m := make(map[string]int32, len(c.Dict))
+		for i, s := range c.Dict {
+			m[s] = int32(i)
+		}
+		d.lookup = m
+	}
+	return d.lookup, nil
+}
+
+// CodeSet is the dictionary encoding of a column used as a group key or a
+// count_distinct input: codes[r] is 0 for null and 1+k for the k-th
+// distinct value; values[k] is its cell and order[k] its ascending rank.
+type CodeSet struct {
+	Codes  []int32
+	Values []domain.Cell
+	Order  []int32
+}
+
+// Card is the number of distinct non-null values.
+func (s *CodeSet) Card() int { return len(s.Values) }
+
+// GroupCodes returns the column's code set, building it once.
+func (d *Derived) GroupCodes(ctx context.Context) (*CodeSet, error) {
+	d.codesMu.Lock()
+	defer d.codesMu.Unlock()
+	if d.codes == nil {
+		size := int64(4 * d.col.N)
+		if err := d.reserve(size); err != nil {
+			return nil, err
+		}
+		s, err := buildCodes(ctx, d)
+		if err != nil {
+			d.unreserve(size)
+			return nil, err
+		}
+		d.codes = s
+		d.account(int64(len(s.Values)) * 48)
+	}
+	return d.codes, nil
+}
+
+// CheckEvery is how many rows a derived build handles between checks of
+// the context.
+const CheckEvery = 1 << 16
+
+func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
+	c := d.col
+	s := &CodeSet{Codes: make([]int32, c.N)}
+	switch c.Type {
+	case domain.TypeText:
+		for r, i := range c.Idx {
+			if c.IsValid(int32(r)) {
+				s.Codes[r] = i + 1
+			}
+		}
+		s.Values = make([]domain.Cell, len(c.Dict))
+		for i, v := range c.Dict {
+			s.Values[i] = domain.Text(v)
+		}
+		rk := d.Ranks()
+		s.Order = append([]int32(nil), rk...)
+		return s, nil
+	case domain.TypeBoolean:
+		for r := 0; r < c.N; r++ {
+			if c.IsValid(int32(r)) {
+				if c.Bools.Value(r) {
+					s.Codes[r] = 2
+				} else {
+					s.Codes[r] = 1
+				}
+			}
+		}
+		s.Values = []domain.Cell{domain.Bool(false), domain.Bool(true)}
+		s.Order = []int32{0, 1}
+		return s, nil
+	case domain.TypeFloat, domain.TypeDecimal:
+		seen := map[float64]int32{}
+		var vals []float64
+		for r, v := range c.Floats {
+			if r%CheckEvery == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if !c.IsValid(int32(r)) {
+				continue
+			}
+			if v == 0 {
+				v = 0 // one code for +0 and -0
+			}
+			k, ok := seen[v]
+			if !ok {
+				vals = append(vals, v)
+				k = int32(len(vals))
+				seen[v] = k
+			}
+			s.Codes[r] = k
+		}
+		s.Values = make([]domain.Cell, len(vals))
+		for i, v := range vals {
+			s.Values[i] = domain.Float(v)
+		}
+		s.Order = RankOf(len(vals), func(a, b int) bool { return vals[a] < vals[b] })
+		return s, nil
+	}
+	// integer, date, timestamp: int64 keys
+	get := func(r int) int64 {
+		if c.Type == domain.TypeDate {
+			return int64(c.Days[r])
+		}
+		return c.Ints[r]
+	}
+	seen := map[int64]int32{}
+	var vals []int64
+	for r := 0; r < c.N; r++ {
+		if r%CheckEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if !c.IsValid(int32(r)) {
+			continue
+		}
+		v := get(r)
+		k, ok := seen[v]
+		if !ok {
+			vals = append(vals, v)
+			k = int32(len(vals))
+			seen[v] = k
+		}
+		s.Codes[r] = k
+	}
+	s.Values = make([]domain.Cell, len(vals))
+	for i, v := range vals {
+		switch c.Type {
+		case domain.TypeDate:
+			s.Values[i] = domain.DateCell(domain.Date(v))
+		case domain.TypeTimestamp:
+			s.Values[i] = domain.Text(RenderTimestamp(v))
+		default:
+			s.Values[i] = domain.Int(v)
+		}
+	}
+	s.Order = RankOf(len(vals), func(a, b int) bool { return vals[a] < vals[b] })
+	return s, nil
+}
+
+// RankOf returns the ascending rank of each of n items ordered by less.
+func RankOf(n int, less func(a, b int) bool) []int32 {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return less(order[a], order[b]) })
+	rank := make([]int32, n)
+	for r, i := range order {
+		rank[i] = int32(r)
+	}
+	return rank
+}
+
+// ColumnIDs numbers columns, so per-batch caches (dictMap) can tell one
+// batch's dictionary from the next without comparing addresses the
+// collector may reuse.
+var ColumnIDs atomic.Uint64
+
+// ChunkRows is the most rows one batch holds: small enough that a worker
+// checks the context within milliseconds, large enough that per-batch
+// overhead vanishes.
+const ChunkRows = 1 << 16

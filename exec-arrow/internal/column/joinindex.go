@@ -1,0 +1,223 @@
+package column
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"sutura.dev/domain"
+)
+
+// JoinIndex finds the row of a dimension table holding a key. It is built
+// once per column and cached with it; a key held by two rows is an error
+// (a dimension join must reach at most one row, or it would duplicate the
+// facts).
+type JoinIndex struct {
+	// Integer keys: dense[v-min] is row+1 (0: none) when the keys are
+	// dense enough, else ints.
+	Min   int64
+	Dense []int32
+	Ints  map[int64]int32
+	// Text keys: byIdx[dictionary index] is the row, or -1.
+	ByIdx []int32
+	// Keys of every other type, and keys joined across types, by their
+	// canonical rendering.
+	strs map[string]int32
+}
+
+// Key64 is the integer form of the value at r of an integer-like column.
+func (c *Column) Key64(r int32) int64 {
+	switch c.Type {
+	case domain.TypeDate:
+		return int64(c.Days[r])
+	case domain.TypeBoolean:
+		if c.Bools.Value(int(r)) {
+			return 1
+		}
+		return 0
+	case domain.TypeFloat, domain.TypeDecimal:
+		v := c.Floats[r]
+		if v == 0 {
+			v = 0
+		}
+		return int64(math.Float64bits(v))
+	}
+	return c.Ints[r]
+}
+
+// JoinKeys returns the column's join index, building it once.
+func (d *Derived) JoinKeys(ctx context.Context) (*JoinIndex, error) {
+	d.joinMu.Lock()
+	defer d.joinMu.Unlock()
+	if d.join == nil {
+		j, err := d.buildJoin(ctx)
+		if err != nil {
+			return nil, err
+		}
+		d.join = j
+	}
+	return d.join, nil
+}
+
+// ErrDuplicateKey is wrapped by the error of a join whose key column holds
+// a key twice.
+var ErrDuplicateKey = errors.New("a dimension join must reach at most one row")
+
+func (c *Column) dupKey() error {
+	return fmt.Errorf("column %s holds a key twice: %w", c.Name, ErrDuplicateKey)
+}
+
+func (d *Derived) buildJoin(ctx context.Context) (*JoinIndex, error) {
+	c := d.col
+	j := &JoinIndex{}
+	switch c.Type {
+	case domain.TypeText:
+		size := int64(4 * len(c.Dict))
+		if err := d.reserve(size); err != nil {
+			return nil, err
+		}
+		j.ByIdx = make([]int32, len(c.Dict))
+		for i := range j.ByIdx {
+			j.ByIdx[i] = -1
+		}
+		for r := 0; r < c.N; r++ {
+			if !c.IsValid(int32(r)) {
+				continue
+			}
+			k := c.Idx[r]
+			if j.ByIdx[k] >= 0 {
+				d.unreserve(size)
+				return nil, c.dupKey()
+			}
+			j.ByIdx[k] = int32(r)
+		}
+		return j, nil
+	case domain.TypeInteger:
+		lo, hi, any := int64(math.MaxInt64), int64(math.MinInt64), false
+		for r := 0; r < c.N; r++ {
+			if c.IsValid(int32(r)) {
+				v := c.Ints[r]
+				lo, hi, any = min(lo, v), max(hi, v), true
+			}
+		}
+		if any && hi-lo >= 0 && uint64(hi-lo) < uint64(4*c.N+1024) {
+			size := 4 * (hi - lo + 1)
+			if err := d.reserve(size); err != nil {
+				return nil, err
+			}
+			j.Min = lo
+			j.Dense = make([]int32, hi-lo+1)
+			for r := 0; r < c.N; r++ {
+				if c.IsValid(int32(r)) {
+					o := c.Ints[r] - lo
+					if j.Dense[o] != 0 {
+						d.unreserve(size)
+						return nil, c.dupKey()
+					}
+					j.Dense[o] = int32(r) + 1
+				}
+			}
+			return j, nil
+		}
+	}
+	size := int64(32 * c.N)
+	if err := d.reserve(size); err != nil {
+		return nil, err
+	}
+	j.Ints = make(map[int64]int32, c.N)
+	for r := 0; r < c.N; r++ {
+		if r%CheckEvery == 0 && ctx.Err() != nil {
+			d.unreserve(size)
+			return nil, ctx.Err()
+		}
+		if c.IsValid(int32(r)) {
+			k := c.Key64(int32(r))
+			if _, dup := j.Ints[k]; dup {
+				d.unreserve(size)
+				return nil, c.dupKey()
+			}
+			j.Ints[k] = int32(r)
+		}
+	}
+	return j, nil
+}
+
+// RenderedKeys indexes the rows of c by the canonical rendering of their
+// values, for joins between columns of different types.
+func (d *Derived) RenderedKeys() (map[string]int32, error) {
+	c := d.col
+	d.joinMu.Lock()
+	defer d.joinMu.Unlock()
+	if d.rendered != nil {
+		return d.rendered, nil
+	}
+	size := int64(64 * c.N)
+	if err := d.reserve(size); err != nil {
+		return nil, err
+	}
+	m := make(map[string]int32, c.N)
+	for r := 0; r < c.N; r++ {
+		if c.IsValid(int32(r)) {
+			k := c.Cell(int32(r)).Render()
+			if _, dup := m[k]; dup {
+				d.unreserve(size)
+				return nil, c.dupKey()
+			}
+			m[k] = int32(r)
+		}
+	}
+	d.rendered = m
+	return m, nil
+}
+
+// TextKeys returns the join index of a text key column and its
+// dictionary's lookup: a key's text gives its dictionary index, which
+// gives its row.
+func (d *Derived) TextKeys(ctx context.Context) (*JoinIndex, map[string]int32, error) {
+	idx, err := d.JoinKeys(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	look, err := d.DictLookup()
+	if err != nil {
+		return nil, nil, err
+	}
+	return idx, look, nil
+}
+
+// DictRows returns, per dictionary index of d's column, the row of to's
+// column holding the same text (-1: none), built once per pair of columns.
+func (d *Derived) DictRows(ctx context.Context, to *Derived) ([]int32, error) {
+	c := d.col
+	d.fromMu.Lock()
+	defer d.fromMu.Unlock()
+	if m, ok := d.fromDict[to]; ok {
+		return m, nil
+	}
+	idx, look, err := to.TextKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	size := int64(4 * len(c.Dict))
+	if err := d.reserve(size); err != nil {
+		return nil, err
+	}
+	m := make([]int32, len(c.Dict))
+	for i, v := range c.Dict {
+		m[i] = -1
+		if k, ok := look[v]; ok {
+			m[i] = idx.ByIdx[k]
+		}
+	}
+	if d.fromDict == nil {
+		d.fromDict = map[*Derived][]int32{}
+	}
+	for k := range d.fromDict {
+		if k.owner != nil && k.owner.Retired() {
+			delete(d.fromDict, k) // the joined column was reloaded or evicted
+		}
+	}
+	d.fromDict[to] = m
+	return m, nil
+}

@@ -1,0 +1,340 @@
+package format
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"runtime"
+	"strconv"
+
+	"golang.org/x/sync/errgroup"
+
+	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/files"
+)
+
+// Want is a column a load reads: its name and declared type (TypeUnset:
+// inferred from the whole column), or, with validOnly, only which of its
+// values are null (the input of count and is_not_null: the values are
+// neither parsed nor kept).
+type Want struct {
+	Name      string
+	Type      domain.ColumnType
+	ValidOnly bool
+}
+
+// loadBatch is how many rows a reader handles between checks of the
+// working set; the context is checked every ctxBatch rows.
+const (
+	loadBatch = 1 << 16
+	ctxBatch  = 1 << 12
+)
+
+// Loader reads the parts of one table into builders, one per wanted
+// column, checking ctx and growing its working-set reservation as it goes.
+// It records the segments it read (see segment), so cached columns are
+// scanned in the batches a stream of the same files would bring.
+type Loader struct {
+	Ctx      context.Context
+	Fsys     fs.FS
+	wants    []Want
+	Builders []column.Builder
+	Rows     int
+	check    bool
+	Serial   bool // decode Parquet columns on one goroutine (a background fill)
+	Segs     []column.Segment
+	group    int
+	// Meter is told the bytes the builders hold, every loadBatch rows.
+	Meter func(total int64) error
+}
+
+// NewLoader reads the columns of wants from parts of fsys into builders;
+// check only parses (Validate), meter (when set) is told the bytes held.
+func NewLoader(ctx context.Context, fsys fs.FS, wants []Want, check bool, meter func(int64) error) *Loader {
+	l := &Loader{Ctx: ctx, Fsys: fsys, wants: wants, Meter: meter, check: check}
+	for _, w := range wants {
+		if w.ValidOnly {
+			l.Builders = append(l.Builders, &column.ValidBuilder{Typ: w.Type, Check: check})
+			continue
+		}
+		l.Builders = append(l.Builders, column.NewBuilder(w.Type, check))
+	}
+	return l
+}
+
+// segment records that the last n rows read form one group: a block of a
+// text part, or a Parquet row group (cut into batches of column.ChunkRows).
+func (l *Loader) segment(n int) {
+	if n <= 0 {
+		return
+	}
+	for lo := l.Rows - n; lo < l.Rows; lo += column.ChunkRows {
+		l.Segs = append(l.Segs, column.Segment{Lo: lo, Hi: min(lo+column.ChunkRows, l.Rows), Group: l.group})
+	}
+	l.group++
+}
+
+// Tick runs every loadBatch rows: cancellation and the working set.
+func (l *Loader) Tick() error {
+	if err := l.Ctx.Err(); err != nil {
+		return err
+	}
+	if l.Meter == nil {
+		return nil
+	}
+	var total int64
+	for _, b := range l.Builders {
+		total += b.Size()
+	}
+	return l.Meter(total)
+}
+
+// every runs after the n-th row of a file: the context every ctxBatch
+// rows, the working set every loadBatch rows, a segment every column.ChunkRows.
+func (l *Loader) every(n int) error {
+	if n%column.ChunkRows == 0 {
+		l.segment(column.ChunkRows)
+	}
+	switch {
+	case n%loadBatch == 0:
+		return l.Tick()
+	case n%ctxBatch == 0:
+		return l.Ctx.Err()
+	}
+	return nil
+}
+
+// Columns finishes the builders.
+func (l *Loader) Columns() map[string]*column.Column {
+	out := make(map[string]*column.Column, len(l.wants))
+	for i, w := range l.wants {
+		if c := l.Builders[i].Finish(w.Name); c != nil {
+			out[w.Name] = c
+		}
+	}
+	return out
+}
+
+// ReadPart appends the wanted columns of p.
+func (l *Loader) ReadPart(p files.Part) error {
+	switch p.Format {
+	case files.FormatParquet:
+		return l.readParquet(p)
+	}
+	rc, err := files.OpenPart(l.Fsys, p)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	if p.Format == files.FormatCSV {
+		return l.readCSV(p, rc)
+	}
+	return l.readNDJSON(p, rc)
+}
+
+// LoadError names the file, column and line of a value that does not
+// load; it never holds the value.
+func LoadError(file, col string, line int, unit string, err error) error {
+	return fmt.Errorf("file %s, column %s, %s %d: %w", file, col, unit, line, err)
+}
+
+func (l *Loader) readCSV(p files.Part, r io.Reader) error {
+	br := bufio.NewReaderSize(r, 1<<16)
+	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
+		_, _ = br.Discard(3)
+	}
+	cr := csv.NewReader(br)
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return fmt.Errorf("file %s: no header row", p.Path)
+	}
+	if err != nil {
+		return fmt.Errorf("file %s: %w", p.Path, csvErr(err))
+	}
+	pos := map[string]int{}
+	for i, h := range header {
+		if j, dup := pos[h]; dup {
+			return fmt.Errorf("file %s: %s", p.Path, duplicateHeader(h, j, i, l.wants))
+		}
+		pos[h] = i
+	}
+	at := make([]int, len(l.wants))
+	for i, w := range l.wants {
+		j, ok := pos[w.Name]
+		if !ok {
+			return fmt.Errorf("file %s: column %s is missing from the header", p.Path, w.Name)
+		}
+		at[i] = j
+	}
+	for n := 1; ; n++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			l.segment((n - 1) % column.ChunkRows)
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("file %s: %w", p.Path, csvErr(err))
+		}
+		for i, j := range at {
+			s := rec[j]
+			if s == "" {
+				l.Builders[i].AppendNull()
+				continue
+			}
+			if err := l.Builders[i].AppendText(s); err != nil {
+				line, _ := cr.FieldPos(j)
+				return LoadError(p.Path, l.wants[i].Name, line, "line", err)
+			}
+		}
+		l.Rows++
+		if err := l.every(n); err != nil {
+			return err
+		}
+	}
+}
+
+// duplicateHeader describes a header that names one column at fields i
+// and j (0-based): by its name when the model declares it, else by its
+// positions only, since any other header text is the file's, never
+// repeated in an error.
+func duplicateHeader(h string, i, j int, wants []Want) string {
+	for _, w := range wants {
+		if w.Name == h {
+			return fmt.Sprintf("the header names column %s twice (fields %d and %d)", h, i+1, j+1)
+		}
+	}
+	return fmt.Sprintf("the header names one column twice (fields %d and %d)", i+1, j+1)
+}
+
+// csvErr keeps the position of a CSV syntax error and drops the text.
+func csvErr(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("line %d: %w", pe.Line, pe.Err)
+	}
+	return err
+}
+
+func (l *Loader) readNDJSON(p files.Part, r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
+	seen := make([]bool, len(l.wants))
+	var obj map[string]json.RawMessage
+	line, objects := 0, 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		clear(obj)
+		if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
+			return fmt.Errorf("file %s, line %d: not a JSON object", p.Path, line)
+		}
+		objects++
+		for i, w := range l.wants {
+			raw, ok := obj[w.Name]
+			if ok {
+				seen[i] = true
+			}
+			if err := AppendJSON(l.Builders[i], raw); err != nil {
+				return LoadError(p.Path, w.Name, line, "line", err)
+			}
+		}
+		l.Rows++
+		if err := l.every(objects); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("file %s, after line %d: %w", p.Path, line, err)
+	}
+	l.segment(objects % column.ChunkRows)
+	for i, ok := range seen {
+		if !ok && objects > 0 {
+			return fmt.Errorf("file %s: column %s is missing (no object holds it)", p.Path, l.wants[i].Name)
+		}
+	}
+	return nil
+}
+
+// AppendJSON appends one NDJSON value: null or absent is null, a string is
+// its text, a number its literal, a boolean true/false; arrays and objects
+// are refused.
+func AppendJSON(b column.Builder, raw json.RawMessage) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		b.AppendNull()
+		return nil
+	}
+	switch raw[0] {
+	case '"':
+		s, err := strconv.Unquote(string(raw))
+		if err != nil {
+			var v string
+			if json.Unmarshal(raw, &v) != nil {
+				return column.ErrNotScalar
+			}
+			s = v
+		}
+		if s == "" {
+			b.AppendNull()
+			return nil
+		}
+		return b.AppendText(s)
+	case '{', '[':
+		return column.ErrNotScalar
+	case 't', 'f':
+		return b.AppendText(string(raw))
+	}
+	return b.AppendText(string(raw))
+}
+
+// reserve makes room for n rows in every builder that can, after metering
+// the room against the working set.
+func (l *Loader) reserve(n int) error {
+	if l.check {
+		return nil
+	}
+	var total int64
+	for _, b := range l.Builders {
+		total += b.Size()
+		if r, ok := b.(column.Reserver); ok {
+			total += r.RowBytes() * int64(n)
+		}
+	}
+	if l.Meter != nil {
+		if err := l.Meter(total); err != nil {
+			return err
+		}
+	}
+	var rs []column.Reserver
+	for _, b := range l.Builders {
+		if r, ok := b.(column.Reserver); ok {
+			rs = append(rs, r)
+		}
+	}
+	if l.Serial || len(rs) < 2 || runtime.GOMAXPROCS(0) == 1 {
+		for _, r := range rs {
+			r.Reserve(n)
+		}
+		return nil
+	}
+	// The room is taken on several goroutines: most of its cost is the
+	// kernel's first touch of each new page (zeroed here), which runs on
+	// every core at once.
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, r := range rs {
+		g.Go(Guard(func() error { r.Reserve(n); return nil }))
+	}
+	return g.Wait()
+}

@@ -1,0 +1,187 @@
+package format
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"io"
+	"unsafe"
+
+	"sutura.dev/exec-arrow/internal/column"
+)
+
+// ErrFastPath marks input the streaming reader does not parse itself; the
+// part is then read by the reference reader, whose error is the answer.
+var ErrFastPath = errors.New("the streaming reader cannot parse this input")
+
+// Splitter cuts a text part into records. In CSV a line end inside a
+// quoted field does not end the record: the parity of the quotes seen
+// since the record began tells.
+type Splitter struct {
+	Mem      Grower // accounts the buffer's growth
+	Reader   io.Reader
+	CSV      bool
+	Buf      []byte
+	Start    int // where the current record begins
+	Pos      int // where the search for its end resumes
+	inQuotes bool
+	Eof      bool
+}
+
+// Next returns the next record's span in s.buf, without its line end
+// (and, in CSV, without the carriage return before it); ok is false at the
+// end of the input.
+func (s *Splitter) Next() (lo, hi int, ok bool, err error) {
+	for {
+		if i := bytes.IndexByte(s.Buf[s.Pos:], '\n'); i >= 0 {
+			nl := s.Pos + i
+			if s.CSV {
+				seg := s.Buf[s.Pos:nl]
+				if s.inQuotes || bytes.IndexByte(seg, '"') >= 0 {
+					if bytes.Count(seg, []byte{'"'})%2 == 1 {
+						s.inQuotes = !s.inQuotes
+					}
+					if s.inQuotes {
+						s.Pos = nl + 1
+						continue
+					}
+				}
+			}
+			lo, hi = s.Start, nl
+			s.Start, s.Pos = nl+1, nl+1
+			if s.CSV && hi > lo && s.Buf[hi-1] == '\r' {
+				hi--
+			}
+			return lo, hi, true, nil
+		}
+		if s.Eof {
+			if s.Start == len(s.Buf) {
+				return 0, 0, false, nil
+			}
+			lo, hi = s.Start, len(s.Buf)
+			s.Start, s.Pos = hi, hi
+			if s.CSV && hi > lo && s.Buf[hi-1] == '\r' {
+				hi--
+			}
+			return lo, hi, true, nil
+		}
+		s.Pos = len(s.Buf)
+		if err := s.Fill(); err != nil {
+			return 0, 0, false, err
+		}
+	}
+}
+
+// Fill reads more input onto the end of buf, growing it (and the
+// question's reservation) when it is full.
+func (s *Splitter) Fill() error {
+	if cap(s.Buf)-len(s.Buf) < 1<<18 {
+		grow := cap(s.Buf) + 1<<20
+		if s.Mem != nil {
+			if err := s.Mem.Grow(int64(grow)); err != nil {
+				return err
+			}
+		}
+		nb := make([]byte, len(s.Buf), cap(s.Buf)+grow)
+		copy(nb, s.Buf)
+		s.Buf = nb
+	}
+	n, err := s.Reader.Read(s.Buf[len(s.Buf):cap(s.Buf)])
+	s.Buf = s.Buf[:len(s.Buf)+n]
+	if err == io.EOF {
+		s.Eof = true
+		return nil
+	}
+	return err
+}
+
+// Cut hands the records read so far to the caller and keeps the unread
+// rest in a fresh buffer.
+func (s *Splitter) Cut(fresh []byte) []byte {
+	old := s.Buf
+	rest := old[s.Start:]
+	s.Buf = append(fresh[:0], rest...)
+	s.Pos -= s.Start
+	s.Start = 0
+	return old
+}
+
+// Blank reports whether a line is no record: empty in CSV, white space in
+// NDJSON.
+func Blank(line []byte, csv bool) bool {
+	if csv {
+		return len(line) == 0
+	}
+	return len(bytes.TrimSpace(line)) == 0
+}
+
+// CSVFields parses one record with encoding/csv (for records holding
+// quotes or carriage returns), requiring n fields when n ≥ 0.
+func CSVFields(rec []byte, n int) ([]string, error) {
+	r := csv.NewReader(bytes.NewReader(rec))
+	r.FieldsPerRecord = n
+	if n < 0 {
+		r.FieldsPerRecord = 0
+	}
+	f, err := r.Read()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Read(); err != io.EOF {
+		return nil, ErrFastPath
+	}
+	return f, nil
+}
+
+// UnsafeString views b as a string without copying; the builders copy
+// what they keep.
+func UnsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// ValidFromText is the validity of slot s (nil: no null): a field is null
+// when empty.
+func ValidFromText(fields []string, s, stride, n int) []byte {
+	nulls := 0
+	for k := 0; k < n; k++ {
+		if fields[k*stride+s] == "" {
+			nulls++
+		}
+	}
+	if nulls == 0 {
+		return nil
+	}
+	bits := make([]byte, (n+7)/8)
+	for k := 0; k < n; k++ {
+		if fields[k*stride+s] != "" {
+			bits[k/8] |= 1 << (k % 8)
+		}
+	}
+	return bits
+}
+
+// TextCapture is a builder that keeps the last text appended: it turns a
+// JSON value into the text the typed builders parse.
+type TextCapture struct{ Value string }
+
+func (t *TextCapture) AppendNull() { t.Value = "" }
+
+func (t *TextCapture) AppendText(s string) error { t.Value = s; return nil }
+
+func (t *TextCapture) AppendInt(int64) error { return column.ErrNotScalar }
+
+func (t *TextCapture) AppendFloat(float64) error { return column.ErrNotScalar }
+
+func (t *TextCapture) AppendBool(bool) error { return column.ErrNotScalar }
+
+func (t *TextCapture) AppendDate(int32) error { return column.ErrNotScalar }
+
+func (t *TextCapture) AppendMicros(int64) error { return column.ErrNotScalar }
+
+func (t *TextCapture) Size() int64 { return 0 }
+
+func (t *TextCapture) Finish(string) *column.Column { return nil }
+
+// Grower is the working-set reservation a reader grows before it takes
+// more memory (the question's kernel.Reservation).
+type Grower interface {
+	Grow(n int64) error
+}

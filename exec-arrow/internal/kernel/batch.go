@@ -1,0 +1,111 @@
+package kernel
+
+import (
+	"context"
+
+	"sutura.dev/exec-arrow/internal/column"
+)
+
+// Batch is a run of base-table rows as the aggregation kernels read them:
+// one column per slot of the question (Query.Base) over rows [lo, hi). A
+// batch streamed from a file holds columns of its own rows (lo is 0); a
+// batch of cached columns holds the whole columns and a segment's range,
+// so the kernels index both alike.
+type Batch struct {
+	Lo, Hi int
+	Group  int
+	Cols   []*column.Column
+	// OneBucket says every row is in the range, in bucket: the time
+	// column is not read (and may be nil).
+	OneBucket bool
+	Bucket    int32
+	// inside says every row's time is in the range and none is null
+	// (known from a cached segment's zone): the time column only gives
+	// each row its bucket.
+	inside bool
+}
+
+// Producer yields the base-table rows of one question as batches. It is
+// the seam between where rows come from and the aggregation: the cache
+// (cachedProducer), Parquet row groups (parquetProducer), CSV and NDJSON
+// blocks (textProducer), and any other source of rows — a federated
+// combine's partials arriving from another data system — that can present
+// them as typed columns. The aggregation (query.chunk, the kernels of
+// agg.go, partial merging) is the same for all of them.
+type Producer interface {
+	// run feeds the workers, when the producer needs a goroutine of its
+	// own to (a dispatcher reading a file in order); it returns when all
+	// is fed, or at the first error.
+	Run(ctx context.Context) error
+	// scan reads worker w's share of the batches (the groups g with
+	// g mod P = w), in order, calling each for every batch that may hold
+	// a row of the question's range, until each returns an error.
+	Scan(ctx context.Context, w int, each func(*Batch) error) error
+	// close releases what the producer holds and reports what only the
+	// end of the rows can tell; it is called once, after run and every
+	// scan have returned.
+	Close() error
+}
+
+// cachedProducer scans cached columns segment by segment, skipping the
+// segments whose zone (day range of the time column) misses the range.
+type cachedProducer struct {
+	q     *Query
+	segs  []column.Segment
+	zones []column.DayZone
+	cols  []*column.Column
+}
+
+// NewCachedProducer scans the cached columns of q's base slots (held by
+// name, with their day zones) segment by segment.
+func NewCachedProducer(q *Query, held map[string]*column.Derived, segs []column.Segment) Producer {
+	cols := make([]*column.Column, len(q.Base))
+	for i, proto := range q.Base {
+		cols[i] = held[proto.Name].Column()
+	}
+	return &cachedProducer{q: q, segs: segs, cols: cols, zones: held[q.Base[q.TimeSlot].Name].Zones(segs)}
+}
+
+func (p *cachedProducer) Scan(ctx context.Context, w int, each func(*Batch) error) error {
+	for i, s := range p.segs {
+		if s.Group%p.q.Parallel != w || !p.q.Meets(p.zones[i]) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b := &Batch{Lo: s.Lo, Hi: s.Hi, Group: s.Group, Cols: p.cols}
+		if p.cols[p.q.TimeSlot].Valid == nil {
+			b.Bucket, b.OneBucket = p.q.OneBucket(p.zones[i])
+			b.inside = p.q.inside(p.zones[i])
+		}
+		if err := each(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *cachedProducer) Run(context.Context) error { return nil }
+
+func (p *cachedProducer) Close() error { return nil }
+
+// OneBucket reports whether every day of a zone (of a time column with no
+// null) is in the range and in one bucket, and which.
+func (q *Query) OneBucket(z column.DayZone) (int32, bool) {
+	lo, hi := z.Min-q.Start, z.Max-q.Start
+	if z.Min > z.Max || lo < 0 || hi >= q.Span || q.BucketOf[lo] != q.BucketOf[hi] {
+		return 0, false
+	}
+	return q.BucketOf[lo], true
+}
+
+// inside reports whether every day of a zone is in the question's range.
+func (q *Query) inside(z column.DayZone) bool {
+	return z.Min <= z.Max && z.Min >= q.Start && z.Max < q.Start+q.Span
+}
+
+// Meets reports whether a zone may hold a row of the question's range.
+func (q *Query) Meets(z column.DayZone) bool {
+	return z.Min <= z.Max && z.Max >= q.Start && z.Min < q.Start+q.Span
+}

@@ -1,0 +1,20 @@
+// Package kernel holds the engine's vectorised kernels: a bound Query
+// (the base table's slots, the range and its buckets, the joins, the
+// filters, the metrics and their terms, the group keys) is scanned batch
+// by batch from a Producer by Scan, on Query.Parallel workers, into
+// Partial aggregates that merge in worker order. Inside a batch: the
+// selection vector narrowed by range, bucket and predicates, the metrics'
+// required filters as bit masks, joins through the join index of the
+// joined column, group keys packed into a uint64 and looked up in a dense
+// table or a hash map, the term kernels (sum, count, count_distinct, avg,
+// min, max, count_if), and the direct kernel for counts and integer sums
+// with no dimension and no join (direct.go).
+//
+// Contract: the same rows give the same bits whatever the producer
+// (cached segments, streamed row groups or blocks, a federated leg's rows)
+// and whatever the scheduling: group g goes to worker g mod Parallel and
+// partials merge in worker order. Working memory is taken from a
+// Reservation (refused with resources_exhausted when the Budget cannot
+// hold it); the context is checked every batch. It imports column and
+// format (for Guard) of the engine's packages, nothing above them.
+package kernel

@@ -1,0 +1,140 @@
+package kernel
+
+import (
+	"context"
+
+	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+)
+
+// JoinStep is one LEFT JOIN of a query: rows of alias to are found from
+// the rows of alias from.
+type JoinStep struct {
+	From, To int
+	FromSlot int            // the key's base slot, when from is 0
+	FromCol  *column.Column // the key column (a joined one, or the base column or its prototype)
+	idx      *column.JoinIndex
+	// fromDict maps the dictionary index of a cached text key column to
+	// the to-row; a streamed batch's dictionary is mapped through toLook
+	// and toIdx as its rows need it.
+	fromDict []int32
+	toLook   map[string]int32
+	toIdx    *column.JoinIndex
+	// strs is set for joins across types.
+	strs map[string]int32
+}
+
+// NewJoinStep prepares the lookup of to's rows from values of fromKey's
+// column, building (or finding) the join index among toKey's derived
+// structures.
+func NewJoinStep(ctx context.Context, from, to int, fromKey, toKey *column.Derived) (*JoinStep, error) {
+	fromCol, toCol := fromKey.Column(), toKey.Column()
+	s := &JoinStep{From: from, To: to, FromCol: fromCol}
+	// Same-typed keys compare as integers (floats by their bits); keys of
+	// different types compare by canonical rendering, as text parameters
+	// would.
+	sameInt := fromCol.Type == toCol.Type && fromCol.Type != domain.TypeText
+	sameText := fromCol.Type == domain.TypeText && toCol.Type == domain.TypeText
+	switch {
+	case sameText && fromCol.Dict != nil:
+		m, err := fromKey.DictRows(ctx, toKey)
+		if err != nil {
+			return nil, err
+		}
+		s.fromDict = m
+	case sameText:
+		idx, look, err := toKey.TextKeys(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.toIdx, s.toLook = idx, look
+	case sameInt:
+		idx, err := toKey.JoinKeys(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.idx = idx
+	default:
+		m, err := toKey.RenderedKeys()
+		if err != nil {
+			return nil, err
+		}
+		s.strs = m
+	}
+	return s, nil
+}
+
+// Apply writes to out[k] the to-row of the row from[k] of c (-1: none); c
+// is the key column of this batch. m caches a streamed dictionary's rows.
+func (s *JoinStep) Apply(c *column.Column, from []int32, out []int32, m *DictMap) {
+	switch {
+	case s.fromDict != nil && c == s.FromCol:
+		for k, r := range from {
+			if r < 0 || !c.IsValid(r) {
+				out[k] = -1
+				continue
+			}
+			out[k] = s.fromDict[c.Idx[r]]
+		}
+	case s.toLook != nil:
+		m.reset(c)
+		for k, r := range from {
+			if r < 0 || !c.IsValid(r) {
+				out[k] = -1
+				continue
+			}
+			i := c.Idx[r]
+			t := m.vals[i]
+			if t < 0 {
+				t = -2 // looked up: no row
+				if look, ok := s.lookText(c.Dict[i]); ok {
+					t = look
+				}
+				m.vals[i] = t
+			}
+			out[k] = max(t, -1)
+		}
+	case s.idx != nil && s.idx.Dense != nil:
+		d, lo := s.idx.Dense, s.idx.Min
+		for k, r := range from {
+			out[k] = -1
+			if r < 0 || !c.IsValid(r) {
+				continue
+			}
+			o := uint64(c.Ints[r] - lo)
+			if o < uint64(len(d)) {
+				out[k] = d[o] - 1
+			}
+		}
+	case s.idx != nil:
+		for k, r := range from {
+			out[k] = -1
+			if r < 0 || !c.IsValid(r) {
+				continue
+			}
+			if t, ok := s.idx.Ints[c.Key64(r)]; ok {
+				out[k] = t
+			}
+		}
+	default:
+		for k, r := range from {
+			out[k] = -1
+			if r < 0 || !c.IsValid(r) {
+				continue
+			}
+			if t, ok := s.strs[c.Cell(r).Render()]; ok {
+				out[k] = t
+			}
+		}
+	}
+}
+
+// lookText finds the to-row of a text key of a streamed batch.
+func (s *JoinStep) lookText(v string) (int32, bool) {
+	k, ok := s.toLook[v]
+	if !ok {
+		return 0, false
+	}
+	r := s.toIdx.ByIdx[k]
+	return r, r >= 0
+}

@@ -1,0 +1,3 @@
+module sutura.dev/exec-arrow
+
+go 1.26
