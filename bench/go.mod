@@ -22,6 +22,7 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
+	sutura.dev/adapters/sqlsource v0.0.0 // indirect
 )
 
 require (
@@ -66,3 +67,5 @@ replace sutura.dev/adapters/postgres => ../adapters/postgres
 replace sutura.dev/app => ../app
 
 replace sutura.dev/runtime => ../runtime
+
+replace sutura.dev/adapters/sqlsource => ../adapters/sqlsource

@@ -71,6 +71,7 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
+	sutura.dev/adapters/sqlsource v0.0.0 // indirect
 )
 
 require (
@@ -88,6 +89,7 @@ require (
 
 replace (
 	sutura.dev/adapters/catalog-markdown => ../adapters/catalog-markdown
+	sutura.dev/adapters/sqlsource => ../adapters/sqlsource
 	sutura.dev/domain => ../domain
 	sutura.dev/examples => ../examples
 	sutura.dev/runtime => ../runtime

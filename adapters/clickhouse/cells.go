@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -206,7 +207,7 @@ func (r reader) read(rows driver.Rows) (*domain.RowSet, error) {
 			size += len(s.cell.Render())
 		}
 		if size > byteCap {
-			return nil, refusal(domain.ResultTooLarge, detailTooManyBytes, byteCap)
+			return nil, refusal(domain.ResultTooLarge, sqlsource.DetailTooManyBytes, byteCap)
 		}
 		rs.Rows = append(rs.Rows, row)
 	}

@@ -97,7 +97,7 @@ func TestUnreachable(t *testing.T) {
 	require.NoError(t, err)
 	defer db.Close()
 	err = db.Ping(context.Background())
-	require.ErrorIs(t, err, clickhouse.ErrUnreachable)
+	require.ErrorIs(t, err, domain.ErrUnavailable)
 	require.Equal(t, "clickhouse source warehouse: the server cannot be reached", err.Error())
 }
 

@@ -234,8 +234,8 @@ func TestFaultsAreFixedSentences(t *testing.T) {
 	require.True(t, errors.As(err, &e), "%v", err)
 	require.Equal(t, "clickhouse source demo: the statement failed (code 60)", err.Error())
 	require.NotContains(t, err.Error(), "orders")
-	require.False(t, errors.Is(err, clickhouse.ErrUnreachable))
-	require.True(t, e.StatementFailed())
+	require.False(t, errors.Is(err, domain.ErrUnavailable))
+	require.ErrorIs(t, e, domain.ErrRejected)
 }
 
 func jsonString(s string) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -49,11 +50,11 @@ func (db *DB) RunSQL(ctx context.Context, sql string, rowCap int) (*domain.RowSe
 			return nil, err
 		}
 		if !srv.ExecuteAs() {
-			return nil, &Error{Source: db.cfg.Source, err: errNoExecuteAs}
+			return nil, unexplained(db.cfg.Source, errNoExecuteAs)
 		}
 		st.sql = "EXECUTE AS " + quoteIdent(user) + " " + sql
 	}
-	rd := reader{rowCap: rowCap, tooMany: detailStatementRows}
+	rd := reader{rowCap: rowCap, tooMany: sqlsource.DetailStatementRows}
 	// A statement stopped early by the row cap is cancelled, and so
 	// stopped at the server by its query id, instead of being read to its
 	// end when its rows are closed.
@@ -73,8 +74,7 @@ func (db *DB) RunSQL(ctx context.Context, sql string, rowCap int) (*domain.RowSe
 	if errors.As(context.Cause(qctx), &re) {
 		return nil, re
 	}
-	var e *Error
-	if errors.As(err, &e) && e.Code == codeReadonly {
+	if hasCode(err, codeReadonly) {
 		return nil, refusal(domain.SourceRefused, detailReadOnly)
 	}
 	if err != nil {

@@ -80,7 +80,7 @@ func (db *DB) Server(ctx context.Context) (*Server, error) {
 	}
 	s, err := parseServer(version)
 	if err != nil {
-		return nil, &Error{Source: db.cfg.Source, err: err}
+		return nil, unexplained(db.cfg.Source, err)
 	}
 	db.srv.Store(s)
 	return s, nil

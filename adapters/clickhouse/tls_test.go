@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sutura.dev/adapters/clickhouse"
 	"sutura.dev/adapters/clickhouse/chtest"
+	"sutura.dev/domain"
 )
 
 // issued is a certificate and its key, PEM-encoded.
@@ -106,7 +107,7 @@ func TestTLS(t *testing.T) {
 		cfg := base
 		change(&cfg)
 		err := open(t, cfg).Ping(context.Background())
-		require.ErrorIs(t, err, clickhouse.ErrUnreachable, name)
+		require.ErrorIs(t, err, domain.ErrUnavailable, name)
 		require.Equal(t, "clickhouse source demo: the server cannot be reached", err.Error(), name)
 	}
 }

@@ -38,8 +38,7 @@ func (db *DB) Validate(ctx context.Context) error {
 	defer cancel()
 	srv, err := db.Server(ctx)
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.Code == codeReadonly {
+		if hasCode(err, codeReadonly) {
 			return configError(db.cfg.Source, "user", "has a profile with readonly = 1, which refuses the settings every statement carries (readonly, max_execution_time): give it readonly = 2")
 		}
 		return err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	duck "github.com/duckdb/duckdb-go/v2"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -65,7 +66,7 @@ func readRows(rows *sql.Rows, rowCap, byteCap int, columns []domain.Column, tooM
 			size += len(c.Render())
 		}
 		if size > byteCap {
-			return nil, refusal(domain.ResultTooLarge, detailTooManyBytes, byteCap)
+			return nil, refusal(domain.ResultTooLarge, sqlsource.DetailTooManyBytes, byteCap)
 		}
 		rs.Rows = append(rs.Rows, row)
 	}

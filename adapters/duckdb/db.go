@@ -13,6 +13,7 @@ import (
 	"time"
 
 	duck "github.com/duckdb/duckdb-go/v2"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
 )
@@ -45,7 +46,7 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	connector, err := duck.NewConnector(cfg.dsn(), nil)
 	if err != nil {
-		return nil, &Error{Source: cfg.Source, Kind: kindOpen, err: err}
+		return nil, openError(cfg.Source, err)
 	}
 	db := sql.OpenDB(connector) // its Close closes the connector
 	db.SetMaxOpenConns(cfg.MaxConns)
@@ -56,7 +57,7 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	spill, err := setUp(ctx, db)
 	if err != nil {
 		_ = db.Close()
-		return nil, &Error{Source: cfg.Source, Kind: kindSetUp, err: err}
+		return nil, setUpError(cfg.Source, err)
 	}
 	return &DB{cfg: cfg, db: db, spill: spill}, nil
 }
@@ -109,7 +110,7 @@ func setUp(ctx context.Context, db *sql.DB) (string, error) {
 
 // Close closes the database and removes its spill directory. Calls in
 // flight are interrupted by their own contexts, not by Close; calls after
-// Close fail with ErrUnavailable.
+// Close fail with an *Error of kind domain.ErrUnavailable.
 func (db *DB) Close() {
 	if db.closed.CompareAndSwap(false, true) {
 		_ = db.db.Close()
@@ -166,7 +167,7 @@ func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, e
 			return err
 		}
 		defer rows.Close()
-		rs, err = readRows(rows, rowCap, byteCap, plan.Columns, detailTooManyRows)
+		rs, err = readRows(rows, rowCap, byteCap, plan.Columns, sqlsource.DetailTooManyRows)
 		return err
 	})
 	if isZeroDenominator(err) {
@@ -196,7 +197,7 @@ func (db *DB) withConn(ctx context.Context, fn func(context.Context, *sql.Conn) 
 		return classify(ctx, src, errClosed)
 	}
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= 0 {
-		return refusal(domain.DeadlineExceeded, detailDeadline)
+		return refusal(domain.DeadlineExceeded, sqlsource.DetailDeadline)
 	}
 	c, err := db.db.Conn(ctx)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	duck "github.com/duckdb/duckdb-go/v2"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -63,7 +64,7 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 			return err
 		}
 		defer rows.Close()
-		rs, err = readRows(rows, rowCap, domain.MaxResultBytes, nil, detailStatementRows)
+		rs, err = readRows(rows, rowCap, domain.MaxResultBytes, nil, sqlsource.DetailStatementRows)
 		return err
 	})
 	if err != nil {
@@ -85,7 +86,7 @@ func checkQuery(c *sql.Conn, source, statement string) error {
 		if err != nil {
 			var de *duck.Error
 			if !errors.As(err, &de) {
-				return &Error{Source: source, Kind: "not one statement", Message: oneStatement, statement: true, err: err}
+				return newError(source, domain.ErrRejected, "not one statement", oneStatement, err)
 			}
 			return err
 		}

@@ -143,7 +143,7 @@ func TestRunSQLStatementFailures(t *testing.T) {
 		_, err := db.RunSQL(ctx, q, 10)
 		var e *duckdb.Error
 		if assert.True(t, errors.As(err, &e), "%s: %v", q, err) {
-			assert.True(t, e.StatementFailed(), q)
+			assert.ErrorIs(t, e, domain.ErrRejected, q)
 			assert.NotEmpty(t, e.Message, q)
 			assert.NotContains(t, e.Error(), "nope", "the text never quotes the statement")
 			assert.NotContains(t, e.Error(), "zz-canary")

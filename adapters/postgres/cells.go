@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -65,7 +66,7 @@ func readRows(rows pgx.Rows, rowCap, byteCap int, columns []domain.Column, tooMa
 			size += len(c.Render())
 		}
 		if size > byteCap {
-			return nil, refusal(domain.ResultTooLarge, detailTooManyBytes, byteCap)
+			return nil, refusal(domain.ResultTooLarge, sqlsource.DetailTooManyBytes, byteCap)
 		}
 		rs.Rows = append(rs.Rows, row)
 	}

@@ -2,15 +2,10 @@ package postgres
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -20,23 +15,24 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
 // TransportMode is how the connection to the database is protected
-// (sources.<alias>.transport_mode).
-type TransportMode string
+// (sources.<alias>.transport_mode); the modes are sqlsource's.
+type TransportMode = sqlsource.TransportMode
 
 // The transport modes.
 const (
 	// Plaintext is allowed only to a loopback address, localhost or a unix
 	// socket.
-	Plaintext TransportMode = "plaintext"
+	Plaintext = sqlsource.Plaintext
 	// Verified is TLS with the server's certificate verified against
 	// Config.CAFile (or the system roots) and the expected server name.
-	Verified TransportMode = "verified"
+	Verified = sqlsource.Verified
 	// Mutual is Verified plus a client certificate.
-	Mutual TransportMode = "mutual"
+	Mutual = sqlsource.Mutual
 )
 
 // Defaults of the zero Config.
@@ -115,25 +111,13 @@ type Config struct {
 	JIT bool
 }
 
-// ConfigError is New's refusal of one setting of the configuration. Key
-// is the setting's key as the configuration spells it under
-// sources.<alias> (transport_mode, cert_file); Reason completes the
-// sentence "<key> <reason>". Neither holds a configured value, so the
-// composition root can report the key with the layer its value came from.
-type ConfigError struct {
-	Source, Key, Reason string
-}
-
-func (e *ConfigError) Error() string {
-	return "postgres source " + e.Source + ": " + e.Key + " " + e.Reason
-}
-
-// Setting returns the key the refusal concerns and why it is refused.
-func (e *ConfigError) Setting() (key, reason string) { return e.Key, e.Reason }
+// ConfigError is New's refusal of one setting of the configuration (see
+// sqlsource.ConfigError); its text starts "postgres source <alias>:".
+type ConfigError = sqlsource.ConfigError
 
 // configError is the refusal of one key of the source's configuration.
 func configError(source, key, reason string) error {
-	return &ConfigError{Source: source, Key: key, Reason: reason}
+	return &ConfigError{System: "postgres", Source: source, Key: key, Reason: reason}
 }
 
 // normalize validates cfg and fills its defaults. It is the one check of
@@ -144,19 +128,16 @@ func (cfg *Config) normalize() error {
 	if err := domain.CheckIdent(s); err != nil {
 		return fmt.Errorf("postgres source: the alias %w", err)
 	}
+	n := cfg.network()
+	if err := n.Check(); err != nil {
+		return err
+	}
+	cfg.Host, cfg.TransportMode = n.Host, n.TransportMode
 	switch {
-	case cfg.Host != "" && cfg.UnixSocket != "":
-		return configError(s, "unix_socket", "is set together with host: set exactly one")
-	case cfg.Host == "" && cfg.UnixSocket == "":
-		return configError(s, "host", "is required (or unix_socket)")
-	case cfg.Host != "" && !validHost(cfg.Host):
-		return configError(s, "host", "must be a host name or IP address, without scheme or port")
 	case cfg.Database == "":
 		return configError(s, "database", "is required")
 	case cfg.User == "":
 		return configError(s, "user", "is required")
-	case cfg.Port < 0 || cfg.Port > 65535:
-		return configError(s, "port", "must be between 1 and 65535")
 	case cfg.MaxConns < 0 || cfg.ConnectTimeout < 0 || cfg.DefaultTimeout < 0:
 		return fmt.Errorf("postgres source %s: the pool size and the timeouts may not be negative", s)
 	}
@@ -182,113 +163,36 @@ func (cfg *Config) normalize() error {
 	if cfg.DefaultTimeout == 0 {
 		cfg.DefaultTimeout = DefaultTimeout
 	}
-	if err := cfg.normalizeTransport(); err != nil {
+	id := cfg.identities()
+	if err := id.Check(validRole); err != nil {
 		return err
 	}
-	return cfg.normalizePosture()
-}
-
-func (cfg *Config) normalizeTransport() error {
-	s := cfg.Source
-	if cfg.TransportMode == "" {
-		cfg.TransportMode = Verified
-		if cfg.UnixSocket != "" {
-			cfg.TransportMode = Plaintext
-		}
-	}
-	switch cfg.TransportMode {
-	case Plaintext:
-		if cfg.Host != "" && !loopback(cfg.Host) {
-			return configError(s, "transport_mode", "may be plaintext only to a loopback address, localhost or a unix socket: use verified or mutual")
-		}
-		if err := onlyWith(s, "applies only with transport_mode verified or mutual", "ca_file", cfg.CAFile, "tls_server_name", cfg.ServerName); err != nil {
-			return err
-		}
-	case Verified, Mutual:
-		if cfg.UnixSocket != "" {
-			return configError(s, "transport_mode", "must be plaintext over a unix socket, where TLS does not apply")
-		}
-	default:
-		return configError(s, "transport_mode", "must be plaintext, verified or mutual")
-	}
-	if cfg.TransportMode != Mutual {
-		return onlyWith(s, "applies only with transport_mode mutual", "cert_file", cfg.CertFile, "key_file", cfg.KeyFile)
-	}
-	switch {
-	case cfg.CertFile == "":
-		return configError(s, "cert_file", "is required with transport_mode mutual")
-	case cfg.KeyFile == "":
-		return configError(s, "key_file", "is required with transport_mode mutual")
-	}
+	cfg.Posture, cfg.Impersonate = id.Posture, id.Impersonate
 	return nil
 }
 
-// onlyWith refuses, with reason, the first key of the key, value pairs kv
-// whose value is set.
-func onlyWith(source, reason string, kv ...string) error {
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] != "" {
-			return configError(source, kv[i], reason)
-		}
+// network is the connection part of cfg, as sqlsource checks it.
+func (cfg *Config) network() *sqlsource.Network {
+	return &sqlsource.Network{
+		System: "postgres", Source: cfg.Source, Host: cfg.Host, Port: cfg.Port,
+		Socket: true, UnixSocket: cfg.UnixSocket, TransportMode: cfg.TransportMode,
+		CAFile: cfg.CAFile, CertFile: cfg.CertFile, KeyFile: cfg.KeyFile, ServerName: cfg.ServerName,
 	}
-	return nil
 }
 
-func (cfg *Config) normalizePosture() error {
-	s := cfg.Source
-	switch cfg.Posture {
-	case "":
-		cfg.Posture = domain.SharedServiceUser
-	case domain.SharedServiceUser, domain.ImpersonationAtSource:
-	default:
-		return configError(s, "posture", "must be shared-service-user or impersonation-at-source")
+// identities is the posture part of cfg: the identities are database
+// roles.
+func (cfg *Config) identities() *sqlsource.Identities {
+	return &sqlsource.Identities{
+		System: "postgres", Source: cfg.Source, Noun: "database role",
+		Posture: cfg.Posture, Impersonate: cfg.Impersonate, VerificationIdentity: cfg.VerificationIdentity,
 	}
-	if cfg.Posture == domain.SharedServiceUser {
-		const only = "applies only with posture impersonation-at-source"
-		if len(cfg.Impersonate) > 0 {
-			return configError(s, "impersonate", only)
-		}
-		if cfg.VerificationIdentity != "" {
-			return configError(s, "verification_identity", only)
-		}
-	}
-	roles := make(map[string]string, len(cfg.Impersonate))
-	for subject, role := range cfg.Impersonate {
-		switch {
-		case strings.TrimSpace(subject) == "":
-			return configError(s, "impersonate", "has an empty subject")
-		case strings.TrimSpace(role) == "" || strings.ContainsRune(role, 0):
-			return configError(s, "impersonate", "maps a subject to an empty or invalid database role")
-		}
-		roles[subject] = role
-	}
-	cfg.Impersonate = roles
-	if strings.ContainsRune(cfg.VerificationIdentity, 0) || (cfg.VerificationIdentity != "" && strings.TrimSpace(cfg.VerificationIdentity) == "") {
-		return configError(s, "verification_identity", "is not a valid role name")
-	}
-	return nil
 }
 
-// loopback reports whether host is on this machine: localhost or a
-// loopback IP literal. A name that merely resolves to one is not enough.
-func loopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	a, err := netip.ParseAddr(strings.Trim(host, "[]"))
-	return err == nil && a.IsLoopback()
-}
-
-// hostName is the shape of a DNS name.
-var hostName = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?$`)
-
-// validHost reports whether host is an IP literal or a DNS name: no
-// scheme, port, path or user.
-func validHost(host string) bool {
-	if _, err := netip.ParseAddr(host); err == nil {
-		return true
-	}
-	return len(host) <= 253 && hostName.MatchString(host)
+// validRole reports whether name can be a role's name: not blank and free
+// of NUL.
+func validRole(name string) bool {
+	return strings.TrimSpace(name) != "" && !strings.ContainsRune(name, 0)
 }
 
 // socketDir returns the directory of a unix socket given as a directory or
@@ -309,36 +213,6 @@ func socketDir(p string) (dir string, port int, reason string) {
 	return p, 0, ""
 }
 
-// tlsConfig builds the client TLS configuration of verified and mutual.
-func (cfg *Config) tlsConfig() (*tls.Config, error) {
-	if cfg.TransportMode == Plaintext {
-		return nil, nil
-	}
-	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: cfg.Host}
-	if cfg.ServerName != "" {
-		tc.ServerName = cfg.ServerName
-	}
-	if cfg.CAFile != "" {
-		pem, err := os.ReadFile(cfg.CAFile)
-		if err != nil {
-			return nil, configError(cfg.Source, "ca_file", "cannot be read")
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, configError(cfg.Source, "ca_file", "holds no PEM certificate")
-		}
-		tc.RootCAs = pool
-	}
-	if cfg.TransportMode == Mutual {
-		cert, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
-		if err != nil {
-			return nil, configError(cfg.Source, "cert_file", "cannot be read as a certificate with the key of key_file")
-		}
-		tc.Certificates = []tls.Certificate{cert}
-	}
-	return tc, nil
-}
-
 // neutral is the connection string parsed before cfg's own settings are
 // set on the result: its explicit values keep PG* environment variables
 // from loading certificate files or looking up the OS user while parsing
@@ -354,7 +228,7 @@ func (cfg *Config) poolConfig() (*pgxpool.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres source %s: %w", cfg.Source, err)
 	}
-	tc, err := cfg.tlsConfig()
+	tc, err := cfg.network().TLSConfig()
 	if err != nil {
 		return nil, err
 	}

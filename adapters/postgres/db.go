@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
 )
@@ -17,6 +18,7 @@ import (
 // and the posture its legs run under. It is safe for concurrent use.
 type DB struct {
 	cfg  Config
+	ids  *sqlsource.Identities
 	pool *pgxpool.Pool
 }
 
@@ -42,7 +44,7 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres source %s: the connection pool cannot be built", cfg.Source)
 	}
-	return &DB{cfg: cfg, pool: pool}, nil
+	return &DB{cfg: cfg, ids: cfg.identities(), pool: pool}, nil
 }
 
 // Close closes every connection of the pool, waiting for connections in
@@ -57,8 +59,8 @@ func (db *DB) Posture() domain.Posture { return db.cfg.Posture }
 
 // Ping connects (or takes a pooled connection) and runs an empty
 // statement: what `sutura doctor` asks to tell whether the source can be
-// reached. The error is an *Error (errors.Is ErrUnreachable when the
-// database cannot be reached) or ctx's.
+// reached. The error is an *Error (errors.Is domain.ErrUnavailable when
+// the database cannot be reached) or ctx's.
 func (db *DB) Ping(ctx context.Context) error {
 	ctx, cancel := db.budget(ctx)
 	defer cancel()
@@ -93,28 +95,10 @@ func (db *DB) ExecuteAs(ctx context.Context, principal domain.Principal, plan *d
 }
 
 // ownRole is the role of a call without a caller ("" is the service user).
-func (db *DB) ownRole() (string, error) {
-	if db.cfg.Posture != domain.ImpersonationAtSource {
-		return "", nil
-	}
-	if db.cfg.VerificationIdentity == "" {
-		return "", refusal(domain.CredentialUnavailable,
-			"source %s runs as the caller and declares no verification identity for calls without one", db.cfg.Source)
-	}
-	return db.cfg.VerificationIdentity, nil
-}
+func (db *DB) ownRole() (string, error) { return db.ids.Own() }
 
 // roleOf is the role principal's legs run as ("" is the service user).
-func (db *DB) roleOf(p domain.Principal) (string, error) {
-	if db.cfg.Posture != domain.ImpersonationAtSource {
-		return "", nil
-	}
-	role, ok := db.cfg.Impersonate[p.Subject]
-	if !ok || p.Subject == "" {
-		return "", refusal(domain.CredentialUnavailable, detailNoRole, db.cfg.Source)
-	}
-	return role, nil
-}
+func (db *DB) roleOf(p domain.Principal) (string, error) { return db.ids.Of(p) }
 
 func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*domain.RowSet, error) {
 	if plan == nil || len(plan.Legs) == 0 {
@@ -142,7 +126,7 @@ func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*dom
 		}
 		// The statement's LIMIT leaves at most one row to drain.
 		defer rows.Close()
-		got, err := readRows(rows, rowCap, byteCap, plan.Columns, detailTooManyRows)
+		got, err := readRows(rows, rowCap, byteCap, plan.Columns, sqlsource.DetailTooManyRows)
 		if err != nil {
 			return err
 		}
@@ -150,7 +134,7 @@ func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*dom
 		return nil
 	})
 	var e *Error
-	if errors.As(err, &e) && e.SQLState == "22012" {
+	if errors.As(err, &e) && e.Code == "22012" {
 		return nil, plan.ZeroDenominatorError()
 	}
 	if err != nil {

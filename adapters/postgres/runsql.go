@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -58,7 +59,7 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 		// would otherwise read the whole result.
 		defer rows.Close()
 		defer stop()
-		got, err := readRows(rows, rowCap, domain.MaxResultBytes, nil, detailStatementRows)
+		got, err := readRows(rows, rowCap, domain.MaxResultBytes, nil, sqlsource.DetailStatementRows)
 		if err != nil {
 			return err
 		}
@@ -66,7 +67,7 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 		return nil
 	})
 	var e *Error
-	if errors.As(err, &e) && e.SQLState == "25006" {
+	if errors.As(err, &e) && e.Code == "25006" {
 		return nil, refusal(domain.SourceRefused, detailReadOnly)
 	}
 	if err != nil {

@@ -45,7 +45,7 @@ func TestRunSQL(t *testing.T) {
 		if code == "" {
 			e, ok := errorsAs[*postgres.Error](err)
 			require.True(t, ok, "%s: %v", stmt, err)
-			require.NotEmpty(t, e.SQLState, stmt)
+			require.NotEmpty(t, e.Code, stmt)
 			continue
 		}
 		require.Equal(t, domain.SourceRefused, code, stmt)
@@ -55,7 +55,7 @@ func TestRunSQL(t *testing.T) {
 	_, err = db.RunSQL(ctx, "COMMIT; INSERT INTO regions VALUES (6, 'Elsewhere')", 10)
 	e, ok := errorsAs[*postgres.Error](err)
 	require.True(t, ok, "%v", err)
-	require.Equal(t, "42601", e.SQLState)
+	require.Equal(t, "42601", e.Code)
 	_, err = db.RunSQL(ctx, "SET TRANSACTION READ WRITE", 10)
 	if err == nil {
 		// Allowed before the first query of the transaction, but it is the
@@ -72,7 +72,7 @@ func TestRunSQL(t *testing.T) {
 	_, err = db.RunSQL(ctx, "SELEC 1", 1)
 	e, ok = errorsAs[*postgres.Error](err)
 	require.True(t, ok, "%v", err)
-	require.Equal(t, "42601", e.SQLState)
+	require.Equal(t, "42601", e.Code)
 	require.Contains(t, e.Message, "SELEC")
 	require.NotContains(t, err.Error(), "SELEC")
 	_, err = db.RunSQL(ctx, "  ", 1)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	postgres "sutura.dev/adapters/postgres"
+	"sutura.dev/domain"
 )
 
 // issued is a certificate and its key, PEM-encoded.
@@ -120,9 +121,9 @@ func TestTLS(t *testing.T) {
 
 	wrongName := verified
 	wrongName.ServerName = "db.example"
-	require.ErrorIs(t, open(t, wrongName).Ping(ctx), postgres.ErrUnreachable)
+	require.ErrorIs(t, open(t, wrongName).Ping(ctx), domain.ErrUnavailable)
 
 	systemRoots := verified
 	systemRoots.CAFile = ""
-	require.ErrorIs(t, open(t, systemRoots).Ping(ctx), postgres.ErrUnreachable)
+	require.ErrorIs(t, open(t, systemRoots).Ping(ctx), domain.ErrUnavailable)
 }

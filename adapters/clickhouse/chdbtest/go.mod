@@ -45,11 +45,13 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
+	sutura.dev/adapters/sqlsource v0.0.0 // indirect
 )
 
 replace (
 	sutura.dev/adapters/catalog-markdown => ../../catalog-markdown
 	sutura.dev/adapters/clickhouse => ../
+	sutura.dev/adapters/sqlsource => ../../sqlsource
 	sutura.dev/app => ../../../app
 	sutura.dev/domain => ../../../domain
 	sutura.dev/examples => ../../../examples

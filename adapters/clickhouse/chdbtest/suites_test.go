@@ -31,7 +31,6 @@ var (
 	_ app.CostReporter      = (*clickhouse.DB)(nil)
 	_ app.PrincipalExecutor = (*clickhouse.DB)(nil)
 	_ app.SQLRunner         = (*clickhouse.DB)(nil)
-	_ app.StatementFailure  = (*clickhouse.Error)(nil)
 )
 
 // now is the clock the corpus was computed against.

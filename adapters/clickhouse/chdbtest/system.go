@@ -161,7 +161,7 @@ func (s *System) ExecuteWithCost(ctx context.Context, plan *domain.Plan) (*domai
 		if m := errorCode.FindStringSubmatch(err.Error()); m != nil && m[1] == "395" {
 			return nil, domain.Cost{}, fmt.Errorf("%w (throwIf)", domain.ErrZeroDenominator)
 		}
-		return nil, domain.Cost{}, fmt.Errorf("chdbtest: the engine failed the statement: %w", err)
+		return nil, domain.Cost{}, fmt.Errorf("chdbtest: the engine failed the statement: %w: %w", domain.ErrRejected, err)
 	}
 	cost := domain.Cost{RowsScanned: int64(res.RowsRead), BytesRead: int64(res.BytesRead)}
 	rs, err := readRows(res.Output, plan)

@@ -1,0 +1,22 @@
+// Package sqlsource holds what every SQL data system adapter shares, so
+// that postgres, duckdb and clickhouse (and the adapters still to come)
+// keep only their dialect, their driver calls and their privilege checks:
+//
+//   - the connection part of a source's configuration (host, port, unix
+//     socket, transport_mode and its TLS files) and the TLS configuration
+//     built from it (Network), and the refusal of one setting
+//     (ConfigError);
+//   - the posture of a source and the identity each call runs as
+//     (Identities);
+//   - the guard every run_sql statement passes first (Statement);
+//   - the capped and byte-bounded row reader (Read) and the canonical
+//     cells of the values drivers return (DecimalCell, BigIntCell,
+//     TimestampText);
+//   - the error of a data system (Error), which wraps exactly one error
+//     kind of package domain, and the head of every adapter's
+//     classification (Settled).
+//
+// It knows no driver: an adapter hands it plain values and small
+// interfaces, so a new adapter takes it as it is. Its test harness for
+// the adapters' own tests is package sqltest.
+package sqlsource
