@@ -3,7 +3,6 @@ package clickhouse
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"sutura.dev/adapters/sqlsource"
@@ -11,7 +10,7 @@ import (
 )
 
 // ErrEmptyStatement is RunSQL's error for a statement with no text.
-var ErrEmptyStatement = errors.New("the statement is empty")
+var ErrEmptyStatement = sqlsource.ErrEmptyStatement
 
 // RunSQL runs one statement of run_sql (docs/contract.md §6) and returns at most
 // rowCap rows (domain.MaxRowCap when rowCap is not positive or larger),
@@ -31,15 +30,13 @@ var ErrEmptyStatement = errors.New("the statement is empty")
 // is an *Error whose Message is the server's, for the person who wrote
 // the statement.
 func (db *DB) RunSQL(ctx context.Context, sql string, rowCap int) (*domain.RowSet, error) {
-	if strings.TrimSpace(sql) == "" {
-		return nil, ErrEmptyStatement
+	rowCap, err := sqlsource.Statement(sql, rowCap)
+	if err != nil {
+		return nil, err
 	}
 	user, err := db.ownUser()
 	if err != nil {
 		return nil, err
-	}
-	if rowCap <= 0 || rowCap > domain.MaxRowCap {
-		rowCap = domain.MaxRowCap
 	}
 	ctx, cancel := db.budget(ctx)
 	defer cancel()

@@ -1,13 +1,11 @@
 package duckdb
 
 import (
-	"errors"
-
 	"sutura.dev/adapters/sqlsource"
 )
 
 // ErrEmptyStatement is RunSQL's error for a statement with no text.
-var ErrEmptyStatement = errors.New("the statement is empty")
+var ErrEmptyStatement = sqlsource.ErrEmptyStatement
 
 // Error is a failure of DuckDB (see sqlsource.Error). Its kind is
 // domain.ErrRejected when DuckDB rejected the statement for what it says

@@ -8,7 +8,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"strconv"
-	"strings"
 
 	duck "github.com/duckdb/duckdb-go/v2"
 	"sutura.dev/adapters/sqlsource"
@@ -43,16 +42,14 @@ const oneStatement = "run_sql runs exactly one statement"
 // closed afterwards. Any other failure of the statement is an *Error whose Message is
 // DuckDB's, for the person who wrote the statement.
 func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain.RowSet, error) {
-	if strings.TrimSpace(statement) == "" {
-		return nil, ErrEmptyStatement
-	}
-	if rowCap <= 0 || rowCap > domain.MaxRowCap {
-		rowCap = domain.MaxRowCap
+	rowCap, err := sqlsource.Statement(statement, rowCap)
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := db.budget(ctx)
 	defer cancel()
 	var rs *domain.RowSet
-	err := db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
+	err = db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
 		// The connection is closed rather than given back, whatever the
 		// statement did.
 		defer func() { _ = c.Raw(func(any) error { return driver.ErrBadConn }) }()

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -12,7 +11,7 @@ import (
 )
 
 // ErrEmptyStatement is RunSQL's error for a statement with no text.
-var ErrEmptyStatement = errors.New("the statement is empty")
+var ErrEmptyStatement = sqlsource.ErrEmptyStatement
 
 // RunSQL runs one statement of run_sql (docs/contract.md §6) and returns at most
 // rowCap rows (domain.MaxRowCap when rowCap is not positive or larger),
@@ -32,15 +31,13 @@ var ErrEmptyStatement = errors.New("the statement is empty")
 // Any other failure of the statement is an *Error whose Message is the
 // server's, for the person who wrote the statement.
 func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain.RowSet, error) {
-	if strings.TrimSpace(statement) == "" {
-		return nil, ErrEmptyStatement
+	rowCap, err := sqlsource.Statement(statement, rowCap)
+	if err != nil {
+		return nil, err
 	}
 	role, err := db.ownRole()
 	if err != nil {
 		return nil, err
-	}
-	if rowCap <= 0 || rowCap > domain.MaxRowCap {
-		rowCap = domain.MaxRowCap
 	}
 	ctx, cancel := db.budget(ctx)
 	defer cancel()
