@@ -3,9 +3,9 @@ module sutura.dev/adapters/duckdb
 go 1.26.0
 
 require (
-	sutura.dev/adapters/sqlsource v0.0.0
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/stretchr/testify v1.12.1
+	sutura.dev/adapters/sqlsource v0.0.0
 	sutura.dev/app v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/semantic v0.0.0
