@@ -17,6 +17,7 @@ require (
 	sutura.dev/adapters/import-dbt v0.0.0
 	sutura.dev/adapters/import-osi v0.0.0
 	sutura.dev/adapters/importread v0.0.0
+	sutura.dev/adapters/sqlsource v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/examples v0.0.0
 	sutura.dev/runtime v0.0.0
@@ -71,7 +72,6 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
-	sutura.dev/adapters/sqlsource v0.0.0 // indirect
 )
 
 require (

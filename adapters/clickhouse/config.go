@@ -44,56 +44,19 @@ type Config struct {
 	// Source is the configured source alias; plans whose leg names another
 	// source are not executed.
 	Source string
-	// Host is the server's host name or IP address (required).
-	Host string
-	// Port is the native protocol's TCP port; zero means DefaultPort in
-	// plaintext and DefaultTLSPort otherwise.
-	Port int
-	// Database is the database of tables named without one; empty means
-	// DefaultDatabase.
-	Database string
-	// User is the user the pool signs in as (required): the service user.
-	User string
-	// Password is the user's password, already read from password_file;
-	// empty when the user has none. New copies it.
-	Password []byte
-	// TransportMode is plaintext, verified or mutual; empty means
-	// verified. Plaintext is refused to any host but a loopback address or
-	// localhost.
-	TransportMode TransportMode
-	// CAFile is a PEM bundle of the certificate authorities that may sign
-	// the server's certificate; empty means the system roots.
-	CAFile string
-	// CertFile and KeyFile are the client certificate and key (mutual
-	// only, both required).
-	CertFile, KeyFile string
-	// ServerName is the name the server's certificate must carry when it
-	// differs from Host (verified and mutual only).
-	ServerName string
-	// Posture is shared-service-user or impersonation-at-source; empty
-	// means shared-service-user.
-	Posture domain.Posture
-	// Impersonate maps a caller's subject to the ClickHouse user its legs
-	// run as with EXECUTE AS (impersonation-at-source only).
-	Impersonate map[string]string
-	// VerificationIdentity is the ClickHouse user Execute runs as under
-	// impersonation-at-source: the identity of anchors and of every call
-	// that has no caller. Empty means such calls are refused as
-	// credential_unavailable.
-	VerificationIdentity string
+	// Server is where the server is and how to reach it (see
+	// sqlsource.Server): Host and User are required; Port zero means
+	// DefaultPort in plaintext and DefaultTLSPort otherwise; Database is
+	// the database of tables named without one, DefaultDatabase when
+	// empty; TransportMode empty means verified; an impersonated identity
+	// is a ClickHouse user, assumed with EXECUTE AS; MaxConns,
+	// ConnectTimeout and DefaultTimeout zero mean DefaultMaxConns,
+	// DefaultConnectTimeout and DefaultTimeout, and one connection more
+	// than MaxConns is kept for stopping statements.
+	sqlsource.Server
 	// Models are the models of this source; Validate checks their tables
 	// and declared columns.
 	Models []domain.Model
-	// MaxConns bounds the pool; zero means DefaultMaxConns. Give it the
-	// admission bound (runtime.max_concurrent_queries) so a question never
-	// waits for a connection; one more is kept for stopping statements.
-	MaxConns int
-	// ConnectTimeout bounds establishing one connection; zero means
-	// DefaultConnectTimeout.
-	ConnectTimeout time.Duration
-	// DefaultTimeout is the budget of a call whose context has no
-	// deadline; zero means DefaultTimeout.
-	DefaultTimeout time.Duration
 }
 
 // ConfigError is New's (or Validate's) refusal of one setting of the
@@ -118,7 +81,6 @@ func (cfg *Config) normalize() error {
 	if err := n.Check(); err != nil {
 		return err
 	}
-	cfg.Host, cfg.TransportMode = n.Host, n.TransportMode
 	switch {
 	case cfg.User == "":
 		return configError(s, "user", "is required")
@@ -126,20 +88,13 @@ func (cfg *Config) normalize() error {
 		return configError(s, "user", "may not hold a NUL character or a line break")
 	case strings.ContainsRune(cfg.Database, 0):
 		return configError(s, "database", "may not hold a NUL character")
-	case cfg.MaxConns < 0 || cfg.ConnectTimeout < 0 || cfg.DefaultTimeout < 0:
-		return fmt.Errorf("clickhouse source %s: the pool size and the timeouts may not be negative", s)
 	}
+	if err := n.Defaults(DefaultMaxConns, DefaultConnectTimeout, DefaultTimeout); err != nil {
+		return err
+	}
+	cfg.Server = n.Server
 	if cfg.Database == "" {
 		cfg.Database = DefaultDatabase
-	}
-	if cfg.MaxConns == 0 {
-		cfg.MaxConns = DefaultMaxConns
-	}
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = DefaultConnectTimeout
-	}
-	if cfg.DefaultTimeout == 0 {
-		cfg.DefaultTimeout = DefaultTimeout
 	}
 	if cfg.Port == 0 {
 		cfg.Port = DefaultTLSPort
@@ -160,19 +115,13 @@ func (cfg *Config) normalize() error {
 
 // network is the connection part of cfg, as sqlsource checks it.
 func (cfg *Config) network() *sqlsource.Network {
-	return &sqlsource.Network{
-		System: "clickhouse", Source: cfg.Source, Host: cfg.Host, Port: cfg.Port, TransportMode: cfg.TransportMode,
-		CAFile: cfg.CAFile, CertFile: cfg.CertFile, KeyFile: cfg.KeyFile, ServerName: cfg.ServerName,
-	}
+	return &sqlsource.Network{System: "clickhouse", Source: cfg.Source, Server: cfg.Server}
 }
 
 // identities is the posture part of cfg: the identities are ClickHouse
 // users, assumed with EXECUTE AS.
 func (cfg *Config) identities() *sqlsource.Identities {
-	return &sqlsource.Identities{
-		System: "clickhouse", Source: cfg.Source, Noun: "ClickHouse user",
-		Posture: cfg.Posture, Impersonate: cfg.Impersonate, VerificationIdentity: cfg.VerificationIdentity,
-	}
+	return sqlsource.ServerIdentities(&cfg.Server, "clickhouse", cfg.Source, "ClickHouse user")
 }
 
 // normalizeModels refuses a table path ClickHouse cannot name: a table is

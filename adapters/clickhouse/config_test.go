@@ -9,11 +9,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"sutura.dev/adapters/clickhouse"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
 func base() clickhouse.Config {
-	return clickhouse.Config{Source: "warehouse", Host: "127.0.0.1", User: "u", TransportMode: clickhouse.Plaintext}
+	return clickhouse.Config{Source: "warehouse", Server: sqlsource.Server{Host: "127.0.0.1", User: "u", TransportMode: clickhouse.Plaintext}}
 }
 
 // TestConfigRefusals needs no server: New validates without connecting.

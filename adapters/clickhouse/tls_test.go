@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"sutura.dev/adapters/clickhouse"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/adapters/clickhouse/chtest"
 	"sutura.dev/domain"
 )
@@ -88,8 +89,8 @@ func TestTLS(t *testing.T) {
 	pw, err := os.ReadFile(filepath.Join(vars["SUTURA_CH_DIR"], "password"))
 	require.NoError(t, err)
 
-	base := clickhouse.Config{Source: source, Host: "127.0.0.1", Port: port, User: "default", Password: pw,
-		TransportMode: clickhouse.Mutual, CAFile: caFile, CertFile: certFile, KeyFile: keyFile}
+	base := clickhouse.Config{Source: source, Server: sqlsource.Server{Host: "127.0.0.1", Port: port, User: "default", Password: pw,
+		TransportMode: clickhouse.Mutual, CAFile: caFile, CertFile: certFile, KeyFile: keyFile}}
 	db := open(t, base)
 	require.NoError(t, db.Ping(context.Background()))
 	rs, err := db.RunSQL(context.Background(), "SELECT 1", 1)

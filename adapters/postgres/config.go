@@ -49,60 +49,20 @@ type Config struct {
 	// Source is the configured source alias; plans whose leg names another
 	// source are not executed.
 	Source string
-	// Host is the database host name or IP address; exactly one of Host and
-	// UnixSocket is set.
-	Host string
-	// Port is the TCP port, or the port in the socket's name; zero means
-	// DefaultPort.
-	Port int
+	// Server is where the database is and how to reach it (see
+	// sqlsource.Server): exactly one of Host and UnixSocket is set; Port
+	// zero means DefaultPort; Database and User are required; an
+	// impersonated identity is a database role; MaxConns, ConnectTimeout
+	// and DefaultTimeout zero mean DefaultMaxConns, DefaultConnectTimeout
+	// and DefaultTimeout.
+	sqlsource.Server
 	// UnixSocket is the directory holding the server's socket, or the
 	// socket file itself (.s.PGSQL.<port>, whose port then wins over
 	// Port).
 	UnixSocket string
-	// Database is the database name (required).
-	Database string
-	// User is the user the pool connects as (required): the service user.
-	User string
-	// Password is the user's password, already read from password_file;
-	// empty when the server needs none. New copies it.
-	Password []byte
-	// TransportMode is plaintext, verified or mutual; empty means plaintext
-	// over a unix socket and verified otherwise. Plaintext is refused to
-	// any host but a loopback address or localhost.
-	TransportMode TransportMode
-	// CAFile is a PEM bundle of the certificate authorities that may sign
-	// the server's certificate; empty means the system roots.
-	CAFile string
-	// CertFile and KeyFile are the client certificate and key (mutual
-	// only, both required).
-	CertFile, KeyFile string
-	// ServerName is the name the server's certificate must carry when it
-	// differs from Host (verified and mutual only).
-	ServerName string
-	// Posture is shared-service-user or impersonation-at-source; empty
-	// means shared-service-user.
-	Posture domain.Posture
-	// Impersonate maps a caller's subject to the database role its legs
-	// run as (impersonation-at-source only).
-	Impersonate map[string]string
-	// VerificationIdentity is the database role Execute runs as under
-	// impersonation-at-source: the identity of anchors and of every call
-	// that has no caller. Empty means such calls are refused as
-	// credential_unavailable.
-	VerificationIdentity string
 	// Models are the models of this source; Validate checks their tables
 	// and declared columns.
 	Models []domain.Model
-	// MaxConns bounds the pool; zero means DefaultMaxConns. Give it the
-	// admission bound (runtime.max_concurrent_queries) so a question never
-	// waits for a connection.
-	MaxConns int
-	// ConnectTimeout bounds establishing one connection; zero means
-	// DefaultConnectTimeout.
-	ConnectTimeout time.Duration
-	// DefaultTimeout is the budget of a call whose context has no
-	// deadline; zero means DefaultTimeout.
-	DefaultTimeout time.Duration
 	// JIT lets the server compile statements with LLVM (its jit setting).
 	// Off by default: compiling is not interruptible, so a cancellation or
 	// a deadline waits until it ends (up to seconds for a large statement,
@@ -110,6 +70,10 @@ type Config struct {
 	// run long enough to earn it back.
 	JIT bool
 }
+
+// Server is the part of Config every networked SQL source shares (see
+// sqlsource.Server).
+type Server = sqlsource.Server
 
 // ConfigError is New's refusal of one setting of the configuration (see
 // sqlsource.ConfigError); its text starts "postgres source <alias>:".
@@ -132,15 +96,16 @@ func (cfg *Config) normalize() error {
 	if err := n.Check(); err != nil {
 		return err
 	}
-	cfg.Host, cfg.TransportMode = n.Host, n.TransportMode
 	switch {
 	case cfg.Database == "":
 		return configError(s, "database", "is required")
 	case cfg.User == "":
 		return configError(s, "user", "is required")
-	case cfg.MaxConns < 0 || cfg.ConnectTimeout < 0 || cfg.DefaultTimeout < 0:
-		return fmt.Errorf("postgres source %s: the pool size and the timeouts may not be negative", s)
 	}
+	if err := n.Defaults(DefaultMaxConns, DefaultConnectTimeout, DefaultTimeout); err != nil {
+		return err
+	}
+	cfg.Server = n.Server
 	if cfg.UnixSocket != "" {
 		dir, port, reason := socketDir(cfg.UnixSocket)
 		if reason != "" {
@@ -154,15 +119,6 @@ func (cfg *Config) normalize() error {
 	if cfg.Port == 0 {
 		cfg.Port = DefaultPort
 	}
-	if cfg.MaxConns == 0 {
-		cfg.MaxConns = DefaultMaxConns
-	}
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = DefaultConnectTimeout
-	}
-	if cfg.DefaultTimeout == 0 {
-		cfg.DefaultTimeout = DefaultTimeout
-	}
 	id := cfg.identities()
 	if err := id.Check(validRole); err != nil {
 		return err
@@ -173,20 +129,13 @@ func (cfg *Config) normalize() error {
 
 // network is the connection part of cfg, as sqlsource checks it.
 func (cfg *Config) network() *sqlsource.Network {
-	return &sqlsource.Network{
-		System: "postgres", Source: cfg.Source, Host: cfg.Host, Port: cfg.Port,
-		Socket: true, UnixSocket: cfg.UnixSocket, TransportMode: cfg.TransportMode,
-		CAFile: cfg.CAFile, CertFile: cfg.CertFile, KeyFile: cfg.KeyFile, ServerName: cfg.ServerName,
-	}
+	return &sqlsource.Network{System: "postgres", Source: cfg.Source, Server: cfg.Server, Socket: true, UnixSocket: cfg.UnixSocket}
 }
 
 // identities is the posture part of cfg: the identities are database
 // roles.
 func (cfg *Config) identities() *sqlsource.Identities {
-	return &sqlsource.Identities{
-		System: "postgres", Source: cfg.Source, Noun: "database role",
-		Posture: cfg.Posture, Impersonate: cfg.Impersonate, VerificationIdentity: cfg.VerificationIdentity,
-	}
+	return sqlsource.ServerIdentities(&cfg.Server, "postgres", cfg.Source, "database role")
 }
 
 // validRole reports whether name can be a role's name: not blank and free

@@ -29,7 +29,7 @@ var (
 )
 
 func base() postgres.Config {
-	return postgres.Config{Source: "warehouse", Host: "127.0.0.1", Database: "d", User: "u", TransportMode: postgres.Plaintext}
+	return postgres.Config{Source: "warehouse", Server: postgres.Server{Host: "127.0.0.1", Database: "d", User: "u", TransportMode: postgres.Plaintext}}
 }
 
 // TestConfigRefusals needs no database: New validates without connecting.

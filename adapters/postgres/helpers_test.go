@@ -247,8 +247,8 @@ func (f *fixture) teardown() error {
 // read-only service user over TCP with its password.
 func (f *fixture) config() postgres.Config {
 	return postgres.Config{
-		Source: source, Host: f.admin.Host, Port: int(f.admin.Port), Database: f.db,
-		User: f.role("reader"), Password: []byte(f.pw), TransportMode: postgres.Plaintext,
+		Source: source, Server: postgres.Server{Host: f.admin.Host, Port: int(f.admin.Port), Database: f.db,
+			User: f.role("reader"), Password: []byte(f.pw), TransportMode: postgres.Plaintext},
 		Models: demoModels(source),
 	}
 }

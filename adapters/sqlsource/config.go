@@ -3,10 +3,14 @@ package sqlsource
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"net/netip"
 	"os"
 	"regexp"
 	"strings"
+	"time"
+
+	"sutura.dev/domain"
 )
 
 // ConfigError is an adapter's refusal of one setting of a source's
@@ -45,26 +49,28 @@ const (
 	Mutual TransportMode = "mutual"
 )
 
-// Network is the connection part of a networked SQL source's
-// configuration: where the server is and how the connection is
-// protected. An adapter copies its Config's fields in, calls Check, and
-// copies Host and TransportMode back.
-type Network struct {
-	// System is the kind of the source ("postgres"), for ConfigError.
-	System string
-	// Source is the configured source alias.
-	Source string
+// Server is the part of a networked SQL source's configuration every
+// such adapter shares: where the server is, who the pool signs in as, how
+// the connection is protected, the posture its calls run under, and the
+// pool's bounds. An adapter's Config embeds it; the zero value of every
+// optional field is the adapter's default.
+type Server struct {
 	// Host is the server's host name or IP address (an IPv6 one possibly
-	// in brackets, which Check removes).
+	// in brackets).
 	Host string
 	// Port is the TCP port; zero is the adapter's default.
 	Port int
-	// Socket reports whether the system can be reached over a unix socket
-	// instead of Host; UnixSocket is its path then.
-	Socket     bool
-	UnixSocket string
+	// Database is the database to use; whether it is required is the
+	// adapter's.
+	Database string
+	// User is the user the pool signs in as (required): the service user.
+	User string
+	// Password is the user's password, already read from password_file;
+	// empty when the user needs none. The adapter's New copies it.
+	Password []byte
 	// TransportMode is plaintext, verified or mutual; empty means
-	// plaintext over a unix socket and verified otherwise.
+	// plaintext over a unix socket and verified otherwise. Plaintext is
+	// refused to any host but a loopback address or localhost.
 	TransportMode TransportMode
 	// CAFile is a PEM bundle of the certificate authorities that may sign
 	// the server's certificate; empty means the system roots.
@@ -75,6 +81,68 @@ type Network struct {
 	// ServerName is the name the server's certificate must carry when it
 	// differs from Host (verified and mutual only).
 	ServerName string
+	// Posture is shared-service-user or impersonation-at-source; empty
+	// means shared-service-user.
+	Posture domain.Posture
+	// Impersonate maps a caller's subject to the identity of the data
+	// system (a database role, a ClickHouse user) its legs run as
+	// (impersonation-at-source only).
+	Impersonate map[string]string
+	// VerificationIdentity is the identity calls without a caller run as
+	// under impersonation-at-source (anchors, run_sql). Empty means such
+	// calls are refused as credential_unavailable.
+	VerificationIdentity string
+	// MaxConns bounds the pool; zero is the adapter's default. Give it the
+	// admission bound (runtime.max_concurrent_queries) so a question never
+	// waits for a connection.
+	MaxConns int
+	// ConnectTimeout bounds establishing one connection; zero is the
+	// adapter's default.
+	ConnectTimeout time.Duration
+	// DefaultTimeout is the budget of a call whose context has no
+	// deadline; zero is the adapter's default.
+	DefaultTimeout time.Duration
+}
+
+// Network is the connection part of a networked SQL source's
+// configuration as Check validates it: the Server and what names the
+// source. An adapter builds it from its Config, calls Check, and copies
+// Server back.
+type Network struct {
+	// System is the kind of the source ("postgres"), for ConfigError.
+	System string
+	// Source is the configured source alias.
+	Source string
+	Server
+	// Socket reports whether the system can be reached over a unix socket
+	// instead of Host; UnixSocket is its path then.
+	Socket     bool
+	UnixSocket string
+}
+
+// ServerIdentities is the posture part of s, the Server of source, whose
+// data system calls an identity noun ("database role").
+func ServerIdentities(s *Server, system, source, noun string) *Identities {
+	return &Identities{System: system, Source: source, Noun: noun,
+		Posture: s.Posture, Impersonate: s.Impersonate, VerificationIdentity: s.VerificationIdentity}
+}
+
+// Defaults fills the pool's bounds that are zero, after refusing negative
+// ones.
+func (n *Network) Defaults(maxConns int, connect, timeout time.Duration) error {
+	if n.MaxConns < 0 || n.ConnectTimeout < 0 || n.DefaultTimeout < 0 {
+		return fmt.Errorf("%s source %s: the pool size and the timeouts may not be negative", n.System, n.Source)
+	}
+	if n.MaxConns == 0 {
+		n.MaxConns = maxConns
+	}
+	if n.ConnectTimeout == 0 {
+		n.ConnectTimeout = connect
+	}
+	if n.DefaultTimeout == 0 {
+		n.DefaultTimeout = timeout
+	}
+	return nil
 }
 
 // refuse is the refusal of key of n's source.

@@ -21,25 +21,25 @@ func TestNetworkCheck(t *testing.T) {
 		want string // "" accepts; else the error's text holds it
 		mode sqlsource.TransportMode
 	}{
-		{"loopback plaintext", sqlsource.Network{Host: "127.0.0.1", TransportMode: sqlsource.Plaintext}, "", sqlsource.Plaintext},
-		{"verified by default", sqlsource.Network{Host: "db.example"}, "", sqlsource.Verified},
-		{"bracketed ipv6", sqlsource.Network{Host: "[::1]", TransportMode: sqlsource.Plaintext}, "", sqlsource.Plaintext},
-		{"plaintext off loopback", sqlsource.Network{Host: "10.0.0.5", TransportMode: sqlsource.Plaintext},
+		{"loopback plaintext", sqlsource.Network{Server: sqlsource.Server{Host: "127.0.0.1", TransportMode: sqlsource.Plaintext}}, "", sqlsource.Plaintext},
+		{"verified by default", sqlsource.Network{Server: sqlsource.Server{Host: "db.example"}}, "", sqlsource.Verified},
+		{"bracketed ipv6", sqlsource.Network{Server: sqlsource.Server{Host: "[::1]", TransportMode: sqlsource.Plaintext}}, "", sqlsource.Plaintext},
+		{"plaintext off loopback", sqlsource.Network{Server: sqlsource.Server{Host: "10.0.0.5", TransportMode: sqlsource.Plaintext}},
 			"transport_mode may be plaintext only to a loopback address or localhost", ""},
-		{"plaintext off loopback, sockets", sqlsource.Network{Socket: true, Host: "10.0.0.5", TransportMode: sqlsource.Plaintext},
+		{"plaintext off loopback, sockets", sqlsource.Network{Server: sqlsource.Server{Host: "10.0.0.5", TransportMode: sqlsource.Plaintext}, Socket: true},
 			"transport_mode may be plaintext only to a loopback address, localhost or a unix socket", ""},
 		{"socket is plaintext", sqlsource.Network{Socket: true, UnixSocket: "/run/pg"}, "", sqlsource.Plaintext},
-		{"socket with TLS", sqlsource.Network{Socket: true, UnixSocket: "/run/pg", TransportMode: sqlsource.Verified}, "transport_mode must be plaintext over a unix socket", ""},
-		{"both", sqlsource.Network{Socket: true, Host: "h", UnixSocket: "/run/pg"}, "unix_socket is set together with host", ""},
+		{"socket with TLS", sqlsource.Network{Server: sqlsource.Server{TransportMode: sqlsource.Verified}, Socket: true, UnixSocket: "/run/pg"}, "transport_mode must be plaintext over a unix socket", ""},
+		{"both", sqlsource.Network{Server: sqlsource.Server{Host: "h"}, Socket: true, UnixSocket: "/run/pg"}, "unix_socket is set together with host", ""},
 		{"neither, sockets", sqlsource.Network{Socket: true}, "host is required (or unix_socket)", ""},
-		{"neither", sqlsource.Network{Host: " "}, "host is required", ""},
-		{"scheme", sqlsource.Network{Host: "https://db"}, "host must be a host name", ""},
-		{"port", sqlsource.Network{Host: "db", Port: 70000}, "port must be between 1 and 65535", ""},
-		{"unknown mode", sqlsource.Network{Host: "db", TransportMode: "tls"}, "transport_mode must be plaintext, verified or mutual", ""},
-		{"ca with plaintext", sqlsource.Network{Host: "localhost", TransportMode: sqlsource.Plaintext, CAFile: "ca.pem"},
+		{"neither", sqlsource.Network{Server: sqlsource.Server{Host: " "}}, "host is required", ""},
+		{"scheme", sqlsource.Network{Server: sqlsource.Server{Host: "https://db"}}, "host must be a host name", ""},
+		{"port", sqlsource.Network{Server: sqlsource.Server{Host: "db", Port: 70000}}, "port must be between 1 and 65535", ""},
+		{"unknown mode", sqlsource.Network{Server: sqlsource.Server{Host: "db", TransportMode: "tls"}}, "transport_mode must be plaintext, verified or mutual", ""},
+		{"ca with plaintext", sqlsource.Network{Server: sqlsource.Server{Host: "localhost", TransportMode: sqlsource.Plaintext, CAFile: "ca.pem"}},
 			"ca_file applies only with transport_mode verified or mutual", ""},
-		{"cert without mutual", sqlsource.Network{Host: "db", CertFile: "c.pem"}, "cert_file applies only with transport_mode mutual", ""},
-		{"mutual without key", sqlsource.Network{Host: "db", TransportMode: sqlsource.Mutual, CertFile: "c.pem"}, "key_file is required", ""},
+		{"cert without mutual", sqlsource.Network{Server: sqlsource.Server{Host: "db", CertFile: "c.pem"}}, "cert_file applies only with transport_mode mutual", ""},
+		{"mutual without key", sqlsource.Network{Server: sqlsource.Server{Host: "db", TransportMode: sqlsource.Mutual, CertFile: "c.pem"}}, "key_file is required", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := tc.n
@@ -59,7 +59,7 @@ func TestNetworkCheck(t *testing.T) {
 }
 
 func TestTLSConfig(t *testing.T) {
-	n := sqlsource.Network{System: "pg", Source: "s", Host: "db.example"}
+	n := sqlsource.Network{System: "pg", Source: "s", Server: sqlsource.Server{Host: "db.example"}}
 	require.NoError(t, n.Check())
 	tc, err := n.TLSConfig()
 	require.NoError(t, err)
@@ -71,7 +71,7 @@ func TestTLSConfig(t *testing.T) {
 	n.CAFile = t.TempDir() + "/missing.pem"
 	_, err = n.TLSConfig()
 	assert.EqualError(t, err, "pg source s: ca_file cannot be read")
-	p := sqlsource.Network{Host: "localhost", TransportMode: sqlsource.Plaintext}
+	p := sqlsource.Network{Server: sqlsource.Server{Host: "localhost", TransportMode: sqlsource.Plaintext}}
 	tc, err = p.TLSConfig()
 	require.NoError(t, err)
 	assert.Nil(t, tc)

@@ -141,6 +141,6 @@ func loadOnce(pgURL, prefix, dir string, models []domain.Model) (postgres.Config
 	}
 	port, _ := strconv.Atoi(u.Port())
 	pass, _ := u.User.Password()
-	return postgres.Config{Host: u.Hostname(), Port: port, Database: dbName, User: u.User.Username(),
-		Password: []byte(pass), TransportMode: postgres.Plaintext, Models: models}, nil
+	return postgres.Config{Server: postgres.Server{Host: u.Hostname(), Port: port, Database: dbName, User: u.User.Username(),
+		Password: []byte(pass), TransportMode: postgres.Plaintext}, Models: models}, nil
 }

@@ -31,6 +31,7 @@ import (
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"sutura.dev/adapters/clickhouse"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -137,8 +138,8 @@ func (d *Database) Config(alias string, models []domain.Model) clickhouse.Config
 	host, port, _ := net.SplitHostPort(d.opts.Addr[0])
 	p, _ := strconv.Atoi(port)
 	return clickhouse.Config{
-		Source: alias, Host: host, Port: p, Database: d.Name,
-		User: d.opts.Auth.Username, Password: []byte(d.opts.Auth.Password), TransportMode: clickhouse.Plaintext,
+		Source: alias, Server: sqlsource.Server{Host: host, Port: p, Database: d.Name,
+			User: d.opts.Auth.Username, Password: []byte(d.opts.Auth.Password), TransportMode: clickhouse.Plaintext},
 		Models: models,
 	}
 }

@@ -125,8 +125,8 @@ func (d *Database) connect(ctx context.Context) (*pgx.Conn, error) {
 // test server is on loopback), serving models.
 func (d *Database) Config(alias string, models []domain.Model) postgres.Config {
 	return postgres.Config{
-		Source: alias, Host: d.admin.Host, Port: int(d.admin.Port), Database: d.Name,
-		User: d.admin.User, Password: []byte(d.admin.Password), TransportMode: postgres.Plaintext,
+		Source: alias, Server: postgres.Server{Host: d.admin.Host, Port: int(d.admin.Port), Database: d.Name,
+			User: d.admin.User, Password: []byte(d.admin.Password), TransportMode: postgres.Plaintext},
 		Models: models,
 	}
 }
