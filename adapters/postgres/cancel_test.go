@@ -11,24 +11,6 @@ import (
 	"sutura.dev/domain"
 )
 
-// slowBundle is a catalogue of one metric over the slow_orders view (a
-// cross join of 4e10 rows): a question no test lets finish.
-func slowBundle(t *testing.T) *domain.Bundle {
-	t.Helper()
-	defs := domain.Definitions{
-		Models: []domain.Model{{Name: "slow_orders", Source: source, Table: "slow_orders",
-			Columns: cols("order_date", "date", "amount", "integer")}},
-		Metrics: []domain.Metric{{Name: "slow_total", Model: "slow_orders", TimeColumn: "order_date",
-			Measure: &domain.Measure{Simple: &domain.Term{Aggregate: domain.Sum, Column: "amount"}},
-			Grains:  []domain.Grain{domain.Year}, Description: "slow"}},
-	}
-	b, err := domain.NewBundle("slow", defs, domain.Knowledge{})
-	require.NoError(t, err)
-	return b
-}
-
-const slowQuestion = `{"metrics":["slow_total"],"grain":"year","range":{"start":"2025-01-01","end":"2026-01-01"}}`
-
 // TestCancelStopsTheStatementAtTheServer starts a slow question, cancels
 // its context 200 ms later, and watches pg_stat_activity: the backend (and
 // any parallel worker) must be idle again within one second, Execute must

@@ -6,6 +6,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	sutura.dev/adapters/catalog-markdown v0.0.0
 	sutura.dev/adapters/clickhouse v0.0.0
+	sutura.dev/adapters/sqlsource v0.0.0
 	sutura.dev/app v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/examples v0.0.0
@@ -45,7 +46,6 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
-	sutura.dev/adapters/sqlsource v0.0.0 // indirect
 )
 
 replace (
