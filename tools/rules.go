@@ -228,8 +228,8 @@ var ModuleRules = []ModuleRule{
 		TestThirdParty: []string{testify},
 		Reason: "what every SQL data system shares (connection and posture configuration, the run_sql guard, bounded row readers, " +
 			"cell rendering, error typing, and in sqltest the data-system test harness), written once: the vocabulary, the compiler " +
-			"(only sqltest, to compile the questions the adapters' tests ask) and the standard library, so that it assumes no driver " +
-			"and serves every SQL adapter, those still to come included",
+			"(to render a plan in an adapter's dialect, and in sqltest to compile the questions the adapters' tests ask) and the " +
+			"standard library, so that it assumes no driver and serves every SQL adapter, those still to come included",
 	},
 	{
 		Folder:         "adapters/import-dbt",

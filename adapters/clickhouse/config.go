@@ -73,21 +73,15 @@ func configError(source, key, reason string) error {
 // a clickhouse source's settings: configuration only checks the shape of
 // each key.
 func (cfg *Config) normalize() error {
-	s := cfg.Source
-	if err := domain.CheckIdent(s); err != nil {
-		return fmt.Errorf("clickhouse source: the alias %w", err)
-	}
 	n := cfg.network()
 	if err := n.Check(); err != nil {
 		return err
 	}
-	switch {
-	case cfg.User == "":
-		return configError(s, "user", "is required")
-	case strings.ContainsAny(cfg.User, "\x00\n\r"):
-		return configError(s, "user", "may not hold a NUL character or a line break")
-	case strings.ContainsRune(cfg.Database, 0):
-		return configError(s, "database", "may not hold a NUL character")
+	if strings.ContainsAny(cfg.User, "\x00\n\r") {
+		return n.Refuse("user", "may not hold a NUL character or a line break")
+	}
+	if strings.ContainsRune(cfg.Database, 0) {
+		return n.Refuse("database", "may not hold a NUL character")
 	}
 	if err := n.Defaults(DefaultMaxConns, DefaultConnectTimeout, DefaultTimeout); err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -37,7 +36,6 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cfg.Password = append([]byte(nil), cfg.Password...)
 	cfg.Models = append([]domain.Model(nil), cfg.Models...)
 	if err := cfg.normalize(); err != nil {
 		return nil, err
@@ -139,11 +137,8 @@ func (db *DB) ownUser() (string, error) { return db.ids.Own() }
 func (db *DB) userOf(p domain.Principal) (string, error) { return db.ids.Of(p) }
 
 func (db *DB) execute(ctx context.Context, user string, plan *domain.Plan) (*domain.RowSet, domain.Cost, error) {
-	if plan == nil || len(plan.Legs) == 0 {
-		return nil, domain.Cost{}, errors.New("clickhouse: no plan")
-	}
-	if src := plan.Legs[0].Source; src != db.cfg.Source {
-		return nil, domain.Cost{}, fmt.Errorf("clickhouse source %s: the plan reads source %s", db.cfg.Source, src)
+	if err := sqlsource.Leg("clickhouse", db.cfg.Source, plan); err != nil {
+		return nil, domain.Cost{}, err
 	}
 	rowCap, byteCap := plan.Bounds()
 	ctx, cancel := db.budget(ctx)
@@ -179,10 +174,7 @@ func (db *DB) execute(ctx context.Context, user string, plan *domain.Plan) (*dom
 
 // budget gives ctx the default deadline when it has none.
 func (db *DB) budget(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(ctx, db.cfg.DefaultTimeout)
+	return sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 }
 
 // killTimeout bounds stopping a statement whose context ended.

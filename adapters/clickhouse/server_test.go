@@ -170,7 +170,7 @@ func TestReadonlyProfile(t *testing.T) {
 // unreachable, with no driver text, and the first question after it is
 // back is answered (the pool reconnects).
 func TestServerDownAndBack(t *testing.T) {
-	chtest.URL(t) // runs where the clickhouse tier runs
+	chtest.Tier.Value(t) // runs where the clickhouse tier runs
 	vars := exports(chScript(t, "start"))
 	dir := vars["SUTURA_CH_DIR"]
 	t.Cleanup(func() { chScript(t, "stop", dir) })

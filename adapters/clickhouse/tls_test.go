@@ -24,7 +24,7 @@ import (
 // server's certificate, or expecting a name the certificate does not
 // carry, the server cannot be reached, in the fixed sentence.
 func TestTLS(t *testing.T) {
-	chtest.URL(t) // runs where the clickhouse tier runs
+	chtest.Tier.Value(t) // runs where the clickhouse tier runs
 	dir := t.TempDir()
 	ca := sqltest.Issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "sutura test CA"}, IsCA: true, BasicConstraintsValid: true,
 		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}, nil)

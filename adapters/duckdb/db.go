@@ -6,7 +6,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -143,26 +142,16 @@ func (db *DB) Ping(ctx context.Context) error {
 // when ctx was cancelled, an error wrapping domain.ErrZeroDenominator, or
 // an *Error; the package documentation says which is which.
 func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error) {
-	if plan == nil || len(plan.Legs) == 0 {
-		return nil, errors.New("duckdb: no plan")
-	}
-	if src := plan.Legs[0].Source; src != db.cfg.Source {
-		return nil, fmt.Errorf("duckdb source %s: the plan reads source %s", db.cfg.Source, src)
-	}
-	st, err := semantic.Render(plan, semantic.DuckDB)
+	query, args, err := sqlsource.Render("duckdb", db.cfg.Source, plan, semantic.DuckDB)
 	if err != nil {
-		return nil, fmt.Errorf("duckdb source %s: %w", db.cfg.Source, err)
-	}
-	args, err := st.PositionalArgs()
-	if err != nil {
-		return nil, fmt.Errorf("duckdb source %s: %w", db.cfg.Source, err)
+		return nil, err
 	}
 	rowCap, byteCap := plan.Bounds()
 	ctx, cancel := db.budget(ctx)
 	defer cancel()
 	var rs *domain.RowSet
 	err = db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
-		rows, err := c.QueryContext(ctx, st.SQL, args...)
+		rows, err := c.QueryContext(ctx, query, args...)
 		if err != nil {
 			return err
 		}
@@ -181,10 +170,7 @@ func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, e
 
 // budget gives ctx the default deadline when it has none.
 func (db *DB) budget(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeout(ctx, db.cfg.DefaultTimeout)
+	return sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 }
 
 // withConn calls fn with a connection of the pool and classifies its

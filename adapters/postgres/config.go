@@ -79,28 +79,16 @@ type Server = sqlsource.Server
 // sqlsource.ConfigError); its text starts "postgres source <alias>:".
 type ConfigError = sqlsource.ConfigError
 
-// configError is the refusal of one key of the source's configuration.
-func configError(source, key, reason string) error {
-	return &ConfigError{System: "postgres", Source: source, Key: key, Reason: reason}
-}
-
 // normalize validates cfg and fills its defaults. It is the one check of
 // a postgres source's settings: configuration only checks the shape of
 // each key.
 func (cfg *Config) normalize() error {
-	s := cfg.Source
-	if err := domain.CheckIdent(s); err != nil {
-		return fmt.Errorf("postgres source: the alias %w", err)
-	}
 	n := cfg.network()
 	if err := n.Check(); err != nil {
 		return err
 	}
-	switch {
-	case cfg.Database == "":
-		return configError(s, "database", "is required")
-	case cfg.User == "":
-		return configError(s, "user", "is required")
+	if cfg.Database == "" {
+		return n.Refuse("database", "is required")
 	}
 	if err := n.Defaults(DefaultMaxConns, DefaultConnectTimeout, DefaultTimeout); err != nil {
 		return err
@@ -109,7 +97,7 @@ func (cfg *Config) normalize() error {
 	if cfg.UnixSocket != "" {
 		dir, port, reason := socketDir(cfg.UnixSocket)
 		if reason != "" {
-			return configError(s, "unix_socket", reason)
+			return n.Refuse("unix_socket", reason)
 		}
 		cfg.UnixSocket = dir
 		if port != 0 {

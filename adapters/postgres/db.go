@@ -31,7 +31,6 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cfg.Password = append([]byte(nil), cfg.Password...)
 	cfg.Models = append([]domain.Model(nil), cfg.Models...)
 	if err := cfg.normalize(); err != nil {
 		return nil, err
@@ -101,26 +100,16 @@ func (db *DB) ownRole() (string, error) { return db.ids.Own() }
 func (db *DB) roleOf(p domain.Principal) (string, error) { return db.ids.Of(p) }
 
 func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*domain.RowSet, error) {
-	if plan == nil || len(plan.Legs) == 0 {
-		return nil, errors.New("postgres: no plan")
-	}
-	if src := plan.Legs[0].Source; src != db.cfg.Source {
-		return nil, fmt.Errorf("postgres source %s: the plan reads source %s", db.cfg.Source, src)
-	}
-	st, err := semantic.Render(plan, semantic.Postgres)
+	query, args, err := sqlsource.Render("postgres", db.cfg.Source, plan, semantic.Postgres)
 	if err != nil {
-		return nil, fmt.Errorf("postgres source %s: %w", db.cfg.Source, err)
-	}
-	args, err := st.PositionalArgs()
-	if err != nil {
-		return nil, fmt.Errorf("postgres source %s: %w", db.cfg.Source, err)
+		return nil, err
 	}
 	rowCap, byteCap := plan.Bounds()
 	ctx, cancel := db.budget(ctx)
 	defer cancel()
 	var rs *domain.RowSet
 	err = db.run(ctx, role, func(ctx context.Context, conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, st.SQL, append([]any{binaryResults}, args...)...)
+		rows, err := conn.Query(ctx, query, append([]any{binaryResults}, args...)...)
 		if err != nil {
 			return err
 		}
@@ -145,10 +134,7 @@ func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*dom
 
 // budget gives ctx the default deadline when it has none.
 func (db *DB) budget(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(ctx, db.cfg.DefaultTimeout)
+	return sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 }
 
 // rollbackTimeout bounds ending a transaction whose context is over.

@@ -82,7 +82,7 @@ func ownCluster(t *testing.T) *fixture {
 	t.Helper()
 	pgtest.URL(t)
 	ownOnce.Do(func() { own, ownErr = startOwnCluster() })
-	if ownErr != nil && !pgtest.Required() {
+	if ownErr != nil && !pgtest.Tier.Required() {
 		t.Skipf("NOT RUN: postgres, a cluster of the test's own (%v)", ownErr)
 	}
 	require.NoError(t, ownErr, "starting a cluster with scripts/pg")

@@ -150,15 +150,27 @@ func (n *Network) refuse(key, reason string) error {
 	return &ConfigError{System: n.System, Source: n.Source, Key: key, Reason: reason}
 }
 
-// Check validates the address (Host or UnixSocket, Port's range) and the
-// transport settings, and fills TransportMode's default. It is the one
-// check of these keys: configuration only checks the shape of each key.
+// Check validates the source alias, the address (Host or UnixSocket,
+// Port's range), that a User is set, and the transport settings; it fills
+// TransportMode's default and copies Password, so that the caller's
+// slice is never kept. It is the one check of these keys: configuration
+// only checks the shape of each key.
 func (n *Network) Check() error {
+	if err := domain.CheckIdent(n.Source); err != nil {
+		return fmt.Errorf("%s source: the alias %w", n.System, err)
+	}
 	if err := n.checkAddress(); err != nil {
 		return err
 	}
+	if n.User == "" {
+		return n.refuse("user", "is required")
+	}
+	n.Password = append([]byte(nil), n.Password...)
 	return n.checkTransport()
 }
+
+// Refuse is the refusal of key of n's source, for reason.
+func (n *Network) Refuse(key, reason string) error { return n.refuse(key, reason) }
 
 func (n *Network) checkAddress() error {
 	switch {

@@ -8,6 +8,8 @@
 //     (ConfigError);
 //   - the posture of a source and the identity each call runs as
 //     (Identities);
+//   - the checks and rendering of a plan's leg in the adapter's dialect
+//     and the default budget of a call (Leg, Render, Budget);
 //   - the guard every run_sql statement passes first (Statement);
 //   - the capped and byte-bounded row reader (Read) and the canonical
 //     cells of the values drivers return (DecimalCell, BigIntCell,

@@ -44,6 +44,9 @@ func TestNetworkCheck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			n := tc.n
 			n.System, n.Source = "pg", "s"
+			if n.User == "" {
+				n.User = "u"
+			}
 			err := n.Check()
 			if tc.want != "" {
 				var ce *sqlsource.ConfigError
@@ -59,7 +62,7 @@ func TestNetworkCheck(t *testing.T) {
 }
 
 func TestTLSConfig(t *testing.T) {
-	n := sqlsource.Network{System: "pg", Source: "s", Server: sqlsource.Server{Host: "db.example"}}
+	n := sqlsource.Network{System: "pg", Source: "s", Server: sqlsource.Server{Host: "db.example", User: "u"}}
 	require.NoError(t, n.Check())
 	tc, err := n.TLSConfig()
 	require.NoError(t, err)
@@ -275,4 +278,16 @@ func TestErrorAndSettled(t *testing.T) {
 	out, ok = sqlsource.Settled(expired, driver)
 	assert.True(t, ok)
 	assert.Equal(t, domain.DeadlineExceeded, code(out))
+}
+
+func TestNetworkCheckAliasUserPassword(t *testing.T) {
+	n := sqlsource.Network{System: "pg", Source: "not an alias", Server: sqlsource.Server{Host: "db", User: "u"}}
+	assert.ErrorContains(t, n.Check(), "pg source: the alias")
+	n = sqlsource.Network{System: "pg", Source: "s", Server: sqlsource.Server{Host: "db"}}
+	assert.EqualError(t, n.Check(), "pg source s: user is required")
+	pw := []byte("secret")
+	n = sqlsource.Network{System: "pg", Source: "s", Server: sqlsource.Server{Host: "db", User: "u", Password: pw}}
+	require.NoError(t, n.Check())
+	pw[0] = 'X'
+	assert.Equal(t, "secret", string(n.Password), "the caller's slice is not kept")
 }

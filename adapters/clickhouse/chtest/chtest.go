@@ -37,17 +37,6 @@ import (
 // SUTURA_CH_URL.
 var Tier = sqltest.Tier{Name: "clickhouse", Env: "SUTURA_CH_URL", Start: `eval "$(scripts/ch start)"`}
 
-// Required reports whether SUTURA_REQUIRE_TIERS (a comma-separated list)
-// lists clickhouse, so that a missing server fails instead of skipping.
-func Required() bool { return Tier.Required() }
-
-// URL returns SUTURA_CH_URL, skipping t (or failing it when the
-// clickhouse tier is required) when it is unset.
-func URL(t testing.TB) string {
-	t.Helper()
-	return Tier.Value(t)
-}
-
 // Admin connects to the server of SUTURA_CH_URL as its administrator, and
 // closes the connection when t ends.
 func Admin(t testing.TB) driver.Conn {
@@ -63,7 +52,7 @@ func Admin(t testing.TB) driver.Conn {
 
 func adminOptions(t testing.TB) *ch.Options {
 	t.Helper()
-	opts, err := ch.ParseDSN(URL(t))
+	opts, err := ch.ParseDSN(Tier.Value(t))
 	if err != nil {
 		t.Fatalf("chtest: SUTURA_CH_URL: %v", err)
 	}

@@ -27,10 +27,6 @@ import (
 // Tier is the postgres tier: a superuser connection URL in SUTURA_PG_URL.
 var Tier = sqltest.Tier{Name: "postgres", Env: "SUTURA_PG_URL", Start: `eval "$(scripts/pg start)"`}
 
-// Required reports whether SUTURA_REQUIRE_TIERS (a comma-separated list)
-// lists postgres, so that a missing database fails instead of skipping.
-func Required() bool { return Tier.Required() }
-
 // URL returns SUTURA_PG_URL, skipping t (or failing it when the postgres
 // tier is required) when it is unset.
 func URL(t testing.TB) string {
