@@ -5,25 +5,9 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"time"
 
 	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
-)
-
-// TransportMode is how the connection to the server is protected
-// (sources.<alias>.transport_mode); the modes are sqlsource's.
-type TransportMode = sqlsource.TransportMode
-
-// The transport modes.
-const (
-	// Plaintext is allowed only to a loopback address or localhost.
-	Plaintext = sqlsource.Plaintext
-	// Verified is TLS with the server's certificate verified against
-	// Config.CAFile (or the system roots) and the expected server name.
-	Verified = sqlsource.Verified
-	// Mutual is Verified plus a client certificate.
-	Mutual = sqlsource.Mutual
 )
 
 // Defaults of the zero Config.
@@ -31,11 +15,8 @@ const (
 	// DefaultPort is the native protocol's port without TLS.
 	DefaultPort = 9000
 	// DefaultTLSPort is the native protocol's port with TLS.
-	DefaultTLSPort        = 9440
-	DefaultDatabase       = "default"
-	DefaultMaxConns       = 8
-	DefaultConnectTimeout = 10 * time.Second
-	DefaultTimeout        = 30 * time.Second
+	DefaultTLSPort  = 9440
+	DefaultDatabase = "default"
 )
 
 // Config describes one clickhouse source. The zero value of every
@@ -49,9 +30,7 @@ type Config struct {
 	// DefaultPort in plaintext and DefaultTLSPort otherwise; Database is
 	// the database of tables named without one, DefaultDatabase when
 	// empty; TransportMode empty means verified; an impersonated identity
-	// is a ClickHouse user, assumed with EXECUTE AS; MaxConns,
-	// ConnectTimeout and DefaultTimeout zero mean DefaultMaxConns,
-	// DefaultConnectTimeout and DefaultTimeout, and one connection more
+	// is a ClickHouse user, assumed with EXECUTE AS; one connection more
 	// than MaxConns is kept for stopping statements.
 	sqlsource.Server
 	// Models are the models of this source; Validate checks their tables
@@ -73,6 +52,7 @@ func configError(source, key, reason string) error {
 // a clickhouse source's settings: configuration only checks the shape of
 // each key.
 func (cfg *Config) normalize() error {
+	cfg.Models = append([]domain.Model(nil), cfg.Models...)
 	n := cfg.network()
 	if err := n.Check(); err != nil {
 		return err
@@ -83,7 +63,7 @@ func (cfg *Config) normalize() error {
 	if strings.ContainsRune(cfg.Database, 0) {
 		return n.Refuse("database", "may not hold a NUL character")
 	}
-	if err := n.Defaults(DefaultMaxConns, DefaultConnectTimeout, DefaultTimeout); err != nil {
+	if err := n.Defaults(); err != nil {
 		return err
 	}
 	cfg.Server = n.Server
@@ -92,7 +72,7 @@ func (cfg *Config) normalize() error {
 	}
 	if cfg.Port == 0 {
 		cfg.Port = DefaultTLSPort
-		if cfg.TransportMode == Plaintext {
+		if cfg.TransportMode == sqlsource.Plaintext {
 			cfg.Port = DefaultPort
 		}
 	}

@@ -36,7 +36,6 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cfg.Models = append([]domain.Model(nil), cfg.Models...)
 	if err := cfg.normalize(); err != nil {
 		return nil, err
 	}
@@ -141,7 +140,7 @@ func (db *DB) execute(ctx context.Context, user string, plan *domain.Plan) (*dom
 		return nil, domain.Cost{}, err
 	}
 	rowCap, byteCap := plan.Bounds()
-	ctx, cancel := db.budget(ctx)
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	srv, err := db.Server(ctx)
 	if err != nil {
@@ -170,11 +169,6 @@ func (db *DB) execute(ctx context.Context, user string, plan *domain.Plan) (*dom
 		return nil, cost, err
 	}
 	return rs, cost, nil
-}
-
-// budget gives ctx the default deadline when it has none.
-func (db *DB) budget(ctx context.Context) (context.Context, context.CancelFunc) {
-	return sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 }
 
 // killTimeout bounds stopping a statement whose context ended.

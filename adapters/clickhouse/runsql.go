@@ -38,7 +38,7 @@ func (db *DB) RunSQL(ctx context.Context, sql string, rowCap int) (*domain.RowSe
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := db.budget(ctx)
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	st := statement{sql: sql, user: user}
 	if user != "" {

@@ -53,7 +53,7 @@ func TestTLS(t *testing.T) {
 	require.NoError(t, err)
 
 	base := clickhouse.Config{Source: source, Server: sqlsource.Server{Host: "127.0.0.1", Port: port, User: "default", Password: pw,
-		TransportMode: clickhouse.Mutual, CAFile: caFile, CertFile: certFile, KeyFile: keyFile}}
+		TransportMode: sqlsource.Mutual, CAFile: caFile, CertFile: certFile, KeyFile: keyFile}}
 	db := open(t, base)
 	require.NoError(t, db.Ping(context.Background()))
 	rs, err := db.RunSQL(context.Background(), "SELECT 1", 1)
@@ -62,7 +62,7 @@ func TestTLS(t *testing.T) {
 
 	for name, change := range map[string]func(*clickhouse.Config){
 		"verified without a client certificate": func(c *clickhouse.Config) {
-			c.TransportMode, c.CertFile, c.KeyFile = clickhouse.Verified, "", ""
+			c.TransportMode, c.CertFile, c.KeyFile = sqlsource.Verified, "", ""
 		},
 		"another CA":       func(c *clickhouse.Config) { c.CAFile = otherFile },
 		"another name":     func(c *clickhouse.Config) { c.ServerName = "warehouse.example" },

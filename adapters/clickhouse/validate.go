@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -34,7 +35,7 @@ const columnsOf = `SELECT name, type FROM system.columns WHERE database = {v1:St
 // the model and the column, or is an *Error when the server cannot be
 // asked.
 func (db *DB) Validate(ctx context.Context) error {
-	ctx, cancel := db.budget(ctx)
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	srv, err := db.Server(ctx)
 	if err != nil {

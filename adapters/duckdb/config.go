@@ -79,6 +79,7 @@ func configError(source, key, reason string) error {
 // a duckdb source's settings: configuration only checks the shape of each
 // key.
 func (cfg *Config) normalize() error {
+	cfg.Models = append([]domain.Model(nil), cfg.Models...)
 	s := cfg.Source
 	if err := domain.CheckIdent(s); err != nil {
 		return fmt.Errorf("duckdb source: the alias %w", err)

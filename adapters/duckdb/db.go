@@ -39,7 +39,6 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cfg.Models = append([]domain.Model(nil), cfg.Models...)
 	if err := cfg.normalize(); err != nil {
 		return nil, err
 	}
@@ -129,7 +128,7 @@ func (db *DB) Posture() domain.Posture { return db.cfg.Posture }
 // Ping runs an empty query on a connection: what `sutura doctor` asks to
 // tell whether the source can be used. The error is an *Error or ctx's.
 func (db *DB) Ping(ctx context.Context) error {
-	ctx, cancel := db.budget(ctx)
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	return db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
 		var one int
@@ -147,7 +146,7 @@ func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, e
 		return nil, err
 	}
 	rowCap, byteCap := plan.Bounds()
-	ctx, cancel := db.budget(ctx)
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	var rs *domain.RowSet
 	err = db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
@@ -166,11 +165,6 @@ func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, e
 		return nil, err
 	}
 	return rs, nil
-}
-
-// budget gives ctx the default deadline when it has none.
-func (db *DB) budget(ctx context.Context) (context.Context, context.CancelFunc) {
-	return sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 }
 
 // withConn calls fn with a connection of the pool and classifies its

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	duck "github.com/duckdb/duckdb-go/v2"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -24,7 +25,7 @@ import (
 // Execute. The error names the model and the column, or is an *Error when
 // the database cannot be asked.
 func (db *DB) Validate(ctx context.Context) error {
-	ctx, cancel := db.budget(ctx)
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	var problem error
 	err := db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {

@@ -35,13 +35,9 @@ const (
 	Mutual = sqlsource.Mutual
 )
 
-// Defaults of the zero Config.
-const (
-	DefaultPort           = 5432
-	DefaultMaxConns       = 8
-	DefaultConnectTimeout = 10 * time.Second
-	DefaultTimeout        = 30 * time.Second
-)
+// DefaultPort is the port of the zero Config; the pool's bounds default
+// as sqlsource says.
+const DefaultPort = 5432
 
 // Config describes one postgres source. The zero value of every optional
 // field is its default; New validates the rest.
@@ -52,9 +48,7 @@ type Config struct {
 	// Server is where the database is and how to reach it (see
 	// sqlsource.Server): exactly one of Host and UnixSocket is set; Port
 	// zero means DefaultPort; Database and User are required; an
-	// impersonated identity is a database role; MaxConns, ConnectTimeout
-	// and DefaultTimeout zero mean DefaultMaxConns, DefaultConnectTimeout
-	// and DefaultTimeout.
+	// impersonated identity is a database role.
 	sqlsource.Server
 	// UnixSocket is the directory holding the server's socket, or the
 	// socket file itself (.s.PGSQL.<port>, whose port then wins over
@@ -83,6 +77,7 @@ type ConfigError = sqlsource.ConfigError
 // a postgres source's settings: configuration only checks the shape of
 // each key.
 func (cfg *Config) normalize() error {
+	cfg.Models = append([]domain.Model(nil), cfg.Models...)
 	n := cfg.network()
 	if err := n.Check(); err != nil {
 		return err
@@ -90,7 +85,7 @@ func (cfg *Config) normalize() error {
 	if cfg.Database == "" {
 		return n.Refuse("database", "is required")
 	}
-	if err := n.Defaults(DefaultMaxConns, DefaultConnectTimeout, DefaultTimeout); err != nil {
+	if err := n.Defaults(); err != nil {
 		return err
 	}
 	cfg.Server = n.Server

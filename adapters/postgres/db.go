@@ -31,7 +31,6 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cfg.Models = append([]domain.Model(nil), cfg.Models...)
 	if err := cfg.normalize(); err != nil {
 		return nil, err
 	}
@@ -61,7 +60,7 @@ func (db *DB) Posture() domain.Posture { return db.cfg.Posture }
 // reached. The error is an *Error (errors.Is domain.ErrUnavailable when
 // the database cannot be reached) or ctx's.
 func (db *DB) Ping(ctx context.Context) error {
-	ctx, cancel := db.budget(ctx)
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	// The transaction's BEGIN and COMMIT are the round trips.
 	return db.run(ctx, "", func(context.Context, *pgxpool.Conn) error { return nil })
@@ -105,7 +104,7 @@ func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*dom
 		return nil, err
 	}
 	rowCap, byteCap := plan.Bounds()
-	ctx, cancel := db.budget(ctx)
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	var rs *domain.RowSet
 	err = db.run(ctx, role, func(ctx context.Context, conn *pgxpool.Conn) error {
@@ -130,11 +129,6 @@ func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*dom
 		return nil, err
 	}
 	return rs, nil
-}
-
-// budget gives ctx the default deadline when it has none.
-func (db *DB) budget(ctx context.Context) (context.Context, context.CancelFunc) {
-	return sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 }
 
 // rollbackTimeout bounds ending a transaction whose context is over.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -35,7 +36,7 @@ var ErrPrivilegedRole = errors.New("the login role may do more than run_sql allo
 // login role; it wraps ErrPrivilegedRole, or is an *Error when the
 // database could not be asked.
 func (db *DB) CheckSQLPrivileges(ctx context.Context) error {
-	ctx, cancel := db.budget(ctx)
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	var super bool
 	var held []string

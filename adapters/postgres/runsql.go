@@ -39,7 +39,7 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := db.budget(ctx)
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	var rs *domain.RowSet
 	err = db.runAlone(ctx, role, func(ctx context.Context, conn *pgxpool.Conn) error {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -42,7 +43,7 @@ func (db *DB) Validate(ctx context.Context) error {
 		role = db.cfg.VerificationIdentity
 	}
 	checkGrants := db.cfg.Posture != domain.ImpersonationAtSource || role != ""
-	ctx, cancel := db.budget(ctx)
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	var problem error
 	err := db.run(ctx, role, func(ctx context.Context, conn *pgxpool.Conn) error {

@@ -92,15 +92,15 @@ type Server struct {
 	// under impersonation-at-source (anchors, run_sql). Empty means such
 	// calls are refused as credential_unavailable.
 	VerificationIdentity string
-	// MaxConns bounds the pool; zero is the adapter's default. Give it the
+	// MaxConns bounds the pool; zero means DefaultMaxConns. Give it the
 	// admission bound (runtime.max_concurrent_queries) so a question never
 	// waits for a connection.
 	MaxConns int
-	// ConnectTimeout bounds establishing one connection; zero is the
-	// adapter's default.
+	// ConnectTimeout bounds establishing one connection; zero means
+	// DefaultConnectTimeout.
 	ConnectTimeout time.Duration
 	// DefaultTimeout is the budget of a call whose context has no
-	// deadline; zero is the adapter's default.
+	// deadline; zero means DefaultTimeout.
 	DefaultTimeout time.Duration
 }
 
@@ -127,20 +127,27 @@ func ServerIdentities(s *Server, system, source, noun string) *Identities {
 		Posture: s.Posture, Impersonate: s.Impersonate, VerificationIdentity: s.VerificationIdentity}
 }
 
-// Defaults fills the pool's bounds that are zero, after refusing negative
-// ones.
-func (n *Network) Defaults(maxConns int, connect, timeout time.Duration) error {
+// The pool's bounds of a Server whose fields are zero.
+const (
+	DefaultMaxConns       = 8
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultTimeout        = 30 * time.Second
+)
+
+// Defaults fills the pool's bounds that are zero (DefaultMaxConns,
+// DefaultConnectTimeout, DefaultTimeout), after refusing negative ones.
+func (n *Network) Defaults() error {
 	if n.MaxConns < 0 || n.ConnectTimeout < 0 || n.DefaultTimeout < 0 {
 		return fmt.Errorf("%s source %s: the pool size and the timeouts may not be negative", n.System, n.Source)
 	}
 	if n.MaxConns == 0 {
-		n.MaxConns = maxConns
+		n.MaxConns = DefaultMaxConns
 	}
 	if n.ConnectTimeout == 0 {
-		n.ConnectTimeout = connect
+		n.ConnectTimeout = DefaultConnectTimeout
 	}
 	if n.DefaultTimeout == 0 {
-		n.DefaultTimeout = timeout
+		n.DefaultTimeout = DefaultTimeout
 	}
 	return nil
 }

@@ -111,7 +111,7 @@ func (d *Database) Config(alias string, models []domain.Model) clickhouse.Config
 	p, _ := strconv.Atoi(port)
 	return clickhouse.Config{
 		Source: alias, Server: sqlsource.Server{Host: host, Port: p, Database: d.Name,
-			User: d.opts.Auth.Username, Password: []byte(d.opts.Auth.Password), TransportMode: clickhouse.Plaintext},
+			User: d.opts.Auth.Username, Password: []byte(d.opts.Auth.Password), TransportMode: sqlsource.Plaintext},
 		Models: models,
 	}
 }
