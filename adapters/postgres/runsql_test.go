@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	postgres "sutura.dev/adapters/postgres"
+	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/domain"
 )
 
@@ -69,14 +70,7 @@ func TestRunSQL(t *testing.T) {
 
 	// A statement the server fails: an *Error with the SQLSTATE and the
 	// server's message for whoever wrote it; the error text holds neither.
-	_, err = db.RunSQL(ctx, "SELEC 1", 1)
-	e, ok = errorsAs[*postgres.Error](err)
-	require.True(t, ok, "%v", err)
-	require.Equal(t, "42601", e.Code)
-	require.Contains(t, e.Message, "SELEC")
-	require.NotContains(t, err.Error(), "SELEC")
-	_, err = db.RunSQL(ctx, "  ", 1)
-	require.ErrorIs(t, err, postgres.ErrEmptyStatement)
+	sqltest.RejectsBadStatements(t, db.RunSQL, "42601")
 }
 
 // TestRunSQLLeavesNothingBehind: what a statement sets on its session

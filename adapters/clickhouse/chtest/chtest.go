@@ -77,18 +77,10 @@ func New(t testing.TB) *Database {
 	opts := adminOptions(t)
 	admin := Admin(t)
 	d := &Database{Name: sqltest.Name("sutura_chtest_"), Admin: admin, opts: opts}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := admin.Exec(ctx, "CREATE DATABASE "+d.Name); err != nil {
-		t.Fatalf("chtest: %v", err)
+	exec := func(sql string) func(context.Context) error {
+		return func(ctx context.Context) error { return admin.Exec(ctx, sql) }
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+d.Name); err != nil {
-			t.Errorf("chtest: dropping %s: %v", d.Name, err)
-		}
-	})
+	sqltest.Scratch(t, "chtest", d.Name, exec("CREATE DATABASE "+d.Name), exec("DROP DATABASE IF EXISTS "+d.Name))
 	return d
 }
 

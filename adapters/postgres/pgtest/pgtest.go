@@ -51,29 +51,19 @@ func New(t testing.TB) *Database {
 		t.Fatalf("pgtest: SUTURA_PG_URL: %v", err)
 	}
 	d := &Database{Name: sqltest.Name("sutura_pgtest_"), admin: admin}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := pgx.ConnectConfig(ctx, admin)
-	if err != nil {
-		t.Fatalf("pgtest: connecting to SUTURA_PG_URL: %v", err)
-	}
-	defer c.Close(ctx)
-	if _, err := c.Exec(ctx, "CREATE DATABASE "+d.Name+" TEMPLATE template0 ENCODING 'UTF8'"); err != nil {
-		t.Fatalf("pgtest: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		c, err := pgx.ConnectConfig(ctx, admin)
-		if err != nil {
-			t.Errorf("pgtest: dropping %s: %v", d.Name, err)
-			return
+	exec := func(sql string) func(context.Context) error {
+		return func(ctx context.Context) error {
+			c, err := pgx.ConnectConfig(ctx, admin)
+			if err != nil {
+				return err
+			}
+			defer c.Close(ctx)
+			_, err = c.Exec(ctx, sql)
+			return err
 		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+d.Name+" WITH (FORCE)"); err != nil {
-			t.Errorf("pgtest: dropping %s: %v", d.Name, err)
-		}
-	})
+	}
+	sqltest.Scratch(t, "pgtest", d.Name, exec("CREATE DATABASE "+d.Name+" TEMPLATE template0 ENCODING 'UTF8'"),
+		exec("DROP DATABASE IF EXISTS "+d.Name+" WITH (FORCE)"))
 	return d
 }
 
