@@ -84,11 +84,7 @@ func loaded(t *testing.T) *chtest.Database {
 
 // open opens the source cfg describes and closes it when t ends.
 func open(t testing.TB, cfg clickhouse.Config) *clickhouse.DB {
-	t.Helper()
-	db, err := clickhouse.New(context.Background(), cfg)
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	return db
+	return sqltest.Open(t, clickhouse.New, cfg)
 }
 
 // processes lists the statements of sutura (query ids sutura-...) the

@@ -3,7 +3,6 @@
 package duckdb_test
 
 import (
-	"context"
 	"database/sql"
 	"os"
 	"testing"
@@ -37,13 +36,7 @@ func demoFile(t *testing.T, setup ...string) string {
 }
 
 // open opens the source cfg describes and closes it when t ends.
-func open(t *testing.T, cfg duckdb.Config) *duckdb.DB {
-	t.Helper()
-	db, err := duckdb.New(context.Background(), cfg)
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	return db
-}
+func open(t *testing.T, cfg duckdb.Config) *duckdb.DB { return sqltest.Open(t, duckdb.New, cfg) }
 
 // openDemo opens a source over a fresh demo file.
 func openDemo(t *testing.T, setup ...string) *duckdb.DB {

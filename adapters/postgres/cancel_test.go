@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	postgres "sutura.dev/adapters/postgres"
+	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/domain"
 )
 
@@ -27,13 +28,7 @@ func TestCancelStopsTheStatementAtTheServer(t *testing.T) {
 	require.NoError(t, err)
 	defer watch.Close(context.Background())
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		_, err := db.Execute(ctx, plan)
-		done <- err
-	}()
+	done, cancel := sqltest.Background(t, db.Execute, plan)
 	pid := f.waitActive(t, watch, "slow_orders")
 	time.Sleep(200 * time.Millisecond)
 	cancelled := time.Now()
@@ -71,12 +66,7 @@ func TestDeadlineIsARefusal(t *testing.T) {
 	require.NoError(t, err)
 	defer watch.Close(context.Background())
 
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	_, err = db.Execute(ctx, plan)
-	require.Equal(t, domain.DeadlineExceeded, refusalCode(err), "error: %v", err)
-	require.Less(t, time.Since(start), 1300*time.Millisecond)
+	sqltest.RefusesAtDeadline(t, db.Execute, plan, 300*time.Millisecond, time.Second)
 	f.waitIdle(t, watch, time.Second)
 }
 

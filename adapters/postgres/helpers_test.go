@@ -253,13 +253,7 @@ func (f *fixture) config() postgres.Config {
 }
 
 // open opens the source cfg describes and closes it when t ends.
-func open(t *testing.T, cfg postgres.Config) *postgres.DB {
-	t.Helper()
-	db, err := postgres.New(context.Background(), cfg)
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	return db
-}
+func open(t *testing.T, cfg postgres.Config) *postgres.DB { return sqltest.Open(t, postgres.New, cfg) }
 
 // activity is one backend of pg_stat_activity.
 type activity struct {

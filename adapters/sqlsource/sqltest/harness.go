@@ -59,3 +59,63 @@ func RejectsBadStatements(t testing.TB, run RunSQL, code string) {
 		t.Errorf("a blank statement: %v, want ErrEmptyStatement", err)
 	}
 }
+
+// Open opens a source with newSource (an adapter's New) and cfg, failing
+// t on an error, and closes it when t ends.
+func Open[C any, S interface{ Close() }](t testing.TB, newSource func(context.Context, C) (S, error), cfg C) S {
+	t.Helper()
+	s, err := newSource(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("opening the source: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Execute is an adapter's Execute.
+type Execute func(context.Context, *domain.Plan) (*domain.RowSet, error)
+
+// Background runs execute on plan in a goroutine of its own under a
+// context of a minute, which cancel ends; done receives its error. t's
+// cleanup cancels it, so that a statement of a failed test does not run on
+// into the next test.
+func Background(t testing.TB, execute Execute, plan *domain.Plan) (done <-chan error, cancel context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	ch := make(chan error, 1)
+	go func() {
+		_, err := execute(ctx, plan)
+		ch <- err
+	}()
+	return ch, cancel
+}
+
+// Returned waits at most within for done, failing t when nothing came,
+// and returns the error that did.
+func Returned(t testing.TB, done <-chan error, within time.Duration) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(within):
+		t.Fatalf("Execute did not return within %v", within)
+		return nil
+	}
+}
+
+// RefusesAtDeadline runs execute on plan under a context whose deadline
+// is budget away and checks that it is refused as deadline_exceeded
+// within budget+slack.
+func RefusesAtDeadline(t testing.TB, execute Execute, plan *domain.Plan, budget, slack time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	start := time.Now()
+	_, err := execute(ctx, plan)
+	if code := RefusalCode(err); code != domain.DeadlineExceeded {
+		t.Fatalf("want deadline_exceeded, got %v", err)
+	}
+	if took := time.Since(start); took > budget+slack {
+		t.Errorf("refused after %v, want within %v", took, budget+slack)
+	}
+}
