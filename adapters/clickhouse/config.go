@@ -79,12 +79,7 @@ func (cfg *Config) normalize() error {
 	if err := cfg.normalizeModels(); err != nil {
 		return err
 	}
-	id := cfg.identities()
-	if err := id.Check(validUser); err != nil {
-		return err
-	}
-	cfg.Posture, cfg.Impersonate = id.Posture, id.Impersonate
-	return nil
+	return sqlsource.CheckPosture(&cfg.Server, "clickhouse", cfg.Source, "ClickHouse user", validUser)
 }
 
 // network is the connection part of cfg, as sqlsource checks it.

@@ -137,16 +137,8 @@ func checkModel(m *domain.Model, cols map[string]string) error {
 	if len(cols) == 0 {
 		return fmt.Errorf("model %s: table %s does not exist", m.Name, m.Table)
 	}
-	for _, want := range m.Columns {
-		got, ok := cols[want.Name]
-		switch {
-		case !ok:
-			return fmt.Errorf("model %s: table %s has no column %s", m.Name, m.Table, want.Name)
-		case !typeFits(want.Type, baseType(got)):
-			return fmt.Errorf("model %s: column %s is declared %s but is %s in the database", m.Name, want.Name, want.Type, got)
-		}
-	}
-	return nil
+	fits := func(want domain.ColumnType, got string) bool { return typeFits(want, baseType(got)) }
+	return sqlsource.CheckModel(m, cols, func(name string) string { return name }, fits, func(got string) string { return got }, nil)
 }
 
 // typeFits reports whether a ClickHouse column type can stand for a

@@ -105,18 +105,16 @@ func readColumns(ctx context.Context, c *sql.Conn, m *domain.Model) (map[string]
 }
 
 func checkModel(m *domain.Model, cols map[string]string) error {
-	for _, want := range m.Columns {
-		got, ok := cols[strings.ToLower(want.Name)]
-		switch {
-		case !ok:
-			return fmt.Errorf("model %s: table %s has no column %s", m.Name, m.Table, want.Name)
-		case got == "ENUM" && (want.Type == domain.TypeText || want.Type == domain.TypeUnset):
-			return fmt.Errorf("model %s: column %s is an ENUM in the database, which orders by its declaration rather than by its text: read it through a view that casts it to VARCHAR", m.Name, want.Name)
-		case !typeFits(want.Type, got):
-			return fmt.Errorf("model %s: column %s is declared %s but is %s in the database", m.Name, want.Name, want.Type, got)
-		}
+	return sqlsource.CheckModel(m, cols, strings.ToLower, typeFits, func(got string) string { return got }, enumText)
+}
+
+// enumText refuses an ENUM column read as text: it orders by its
+// declaration rather than by its text.
+func enumText(want domain.ModelColumn, got string) string {
+	if got == "ENUM" && (want.Type == domain.TypeText || want.Type == domain.TypeUnset) {
+		return "column " + want.Name + " is an ENUM in the database, which orders by its declaration rather than by its text: read it through a view that casts it to VARCHAR"
 	}
-	return nil
+	return ""
 }
 
 var (

@@ -102,12 +102,7 @@ func (cfg *Config) normalize() error {
 	if cfg.Port == 0 {
 		cfg.Port = DefaultPort
 	}
-	id := cfg.identities()
-	if err := id.Check(validRole); err != nil {
-		return err
-	}
-	cfg.Posture, cfg.Impersonate = id.Posture, id.Impersonate
-	return nil
+	return sqlsource.CheckPosture(&cfg.Server, "postgres", cfg.Source, "database role", validRole)
 }
 
 // network is the connection part of cfg, as sqlsource checks it.

@@ -7,7 +7,8 @@
 //     built from it (Network), and the refusal of one setting
 //     (ConfigError);
 //   - the posture of a source and the identity each call runs as
-//     (Identities);
+//     (Identities, CheckPosture);
+//   - start-up validation of a model's declared columns (CheckModel);
 //   - the checks and rendering of a plan's leg in the adapter's dialect
 //     and the default budget of a call (Leg, Render, Budget);
 //   - the guard every run_sql statement passes first (Statement);

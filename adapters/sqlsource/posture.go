@@ -67,6 +67,18 @@ func (id *Identities) Check(valid func(string) bool) error {
 	return nil
 }
 
+// CheckPosture checks the posture settings of s, the Server of source
+// (see Identities.Check, with noun and valid), and writes their normal
+// form back into s.
+func CheckPosture(s *Server, system, source, noun string, valid func(string) bool) error {
+	id := ServerIdentities(s, system, source, noun)
+	if err := id.Check(valid); err != nil {
+		return err
+	}
+	s.Posture, s.Impersonate = id.Posture, id.Impersonate
+	return nil
+}
+
 // Own is the identity of a call without a caller ("" is the service
 // user): the verification identity under impersonation-at-source,
 // refused as credential_unavailable when none is configured.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -290,4 +291,25 @@ func TestNetworkCheckAliasUserPassword(t *testing.T) {
 	require.NoError(t, n.Check())
 	pw[0] = 'X'
 	assert.Equal(t, "secret", string(n.Password), "the caller's slice is not kept")
+}
+
+func TestCheckModel(t *testing.T) {
+	m := &domain.Model{Name: "orders", Table: "orders", Columns: []domain.ModelColumn{
+		{Name: "id", Type: domain.TypeInteger}, {Name: "Note", Type: domain.TypeText}}}
+	fits := func(want domain.ColumnType, got string) bool { return want != domain.TypeInteger || got == "INT" }
+	name := func(got string) string { return got }
+	lower := func(s string) string { return strings.ToLower(s) }
+	require.NoError(t, sqlsource.CheckModel(m, sqlsource.TableColumns[string]{"id": "INT", "note": "TEXT"}, lower, fits, name, nil))
+	assert.EqualError(t, sqlsource.CheckModel(m, sqlsource.TableColumns[string]{"id": "INT"}, lower, fits, name, nil),
+		"model orders: table orders has no column Note")
+	assert.EqualError(t, sqlsource.CheckModel(m, sqlsource.TableColumns[string]{"id": "TEXT", "note": "TEXT"}, lower, fits, name, nil),
+		"model orders: column id is declared integer but is TEXT in the database")
+	other := func(want domain.ModelColumn, got string) string {
+		if want.Name == "Note" {
+			return "column Note is not readable"
+		}
+		return ""
+	}
+	assert.EqualError(t, sqlsource.CheckModel(m, sqlsource.TableColumns[string]{"id": "INT", "note": "TEXT"}, lower, fits, name, other),
+		"model orders: column Note is not readable")
 }
