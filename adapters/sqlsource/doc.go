@@ -2,10 +2,11 @@
 // that postgres, duckdb and clickhouse (and the adapters still to come)
 // keep only their dialect, their driver calls and their privilege checks:
 //
-//   - the connection part of a source's configuration (host, port, unix
-//     socket, transport_mode and its TLS files) and the TLS configuration
-//     built from it (Network), and the refusal of one setting
-//     (ConfigError);
+//   - the configuration every networked SQL source shares (Server: host,
+//     port, database, user, password, transport_mode and its TLS files,
+//     posture, the pool's bounds), its one check and the TLS
+//     configuration built from it (Network), and the refusal of one
+//     setting (ConfigError);
 //   - the posture of a source and the identity each call runs as
 //     (Identities, CheckPosture);
 //   - start-up validation of a model's declared columns (CheckModel);
@@ -13,7 +14,7 @@
 //     and the default budget of a call (Leg, Render, Budget);
 //   - the guard every run_sql statement passes first (Statement);
 //   - the capped and byte-bounded row reader (Read) and the canonical
-//     cells of the values drivers return (DecimalCell, BigIntCell,
+//     cells of the values drivers return (Scalar, DecimalCell, BigIntCell,
 //     TimestampText);
 //   - the error of a data system (Error), which wraps exactly one error
 //     kind of package domain, and the head of every adapter's
