@@ -128,8 +128,6 @@ func (db *DB) Posture() domain.Posture { return db.cfg.Posture }
 // Ping runs an empty query on a connection: what `sutura doctor` asks to
 // tell whether the source can be used. The error is an *Error or ctx's.
 func (db *DB) Ping(ctx context.Context) error {
-	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
-	defer cancel()
 	return db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
 		var one int
 		return c.QueryRowContext(ctx, "SELECT 1").Scan(&one)
@@ -146,8 +144,6 @@ func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, e
 		return nil, err
 	}
 	rowCap, byteCap := plan.Bounds()
-	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
-	defer cancel()
 	var rs *domain.RowSet
 	err = db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
 		rows, err := c.QueryContext(ctx, query, args...)
@@ -167,11 +163,14 @@ func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, e
 	return rs, nil
 }
 
-// withConn calls fn with a connection of the pool and classifies its
+// withConn calls fn with a connection of the pool, under
+// Config.DefaultTimeout when ctx has no deadline, and classifies its
 // error. When ctx ends, the driver interrupts the statement running on the
 // connection (duckdb_interrupt), which stops DuckDB's work between
 // vectors.
 func (db *DB) withConn(ctx context.Context, fn func(context.Context, *sql.Conn) error) error {
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
+	defer cancel()
 	src := db.cfg.Source
 	if db.closed.Load() {
 		return classify(ctx, src, errClosed)

@@ -46,8 +46,6 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
-	defer cancel()
 	var rs *domain.RowSet
 	err = db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
 		// The connection is closed rather than given back, whatever the

@@ -25,8 +25,6 @@ import (
 // Execute. The error names the model and the column, or is an *Error when
 // the database cannot be asked.
 func (db *DB) Validate(ctx context.Context) error {
-	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
-	defer cancel()
 	var problem error
 	err := db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
 		for i := range db.cfg.Models {

@@ -60,8 +60,6 @@ func (db *DB) Posture() domain.Posture { return db.cfg.Posture }
 // reached. The error is an *Error (errors.Is domain.ErrUnavailable when
 // the database cannot be reached) or ctx's.
 func (db *DB) Ping(ctx context.Context) error {
-	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
-	defer cancel()
 	// The transaction's BEGIN and COMMIT are the round trips.
 	return db.run(ctx, "", func(context.Context, *pgxpool.Conn) error { return nil })
 }
@@ -104,8 +102,6 @@ func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*dom
 		return nil, err
 	}
 	rowCap, byteCap := plan.Bounds()
-	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
-	defer cancel()
 	var rs *domain.RowSet
 	err = db.run(ctx, role, func(ctx context.Context, conn *pgxpool.Conn) error {
 		rows, err := conn.Query(ctx, query, append([]any{binaryResults}, args...)...)
@@ -135,7 +131,8 @@ func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*dom
 const rollbackTimeout = 2 * time.Second
 
 // run calls fn inside a READ ONLY transaction whose statement_timeout is
-// the rest of ctx's budget, under role when it is not empty. A call whose
+// the rest of ctx's budget (Config.DefaultTimeout when ctx has no
+// deadline), under role when it is not empty. A call whose
 // connection broke before fn returned a result is run once more on a fresh
 // connection (see the package documentation). The error is classified.
 func (db *DB) run(ctx context.Context, role string, fn func(context.Context, *pgxpool.Conn) error) error {
@@ -154,6 +151,8 @@ func (db *DB) runAlone(ctx context.Context, role string, fn func(context.Context
 }
 
 func (db *DB) retry(ctx context.Context, role string, alone bool, fn func(context.Context, *pgxpool.Conn) error) error {
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
+	defer cancel()
 	sent, err := db.runOnce(ctx, role, alone, fn)
 	if err != nil && retryable(err) && ctx.Err() == nil && !(alone && sent) {
 		_, err = db.runOnce(ctx, role, alone, fn)

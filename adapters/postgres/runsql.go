@@ -39,8 +39,6 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
-	defer cancel()
 	var rs *domain.RowSet
 	err = db.runAlone(ctx, role, func(ctx context.Context, conn *pgxpool.Conn) error {
 		// DescribeExec: an unnamed prepared statement, so no statement of a

@@ -43,8 +43,6 @@ func (db *DB) Validate(ctx context.Context) error {
 		role = db.cfg.VerificationIdentity
 	}
 	checkGrants := db.cfg.Posture != domain.ImpersonationAtSource || role != ""
-	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
-	defer cancel()
 	var problem error
 	err := db.run(ctx, role, func(ctx context.Context, conn *pgxpool.Conn) error {
 		for i := range db.cfg.Models {
