@@ -25,8 +25,8 @@ import (
 // conformance corpus runs in the chdbtest module, through the application.
 
 const (
-	source  = "demo"
-	dataDir = "../../examples/demo/data"
+	source  = sqltest.DemoSource
+	dataDir = sqltest.DemoData
 )
 
 // dataSystem, validator and costReporter are app's ports, restated: this

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,24 +25,18 @@ import (
 func TestTLS(t *testing.T) {
 	chtest.Tier.Value(t) // runs where the clickhouse tier runs
 	dir := t.TempDir()
-	ca := sqltest.Issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "sutura test CA"}, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}, nil)
 	other := sqltest.Issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "another CA"}, IsCA: true, BasicConstraintsValid: true,
 		KeyUsage: x509.KeyUsageCertSign}, nil)
-	server := sqltest.Issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "localhost"}, DNSNames: []string{"localhost"},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		KeyUsage: x509.KeyUsageDigitalSignature}, &ca)
-	client := sqltest.Issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "sutura"},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, KeyUsage: x509.KeyUsageDigitalSignature}, &ca)
-	write := func(name string, b []byte) string {
+	write := func(name string, b []byte, mode os.FileMode) string {
 		p := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(p, b, 0o600))
 		return p
 	}
-	caFile, otherFile := write("ca.pem", ca.Cert), write("other.pem", other.Cert)
-	certFile, keyFile := write("client.crt", client.Cert), write("client.key", client.Key)
-	t.Setenv("SUTURA_CH_TLS_CERT", write("server.crt", server.Cert))
-	t.Setenv("SUTURA_CH_TLS_KEY", write("server.key", server.Key))
+	files := sqltest.WriteTLS(t, "sutura", write)
+	caFile, otherFile := files.CA, write("other.pem", other.Cert, 0o600)
+	certFile, keyFile := files.ClientCert, files.ClientKey
+	t.Setenv("SUTURA_CH_TLS_CERT", files.ServerCert)
+	t.Setenv("SUTURA_CH_TLS_KEY", files.ServerKey)
 	t.Setenv("SUTURA_CH_TLS_CA", caFile)
 	vars := exports(chScript(t, "start"))
 	t.Cleanup(func() { chScript(t, "stop", vars["SUTURA_CH_DIR"]) })

@@ -20,8 +20,8 @@ import (
 // is linked into the test binary, so every test here always runs.
 
 const (
-	source  = "demo"
-	dataDir = "../../examples/demo/data"
+	source  = sqltest.DemoSource
+	dataDir = sqltest.DemoData
 )
 
 // demoModels are the demo catalogue's models, as the conformance suite

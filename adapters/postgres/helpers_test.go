@@ -29,8 +29,8 @@ import (
 // SUTURA_REQUIRE_TIERS lists postgres (CI).
 
 const (
-	source  = "demo"
-	dataDir = "../../examples/demo/data"
+	source  = sqltest.DemoSource
+	dataDir = sqltest.DemoData
 )
 
 // fixture is what one run creates on a server.

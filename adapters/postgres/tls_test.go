@@ -2,9 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"net"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -25,14 +22,6 @@ import (
 func TestTLS(t *testing.T) {
 	f := ownCluster(t)
 	dir := f.dir
-	ca := sqltest.Issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "sutura test CA"}, IsCA: true,
-		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}, nil)
-	server := sqltest.Issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "localhost"}, DNSNames: []string{"localhost"},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		KeyUsage: x509.KeyUsageDigitalSignature}, &ca)
-	client := sqltest.Issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: f.role("reader")},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, KeyUsage: x509.KeyUsageDigitalSignature}, &ca)
-
 	// The server's files sit in the cluster directory, owned by the
 	// cluster's owner (the server refuses a key others can read).
 	tlsDir := filepath.Join(dir, "tls-"+f.suffix)
@@ -49,9 +38,9 @@ func TestTLS(t *testing.T) {
 		}
 		return p
 	}
-	caFile := write("ca.pem", ca.Cert, 0o644)
-	serverCert, serverKey := write("server.pem", server.Cert, 0o644), write("server.key", server.Key, 0o600)
-	clientCert, clientKey := write("client.pem", client.Cert, 0o644), write("client.key", client.Key, 0o600)
+	files := sqltest.WriteTLS(t, f.role("reader"), write)
+	caFile, serverCert, serverKey := files.CA, files.ServerCert, files.ServerKey
+	clientCert, clientKey := files.ClientCert, files.ClientKey
 	f.exec(t, "ALTER SYSTEM SET ssl_cert_file = '"+serverCert+"'")
 	f.exec(t, "ALTER SYSTEM SET ssl_key_file = '"+serverKey+"'")
 	f.exec(t, "ALTER SYSTEM SET ssl_ca_file = '"+caFile+"'")

@@ -141,6 +141,13 @@ func (ts Types) Of(t domain.ColumnType) string {
 	return ts.Text
 }
 
+// The demo catalogue's source alias and its CSV files, as a path from an
+// adapter's folder (adapters/<name>, where go test runs its tests).
+const (
+	DemoSource = "demo"
+	DemoData   = "../../examples/demo/data"
+)
+
 // Today is the date every adapter's tests compile questions on.
 var Today = domain.DateOf(2026, 7, 1)
 
