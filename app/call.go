@@ -135,9 +135,6 @@ type work struct {
 	// execute runs the work on its data system in the slot, under the
 	// execution deadline.
 	execute func(ctx context.Context) (*domain.RowSet, error)
-	// failed classifies an error of execute that is neither a refusal nor
-	// the end of a context.
-	failed func(err error) *Failure
 	// rowCap bounds the rows delivered; the refusals say what to ask for.
 	rowCap int
 	// deadline, tooManyRows and tooManyBytes are the details of the
@@ -235,10 +232,8 @@ func (s *Surface) perform(ctx context.Context, caller Caller, w *work) (res Resu
 			return Result{Failure: ctxFailure(ctx, ctx.Err())}
 		case execCtx.Err() != nil:
 			return refused(domain.Refuse(domain.DeadlineExceeded, "%s", w.deadline))
-		case errors.Is(err, domain.ErrDefect):
-			return Result{Failure: newFailure(CodeInternal, err)}
 		}
-		return Result{Failure: w.failed(err)}
+		return Result{Failure: classifyFor(w.tool, err)}
 	}
 	if rows == nil {
 		return Result{Failure: newFailure(CodeInternal, errors.New("the data system returned no result"))}

@@ -207,10 +207,41 @@ func (f *Failure) Unwrap() []error {
 	return out
 }
 
+// kinds maps each error kind of package domain to the code of a call
+// that fails with it, after the sentinels of the table: the one place a
+// data system's error becomes a code (architecture.md §3.5).
+var kinds = []struct {
+	kind error
+	code FailureCode
+}{
+	{domain.ErrDefect, CodeInternal},
+	{domain.ErrZeroDenominator, CodeZeroDenominator},
+	{domain.ErrUnavailable, CodeUnavailable},
+	// A statement the data system rejected is statement_failed only when
+	// the caller wrote it (run_sql, see classifyFor). The statement of a
+	// certified question is sutura's: the data system no longer matches
+	// the catalogue (a table or column dropped or renamed), which is not
+	// the caller's to fix and which the operator is told of; the caller
+	// can only ask again later, as of a data system that is down.
+	{domain.ErrRejected, CodeUnavailable},
+}
+
 // classify is the failure of an error of the pipeline: the first row of
-// the table whose sentinel err wraps; a passed deadline is a timeout, and
-// an error wrapping none of them is a defect (internal).
+// the table whose sentinel err wraps, else the code of the first error
+// kind of package domain it wraps; a passed deadline is a timeout. An
+// error wrapping none of them is internal: nobody recognised it, so it
+// is a defect (an adapter that did not type its failure is one too),
+// reported to the operator with its detail, and the caller is told
+// nothing that could be wrong (unavailable would send them to ask again,
+// and would hide the defect among outages).
 func classify(err error) *Failure {
+	return classifyFor("", err)
+}
+
+// classifyFor is classify for an error of capability tool's execution:
+// the same table, and a statement the data system rejected is
+// statement_failed for run_sql, whose caller wrote it.
+func classifyFor(tool domain.Capability, err error) *Failure {
 	var f *Failure
 	if errors.As(err, &f) {
 		return f
@@ -223,7 +254,22 @@ func classify(err error) *Failure {
 			return newFailure(r.code, err)
 		}
 	}
+	if tool == domain.RunSQL && errors.Is(err, domain.ErrRejected) {
+		return newFailure(CodeStatementFailed, err)
+	}
+	for _, k := range kinds {
+		if errors.Is(err, k.kind) {
+			return newFailure(k.code, err)
+		}
+	}
 	return newFailure(CodeInternal, err)
+}
+
+// CodeOf returns the code a call of capability tool that ended with err
+// fails with, as the pipeline classifies it: what a contract suite
+// compares a data system's error by.
+func CodeOf(tool domain.Capability, err error) FailureCode {
+	return classifyFor(tool, err).Code
 }
 
 // textNotAQuestionHead opens the sentence of arguments that are not a

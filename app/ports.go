@@ -9,8 +9,11 @@ import (
 // DataSystem executes plans on one configured source. Execute returns the
 // answer's rows, a *domain.RefusalError when execution ends in a refusal
 // (row cap, byte bound, working set, deadline, authorization), ctx's error
-// when ctx ended, or another error when the data system failed. Execute
-// must stop its work when ctx is cancelled.
+// when ctx ended, or an error wrapping one error kind of package domain
+// when the data system failed (domain.ErrUnavailable, domain.ErrRejected,
+// domain.ErrZeroDenominator, domain.ErrDefect); the failure table maps
+// kinds to codes, and an error wrapping none is reported as internal.
+// Execute must stop its work when ctx is cancelled.
 type DataSystem interface {
 	Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error)
 }
@@ -76,22 +79,15 @@ type Source struct {
 // *domain.RefusalError (result_too_large), never a truncated result; a
 // statement that tries to write or lacks a permission is a
 // *domain.RefusalError (source_refused); ctx's error when ctx ended;
-// another error when the data system failed. RunSQL must stop its work
+// an error wrapping domain.ErrRejected when the data system failed the
+// statement itself (its author's to fix: statement_failed), and one
+// wrapping another kind, as Execute's, when the data system failed to run
+// it. Such an error's text is never shown: it may quote the statement.
+// RunSQL must stop its work
 // when ctx is cancelled. The *DB of sutura.dev/adapters/postgres and of
 // sutura.dev/adapters/duckdb have it.
 type SQLRunner interface {
 	RunSQL(ctx context.Context, statement string, rowCap int) (*domain.RowSet, error)
-}
-
-// StatementFailure is the optional ability of an error of SQLRunner.RunSQL
-// to say that the data system failed the statement itself (a syntax error,
-// an unknown table or column), as opposed to failing to run it. Such a
-// failure is the statement author's to fix: Surface.RunSQL reports it as
-// ErrStatementFailed, not as an unavailable data system. Its text is never
-// shown: it may quote the statement.
-type StatementFailure interface {
-	error
-	StatementFailed() bool
 }
 
 // PostureReporter is the optional ability of a data system to say the

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -125,13 +124,6 @@ func (s *Surface) sqlWork(statement string) *work {
 	}
 	w.execute = func(ctx context.Context) (*domain.RowSet, error) {
 		return src.System.(SQLRunner).RunSQL(ctx, statement, domain.MaxRowCap)
-	}
-	w.failed = func(err error) *Failure {
-		var sf StatementFailure
-		if errors.As(err, &sf) && sf.StatementFailed() {
-			return newFailure(CodeStatementFailed, err)
-		}
-		return newFailure(CodeUnavailable, err)
 	}
 	w.deliver = func(rows *domain.RowSet, res *Result) {
 		// No role: a statement's columns are neither dimensions, periods nor

@@ -286,15 +286,6 @@ func (s *Surface) askWork(caller Caller, q domain.Question) *work {
 		}
 		return execute(ctx, system(srcs[0], caller), plan, plan.Legs[0].Source, &w.cost)
 	}
-	w.failed = func(err error) *Failure {
-		switch {
-		case errors.Is(err, domain.ErrZeroDenominator):
-			return newFailure(CodeZeroDenominator, err)
-		case errors.Is(err, ErrInternal):
-			return newFailure(CodeInternal, err)
-		}
-		return newFailure(CodeUnavailable, err)
-	}
 	w.deliver = func(rows *domain.RowSet, res *Result) {
 		prov := plan.Provenance
 		prov.ExecutedAs = executedAs(plan, srcs)

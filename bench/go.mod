@@ -33,6 +33,7 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 	sutura.dev/adapters/clickhouse v0.0.0 // indirect
 	sutura.dev/adapters/duckdb v0.0.0 // indirect
+	sutura.dev/adapters/sqlsource v0.0.0 // indirect
 	sutura.dev/runtime v0.0.0 // indirect
 	sutura.dev/transport-inproc v0.0.0 // indirect
 )
@@ -101,3 +102,5 @@ replace sutura.dev/adapters/import-dbt => ../adapters/import-dbt
 replace sutura.dev/adapters/import-osi => ../adapters/import-osi
 
 replace sutura.dev/adapters/importread => ../adapters/importread
+
+replace sutura.dev/adapters/sqlsource => ../adapters/sqlsource

@@ -17,6 +17,7 @@ require (
 	sutura.dev/adapters/import-dbt v0.0.0
 	sutura.dev/adapters/import-osi v0.0.0
 	sutura.dev/adapters/importread v0.0.0
+	sutura.dev/adapters/sqlsource v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/examples v0.0.0
 	sutura.dev/runtime v0.0.0
@@ -88,6 +89,7 @@ require (
 
 replace (
 	sutura.dev/adapters/catalog-markdown => ../adapters/catalog-markdown
+	sutura.dev/adapters/sqlsource => ../adapters/sqlsource
 	sutura.dev/domain => ../domain
 	sutura.dev/examples => ../examples
 	sutura.dev/runtime => ../runtime

@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"errors"
 	"time"
 )
 
@@ -26,28 +25,3 @@ type AuditRecord struct {
 	DurationMS       float64      `json:"duration_ms"`
 	Statement        string       `json:"statement,omitempty"` // run_sql only
 }
-
-// RefusalError is how a data system reports that execution ended in a
-// refusal (row cap, byte bound, working set, deadline, a source that
-// refused on authorization grounds). The surface turns it into a refusal
-// outcome; it is never shown as a failure.
-type RefusalError struct {
-	Reason Reason
-}
-
-func (e *RefusalError) Error() string {
-	return "refused (" + string(e.Reason.Code()) + "): " + e.Reason.Detail()
-}
-
-// ErrZeroDenominator is returned (wrapped, naming the metric) by a data
-// system when a ratio whose zero_denominator is "fails" meets a zero
-// denominator: the metric's definition says the answer does not exist.
-var ErrZeroDenominator = errors.New("a ratio's denominator is zero and its metric declares zero_denominator: fails")
-
-// ErrDefect is returned (wrapped, with the detail for the operator's log)
-// by a data system whose own code failed where it cannot fail by design:
-// a panic recovered in a worker goroutine, which no caller's recover could
-// catch. It is a defect of sutura, not of the question or the data: the
-// surface reports it as an internal failure, never as an unavailable data
-// system.
-var ErrDefect = errors.New("a defect in sutura")

@@ -251,12 +251,27 @@ func list(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// checkAdapterClasses checks that no member of a class imports another.
+// checkAdapterClasses checks that no member of a class imports another,
+// and that no shared library of a class imports a member.
 func (w *Workspace) checkAdapterClasses() []Violation {
 	w.list()
 	var vs []Violation
 	for _, c := range AdapterClasses {
 		for _, m := range w.Modules {
+			if slices.Contains(c.Libraries, m.Folder) {
+				if u := unlisted(RuleAdapterClasses, m); u != nil {
+					vs = append(vs, u...)
+					continue
+				}
+				for _, e := range w.edges(m) {
+					if e.workspace && slices.Contains(c.Members, e.module) {
+						vs = append(vs, w.violation(RuleAdapterClasses, m, e, fmt.Sprintf(
+							"imports %s; %s is a shared library of the %s, which import it, so it imports none of them",
+							e.what(), m.Folder, c.Name)))
+					}
+				}
+				continue
+			}
 			if !slices.Contains(c.Members, m.Folder) {
 				continue
 			}

@@ -42,9 +42,9 @@ func RulesMarkdown() string {
 	}
 
 	b.WriteString("\n### Adapter classes (rule 2)\n\n")
-	b.WriteString("| Class | Members | Why |\n| --- | --- | --- |\n")
+	b.WriteString("| Class | Members | Shared libraries | Why |\n| --- | --- | --- | --- |\n")
 	for _, c := range AdapterClasses {
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", c.Name, code(c.Members), c.Reason)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Name, code(c.Members), code(c.Libraries), c.Reason)
 	}
 
 	b.WriteString("\n### Parameters of rules 3 to 7\n\n")

@@ -97,6 +97,11 @@ const testify = "github.com/stretchr/testify"
 // workspace: the vocabulary, and the compiler for the SQL of its dialect.
 var adapterModules = []string{"domain", "semantic"}
 
+// sqlAdapterModules is what a SQL data system adapter may import: an
+// adapter's modules and the shared home of what SQL data systems have in
+// common, adapters/sqlsource.
+var sqlAdapterModules = []string{"domain", "semantic", "adapters/sqlsource"}
+
 // importerModules and importerThirdParty are what every importer may
 // import: the vocabulary it produces and a YAML reader (the project's own,
 // adapters/importread, over yaml.v3), nothing else.
@@ -188,7 +193,7 @@ var ModuleRules = []ModuleRule{
 	},
 	{
 		Folder:         "adapters/postgres",
-		Modules:        adapterModules,
+		Modules:        sqlAdapterModules,
 		ThirdParty:     []string{"github.com/jackc/pgx/v5"},
 		TestThirdParty: []string{testify},
 		TestPackages:   adapterTestPackages,
@@ -196,7 +201,7 @@ var ModuleRules = []ModuleRule{
 	},
 	{
 		Folder:         "adapters/oracle",
-		Modules:        adapterModules,
+		Modules:        sqlAdapterModules,
 		ThirdParty:     []string{"github.com/sijms/go-ora/v2"},
 		TestThirdParty: []string{testify},
 		TestPackages:   adapterTestPackages,
@@ -204,7 +209,7 @@ var ModuleRules = []ModuleRule{
 	},
 	{
 		Folder:         "adapters/clickhouse",
-		Modules:        adapterModules,
+		Modules:        sqlAdapterModules,
 		ThirdParty:     []string{"github.com/ClickHouse/clickhouse-go/v2"},
 		TestPackages:   adapterTestPackages,
 		TestThirdParty: []string{testify},
@@ -213,18 +218,27 @@ var ModuleRules = []ModuleRule{
 	{
 		Folder: "adapters/clickhouse/chdbtest",
 		Modules: []string{"domain", "semantic", "app", "runtime", "exec-arrow", "examples",
-			"adapters/catalog-markdown", "adapters/clickhouse"},
+			"adapters/catalog-markdown", "adapters/clickhouse", "adapters/sqlsource"},
 		TestThirdParty: []string{testify},
 		Reason: "test-only: runs the clickhouse dialect on chDB's current ClickHouse engine, loaded with dlopen (cgo), and the " +
 			"conformance and differential suites through app on it and on a real server; chDB is linked nowhere else",
 	},
 	{
 		Folder:         "adapters/duckdb",
-		Modules:        adapterModules,
+		Modules:        sqlAdapterModules,
 		ThirdParty:     []string{"github.com/duckdb/duckdb-go/v2"},
 		TestThirdParty: []string{testify},
 		TestPackages:   adapterTestPackages,
 		Reason:         "a data system: the duckdb dialect of the compiler and its driver, duckdb-go (cgo; DuckDB is linked in)",
+	},
+	{
+		Folder:         "adapters/sqlsource",
+		Modules:        []string{"domain", "semantic"},
+		TestThirdParty: []string{testify},
+		Reason: "what every SQL data system shares (connection and posture configuration, the run_sql guard, bounded row readers, " +
+			"cell rendering, error typing, and in sqltest the data-system test harness), written once: the vocabulary, the compiler " +
+			"(to render a plan in an adapter's dialect, and in sqltest to compile the questions the adapters' tests ask) and the " +
+			"standard library, so that it assumes no driver and serves every SQL adapter, those still to come included",
 	},
 	{
 		Folder:         "adapters/import-dbt",
@@ -329,6 +343,11 @@ type AdapterClass struct {
 	Name    string   // the class, plural: "data systems"
 	Members []string // the folders of its modules
 	Reason  string   // why its members stay apart
+	// Libraries are the folders of the class's shared libraries: not
+	// members (no port is reached through them), so members may import
+	// them, and they import no member, so nothing of one member reaches
+	// another through them.
+	Libraries []string
 }
 
 // AdapterClasses lists the classes of the adapter-classes rule. Members
@@ -342,6 +361,8 @@ var AdapterClasses = []AdapterClass{
 			"adapters/duckdb", "adapters/clickhouse", "adapters/bigquery",
 		},
 		Reason: "each executes legs behind app's data-system port; combining legs is the planner's job",
+		// What the SQL data systems share is written once below them.
+		Libraries: []string{"adapters/sqlsource"},
 	},
 	{
 		Name:    "catalogues",

@@ -122,6 +122,8 @@ func TestAdapterClasses(t *testing.T) {
 				"adapters/import-dbt and adapters/catalog-markdown are both catalogues"},
 			{"module adapters/import-cube, package sutura.dev/adapters/import-cube, file adapters/import-cube/cube.go:5",
 				"adapters/import-cube and adapters/import-dbt are both catalogues"},
+			{"module adapters/sqlsource, package sutura.dev/adapters/sqlsource, file adapters/sqlsource/sqlsource.go:6",
+				"adapters/sqlsource is a shared library of the data systems, which import it, so it imports none of them"},
 			{"module transport-mcp, package sutura.dev/transport-mcp_test (tests), file transport-mcp/mcp_test.go:6",
 				"transport-mcp and transport-http are both transports"},
 		},

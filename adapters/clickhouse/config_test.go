@@ -9,11 +9,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"sutura.dev/adapters/clickhouse"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
 func base() clickhouse.Config {
-	return clickhouse.Config{Source: "warehouse", Host: "127.0.0.1", User: "u", TransportMode: clickhouse.Plaintext}
+	return clickhouse.Config{Source: "warehouse", Server: sqlsource.Server{Host: "127.0.0.1", User: "u", TransportMode: sqlsource.Plaintext}}
 }
 
 // TestConfigRefusals needs no server: New validates without connecting.
@@ -39,15 +40,15 @@ func TestConfigRefusals(t *testing.T) {
 		{"bad port", func(c *clickhouse.Config) { c.Port = 70000 }, "port must be"},
 		{"bad mode", func(c *clickhouse.Config) { c.TransportMode = "tls" }, "transport_mode must be"},
 		{"ca with plaintext", func(c *clickhouse.Config) { c.CAFile = "/ca.pem" }, "ca_file applies only with transport_mode verified or mutual"},
-		{"mutual without cert", func(c *clickhouse.Config) { c.Host, c.TransportMode = "ch", clickhouse.Mutual }, "cert_file is required with transport_mode mutual"},
+		{"mutual without cert", func(c *clickhouse.Config) { c.Host, c.TransportMode = "ch", sqlsource.Mutual }, "cert_file is required with transport_mode mutual"},
 		{"cert without mutual", func(c *clickhouse.Config) {
-			c.Host, c.TransportMode, c.CertFile, c.KeyFile = "ch", clickhouse.Verified, "/c", "/k"
+			c.Host, c.TransportMode, c.CertFile, c.KeyFile = "ch", sqlsource.Verified, "/c", "/k"
 		}, "cert_file applies only with transport_mode mutual"},
 		{"unreadable CA", func(c *clickhouse.Config) {
-			c.Host, c.TransportMode, c.CAFile = "ch", clickhouse.Verified, filepath.Join(dir, "missing.pem")
+			c.Host, c.TransportMode, c.CAFile = "ch", sqlsource.Verified, filepath.Join(dir, "missing.pem")
 		}, "ca_file cannot be read"},
 		{"CA without a certificate", func(c *clickhouse.Config) {
-			c.Host, c.TransportMode, c.CAFile = "ch", clickhouse.Verified, badCA
+			c.Host, c.TransportMode, c.CAFile = "ch", sqlsource.Verified, badCA
 		}, "ca_file holds no PEM certificate"},
 		{"bad posture", func(c *clickhouse.Config) { c.Posture = "as-caller" }, "posture must be"},
 		{"impersonate when shared", func(c *clickhouse.Config) { c.Impersonate = map[string]string{"a": "b"} }, "impersonate applies only with posture impersonation-at-source"},
@@ -97,7 +98,7 @@ func TestUnreachable(t *testing.T) {
 	require.NoError(t, err)
 	defer db.Close()
 	err = db.Ping(context.Background())
-	require.ErrorIs(t, err, clickhouse.ErrUnreachable)
+	require.ErrorIs(t, err, domain.ErrUnavailable)
 	require.Equal(t, "clickhouse source warehouse: the server cannot be reached", err.Error())
 }
 

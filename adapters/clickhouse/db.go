@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -14,6 +13,7 @@ import (
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -22,6 +22,7 @@ import (
 // concurrent use.
 type DB struct {
 	cfg  Config
+	ids  *sqlsource.Identities
 	conn driver.Conn
 	srv  atomic.Pointer[Server]
 }
@@ -35,12 +36,10 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cfg.Password = append([]byte(nil), cfg.Password...)
-	cfg.Models = append([]domain.Model(nil), cfg.Models...)
 	if err := cfg.normalize(); err != nil {
 		return nil, err
 	}
-	tc, err := cfg.tlsConfig()
+	tc, err := cfg.network().TLSConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +70,7 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("clickhouse source %s: the connection pool cannot be built", cfg.Source)
 	}
-	return &DB{cfg: cfg, conn: conn}, nil
+	return &DB{cfg: cfg, ids: cfg.identities(), conn: conn}, nil
 }
 
 // Close closes every connection of the pool.
@@ -85,8 +84,8 @@ func (db *DB) Posture() domain.Posture { return db.cfg.Posture }
 
 // Ping connects (or takes a pooled connection) and asks the server for its
 // version: what `sutura doctor` asks to tell whether the source can be
-// reached. The error is an *Error (errors.Is ErrUnreachable when the
-// server cannot be reached) or ctx's.
+// reached. The error is an *Error (errors.Is domain.ErrUnavailable when
+// the server cannot be reached) or ctx's.
 func (db *DB) Ping(ctx context.Context) error {
 	db.srv.Store(nil)
 	_, err := db.Server(ctx)
@@ -131,38 +130,17 @@ func (db *DB) ExecuteAs(ctx context.Context, principal domain.Principal, plan *d
 }
 
 // ownUser is the user of a call without a caller ("" is the service user).
-func (db *DB) ownUser() (string, error) {
-	if db.cfg.Posture != domain.ImpersonationAtSource {
-		return "", nil
-	}
-	if db.cfg.VerificationIdentity == "" {
-		return "", refusal(domain.CredentialUnavailable,
-			"source %s runs as the caller and declares no verification identity for calls without one", db.cfg.Source)
-	}
-	return db.cfg.VerificationIdentity, nil
-}
+func (db *DB) ownUser() (string, error) { return db.ids.Own() }
 
 // userOf is the user principal's legs run as ("" is the service user).
-func (db *DB) userOf(p domain.Principal) (string, error) {
-	if db.cfg.Posture != domain.ImpersonationAtSource {
-		return "", nil
-	}
-	user, ok := db.cfg.Impersonate[p.Subject]
-	if !ok || p.Subject == "" {
-		return "", refusal(domain.CredentialUnavailable, detailNoUser, db.cfg.Source)
-	}
-	return user, nil
-}
+func (db *DB) userOf(p domain.Principal) (string, error) { return db.ids.Of(p) }
 
 func (db *DB) execute(ctx context.Context, user string, plan *domain.Plan) (*domain.RowSet, domain.Cost, error) {
-	if plan == nil || len(plan.Legs) == 0 {
-		return nil, domain.Cost{}, errors.New("clickhouse: no plan")
-	}
-	if src := plan.Legs[0].Source; src != db.cfg.Source {
-		return nil, domain.Cost{}, fmt.Errorf("clickhouse source %s: the plan reads source %s", db.cfg.Source, src)
+	if err := sqlsource.Leg("clickhouse", db.cfg.Source, plan); err != nil {
+		return nil, domain.Cost{}, err
 	}
 	rowCap, byteCap := plan.Bounds()
-	ctx, cancel := db.budget(ctx)
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	srv, err := db.Server(ctx)
 	if err != nil {
@@ -177,29 +155,20 @@ func (db *DB) execute(ctx context.Context, user string, plan *domain.Plan) (*dom
 	if err != nil {
 		return nil, domain.Cost{}, fmt.Errorf("clickhouse source %s: %w", db.cfg.Source, err)
 	}
-	rd := reader{rowCap: rowCap, byteCap: byteCap, columns: plan.Columns, bools: booleanColumns(plan), tooMany: detailTooManyRows}
+	rd := reader{rowCap: rowCap, byteCap: byteCap, columns: plan.Columns, bools: booleanColumns(plan), tooMany: sqlsource.DetailTooManyRows}
 	var rs *domain.RowSet
 	cost, err := db.run(ctx, st, func(rows driver.Rows) error {
 		got, err := rd.read(rows)
 		rs = got
 		return err
 	})
-	var e *Error
-	if errors.As(err, &e) && e.Code == codeThrowIf {
+	if hasCode(err, codeThrowIf) {
 		return nil, cost, zeroDenominator(plan)
 	}
 	if err != nil {
 		return nil, cost, err
 	}
 	return rs, cost, nil
-}
-
-// budget gives ctx the default deadline when it has none.
-func (db *DB) budget(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(ctx, db.cfg.DefaultTimeout)
 }
 
 // killTimeout bounds stopping a statement whose context ended.

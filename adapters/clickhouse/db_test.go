@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"sutura.dev/adapters/clickhouse"
+	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/domain"
 )
 
@@ -111,23 +112,11 @@ func TestCancelStopsTheStatementAtTheServer(t *testing.T) {
 	d := loaded(t)
 	db := open(t, d.Config(source, nil))
 	plan := compile(t, slowBundle(t), slowQuestion)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		_, err := db.Execute(ctx, plan)
-		done <- err
-	}()
+	done, cancel := sqltest.Background(t, db.Execute, plan)
 	waitRunning(t, d.Admin, "slow_orders")
 	cancelled := time.Now()
 	cancel()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Execute did not return within 5 s of the cancellation")
-	}
-	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorIs(t, sqltest.Returned(t, done, 5*time.Second), context.Canceled)
 	require.Empty(t, processes(t, d.Admin), "nothing keeps running at the server")
 	t.Logf("Execute returned %v after the cancellation", time.Since(cancelled))
 
@@ -145,19 +134,14 @@ func TestDeadlineStopsTheStatementAtTheServer(t *testing.T) {
 	d := loaded(t)
 	db := open(t, d.Config(source, nil))
 	plan := compile(t, slowBundle(t), slowQuestion)
-	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	_, err := db.Execute(ctx, plan)
-	require.Equal(t, domain.DeadlineExceeded, refusalCode(err), "error: %v", err)
-	require.Less(t, time.Since(start), 4*time.Second)
+	sqltest.RefusesAtDeadline(t, db.Execute, plan, 700*time.Millisecond, 3300*time.Millisecond)
 	require.Empty(t, processes(t, d.Admin), "nothing keeps running at the server")
 
 	// A context without a deadline gets the configured default.
 	cfg := d.Config(source, nil)
 	cfg.DefaultTimeout = 500 * time.Millisecond
 	short := open(t, cfg)
-	_, err = short.Execute(context.WithoutCancel(context.Background()), plan)
+	_, err := short.Execute(context.WithoutCancel(context.Background()), plan)
 	require.Equal(t, domain.DeadlineExceeded, refusalCode(err), "error: %v", err)
 	require.Empty(t, processes(t, d.Admin))
 }
@@ -234,8 +218,8 @@ func TestFaultsAreFixedSentences(t *testing.T) {
 	require.True(t, errors.As(err, &e), "%v", err)
 	require.Equal(t, "clickhouse source demo: the statement failed (code 60)", err.Error())
 	require.NotContains(t, err.Error(), "orders")
-	require.False(t, errors.Is(err, clickhouse.ErrUnreachable))
-	require.True(t, e.StatementFailed())
+	require.False(t, errors.Is(err, domain.ErrUnavailable))
+	require.ErrorIs(t, e, domain.ErrRejected)
 }
 
 func jsonString(s string) string {

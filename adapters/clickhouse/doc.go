@@ -66,9 +66,9 @@
 // zero_denominator: fails) wraps domain.ErrZeroDenominator. Everything
 // else is an *Error: its text is a fixed sentence with at most
 // ClickHouse's error code, never the server's or the driver's message, and
-// errors.Is(err, ErrUnreachable) tells a server that cannot be reached
-// (down, restarting, refusing the sign-in) from a statement the server
-// failed. A question whose connection broke before its rows were read is
+// it wraps one error kind of package domain: domain.ErrUnavailable for a
+// server that cannot be reached (down, restarting, refusing the sign-in),
+// domain.ErrRejected for a statement the server failed. A question whose connection broke before its rows were read is
 // run once more on a fresh connection: it only reads, so running it twice
 // is harmless, and a restarted server answers the first question after it
 // is back.

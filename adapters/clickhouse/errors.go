@@ -13,56 +13,48 @@ import (
 	"syscall"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
-// ErrUnreachable is matched (errors.Is) by every *Error that says the
-// server could not be reached or the connection to it broke: down,
-// restarting, refusing connections, a failed TLS handshake or sign-in.
-// The application maps it, like every other failure, to "unavailable".
-var ErrUnreachable = errors.New("the server cannot be reached")
+// Error is a failure of the server or of the connection to it (see
+// sqlsource.Error). Its kind is domain.ErrUnavailable when the server
+// could not be reached or the connection to it broke (down, restarting,
+// refusing connections, a failed TLS handshake or sign-in) or failed in a
+// way it did not explain, and domain.ErrRejected when the server failed
+// the statement; Code is then ClickHouse's error code. Its text is a
+// fixed sentence naming the source and the code; Message is the server's
+// message for a statement it failed (for run_sql's author only).
+type Error = sqlsource.Error
 
-// Error is a failure of the server or of the connection to it. Its text is
-// a fixed sentence naming the source and, for a statement the server
-// failed, ClickHouse's error code; it never holds the server's or the
-// driver's message, which Unwrap still reaches for an operator's log.
-type Error struct {
-	// Source is the configured source alias.
-	Source string
-	// Code is ClickHouse's error code for a statement the server failed;
-	// zero when the server was not reached or did not say.
-	Code int32
-	// Message is the server's message for a statement it failed (empty
-	// otherwise). It may name tables and columns of the statement: show
-	// it only to whoever wrote the statement (run_sql), never to a caller
-	// of a certified question.
-	Message     string
-	unreachable bool
-	err         error
+// unreachableError is the failure to reach the server, or a connection
+// that broke; code is ClickHouse's when the server said one.
+func unreachableError(source string, code int32, err error) *Error {
+	e := &Error{System: "clickhouse", Source: source, Kind: domain.ErrUnavailable, Sentence: "the server cannot be reached", Err: err}
+	if code != 0 {
+		e.Code = strconv.Itoa(int(code))
+	}
+	return e
 }
 
-func (e *Error) Error() string {
-	if e.unreachable {
-		return "clickhouse source " + e.Source + ": the server cannot be reached"
-	}
-	if e.Code != 0 {
-		return "clickhouse source " + e.Source + ": the statement failed (code " + strconv.Itoa(int(e.Code)) + ")"
-	}
-	return "clickhouse source " + e.Source + ": the statement failed"
+// statementError is a statement the server failed with code and message.
+func statementError(source string, code int32, message string, err error) *Error {
+	c := strconv.Itoa(int(code))
+	return &Error{System: "clickhouse", Source: source, Kind: domain.ErrRejected, Code: c, Message: message,
+		Sentence: "the statement failed (code " + c + ")", Err: err}
 }
 
-// Unwrap returns the driver's error.
-func (e *Error) Unwrap() error { return e.err }
+// unexplained is a failure the adapter cannot place: the server failed in
+// a way it did not say.
+func unexplained(source string, err error) *Error {
+	return &Error{System: "clickhouse", Source: source, Kind: domain.ErrUnavailable, Sentence: "the statement failed", Err: err}
+}
 
-// Is reports whether target is ErrUnreachable and e is a failure to reach
-// the server.
-func (e *Error) Is(target error) bool { return target == ErrUnreachable && e.unreachable }
-
-// StatementFailed reports whether the server rejected the statement itself
-// (a run_sql author's mistake), as opposed to the server being
-// unreachable or failing: the app answers the former to the author and
-// treats the latter as the service failing.
-func (e *Error) StatementFailed() bool { return e.Code != 0 && !e.unreachable }
+// hasCode reports whether err is an *Error with ClickHouse's code.
+func hasCode(err error, code int32) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == strconv.Itoa(int(code))
+}
 
 // ClickHouse error codes the adapter tells apart (ErrorCodes.cpp).
 const (
@@ -83,52 +75,33 @@ const (
 )
 
 // Refusal details. They name no value and no driver text.
+// The details every SQL source shares are sqlsource's.
 const (
-	detailDeadline      = "the question ran out of its execution time and was stopped"
-	detailRefused       = "the server refused to read the data of this question for this caller"
-	detailNoUser        = "there is no ClickHouse user for this caller at source %s"
-	detailUserRefused   = "the ClickHouse user of this caller at source %s cannot be assumed"
-	detailTooManyRows   = "the answer has more than %d rows; ask for a coarser grain, a shorter range or fewer dimensions"
-	detailTooManyBytes  = "the answer is larger than %d bytes; ask for less"
-	detailResources     = "the server ran out of memory for this question; ask for less"
-	detailReadOnly      = "run_sql is read-only: the statement tried to change data or settings"
-	detailStatementRows = "the result has more than %d rows; ask for less (add a LIMIT or aggregate)"
+	detailRefused     = "the server refused to read the data of this question for this caller"
+	detailUserRefused = "the ClickHouse user of this caller at source %s cannot be assumed"
+	detailResources   = "the server ran out of memory for this question; ask for less"
+	detailReadOnly    = "run_sql is read-only: the statement tried to change data or settings"
 )
 
-func refusal(c domain.Code, format string, args ...any) error {
-	return &domain.RefusalError{Reason: domain.Refuse(c, format, args...)}
-}
+// refusal is a *domain.RefusalError of code c.
+var refusal = sqlsource.Refusal
 
 // classify turns an error of a call on source into Execute's error.
 // impersonating says the statement ran under EXECUTE AS, where an unknown
 // user or a missing IMPERSONATE grant means the caller's user cannot be
 // assumed.
 func classify(ctx context.Context, source string, impersonating bool, err error) error {
-	if err == nil {
-		return nil
-	}
-	var re *domain.RefusalError
-	if errors.As(err, &re) {
-		return err
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return err
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		if errors.Is(ctxErr, context.DeadlineExceeded) {
-			return refusal(domain.DeadlineExceeded, detailDeadline)
-		}
-		return ctxErr
+	if out, ok := sqlsource.Settled(ctx, err); ok {
+		return out
 	}
 	var ex *ch.Exception
 	if errors.As(err, &ex) {
 		return classifyServer(source, impersonating, ex)
 	}
 	if unreachable(err) {
-		return &Error{Source: source, unreachable: true, err: err}
+		return unreachableError(source, 0, err)
 	}
-	return &Error{Source: source, err: err}
+	return unexplained(source, err)
 }
 
 func classifyServer(source string, impersonating bool, ex *ch.Exception) error {
@@ -140,7 +113,7 @@ func classifyServer(source string, impersonating bool, ex *ch.Exception) error {
 		return refusal(domain.CredentialUnavailable, detailUserRefused, source)
 	case code == codeTimeoutExceeded:
 		// max_execution_time, set to the context's remaining budget, fired.
-		return refusal(domain.DeadlineExceeded, detailDeadline)
+		return refusal(domain.DeadlineExceeded, sqlsource.DetailDeadline)
 	case code == codeAccessDenied || code == codeDatabaseAccessDenied:
 		return refusal(domain.SourceRefused, detailRefused)
 	case code == codeMemoryLimitExceeded || code == codeCannotAllocateMemory:
@@ -149,9 +122,9 @@ func classifyServer(source string, impersonating bool, ex *ch.Exception) error {
 		code == codeIPNotAllowed || code == codeAuthenticationFailed || code == codeTooManyQueries:
 		// The service user cannot sign in, or the server takes no more
 		// queries: the server is not there for us.
-		return &Error{Source: source, Code: code, unreachable: true, err: ex}
+		return unreachableError(source, code, ex)
 	}
-	return &Error{Source: source, Code: ex.Code, Message: ex.Message, err: ex}
+	return statementError(source, ex.Code, ex.Message, ex)
 }
 
 // unreachable reports whether err (not a server exception) says the
@@ -190,7 +163,7 @@ func unreachable(err error) bool {
 // back. Every statement only reads, so running it again changes nothing.
 func retryable(err error) bool {
 	var e *Error
-	return errors.As(err, &e) && e.unreachable && e.Code == 0
+	return errors.As(err, &e) && e.Unavailable() && e.Code == ""
 }
 
 // zeroDenominator wraps domain.ErrZeroDenominator naming the plan's ratio

@@ -2,7 +2,6 @@ package clickhouse_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
@@ -13,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"sutura.dev/adapters/clickhouse"
 	"sutura.dev/adapters/clickhouse/chtest"
+	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/app/conformance"
 	"sutura.dev/domain"
-	"sutura.dev/semantic"
 )
 
 // The tests run against a real ClickHouse server named by SUTURA_CH_URL
@@ -26,8 +25,8 @@ import (
 // conformance corpus runs in the chdbtest module, through the application.
 
 const (
-	source  = "demo"
-	dataDir = "../../examples/demo/data"
+	source  = sqltest.DemoSource
+	dataDir = sqltest.DemoData
 )
 
 // dataSystem, validator and costReporter are app's ports, restated: this
@@ -60,14 +59,6 @@ var (
 	_ sqlRunner         = (*clickhouse.DB)(nil)
 )
 
-func cols(spec ...string) []domain.ModelColumn {
-	var out []domain.ModelColumn
-	for i := 0; i+1 < len(spec); i += 2 {
-		out = append(out, domain.ModelColumn{Name: spec[i], Type: domain.ColumnType(spec[i+1])})
-	}
-	return out
-}
-
 // demoModels are the demo catalogue's models (examples/demo/catalog).
 func demoModels() []domain.Model { return conformance.DemoDefinitions(source).Models }
 
@@ -77,38 +68,6 @@ func demoBundle(t testing.TB) *domain.Bundle {
 	b, err := conformance.DemoBundle(source)
 	require.NoError(t, err)
 	return b
-}
-
-// compile compiles a wire question against b.
-func compile(t testing.TB, b *domain.Bundle, question string) *domain.Plan {
-	t.Helper()
-	q, err := domain.ParseQuestion(json.RawMessage(question))
-	require.NoError(t, err)
-	plan, why := semantic.Compile(b, domain.LocalOperator, q, domain.DateOf(2026, 7, 1))
-	require.Nil(t, why, "the question is refused at compile time")
-	return plan
-}
-
-// rendered is a row set as canonical text.
-func rendered(rs *domain.RowSet) [][]string {
-	out := [][]string{}
-	for _, row := range rs.Rows {
-		r := make([]string, len(row))
-		for i, c := range row {
-			r[i] = c.Render()
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// refusalCode is the code of a *domain.RefusalError, or "" for any other
-// error.
-func refusalCode(err error) domain.Code {
-	if re, ok := err.(*domain.RefusalError); ok {
-		return re.Reason.Code()
-	}
-	return ""
 }
 
 // loaded returns a database with the demo tables and a slow view, made
@@ -125,29 +84,8 @@ func loaded(t *testing.T) *chtest.Database {
 
 // open opens the source cfg describes and closes it when t ends.
 func open(t testing.TB, cfg clickhouse.Config) *clickhouse.DB {
-	t.Helper()
-	db, err := clickhouse.New(context.Background(), cfg)
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	return db
+	return sqltest.Open(t, clickhouse.New, cfg)
 }
-
-// slowBundle is one metric over the slow view.
-func slowBundle(t testing.TB) *domain.Bundle {
-	t.Helper()
-	defs := domain.Definitions{
-		Models: []domain.Model{{Name: "slow_orders", Source: source, Table: "slow_orders",
-			Columns: cols("order_date", "date", "amount", "integer")}},
-		Metrics: []domain.Metric{{Name: "slow_total", Model: "slow_orders", TimeColumn: "order_date",
-			Measure: &domain.Measure{Simple: &domain.Term{Aggregate: domain.Sum, Column: "amount"}},
-			Grains:  []domain.Grain{domain.Year}, Description: "slow"}},
-	}
-	b, err := domain.NewBundle("slow", defs, domain.Knowledge{})
-	require.NoError(t, err)
-	return b
-}
-
-const slowQuestion = `{"metrics":["slow_total"],"grain":"year","range":{"start":"2025-01-01","end":"2026-01-01"}}`
 
 // processes lists the statements of sutura (query ids sutura-...) the
 // server is running, other than the one asking.
@@ -203,3 +141,22 @@ func exports(out string) map[string]string {
 	}
 	return vars
 }
+
+// The helpers every SQL adapter's tests share.
+var (
+	cols        = sqltest.Cols
+	rendered    = sqltest.Rendered
+	refusalCode = sqltest.RefusalCode
+)
+
+// slowQuestion asks slowBundle's metric.
+const slowQuestion = sqltest.SlowQuestion
+
+// compile compiles a wire question against b as the local operator.
+func compile(t testing.TB, b *domain.Bundle, question string) *domain.Plan {
+	t.Helper()
+	return sqltest.Compile(t, b, domain.LocalOperator, question)
+}
+
+// slowBundle is one metric over the slow view.
+func slowBundle(t testing.TB) *domain.Bundle { return sqltest.SlowBundle(t, source) }

@@ -3,14 +3,14 @@ package clickhouse
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
 // ErrEmptyStatement is RunSQL's error for a statement with no text.
-var ErrEmptyStatement = errors.New("the statement is empty")
+var ErrEmptyStatement = sqlsource.ErrEmptyStatement
 
 // RunSQL runs one statement of run_sql (docs/contract.md §6) and returns at most
 // rowCap rows (domain.MaxRowCap when rowCap is not positive or larger),
@@ -30,17 +30,15 @@ var ErrEmptyStatement = errors.New("the statement is empty")
 // is an *Error whose Message is the server's, for the person who wrote
 // the statement.
 func (db *DB) RunSQL(ctx context.Context, sql string, rowCap int) (*domain.RowSet, error) {
-	if strings.TrimSpace(sql) == "" {
-		return nil, ErrEmptyStatement
+	rowCap, err := sqlsource.Statement(sql, rowCap)
+	if err != nil {
+		return nil, err
 	}
 	user, err := db.ownUser()
 	if err != nil {
 		return nil, err
 	}
-	if rowCap <= 0 || rowCap > domain.MaxRowCap {
-		rowCap = domain.MaxRowCap
-	}
-	ctx, cancel := db.budget(ctx)
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	st := statement{sql: sql, user: user}
 	if user != "" {
@@ -49,11 +47,11 @@ func (db *DB) RunSQL(ctx context.Context, sql string, rowCap int) (*domain.RowSe
 			return nil, err
 		}
 		if !srv.ExecuteAs() {
-			return nil, &Error{Source: db.cfg.Source, err: errNoExecuteAs}
+			return nil, unexplained(db.cfg.Source, errNoExecuteAs)
 		}
 		st.sql = "EXECUTE AS " + quoteIdent(user) + " " + sql
 	}
-	rd := reader{rowCap: rowCap, tooMany: detailStatementRows}
+	rd := reader{rowCap: rowCap, tooMany: sqlsource.DetailStatementRows}
 	// A statement stopped early by the row cap is cancelled, and so
 	// stopped at the server by its query id, instead of being read to its
 	// end when its rows are closed.
@@ -73,8 +71,7 @@ func (db *DB) RunSQL(ctx context.Context, sql string, rowCap int) (*domain.RowSe
 	if errors.As(context.Cause(qctx), &re) {
 		return nil, re
 	}
-	var e *Error
-	if errors.As(err, &e) && e.Code == codeReadonly {
+	if hasCode(err, codeReadonly) {
 		return nil, refusal(domain.SourceRefused, detailReadOnly)
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
 )
@@ -65,7 +66,7 @@ func (db *DB) Server(ctx context.Context) (*Server, error) {
 	if s := db.srv.Load(); s != nil {
 		return s, nil
 	}
-	ctx, cancel := db.budget(ctx)
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	st := statement{sql: "SELECT version()"}
 	var version string
@@ -80,7 +81,7 @@ func (db *DB) Server(ctx context.Context) (*Server, error) {
 	}
 	s, err := parseServer(version)
 	if err != nil {
-		return nil, &Error{Source: db.cfg.Source, err: err}
+		return nil, unexplained(db.cfg.Source, err)
 	}
 	db.srv.Store(s)
 	return s, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -34,12 +35,11 @@ const columnsOf = `SELECT name, type FROM system.columns WHERE database = {v1:St
 // the model and the column, or is an *Error when the server cannot be
 // asked.
 func (db *DB) Validate(ctx context.Context) error {
-	ctx, cancel := db.budget(ctx)
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	srv, err := db.Server(ctx)
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.Code == codeReadonly {
+		if hasCode(err, codeReadonly) {
 			return configError(db.cfg.Source, "user", "has a profile with readonly = 1, which refuses the settings every statement carries (readonly, max_execution_time): give it readonly = 2")
 		}
 		return err
@@ -137,16 +137,8 @@ func checkModel(m *domain.Model, cols map[string]string) error {
 	if len(cols) == 0 {
 		return fmt.Errorf("model %s: table %s does not exist", m.Name, m.Table)
 	}
-	for _, want := range m.Columns {
-		got, ok := cols[want.Name]
-		switch {
-		case !ok:
-			return fmt.Errorf("model %s: table %s has no column %s", m.Name, m.Table, want.Name)
-		case !typeFits(want.Type, baseType(got)):
-			return fmt.Errorf("model %s: column %s is declared %s but is %s in the database", m.Name, want.Name, want.Type, got)
-		}
-	}
-	return nil
+	fits := func(want domain.ColumnType, got string) bool { return typeFits(want, baseType(got)) }
+	return sqlsource.CheckModel(m, cols, func(name string) string { return name }, fits, func(got string) string { return got }, nil)
 }
 
 // typeFits reports whether a ClickHouse column type can stand for a

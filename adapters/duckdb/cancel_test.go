@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	duckdb "sutura.dev/adapters/duckdb"
 	"sutura.dev/adapters/duckdb/ducktest"
+	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/domain"
 )
 
@@ -71,15 +72,9 @@ func stopped(t *testing.T, db *duckdb.DB) {
 // statement (the CPU goes quiet), and the one connection is free again.
 func TestCancellationInterruptsTheStatement(t *testing.T) {
 	db, plan := slowSource(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := db.Execute(ctx, plan)
-		done <- err
-	}()
 	// Should the test fail before it cancels, the statement must not run
-	// on into the next test.
-	t.Cleanup(cancel)
+	// on into the next test: Background's cleanup cancels it.
+	done, cancel := sqltest.Background(t, db.Execute, plan)
 	// Let the statement get going: wait until it has used 50 ms of CPU
 	// (on a busy machine that takes longer than on an idle one).
 	before, giveUp := cpu(t), time.Now().Add(30*time.Second)
@@ -111,12 +106,7 @@ func TestCancellationInterruptsTheStatement(t *testing.T) {
 // of the deadline, and the statement stops.
 func TestDeadlineInterruptsTheStatement(t *testing.T) {
 	db, plan := slowSource(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	_, err := db.Execute(ctx, plan)
-	require.Equal(t, domain.DeadlineExceeded, refusalCode(err), "error: %v", err)
-	assert.Less(t, time.Since(start), 1400*time.Millisecond)
+	sqltest.RefusesAtDeadline(t, db.Execute, plan, 400*time.Millisecond, time.Second)
 	stopped(t, db)
 }
 

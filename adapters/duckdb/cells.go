@@ -8,139 +8,83 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
 	"time"
 
 	duck "github.com/duckdb/duckdb-go/v2"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
-// readRows reads at most rowCap rows of rows as canonical cells, refusing
-// result_too_large at the first row past rowCap or past
-// byteCap bytes of rendered cells. columns, when not nil, are the
-// plan's and must match the statement's in number; otherwise the columns
-// are named after the result's (run_sql), with no role. The caller closes
-// rows.
+// readRows reads at most rowCap rows of rows as canonical cells (see
+// sqlsource.Read), refusing result_too_large past rowCap rows or byteCap
+// bytes. columns, when not nil, are the plan's and must match the
+// statement's in number; otherwise the columns are named after the
+// result's (run_sql), with no role. The caller closes rows.
 func readRows(rows *sql.Rows, rowCap, byteCap int, columns []domain.Column, tooMany string) (*domain.RowSet, error) {
 	types, err := rows.ColumnTypes()
 	if err != nil {
 		return nil, err
 	}
-	if columns != nil && len(columns) != len(types) {
-		return nil, fmt.Errorf("the statement returns %d columns, the plan has %d", len(types), len(columns))
-	}
-	if columns == nil {
-		columns = make([]domain.Column, len(types))
-		for i, t := range types {
-			columns[i] = domain.Column{Name: t.Name()}
-		}
-	}
 	names := make([]string, len(types))
+	r := cellRows{Rows: rows, types: make([]string, len(types)), vals: make([]any, len(types)), ptrs: make([]any, len(types))}
 	for i, t := range types {
-		names[i] = t.DatabaseTypeName()
+		names[i] = t.Name()
+		r.types[i] = t.DatabaseTypeName()
+		r.ptrs[i] = &r.vals[i]
 	}
-	rs := &domain.RowSet{Columns: columns, Rows: [][]domain.Cell{}}
-	vals := make([]any, len(types))
-	ptrs := make([]any, len(types))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	size := 0
-	for rows.Next() {
-		if len(rs.Rows) == rowCap {
-			return nil, refusal(domain.ResultTooLarge, tooMany, rowCap)
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		row := make([]domain.Cell, len(types))
-		for i, v := range vals {
-			c, err := decode(names[i], v)
-			if err != nil {
-				return nil, fmt.Errorf("column %d: %w", i+1, err)
-			}
-			row[i] = c
-			size += len(c.Render())
-		}
-		if size > byteCap {
-			return nil, refusal(domain.ResultTooLarge, detailTooManyBytes, byteCap)
-		}
-		rs.Rows = append(rs.Rows, row)
-	}
-	if err := rows.Err(); err != nil {
+	columns, err = sqlsource.Columns(columns, names)
+	if err != nil {
 		return nil, err
 	}
-	return rs, nil
+	return sqlsource.Read(r, columns, rowCap, byteCap, tooMany)
+}
+
+// cellRows scans the driver's values and decodes them by their DuckDB
+// type.
+type cellRows struct {
+	*sql.Rows
+	types []string
+	vals  []any
+	ptrs  []any
+}
+
+func (r cellRows) Scan(row []domain.Cell) error {
+	if err := r.Rows.Scan(r.ptrs...); err != nil {
+		return err
+	}
+	for i, v := range r.vals {
+		c, err := decode(r.types[i], v)
+		if err != nil {
+			return fmt.Errorf("column %d: %w", i+1, err)
+		}
+		row[i] = c
+	}
+	return nil
 }
 
 // decode turns one value of a result, of the DuckDB type named typ, into
 // its canonical cell (the mapping is in the package documentation).
 func decode(typ string, v any) (domain.Cell, error) {
+	if c, ok := sqlsource.Scalar(v); ok {
+		return c, nil
+	}
 	switch x := v.(type) {
-	case nil:
-		return domain.Null(), nil
-	case bool:
-		return domain.Bool(x), nil
-	case int8:
-		return domain.Int(int64(x)), nil
-	case int16:
-		return domain.Int(int64(x)), nil
-	case int32:
-		return domain.Int(int64(x)), nil
-	case int64:
-		return domain.Int(x), nil
-	case uint8:
-		return domain.Int(int64(x)), nil
-	case uint16:
-		return domain.Int(int64(x)), nil
-	case uint32:
-		return domain.Int(int64(x)), nil
-	case uint64:
-		if x <= math.MaxInt64 {
-			return domain.Int(int64(x)), nil
-		}
-		return domain.Float(float64(x)), nil
-	case *big.Int:
-		// HUGEINT and UHUGEINT: sum over an integer column is one.
-		if x.IsInt64() {
-			return domain.Int(x.Int64()), nil
-		}
-		f, _ := new(big.Float).SetInt(x).Float64()
-		return domain.Float(f), nil
 	case duck.Decimal:
-		return decimalCell(x)
+		if x.Value == nil {
+			return domain.Null(), nil
+		}
+		return sqlsource.DecimalCell(x.Value, -int32(x.Scale)), nil
 	case float32:
 		// The decimal a FLOAT holds, not its float32 value widened
 		// (0.1 is 0.1, not 0.10000000149011612).
 		f, err := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
 		return domain.Float(f), err
-	case float64:
-		return domain.Float(x), nil
-	case string:
-		return domain.Text(x), nil
 	case time.Time:
 		return timeCell(typ, x), nil
 	}
 	return otherCell(typ, v)
-}
-
-// decimalCell is an integer cell for an integral decimal that fits in 64
-// bits and otherwise the real nearest to its exact decimal value.
-func decimalCell(d duck.Decimal) (domain.Cell, error) {
-	if d.Value == nil {
-		return domain.Null(), nil
-	}
-	q, r := new(big.Int).QuoRem(d.Value, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.Scale)), nil), new(big.Int))
-	if r.Sign() == 0 && q.IsInt64() {
-		return domain.Int(q.Int64()), nil
-	}
-	f, err := strconv.ParseFloat(d.String(), 64)
-	if err != nil && !strings.Contains(err.Error(), "range") {
-		return domain.Null(), err
-	}
-	return domain.Float(f), nil
 }
 
 // timeCell renders a DATE as a date cell, a TIME as HH:MM:SS[.ffffff] text,
@@ -157,8 +101,7 @@ func timeCell(typ string, t time.Time) domain.Cell {
 	case strings.HasPrefix(typ, "TIME") && !strings.HasPrefix(typ, "TIMESTAMP"):
 		return domain.Text(t.Format("15:04:05.999999999"))
 	}
-	return domain.Text(time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location()).
-		UTC().Format(time.RFC3339Nano))
+	return domain.Text(sqlsource.TimestampText(t))
 }
 
 // infinity is "infinity" or "-infinity" for DuckDB's infinite DATE and

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	duck "github.com/duckdb/duckdb-go/v2"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -53,27 +54,44 @@ var authorErrors = map[duck.ErrorType]bool{
 	duck.ErrorTypeMissingExtension: true, duck.ErrorTypeAutoLoad: true, duck.ErrorTypeSequence: true,
 }
 
+// newError is a failure of DuckDB of kind, with DuckDB's class of error
+// code (or "") and its message.
+func newError(source string, kind error, code, message string, err error) *Error {
+	sentence := "the statement failed"
+	switch {
+	case kind == domain.ErrUnavailable && code == kinds[duck.ErrorTypeFatal], code == "" && errors.Is(err, errClosed):
+		sentence = "the database cannot be used"
+	case code != "":
+		sentence += " (" + code + ")"
+	}
+	return &Error{System: "duckdb", Source: source, Kind: kind, Code: code, Message: message, Sentence: sentence, Err: err}
+}
+
+// openError is New's failure to open the database file read-only.
+func openError(source string, err error) *Error {
+	return &Error{System: "duckdb", Source: source, Kind: domain.ErrUnavailable, Err: err,
+		Sentence: "the database file cannot be opened read-only: it is not a DuckDB database, " +
+			"its storage version is one this build cannot read, or a process holds it open for writing " +
+			"(or this process holds it open with other settings)"}
+}
+
+// setUpError is New's failure to set the opened database up.
+func setUpError(source string, err error) *Error {
+	return &Error{System: "duckdb", Source: source, Kind: domain.ErrUnavailable, Err: err,
+		Sentence: "the database cannot be set up for reading"}
+}
+
+// Refusal details. They name no value and no driver text.
 // classify turns an error of a call on source into the call's error.
 func classify(ctx context.Context, source string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var re *domain.RefusalError
-	var own *Error
-	if errors.As(err, &re) || errors.As(err, &own) {
-		return err
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		if errors.Is(ctxErr, context.DeadlineExceeded) {
-			return refusal(domain.DeadlineExceeded, detailDeadline)
-		}
-		return ctxErr
+	if out, ok := sqlsource.Settled(ctx, err); ok {
+		return out
 	}
 	var de *duck.Error
 	if !errors.As(err, &de) {
 		// The driver's own errors: a closed connection or database, a value
 		// it could not convert.
-		return &Error{Source: source, unavailable: errors.Is(err, errClosed), err: err}
+		return newError(source, domain.ErrUnavailable, "", "", err)
 	}
 	switch {
 	case de.Type == duck.ErrorTypeOutOfMemory:
@@ -83,9 +101,12 @@ func classify(ctx context.Context, source string, err error) error {
 		// database (enable_external_access is off).
 		return refusal(domain.SourceRefused, detailRefused)
 	case de.Type == duck.ErrorTypeFatal || strings.Contains(de.Msg, "database has been invalidated"):
-		return &Error{Source: source, Kind: kinds[duck.ErrorTypeFatal], unavailable: true, err: err}
+		return newError(source, domain.ErrUnavailable, kinds[duck.ErrorTypeFatal], "", err)
 	}
-	return &Error{Source: source, Kind: kinds[de.Type], Message: de.Msg, statement: authorErrors[de.Type], err: err}
+	if authorErrors[de.Type] {
+		return newError(source, domain.ErrRejected, kinds[de.Type], de.Msg, err)
+	}
+	return newError(source, domain.ErrUnavailable, kinds[de.Type], de.Msg, err)
 }
 
 // errClosed is the error of a call on a closed DB.
@@ -104,7 +125,7 @@ func isZeroDenominator(err error) bool {
 		return false
 	}
 	var de *duck.Error
-	if !errors.As(e.err, &de) {
+	if !errors.As(e.Err, &de) {
 		return false
 	}
 	return de.Type == duck.ErrorTypeDivideByZero ||

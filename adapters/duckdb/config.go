@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -64,31 +65,21 @@ const (
 	MaxMemoryLimitBytes = 1 << 40
 )
 
-// ConfigError is New's refusal of one setting of the configuration. Key
-// is the setting's key as the configuration spells it under
-// sources.<alias> (path, threads); Reason completes the sentence "<key>
-// <reason>". Neither holds a configured value (not even the path), so the
-// composition root can report the key with the layer its value came from.
-type ConfigError struct {
-	Source, Key, Reason string
-}
-
-func (e *ConfigError) Error() string {
-	return "duckdb source " + e.Source + ": " + e.Key + " " + e.Reason
-}
-
-// Setting returns the key the refusal concerns and why it is refused.
-func (e *ConfigError) Setting() (key, reason string) { return e.Key, e.Reason }
+// ConfigError is New's refusal of one setting of the configuration (see
+// sqlsource.ConfigError); its text starts "duckdb source <alias>:" and
+// holds no configured value (not even the path).
+type ConfigError = sqlsource.ConfigError
 
 // configError is the refusal of one key of the source's configuration.
 func configError(source, key, reason string) error {
-	return &ConfigError{Source: source, Key: key, Reason: reason}
+	return &ConfigError{System: "duckdb", Source: source, Key: key, Reason: reason}
 }
 
 // normalize validates cfg and fills its defaults. It is the one check of
 // a duckdb source's settings: configuration only checks the shape of each
 // key.
 func (cfg *Config) normalize() error {
+	cfg.Models = append([]domain.Model(nil), cfg.Models...)
 	s := cfg.Source
 	if err := domain.CheckIdent(s); err != nil {
 		return fmt.Errorf("duckdb source: the alias %w", err)

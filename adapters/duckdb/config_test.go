@@ -112,10 +112,10 @@ func TestClosed(t *testing.T) {
 	db.Close()
 	assert.NoDirExists(t, spill)
 	err = db.Ping(context.Background())
-	require.ErrorIs(t, err, duckdb.ErrUnavailable)
+	require.ErrorIs(t, err, domain.ErrUnavailable)
 	_, err = db.Execute(context.Background(), compile(t, demoBundle(t),
 		`{"metrics":["order_count"],"grain":"year","range":{"start":"2025-01-01","end":"2026-01-01"}}`))
-	require.ErrorIs(t, err, duckdb.ErrUnavailable)
+	require.ErrorIs(t, err, domain.ErrUnavailable)
 }
 
 // TestTwoSourcesOnOneFile: DuckDB shares one database per file in a

@@ -6,10 +6,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/app/conformance"
-	"sutura.dev/domain"
 )
 
 // TestCorpus runs the data-system conformance suite on a DuckDB file of
@@ -35,21 +34,5 @@ func TestFederatedLegs(t *testing.T) {
 func TestAnchors(t *testing.T) {
 	db := openDemo(t)
 	b := demoBundle(t)
-	n := 0
-	for _, m := range b.Definitions().Metrics {
-		if m.Anchor == nil {
-			continue
-		}
-		n++
-		t.Run(m.Name, func(t *testing.T) {
-			q := domain.Question{Metrics: []string{m.Name}, Grain: m.Grains[len(m.Grains)-1],
-				Range: domain.TimeSpan{Fixed: &m.Anchor.Range}}
-			plan := compileQuestion(t, b, q)
-			rs, err := db.Execute(context.Background(), plan)
-			require.NoError(t, err)
-			require.Len(t, rs.Rows, 1)
-			assert.Equal(t, m.Anchor.Value, rs.Rows[0][1].Render())
-		})
-	}
-	require.Equal(t, 13, n)
+	require.Equal(t, 13, sqltest.Anchors(t, b, db.Execute))
 }

@@ -6,13 +6,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	duck "github.com/duckdb/duckdb-go/v2"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
 )
@@ -39,13 +39,12 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cfg.Models = append([]domain.Model(nil), cfg.Models...)
 	if err := cfg.normalize(); err != nil {
 		return nil, err
 	}
 	connector, err := duck.NewConnector(cfg.dsn(), nil)
 	if err != nil {
-		return nil, &Error{Source: cfg.Source, Kind: kindOpen, err: err}
+		return nil, openError(cfg.Source, err)
 	}
 	db := sql.OpenDB(connector) // its Close closes the connector
 	db.SetMaxOpenConns(cfg.MaxConns)
@@ -56,7 +55,7 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	spill, err := setUp(ctx, db)
 	if err != nil {
 		_ = db.Close()
-		return nil, &Error{Source: cfg.Source, Kind: kindSetUp, err: err}
+		return nil, setUpError(cfg.Source, err)
 	}
 	return &DB{cfg: cfg, db: db, spill: spill}, nil
 }
@@ -109,7 +108,7 @@ func setUp(ctx context.Context, db *sql.DB) (string, error) {
 
 // Close closes the database and removes its spill directory. Calls in
 // flight are interrupted by their own contexts, not by Close; calls after
-// Close fail with ErrUnavailable.
+// Close fail with an *Error of kind domain.ErrUnavailable.
 func (db *DB) Close() {
 	if db.closed.CompareAndSwap(false, true) {
 		_ = db.db.Close()
@@ -129,8 +128,6 @@ func (db *DB) Posture() domain.Posture { return db.cfg.Posture }
 // Ping runs an empty query on a connection: what `sutura doctor` asks to
 // tell whether the source can be used. The error is an *Error or ctx's.
 func (db *DB) Ping(ctx context.Context) error {
-	ctx, cancel := db.budget(ctx)
-	defer cancel()
 	return db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
 		var one int
 		return c.QueryRowContext(ctx, "SELECT 1").Scan(&one)
@@ -142,31 +139,19 @@ func (db *DB) Ping(ctx context.Context) error {
 // when ctx was cancelled, an error wrapping domain.ErrZeroDenominator, or
 // an *Error; the package documentation says which is which.
 func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error) {
-	if plan == nil || len(plan.Legs) == 0 {
-		return nil, errors.New("duckdb: no plan")
-	}
-	if src := plan.Legs[0].Source; src != db.cfg.Source {
-		return nil, fmt.Errorf("duckdb source %s: the plan reads source %s", db.cfg.Source, src)
-	}
-	st, err := semantic.Render(plan, semantic.DuckDB)
+	query, args, err := sqlsource.Render("duckdb", db.cfg.Source, plan, semantic.DuckDB)
 	if err != nil {
-		return nil, fmt.Errorf("duckdb source %s: %w", db.cfg.Source, err)
-	}
-	args, err := st.PositionalArgs()
-	if err != nil {
-		return nil, fmt.Errorf("duckdb source %s: %w", db.cfg.Source, err)
+		return nil, err
 	}
 	rowCap, byteCap := plan.Bounds()
-	ctx, cancel := db.budget(ctx)
-	defer cancel()
 	var rs *domain.RowSet
 	err = db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
-		rows, err := c.QueryContext(ctx, st.SQL, args...)
+		rows, err := c.QueryContext(ctx, query, args...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		rs, err = readRows(rows, rowCap, byteCap, plan.Columns, detailTooManyRows)
+		rs, err = readRows(rows, rowCap, byteCap, plan.Columns, sqlsource.DetailTooManyRows)
 		return err
 	})
 	if isZeroDenominator(err) {
@@ -178,25 +163,20 @@ func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, e
 	return rs, nil
 }
 
-// budget gives ctx the default deadline when it has none.
-func (db *DB) budget(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeout(ctx, db.cfg.DefaultTimeout)
-}
-
-// withConn calls fn with a connection of the pool and classifies its
+// withConn calls fn with a connection of the pool, under
+// Config.DefaultTimeout when ctx has no deadline, and classifies its
 // error. When ctx ends, the driver interrupts the statement running on the
 // connection (duckdb_interrupt), which stops DuckDB's work between
 // vectors.
 func (db *DB) withConn(ctx context.Context, fn func(context.Context, *sql.Conn) error) error {
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
+	defer cancel()
 	src := db.cfg.Source
 	if db.closed.Load() {
 		return classify(ctx, src, errClosed)
 	}
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= 0 {
-		return refusal(domain.DeadlineExceeded, detailDeadline)
+		return refusal(domain.DeadlineExceeded, sqlsource.DetailDeadline)
 	}
 	c, err := db.db.Conn(ctx)
 	if err != nil {

@@ -55,10 +55,10 @@
 // denominator is zero (the dialect raises it with error(), since DuckDB
 // divides by zero to null) wraps domain.ErrZeroDenominator. Everything
 // else is an *Error: its text is a fixed sentence with at most the kind
-// of DuckDB error, never DuckDB's or the driver's message, and
-// errors.Is(err, ErrUnavailable) tells a database that cannot be used
-// (closed, or invalidated by a fatal error) from a statement DuckDB
-// failed.
+// of DuckDB error, never DuckDB's or the driver's message, and it wraps
+// one error kind of package domain: domain.ErrUnavailable for a database
+// that cannot be used (closed, or invalidated by a fatal error),
+// domain.ErrRejected for a statement DuckDB rejected for what it says.
 //
 // # Cells
 //

@@ -37,7 +37,7 @@ func TestFaultsAreFixedSentences(t *testing.T) {
 	require.True(t, errors.As(err, &e), "error: %v", err)
 	assert.Equal(t, "duckdb source demo: the statement failed (binder error)", err.Error())
 	assert.NotContains(t, err.Error(), "status")
-	assert.NotErrorIs(t, err, duckdb.ErrUnavailable)
+	assert.NotErrorIs(t, err, domain.ErrUnavailable)
 	assert.Contains(t, e.Message, "status", "DuckDB's message is kept for a statement's author")
 }
 

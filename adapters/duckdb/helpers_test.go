@@ -3,19 +3,16 @@
 package duckdb_test
 
 import (
-	"context"
 	"database/sql"
-	"encoding/json"
-	"errors"
 	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	duckdb "sutura.dev/adapters/duckdb"
 	"sutura.dev/adapters/duckdb/ducktest"
+	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/app/conformance"
 	"sutura.dev/domain"
-	"sutura.dev/semantic"
 )
 
 // The tests build their DuckDB files at test time from the demo's CSV
@@ -23,8 +20,8 @@ import (
 // is linked into the test binary, so every test here always runs.
 
 const (
-	source  = "demo"
-	dataDir = "../../examples/demo/data"
+	source  = sqltest.DemoSource
+	dataDir = sqltest.DemoData
 )
 
 // demoModels are the demo catalogue's models, as the conformance suite
@@ -39,13 +36,7 @@ func demoFile(t *testing.T, setup ...string) string {
 }
 
 // open opens the source cfg describes and closes it when t ends.
-func open(t *testing.T, cfg duckdb.Config) *duckdb.DB {
-	t.Helper()
-	db, err := duckdb.New(context.Background(), cfg)
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	return db
-}
+func open(t *testing.T, cfg duckdb.Config) *duckdb.DB { return sqltest.Open(t, duckdb.New, cfg) }
 
 // openDemo opens a source over a fresh demo file.
 func openDemo(t *testing.T, setup ...string) *duckdb.DB {
@@ -61,53 +52,6 @@ func demoBundle(t *testing.T) *domain.Bundle {
 	return b
 }
 
-// compile compiles a wire question against b as the local operator.
-func compile(t *testing.T, b *domain.Bundle, question string) *domain.Plan {
-	t.Helper()
-	q, err := domain.ParseQuestion(json.RawMessage(question))
-	require.NoError(t, err)
-	return compileQuestion(t, b, q)
-}
-
-// compileQuestion compiles q against b as the local operator.
-func compileQuestion(t *testing.T, b *domain.Bundle, q domain.Question) *domain.Plan {
-	t.Helper()
-	plan, why := semantic.Compile(b, domain.LocalOperator, q, conformance.Today)
-	require.Nil(t, why, "the question is refused at compile time")
-	return plan
-}
-
-// rendered is a row set as canonical text.
-func rendered(rs *domain.RowSet) [][]string {
-	out := [][]string{}
-	for _, row := range rs.Rows {
-		r := make([]string, len(row))
-		for i, c := range row {
-			r[i] = c.Render()
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// refusalCode is the code of a *domain.RefusalError, or "" for any other
-// error.
-func refusalCode(err error) domain.Code {
-	var re *domain.RefusalError
-	if errors.As(err, &re) {
-		return re.Reason.Code()
-	}
-	return ""
-}
-
-func cols(spec ...string) []domain.ModelColumn {
-	var out []domain.ModelColumn
-	for i := 0; i+1 < len(spec); i += 2 {
-		out = append(out, domain.ModelColumn{Name: spec[i], Type: domain.ColumnType(spec[i+1])})
-	}
-	return out
-}
-
 // sqlOpenWriter opens the database file at path for writing.
 func sqlOpenWriter(path string) (*sql.DB, error) {
 	db, err := sql.Open("duckdb", path)
@@ -115,4 +59,23 @@ func sqlOpenWriter(path string) (*sql.DB, error) {
 		return nil, err
 	}
 	return db, db.Ping()
+}
+
+// The helpers every SQL adapter's tests share.
+var (
+	cols        = sqltest.Cols
+	rendered    = sqltest.Rendered
+	refusalCode = sqltest.RefusalCode
+)
+
+// compile compiles a wire question against b as the local operator.
+func compile(t *testing.T, b *domain.Bundle, question string) *domain.Plan {
+	t.Helper()
+	return sqltest.Compile(t, b, domain.LocalOperator, question)
+}
+
+// compileQuestion compiles q against b as the local operator.
+func compileQuestion(t *testing.T, b *domain.Bundle, q domain.Question) *domain.Plan {
+	t.Helper()
+	return sqltest.CompileQuestion(t, b, domain.LocalOperator, q)
 }

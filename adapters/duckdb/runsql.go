@@ -8,9 +8,9 @@ import (
 	"database/sql/driver"
 	"errors"
 	"strconv"
-	"strings"
 
 	duck "github.com/duckdb/duckdb-go/v2"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -42,16 +42,12 @@ const oneStatement = "run_sql runs exactly one statement"
 // closed afterwards. Any other failure of the statement is an *Error whose Message is
 // DuckDB's, for the person who wrote the statement.
 func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain.RowSet, error) {
-	if strings.TrimSpace(statement) == "" {
-		return nil, ErrEmptyStatement
+	rowCap, err := sqlsource.Statement(statement, rowCap)
+	if err != nil {
+		return nil, err
 	}
-	if rowCap <= 0 || rowCap > domain.MaxRowCap {
-		rowCap = domain.MaxRowCap
-	}
-	ctx, cancel := db.budget(ctx)
-	defer cancel()
 	var rs *domain.RowSet
-	err := db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
+	err = db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
 		// The connection is closed rather than given back, whatever the
 		// statement did.
 		defer func() { _ = c.Raw(func(any) error { return driver.ErrBadConn }) }()
@@ -63,7 +59,7 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 			return err
 		}
 		defer rows.Close()
-		rs, err = readRows(rows, rowCap, domain.MaxResultBytes, nil, detailStatementRows)
+		rs, err = readRows(rows, rowCap, domain.MaxResultBytes, nil, sqlsource.DetailStatementRows)
 		return err
 	})
 	if err != nil {
@@ -85,7 +81,7 @@ func checkQuery(c *sql.Conn, source, statement string) error {
 		if err != nil {
 			var de *duck.Error
 			if !errors.As(err, &de) {
-				return &Error{Source: source, Kind: "not one statement", Message: oneStatement, statement: true, err: err}
+				return newError(source, domain.ErrRejected, "not one statement", oneStatement, err)
 			}
 			return err
 		}

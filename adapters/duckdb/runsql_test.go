@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	duckdb "sutura.dev/adapters/duckdb"
+	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/domain"
 )
 
@@ -143,7 +144,7 @@ func TestRunSQLStatementFailures(t *testing.T) {
 		_, err := db.RunSQL(ctx, q, 10)
 		var e *duckdb.Error
 		if assert.True(t, errors.As(err, &e), "%s: %v", q, err) {
-			assert.True(t, e.StatementFailed(), q)
+			assert.ErrorIs(t, e, domain.ErrRejected, q)
 			assert.NotEmpty(t, e.Message, q)
 			assert.NotContains(t, e.Error(), "nope", "the text never quotes the statement")
 			assert.NotContains(t, e.Error(), "zz-canary")
@@ -163,4 +164,10 @@ func digest(t *testing.T, path string) [32]byte {
 
 func duckdbConfig(path string) duckdb.Config {
 	return duckdb.Config{Source: source, Path: path, Models: demoModels()}
+}
+
+// TestRunSQLRejectsBadStatements: a syntax error is the author's (a
+// parser error, DuckDB's message kept for them), a blank statement none.
+func TestRunSQLRejectsBadStatements(t *testing.T) {
+	sqltest.RejectsBadStatements(t, openDemo(t).RunSQL, "parser error")
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	duck "github.com/duckdb/duckdb-go/v2"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -24,8 +25,6 @@ import (
 // Execute. The error names the model and the column, or is an *Error when
 // the database cannot be asked.
 func (db *DB) Validate(ctx context.Context) error {
-	ctx, cancel := db.budget(ctx)
-	defer cancel()
 	var problem error
 	err := db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
 		for i := range db.cfg.Models {
@@ -104,18 +103,16 @@ func readColumns(ctx context.Context, c *sql.Conn, m *domain.Model) (map[string]
 }
 
 func checkModel(m *domain.Model, cols map[string]string) error {
-	for _, want := range m.Columns {
-		got, ok := cols[strings.ToLower(want.Name)]
-		switch {
-		case !ok:
-			return fmt.Errorf("model %s: table %s has no column %s", m.Name, m.Table, want.Name)
-		case got == "ENUM" && (want.Type == domain.TypeText || want.Type == domain.TypeUnset):
-			return fmt.Errorf("model %s: column %s is an ENUM in the database, which orders by its declaration rather than by its text: read it through a view that casts it to VARCHAR", m.Name, want.Name)
-		case !typeFits(want.Type, got):
-			return fmt.Errorf("model %s: column %s is declared %s but is %s in the database", m.Name, want.Name, want.Type, got)
-		}
+	return sqlsource.CheckModel(m, cols, strings.ToLower, typeFits, func(got string) string { return got }, enumText)
+}
+
+// enumText refuses an ENUM column read as text: it orders by its
+// declaration rather than by its text.
+func enumText(want domain.ModelColumn, got string) string {
+	if got == "ENUM" && (want.Type == domain.TypeText || want.Type == domain.TypeUnset) {
+		return "column " + want.Name + " is an ENUM in the database, which orders by its declaration rather than by its text: read it through a view that casts it to VARCHAR"
 	}
-	return nil
+	return ""
 }
 
 var (

@@ -8,26 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	postgres "sutura.dev/adapters/postgres"
+	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/domain"
 )
-
-// slowBundle is a catalogue of one metric over the slow_orders view (a
-// cross join of 4e10 rows): a question no test lets finish.
-func slowBundle(t *testing.T) *domain.Bundle {
-	t.Helper()
-	defs := domain.Definitions{
-		Models: []domain.Model{{Name: "slow_orders", Source: source, Table: "slow_orders",
-			Columns: cols("order_date", "date", "amount", "integer")}},
-		Metrics: []domain.Metric{{Name: "slow_total", Model: "slow_orders", TimeColumn: "order_date",
-			Measure: &domain.Measure{Simple: &domain.Term{Aggregate: domain.Sum, Column: "amount"}},
-			Grains:  []domain.Grain{domain.Year}, Description: "slow"}},
-	}
-	b, err := domain.NewBundle("slow", defs, domain.Knowledge{})
-	require.NoError(t, err)
-	return b
-}
-
-const slowQuestion = `{"metrics":["slow_total"],"grain":"year","range":{"start":"2025-01-01","end":"2026-01-01"}}`
 
 // TestCancelStopsTheStatementAtTheServer starts a slow question, cancels
 // its context 200 ms later, and watches pg_stat_activity: the backend (and
@@ -45,13 +28,7 @@ func TestCancelStopsTheStatementAtTheServer(t *testing.T) {
 	require.NoError(t, err)
 	defer watch.Close(context.Background())
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		_, err := db.Execute(ctx, plan)
-		done <- err
-	}()
+	done, cancel := sqltest.Background(t, db.Execute, plan)
 	pid := f.waitActive(t, watch, "slow_orders")
 	time.Sleep(200 * time.Millisecond)
 	cancelled := time.Now()
@@ -89,12 +66,7 @@ func TestDeadlineIsARefusal(t *testing.T) {
 	require.NoError(t, err)
 	defer watch.Close(context.Background())
 
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	_, err = db.Execute(ctx, plan)
-	require.Equal(t, domain.DeadlineExceeded, refusalCode(err), "error: %v", err)
-	require.Less(t, time.Since(start), 1300*time.Millisecond)
+	sqltest.RefusesAtDeadline(t, db.Execute, plan, 300*time.Millisecond, time.Second)
 	f.waitIdle(t, watch, time.Second)
 }
 

@@ -3,12 +3,11 @@ package postgres
 import (
 	"errors"
 	"fmt"
-	"math/big"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -24,12 +23,11 @@ var binaryResults = pgx.QueryResultFormatsByOID{
 	pgtype.BPCharOID: pgtype.BinaryFormatCode, pgtype.NameOID: pgtype.BinaryFormatCode,
 }
 
-// readRows reads at most rowCap rows of rows as canonical cells, refusing
-// result_too_large at the first row past rowCap or past
-// byteCap bytes of rendered cells. columns, when not nil, are the
-// plan's and must match the statement's in number; otherwise the columns
-// are named after the result's fields (run_sql), with no role. The caller
-// closes rows.
+// readRows reads at most rowCap rows of rows as canonical cells (see
+// sqlsource.Read), refusing result_too_large past rowCap rows or byteCap
+// bytes. columns, when not nil, are the plan's and must match the
+// statement's in number; otherwise the columns are named after the
+// result's fields (run_sql), with no role. The caller closes rows.
 func readRows(rows pgx.Rows, rowCap, byteCap int, columns []domain.Column, tooMany string) (*domain.RowSet, error) {
 	fields := rows.FieldDescriptions()
 	if columns != nil && len(columns) != len(fields) {
@@ -39,40 +37,35 @@ func readRows(rows pgx.Rows, rowCap, byteCap int, columns []domain.Column, tooMa
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("the statement returns %d columns, the plan has %d", len(fields), len(columns))
 	}
-	if columns == nil {
-		columns = make([]domain.Column, len(fields))
-		for i, f := range fields {
-			columns[i] = domain.Column{Name: f.Name}
-		}
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name
 	}
-	rs := &domain.RowSet{Columns: columns, Rows: [][]domain.Cell{}}
-	m := rows.Conn().TypeMap()
-	size := 0
-	for rows.Next() {
-		if len(rs.Rows) == rowCap {
-			return nil, refusal(domain.ResultTooLarge, tooMany, rowCap)
-		}
-		raw := rows.RawValues()
-		row := make([]domain.Cell, len(fields))
-		for i := range fields {
-			c, err := decode(m, &fields[i], raw[i])
-			if err != nil {
-				return nil, fmt.Errorf("column %d: %w", i+1, err)
-			}
-			row[i] = c
-			size += len(c.Render())
-		}
-		if size > byteCap {
-			return nil, refusal(domain.ResultTooLarge, detailTooManyBytes, byteCap)
-		}
-		rs.Rows = append(rs.Rows, row)
-	}
-	if err := rows.Err(); err != nil {
+	columns, err := sqlsource.Columns(columns, names)
+	if err != nil {
 		return nil, err
 	}
-	return rs, nil
+	return sqlsource.Read(cellRows{rows, rows.Conn().TypeMap(), fields}, columns, rowCap, byteCap, tooMany)
+}
+
+// cellRows decodes pgx's raw values into canonical cells.
+type cellRows struct {
+	pgx.Rows
+	m      *pgtype.Map
+	fields []pgconn.FieldDescription
+}
+
+func (r cellRows) Scan(row []domain.Cell) error {
+	raw := r.RawValues()
+	for i := range r.fields {
+		c, err := decode(r.m, &r.fields[i], raw[i])
+		if err != nil {
+			return fmt.Errorf("column %d: %w", i+1, err)
+		}
+		row[i] = c
+	}
+	return nil
 }
 
 // errUndecodable is a value in binary format of a type decode does not
@@ -122,7 +115,7 @@ func decode(m *pgtype.Map, f *pgconn.FieldDescription, raw []byte) (domain.Cell,
 		if v.InfinityModifier != pgtype.Finite {
 			return domain.Text(v.InfinityModifier.String()), nil
 		}
-		return domain.Text(timestampText(v.Time)), nil
+		return domain.Text(sqlsource.TimestampText(v.Time)), nil
 	case pgtype.TimestamptzOID:
 		var v pgtype.Timestamptz
 		if err := m.Scan(oid, format, raw, &v); err != nil {
@@ -131,7 +124,7 @@ func decode(m *pgtype.Map, f *pgconn.FieldDescription, raw []byte) (domain.Cell,
 		if v.InfinityModifier != pgtype.Finite {
 			return domain.Text(v.InfinityModifier.String()), nil
 		}
-		return domain.Text(timestampText(v.Time)), nil
+		return domain.Text(sqlsource.TimestampText(v.Time)), nil
 	case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.NameOID:
 		var v string
 		err := m.Scan(oid, format, raw, &v)
@@ -143,16 +136,6 @@ func decode(m *pgtype.Map, f *pgconn.FieldDescription, raw []byte) (domain.Cell,
 	return domain.Text(string(raw)), nil
 }
 
-// timestampText is the engine's rendering of a timestamp: RFC 3339 in UTC
-// with the shortest fraction of a second. A timestamp without time zone
-// is read as UTC wall-clock time.
-func timestampText(t time.Time) string {
-	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location()).
-		UTC().Format(time.RFC3339Nano)
-}
-
-var bigTen = big.NewInt(10)
-
 // numericCell is an integer cell for an integral numeric that fits in 64
 // bits and a real otherwise; NaN and the infinities are null, as every
 // non-finite real is.
@@ -163,24 +146,5 @@ func numericCell(n pgtype.Numeric) (domain.Cell, error) {
 	if n.Int == nil {
 		return domain.Int(0), nil
 	}
-	v := new(big.Int).Set(n.Int)
-	switch {
-	case n.Exp > 18:
-		// Past int64 whatever the digits (10^19 already is).
-	case n.Exp >= 0:
-		v.Mul(v, new(big.Int).Exp(bigTen, big.NewInt(int64(n.Exp)), nil))
-		if v.IsInt64() {
-			return domain.Int(v.Int64()), nil
-		}
-	default:
-		q, r := new(big.Int).QuoRem(v, new(big.Int).Exp(bigTen, big.NewInt(int64(-n.Exp)), nil), new(big.Int))
-		if r.Sign() == 0 && q.IsInt64() {
-			return domain.Int(q.Int64()), nil
-		}
-	}
-	f, err := n.Float64Value()
-	if err != nil {
-		return domain.Null(), err
-	}
-	return domain.Float(f.Float64), nil
+	return sqlsource.DecimalCell(n.Int, n.Exp), nil
 }

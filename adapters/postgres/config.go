@@ -2,15 +2,10 @@ package postgres
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -20,32 +15,29 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
 // TransportMode is how the connection to the database is protected
-// (sources.<alias>.transport_mode).
-type TransportMode string
+// (sources.<alias>.transport_mode); the modes are sqlsource's.
+type TransportMode = sqlsource.TransportMode
 
 // The transport modes.
 const (
 	// Plaintext is allowed only to a loopback address, localhost or a unix
 	// socket.
-	Plaintext TransportMode = "plaintext"
+	Plaintext = sqlsource.Plaintext
 	// Verified is TLS with the server's certificate verified against
 	// Config.CAFile (or the system roots) and the expected server name.
-	Verified TransportMode = "verified"
+	Verified = sqlsource.Verified
 	// Mutual is Verified plus a client certificate.
-	Mutual TransportMode = "mutual"
+	Mutual = sqlsource.Mutual
 )
 
-// Defaults of the zero Config.
-const (
-	DefaultPort           = 5432
-	DefaultMaxConns       = 8
-	DefaultConnectTimeout = 10 * time.Second
-	DefaultTimeout        = 30 * time.Second
-)
+// DefaultPort is the port of the zero Config; the pool's bounds default
+// as sqlsource says.
+const DefaultPort = 5432
 
 // Config describes one postgres source. The zero value of every optional
 // field is its default; New validates the rest.
@@ -53,60 +45,18 @@ type Config struct {
 	// Source is the configured source alias; plans whose leg names another
 	// source are not executed.
 	Source string
-	// Host is the database host name or IP address; exactly one of Host and
-	// UnixSocket is set.
-	Host string
-	// Port is the TCP port, or the port in the socket's name; zero means
-	// DefaultPort.
-	Port int
+	// Server is where the database is and how to reach it (see
+	// sqlsource.Server): exactly one of Host and UnixSocket is set; Port
+	// zero means DefaultPort; Database and User are required; an
+	// impersonated identity is a database role.
+	sqlsource.Server
 	// UnixSocket is the directory holding the server's socket, or the
 	// socket file itself (.s.PGSQL.<port>, whose port then wins over
 	// Port).
 	UnixSocket string
-	// Database is the database name (required).
-	Database string
-	// User is the user the pool connects as (required): the service user.
-	User string
-	// Password is the user's password, already read from password_file;
-	// empty when the server needs none. New copies it.
-	Password []byte
-	// TransportMode is plaintext, verified or mutual; empty means plaintext
-	// over a unix socket and verified otherwise. Plaintext is refused to
-	// any host but a loopback address or localhost.
-	TransportMode TransportMode
-	// CAFile is a PEM bundle of the certificate authorities that may sign
-	// the server's certificate; empty means the system roots.
-	CAFile string
-	// CertFile and KeyFile are the client certificate and key (mutual
-	// only, both required).
-	CertFile, KeyFile string
-	// ServerName is the name the server's certificate must carry when it
-	// differs from Host (verified and mutual only).
-	ServerName string
-	// Posture is shared-service-user or impersonation-at-source; empty
-	// means shared-service-user.
-	Posture domain.Posture
-	// Impersonate maps a caller's subject to the database role its legs
-	// run as (impersonation-at-source only).
-	Impersonate map[string]string
-	// VerificationIdentity is the database role Execute runs as under
-	// impersonation-at-source: the identity of anchors and of every call
-	// that has no caller. Empty means such calls are refused as
-	// credential_unavailable.
-	VerificationIdentity string
 	// Models are the models of this source; Validate checks their tables
 	// and declared columns.
 	Models []domain.Model
-	// MaxConns bounds the pool; zero means DefaultMaxConns. Give it the
-	// admission bound (runtime.max_concurrent_queries) so a question never
-	// waits for a connection.
-	MaxConns int
-	// ConnectTimeout bounds establishing one connection; zero means
-	// DefaultConnectTimeout.
-	ConnectTimeout time.Duration
-	// DefaultTimeout is the budget of a call whose context has no
-	// deadline; zero means DefaultTimeout.
-	DefaultTimeout time.Duration
 	// JIT lets the server compile statements with LLVM (its jit setting).
 	// Off by default: compiling is not interruptible, so a cancellation or
 	// a deadline waits until it ends (up to seconds for a large statement,
@@ -115,55 +65,34 @@ type Config struct {
 	JIT bool
 }
 
-// ConfigError is New's refusal of one setting of the configuration. Key
-// is the setting's key as the configuration spells it under
-// sources.<alias> (transport_mode, cert_file); Reason completes the
-// sentence "<key> <reason>". Neither holds a configured value, so the
-// composition root can report the key with the layer its value came from.
-type ConfigError struct {
-	Source, Key, Reason string
-}
+// Server is the part of Config every networked SQL source shares (see
+// sqlsource.Server).
+type Server = sqlsource.Server
 
-func (e *ConfigError) Error() string {
-	return "postgres source " + e.Source + ": " + e.Key + " " + e.Reason
-}
-
-// Setting returns the key the refusal concerns and why it is refused.
-func (e *ConfigError) Setting() (key, reason string) { return e.Key, e.Reason }
-
-// configError is the refusal of one key of the source's configuration.
-func configError(source, key, reason string) error {
-	return &ConfigError{Source: source, Key: key, Reason: reason}
-}
+// ConfigError is New's refusal of one setting of the configuration (see
+// sqlsource.ConfigError); its text starts "postgres source <alias>:".
+type ConfigError = sqlsource.ConfigError
 
 // normalize validates cfg and fills its defaults. It is the one check of
 // a postgres source's settings: configuration only checks the shape of
 // each key.
 func (cfg *Config) normalize() error {
-	s := cfg.Source
-	if err := domain.CheckIdent(s); err != nil {
-		return fmt.Errorf("postgres source: the alias %w", err)
+	cfg.Models = append([]domain.Model(nil), cfg.Models...)
+	n := cfg.network()
+	if err := n.Check(); err != nil {
+		return err
 	}
-	switch {
-	case cfg.Host != "" && cfg.UnixSocket != "":
-		return configError(s, "unix_socket", "is set together with host: set exactly one")
-	case cfg.Host == "" && cfg.UnixSocket == "":
-		return configError(s, "host", "is required (or unix_socket)")
-	case cfg.Host != "" && !validHost(cfg.Host):
-		return configError(s, "host", "must be a host name or IP address, without scheme or port")
-	case cfg.Database == "":
-		return configError(s, "database", "is required")
-	case cfg.User == "":
-		return configError(s, "user", "is required")
-	case cfg.Port < 0 || cfg.Port > 65535:
-		return configError(s, "port", "must be between 1 and 65535")
-	case cfg.MaxConns < 0 || cfg.ConnectTimeout < 0 || cfg.DefaultTimeout < 0:
-		return fmt.Errorf("postgres source %s: the pool size and the timeouts may not be negative", s)
+	if cfg.Database == "" {
+		return n.Refuse("database", "is required")
 	}
+	if err := n.Defaults(); err != nil {
+		return err
+	}
+	cfg.Server = n.Server
 	if cfg.UnixSocket != "" {
 		dir, port, reason := socketDir(cfg.UnixSocket)
 		if reason != "" {
-			return configError(s, "unix_socket", reason)
+			return n.Refuse("unix_socket", reason)
 		}
 		cfg.UnixSocket = dir
 		if port != 0 {
@@ -173,122 +102,24 @@ func (cfg *Config) normalize() error {
 	if cfg.Port == 0 {
 		cfg.Port = DefaultPort
 	}
-	if cfg.MaxConns == 0 {
-		cfg.MaxConns = DefaultMaxConns
-	}
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = DefaultConnectTimeout
-	}
-	if cfg.DefaultTimeout == 0 {
-		cfg.DefaultTimeout = DefaultTimeout
-	}
-	if err := cfg.normalizeTransport(); err != nil {
-		return err
-	}
-	return cfg.normalizePosture()
+	return sqlsource.CheckPosture(&cfg.Server, "postgres", cfg.Source, "database role", validRole)
 }
 
-func (cfg *Config) normalizeTransport() error {
-	s := cfg.Source
-	if cfg.TransportMode == "" {
-		cfg.TransportMode = Verified
-		if cfg.UnixSocket != "" {
-			cfg.TransportMode = Plaintext
-		}
-	}
-	switch cfg.TransportMode {
-	case Plaintext:
-		if cfg.Host != "" && !loopback(cfg.Host) {
-			return configError(s, "transport_mode", "may be plaintext only to a loopback address, localhost or a unix socket: use verified or mutual")
-		}
-		if err := onlyWith(s, "applies only with transport_mode verified or mutual", "ca_file", cfg.CAFile, "tls_server_name", cfg.ServerName); err != nil {
-			return err
-		}
-	case Verified, Mutual:
-		if cfg.UnixSocket != "" {
-			return configError(s, "transport_mode", "must be plaintext over a unix socket, where TLS does not apply")
-		}
-	default:
-		return configError(s, "transport_mode", "must be plaintext, verified or mutual")
-	}
-	if cfg.TransportMode != Mutual {
-		return onlyWith(s, "applies only with transport_mode mutual", "cert_file", cfg.CertFile, "key_file", cfg.KeyFile)
-	}
-	switch {
-	case cfg.CertFile == "":
-		return configError(s, "cert_file", "is required with transport_mode mutual")
-	case cfg.KeyFile == "":
-		return configError(s, "key_file", "is required with transport_mode mutual")
-	}
-	return nil
+// network is the connection part of cfg, as sqlsource checks it.
+func (cfg *Config) network() *sqlsource.Network {
+	return &sqlsource.Network{System: "postgres", Source: cfg.Source, Server: cfg.Server, Socket: true, UnixSocket: cfg.UnixSocket}
 }
 
-// onlyWith refuses, with reason, the first key of the key, value pairs kv
-// whose value is set.
-func onlyWith(source, reason string, kv ...string) error {
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] != "" {
-			return configError(source, kv[i], reason)
-		}
-	}
-	return nil
+// identities is the posture part of cfg: the identities are database
+// roles.
+func (cfg *Config) identities() *sqlsource.Identities {
+	return sqlsource.ServerIdentities(&cfg.Server, "postgres", cfg.Source, "database role")
 }
 
-func (cfg *Config) normalizePosture() error {
-	s := cfg.Source
-	switch cfg.Posture {
-	case "":
-		cfg.Posture = domain.SharedServiceUser
-	case domain.SharedServiceUser, domain.ImpersonationAtSource:
-	default:
-		return configError(s, "posture", "must be shared-service-user or impersonation-at-source")
-	}
-	if cfg.Posture == domain.SharedServiceUser {
-		const only = "applies only with posture impersonation-at-source"
-		if len(cfg.Impersonate) > 0 {
-			return configError(s, "impersonate", only)
-		}
-		if cfg.VerificationIdentity != "" {
-			return configError(s, "verification_identity", only)
-		}
-	}
-	roles := make(map[string]string, len(cfg.Impersonate))
-	for subject, role := range cfg.Impersonate {
-		switch {
-		case strings.TrimSpace(subject) == "":
-			return configError(s, "impersonate", "has an empty subject")
-		case strings.TrimSpace(role) == "" || strings.ContainsRune(role, 0):
-			return configError(s, "impersonate", "maps a subject to an empty or invalid database role")
-		}
-		roles[subject] = role
-	}
-	cfg.Impersonate = roles
-	if strings.ContainsRune(cfg.VerificationIdentity, 0) || (cfg.VerificationIdentity != "" && strings.TrimSpace(cfg.VerificationIdentity) == "") {
-		return configError(s, "verification_identity", "is not a valid role name")
-	}
-	return nil
-}
-
-// loopback reports whether host is on this machine: localhost or a
-// loopback IP literal. A name that merely resolves to one is not enough.
-func loopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	a, err := netip.ParseAddr(strings.Trim(host, "[]"))
-	return err == nil && a.IsLoopback()
-}
-
-// hostName is the shape of a DNS name.
-var hostName = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?$`)
-
-// validHost reports whether host is an IP literal or a DNS name: no
-// scheme, port, path or user.
-func validHost(host string) bool {
-	if _, err := netip.ParseAddr(host); err == nil {
-		return true
-	}
-	return len(host) <= 253 && hostName.MatchString(host)
+// validRole reports whether name can be a role's name: not blank and free
+// of NUL.
+func validRole(name string) bool {
+	return strings.TrimSpace(name) != "" && !strings.ContainsRune(name, 0)
 }
 
 // socketDir returns the directory of a unix socket given as a directory or
@@ -309,36 +140,6 @@ func socketDir(p string) (dir string, port int, reason string) {
 	return p, 0, ""
 }
 
-// tlsConfig builds the client TLS configuration of verified and mutual.
-func (cfg *Config) tlsConfig() (*tls.Config, error) {
-	if cfg.TransportMode == Plaintext {
-		return nil, nil
-	}
-	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: cfg.Host}
-	if cfg.ServerName != "" {
-		tc.ServerName = cfg.ServerName
-	}
-	if cfg.CAFile != "" {
-		pem, err := os.ReadFile(cfg.CAFile)
-		if err != nil {
-			return nil, configError(cfg.Source, "ca_file", "cannot be read")
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, configError(cfg.Source, "ca_file", "holds no PEM certificate")
-		}
-		tc.RootCAs = pool
-	}
-	if cfg.TransportMode == Mutual {
-		cert, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
-		if err != nil {
-			return nil, configError(cfg.Source, "cert_file", "cannot be read as a certificate with the key of key_file")
-		}
-		tc.Certificates = []tls.Certificate{cert}
-	}
-	return tc, nil
-}
-
 // neutral is the connection string parsed before cfg's own settings are
 // set on the result: its explicit values keep PG* environment variables
 // from loading certificate files or looking up the OS user while parsing
@@ -354,7 +155,7 @@ func (cfg *Config) poolConfig() (*pgxpool.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres source %s: %w", cfg.Source, err)
 	}
-	tc, err := cfg.tlsConfig()
+	tc, err := cfg.network().TLSConfig()
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ var (
 )
 
 func base() postgres.Config {
-	return postgres.Config{Source: "warehouse", Host: "127.0.0.1", Database: "d", User: "u", TransportMode: postgres.Plaintext}
+	return postgres.Config{Source: "warehouse", Server: postgres.Server{Host: "127.0.0.1", Database: "d", User: "u", TransportMode: postgres.Plaintext}}
 }
 
 // TestConfigRefusals needs no database: New validates without connecting.
@@ -127,9 +127,9 @@ func TestUnreachableAtOnce(t *testing.T) {
 	db, err := postgres.New(context.Background(), cfg)
 	require.NoError(t, err)
 	defer db.Close()
-	require.ErrorIs(t, db.Ping(context.Background()), postgres.ErrUnreachable)
+	require.ErrorIs(t, db.Ping(context.Background()), domain.ErrUnavailable)
 	err = db.Validate(context.Background())
-	require.ErrorIs(t, err, postgres.ErrUnreachable)
+	require.ErrorIs(t, err, domain.ErrUnavailable)
 	require.Equal(t, "postgres source warehouse: the database cannot be reached", err.Error())
 }
 

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 	postgres "sutura.dev/adapters/postgres"
 	"sutura.dev/adapters/postgres/pgtest"
+	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/app/conformance"
 	"sutura.dev/domain"
-	"sutura.dev/semantic"
 )
 
 // TestCorpus runs the data-system conformance suite (every question of
@@ -54,24 +54,7 @@ func TestAnchors(t *testing.T) {
 	f := needDB(t)
 	db := open(t, f.config())
 	b := demoBundle(t, source)
-	n := 0
-	for _, m := range b.Definitions().Metrics {
-		if m.Anchor == nil {
-			continue
-		}
-		n++
-		t.Run(m.Name, func(t *testing.T) {
-			q := domain.Question{Metrics: []string{m.Name}, Grain: m.Grains[len(m.Grains)-1],
-				Range: domain.TimeSpan{Fixed: &m.Anchor.Range}}
-			plan, why := semantic.Compile(b, domain.LocalOperator, q, domain.DateOf(2026, 7, 1))
-			require.Nil(t, why)
-			rs, err := db.Execute(context.Background(), plan)
-			require.NoError(t, err)
-			require.Len(t, rs.Rows, 1)
-			require.Equal(t, m.Anchor.Value, rs.Rows[0][1].Render())
-		})
-	}
-	require.Equal(t, 13, n)
+	require.Equal(t, 13, sqltest.Anchors(t, b, db.Execute))
 }
 
 // TestHandWrittenSQL compares the adapter with straightforward SQL written

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
 )
@@ -17,6 +18,7 @@ import (
 // and the posture its legs run under. It is safe for concurrent use.
 type DB struct {
 	cfg  Config
+	ids  *sqlsource.Identities
 	pool *pgxpool.Pool
 }
 
@@ -29,8 +31,6 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cfg.Password = append([]byte(nil), cfg.Password...)
-	cfg.Models = append([]domain.Model(nil), cfg.Models...)
 	if err := cfg.normalize(); err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func New(ctx context.Context, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres source %s: the connection pool cannot be built", cfg.Source)
 	}
-	return &DB{cfg: cfg, pool: pool}, nil
+	return &DB{cfg: cfg, ids: cfg.identities(), pool: pool}, nil
 }
 
 // Close closes every connection of the pool, waiting for connections in
@@ -57,11 +57,9 @@ func (db *DB) Posture() domain.Posture { return db.cfg.Posture }
 
 // Ping connects (or takes a pooled connection) and runs an empty
 // statement: what `sutura doctor` asks to tell whether the source can be
-// reached. The error is an *Error (errors.Is ErrUnreachable when the
-// database cannot be reached) or ctx's.
+// reached. The error is an *Error (errors.Is domain.ErrUnavailable when
+// the database cannot be reached) or ctx's.
 func (db *DB) Ping(ctx context.Context) error {
-	ctx, cancel := db.budget(ctx)
-	defer cancel()
 	// The transaction's BEGIN and COMMIT are the round trips.
 	return db.run(ctx, "", func(context.Context, *pgxpool.Conn) error { return nil })
 }
@@ -93,56 +91,26 @@ func (db *DB) ExecuteAs(ctx context.Context, principal domain.Principal, plan *d
 }
 
 // ownRole is the role of a call without a caller ("" is the service user).
-func (db *DB) ownRole() (string, error) {
-	if db.cfg.Posture != domain.ImpersonationAtSource {
-		return "", nil
-	}
-	if db.cfg.VerificationIdentity == "" {
-		return "", refusal(domain.CredentialUnavailable,
-			"source %s runs as the caller and declares no verification identity for calls without one", db.cfg.Source)
-	}
-	return db.cfg.VerificationIdentity, nil
-}
+func (db *DB) ownRole() (string, error) { return db.ids.Own() }
 
 // roleOf is the role principal's legs run as ("" is the service user).
-func (db *DB) roleOf(p domain.Principal) (string, error) {
-	if db.cfg.Posture != domain.ImpersonationAtSource {
-		return "", nil
-	}
-	role, ok := db.cfg.Impersonate[p.Subject]
-	if !ok || p.Subject == "" {
-		return "", refusal(domain.CredentialUnavailable, detailNoRole, db.cfg.Source)
-	}
-	return role, nil
-}
+func (db *DB) roleOf(p domain.Principal) (string, error) { return db.ids.Of(p) }
 
 func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*domain.RowSet, error) {
-	if plan == nil || len(plan.Legs) == 0 {
-		return nil, errors.New("postgres: no plan")
-	}
-	if src := plan.Legs[0].Source; src != db.cfg.Source {
-		return nil, fmt.Errorf("postgres source %s: the plan reads source %s", db.cfg.Source, src)
-	}
-	st, err := semantic.Render(plan, semantic.Postgres)
+	query, args, err := sqlsource.Render("postgres", db.cfg.Source, plan, semantic.Postgres)
 	if err != nil {
-		return nil, fmt.Errorf("postgres source %s: %w", db.cfg.Source, err)
-	}
-	args, err := st.PositionalArgs()
-	if err != nil {
-		return nil, fmt.Errorf("postgres source %s: %w", db.cfg.Source, err)
+		return nil, err
 	}
 	rowCap, byteCap := plan.Bounds()
-	ctx, cancel := db.budget(ctx)
-	defer cancel()
 	var rs *domain.RowSet
 	err = db.run(ctx, role, func(ctx context.Context, conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, st.SQL, append([]any{binaryResults}, args...)...)
+		rows, err := conn.Query(ctx, query, append([]any{binaryResults}, args...)...)
 		if err != nil {
 			return err
 		}
 		// The statement's LIMIT leaves at most one row to drain.
 		defer rows.Close()
-		got, err := readRows(rows, rowCap, byteCap, plan.Columns, detailTooManyRows)
+		got, err := readRows(rows, rowCap, byteCap, plan.Columns, sqlsource.DetailTooManyRows)
 		if err != nil {
 			return err
 		}
@@ -150,7 +118,7 @@ func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*dom
 		return nil
 	})
 	var e *Error
-	if errors.As(err, &e) && e.SQLState == "22012" {
+	if errors.As(err, &e) && e.Code == "22012" {
 		return nil, plan.ZeroDenominatorError()
 	}
 	if err != nil {
@@ -159,19 +127,12 @@ func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*dom
 	return rs, nil
 }
 
-// budget gives ctx the default deadline when it has none.
-func (db *DB) budget(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(ctx, db.cfg.DefaultTimeout)
-}
-
 // rollbackTimeout bounds ending a transaction whose context is over.
 const rollbackTimeout = 2 * time.Second
 
 // run calls fn inside a READ ONLY transaction whose statement_timeout is
-// the rest of ctx's budget, under role when it is not empty. A call whose
+// the rest of ctx's budget (Config.DefaultTimeout when ctx has no
+// deadline), under role when it is not empty. A call whose
 // connection broke before fn returned a result is run once more on a fresh
 // connection (see the package documentation). The error is classified.
 func (db *DB) run(ctx context.Context, role string, fn func(context.Context, *pgxpool.Conn) error) error {
@@ -190,6 +151,8 @@ func (db *DB) runAlone(ctx context.Context, role string, fn func(context.Context
 }
 
 func (db *DB) retry(ctx context.Context, role string, alone bool, fn func(context.Context, *pgxpool.Conn) error) error {
+	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
+	defer cancel()
 	sent, err := db.runOnce(ctx, role, alone, fn)
 	if err != nil && retryable(err) && ctx.Err() == nil && !(alone && sent) {
 		_, err = db.runOnce(ctx, role, alone, fn)

@@ -29,14 +29,6 @@ CREATE TABLE orders (
 // demoTables are the tables loaded with COPY from examples/demo/data.
 var demoTables = []string{"regions", "products", "customers", "orders"}
 
-func cols(spec ...string) []domain.ModelColumn {
-	var out []domain.ModelColumn
-	for i := 0; i+1 < len(spec); i += 2 {
-		out = append(out, domain.ModelColumn{Name: spec[i], Type: domain.ColumnType(spec[i+1])})
-	}
-	return out
-}
-
 // demoModels, demoDefinitions and demoBundle are the demo catalogue as
 // the conformance suite mirrors it.
 func demoModels(source string) []domain.Model { return conformance.DemoDefinitions(source).Models }

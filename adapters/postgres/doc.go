@@ -71,9 +71,10 @@
 // (22012, a ratio declared zero_denominator: fails) wraps
 // domain.ErrZeroDenominator. Everything else is an *Error: its text is a
 // fixed sentence with at most a SQLSTATE, never the server's or the
-// driver's message, and errors.Is(err, ErrUnreachable) tells a database
-// that cannot be reached (down, restarting, refusing connections) from a
-// statement the database failed. A question whose connection broke before
+// driver's message, and it wraps one error kind of package domain:
+// domain.ErrUnavailable for a database that cannot be reached (down,
+// restarting, refusing connections), domain.ErrRejected for a statement
+// the database failed. A question whose connection broke before
 // any row was read is retried once on a fresh connection: it is read-only,
 // so running it twice is harmless, and a restarted database then answers
 // the first question after it is back. A run_sql statement is retried

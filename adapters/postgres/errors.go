@@ -10,67 +10,51 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
-// ErrUnreachable is matched (errors.Is) by every *Error that says the
-// database could not be reached or the connection to it broke: down,
-// restarting, refusing connections, a failed TLS handshake or login. The
-// application maps it, like every other failure, to "unavailable".
-var ErrUnreachable = errors.New("the database cannot be reached")
+// Error is a failure of the database or of the connection to it (see
+// sqlsource.Error). Its kind is domain.ErrUnavailable when the database
+// could not be reached or the connection to it broke (down, restarting,
+// refusing connections, a failed TLS handshake or login) or failed in a
+// way it did not explain, and domain.ErrRejected when the server failed
+// the statement; Code is then the SQLSTATE. Its text is a fixed sentence
+// naming the source and the SQLSTATE; Message is the server's primary
+// message for a statement it failed (for run_sql's author only).
+type Error = sqlsource.Error
 
-// Error is a failure of the database or of the connection to it. Its text
-// is a fixed sentence naming the source and, for a statement the server
-// failed, the SQLSTATE; it never holds the server's or the driver's
-// message, which Unwrap still reaches for an operator's log.
-type Error struct {
-	// Source is the configured source alias.
-	Source string
-	// SQLState is the server's error code, empty when the database was
-	// not reached.
-	SQLState string
-	// Message is the server's primary message for a statement it failed
-	// (empty otherwise). It may name tables and columns of the statement:
-	// show it only to whoever wrote the statement (run_sql), never to a
-	// caller of a certified question.
-	Message     string
-	unreachable bool
-	err         error
+// unreachableError is the failure to reach the database, or a connection
+// that broke; code is the SQLSTATE when the server said one.
+func unreachableError(source, code string, err error) *Error {
+	return &Error{System: "postgres", Source: source, Kind: domain.ErrUnavailable, Code: code,
+		Sentence: "the database cannot be reached", Err: err}
 }
 
-func (e *Error) Error() string {
-	if e.unreachable {
-		return "postgres source " + e.Source + ": the database cannot be reached"
-	}
-	if e.SQLState != "" {
-		return "postgres source " + e.Source + ": the statement failed (SQLSTATE " + e.SQLState + ")"
-	}
-	return "postgres source " + e.Source + ": the statement failed"
+// statementError is a statement the server failed with SQLSTATE code
+// and message.
+func statementError(source, code, message string, err error) *Error {
+	return &Error{System: "postgres", Source: source, Kind: domain.ErrRejected, Code: code, Message: message,
+		Sentence: "the statement failed (SQLSTATE " + code + ")", Err: err}
 }
 
-// Unwrap returns the driver's error.
-func (e *Error) Unwrap() error { return e.err }
-
-// Is reports whether target is ErrUnreachable and e is a failure to reach
-// the database.
-func (e *Error) Is(target error) bool { return target == ErrUnreachable && e.unreachable }
+// unexplained is a failure of the driver the adapter cannot place: the
+// data system failed in a way it did not say.
+func unexplained(source string, err error) *Error {
+	return &Error{System: "postgres", Source: source, Kind: domain.ErrUnavailable, Sentence: "the statement failed", Err: err}
+}
 
 // Refusal details. They name no value and no driver text.
+// The details every SQL source shares are sqlsource's.
 const (
-	detailDeadline      = "the question ran out of its execution time and was stopped"
-	detailRefused       = "the database refused to read the data of this question for this caller"
-	detailNoRole        = "there is no database role for this caller at source %s"
-	detailRoleRefused   = "the database role of this caller at source %s cannot be assumed"
-	detailTooManyRows   = "the answer has more than %d rows; ask for a coarser grain, a shorter range or fewer dimensions"
-	detailTooManyBytes  = "the answer is larger than %d bytes; ask for less"
-	detailResources     = "the database ran out of working memory or temporary space for this question; ask for less"
-	detailReadOnly      = "run_sql is read-only: the statement tried to change data or the session"
-	detailStatementRows = "the result has more than %d rows; ask for less (add a LIMIT or aggregate)"
+	detailRefused     = "the database refused to read the data of this question for this caller"
+	detailRoleRefused = "the database role of this caller at source %s cannot be assumed"
+	detailResources   = "the database ran out of working memory or temporary space for this question; ask for less"
+	detailReadOnly    = "run_sql is read-only: the statement tried to change data or the session"
 )
 
-func refusal(c domain.Code, format string, args ...any) error {
-	return &domain.RefusalError{Reason: domain.Refuse(c, format, args...)}
-}
+// refusal is a *domain.RefusalError of code c.
+var refusal = sqlsource.Refusal
 
 // step is the part of a call an error came from; the same SQLSTATE means
 // different things in different steps.
@@ -83,33 +67,23 @@ const (
 
 // classify turns an error of a call on source into Execute's error.
 func classify(ctx context.Context, source string, s step, err error) error {
-	if err == nil {
-		return nil
-	}
-	var re *domain.RefusalError
-	if errors.As(err, &re) {
-		return err
-	}
 	var wide *pgproto3.ExceededMaxBodyLenErr
-	if errors.As(err, &wide) {
+	if err != nil && errors.As(err, &wide) {
 		// A row longer than maxMessageBytes: refused from its length, and
 		// the connection, mid-message, is closed.
-		return refusal(domain.ResultTooLarge, detailTooManyBytes, domain.MaxResultBytes)
+		return refusal(domain.ResultTooLarge, sqlsource.DetailTooManyBytes, domain.MaxResultBytes)
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		if errors.Is(ctxErr, context.DeadlineExceeded) {
-			return refusal(domain.DeadlineExceeded, detailDeadline)
-		}
-		return ctxErr
+	if out, ok := sqlsource.Settled(ctx, err); ok {
+		return out
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return classifyServer(source, s, pgErr)
 	}
 	if unreachable(err) {
-		return &Error{Source: source, unreachable: true, err: err}
+		return unreachableError(source, "", err)
 	}
-	return &Error{Source: source, err: err}
+	return unexplained(source, err)
 }
 
 func classifyServer(source string, s step, pgErr *pgconn.PgError) error {
@@ -122,7 +96,7 @@ func classifyServer(source string, s step, pgErr *pgconn.PgError) error {
 	case code == "57014":
 		// query_canceled: the statement timeout, set to the context's
 		// remaining budget, fired (a cancellation by ctx is handled above).
-		return refusal(domain.DeadlineExceeded, detailDeadline)
+		return refusal(domain.DeadlineExceeded, sqlsource.DetailDeadline)
 	case code == "42501":
 		// insufficient_privilege, including "permission denied for table"
 		// and the row-level-security refusals.
@@ -134,9 +108,9 @@ func classifyServer(source string, s step, pgErr *pgconn.PgError) error {
 		// connection_exception, admin/crash shutdown or cannot connect now,
 		// invalid authorization (a wrong service password), too many
 		// connections: the database is not there for us.
-		return &Error{Source: source, SQLState: code, unreachable: true, err: pgErr}
+		return unreachableError(source, code, pgErr)
 	}
-	return &Error{Source: source, SQLState: code, Message: pgErr.Message, err: pgErr}
+	return statementError(source, code, pgErr.Message, pgErr)
 }
 
 // unreachable reports whether err (not a server error) says the
@@ -165,11 +139,5 @@ func unreachable(err error) bool {
 // change anything.
 func retryable(err error) bool {
 	var e *Error
-	return errors.As(err, &e) && e.unreachable && e.SQLState != "28P01" && e.SQLState != "28000"
+	return errors.As(err, &e) && e.Unavailable() && e.Code != "28P01" && e.Code != "28000"
 }
-
-// StatementFailed reports whether the server rejected the statement itself
-// (a run_sql author's mistake), as opposed to the database being
-// unreachable or failing: the app answers the former to the author and
-// treats the latter as the service failing.
-func (e *Error) StatementFailed() bool { return e.SQLState != "" && !e.unreachable }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	postgres "sutura.dev/adapters/postgres"
 	"sutura.dev/domain"
 )
 
@@ -79,7 +78,7 @@ func TestDatabaseDownAndBack(t *testing.T) {
 	errs = append(errs, err, db.Ping(ctx), db.Validate(ctx))
 	for i, err := range errs {
 		require.Error(t, err, "call %d", i)
-		require.ErrorIs(t, err, postgres.ErrUnreachable, "call %d: %v", i, err)
+		require.ErrorIs(t, err, domain.ErrUnavailable, "call %d: %v", i, err)
 		require.Equal(t, "postgres source demo: the database cannot be reached", err.Error(), "call %d", i)
 		var re *domain.RefusalError
 		require.False(t, errors.As(err, &re), "a database that is down is a failure, not a refusal")

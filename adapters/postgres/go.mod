@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/stretchr/testify v1.12.1
+	sutura.dev/adapters/sqlsource v0.0.0
 	sutura.dev/app v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/semantic v0.0.0
@@ -21,6 +22,7 @@ require (
 )
 
 replace (
+	sutura.dev/adapters/sqlsource => ../sqlsource
 	sutura.dev/app => ../../app
 	sutura.dev/domain => ../../domain
 	sutura.dev/runtime => ../../runtime

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,8 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 	postgres "sutura.dev/adapters/postgres"
 	"sutura.dev/adapters/postgres/pgtest"
+	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/domain"
-	"sutura.dev/semantic"
 )
 
 // The tests run against a real PostgreSQL named by SUTURA_PG_URL, a
@@ -30,8 +29,8 @@ import (
 // SUTURA_REQUIRE_TIERS lists postgres (CI).
 
 const (
-	source  = "demo"
-	dataDir = "../../examples/demo/data"
+	source  = sqltest.DemoSource
+	dataDir = sqltest.DemoData
 )
 
 // fixture is what one run creates on a server.
@@ -83,7 +82,7 @@ func ownCluster(t *testing.T) *fixture {
 	t.Helper()
 	pgtest.URL(t)
 	ownOnce.Do(func() { own, ownErr = startOwnCluster() })
-	if ownErr != nil && !pgtest.Required() {
+	if ownErr != nil && !pgtest.Tier.Required() {
 		t.Skipf("NOT RUN: postgres, a cluster of the test's own (%v)", ownErr)
 	}
 	require.NoError(t, ownErr, "starting a cluster with scripts/pg")
@@ -247,52 +246,14 @@ func (f *fixture) teardown() error {
 // read-only service user over TCP with its password.
 func (f *fixture) config() postgres.Config {
 	return postgres.Config{
-		Source: source, Host: f.admin.Host, Port: int(f.admin.Port), Database: f.db,
-		User: f.role("reader"), Password: []byte(f.pw), TransportMode: postgres.Plaintext,
+		Source: source, Server: postgres.Server{Host: f.admin.Host, Port: int(f.admin.Port), Database: f.db,
+			User: f.role("reader"), Password: []byte(f.pw), TransportMode: postgres.Plaintext},
 		Models: demoModels(source),
 	}
 }
 
 // open opens the source cfg describes and closes it when t ends.
-func open(t *testing.T, cfg postgres.Config) *postgres.DB {
-	t.Helper()
-	db, err := postgres.New(context.Background(), cfg)
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	return db
-}
-
-// compile compiles a wire question against b for principal p.
-func compile(t *testing.T, b *domain.Bundle, p domain.Principal, question string) *domain.Plan {
-	t.Helper()
-	q, err := domain.ParseQuestion(json.RawMessage(question))
-	require.NoError(t, err)
-	plan, why := semantic.Compile(b, p, q, domain.DateOf(2026, 7, 1))
-	require.Nil(t, why, "the question is refused at compile time")
-	return plan
-}
-
-// rendered is a row set as canonical text.
-func rendered(rs *domain.RowSet) [][]string {
-	out := [][]string{}
-	for _, row := range rs.Rows {
-		r := make([]string, len(row))
-		for i, c := range row {
-			r[i] = c.Render()
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// refusalCode is the code of a *domain.RefusalError, or "" for any other
-// error.
-func refusalCode(err error) domain.Code {
-	if re, ok := err.(*domain.RefusalError); ok {
-		return re.Reason.Code()
-	}
-	return ""
-}
+func open(t *testing.T, cfg postgres.Config) *postgres.DB { return sqltest.Open(t, postgres.New, cfg) }
 
 // activity is one backend of pg_stat_activity.
 type activity struct {
@@ -356,3 +317,18 @@ func (f *fixture) waitIdle(t *testing.T, c *pgx.Conn, within time.Duration) time
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// The helpers every SQL adapter's tests share.
+var (
+	cols        = sqltest.Cols
+	compile     = sqltest.Compile
+	rendered    = sqltest.Rendered
+	refusalCode = sqltest.RefusalCode
+)
+
+// slowQuestion asks slowBundle's metric.
+const slowQuestion = sqltest.SlowQuestion
+
+// slowBundle is a catalogue of one metric over the slow_orders view (a
+// cross join of 4e10 rows): a question no test lets finish.
+func slowBundle(t *testing.T) *domain.Bundle { return sqltest.SlowBundle(t, source) }

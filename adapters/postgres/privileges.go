@@ -35,8 +35,6 @@ var ErrPrivilegedRole = errors.New("the login role may do more than run_sql allo
 // login role; it wraps ErrPrivilegedRole, or is an *Error when the
 // database could not be asked.
 func (db *DB) CheckSQLPrivileges(ctx context.Context) error {
-	ctx, cancel := db.budget(ctx)
-	defer cancel()
 	var super bool
 	var held []string
 	err := db.run(ctx, "", func(ctx context.Context, conn *pgxpool.Conn) error {

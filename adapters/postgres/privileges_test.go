@@ -82,7 +82,7 @@ func TestCheckSQLPrivileges(t *testing.T) {
 	cfg := f.config()
 	cfg.Port = 1
 	err := open(t, cfg).CheckSQLPrivileges(ctx)
-	require.ErrorIs(t, err, postgres.ErrUnreachable)
+	require.ErrorIs(t, err, domain.ErrUnavailable)
 	assert.NotErrorIs(t, err, postgres.ErrPrivilegedRole)
 }
 
@@ -120,7 +120,7 @@ func TestRunSQLCannotReachTheServer(t *testing.T) {
 		}
 		e, ok := errorsAs[*postgres.Error](err)
 		require.True(t, ok, "%s: %v", stmt, err)
-		assert.True(t, e.StatementFailed(), "%s: %v", stmt, err)
+		assert.ErrorIs(t, e, domain.ErrRejected, "%s: %v", stmt, err)
 	}
 	_, err = os.Stat(out)
 	assert.True(t, errors.Is(err, os.ErrNotExist), "no file was written on the server")
@@ -173,7 +173,7 @@ func TestRunSQLSelfTerminationIsNotRetried(t *testing.T) {
 	close(stop)
 	<-done
 	require.Error(t, err)
-	assert.ErrorIs(t, err, postgres.ErrUnreachable, "the connection ended")
+	assert.ErrorIs(t, err, domain.ErrUnavailable, "the connection ended")
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Len(t, pids, 1, "the statement ran on exactly one backend")
@@ -221,7 +221,7 @@ func TestRunSQLSettingsEndWithTheStatement(t *testing.T) {
 		} else {
 			e, ok := errorsAs[*postgres.Error](err)
 			require.True(t, ok, "%s: %v", tc.stmt, err)
-			assert.True(t, e.StatementFailed(), tc.stmt)
+			assert.ErrorIs(t, e, domain.ErrRejected, tc.stmt)
 		}
 		rs, err := db.RunSQL(ctx, `SELECT current_user, session_user, current_setting('transaction_read_only'),
   current_setting('search_path'), current_setting('statement_timeout') <> '0'`, 1)

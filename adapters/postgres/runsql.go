@@ -3,15 +3,15 @@ package postgres
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
 // ErrEmptyStatement is RunSQL's error for a statement with no text.
-var ErrEmptyStatement = errors.New("the statement is empty")
+var ErrEmptyStatement = sqlsource.ErrEmptyStatement
 
 // RunSQL runs one statement of run_sql (docs/contract.md §6) and returns at most
 // rowCap rows (domain.MaxRowCap when rowCap is not positive or larger),
@@ -31,18 +31,14 @@ var ErrEmptyStatement = errors.New("the statement is empty")
 // Any other failure of the statement is an *Error whose Message is the
 // server's, for the person who wrote the statement.
 func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain.RowSet, error) {
-	if strings.TrimSpace(statement) == "" {
-		return nil, ErrEmptyStatement
+	rowCap, err := sqlsource.Statement(statement, rowCap)
+	if err != nil {
+		return nil, err
 	}
 	role, err := db.ownRole()
 	if err != nil {
 		return nil, err
 	}
-	if rowCap <= 0 || rowCap > domain.MaxRowCap {
-		rowCap = domain.MaxRowCap
-	}
-	ctx, cancel := db.budget(ctx)
-	defer cancel()
 	var rs *domain.RowSet
 	err = db.runAlone(ctx, role, func(ctx context.Context, conn *pgxpool.Conn) error {
 		// DescribeExec: an unnamed prepared statement, so no statement of a
@@ -58,7 +54,7 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 		// would otherwise read the whole result.
 		defer rows.Close()
 		defer stop()
-		got, err := readRows(rows, rowCap, domain.MaxResultBytes, nil, detailStatementRows)
+		got, err := readRows(rows, rowCap, domain.MaxResultBytes, nil, sqlsource.DetailStatementRows)
 		if err != nil {
 			return err
 		}
@@ -66,7 +62,7 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 		return nil
 	})
 	var e *Error
-	if errors.As(err, &e) && e.SQLState == "25006" {
+	if errors.As(err, &e) && e.Code == "25006" {
 		return nil, refusal(domain.SourceRefused, detailReadOnly)
 	}
 	if err != nil {

@@ -2,14 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -18,39 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	postgres "sutura.dev/adapters/postgres"
+	"sutura.dev/adapters/sqlsource/sqltest"
+	"sutura.dev/domain"
 )
-
-// issued is a certificate and its key, PEM-encoded.
-type issued struct {
-	cert, key []byte
-	x509      *x509.Certificate
-	priv      *ecdsa.PrivateKey
-}
-
-// issue makes a certificate for tmpl, signed by ca (self-signed when ca is
-// nil).
-func issue(t *testing.T, tmpl *x509.Certificate, ca *issued) issued {
-	t.Helper()
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	parent, signer := tmpl, priv
-	if ca != nil {
-		parent, signer = ca.x509, ca.priv
-	}
-	tmpl.SerialNumber = big.NewInt(time.Now().UnixNano())
-	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &priv.PublicKey, signer)
-	require.NoError(t, err)
-	c, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	kd, err := x509.MarshalECPrivateKey(priv)
-	require.NoError(t, err)
-	return issued{
-		cert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		key:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd}),
-		x509: c, priv: priv,
-	}
-}
 
 // TestTLS turns TLS on in a cluster of its own (a CA made here, a server
 // certificate for localhost and 127.0.0.1) and connects verified and
@@ -60,14 +22,6 @@ func issue(t *testing.T, tmpl *x509.Certificate, ca *issued) issued {
 func TestTLS(t *testing.T) {
 	f := ownCluster(t)
 	dir := f.dir
-	ca := issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "sutura test CA"}, IsCA: true,
-		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}, nil)
-	server := issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "localhost"}, DNSNames: []string{"localhost"},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		KeyUsage: x509.KeyUsageDigitalSignature}, &ca)
-	client := issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: f.role("reader")},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, KeyUsage: x509.KeyUsageDigitalSignature}, &ca)
-
 	// The server's files sit in the cluster directory, owned by the
 	// cluster's owner (the server refuses a key others can read).
 	tlsDir := filepath.Join(dir, "tls-"+f.suffix)
@@ -84,9 +38,9 @@ func TestTLS(t *testing.T) {
 		}
 		return p
 	}
-	caFile := write("ca.pem", ca.cert, 0o644)
-	serverCert, serverKey := write("server.pem", server.cert, 0o644), write("server.key", server.key, 0o600)
-	clientCert, clientKey := write("client.pem", client.cert, 0o644), write("client.key", client.key, 0o600)
+	files := sqltest.WriteTLS(t, f.role("reader"), write)
+	caFile, serverCert, serverKey := files.CA, files.ServerCert, files.ServerKey
+	clientCert, clientKey := files.ClientCert, files.ClientKey
 	f.exec(t, "ALTER SYSTEM SET ssl_cert_file = '"+serverCert+"'")
 	f.exec(t, "ALTER SYSTEM SET ssl_key_file = '"+serverKey+"'")
 	f.exec(t, "ALTER SYSTEM SET ssl_ca_file = '"+caFile+"'")
@@ -120,9 +74,9 @@ func TestTLS(t *testing.T) {
 
 	wrongName := verified
 	wrongName.ServerName = "db.example"
-	require.ErrorIs(t, open(t, wrongName).Ping(ctx), postgres.ErrUnreachable)
+	require.ErrorIs(t, open(t, wrongName).Ping(ctx), domain.ErrUnavailable)
 
 	systemRoots := verified
 	systemRoots.CAFile = ""
-	require.ErrorIs(t, open(t, systemRoots).Ping(ctx), postgres.ErrUnreachable)
+	require.ErrorIs(t, open(t, systemRoots).Ping(ctx), domain.ErrUnavailable)
 }

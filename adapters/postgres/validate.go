@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
 )
 
@@ -42,8 +43,6 @@ func (db *DB) Validate(ctx context.Context) error {
 		role = db.cfg.VerificationIdentity
 	}
 	checkGrants := db.cfg.Posture != domain.ImpersonationAtSource || role != ""
-	ctx, cancel := db.budget(ctx)
-	defer cancel()
 	var problem error
 	err := db.run(ctx, role, func(ctx context.Context, conn *pgxpool.Conn) error {
 		for i := range db.cfg.Models {
@@ -91,19 +90,20 @@ func checkModel(m *domain.Model, cols map[string]dbColumn, checkGrants bool) err
 	if len(cols) == 0 {
 		return fmt.Errorf("model %s: table %s does not exist (or is not on the search path)", m.Name, m.Table)
 	}
-	for _, want := range m.Columns {
-		got, ok := cols[want.Name]
-		switch {
-		case !ok:
-			return fmt.Errorf("model %s: table %s has no column %s", m.Name, m.Table, want.Name)
-		case !typeFits(want.Type, got):
-			return fmt.Errorf("model %s: column %s is declared %s but is %s in the database", m.Name, want.Name, want.Type, got.typ)
-		case checkGrants && !got.readable:
-			return fmt.Errorf("model %s: column %s of table %s cannot be read by the identity questions run as", m.Name, want.Name, m.Table)
+	var grants func(domain.ModelColumn, dbColumn) string
+	if checkGrants {
+		grants = func(want domain.ModelColumn, got dbColumn) string {
+			if got.readable {
+				return ""
+			}
+			return fmt.Sprintf("column %s of table %s cannot be read by the identity questions run as", want.Name, m.Table)
 		}
 	}
-	return nil
+	return sqlsource.CheckModel(m, cols, same, typeFits, func(c dbColumn) string { return c.typ }, grants)
 }
+
+// same is a column's name as the catalogue of the database spells it.
+func same(name string) string { return name }
 
 // typeFits reports whether a database column can stand for a declared
 // column type: what the SQL does with it and how its cells render depend

@@ -45,7 +45,9 @@ func TestSystemAnswers(t *testing.T) {
 			{domain.Text("city-00002"), domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(20)},
 			{domain.Text("city-00003"), domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Null()},
 		}, nil},
-		{"failure", &apptest.System{Rows: fixed, Err: errors.New("down")}, plan(period, value), nil, errors.New("down")},
+		{"failure, typed as a data system's", &apptest.System{Rows: fixed, Err: errors.New("down")}, plan(period, value), nil,
+			errors.New("the data system is unavailable: down")},
+		{"failure of a kind", &apptest.System{Err: domain.ErrRejected}, plan(period, value), nil, domain.ErrRejected},
 		{"refusal", &apptest.System{Err: refusal}, plan(period, value), nil, refusal},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,7 +13,6 @@ var (
 	_ app.DataSystem          = (*SQL)(nil)
 	_ app.SQLRunner           = (*SQL)(nil)
 	_ app.SQLPrivilegeChecker = (*SQL)(nil)
-	_ app.StatementFailure    = (*StatementError)(nil)
 )
 
 // SQL is an in-memory data system that can also run SQL (app.SQLRunner).
@@ -32,7 +31,8 @@ type SQL struct {
 	// Generate, when positive, replaces Result: one column n with the rows
 	// 0..Generate-1 as integers.
 	Generate int
-	// Err, when not nil, is returned instead of rows.
+	// Err, when not nil, is returned instead of rows, typed as
+	// System.Err is.
 	Err error
 	// Block holds every statement until Release is called or its context
 	// ends, returning ctx's error then.
@@ -67,7 +67,7 @@ func (s *SQL) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 		return nil, err
 	}
 	if s.Err != nil {
-		return nil, s.Err
+		return nil, Typed(s.Err)
 	}
 	if s.Generate > 0 {
 		n := min(s.Generate, rowCap+1)
@@ -112,14 +112,15 @@ func (s *SQL) RowCaps() []int {
 	return append([]int(nil), s.rowCaps...)
 }
 
-// StatementError is a failure of the statement itself
-// (app.StatementFailure), as a database reports a syntax error. Text is
-// its message, which may quote the statement and must never be shown.
+// StatementError is a failure of the statement itself (it wraps
+// domain.ErrRejected), as a database reports a syntax error. Text is its
+// message, which may quote the statement and must never be shown.
 type StatementError struct {
 	Text string
 }
 
 func (e *StatementError) Error() string { return fmt.Sprintf("the statement failed: %s", e.Text) }
 
-// StatementFailed reports true.
-func (e *StatementError) StatementFailed() bool { return true }
+// Unwrap returns domain.ErrRejected, the error kind of a statement the
+// data system rejected.
+func (e *StatementError) Unwrap() error { return domain.ErrRejected }

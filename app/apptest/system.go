@@ -2,6 +2,7 @@ package apptest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -35,7 +36,9 @@ type System struct {
 	// the period, and i*10 in a metric, null when i%7 == 3.
 	Generate int
 	// Err, when not nil, is what every execution returns instead of rows;
-	// a *domain.RefusalError makes it a refusal.
+	// a *domain.RefusalError makes it a refusal. As an adapter types its
+	// failures, an Err that wraps no error kind of package domain is
+	// returned wrapped in domain.ErrUnavailable (see Typed).
 	Err error
 	// Block holds every execution until Release is called or its context
 	// ends; an execution ended by its context returns ctx's error.
@@ -64,7 +67,7 @@ func (s *System) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet
 		return nil, err
 	}
 	if s.Err != nil {
-		return nil, s.Err
+		return nil, Typed(s.Err)
 	}
 	if s.Generate > 0 {
 		return &domain.RowSet{Columns: plan.Columns, Rows: generate(plan, s.Generate)}, nil
@@ -127,4 +130,30 @@ func (m Metered) ExecuteWithCost(ctx context.Context, plan *domain.Plan) (*domai
 		cost = m.Cost(rows, err)
 	}
 	return rows, cost, err
+}
+
+// Typed is err as a data system adapter returns it: a refusal, the end of
+// a context, and an error that wraps an error kind of package domain (or
+// the sentinel of a failure code of app) as they are; any other error
+// wrapped in domain.ErrUnavailable, as an adapter reports a failure of its
+// data system it cannot place more precisely. A fake's Err such as
+// errors.New("connection refused") thus stands for a data system that is
+// down, as it did before adapters typed their errors.
+func Typed(err error) error {
+	var re *domain.RefusalError
+	if err == nil || errors.As(err, &re) {
+		return err
+	}
+	for _, k := range []error{domain.ErrUnavailable, domain.ErrRejected, domain.ErrZeroDenominator, domain.ErrDefect,
+		context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, k) {
+			return err
+		}
+	}
+	for _, c := range app.FailureCodes() {
+		if s := c.Sentinel(); s != nil && errors.Is(err, s) {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: %w", domain.ErrUnavailable, err)
 }

@@ -16,7 +16,6 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -161,16 +160,9 @@ func (o outcome) String() string {
 
 // failureCode is the code a caller is told for err: a surface's failure
 // carries it; a data system's own error is classified as the surface
-// classifies it (a ratio defined to fail, or the data system failing).
+// classifies an ask_metric's.
 func failureCode(err error) app.FailureCode {
-	var f *app.Failure
-	switch {
-	case errors.As(err, &f):
-		return f.Code
-	case errors.Is(err, domain.ErrZeroDenominator):
-		return app.CodeZeroDenominator
-	}
-	return app.CodeUnavailable
+	return app.CodeOf(domain.AskMetric, err)
 }
 
 // check compares got with the case's expected outcome.

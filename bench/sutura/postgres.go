@@ -35,8 +35,8 @@ func NewPostgresEngine(ctx context.Context, name, pgURL, dir string) (*PostgresE
 	if err != nil {
 		return nil, err
 	}
-	db, err := postgres.New(ctx, postgres.Config{Source: "demo", Host: login.host, Port: login.port, Database: login.database,
-		User: login.user, Password: []byte(login.password), TransportMode: postgres.Plaintext, MaxConns: 2,
+	db, err := postgres.New(ctx, postgres.Config{Source: "demo", Server: postgres.Server{Host: login.host, Port: login.port,
+		Database: login.database, User: login.user, Password: []byte(login.password), TransportMode: postgres.Plaintext, MaxConns: 2},
 		Models: base.bundle.Definitions().Models})
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"sutura.dev/adapters/clickhouse"
 	"sutura.dev/adapters/duckdb"
 	"sutura.dev/adapters/postgres"
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/app"
 	"sutura.dev/cli/internal/config"
 	"sutura.dev/domain"
@@ -125,15 +126,7 @@ func pingFiles(_ context.Context, spec sourceSpec) error {
 // postgresConfig is the adapter's configuration of a postgres source.
 func postgresConfig(spec sourceSpec) postgres.Config {
 	src := spec.source
-	return postgres.Config{
-		Source: spec.alias, Host: src.Host, Port: src.Port, UnixSocket: src.UnixSocket,
-		Database: src.Database, User: src.User, Password: src.Password.Reveal(),
-		TransportMode: postgres.TransportMode(src.TransportMode), CAFile: src.CAFile,
-		CertFile: src.CertFile, KeyFile: src.KeyFile, ServerName: src.TLSServerName,
-		Posture: domain.Posture(src.Posture), Impersonate: src.Impersonate,
-		VerificationIdentity: src.VerificationIdentity,
-		Models:               spec.models, MaxConns: spec.runtime.MaxConcurrentQueries,
-	}
+	return postgres.Config{Source: spec.alias, Server: server(spec), UnixSocket: src.UnixSocket, Models: spec.models}
 }
 
 // duckdbConfig is the adapter's configuration of a duckdb source.
@@ -148,15 +141,19 @@ func duckdbConfig(spec sourceSpec) duckdb.Config {
 
 // clickhouseConfig is the adapter's configuration of a clickhouse source.
 func clickhouseConfig(spec sourceSpec) clickhouse.Config {
+	return clickhouse.Config{Source: spec.alias, Server: server(spec), Models: spec.models}
+}
+
+// server is the part of a networked SQL source's configuration every SQL
+// adapter shares.
+func server(spec sourceSpec) sqlsource.Server {
 	src := spec.source
-	return clickhouse.Config{
-		Source: spec.alias, Host: src.Host, Port: src.Port, Database: src.Database,
-		User: src.User, Password: src.Password.Reveal(),
-		TransportMode: clickhouse.TransportMode(src.TransportMode), CAFile: src.CAFile,
+	return sqlsource.Server{
+		Host: src.Host, Port: src.Port, Database: src.Database, User: src.User, Password: src.Password.Reveal(),
+		TransportMode: sqlsource.TransportMode(src.TransportMode), CAFile: src.CAFile,
 		CertFile: src.CertFile, KeyFile: src.KeyFile, ServerName: src.TLSServerName,
 		Posture: domain.Posture(src.Posture), Impersonate: src.Impersonate,
-		VerificationIdentity: src.VerificationIdentity,
-		Models:               spec.models, MaxConns: spec.runtime.MaxConcurrentQueries,
+		VerificationIdentity: src.VerificationIdentity, MaxConns: spec.runtime.MaxConcurrentQueries,
 	}
 }
 

@@ -58,6 +58,7 @@ require (
 	sutura.dev/adapters/clickhouse v0.0.0 // indirect
 	sutura.dev/adapters/duckdb v0.0.0 // indirect
 	sutura.dev/adapters/postgres v0.0.0 // indirect
+	sutura.dev/adapters/sqlsource v0.0.0 // indirect
 	sutura.dev/app v0.0.0 // indirect
 	sutura.dev/exec-arrow v0.0.0 // indirect
 	sutura.dev/runtime v0.0.0 // indirect
@@ -92,3 +93,5 @@ replace sutura.dev/adapters/postgres => ../../adapters/postgres
 replace sutura.dev/adapters/clickhouse => ../../adapters/clickhouse
 
 replace sutura.dev/adapters/duckdb => ../../adapters/duckdb
+
+replace sutura.dev/adapters/sqlsource => ../../adapters/sqlsource

@@ -6,6 +6,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	sutura.dev/adapters/catalog-markdown v0.0.0
 	sutura.dev/adapters/clickhouse v0.0.0
+	sutura.dev/adapters/sqlsource v0.0.0
 	sutura.dev/app v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/examples v0.0.0
@@ -50,6 +51,7 @@ require (
 replace (
 	sutura.dev/adapters/catalog-markdown => ../../catalog-markdown
 	sutura.dev/adapters/clickhouse => ../
+	sutura.dev/adapters/sqlsource => ../../sqlsource
 	sutura.dev/app => ../../../app
 	sutura.dev/domain => ../../../domain
 	sutura.dev/examples => ../../../examples

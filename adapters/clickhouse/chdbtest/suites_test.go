@@ -31,7 +31,6 @@ var (
 	_ app.CostReporter      = (*clickhouse.DB)(nil)
 	_ app.PrincipalExecutor = (*clickhouse.DB)(nil)
 	_ app.SQLRunner         = (*clickhouse.DB)(nil)
-	_ app.StatementFailure  = (*clickhouse.Error)(nil)
 )
 
 // now is the clock the corpus was computed against.
@@ -89,7 +88,7 @@ func TestMain(m *testing.M) {
 // engine is process-wide and read-only once loaded).
 func onChDB(t *testing.T, b *domain.Bundle) *chdbtest.System {
 	t.Helper()
-	lib := chdbtest.Lib(t)
+	lib := chdbtest.Tier.Value(t)
 	chdbOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "sutura-chdb")
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
 )
@@ -76,24 +77,10 @@ func NewSystem(e *Engine, source, db string, files fs.FS, models []domain.Model)
 
 func quote(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
-// columnType is the engine type of a declared column type.
-func columnType(t domain.ColumnType) string {
-	switch t {
-	case domain.TypeInteger:
-		return "Nullable(Int64)"
-	case domain.TypeFloat:
-		return "Nullable(Float64)"
-	case domain.TypeDecimal:
-		return "Nullable(Decimal(38, 9))"
-	case domain.TypeBoolean:
-		return "Nullable(Bool)"
-	case domain.TypeDate:
-		return "Nullable(Date)"
-	case domain.TypeTimestamp:
-		return "Nullable(DateTime64(6, 'UTC'))"
-	}
-	return "Nullable(String)"
-}
+// types are the engine types declared column types are created as (every
+// column Nullable: an empty CSV field is null).
+var types = sqltest.Types{Integer: "Nullable(Int64)", Float: "Nullable(Float64)", Decimal: "Nullable(Decimal(38, 9))",
+	Boolean: "Nullable(Bool)", Date: "Nullable(Date)", Timestamp: "Nullable(DateTime64(6, 'UTC'))", Text: "Nullable(String)"}
 
 func load(e *Engine, dir, db string, files fs.FS, m domain.Model) error {
 	name := m.BareTable() + ".csv"
@@ -105,14 +92,13 @@ func load(e *Engine, dir, db string, files fs.FS, m domain.Model) error {
 	if err := os.WriteFile(path, raw, 0o600); err != nil {
 		return err
 	}
-	header, _, _ := bytes.Cut(raw, []byte("\n"))
+	cols, err := sqltest.Header(bytes.NewReader(raw), &m)
+	if err != nil {
+		return err
+	}
 	var defs []string
-	for _, col := range strings.Split(strings.TrimSpace(string(header)), ",") {
-		typ := domain.TypeUnset
-		if c, ok := m.Column(col); ok {
-			typ = c.Type
-		}
-		defs = append(defs, quote(col)+" "+columnType(typ))
+	for _, c := range cols {
+		defs = append(defs, quote(c.Name)+" "+types.Of(c.Type))
 	}
 	structure := strings.Join(defs, ", ")
 	table := quote(db) + "." + quote(m.BareTable())
@@ -161,7 +147,7 @@ func (s *System) ExecuteWithCost(ctx context.Context, plan *domain.Plan) (*domai
 		if m := errorCode.FindStringSubmatch(err.Error()); m != nil && m[1] == "395" {
 			return nil, domain.Cost{}, fmt.Errorf("%w (throwIf)", domain.ErrZeroDenominator)
 		}
-		return nil, domain.Cost{}, fmt.Errorf("chdbtest: the engine failed the statement: %w", err)
+		return nil, domain.Cost{}, fmt.Errorf("chdbtest: the engine failed the statement: %w: %w", domain.ErrRejected, err)
 	}
 	cost := domain.Cost{RowsScanned: int64(res.RowsRead), BytesRead: int64(res.BytesRead)}
 	rs, err := readRows(res.Output, plan)

@@ -13,16 +13,13 @@ package chtest
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/csv"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,36 +28,14 @@ import (
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"sutura.dev/adapters/clickhouse"
+	"sutura.dev/adapters/sqlsource"
+	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/domain"
 )
 
-// Tier is the name of the tier in SUTURA_REQUIRE_TIERS.
-const Tier = "clickhouse"
-
-// Required reports whether SUTURA_REQUIRE_TIERS (a comma-separated list)
-// lists clickhouse, so that a missing server fails instead of skipping.
-func Required() bool {
-	for _, tier := range strings.Split(os.Getenv("SUTURA_REQUIRE_TIERS"), ",") {
-		if strings.TrimSpace(tier) == Tier {
-			return true
-		}
-	}
-	return false
-}
-
-// URL returns SUTURA_CH_URL, skipping t (or failing it when the
-// clickhouse tier is required) when it is unset.
-func URL(t testing.TB) string {
-	t.Helper()
-	url := os.Getenv("SUTURA_CH_URL")
-	if url == "" {
-		if Required() {
-			t.Fatal("clickhouse is a required tier (SUTURA_REQUIRE_TIERS) but SUTURA_CH_URL is unset: run eval \"$(scripts/ch start)\"")
-		}
-		t.Skip("NOT RUN: clickhouse (SUTURA_CH_URL unset)")
-	}
-	return url
-}
+// Tier is the clickhouse tier: an administrator's connection URL in
+// SUTURA_CH_URL.
+var Tier = sqltest.Tier{Name: "clickhouse", Env: "SUTURA_CH_URL", Start: `eval "$(scripts/ch start)"`}
 
 // Admin connects to the server of SUTURA_CH_URL as its administrator, and
 // closes the connection when t ends.
@@ -77,7 +52,7 @@ func Admin(t testing.TB) driver.Conn {
 
 func adminOptions(t testing.TB) *ch.Options {
 	t.Helper()
-	opts, err := ch.ParseDSN(URL(t))
+	opts, err := ch.ParseDSN(Tier.Value(t))
 	if err != nil {
 		t.Fatalf("chtest: SUTURA_CH_URL: %v", err)
 	}
@@ -101,21 +76,11 @@ func New(t testing.TB) *Database {
 	t.Helper()
 	opts := adminOptions(t)
 	admin := Admin(t)
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	d := &Database{Name: "sutura_chtest_" + hex.EncodeToString(b), Admin: admin, opts: opts}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := admin.Exec(ctx, "CREATE DATABASE "+d.Name); err != nil {
-		t.Fatalf("chtest: %v", err)
+	d := &Database{Name: sqltest.Name("sutura_chtest_"), Admin: admin, opts: opts}
+	exec := func(sql string) func(context.Context) error {
+		return func(ctx context.Context) error { return admin.Exec(ctx, sql) }
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+d.Name); err != nil {
-			t.Errorf("chtest: dropping %s: %v", d.Name, err)
-		}
-	})
+	sqltest.Scratch(t, "chtest", d.Name, exec("CREATE DATABASE "+d.Name), exec("DROP DATABASE IF EXISTS "+d.Name))
 	return d
 }
 
@@ -137,8 +102,8 @@ func (d *Database) Config(alias string, models []domain.Model) clickhouse.Config
 	host, port, _ := net.SplitHostPort(d.opts.Addr[0])
 	p, _ := strconv.Atoi(port)
 	return clickhouse.Config{
-		Source: alias, Host: host, Port: p, Database: d.Name,
-		User: d.opts.Auth.Username, Password: []byte(d.opts.Auth.Password), TransportMode: clickhouse.Plaintext,
+		Source: alias, Server: sqlsource.Server{Host: host, Port: p, Database: d.Name,
+			User: d.opts.Auth.Username, Password: []byte(d.opts.Auth.Password), TransportMode: sqlsource.Plaintext},
 		Models: models,
 	}
 }
@@ -153,34 +118,18 @@ func (d *Database) Version(t testing.TB) string {
 	return v
 }
 
-// column is one column of a table Load creates.
-type column struct {
-	name string
-	typ  domain.ColumnType
-}
+// types are the ClickHouse types declared column types are created as
+// (every column Nullable: an empty CSV field is null). Booleans are UInt8
+// on servers without Bool (before 21.12).
+var types = sqltest.Types{Integer: "Nullable(Int64)", Float: "Nullable(Float64)", Decimal: "Nullable(Decimal(38, 9))",
+	Boolean: "Nullable(Bool)", Date: "Nullable(Date)", Timestamp: "Nullable(DateTime('UTC'))", Text: "Nullable(String)"}
 
-// columnType is the ClickHouse type a declared column type is created as
-// (every column Nullable: an empty CSV field is null); an undeclared one
-// is text. Booleans are UInt8 on servers without Bool (before 21.12).
+// columnType is the ClickHouse type of a column declared t.
 func columnType(t domain.ColumnType, hasBool bool) string {
-	switch t {
-	case domain.TypeInteger:
-		return "Nullable(Int64)"
-	case domain.TypeFloat:
-		return "Nullable(Float64)"
-	case domain.TypeDecimal:
-		return "Nullable(Decimal(38, 9))"
-	case domain.TypeBoolean:
-		if hasBool {
-			return "Nullable(Bool)"
-		}
+	if t == domain.TypeBoolean && !hasBool {
 		return "Nullable(UInt8)"
-	case domain.TypeDate:
-		return "Nullable(Date)"
-	case domain.TypeTimestamp:
-		return "Nullable(DateTime('UTC'))"
 	}
-	return "Nullable(String)"
+	return types.Of(t)
 }
 
 // Load creates the table of every model and fills it from the CSV file
@@ -214,7 +163,7 @@ func serverHasBool(version string) bool {
 }
 
 func (d *Database) load(ctx context.Context, files fs.FS, m *domain.Model, hasBool bool) error {
-	f, err := files.Open(m.BareTable() + ".csv")
+	f, err := sqltest.File(files, m)
 	if err != nil {
 		return err
 	}
@@ -224,16 +173,11 @@ func (d *Database) load(ctx context.Context, files fs.FS, m *domain.Model, hasBo
 	if err != nil {
 		return fmt.Errorf("the CSV header: %w", err)
 	}
-	cols := make([]column, len(header))
+	cols := sqltest.Declared(header, m)
 	var defs, names []string
-	for i, name := range header {
-		typ := domain.TypeUnset
-		if c, ok := m.Column(name); ok {
-			typ = c.Type
-		}
-		cols[i] = column{name: name, typ: typ}
-		defs = append(defs, "`"+name+"` "+columnType(typ, hasBool))
-		names = append(names, "`"+name+"`")
+	for _, c := range cols {
+		defs = append(defs, "`"+c.Name+"` "+columnType(c.Type, hasBool))
+		names = append(names, "`"+c.Name+"`")
 	}
 	table := d.Name + ".`" + m.BareTable() + "`"
 	if err := d.Admin.Exec(ctx, "CREATE TABLE "+table+" ("+strings.Join(defs, ", ")+") ENGINE = MergeTree() ORDER BY tuple()"); err != nil {
@@ -256,8 +200,8 @@ func (d *Database) load(ctx context.Context, files fs.FS, m *domain.Model, hasBo
 		}
 		row := make([]any, len(cols))
 		for i, c := range cols {
-			if row[i], err = value(c.typ, rec[i], hasBool); err != nil {
-				return fmt.Errorf("line %d column %s: %w", line, c.name, err)
+			if row[i], err = value(c.Type, rec[i], hasBool); err != nil {
+				return fmt.Errorf("line %d column %s: %w", line, c.Name, err)
 			}
 		}
 		if err := batch.Append(row...); err != nil {

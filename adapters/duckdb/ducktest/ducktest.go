@@ -10,8 +10,6 @@ package ducktest
 import (
 	"context"
 	"database/sql"
-	"encoding/csv"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -22,6 +20,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
 	duckdb "sutura.dev/adapters/duckdb"
+	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/domain"
 )
 
@@ -88,41 +87,29 @@ func Config(alias, path string, models []domain.Model) duckdb.Config {
 	return duckdb.Config{Source: alias, Path: path, Models: models}
 }
 
+// types are the DuckDB types declared column types are created as. Reals
+// (float and decimal) are DOUBLE, as the engine reads both.
+var types = sqltest.Types{Integer: "BIGINT", Float: "DOUBLE", Decimal: "DOUBLE", Boolean: "BOOLEAN",
+	Date: "DATE", Timestamp: "TIMESTAMPTZ", Text: "VARCHAR"}
+
 // ColumnType is the DuckDB type a declared column type is created as; an
 // undeclared one is VARCHAR. Reals (float and decimal) are DOUBLE, as the
 // engine reads both.
-func ColumnType(t domain.ColumnType) string {
-	switch t {
-	case domain.TypeInteger:
-		return "BIGINT"
-	case domain.TypeFloat, domain.TypeDecimal:
-		return "DOUBLE"
-	case domain.TypeBoolean:
-		return "BOOLEAN"
-	case domain.TypeDate:
-		return "DATE"
-	case domain.TypeTimestamp:
-		return "TIMESTAMPTZ"
-	}
-	return "VARCHAR"
-}
+func ColumnType(t domain.ColumnType) string { return types.Of(t) }
 
 func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 func load(ctx context.Context, db *sql.DB, dir string, files fs.FS, m *domain.Model) error {
-	parts := m.TableParts()
-	if len(parts) > 2 {
-		parts = parts[len(parts)-2:]
-	}
+	parts := sqltest.TablePath(m)
 	quoted := make([]string, len(parts))
 	for i, p := range parts {
 		quoted[i] = ident(p)
 	}
 	table := strings.Join(quoted, ".")
 	// DuckDB reads a file by path: copy the CSV out of files.
-	src, err := files.Open(m.BareTable() + ".csv")
+	src, err := sqltest.File(files, m)
 	if err != nil {
 		return err
 	}
@@ -144,19 +131,15 @@ func load(ctx context.Context, db *sql.DB, dir string, files fs.FS, m *domain.Mo
 	if err != nil {
 		return err
 	}
-	header, err := csv.NewReader(f).Read()
+	cols, err := sqltest.Header(f, m)
 	f.Close()
 	if err != nil {
-		return fmt.Errorf("the CSV header: %w", err)
+		return err
 	}
-	var defs, types []string
-	for _, name := range header {
-		typ := domain.TypeUnset
-		if col, ok := m.Column(name); ok {
-			typ = col.Type
-		}
-		defs = append(defs, ident(name)+" "+ColumnType(typ))
-		types = append(types, literal(name)+": "+literal(ColumnType(typ)))
+	var defs, named []string
+	for _, c := range cols {
+		defs = append(defs, ident(c.Name)+" "+ColumnType(c.Type))
+		named = append(named, literal(c.Name)+": "+literal(ColumnType(c.Type)))
 	}
 	ddl := "CREATE TABLE " + table + " (" + strings.Join(defs, ", ") + ")"
 	if len(parts) == 2 {
@@ -166,6 +149,6 @@ func load(ctx context.Context, db *sql.DB, dir string, files fs.FS, m *domain.Mo
 		return err
 	}
 	_, err = db.ExecContext(ctx, "INSERT INTO "+table+" SELECT * FROM read_csv("+literal(csvPath)+
-		", header = true, auto_detect = false, delim = ',', quote = '\"', nullstr = '', columns = {"+strings.Join(types, ", ")+"})")
+		", header = true, auto_detect = false, delim = ',', quote = '\"', nullstr = '', columns = {"+strings.Join(named, ", ")+"})")
 	return err
 }

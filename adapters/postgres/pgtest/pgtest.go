@@ -13,44 +13,25 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/csv"
-	"encoding/hex"
-	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	postgres "sutura.dev/adapters/postgres"
+	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/domain"
 )
 
-// Required reports whether SUTURA_REQUIRE_TIERS (a comma-separated list)
-// lists postgres, so that a missing database fails instead of skipping.
-func Required() bool {
-	for _, tier := range strings.Split(os.Getenv("SUTURA_REQUIRE_TIERS"), ",") {
-		if strings.TrimSpace(tier) == "postgres" {
-			return true
-		}
-	}
-	return false
-}
+// Tier is the postgres tier: a superuser connection URL in SUTURA_PG_URL.
+var Tier = sqltest.Tier{Name: "postgres", Env: "SUTURA_PG_URL", Start: `eval "$(scripts/pg start)"`}
 
 // URL returns SUTURA_PG_URL, skipping t (or failing it when the postgres
 // tier is required) when it is unset.
 func URL(t testing.TB) string {
 	t.Helper()
-	url := os.Getenv("SUTURA_PG_URL")
-	if url == "" {
-		if Required() {
-			t.Fatal("postgres is a required tier (SUTURA_REQUIRE_TIERS) but SUTURA_PG_URL is unset: run eval \"$(scripts/pg start)\"")
-		}
-		t.Skip("NOT RUN: postgres (SUTURA_PG_URL unset)")
-	}
-	return url
+	return Tier.Value(t)
 }
 
 // Database is a database of its own on the test server, dropped when the
@@ -69,32 +50,20 @@ func New(t testing.TB) *Database {
 	if err != nil {
 		t.Fatalf("pgtest: SUTURA_PG_URL: %v", err)
 	}
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	d := &Database{Name: "sutura_pgtest_" + hex.EncodeToString(b), admin: admin}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := pgx.ConnectConfig(ctx, admin)
-	if err != nil {
-		t.Fatalf("pgtest: connecting to SUTURA_PG_URL: %v", err)
-	}
-	defer c.Close(ctx)
-	if _, err := c.Exec(ctx, "CREATE DATABASE "+d.Name+" TEMPLATE template0 ENCODING 'UTF8'"); err != nil {
-		t.Fatalf("pgtest: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		c, err := pgx.ConnectConfig(ctx, admin)
-		if err != nil {
-			t.Errorf("pgtest: dropping %s: %v", d.Name, err)
-			return
+	d := &Database{Name: sqltest.Name("sutura_pgtest_"), admin: admin}
+	exec := func(sql string) func(context.Context) error {
+		return func(ctx context.Context) error {
+			c, err := pgx.ConnectConfig(ctx, admin)
+			if err != nil {
+				return err
+			}
+			defer c.Close(ctx)
+			_, err = c.Exec(ctx, sql)
+			return err
 		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+d.Name+" WITH (FORCE)"); err != nil {
-			t.Errorf("pgtest: dropping %s: %v", d.Name, err)
-		}
-	})
+	}
+	sqltest.Scratch(t, "pgtest", d.Name, exec("CREATE DATABASE "+d.Name+" TEMPLATE template0 ENCODING 'UTF8'"),
+		exec("DROP DATABASE IF EXISTS "+d.Name+" WITH (FORCE)"))
 	return d
 }
 
@@ -125,31 +94,15 @@ func (d *Database) connect(ctx context.Context) (*pgx.Conn, error) {
 // test server is on loopback), serving models.
 func (d *Database) Config(alias string, models []domain.Model) postgres.Config {
 	return postgres.Config{
-		Source: alias, Host: d.admin.Host, Port: int(d.admin.Port), Database: d.Name,
-		User: d.admin.User, Password: []byte(d.admin.Password), TransportMode: postgres.Plaintext,
+		Source: alias, Server: postgres.Server{Host: d.admin.Host, Port: int(d.admin.Port), Database: d.Name,
+			User: d.admin.User, Password: []byte(d.admin.Password), TransportMode: postgres.Plaintext},
 		Models: models,
 	}
 }
 
-// columnType is the PostgreSQL type a declared column type is created as;
-// an undeclared one is text.
-func columnType(t domain.ColumnType) string {
-	switch t {
-	case domain.TypeInteger:
-		return "bigint"
-	case domain.TypeFloat:
-		return "double precision"
-	case domain.TypeDecimal:
-		return "numeric"
-	case domain.TypeBoolean:
-		return "boolean"
-	case domain.TypeDate:
-		return "date"
-	case domain.TypeTimestamp:
-		return "timestamptz"
-	}
-	return "text"
-}
+// types are the PostgreSQL types declared column types are created as.
+var types = sqltest.Types{Integer: "bigint", Float: "double precision", Decimal: "numeric", Boolean: "boolean",
+	Date: "date", Timestamp: "timestamptz", Text: "text"}
 
 // Load creates the table of every model and fills it with COPY from the
 // CSV file files holds for it, named after the last segment of the
@@ -178,12 +131,9 @@ func (d *Database) Load(t testing.TB, files fs.FS, models []domain.Model) {
 }
 
 func load(ctx context.Context, c *pgx.Conn, files fs.FS, m *domain.Model) error {
-	parts := m.TableParts()
-	if len(parts) > 2 {
-		parts = parts[len(parts)-2:]
-	}
+	parts := sqltest.TablePath(m)
 	table := pgx.Identifier(parts).Sanitize()
-	f, err := files.Open(m.BareTable() + ".csv")
+	f, err := sqltest.File(files, m)
 	if err != nil {
 		return err
 	}
@@ -192,18 +142,14 @@ func load(ctx context.Context, c *pgx.Conn, files fs.FS, m *domain.Model) error 
 	r := bufio.NewReaderSize(f, 1<<20)
 	head, _ := r.Peek(1 << 20)
 	line, _, _ := bytes.Cut(head, []byte("\n"))
-	header, err := csv.NewReader(bytes.NewReader(line)).Read()
+	cols, err := sqltest.Header(bytes.NewReader(line), m)
 	if err != nil {
-		return fmt.Errorf("the CSV header: %w", err)
+		return err
 	}
 	var defs, names []string
-	for _, name := range header {
-		typ := domain.TypeUnset
-		if col, ok := m.Column(name); ok {
-			typ = col.Type
-		}
-		q := pgx.Identifier{name}.Sanitize()
-		defs = append(defs, q+" "+columnType(typ))
+	for _, c := range cols {
+		q := pgx.Identifier{c.Name}.Sanitize()
+		defs = append(defs, q+" "+types.Of(c.Type))
 		names = append(names, q)
 	}
 	ddl := "CREATE TABLE " + table + " (" + strings.Join(defs, ", ") + ")"

@@ -19,12 +19,11 @@ import (
 	"sutura.dev/examples/demo"
 )
 
-// The abilities a duckdb source has, and the one its errors have.
+// The abilities a duckdb source has.
 var (
-	_ app.DataSystem       = (*duckdb.DB)(nil)
-	_ app.Validator        = (*duckdb.DB)(nil)
-	_ app.SQLRunner        = (*duckdb.DB)(nil)
-	_ app.StatementFailure = (*duckdb.Error)(nil)
+	_ app.DataSystem = (*duckdb.DB)(nil)
+	_ app.Validator  = (*duckdb.DB)(nil)
+	_ app.SQLRunner  = (*duckdb.DB)(nil)
 )
 
 // demoOnDuckDB builds a DuckDB file of the demo tables and returns a

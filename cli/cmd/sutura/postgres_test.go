@@ -68,8 +68,6 @@ func TestServeAPostgresSource(t *testing.T) {
 	servesTheDemo(t, dir, "postgres", pc.Password, byArea)
 }
 
-var _ app.StatementFailure = (*postgres.Error)(nil)
-
 // TestRunSQLOnPostgres enables run_sql on a served Postgres source: a
 // read-only statement answers with rows and no provenance, a write is
 // refused by the read-only transaction, a statement the database rejects

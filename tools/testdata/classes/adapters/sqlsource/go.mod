@@ -1,0 +1,13 @@
+module sutura.dev/adapters/sqlsource
+
+go 1.26
+
+require (
+	sutura.dev/domain v0.0.0
+	sutura.dev/adapters/duckdb v0.0.0
+)
+
+replace (
+	sutura.dev/domain => ../../domain
+	sutura.dev/adapters/duckdb => ../../adapters/duckdb
+)
