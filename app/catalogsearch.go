@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"sutura.dev/domain"
 )
 
 // Ranked search over the visible catalogue (docs/contract.md §14). A
@@ -150,4 +152,22 @@ func (ix *catalogIndex) search(query string) []int {
 		out[k] = h.metric
 	}
 	return out
+}
+
+// SearchBundle returns the names of the metrics of b that p may see and
+// that match search, best first: the ranking of describe_catalog's
+// search, for tools that read a bundle without a surface (`sutura catalog
+// --search`). An error is the *domain.FieldError describe_catalog would
+// give the same search.
+func SearchBundle(b *domain.Bundle, p domain.Principal, search string) ([]string, error) {
+	if err := checkSearch(search); err != nil {
+		return nil, err
+	}
+	ix := catalogIndexOf(b, p)
+	found := ix.search(search)
+	names := make([]string, len(found))
+	for k, i := range found {
+		names[k] = ix.view.Metrics[i].Name
+	}
+	return names, nil
 }
