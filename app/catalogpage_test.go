@@ -256,3 +256,11 @@ func BenchmarkDescribePagedWalk(b *testing.B) {
 		}
 	}
 }
+
+func TestInstructionsStaySmallAtScale(t *testing.T) {
+	v := app.DescribeBundle(apptest.ScaleBundle(t, "v1", 1000, 40), domain.LocalOperator)
+	p := app.RenderPrompt(v, app.PromptOptions{Prose: app.ProseQuoted})
+	assert.Contains(t, p, "The catalogue holds 1000 metrics")
+	assert.NotContains(t, p, v.Metrics[0].Name+" (grains")
+	assert.Less(t, len(p), app.MaxCatalogBytes)
+}
