@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
@@ -187,7 +188,24 @@ func TestRepinNotifies(t *testing.T) {
 		},
 		"streamable-http 2026-07-28": func(t *testing.T, e *env, c *mcp.Client) *mcp.ClientSession {
 			srv := httptestServer(t, e)
-			cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = cs.Close() })
+			return cs
+		},
+		"streamable-http 2026-07-28 behind a gate's writer": func(t *testing.T, e *env, c *mcp.Client) *mcp.ClientSession {
+			// The HTTP gates wrap the response writer without http.Flusher:
+			// the listen stream must still flush through them.
+			h := e.server.Handler()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				h.ServeHTTP(&plainWriter{w}, r)
+			}))
+			t.Cleanup(srv.Close)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = cs.Close() })
 			return cs
@@ -224,3 +242,12 @@ func httptestServer(t *testing.T, e *env) string {
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
+
+// plainWriter hides every optional interface of its writer but Unwrap, as
+// a gate's recording writer does.
+type plainWriter struct{ w http.ResponseWriter }
+
+func (p *plainWriter) Header() http.Header         { return p.w.Header() }
+func (p *plainWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p *plainWriter) WriteHeader(code int)        { p.w.WriteHeader(code) }
+func (p *plainWriter) Unwrap() http.ResponseWriter { return p.w }

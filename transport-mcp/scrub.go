@@ -164,9 +164,11 @@ const textUnsupportedVersion = "unsupported protocol version: data.supported lis
 // unsupportedVersionError is error -32022 in the shape of revision
 // 2026-07-28: data.supported lists the versions this server speaks (the
 // SDK's own list, never the caller's) and data.requested the version the
-// caller asked for, only when it has the shape of a version (a date,
-// YYYY-MM-DD): anything else a caller sent there is its own text, and is
-// left out.
+// caller asked for, which the revision requires echoed. It is echoed only
+// when it has the shape of a version token (at most 32 letters, digits,
+// dots, dashes and underscores: "2099-01-01", "v999.0.0"), which can hold
+// no markup, space or control character; any other text a caller sent
+// there is left out.
 func unsupportedVersionError(message string, data json.RawMessage) json.RawMessage {
 	var got mcp.UnsupportedProtocolVersionData
 	_ = json.Unmarshal(data, &got)
@@ -181,8 +183,8 @@ func unsupportedVersionError(message string, data json.RawMessage) json.RawMessa
 	return json.RawMessage(`{"code":` + strconv.FormatInt(mcp.CodeUnsupportedProtocolVersion, 10) + `,"message":` + strconv.Quote(message) + `,"data":` + string(d) + `}`)
 }
 
-// versionShape is the shape of an MCP protocol version.
-var versionShape = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+// versionShape is the shape of a version token.
+var versionShape = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$`)
 
 func errorObject(code int64, message string) json.RawMessage {
 	return json.RawMessage(`{"code":` + strconv.FormatInt(code, 10) + `,"message":` + strconv.Quote(message) + `}`)

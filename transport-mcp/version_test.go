@@ -44,9 +44,12 @@ func TestUnsupportedVersionCarriesTheSupportedOnes(t *testing.T) {
 	assert.Contains(t, data["supported"], "2026-07-28")
 	assert.Contains(t, data["supported"], "2025-11-25")
 	assert.Equal(t, "2099-01-01", data["requested"], "a version-shaped request is named")
-	got = post("9" + canary)
-	b, _ := json.Marshal(got)
-	assert.NotContains(t, string(b), canary)
+	assert.Equal(t, "v999.0.0", post("v999.0.0")["data"].(map[string]any)["requested"])
+	for _, v := range []string{canary + "<b>x</b>", canary + " and more", canary + strings.Repeat("9", 40)} {
+		got = post(v)
+		b, _ := json.Marshal(got)
+		assert.NotContains(t, string(b), canary, "text that is not a version token is never echoed")
+	}
 }
 
 func strconvQuote(s string) string {
