@@ -141,9 +141,10 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 }
 
 // listResources is resources/list, answered from the caller's view with
-// the surface's cursors: sutura://catalog first, then one resource per
-// visible metric, resourcePageSize a page.
-func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesRequest) (*mcp.ListResourcesResult, error) {
+// the surface's cursors: the resources registered with the SDK
+// (sutura://catalog; a host's own) on the first page, then one resource
+// per visible metric, resourcePageSize a page.
+func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesRequest, next mcp.MethodHandler) (*mcp.ListResourcesResult, error) {
 	cursor := ""
 	if req.Params != nil {
 		cursor = req.Params.Cursor
@@ -154,7 +155,10 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 	}
 	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}, NextCursor: page.NextCursor}
 	if cursor == "" {
-		res.Resources = append(res.Resources, &mcp.Resource{URI: CatalogURI, Name: "catalog", Title: "The metric catalogue (summaries)", MIMEType: "application/json"})
+		static, err := next(ctx, "resources/list", &mcp.ListResourcesRequest{Session: req.Session, Params: &mcp.ListResourcesParams{}})
+		if list, ok := static.(*mcp.ListResourcesResult); ok && err == nil {
+			res.Resources = append(res.Resources, list.Resources...)
+		}
 	}
 	for _, m := range page.Summaries {
 		res.Resources = append(res.Resources, &mcp.Resource{URI: MetricURIPrefix + m.Name, Name: m.Name, Description: m.Description, MIMEType: "text/markdown"})

@@ -112,7 +112,7 @@ func TestPromptAndCompletions(t *testing.T) {
 
 // TestCapabilitiesAreExactlyThoseHandled: initialize and server/discover
 // declare tools, resources, prompts and completions, each list announcing
-// its changes, and nothing else; the tool list has the capability list's
+// its changes, and logging, and nothing else; the tool list has the capability list's
 // order.
 func TestCapabilitiesAreExactlyThoseHandled(t *testing.T) {
 	for _, version := range []string{"2026-07-28", "2025-11-25"} {
@@ -122,7 +122,7 @@ func TestCapabilitiesAreExactlyThoseHandled(t *testing.T) {
 			caps := cs.InitializeResult().Capabilities
 			b, err := json.Marshal(caps)
 			require.NoError(t, err)
-			assert.JSONEq(t, `{"tools":{"listChanged":true},"resources":{"listChanged":true},"prompts":{"listChanged":true},"completions":{}}`, string(b))
+			assert.JSONEq(t, `{"tools":{"listChanged":true},"resources":{"listChanged":true},"prompts":{"listChanged":true},"completions":{},"logging":{}}`, string(b))
 			tools, err := cs.ListTools(context.Background(), nil)
 			require.NoError(t, err)
 			var names []string

@@ -92,8 +92,18 @@ func scrub(data []byte) []byte {
 		msg = fixedMessage(e.Code, e.Message)
 	}
 	m["error"] = errorObject(e.Code, msg)
-	if e.Code == mcp.CodeUnsupportedProtocolVersion {
+	switch e.Code {
+	case mcp.CodeUnsupportedProtocolVersion:
 		m["error"] = unsupportedVersionError(msg, e.Data)
+	case mcp.CodeMissingRequiredClientCapabilities:
+		// Its data names capabilities, re-encoded from their type: no
+		// caller text survives it.
+		var d mcp.MissingRequiredClientCapabilityData
+		if json.Unmarshal(e.Data, &d) == nil {
+			if b, err := json.Marshal(d); err == nil {
+				m["error"] = json.RawMessage(`{"code":` + strconv.FormatInt(e.Code, 10) + `,"message":` + strconv.Quote(msg) + `,"data":` + string(b) + `}`)
+			}
+		}
 	}
 	if id, ok := m["id"]; ok && !validID(id) {
 		m["id"] = json.RawMessage("null")

@@ -92,7 +92,8 @@ func New(surface *app.Surface, opts Options) (*Server, error) {
 	s := &Server{surface: surface, opts: opts}
 	// The capabilities are exactly what is handled: tools, resources
 	// (without subscriptions), prompts and completions, each list
-	// announcing its changes; no logging.
+	// announcing its changes, and logging (logging/setLevel is accepted;
+	// sutura sends no log messages).
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:      opts.Instructions,
 		CompletionHandler: s.complete,
@@ -102,6 +103,7 @@ func New(surface *app.Surface, opts Options) (*Server, error) {
 			Resources:   &mcp.ResourceCapabilities{ListChanged: true},
 			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
 			Completions: &mcp.CompletionCapabilities{},
+			Logging:     &mcp.LoggingCapabilities{},
 		},
 	})
 	for _, t := range opts.Tools {
@@ -216,8 +218,7 @@ func (s *Server) caller(ctx context.Context) app.Caller {
 }
 
 // route is the receiving middleware: resources/list is answered from the
-// caller's view (listResources); logging/setLevel, which this server does
-// not declare, is not offered; tools/list is put in the capability list's
+// caller's view (listResources); tools/list is put in the capability list's
 // order and, with EnforceScopes, narrowed to the tools the surface grants
 // the caller (app.Surface.Granted). The caller is resolved from the
 // context of the message, the same context a tool handler sees (the HTTP
@@ -232,9 +233,7 @@ func (s *Server) route(next mcp.MethodHandler) mcp.MethodHandler {
 			if r == nil {
 				return nil, ownError(jsonrpc.CodeInternalError, textInternalError)
 			}
-			return s.listResources(ctx, r)
-		case "logging/setLevel":
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: textMethodNotFound}
+			return s.listResources(ctx, r, next)
 		}
 		res, err := next(ctx, method, req)
 		list, ok := res.(*mcp.ListToolsResult)
@@ -243,11 +242,11 @@ func (s *Server) route(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		order := map[string]int{}
 		for i, t := range s.opts.Tools {
-			order[string(t.ID)] = i
+			order[string(t.ID)] = i - len(s.opts.Tools) // before any other
 		}
 		// The SDK builds a fresh result per request; ordering and
 		// narrowing it in place touches no other caller's.
-		slices.SortFunc(list.Tools, func(a, b *mcp.Tool) int { return order[a.Name] - order[b.Name] })
+		slices.SortStableFunc(list.Tools, func(a, b *mcp.Tool) int { return order[a.Name] - order[b.Name] })
 		if s.opts.EnforceScopes {
 			granted := map[string]bool{}
 			for _, t := range s.surface.Granted(s.caller(ctx)) {
