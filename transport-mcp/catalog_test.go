@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"sutura.dev/app"
 	"sutura.dev/app/apptest"
 	"sutura.dev/domain"
+	"sutura.dev/runtime"
 )
 
 // agentCaller is a caller outside the audience finance: secret_revenue is
@@ -251,3 +253,48 @@ func (p *plainWriter) Header() http.Header         { return p.w.Header() }
 func (p *plainWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
 func (p *plainWriter) WriteHeader(code int)        { p.w.WriteHeader(code) }
 func (p *plainWriter) Unwrap() http.ResponseWriter { return p.w }
+
+// BenchmarkScaleOverMCP: describe_catalog with a search through the SDK's
+// client over in-memory transports, on the 1,000-metric catalogue,
+// reporting the bytes of the largest list a host reads
+// (docs/performance.md).
+func BenchmarkScaleOverMCP(b *testing.B) {
+	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: 4})
+	require.NoError(b, err)
+	surface, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: apptest.ScaleBundle(b, "v1", 1000, 40)}, Admission: adm, Audit: &apptest.Audit{}})
+	require.NoError(b, err)
+	s, err := New(surface, Options{})
+	require.NoError(b, err)
+	b.Cleanup(s.Close)
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	require.NoError(b, err)
+	cs, err := newClient().Connect(ctx, ct, nil)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = cs.Close(); _ = ss.Close() })
+	size := func(v any) float64 {
+		body, _ := json.Marshal(v)
+		return float64(len(body))
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	require.NoError(b, err)
+	resources, err := cs.ListResources(ctx, nil)
+	require.NoError(b, err)
+	done, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: MetricURITemplate}, Argument: mcp.CompleteParamsArgument{Name: "name"}})
+	require.NoError(b, err)
+	var took []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "describe_catalog", Arguments: map[string]any{"search": "refunds margin by region"}})
+		took = append(took, time.Since(start))
+		if err != nil || res.IsError {
+			b.Fatal("describe_catalog failed")
+		}
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(size(tools), "tools-list-bytes")
+	b.ReportMetric(size(resources), "resources-page-bytes")
+	b.ReportMetric(size(done), "completion-bytes")
+}
