@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -297,4 +298,36 @@ func BenchmarkScaleOverMCP(b *testing.B) {
 	b.ReportMetric(size(tools), "tools-list-bytes")
 	b.ReportMetric(size(resources), "resources-page-bytes")
 	b.ReportMetric(size(done), "completion-bytes")
+}
+
+// TestRepinNotifiesOnStdio: over sutura's own stdio framing (RunStdio), a
+// re-pin sends the three list-changed notifications to the session.
+func TestRepinNotifiesOnStdio(t *testing.T) {
+	cat, err := app.NewSwappableCatalog(apptest.Bundle(t, "v1"))
+	require.NoError(t, err)
+	e := newEnv(t, newFake(), envConfig{catalog: cat})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in, out, _ := stdio(t, ctx, e, 0)
+	_, err = io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	require.NoError(t, err)
+	_, err = out.ReadBytes('\n') // the initialize result
+	require.NoError(t, err)
+	defs := apptest.Definitions()
+	defs.Metrics[0].Description = "Revenue in euros, re-pinned."
+	b, err := domain.NewBundle("v2", defs, apptest.Knowledge())
+	require.NoError(t, err)
+	_, err = cat.Swap(b)
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for len(seen) < 3 {
+		line, err := out.ReadBytes('\n')
+		require.NoError(t, err)
+		var m struct{ Method string }
+		require.NoError(t, json.Unmarshal(line, &m))
+		seen[m.Method] = true
+	}
+	assert.Equal(t, map[string]bool{"notifications/tools/list_changed": true, "notifications/resources/list_changed": true,
+		"notifications/prompts/list_changed": true}, seen)
 }
