@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -283,4 +284,43 @@ func BenchmarkDescribePagedWalk(b *testing.B) {
 	}
 	b.ReportMetric(float64(pages), "pages")
 	b.ReportMetric(float64(largest), "max-bytes")
+}
+
+// TestDescribeIsSafeDuringARepin: callers of two classes describe the
+// catalogue while it is re-pinned; each answer is one bundle's, whole
+// (run with -race).
+func TestDescribeIsSafeDuringARepin(t *testing.T) {
+	s, cat := scaleSurface(t, 200, 8)
+	next := apptest.ScaleBundle(t, "v2", 210, 8)
+	done := make(chan struct{})
+	errs := make(chan string, 64)
+	for _, caller := range []app.Caller{agent, finance, agent, finance} {
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				res := s.Call(context.Background(), caller, domain.DescribeCatalog, json.RawMessage(`{"search":"margin"}`))
+				if res.Catalog == nil || res.Catalog.Total == nil {
+					errs <- "no catalogue"
+					return
+				}
+			}
+		}()
+	}
+	_, err := cat.Swap(next)
+	require.NoError(t, err)
+	time.Sleep(50 * time.Millisecond)
+	close(done)
+	select {
+	case e := <-errs:
+		t.Fatal(e)
+	default:
+	}
+	res, _ := describe(t, s, finance, `{}`)
+	require.NotNil(t, res.Catalog)
+	assert.Equal(t, next.Digest(), res.Catalog.DefinitionDigest)
+	assert.Equal(t, 210, *res.Catalog.Total)
 }
