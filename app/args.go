@@ -22,24 +22,6 @@ func Arguments(args json.RawMessage) json.RawMessage {
 	return args
 }
 
-// ParseDescribeCatalogArgs accepts exactly {}, the arguments of
-// describe_catalog. An unknown field is named when it is an identifier and
-// described otherwise, as the question parser does.
-func ParseDescribeCatalogArgs(args json.RawMessage) error {
-	v, err := domain.DecodeJSON(args)
-	if err != nil {
-		return err
-	}
-	obj, ok := v.(domain.Object)
-	if !ok {
-		return &domain.FieldError{Problem: "must be an object ({})"}
-	}
-	if len(obj) > 0 {
-		return &domain.FieldError{Field: fieldName(obj[0].Key), Problem: "is not a field: describe_catalog takes {}"}
-	}
-	return nil
-}
-
 // ParseRunSQLArgs reads the arguments of run_sql: exactly
 // {"statement": "<non-empty text of at most MaxStatementBytes bytes>"}.
 // An unknown field is named when it is an identifier and described

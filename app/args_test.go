@@ -21,19 +21,45 @@ func TestArguments(t *testing.T) {
 }
 
 func TestParseDescribeCatalogArgs(t *testing.T) {
-	require.NoError(t, app.ParseDescribeCatalogArgs(json.RawMessage(`{}`)))
-	require.NoError(t, app.ParseDescribeCatalogArgs(json.RawMessage(` { } `)))
+	for _, ok := range []string{`{}`, ` { } `, `{"search":"revenue by region"}`, `{"metrics":["revenue","orders"]}`, `{"cursor":"abc"}`,
+		`{"search":"` + strings.Repeat("a", app.MaxSearchChars) + `"}`, `{"search":"Umsatz année 收入"}`} {
+		_, err := app.ParseDescribeCatalogArgs(json.RawMessage(ok))
+		require.NoError(t, err, ok)
+	}
+	req, err := app.ParseDescribeCatalogArgs(json.RawMessage(`{"search":"churn","cursor":"c"}`))
+	require.NoError(t, err)
+	assert.Equal(t, app.DescribeRequest{Search: "churn", Cursor: "c"}, req)
+	names := make([]string, app.MaxDescribeMetrics+1)
+	for i := range names {
+		names[i] = `"m` + strings.Repeat("x", i) + `"`
+	}
 	for args, field := range map[string]string{
-		`{"verbose":"` + canary + `"}`: "verbose",
-		`{"` + canary + ` x":1}`:       "(a field whose name is not an identifier)",
-		`["` + canary + `"]`:           "",
-		`"` + canary + `"`:             "",
-		`{"a":1}{"b":2}`:               "",
+		`{"verbose":"` + canary + `"}`:      "verbose",
+		`{"` + canary + ` x":1}`:            "(a field whose name is not an identifier)",
+		`["` + canary + `"]`:                "",
+		`"` + canary + `"`:                  "",
+		`{"a":1}{"b":2}`:                    "",
+		`{"search":""}`:                     "search",
+		`{"search":"` + canary + `\u0007"}`: "search",
+		`{"search":"` + canary + `\u200b"}`: "search",
+		`{"search":"` + canary + `\u202e"}`: "search",
+		`{"search":"` + canary + strings.Repeat("é", app.MaxSearchChars) + `"}`: "search",
+		`{"search":"?!"}`:                                        "search",
+		`{"search":1}`:                                           "search",
+		`{"search":"x","metrics":["a"]}`:                         "search",
+		`{"metrics":[]}`:                                         "metrics",
+		`{"metrics":"` + canary + `"}`:                           "metrics",
+		`{"metrics":[` + strings.Join(names, ",") + `]}`:         "metrics",
+		`{"metrics":["a","` + canary + ` x"]}`:                   "metrics[1]",
+		`{"metrics":["a","a"]}`:                                  "metrics[1]",
+		`{"cursor":""}`:                                          "cursor",
+		`{"cursor":"` + canary + strings.Repeat("x", 300) + `"}`: "cursor",
+		`{"cursor":7}`:                                           "cursor",
 	} {
-		err := app.ParseDescribeCatalogArgs(json.RawMessage(args))
+		_, err := app.ParseDescribeCatalogArgs(json.RawMessage(args))
 		var fe *domain.FieldError
 		require.ErrorAs(t, err, &fe, args)
-		assert.Equal(t, field, fe.Field)
+		assert.Equal(t, field, fe.Field, args)
 		assert.NotContains(t, app.NotAQuestion(err), canary)
 		assert.Contains(t, app.NotAQuestion(err), "the arguments are not a question: ")
 	}

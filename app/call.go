@@ -16,7 +16,8 @@ import (
 // Result is what one call of a capability produced, the one type every
 // transport encodes. Exactly one of Catalog (describe_catalog), Answer
 // (ask_metric), Rows (run_sql: the statement's columns without roles, no
-// provenance), Refusal (ask_metric or run_sql) and Failure is set.
+// provenance), Refusal (any tool; describe_catalog refuses unknown names
+// as metric_unknown) and Failure is set.
 type Result struct {
 	Capability domain.Capability
 	Catalog    *CatalogView
@@ -72,11 +73,7 @@ func (s *Surface) Call(ctx context.Context, caller Caller, tool domain.Capabilit
 	args = Arguments(args)
 	switch tool {
 	case domain.DescribeCatalog:
-		if err := ParseDescribeCatalogArgs(args); err != nil {
-			return Result{Capability: tool, Failure: notAQuestion(err)}
-		}
-		v := s.DescribeCatalog(caller)
-		return Result{Capability: tool, Catalog: &v, Cost: domain.Cost{Sources: []string{}, Measured: true}}
+		return s.describeCall(caller, args)
 	case domain.AskMetric:
 		q, err := domain.ParseQuestion(args)
 		if err != nil {

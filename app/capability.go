@@ -12,7 +12,13 @@ import (
 // whenever a declaration changes in a way that could break a caller: a tool
 // or a field removed, a field narrowed (fewer values, a lower bound, a new
 // requirement). Adding an optional field or a tool does not raise it.
-const ManifestVersion = 1
+//
+// Version 2 (docs/contract.md §14): describe_catalog takes {search,
+// metrics, cursor}, all optional (a widening of its input), and its output
+// became the oneOf of the catalogue view (with summaries, total and
+// next_cursor) and a refusal (metric_unknown for a name in metrics): a
+// consumer that validated the old output could break on a refusal.
+const ManifestVersion = 2
 
 // Tool declares one capability as every transport offers it: its id, the
 // description a model reads when choosing what to send, the scope that grants
@@ -45,7 +51,7 @@ type ToolOptions struct {
 
 // Descriptions of the tools, for a model choosing what to call.
 const (
-	describeCatalogDescription = `List what may be asked: the certified metrics visible to you, with their grains, the dimensions each may be grouped by, the values each filterable dimension accepts, a business glossary, caveats, phrases the catalogue deliberately does not define, and example questions. Call this first, and ask ask_metric only for names and values listed here. Takes no arguments ({}).`
+	describeCatalogDescription = `List what may be asked: the certified metrics visible to you, with their grains, the dimensions each may be grouped by, the values each filterable dimension accepts, a business glossary, caveats, phrases the catalogue deliberately does not define, and example questions. Call this first, and ask ask_metric only for names and values listed here. With {} a catalogue of up to 25 metrics is listed in full; a larger one as summaries (name, one line, grains, dimension names). Find metrics by words with {"search": "..."}, then get the ones you need in full with {"metrics": ["name", ...]}. A response holds at most 64 KiB: when it has next_cursor, send {"cursor": next_cursor} (with the same search) for the rest; total says how many there are.`
 
 	askMetricDescription = `Answer one certified question with numbers: up to 8 metrics from describe_catalog, a time grain (day, week, month, quarter, year) that every metric declares, a bounded time range ({"start","end"} as YYYY-MM-DD, end excluded, or {"last":{"count","unit"}}), optionally up to 4 dimensions to group by, filters on listed dimension values (op eq with value, or in / not_in with values), and top-n ranking for a single metric. There is no field for SQL, tables or expressions. The result is either an answer (columns, rows of text cells, provenance with the definition version and digest to quote) or a refusal with a stable code and a reason: a refusal is an answer about what may be asked; do not resend it unchanged.`
 

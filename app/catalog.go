@@ -23,6 +23,14 @@ type CatalogView struct {
 	Caveats           []CaveatView     `json:"caveats"`
 	NotDefined        []NotDefinedView `json:"not_defined"`
 	Examples          []ExampleView    `json:"examples"`
+	// Summaries, Total and NextCursor are set by a listing at scale
+	// (docs/contract.md §14): summaries instead of Metrics when the visible
+	// catalogue holds more than SummaryThreshold metrics or a search is
+	// given; the number of metrics the listing holds; the cursor that
+	// continues it when one response could not hold it all.
+	Summaries  []MetricSummary `json:"summaries,omitempty"`
+	Total      *int            `json:"total,omitempty"`
+	NextCursor string          `json:"next_cursor,omitempty"`
 }
 
 // MetricView describes one metric to a caller: what it measures, over
@@ -100,13 +108,13 @@ type ExampleView struct {
 	Question domain.Question `json:"question"`
 }
 
-// DescribeCatalog returns the catalogue as caller may see it, with the
-// data spans read at start. It takes no admission slot and writes no audit
+// DescribeCatalog returns what describe_catalog {} answers caller: the
+// catalogue as caller may see it, with the data spans read at start, in
+// full when it holds at most SummaryThreshold metrics, else its first page
+// of summaries (Describe). It takes no admission slot and writes no audit
 // record.
 func (s *Surface) DescribeCatalog(caller Caller) CatalogView {
-	b := s.cfg.Catalog.Bundle()
-	v := DescribeBundle(b, caller.Principal)
-	s.withSpans(b, &v)
+	v, _, _ := s.Describe(caller, DescribeRequest{})
 	return v
 }
 

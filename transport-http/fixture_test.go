@@ -59,6 +59,8 @@ type envConfig struct {
 	// quiet discards the server's log and audit records instead of keeping
 	// them: a fuzz target sends millions of requests.
 	quiet bool
+	// bundle, when set, is the pinned catalogue instead of the demo's.
+	bundle *domain.Bundle
 }
 
 type env struct {
@@ -130,7 +132,11 @@ func newEnv(t testing.TB, sys *apptest.System, ec envConfig) *env {
 	if ec.quiet {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	surface, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: demoBundle(t, ec.withoutSecret)}, Sources: sources,
+	pinned := ec.bundle
+	if pinned == nil {
+		pinned = demoBundle(t, ec.withoutSecret)
+	}
+	surface, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: pinned}, Sources: sources,
 		Admission: adm, Audit: metrics.Audit(sink), RequestTimeout: ec.requestTimeout, Tools: ec.cfg.Tools, Logger: logger})
 	require.NoError(t, err)
 	cfg := ec.cfg

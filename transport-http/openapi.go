@@ -45,12 +45,24 @@ type operation struct {
 	Description string                `json:"description,omitempty"`
 	Tags        []string              `json:"tags"`
 	Security    []map[string][]string `json:"security,omitempty"`
+	Parameters  []parameter           `json:"parameters,omitempty"`
 	RequestBody *requestBody          `json:"requestBody,omitempty"`
 	Responses   map[string]*response  `json:"responses"`
 	// Capability and Scope name the tool of the capability list this
 	// operation serves, so a reader (and a test) can match the two.
 	Capability domain.Capability `json:"x-sutura-capability,omitempty"`
 	Scope      domain.Scope      `json:"x-sutura-scope,omitempty"`
+}
+
+// parameter is one query parameter of an operation.
+type parameter struct {
+	Name        string             `json:"name"`
+	In          string             `json:"in"`
+	Description string             `json:"description"`
+	Required    bool               `json:"required"`
+	Style       string             `json:"style,omitempty"`
+	Explode     *bool              `json:"explode,omitempty"`
+	Schema      *jsonschema.Schema `json:"schema"`
 }
 
 type requestBody struct {
@@ -249,7 +261,8 @@ func toolOperation(t app.Tool) *operation {
 	}
 	switch t.ID {
 	case domain.DescribeCatalog:
-		op.Responses = gateResponses(false, map[string]*response{"200": jsonResponse("The catalogue as the caller may see it.", schemaCatalog)})
+		op.Parameters = describeParameters()
+		op.Responses = describeResponses()
 	case domain.AskMetric:
 		op.RequestBody = &requestBody{Required: true, Description: "The question: metrics, grain and range, optionally dimensions, filters and top. Unknown fields are refused by name.",
 			Content: map[string]mediaType{"application/json": {Schema: ref(schemaQuestion)}}}
@@ -260,6 +273,32 @@ func toolOperation(t app.Tool) *operation {
 		op.Responses = runSQLResponses()
 	}
 	return op
+}
+
+// describeParameters are the query parameters of GET /v1/catalog, the
+// arguments of describe_catalog (docs/contract.md §14).
+func describeParameters() []parameter {
+	no := false
+	return []parameter{
+		{Name: "search", In: "query", Description: "Words to find metrics by (1 to 200 characters), matched against names, descriptions, dimension names and glossary terms; the response lists summaries of the matches, best first.",
+			Schema: &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), MaxLength: jsonschema.Ptr(app.MaxSearchChars)}},
+		{Name: "metrics", In: "query", Description: "1 to 32 metric names, comma-separated, to describe in full. Not with search.", Style: "form", Explode: &no,
+			Schema: &jsonschema.Schema{Type: "array", MinItems: jsonschema.Ptr(1), MaxItems: jsonschema.Ptr(app.MaxDescribeMetrics), Items: &jsonschema.Schema{Type: "string"}}},
+		{Name: "cursor", In: "query", Description: "The next_cursor of the previous response, unchanged, with the same search or metrics, to continue the listing.",
+			Schema: &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), MaxLength: jsonschema.Ptr(app.MaxCursorBytes)}},
+	}
+}
+
+// describeResponses are the responses of GET /v1/catalog: the catalogue
+// (at most 64 KiB; next_cursor and total when there is more), a name in
+// metrics that is unknown or hidden refused as metric_unknown, a query
+// that cannot be read (not_a_question: a bad search, a cursor not issued
+// for this listing or issued before a re-pin), and the gates' failures.
+func describeResponses() map[string]*response {
+	rs := gateResponses(false, map[string]*response{"200": jsonResponse("The catalogue as the caller may see it: in full up to 25 metrics, else summaries; at most 64 KiB, with next_cursor and total when there is more.", schemaCatalog)})
+	rs[strconv.Itoa(domain.MetricUnknown.Status())] = codeResponse(domain.MetricUnknown.Status(), []domain.Code{domain.MetricUnknown}, nil)
+	rs[strconv.Itoa(NotAQuestion.Status())] = codeResponse(NotAQuestion.Status(), nil, []FailureCode{NotAQuestion})
+	return rs
 }
 
 // runSQLResponses are the responses of POST /v1/sql/run: the rows without

@@ -184,7 +184,7 @@ func TestBothTransportsDescribeTheSameTools(t *testing.T) {
 	}
 	assert.JSONEq(t, jsonOf(ask.InputSchema), string(schemas[schemaQuestion]), "the question")
 	assert.JSONEq(t, jsonOf(ask.OutputSchema.OneOf[0]), string(schemas[schemaAnswer]), "the answer")
-	assert.JSONEq(t, jsonOf(describe.OutputSchema), string(schemas[schemaCatalog]), "the catalogue")
+	assert.JSONEq(t, jsonOf(describe.OutputSchema.OneOf[0]), string(schemas[schemaCatalog]), "the catalogue")
 	codes := func(b []byte) any {
 		var s struct {
 			Properties struct {

@@ -1,11 +1,14 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
+	"net/url"
 	"path"
 	"slices"
 	"strconv"
@@ -48,7 +51,7 @@ func (s *Server) routes() http.Handler {
 	if s.metricsHash != nil {
 		handle("GET /metrics", public(s.metricsToken(s.metrics.handler())))
 	}
-	handle("GET /v1/catalog", gated(domain.DescribeCatalog, false, s.call(domain.DescribeCatalog)))
+	handle("GET /v1/catalog", gated(domain.DescribeCatalog, false, s.describe()))
 	handle("POST /v1/query", gated(domain.AskMetric, true, s.call(domain.AskMetric)))
 	handle("POST /v1/sql/run", gated(domain.RunSQL, true, s.call(domain.RunSQL)))
 	if s.cfg.MCP != nil {
@@ -175,6 +178,59 @@ func (s *Server) call(c domain.Capability) http.Handler {
 	})
 }
 
+// describe serves GET /v1/catalog: its query parameters search, metrics
+// (comma-separated or repeated) and cursor are the arguments of
+// describe_catalog (docs/contract.md §14), read by the surface like any
+// transport's. A parameter given twice, or one that is not a parameter,
+// is passed on as such, so the surface names it (never its value).
+func (s *Server) describe() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		args, ok := describeArgs(r.URL.RawQuery)
+		if !ok {
+			writeFailure(w, NotAQuestion, "the query is not a catalogue request: it could not be read as parameters")
+			return
+		}
+		writeResult(w, s.cfg.Surface.Call(r.Context(), gatedCaller(r.Context()), domain.DescribeCatalog, args))
+	})
+}
+
+// describeArgs is the JSON object of describe_catalog's arguments that a
+// query string carries, its members in the query's order.
+func describeArgs(rawQuery string) ([]byte, bool) {
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return nil, false
+	}
+	keys := slices.Sorted(maps.Keys(q))
+	var b bytes.Buffer
+	b.WriteByte('{')
+	member := func(k string, v any) {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, _ := json.Marshal(v)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+	}
+	for _, k := range keys {
+		if k == "metrics" {
+			names := []string{}
+			for _, v := range q[k] {
+				names = append(names, strings.Split(v, ",")...)
+			}
+			member(k, names)
+			continue
+		}
+		for _, v := range q[k] {
+			member(k, v)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), true
+}
+
 // writeResult encodes a result: 200 with its content (wire.Content, the
 // bytes every transport returns), a refusal at its code's status, or a
 // failure body. A caller that went away gets nothing: the work was
@@ -208,6 +264,9 @@ func writeCallFailure(w http.ResponseWriter, c domain.Capability, f *app.Failure
 			what = "statement"
 		}
 		detail := "the body is not a " + what
+		if c == domain.DescribeCatalog {
+			detail = "the query is not a catalogue request"
+		}
 		var fe *domain.FieldError
 		if errors.As(f, &fe) {
 			detail += ": " + fe.Error()

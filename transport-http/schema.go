@@ -111,7 +111,10 @@ func componentSchemas() (map[string]json.RawMessage, error) {
 	if len(ask.Output.OneOf) != 2 {
 		return nil, fmt.Errorf("the ask_metric output is not the oneOf of an answer and a refusal")
 	}
-	for name, s := range map[string]*wire.Schema{schemaQuestion: ask.Input, schemaAnswer: ask.Output.OneOf[0], schemaCatalog: describe.Output} {
+	if len(describe.Output.OneOf) != 2 {
+		return nil, fmt.Errorf("the describe_catalog output is not the oneOf of the catalogue and a refusal")
+	}
+	for name, s := range map[string]*wire.Schema{schemaQuestion: ask.Input, schemaAnswer: ask.Output.OneOf[0], schemaCatalog: describe.Output.OneOf[0]} {
 		if err := add(name, s); err != nil {
 			return nil, err
 		}

@@ -66,6 +66,27 @@ func TestInvokeIsTheSharedRendering(t *testing.T) {
 	})
 }
 
+// TestDescribeCatalogArguments: search, metrics by name and the
+// metric_unknown refusal (docs/contract.md §14), the same bytes as every
+// transport.
+func TestDescribeCatalogArguments(t *testing.T) {
+	agent := app.Caller{Principal: domain.Principal{Subject: "agent"}}
+	e := newEnv(t, newFake(), envConfig{conn: Config{Caller: fixedCaller(agent)}})
+	got, err := e.conn.Invoke(t.Context(), "describe_catalog", json.RawMessage(`{"search":"revenue"}`))
+	require.NoError(t, err)
+	var v app.CatalogView
+	require.NoError(t, json.Unmarshal(got, &v))
+	require.Len(t, v.Summaries, 1)
+	assert.Equal(t, "revenue", v.Summaries[0].Name)
+	require.NotNil(t, v.Total)
+	assert.Equal(t, 1, *v.Total, "secret_revenue is not counted")
+	for _, name := range []string{"secret_revenue", "no_such"} {
+		got, err = e.conn.Invoke(t.Context(), "describe_catalog", json.RawMessage(`{"metrics":["`+name+`"]}`))
+		require.NoError(t, err, "a refusal is a result")
+		assert.Contains(t, string(got), `"code":"metric_unknown"`)
+	}
+}
+
 func TestAnswer(t *testing.T) {
 	e := newEnv(t, newFake(), envConfig{})
 	got, err := e.conn.Invoke(t.Context(), "ask_metric", json.RawMessage(qAnswer))
@@ -118,6 +139,9 @@ func TestMalformedArgumentsNameTheFieldNeverTheValue(t *testing.T) {
 		{"ask_metric", `["` + canary + `"]`, ""},
 		{"ask_metric", `{"` + canary + ` x":1}`, "(a field whose name is not an identifier)"},
 		{"describe_catalog", `{"verbose":"` + canary + `"}`, "verbose"},
+		{"describe_catalog", `{"search":"` + canary + `\u0000"}`, "search"},
+		{"describe_catalog", `{"cursor":"` + canary + `"}`, "cursor"},
+		{"describe_catalog", `{"metrics":["` + canary + ` x"]}`, "metrics[0]"},
 	}
 	e := newEnv(t, newFake(), envConfig{})
 	for _, tc := range cases {

@@ -31,6 +31,18 @@
 // Streamable HTTP each request is answered as the caller its own gates
 // established, whatever Mcp-Session-Id header it carries.
 //
+// Besides the tools, the catalogue is served as MCP features
+// (docs/contract.md §14, catalog.go): a resource per visible metric
+// (sutura://metrics/<name>, markdown) listed in pages, the template
+// sutura://metrics/{name}, the summary resource sutura://catalog, the
+// prompt ask_about_metric and completions of their arguments, each the
+// caller's view as the surface decides it. Every list carries cache hints
+// (private when it depends on the caller), the tool list keeps the
+// capability list's order, and the capabilities declared in initialize and
+// server/discover are exactly these. A re-pin of the catalogue sends the
+// three list-changed notifications, on stdio and through
+// subscriptions/listen.
+//
 // How each kind of outcome comes back (docs/contract.md §5):
 //
 //   - answer and refusal: a tool result whose structuredContent is the

@@ -35,6 +35,8 @@ type envConfig struct {
 	admissionTimeout time.Duration
 	requestTimeout   time.Duration
 	opts             Options
+	// catalog, when set, is the catalogue instead of the demo bundle's.
+	catalog app.Catalog
 }
 
 type env struct {
@@ -59,8 +61,12 @@ func newEnv(t *testing.T, sys *apptest.System, cfg envConfig) *env {
 	adm, err := runtime.NewAdmission(runtime.AdmissionConfig{MaxConcurrent: cfg.max, Timeout: cfg.admissionTimeout})
 	require.NoError(t, err)
 	audit := &apptest.Audit{}
-	b := apptest.Bundle(t, "v1")
-	surface, err := app.New(app.Config{Catalog: apptest.Catalog{Pinned: b}, Sources: apptest.Sources(sys),
+	var catalog app.Catalog = apptest.Catalog{Pinned: apptest.Bundle(t, "v1")}
+	if cfg.catalog != nil {
+		catalog = cfg.catalog
+	}
+	b := catalog.Bundle()
+	surface, err := app.New(app.Config{Catalog: catalog, Sources: apptest.Sources(sys),
 		Admission: adm, Audit: audit, RequestTimeout: cfg.requestTimeout, Tools: cfg.opts.Tools})
 	require.NoError(t, err)
 	opts := cfg.opts
@@ -69,6 +75,7 @@ func newEnv(t *testing.T, sys *apptest.System, cfg envConfig) *env {
 	}
 	server, err := New(surface, opts)
 	require.NoError(t, err)
+	t.Cleanup(server.Close)
 	return &env{sys: sys, adm: adm, audit: audit, surface: surface, server: server}
 }
 

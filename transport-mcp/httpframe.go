@@ -117,8 +117,10 @@ func (w *scrubWriter) Flush() {
 	if w.status == 0 {
 		w.WriteHeader(http.StatusOK)
 	}
-	if f, ok := w.ResponseWriter.(http.Flusher); ok && w.events != nil {
-		f.Flush()
+	if w.events != nil {
+		// Through the writers wrapped around this one (the HTTP gates'),
+		// which may not implement http.Flusher themselves.
+		_ = http.NewResponseController(w.ResponseWriter).Flush()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,6 +92,19 @@ func scrub(data []byte) []byte {
 		msg = fixedMessage(e.Code, e.Message)
 	}
 	m["error"] = errorObject(e.Code, msg)
+	switch e.Code {
+	case mcp.CodeUnsupportedProtocolVersion:
+		m["error"] = unsupportedVersionError(msg, e.Data)
+	case mcp.CodeMissingRequiredClientCapabilities:
+		// Its data names capabilities, re-encoded from their type: no
+		// caller text survives it.
+		var d mcp.MissingRequiredClientCapabilityData
+		if json.Unmarshal(e.Data, &d) == nil {
+			if b, err := json.Marshal(d); err == nil {
+				m["error"] = json.RawMessage(`{"code":` + strconv.FormatInt(e.Code, 10) + `,"message":` + strconv.Quote(msg) + `,"data":` + string(b) + `}`)
+			}
+		}
+	}
 	if id, ok := m["id"]; ok && !validID(id) {
 		m["id"] = json.RawMessage("null")
 	}
@@ -114,6 +128,11 @@ func fixedMessage(code int64, message string) string {
 	case jsonrpc.CodeMethodNotFound:
 		return textMethodNotFound
 	case jsonrpc.CodeInvalidParams:
+		if message == "Resource not found" {
+			// mcp.ResourceNotFoundError, for a URI no resource matches
+			// and for a metric the caller may not see alike.
+			return textResourceNotFound
+		}
 		if quoted, ok := strings.CutPrefix(message, "unknown tool "); ok {
 			name, err := strconv.Unquote(quoted)
 			if err == nil && slices.Contains(domain.Capabilities(), domain.Capability(name)) {
@@ -124,6 +143,12 @@ func fixedMessage(code int64, message string) string {
 		return textInvalidParams
 	case jsonrpc.CodeInternalError:
 		return textInternalError
+	case mcp.CodeUnsupportedProtocolVersion:
+		return textUnsupportedVersion
+	case mcp.CodeHeaderMismatch:
+		return "header mismatch: Mcp-Method and Mcp-Protocol-Version must be present and match the request's method and _meta"
+	case mcp.CodeMissingRequiredClientCapabilities:
+		return "missing required client capabilities: the request needs a capability the client did not declare"
 	}
 	return textRefused
 }
@@ -141,6 +166,35 @@ func validID(raw json.RawMessage) bool {
 	}
 	return false
 }
+
+// textUnsupportedVersion is the message of error -32022, whose data lists
+// the versions this server speaks.
+const textUnsupportedVersion = "unsupported protocol version: data.supported lists the versions this server speaks"
+
+// unsupportedVersionError is error -32022 in the shape of revision
+// 2026-07-28: data.supported lists the versions this server speaks (the
+// SDK's own list, never the caller's) and data.requested the version the
+// caller asked for, which the revision requires echoed. It is echoed only
+// when it has the shape of a version token (at most 32 letters, digits,
+// dots, dashes and underscores: "2099-01-01", "v999.0.0"), which can hold
+// no markup, space or control character; any other text a caller sent
+// there is left out.
+func unsupportedVersionError(message string, data json.RawMessage) json.RawMessage {
+	var got mcp.UnsupportedProtocolVersionData
+	_ = json.Unmarshal(data, &got)
+	out := struct {
+		Supported []string `json:"supported"`
+		Requested string   `json:"requested,omitempty"`
+	}{Supported: mcp.SupportedProtocolVersions()}
+	if versionShape.MatchString(got.Requested) {
+		out.Requested = got.Requested
+	}
+	d, _ := json.Marshal(out)
+	return json.RawMessage(`{"code":` + strconv.FormatInt(mcp.CodeUnsupportedProtocolVersion, 10) + `,"message":` + strconv.Quote(message) + `,"data":` + string(d) + `}`)
+}
+
+// versionShape is the shape of a version token.
+var versionShape = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$`)
 
 func errorObject(code int64, message string) json.RawMessage {
 	return json.RawMessage(`{"code":` + strconv.FormatInt(code, 10) + `,"message":` + strconv.Quote(message) + `}`)

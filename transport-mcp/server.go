@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"sutura.dev/app"
@@ -54,6 +55,16 @@ type Server struct {
 	surface *app.Surface
 	opts    Options
 	mcp     *mcp.Server
+	// tools are the registrations of the tools, in declaration order,
+	// kept to announce a re-pin (renotify).
+	tools []registration
+	// stop ends the subscription to the surface's catalogue events.
+	stop func()
+}
+
+type registration struct {
+	tool    *mcp.Tool
+	handler mcp.ToolHandler
 }
 
 // New builds the server for surface. It serves exactly the surface's tools
@@ -79,8 +90,22 @@ func New(surface *app.Surface, opts Options) (*Server, error) {
 		opts.MaxBodyBytes = DefaultMaxMessageBytes
 	}
 	s := &Server{surface: surface, opts: opts}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version},
-		&mcp.ServerOptions{Instructions: opts.Instructions})
+	// The capabilities are exactly what is handled: tools, resources
+	// (without subscriptions), prompts and completions, each list
+	// announcing its changes, and logging (logging/setLevel is accepted;
+	// sutura sends no log messages).
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
+		Instructions:      opts.Instructions,
+		CompletionHandler: s.complete,
+		SetCacheable:      s.cacheHints,
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:       &mcp.ToolCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true},
+			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
+			Completions: &mcp.CompletionCapabilities{},
+			Logging:     &mcp.LoggingCapabilities{},
+		},
+	})
 	for _, t := range opts.Tools {
 		sch, err := ToolSchemas(t.ID)
 		if err != nil {
@@ -102,15 +127,37 @@ func New(surface *app.Surface, opts Options) (*Server, error) {
 		// Registered with the raw Server.AddTool: the arguments reach the
 		// handler untouched and are parsed by the domain, never by the SDK's
 		// schema validation, whose messages quote the caller's values.
-		s.mcp.AddTool(&mcp.Tool{
+		r := registration{&mcp.Tool{
 			Name: string(t.ID), Title: t.Title, Description: t.Description,
 			InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out), Annotations: &ann,
-		}, s.handler(t))
+		}, s.handler(t)}
+		s.tools = append(s.tools, r)
+		s.mcp.AddTool(r.tool, r.handler)
 	}
-	if opts.EnforceScopes {
-		s.mcp.AddReceivingMiddleware(s.listGranted)
-	}
+	s.addCatalogFeatures()
+	s.mcp.AddReceivingMiddleware(s.route)
+	s.stop = surface.Subscribe(func(ev app.CatalogEvent) {
+		if ev.Kind == app.CatalogRepinned {
+			s.renotify()
+		}
+	})
 	return s, nil
+}
+
+// Close ends the server's subscription to the surface's catalogue events;
+// sessions still open keep being served.
+func (s *Server) Close() { s.stop() }
+
+// renotify announces a re-pin (docs/contract.md §14): the tool, resource
+// and prompt lists may have changed, so each is registered again, which
+// sends notifications/tools/list_changed, …/resources/list_changed and
+// …/prompts/list_changed to every stdio session and to every
+// subscriptions/listen stream that asked for them.
+func (s *Server) renotify() {
+	for _, r := range s.tools {
+		s.mcp.AddTool(r.tool, r.handler)
+	}
+	s.addCatalogFeatures()
 }
 
 // MCP returns the underlying SDK server, for transports this package does
@@ -170,29 +217,43 @@ func (s *Server) caller(ctx context.Context) app.Caller {
 	return app.ResolveCaller(ctx, s.opts.Caller, s.opts.EnforceScopes)
 }
 
-// listGranted is the receiving middleware installed with EnforceScopes: it
-// narrows the SDK's tools/list result to the tools the surface grants the
-// caller (app.Surface.Granted). The caller is resolved from the context of
-// the message, the same context a tool handler sees (the HTTP request's,
-// the stdio run's, the in-memory connection's), so each stateless HTTP
-// request is listed for the caller its own gates established, whatever
-// Mcp-Session-Id it sends.
-func (s *Server) listGranted(next mcp.MethodHandler) mcp.MethodHandler {
+// route is the receiving middleware: resources/list is answered from the
+// caller's view (listResources); tools/list is put in the capability list's
+// order and, with EnforceScopes, narrowed to the tools the surface grants
+// the caller (app.Surface.Granted). The caller is resolved from the
+// context of the message, the same context a tool handler sees (the HTTP
+// request's, the stdio run's, the in-memory connection's), so each
+// stateless HTTP request is listed for the caller its own gates
+// established, whatever Mcp-Session-Id it sends.
+func (s *Server) route(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "resources/list":
+			r, _ := req.(*mcp.ListResourcesRequest)
+			if r == nil {
+				return nil, ownError(jsonrpc.CodeInternalError, textInternalError)
+			}
+			return s.listResources(ctx, r, next)
+		}
 		res, err := next(ctx, method, req)
 		list, ok := res.(*mcp.ListToolsResult)
 		if err != nil || method != "tools/list" || !ok || list == nil {
 			return res, err
 		}
-		granted := map[string]bool{}
-		for _, t := range s.surface.Granted(s.caller(ctx)) {
-			granted[string(t.ID)] = true
+		order := map[string]int{}
+		for i, t := range s.opts.Tools {
+			order[string(t.ID)] = i - len(s.opts.Tools) // before any other
 		}
-		// The SDK builds a fresh result per request; narrowing it in place
-		// touches no other caller's. The list is this caller's: no shared
-		// cache may hand it to another one.
-		list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return !granted[t.Name] })
-		list.CacheScope = "private"
+		// The SDK builds a fresh result per request; ordering and
+		// narrowing it in place touches no other caller's.
+		slices.SortStableFunc(list.Tools, func(a, b *mcp.Tool) int { return order[a.Name] - order[b.Name] })
+		if s.opts.EnforceScopes {
+			granted := map[string]bool{}
+			for _, t := range s.surface.Granted(s.caller(ctx)) {
+				granted[string(t.ID)] = true
+			}
+			list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return !granted[t.Name] })
+		}
 		return list, nil
 	}
 }

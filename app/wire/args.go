@@ -9,8 +9,13 @@ import "sutura.dev/domain"
 // string and integer types carry their constraints through scalarSchemas
 // (tools.go).
 
-// DescribeCatalogArgs is the input of describe_catalog: the empty object.
-type DescribeCatalogArgs struct{}
+// DescribeCatalogArgs is the input of describe_catalog (docs/contract.md
+// §14): the empty object lists the catalogue; each field is optional.
+type DescribeCatalogArgs struct {
+	Search  SearchText   `json:"search,omitempty" jsonschema:"Words to find metrics by (1 to 200 characters): matched against names, descriptions, dimension names and glossary terms. The answer lists summaries of the matching metrics, best first."`
+	Metrics []MetricName `json:"metrics,omitempty" jsonschema:"1 to 32 metric names to describe in full, with their dimensions and allowed values. Not with search."`
+	Cursor  Cursor       `json:"cursor,omitempty" jsonschema:"The next_cursor of the previous response, unchanged, to continue the same listing (send the same search or metrics with it)."`
+}
 
 // AskMetricArgs is the input of ask_metric, exactly the question of
 // docs/contract.md §3.1. It has no field for SQL, a table, a filter expression or
@@ -103,6 +108,10 @@ type (
 	Direction string
 	// Statement is the text of one SQL statement.
 	Statement string
+	// SearchText is the words of a catalogue search.
+	SearchText string
+	// Cursor continues a listing.
+	Cursor string
 )
 
 // answerBody is the wire shape of an answer (domain.Outcome.MarshalJSON).

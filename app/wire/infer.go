@@ -15,12 +15,13 @@ import (
 //     a field without omitempty or omitzero is required, and its
 //     `jsonschema` tag is the property's description;
 //   - a slice is an array of its element's schema;
-//   - a pointer to a struct or a slice is the schema of what it points to:
-//     the parser accepts an absent field, never a null one;
+//   - a pointer to a struct, a slice or an int is the schema of what it
+//     points to: the parser accepts an absent field, never a null one
+//     (an optional count that may be 0, like a listing's total);
 //   - strings, booleans, int and int64 are string, boolean and integer.
 //
-// Anything else (maps, interfaces, embedded fields, pointers to scalars,
-// other numbers) is refused rather than guessed: a new kind of wire field
+// Anything else (maps, interfaces, embedded fields, pointers to other
+// scalars, other numbers) is refused rather than guessed: a new kind of wire field
 // is a decision for whoever adds it.
 func infer(t reflect.Type, types map[reflect.Type]*Schema) (*Schema, error) {
 	return inferType(t, types, map[reflect.Type]bool{})
@@ -29,7 +30,7 @@ func infer(t reflect.Type, types map[reflect.Type]*Schema) (*Schema, error) {
 func inferType(t reflect.Type, types map[reflect.Type]*Schema, seen map[reflect.Type]bool) (*Schema, error) {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
-		if k := t.Kind(); k != reflect.Struct && k != reflect.Slice {
+		if k := t.Kind(); k != reflect.Struct && k != reflect.Slice && k != reflect.Int {
 			return nil, fmt.Errorf("wire: pointer to %s is not a wire type", t)
 		}
 	}

@@ -50,6 +50,8 @@ func scalarSchemas() map[reflect.Type]*Schema {
 		reflect.TypeFor[TopBy]():          enum(string(domain.ByMetric), string(domain.ByPeriod)),
 		reflect.TypeFor[Direction]():      enum("desc", "asc"),
 		reflect.TypeFor[Statement]():      {Type: "string", MinLength: ptr(1), MaxLength: ptr(app.MaxStatementBytes)},
+		reflect.TypeFor[SearchText]():     {Type: "string", MinLength: ptr(1), MaxLength: ptr(app.MaxSearchChars)},
+		reflect.TypeFor[Cursor]():         {Type: "string", MinLength: ptr(1), MaxLength: ptr(app.MaxCursorBytes)},
 		reflect.TypeFor[answerTag]():      constant("answer"),
 		reflect.TypeFor[refusalTag]():     constant("refusal"),
 		reflect.TypeFor[domain.Code]():    enum(codes...),
@@ -110,6 +112,7 @@ func generateSchemas() (map[domain.Capability]Schemas, error) {
 	if err != nil {
 		return nil, err
 	}
+	items(describe.Property("metrics"), 1, app.MaxDescribeMetrics)
 
 	answer, err := inferFor[answerBody](types)
 	if err != nil {
@@ -130,6 +133,7 @@ func generateSchemas() (map[domain.Capability]Schemas, error) {
 		return nil, err
 	}
 	catalog.Description = "The catalogue as this caller may see it."
+	catalogOutcome := oneOf(catalog, refusal.Clone())
 
 	runSQL, err := inferFor[RunSQLArgs](types)
 	if err != nil {
@@ -143,7 +147,7 @@ func generateSchemas() (map[domain.Capability]Schemas, error) {
 	sqlOutcome := oneOf(sqlAnswer, refusal.Clone())
 
 	return map[domain.Capability]Schemas{
-		domain.DescribeCatalog: {Input: describe, Output: catalog},
+		domain.DescribeCatalog: {Input: describe, Output: catalogOutcome},
 		domain.AskMetric:       {Input: ask, Output: outcome},
 		domain.RunSQL:          {Input: runSQL, Output: sqlOutcome},
 	}, nil

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -151,6 +152,12 @@ func writeHeader(w io.Writer, name string, b *domain.Bundle) {
 	fmt.Fprintf(w, "digest     %s\n", b.Digest())
 }
 
+// searchArgs are the describe_catalog arguments {"search": search}.
+func searchArgs(search string) []byte {
+	b, _ := json.Marshal(map[string]string{"search": search})
+	return b
+}
+
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -158,22 +165,56 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// catalogFlags are the flags of `sutura catalog`.
+func catalogFlags(fs *flag.FlagSet) {
+	jsonFlag(fs)
+	fs.String("search", "", "list only the metrics these words find (names, descriptions, dimension names, glossary terms), best first: describe_catalog's search (docs/contract.md §14)")
+}
+
 func runCatalog(inv *invocation) error {
+	search := ""
+	if f := inv.flags.Lookup("search"); f != nil {
+		search = f.Value.String()
+	}
+	searching := search != ""
+	if searching {
+		// Checked before the catalogue is read: a usage error costs nothing.
+		if _, err := app.ParseDescribeCatalogArgs(searchArgs(search)); err != nil {
+			return usagef("--search: %s", strings.TrimPrefix(err.Error(), "search "))
+		}
+	}
 	s, err := load(inv)
 	if err != nil {
 		return err
 	}
 	b := s.Bundle
 	view := catalogView{Catalogue: s.CatalogName, Version: b.Version(), Digest: b.Digest(), Metrics: []metricView{}}
-	for i := range b.Definitions().Metrics {
-		view.Metrics = append(view.Metrics, viewMetric(b, &b.Definitions().Metrics[i]))
+	if searching {
+		// The operator's view: every metric, ranked as describe_catalog's
+		// search ranks them.
+		found, err := app.SearchBundle(b, domain.LocalOperator, search)
+		if err != nil {
+			return usagef("--search: %s", strings.TrimPrefix(err.Error(), "search "))
+		}
+		for _, name := range found {
+			m, _ := b.Metric(name)
+			view.Metrics = append(view.Metrics, viewMetric(b, m))
+		}
+	} else {
+		for i := range b.Definitions().Metrics {
+			view.Metrics = append(view.Metrics, viewMetric(b, &b.Definitions().Metrics[i]))
+		}
 	}
 	if inv.boolFlag("json") {
 		return writeJSON(inv.io.out, view)
 	}
 	w := inv.io.out
 	writeHeader(w, s.CatalogName, b)
-	fmt.Fprintf(w, "metrics    %d\n", len(view.Metrics))
+	if searching {
+		fmt.Fprintf(w, "found      %d of %d metrics, best first\n", len(view.Metrics), len(b.Definitions().Metrics))
+	} else {
+		fmt.Fprintf(w, "metrics    %d\n", len(view.Metrics))
+	}
 	for _, v := range view.Metrics {
 		fmt.Fprintln(w)
 		writeMetric(w, v, false)

@@ -63,7 +63,7 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 // as they land; none is listed before it works.
 func commands() []*command {
 	return []*command{
-		{name: "catalog", summary: "list what the catalogue defines, with version and digest", flags: jsonFlag, run: runCatalog},
+		{name: "catalog", summary: "list what the catalogue defines, with version and digest (--search WORDS: only the metrics the words find, best first)", flags: catalogFlags, run: runCatalog},
 		{name: "describe", args: "<metric>", summary: "describe one metric", minArgs: 1, maxArgs: 1, flags: jsonFlag, run: runDescribe},
 		{name: "query", args: "<question.yaml|json>", summary: "answer one question from a file, or from stdin with - (the wire shape, YAML or JSON)", minArgs: 1, maxArgs: 1, flags: queryFlags, run: runQuery},
 		{name: "ask", args: "<metric>[,<metric>...]", summary: "answer one question given as flags: ask net_sales --by area --grain month --from 2026-01-01 --to 2026-04-01 --where area=East", minArgs: 1, maxArgs: 8, flags: askFlags, run: runAsk},
