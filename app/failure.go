@@ -209,7 +209,7 @@ func (f *Failure) Unwrap() []error {
 
 // kinds maps each error kind of package domain to the code of a call
 // that fails with it, after the sentinels of the table: the one place a
-// data system's error becomes a code (architecture.md §3.5).
+// data system's error becomes a code (docs/architecture.md §6).
 var kinds = []struct {
 	kind error
 	code FailureCode

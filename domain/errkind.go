@@ -2,7 +2,7 @@ package domain
 
 import "errors"
 
-// How a data system's error says what went wrong (architecture.md §3.5).
+// How a data system's error says what went wrong (docs/architecture.md §6).
 // A data system returns, besides its rows:
 //
 //   - a *RefusalError when execution ended in a refusal (row cap, byte

@@ -30,7 +30,7 @@ func (e *Engine) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet
 // the cache holds its columns.
 func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *kernel.Meter) (*domain.RowSet, error) {
 	if plan == nil {
-		return nil, errors.New("no plan")
+		return nil, fmt.Errorf("%w: no plan", domain.ErrDefect)
 	}
 	if ctx.Err() != nil {
 		return nil, ctxErr(ctx)
@@ -87,12 +87,22 @@ func (e *Engine) attempt(ctx context.Context, plan *domain.Plan, m *kernel.Meter
 	return rs, cached, nil
 }
 
-// fail prefers the context's end over whatever error it caused.
+// fail prefers the context's end over whatever error it caused, and gives
+// every other error its kind (docs/architecture.md §6): a refusal, a zero
+// denominator and a defect keep theirs; anything else — a file that can no
+// longer be read, or that no longer matches its model — is the data system
+// being unavailable, which asking again after the files are mended cures.
 func (e *Engine) fail(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctxErr(ctx)
 	}
-	return err
+	var re *domain.RefusalError
+	switch {
+	case errors.As(err, &re), errors.Is(err, domain.ErrZeroDenominator), errors.Is(err, domain.ErrDefect),
+		errors.Is(err, domain.ErrUnavailable), errors.Is(err, domain.ErrRejected):
+		return err
+	}
+	return fmt.Errorf("%w: %w", domain.ErrUnavailable, err)
 }
 
 // tooLarge is the refusal of an answer over the row cap or byte bound.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -146,6 +147,8 @@ func TestAmbiguousAndMissingFiles(t *testing.T) {
 	_, err = e.Execute(context.Background(), mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("a", sum("amount")))))
 	require.ErrorContains(t, err, "sales")
 	require.ErrorContains(t, err, "no file")
+	require.ErrorIs(t, err, domain.ErrUnavailable, "files that cannot be read are the data system being unavailable, not a defect")
+	require.False(t, errors.Is(err, domain.ErrDefect))
 }
 
 func TestLoadErrors(t *testing.T) {
