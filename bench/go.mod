@@ -104,3 +104,5 @@ replace sutura.dev/adapters/import-osi => ../adapters/import-osi
 replace sutura.dev/adapters/importread => ../adapters/importread
 
 replace sutura.dev/adapters/sqlsource => ../adapters/sqlsource
+
+replace sutura.dev/testtier => ../testtier

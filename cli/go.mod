@@ -21,6 +21,7 @@ require (
 	sutura.dev/domain v0.0.0
 	sutura.dev/examples v0.0.0
 	sutura.dev/runtime v0.0.0
+	sutura.dev/testtier v0.0.0
 )
 
 require (
@@ -120,3 +121,5 @@ replace sutura.dev/adapters/import-osi => ../adapters/import-osi
 replace sutura.dev/adapters/clickhouse => ../adapters/clickhouse
 
 replace sutura.dev/adapters/importread => ../adapters/importread
+
+replace sutura.dev/testtier => ../testtier

@@ -116,10 +116,11 @@ const importerReason = "it only parses bytes the cli has read (bounded, never th
 	"the shared catalogue writer lives in adapters/catalog-markdown and the cli hands the result over"
 
 // adapterTestPackages are the contract suites of app's ports and their
-// fakes: an adapter's tests (never its code) import them to run the suite
-// of its port against itself from its own module (docs/architecture.md §1),
-// which reaches app without making the adapter depend on it.
-var adapterTestPackages = []string{ModulePrefix + "app/conformance", ModulePrefix + "app/apptest"}
+// fakes, and the one tier table: an adapter's tests (never its code) import
+// them to run the suite of its port against itself from its own module
+// (docs/architecture.md §1), which reaches app without making the adapter
+// depend on it, and to say NOT RUN as every other test does.
+var adapterTestPackages = []string{ModulePrefix + "app/conformance", ModulePrefix + "app/apptest", ModulePrefix + "testtier"}
 
 // transportModules is what every transport may import from the workspace.
 var transportModules = []string{"domain", "app", "runtime"}
@@ -233,12 +234,13 @@ var ModuleRules = []ModuleRule{
 	},
 	{
 		Folder:         "adapters/sqlsource",
-		Modules:        []string{"domain", "semantic"},
+		Modules:        []string{"domain", "semantic", "testtier"},
 		TestThirdParty: []string{testify},
 		Reason: "what every SQL data system shares (connection and posture configuration, the run_sql guard, bounded row readers, " +
 			"cell rendering, error typing, and in sqltest the data-system test harness), written once: the vocabulary, the compiler " +
 			"(to render a plan in an adapter's dialect, and in sqltest to compile the questions the adapters' tests ask) and the " +
-			"standard library, so that it assumes no driver and serves every SQL adapter, those still to come included",
+			"standard library, so that it assumes no driver and serves every SQL adapter, those still to come included; " +
+			"sqltest words its NOT RUN lines from the one tier table (testtier)",
 	},
 	{
 		Folder:         "adapters/import-dbt",

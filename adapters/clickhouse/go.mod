@@ -29,6 +29,7 @@ require (
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	sutura.dev/runtime v0.0.0 // indirect
+	sutura.dev/testtier v0.0.0 // indirect
 )
 
 replace (
@@ -38,3 +39,5 @@ replace (
 	sutura.dev/runtime => ../../runtime
 	sutura.dev/semantic => ../../semantic
 )
+
+replace sutura.dev/testtier => ../../testtier

@@ -9,6 +9,7 @@ require (
 	sutura.dev/app v0.0.0
 	sutura.dev/domain v0.0.0
 	sutura.dev/semantic v0.0.0
+	sutura.dev/testtier v0.0.0
 )
 
 require (
@@ -45,3 +46,5 @@ replace (
 	sutura.dev/runtime => ../../runtime
 	sutura.dev/semantic => ../../semantic
 )
+
+replace sutura.dev/testtier => ../../testtier

@@ -6,13 +6,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	duckdb "sutura.dev/adapters/duckdb"
 	"sutura.dev/domain"
+	"sutura.dev/testtier"
 )
 
 // TestWithoutCgo: a build without cgo has no DuckDB; New still checks the
@@ -28,10 +28,5 @@ func TestWithoutCgo(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "posture")
 
-	for _, tier := range strings.Split(os.Getenv("SUTURA_REQUIRE_TIERS"), ",") {
-		if strings.TrimSpace(tier) == "duckdb" {
-			t.Fatal("duckdb is a required tier (SUTURA_REQUIRE_TIERS) but this test binary was built without cgo")
-		}
-	}
-	t.Skip("NOT RUN: duckdb (built without cgo: CGO_ENABLED=0)")
+	testtier.Need(t, "duckdb", "built without cgo: CGO_ENABLED=0")
 }

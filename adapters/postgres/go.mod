@@ -19,6 +19,7 @@ require (
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 	sutura.dev/runtime v0.0.0 // indirect
+	sutura.dev/testtier v0.0.0 // indirect
 )
 
 replace (
@@ -28,3 +29,5 @@ replace (
 	sutura.dev/runtime => ../../runtime
 	sutura.dev/semantic => ../../semantic
 )
+
+replace sutura.dev/testtier => ../../testtier

@@ -8,9 +8,14 @@ require (
 	sutura.dev/semantic v0.0.0
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	sutura.dev/testtier v0.0.0
+)
 
 replace (
 	sutura.dev/domain => ../../domain
 	sutura.dev/semantic => ../../semantic
 )
+
+replace sutura.dev/testtier => ../../testtier

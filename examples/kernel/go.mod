@@ -95,3 +95,5 @@ replace sutura.dev/adapters/clickhouse => ../../adapters/clickhouse
 replace sutura.dev/adapters/duckdb => ../../adapters/duckdb
 
 replace sutura.dev/adapters/sqlsource => ../../adapters/sqlsource
+
+replace sutura.dev/testtier => ../../testtier

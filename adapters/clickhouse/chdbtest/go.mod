@@ -46,6 +46,7 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
+	sutura.dev/testtier v0.0.0 // indirect
 )
 
 replace (
@@ -60,3 +61,5 @@ replace (
 	sutura.dev/semantic => ../../../semantic
 	sutura.dev/transport-inproc => ../../../transport-inproc
 )
+
+replace sutura.dev/testtier => ../../../testtier

@@ -35,7 +35,7 @@ import (
 
 // Tier is the clickhouse tier: an administrator's connection URL in
 // SUTURA_CH_URL.
-var Tier = sqltest.Tier{Name: "clickhouse", Env: "SUTURA_CH_URL", Start: `eval "$(scripts/ch start)"`}
+var Tier = sqltest.Tier{Name: "clickhouse", Env: "SUTURA_CH_URL"}
 
 // Admin connects to the server of SUTURA_CH_URL as its administrator, and
 // closes the connection when t ends.

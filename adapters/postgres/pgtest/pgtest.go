@@ -25,7 +25,7 @@ import (
 )
 
 // Tier is the postgres tier: a superuser connection URL in SUTURA_PG_URL.
-var Tier = sqltest.Tier{Name: "postgres", Env: "SUTURA_PG_URL", Start: `eval "$(scripts/pg start)"`}
+var Tier = sqltest.Tier{Name: "postgres", Env: "SUTURA_PG_URL"}
 
 // URL returns SUTURA_PG_URL, skipping t (or failing it when the postgres
 // tier is required) when it is unset.

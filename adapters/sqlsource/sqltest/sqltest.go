@@ -19,45 +19,35 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 	"testing"
 
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
+	"sutura.dev/testtier"
 )
 
-// Tier is a tier of tests that needs something the machine may not have,
-// named by the environment variable Env.
+// Tier is a tier of tests (a row of testtier's table, testtier/tiers.tsv)
+// whose server or library the environment variable Env names.
 type Tier struct {
-	// Name is the tier's name in SUTURA_REQUIRE_TIERS and in NOT RUN.
+	// Name is the tier's name in the tier table, SUTURA_REQUIRE_TIERS and
+	// NOT RUN.
 	Name string
 	// Env is the environment variable that names the server or library.
 	Env string
-	// Start is how a developer provides it (a shell command).
-	Start string
 }
 
-// Required reports whether SUTURA_REQUIRE_TIERS (a comma-separated list)
-// lists the tier, so that a missing server fails instead of skipping.
-func (tr Tier) Required() bool {
-	for _, name := range strings.Split(os.Getenv("SUTURA_REQUIRE_TIERS"), ",") {
-		if strings.TrimSpace(name) == tr.Name {
-			return true
-		}
-	}
-	return false
-}
+// Required reports whether SUTURA_REQUIRE_TIERS lists the tier, so that a
+// missing server fails instead of skipping.
+func (tr Tier) Required() bool { return testtier.Required(tr.Name) }
 
-// Value returns the value of Env, skipping t with "NOT RUN: <tier> (<Env>
-// unset)", or failing it when the tier is required, when it is unset.
+// Value returns the value of Env; when it is unset, testtier.Need skips t
+// with "NOT RUN: <tier> (<Env> unset)", or fails it, saying how to provide
+// the tier, when the tier is required.
 func (tr Tier) Value(t testing.TB) string {
 	t.Helper()
 	v := os.Getenv(tr.Env)
 	if v == "" {
-		if tr.Required() {
-			t.Fatalf("%s is a required tier (SUTURA_REQUIRE_TIERS) but %s is unset: run %s", tr.Name, tr.Env, tr.Start)
-		}
-		t.Skipf("NOT RUN: %s (%s unset)", tr.Name, tr.Env)
+		testtier.Need(t, tr.Name, tr.Env+" unset")
 	}
 	return v
 }

@@ -32,7 +32,7 @@ func TestTypesAndColumns(t *testing.T) {
 }
 
 func TestTierSkipsWithoutItsVariable(t *testing.T) {
-	tier := sqltest.Tier{Name: "sqltest-tier", Env: "SUTURA_SQLTEST_UNSET", Start: "nothing"}
+	tier := sqltest.Tier{Name: "node", Env: "SUTURA_SQLTEST_UNSET"}
 	t.Setenv("SUTURA_SQLTEST_UNSET", "")
 	t.Setenv("SUTURA_REQUIRE_TIERS", "postgres, other")
 	assert.False(t, tier.Required())
@@ -43,7 +43,7 @@ func TestTierSkipsWithoutItsVariable(t *testing.T) {
 	assert.True(t, ok)
 	t.Setenv("SUTURA_SQLTEST_UNSET", "v")
 	assert.Equal(t, "v", tier.Value(t))
-	t.Setenv("SUTURA_REQUIRE_TIERS", "a,sqltest-tier")
+	t.Setenv("SUTURA_REQUIRE_TIERS", "a,node")
 	assert.True(t, tier.Required())
 }
 

@@ -19,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sutura.dev/testtier"
 )
 
 // The README walk: the README's marked blocks are run as a new user would
@@ -151,25 +153,16 @@ func rowCount(stdout string) int {
 // data example (see the package comment above walkMarker).
 func TestREADMEWalk(t *testing.T) {
 	if testing.Short() {
-		if tierRequired("readme") {
-			t.Fatal("readme is a required tier (SUTURA_REQUIRE_TIERS) but -short skips it")
-		}
-		t.Skip("NOT RUN: readme (-short skips the README walk)")
+		testtier.Need(t, "readme", "-short skips the README walk")
 	}
 	requireTerminal(t)
 	git, err := exec.LookPath("git")
 	if err != nil {
-		if tierRequired("readme") {
-			t.Fatal("readme is a required tier (SUTURA_REQUIRE_TIERS) but git is not installed")
-		}
-		t.Skip("NOT RUN: readme (git is not installed)")
+		testtier.Need(t, "readme", "git is not installed")
 	}
 	root, err := execCommand(git, "rev-parse", "--show-toplevel")
 	if err != nil {
-		if tierRequired("readme") {
-			t.Fatalf("readme is a required tier (SUTURA_REQUIRE_TIERS) but this is not a git checkout: %s", root)
-		}
-		t.Skipf("NOT RUN: readme (not a git checkout: %s)", strings.TrimSpace(root))
+		testtier.Need(t, "readme", "not a git checkout: "+strings.TrimSpace(root))
 	}
 	bin := binary(t)
 	head, err := execCommand(git, "rev-parse", "HEAD")

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"sutura.dev/testtier"
 )
 
 // requireTerminal skips the test (NOT RUN) where no pseudo-terminal can be
@@ -17,10 +19,7 @@ func requireTerminal(t *testing.T) {
 	t.Helper()
 	ctl, term, err := openPTY()
 	if err != nil {
-		if tierRequired("readme") {
-			t.Fatalf("readme is a required tier (SUTURA_REQUIRE_TIERS) but no pseudo-terminal opens: %v", err)
-		}
-		t.Skipf("NOT RUN: readme (no pseudo-terminal: %v)", err)
+		testtier.Need(t, "readme", "no pseudo-terminal: "+err.Error())
 	}
 	ctl.Close()
 	term.Close()

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +18,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+
+	"sutura.dev/testtier"
 )
 
 // The browser tier drives Debian's chromium (never a downloaded build)
@@ -31,17 +32,6 @@ import (
 // SUTURA_CHROMIUM overrides it.
 const chromiumPath = "/usr/bin/chromium"
 
-// tierRequired reports whether SUTURA_REQUIRE_TIERS (comma-separated)
-// lists tier.
-func tierRequired(tier string) bool {
-	for _, t := range strings.Split(os.Getenv("SUTURA_REQUIRE_TIERS"), ",") {
-		if strings.TrimSpace(t) == tier {
-			return true
-		}
-	}
-	return false
-}
-
 // requireChromium returns the browser's path, or skips the test (NOT RUN)
 // or fails it when the tier is required.
 func requireChromium(t *testing.T) string {
@@ -51,16 +41,10 @@ func requireChromium(t *testing.T) string {
 		path = chromiumPath
 	}
 	if _, err := os.Stat(path); err != nil {
-		if tierRequired("chromium") {
-			t.Fatalf("chromium is a required tier (SUTURA_REQUIRE_TIERS) but %s is not installed: apt-get install chromium", path)
-		}
-		t.Skip("NOT RUN: chromium (not installed)")
+		testtier.Need(t, "chromium", "not installed")
 	}
 	if testing.Short() {
-		if tierRequired("chromium") {
-			t.Fatal("chromium is a required tier (SUTURA_REQUIRE_TIERS) but -short skips it")
-		}
-		t.Skip("NOT RUN: chromium (-short skips the browser tests)")
+		testtier.Need(t, "chromium", "-short skips the browser tests")
 	}
 	return path
 }
