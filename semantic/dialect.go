@@ -11,7 +11,9 @@ import (
 // Dialect is a SQL dialect Render writes.
 type Dialect string
 
-// The dialects Render writes.
+// The dialects Render writes. Each is golden-tested; oracle and bigquery
+// have no adapter yet, so only `sutura compile` prints their statements
+// (the composition root refuses a source of either kind, in one table).
 const (
 	Postgres   Dialect = "postgres"
 	Oracle     Dialect = "oracle"

@@ -122,6 +122,10 @@ var databaseKinds = []SourceKind{KindPostgres, KindOracle, KindClickHouse}
 // allKinds lists every source kind in documentation order.
 var allKinds = []SourceKind{KindFiles, KindPostgres, KindOracle, KindDuckDB, KindClickHouse, KindBigQuery}
 
+// SourceKinds returns every kind of source the configuration accepts, in
+// documentation order.
+func SourceKinds() []SourceKind { return slices.Clone(allKinds) }
+
 // sourceKeyKinds says which kinds accept each key of a source. It is the
 // table the loader checks and the reference test compares with the
 // "Kinds" column of docs/configuration.md.
