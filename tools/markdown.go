@@ -47,10 +47,11 @@ func RulesMarkdown() string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Name, code(c.Members), code(c.Libraries), c.Reason)
 	}
 
-	b.WriteString("\n### Parameters of rules 3 to 7\n\n")
+	b.WriteString("\n### Parameters of rules 3 to 9\n\n")
 	fmt.Fprintf(&b, "- app-isolation: `%s` imports no module matching %s.\n", AppFolder, code(AppForbidden))
 	fmt.Fprintf(&b, "- domain-isolation: `%s` imports only the standard library, in tests too; its go.mod requires nothing.\n", DomainFolder)
 	fmt.Fprintf(&b, "- file-length: at most %d lines per `.go` file; the walk skips every `.git` and %s.\n", MaxFileLines, code(FileLengthSkip))
+	fmt.Fprintf(&b, "- package-length: at most %d lines of non-test Go per package (folder); the walk skips what file-length skips.\n", MaxPackageLines)
 	fmt.Fprintf(&b, "- no-init: no `func init()` in any `.go` file, tests included, of the modules matching %s.\n", code(InitFree))
 	fmt.Fprintf(&b, "- one-admission-bound: `%s` declares `func %s`; exactly one non-test reference to it, "+
 		"under any import name, and it is in module `%s`.\n", AdmissionPackage, AdmissionConstructor, AdmissionCaller)

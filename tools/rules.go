@@ -18,6 +18,7 @@ const (
 	RuleNoInit
 	RuleOneAdmissionBound
 	RuleEngineLayers
+	RulePackageLength
 )
 
 // Rule is one architecture rule: a stable short name and the reason it
@@ -83,6 +84,12 @@ var Rules = []Rule{
 			"lowest first: files, column, format, kernel, then the root that binds, executes, streams and combines); " +
 			"a lower package importing a higher one, in its code or its tests, ties what it provides to the code that " +
 			"uses it, and the engine becomes one package again in all but name",
+	},
+	{
+		ID:   RulePackageLength,
+		Name: "package-length",
+		Reason: "no package holds more than 4,000 lines of non-test Go: a package is read as a whole (its files see each " +
+			"other's unexported state), so past that it holds more than one idea and is split where the ideas part",
 	},
 }
 
@@ -390,6 +397,10 @@ const AppFolder = "app"
 
 // MaxFileLines is the most lines a Go source file may have.
 const MaxFileLines = 1000
+
+// MaxPackageLines is the most lines of non-test Go one package (one
+// folder's .go files, _test.go files aside) may hold.
+const MaxPackageLines = 4000
 
 // FileLengthSkip lists the folders, relative to the workspace root, that
 // the file-length walk skips besides every .git: the fixture workspaces,

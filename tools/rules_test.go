@@ -198,6 +198,42 @@ func goLines(n int, finalNewline bool) string {
 	return text
 }
 
+func TestPackageLength(t *testing.T) {
+	checkRule(t, tools.RulePackageLength, append(slices.Clone(realAndClean), ruleCase{
+		name: "planted",
+		root: func(t *testing.T) string {
+			root := t.TempDir()
+			files := map[string]string{
+				"go.work":                  "go 1.26\n",
+				"big/go.mod":               "module sutura.dev/big\n\ngo 1.26\n",
+				"big/a.go":                 goLines(900, true),
+				"big/b.go":                 goLines(900, true),
+				"big/c.go":                 goLines(900, true),
+				"big/d.go":                 goLines(900, true),
+				"big/e.go":                 goLines(401, true), // 4,001 lines in the package
+				"big/big_test.go":          goLines(999, true), // tests do not count
+				"big/fine/a.go":            goLines(999, true), // another package
+				"big/fine/b.go":            goLines(999, true),
+				"big/fine/c.go":            goLines(999, true),
+				"big/fine/d.go":            goLines(999, true),
+				"big/fine/e.go":            goLines(4, true), // exactly 4,000
+				"tools/testdata/huge/a.go": goLines(999, true),
+				"tools/testdata/huge/b.go": goLines(999, true),
+				"tools/testdata/huge/c.go": goLines(999, true),
+				"tools/testdata/huge/d.go": goLines(999, true),
+				"tools/testdata/huge/e.go": goLines(999, true),
+			}
+			for name, text := range files {
+				path := filepath.Join(root, filepath.FromSlash(name))
+				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+				require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+			}
+			return root
+		},
+		want: []want{{"module big, file big", "4001 lines of non-test Go; the limit is 4000"}},
+	}))
+}
+
 func TestNoInit(t *testing.T) {
 	checkRule(t, tools.RuleNoInit, []ruleCase{{
 		name: "planted",

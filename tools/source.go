@@ -27,6 +27,52 @@ func (w *Workspace) moduleOfDir(dir string) string {
 	}
 }
 
+// checkPackageLength walks the whole root and sums, per folder, the lines
+// of its non-test .go files; a folder over MaxPackageLines is a violation.
+func (w *Workspace) checkPackageLength() []Violation {
+	lines := map[string]int{}
+	var vs []Violation
+	err := filepath.WalkDir(w.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" || slices.Contains(FileLengthSkip, w.rel(p)) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		n := bytes.Count(data, []byte("\n"))
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			n++
+		}
+		lines[filepath.Dir(p)] += n
+		return nil
+	})
+	if err != nil {
+		return []Violation{{Rule: RulePackageLength, Problem: "cannot walk: " + err.Error()}}
+	}
+	dirs := make([]string, 0, len(lines))
+	for d := range lines {
+		dirs = append(dirs, d)
+	}
+	slices.Sort(dirs)
+	for _, d := range dirs {
+		if n := lines[d]; n > MaxPackageLines {
+			vs = append(vs, Violation{Rule: RulePackageLength, Module: w.moduleOfDir(d), File: w.rel(d),
+				Problem: fmt.Sprintf("the package holds %d lines of non-test Go; the limit is %d", n, MaxPackageLines)})
+		}
+	}
+	return vs
+}
+
 // checkFileLength walks the whole root for .go files over MaxFileLines.
 func (w *Workspace) checkFileLength() []Violation {
 	var vs []Violation

@@ -310,6 +310,8 @@ func (w *Workspace) Check(id RuleID) []Violation {
 		return w.checkOneAdmissionBound()
 	case RuleEngineLayers:
 		return w.checkEngineLayers()
+	case RulePackageLength:
+		return w.checkPackageLength()
 	}
 	return []Violation{{Rule: id, Problem: fmt.Sprintf("no checker for rule %d", id)}}
 }
