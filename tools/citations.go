@@ -35,10 +35,10 @@ var outside = []struct {
 	name string
 	re   *regexp.Regexp
 }{
-	{"product.md", regexp.MustCompile(`product\.md`)},
-	{"../shared", regexp.MustCompile(`\.\./shared`)},
-	{"shared/spec", regexp.MustCompile(`shared/spec`)},
-	{"architecture.md §", regexp.MustCompile(`(^|[^/A-Za-z])architecture\.md\s+§`)},
+	{"the team's private product specification", regexp.MustCompile(`product\.md`)},
+	{"the team's private shared folder", regexp.MustCompile(`\.\./shared`)},
+	{"the team's private specification folder", regexp.MustCompile(`shared/spec`)},
+	{"an architecture section outside docs/", regexp.MustCompile(`(^|[^/A-Za-z])architecture\.md\s+§`)},
 }
 
 // CheckCitations reads the comments of every Go file under root (skipping
@@ -84,7 +84,7 @@ func CheckCitations(root string) ([]Citation, error) {
 			at := fmt.Sprintf("%s:%d", rel, fset.Position(group.Pos()).Line)
 			for _, o := range outside {
 				if o.re.MatchString(text) {
-					out = append(out, Citation{at, "cites " + o.name + ", a document outside the repository; cite docs/ instead"})
+					out = append(out, Citation{at, "cites " + o.name + ", which is not in the repository; cite docs/ instead"})
 				}
 			}
 			for _, m := range citedDoc.FindAllStringSubmatch(text, -1) {

