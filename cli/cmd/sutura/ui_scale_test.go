@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -93,6 +94,13 @@ func TestUIAtCatalogueScale(t *testing.T) {
 	p.click(`a.button-link[href^="#/ask"]`)
 	p.waitFor(`document.querySelector("#builder input[name=metric][value=`+target.Name+`]:checked")`, "the builder with the metric")
 	p.waitFor(`document.querySelector("input[name=dimension][value=`+dim.Name+`]")`, "its dimensions")
+	assert.Equal(t, 1, eval[int](p, `[...document.querySelectorAll("#builder .metric-list .check")].filter((c) => c.checkVisibility()).length`),
+		"the chosen metric only, until all are asked for")
+	p.click("#metric-all")
+	p.waitFor(`[...document.querySelectorAll("#builder .metric-list .check")].filter((c) => c.checkVisibility()).length === `+fmt.Sprint(metrics), "every metric")
+	p.waitFor(`(() => { const l = document.querySelector(".metric-list").getBoundingClientRect();
+		const b = document.querySelector("input[name=metric][value=`+target.Name+`]").getBoundingClientRect();
+		return b.top >= l.top && b.bottom <= l.bottom; })()`, "the chosen metric in the list's view")
 	p.setValue("#grain", "month")
 	p.setValue("#range-start", "2025-01-01")
 	p.setValue("#range-end", "2025-07-01")
@@ -135,10 +143,39 @@ func TestUIAtCatalogueScale(t *testing.T) {
 		"the metric first among the matches")
 	assert.Contains(t, p.text("#search-status"), "match")
 
+	// With the keyboard only: from the search to an answer.
+	key := func(k string) { p.do(chromedp.KeyEvent(k)) }
+	tabTo := func(cond, what string) {
+		t.Helper()
+		for range 80 {
+			if eval[bool](p, "Boolean((() => { const el = document.activeElement; return "+cond+"; })())") {
+				return
+			}
+			key("\t")
+		}
+		t.Fatalf("Tab never reached %s", what)
+	}
+	tabTo(`el.getAttribute("href") === "#/metric/`+target.Name+`"`, "the metric's link")
+	key("\r")
+	p.waitFor(`document.querySelector("h1") && document.querySelector("h1").innerText === `+js(target.Name), "the metric page")
+	tabTo(`el.classList.contains("button-link") && el.getAttribute("href").startsWith("#/ask")`, "the ask link")
+	key("\r")
+	p.waitFor(`document.querySelector("#builder input[name=metric][value=`+target.Name+`]:checked")`, "the builder")
+	tabTo(`el.name === "dimension" && el.value === `+js(dim.Name), "the dimension's checkbox")
+	key(" ")
+	tabTo(`el.id === "ask"`, "the Ask button")
+	key("\r")
+	p.waitFor(`document.querySelector("#answer-table tbody tr")`, "the answer")
+	p.click(`nav a[data-route=catalog]`)
+	p.waitFor(fmt.Sprintf(`document.querySelectorAll(".cards .card").length === %d`, metrics), "the catalogue again")
+
 	// At a phone's width, the list and the metric fit.
 	p.viewport(375, 812)
 	assert.False(t, p.overflowsWidth(), "the catalogue fits 375 px")
 	p.screenshot(shots, "scale-search-phone")
+	p.open("/ui/#/ask", "#builder")
+	assert.False(t, p.overflowsWidth(), "the builder fits 375 px")
+	p.screenshot(shots, "scale-builder-phone")
 
 	// Full entries are asked by name, at most 32 a request.
 	var searched, described bool

@@ -82,21 +82,35 @@ export function renderBuilder(view, app, init) {
 
   // scaleList lists a large catalogue's metrics by their summaries (which
   // name no model: a metric on another one is refused when chosen), with
-  // a box that narrows the list by name and description.
+  // a box that narrows the list by name and description. A builder opened
+  // with metrics chosen lists only them until "Show all" (a keyboard
+  // reaches the rest of the form without crossing every metric).
   function scaleList() {
     const items = cat.list.map((m) => ({ m, box: metricBox(m) }));
-    const find = h("input", {
-      id: "metric-find", type: "search", autocomplete: "off", spellcheck: "false",
-      oninput: (e) => {
-        const words = e.target.value.toLowerCase().split(/\s+/).filter(Boolean);
-        for (const { m, box } of items) {
-          const text = (m.name + "\n" + m.description).toLowerCase();
-          box.hidden = !metricBoxes.get(m.name).checked && !words.every((w) => text.includes(w));
-        }
+    let all = st.metrics.length === 0;
+    const list = h("div", { class: "metric-list" }, items.map((x) => x.box));
+    const find = h("input", { id: "metric-find", type: "search", autocomplete: "off", spellcheck: "false", oninput: () => narrow() });
+    const showAll = h("button", {
+      type: "button", id: "metric-all", class: "small", text: `Show all ${cat.list.length} metrics`,
+      onclick: () => {
+        all = true;
+        narrow();
+        // The first chosen metric is scrolled into the list's view (the
+        // list only: the page stays where it is).
+        const chosen = items.find((x) => metricBoxes.get(x.m.name).checked);
+        if (chosen) list.scrollTop = chosen.box.offsetTop - list.clientHeight / 3;
       },
     });
-    return [field("Find a metric in this list", find, `${cat.list.length} metrics; the chosen ones stay listed.`),
-      h("div", { class: "metric-list" }, items.map((x) => x.box))];
+    function narrow() {
+      const words = find.value.toLowerCase().split(/\s+/).filter(Boolean);
+      for (const { m, box } of items) {
+        const text = (m.name + "\n" + m.description).toLowerCase();
+        box.hidden = !metricBoxes.get(m.name).checked && (words.length ? !words.every((w) => text.includes(w)) : !all);
+      }
+      showAll.hidden = all || words.length > 0;
+    }
+    narrow();
+    return [field("Find a metric in this list", find, `${cat.list.length} metrics; the chosen ones stay listed.`), list, showAll];
   }
 
   const grainSlot = h("div");
