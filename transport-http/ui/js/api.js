@@ -77,9 +77,13 @@ export async function call(method, path, body, signal) {
   return { ...out, kind: "failure", failure };
 }
 
-// catalogue fetches describe_catalog.
-export function catalogue() {
-  return call("GET", "../v1/catalog");
+// catalogue fetches describe_catalog; params (each optional) are its
+// query parameters: search, metrics (names joined by commas), cursor.
+export function catalogue(params, signal) {
+  const query = Object.entries(params || {})
+    .map(([k, v]) => k + "=" + String(v).split(",").map(encodeURIComponent).join(","))
+    .join("&");
+  return call("GET", "../v1/catalog" + (query ? "?" + query : ""), undefined, signal);
 }
 
 // ask posts a question (its JSON text).

@@ -1,7 +1,9 @@
 // The question builder: it offers only what the catalogue allows for the
 // metrics chosen (their shared grains, dimensions and allowlisted filter
 // values), shows the JSON it sends with the same question as a command
-// line, and shows the outcome under it.
+// line, and shows the outcome under it. On a large catalogue (summaries,
+// cat.scale) the metrics are listed by their summaries and a metric's full
+// entry is fetched when it is chosen (app.describe).
 
 import { h, clear, append, id } from "./dom.js";
 import * as Q from "./question.js";
@@ -40,8 +42,9 @@ function field(label, control, hint) {
 }
 
 // renderBuilder fills view with the builder for init.state; app gives the
-// catalogue, ask(questionJSON, signal), startAgain() and the unauthorized
-// handler.
+// catalogue, ask(questionJSON, signal), describe(names, signal),
+// startAgain() and the unauthorized handler. The full entries of the
+// metrics of init.state are held already.
 export function renderBuilder(view, app, init) {
   const cat = app.catalog;
   const st = init.state;
@@ -51,25 +54,64 @@ export function renderBuilder(view, app, init) {
   clear(view);
 
   const metricBoxes = new Map();
-  const families = new Map();
-  for (const m of cat.metrics) {
-    const f = Q.family(m);
-    if (!families.has(f)) families.set(f, { model: m.model, time: m.time_column, metrics: [] });
-    families.get(f).metrics.push(m);
-  }
-  const metricsHint = h("p", { id: "metrics-hint", class: "hint muted" });
+  const metricBox = (m) => {
+    const box = checkbox([h("code", { text: m.name }), h("span", { class: "muted", text: " " + firstSentence(m.description) })],
+      { name: "metric", value: m.name, checked: st.metrics.includes(m.name), onchange: (e) => chooseMetric(m.name, e.target.checked) }, "metrics-hint");
+    metricBoxes.set(m.name, box.querySelector("input"));
+    return box;
+  };
+  const metricsHint = h("p", { id: "metrics-hint", class: "hint muted", role: cat.scale ? "status" : null });
   const metricsSet = h("fieldset", { class: "metrics" },
     h("legend", { text: "Metrics" }),
     h("p", { class: "hint muted", text: `Several metrics can be asked together when they share a model and time column (at most ${Q.MAX_METRICS}).` }),
-    [...families.values()].map((fam) => h("fieldset", { class: "family" },
-      h("legend", null, fam.model ? ["model ", h("code", { text: fam.model }), fam.time ? [" by ", h("code", { text: fam.time })] : null] : "metrics"),
-      fam.metrics.map((m) => {
-        const box = checkbox([h("code", { text: m.name }), h("span", { class: "muted", text: " " + firstSentence(m.description) })],
-          { name: "metric", value: m.name, checked: st.metrics.includes(m.name), onchange: (e) => chooseMetric(m.name, e.target.checked) }, "metrics-hint");
-        metricBoxes.set(m.name, box.querySelector("input"));
-        return box;
-      }))),
+    cat.scale ? scaleList() : familyLists(),
     metricsHint);
+
+  // familyLists groups a catalogue held in full by model and time column.
+  function familyLists() {
+    const families = new Map();
+    for (const m of cat.metrics) {
+      const f = Q.family(m);
+      if (!families.has(f)) families.set(f, { model: m.model, time: m.time_column, metrics: [] });
+      families.get(f).metrics.push(m);
+    }
+    return [...families.values()].map((fam) => h("fieldset", { class: "family" },
+      h("legend", null, fam.model ? ["model ", h("code", { text: fam.model }), fam.time ? [" by ", h("code", { text: fam.time })] : null] : "metrics"),
+      fam.metrics.map(metricBox)));
+  }
+
+  // scaleList lists a large catalogue's metrics by their summaries (which
+  // name no model: a metric on another one is refused when chosen), with
+  // a box that narrows the list by name and description. A builder opened
+  // with metrics chosen lists only them until "Show all" (a keyboard
+  // reaches the rest of the form without crossing every metric).
+  function scaleList() {
+    const items = cat.list.map((m) => ({ m, box: metricBox(m) }));
+    let all = st.metrics.length === 0;
+    const list = h("div", { class: "metric-list" }, items.map((x) => x.box));
+    const find = h("input", { id: "metric-find", type: "search", autocomplete: "off", spellcheck: "false", oninput: () => narrow() });
+    const showAll = h("button", {
+      type: "button", id: "metric-all", class: "small", text: `Show all ${cat.list.length} metrics`,
+      onclick: () => {
+        all = true;
+        narrow();
+        // The first chosen metric is scrolled into the list's view (the
+        // list only: the page stays where it is).
+        const chosen = items.find((x) => metricBoxes.get(x.m.name).checked);
+        if (chosen) list.scrollTop = chosen.box.offsetTop - list.clientHeight / 3;
+      },
+    });
+    function narrow() {
+      const words = find.value.toLowerCase().split(/\s+/).filter(Boolean);
+      for (const { m, box } of items) {
+        const text = (m.name + "\n" + m.description).toLowerCase();
+        box.hidden = !metricBoxes.get(m.name).checked && (words.length ? !words.every((w) => text.includes(w)) : !all);
+      }
+      showAll.hidden = all || words.length > 0;
+    }
+    narrow();
+    return [field("Find a metric in this list", find, `${cat.list.length} metrics; the chosen ones stay listed.`), list, showAll];
+  }
 
   const grainSlot = h("div");
   const rangeSlot = h("div");
@@ -119,7 +161,35 @@ export function renderBuilder(view, app, init) {
       h("p", { class: "hint muted", text: "Runs where sutura's configuration is, as its operator; --json prints exactly the body this page receives." }),
       h("div", { class: "code-head" }, h("h3", { text: "HTTP" }), copy(curlPre)), curlPre));
 
-  function chooseMetric(name, on) {
+  async function chooseMetric(name, on) {
+    const box = metricBoxes.get(name);
+    if (on && !cat.metrics.some((m) => m.name === name)) {
+      box.disabled = true;
+      metricsHint.textContent = `Reading ${name}…`;
+      const res = await app.describe([name]);
+      box.disabled = false;
+      if (res.kind === "unauthorized") {
+        app.unauthorized(res);
+        return;
+      }
+      const m = cat.metrics.find((x) => x.name === name);
+      if (!m || !box.checked) {
+        box.checked = false;
+        markMetrics();
+        if (!m) metricsHint.textContent = `${name} could not be read: reload the page.`;
+        return;
+      }
+    }
+    if (on) {
+      const first = st.metrics.length ? cat.metrics.find((m) => m.name === st.metrics[0]) : null;
+      const m = cat.metrics.find((x) => x.name === name);
+      if (first && Q.family(m) !== Q.family(first)) {
+        box.checked = false;
+        markMetrics();
+        metricsHint.textContent = `${name} is on another model or time column than ${first.name}: it cannot be asked with it.`;
+        return;
+      }
+    }
     if (on && !st.metrics.includes(name)) st.metrics.push(name);
     if (!on) st.metrics = st.metrics.filter((n) => n !== name);
     off = Q.offer(cat, st.metrics);
@@ -135,9 +205,9 @@ export function renderBuilder(view, app, init) {
 
   function markMetrics() {
     const first = st.metrics.length ? cat.metrics.find((m) => m.name === st.metrics[0]) : null;
-    for (const m of cat.metrics) {
-      const box = metricBoxes.get(m.name);
-      const other = first && Q.family(m) !== Q.family(first);
+    for (const [name, box] of metricBoxes) {
+      const m = cat.metrics.find((x) => x.name === name);
+      const other = first && m && Q.family(m) !== Q.family(first);
       box.disabled = !box.checked && (other || st.metrics.length >= Q.MAX_METRICS);
     }
     metricsHint.textContent = st.metrics.length === 0 ? "Choose one or more metrics."

@@ -1,5 +1,7 @@
 // The catalogue view and one metric's page: exactly what describe_catalog
-// (GET /v1/catalog) shows this caller, searchable.
+// (GET /v1/catalog) shows this caller, searchable. A small catalogue is
+// held in full and searched on the page; a large one (summaries, cat.scale)
+// is searched by the server, which ranks the matches (docs/ui.md).
 
 import { h, clear, append, paragraphs, inline, metricHref } from "./dom.js";
 
@@ -49,9 +51,15 @@ function pinLine(cat) {
     h("code", { class: "digest", title: cat.definition_digest, text: cat.definition_digest }));
 }
 
+// SEARCH_DELAY is how long the page waits after a key before it asks the
+// server to search a large catalogue (ms).
+const SEARCH_DELAY = 250;
+
 // renderCatalogue fills view with the catalogue: a search box, the
-// metrics, and the glossary, caveats, examples and not-defined phrases.
-export function renderCatalogue(view, cat, names) {
+// metrics (their list entries), and the glossary, caveats, examples and
+// not-defined phrases. serverSearch(words, signal) ranks a large
+// catalogue's metrics (cat.scale); a small one is searched here.
+export function renderCatalogue(view, cat, names, serverSearch) {
   clear(view);
   const results = h("div", { id: "results" });
   const status = h("p", { id: "search-status", class: "muted", role: "status", "aria-live": "polite" });
@@ -59,21 +67,53 @@ export function renderCatalogue(view, cat, names) {
     id: "search", type: "search", autocomplete: "off", spellcheck: "false",
     "aria-describedby": "search-help search-status",
   });
-  const show = () => {
-    const q = search.value.trim();
+  if (cat.scale) search.maxLength = 200;
+  const byName = new Map(cat.list.map((m) => [m.name, m]));
+  const render = (q, hits, count) => {
     clear(results);
-    const hits = cat.metrics.filter((m) => q === "" || matches(haystack(cat, m), q));
     const notDefined = q === "" ? [] : cat.not_defined.filter((n) => matches([n.phrase, ...(n.synonyms || []), n.note || ""].join("\n").toLowerCase(), q));
     status.textContent = q === ""
-      ? `${cat.metrics.length} metric${cat.metrics.length === 1 ? "" : "s"} visible to you.`
-      : hits.length === 0 && notDefined.length === 0 ? "No metric matches this search."
-        : `${hits.length} metric${hits.length === 1 ? "" : "s"} match${hits.length === 1 ? "es" : ""}.`;
+      ? `${cat.list.length} metric${cat.list.length === 1 ? "" : "s"} visible to you.`
+      : count === 0 && notDefined.length === 0 ? "No metric matches this search."
+        : `${count} metric${count === 1 ? "" : "s"} match${count === 1 ? "es" : ""}${cat.scale && count > 0 ? ", best first" : ""}.`;
     if (notDefined.length > 0) {
       results.append(h("section", { class: "notice", "aria-label": "Not defined" },
         h("h3", { text: "Not defined in this catalogue" }),
         notDefined.map((n) => notDefinedItem(n))));
     }
-    results.append(h("ul", { class: "cards" }, hits.map((m) => metricCard(cat, m))));
+    results.append(h("ul", { class: "cards" }, hits.map((m) => metricCard(m))));
+  };
+  let pending = null;
+  let timer = 0;
+  const show = () => {
+    const q = search.value.trim();
+    if (!cat.scale) {
+      const hits = cat.list.filter((m) => q === "" || matches(haystack(cat, cat.metrics.find((x) => x.name === m.name)), q));
+      render(q, hits, hits.length);
+      return;
+    }
+    clearTimeout(timer);
+    if (pending) pending.abort();
+    pending = null;
+    if (q === "") {
+      render(q, cat.list, cat.list.length);
+      return;
+    }
+    status.textContent = "Searching…";
+    timer = setTimeout(async () => {
+      const ctl = new AbortController();
+      pending = ctl;
+      const res = await serverSearch(q, ctl.signal);
+      if (pending !== ctl) return;
+      pending = null;
+      if (res.kind === "ok") {
+        render(q, res.names.map((n) => byName.get(n)).filter(Boolean), res.total);
+      } else if (res.kind !== "network" || !res.cancelled) {
+        clear(results);
+        const f = res.kind === "network" ? { code: "unreachable", detail: "the server could not be reached" } : res.kind === "refusal" ? res.reason : res.failure;
+        status.textContent = `The search could not be made (${f.code}): ${f.detail}`;
+      }
+    }, SEARCH_DELAY);
   };
   search.addEventListener("input", show);
   append(view, 
@@ -82,21 +122,24 @@ export function renderCatalogue(view, cat, names) {
     h("div", { class: "search" },
       h("label", { for: "search", text: "Search metrics" }),
       search,
-      h("p", { id: "search-help", class: "muted", text: "Searches names, descriptions, glossary terms and their synonyms." })),
+      h("p", { id: "search-help", class: "muted", text: cat.scale
+        ? "Searches names, descriptions, dimensions, glossary terms and their synonyms; the server ranks the matches, best first."
+        : "Searches names, descriptions, glossary terms and their synonyms." })),
     status,
     results,
     knowledge(cat, names));
   show();
 }
 
-function metricCard(cat, m) {
+// metricCard shows a metric's list entry (its summary).
+function metricCard(m) {
   return h("li", { class: "card" },
     h("h2", null, h("a", { href: metricHref(m.name) }, h("code", { text: m.name }))),
     h("p", { class: "lead", text: firstParagraph(m.description) }),
     h("p", { class: "facts" },
       m.model ? h("span", null, "model ", h("code", { text: m.model })) : null,
       h("span", { text: "grains " + m.grains.join(", ") }),
-      h("span", { text: m.dimensions.length ? "by " + m.dimensions.map((d) => d.name).join(", ") : "no dimensions" })));
+      h("span", { text: m.dimensions.length ? "by " + m.dimensions.join(", ") : "no dimensions" })));
 }
 
 function notDefinedItem(n) {

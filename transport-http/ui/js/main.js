@@ -4,9 +4,12 @@
 //   #/metric/<name>    one metric
 //   #/ask[?q=<json>]   the question builder (a shared question pre-filled)
 // Nothing from the address is ever shown unless the catalogue holds it.
+// A large catalogue is listed as summaries; the full entries a view needs
+// are fetched by name before it is shown (store.js).
 
 import { h, clear } from "./dom.js";
 import * as api from "./api.js";
+import * as store from "./store.js";
 import { renderCatalogue, renderMetric } from "./catalog.js";
 import { renderBuilder } from "./builder.js";
 import { fromQuestion, emptyState } from "./question.js";
@@ -20,6 +23,9 @@ const app = {
   catalog: null,
   names: new Set(),
   ask: (text, signal) => api.ask(text, signal),
+  // describe fetches the full entries of the named metrics the page does
+  // not hold yet; {kind: "ok"} or the response that was not.
+  describe: (names, signal) => store.ensure(app.catalog, names, signal),
   unauthorized: (res) => signIn(res, true),
   startAgain: () => {
     if (location.hash === "#/ask") route();
@@ -39,11 +45,44 @@ function setNav(route) {
   }
 }
 
+// routed counts the routes taken, so a view whose entries arrive after
+// the address changed again is not shown.
+let routed = 0;
+
+// needs fetches the full entries a view needs before it is shown (none
+// for a small catalogue: it holds them all). It returns true when the
+// view may be shown; otherwise it has shown why not.
+async function needs(names) {
+  const turn = routed;
+  const wanted = names.filter((n) => app.names.has(n) && !store.full(app.catalog, n));
+  if (wanted.length === 0) return true;
+  clear(view).append(h("p", { class: "muted", role: "status", text: "Loading the metric…" }));
+  const res = await store.ensure(app.catalog, wanted);
+  if (turn !== routed) return false;
+  if (res.kind === "ok" || res.kind === "refusal") return true;
+  if (res.kind === "unauthorized") {
+    signIn(res, api.session.has());
+    return false;
+  }
+  showFailure(res, route);
+  return false;
+}
+
+// searchCatalogue asks the server to rank a large catalogue's metrics; a
+// refused token asks for another, as every other call does.
+async function searchCatalogue(words, signal) {
+  const res = await store.search(words, signal);
+  if (res.kind !== "unauthorized") return res;
+  signIn(res, api.session.has());
+  return { kind: "network", cancelled: true };
+}
+
 // route renders the view the address names.
-function route() {
+async function route() {
   const hash = location.hash || "#/";
   if (!hash.startsWith("#/")) return;
   if (!app.catalog) return;
+  routed += 1;
   const [path, query] = hash.slice(1).split("?", 2);
   if (path.startsWith("/metric/")) {
     let name = "";
@@ -53,6 +92,7 @@ function route() {
       name = "";
     }
     setNav("catalog");
+    if (!(await needs([name]))) return;
     renderMetric(view, app.catalog, app.names, name);
     document.title = app.names.has(name) ? `${name} — sutura` : "No such metric — sutura";
   } else if (path === "/ask") {
@@ -66,13 +106,15 @@ function route() {
       } catch {
         parsed = null;
       }
+      const asked = parsed && Array.isArray(parsed.metrics) ? parsed.metrics.filter((n) => typeof n === "string") : [];
+      if (!(await needs(asked.slice(0, store.MAX_NAMES)))) return;
       init = fromQuestion(app.catalog, parsed);
     }
     renderBuilder(view, app, init);
     document.title = "Ask a question — sutura";
   } else {
     setNav("catalog");
-    renderCatalogue(view, app.catalog, app.names);
+    renderCatalogue(view, app.catalog, app.names, searchCatalogue);
     document.title = "Catalogue — sutura";
   }
   focusHeading();
@@ -130,28 +172,35 @@ function showSession() {
   pin.textContent = app.catalog && catalogueName ? `catalogue ${catalogueName}` : "";
 }
 
-// load fetches the catalogue, then shows the route.
+// showFailure says the catalogue could not be read, with a way to try
+// again.
+function showFailure(res, again) {
+  const f = res.kind === "network" ? { code: "unreachable", detail: "the server could not be reached" }
+    : res.kind === "refusal" ? res.reason : res.failure;
+  clear(view).append(h("section", { class: "failure", role: "alert" },
+    h("h1", { tabindex: "-1" }, "The catalogue could not be read: ", h("code", { text: f.code })),
+    h("p", { text: f.detail }),
+    h("p", null, h("button", { type: "button", onclick: again, text: "Try again" }),
+      api.session.has() ? h("button", { type: "button", onclick: () => { api.session.clear(); load(); }, text: "Use another token" }) : null)));
+  focusHeading();
+}
+
+// load fetches the catalogue (every page of its listing), then shows the
+// route.
 async function load() {
   clear(view).append(h("p", { class: "muted", role: "status", text: "Loading the catalogue…" }));
-  const res = await api.catalogue();
+  const res = await store.load();
   if (res.kind === "unauthorized") {
     signIn(res, api.session.has());
     return;
   }
   if (res.kind !== "ok") {
-    const f = res.kind === "network" ? { code: "unreachable", detail: "the server could not be reached" } : res.failure;
-    clear(view).append(h("section", { class: "failure", role: "alert" },
-      h("h1", { tabindex: "-1" }, "The catalogue could not be read: ", h("code", { text: f.code })),
-      h("p", { text: f.detail }),
-      h("p", null, h("button", { type: "button", onclick: load, text: "Try again" }),
-        api.session.has() ? h("button", { type: "button", onclick: () => { api.session.clear(); load(); }, text: "Use another token" }) : null)));
-    focusHeading();
+    showFailure(res, load);
     return;
   }
-  const cat = res.json;
-  for (const k of ["metrics", "glossary", "caveats", "not_defined", "examples"]) if (!Array.isArray(cat[k])) cat[k] = [];
+  const cat = res.cat;
   app.catalog = cat;
-  app.names = new Set(cat.metrics.map((m) => m.name));
+  app.names = new Set(cat.list.map((m) => m.name));
   showSession();
   route();
 }
