@@ -85,3 +85,32 @@ func TestEscapesOfIssue28(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, [][]string{{"4"}}, rendered(rs))
 }
+
+// TestWrongPasswordIsASignInFailure (issue 28): a password or user the
+// database refuses is the source being unavailable, with an operator's
+// sentence that says the sign-in was refused, not that the database
+// cannot be reached; it names the key, never the password.
+func TestWrongPasswordIsASignInFailure(t *testing.T) {
+	f := needDB(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		edit func(*postgres.Config)
+	}{
+		{"password", func(c *postgres.Config) { c.Password = []byte("not-" + f.pw) }},
+		{"user", func(c *postgres.Config) { c.User = f.role("nobody_at_all") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := f.config()
+			tc.edit(&cfg)
+			db := open(t, cfg)
+			for _, err := range []error{db.Ping(ctx), db.Validate(ctx), db.CheckSQLPrivileges(ctx)} {
+				require.ErrorIs(t, err, domain.ErrUnavailable)
+				assert.Contains(t, err.Error(), "refused the sign-in of the service user")
+				assert.Contains(t, err.Error(), "sources."+source+".user")
+				assert.NotContains(t, err.Error(), "cannot be reached")
+				assert.NotContains(t, err.Error(), f.pw)
+			}
+		})
+	}
+}
