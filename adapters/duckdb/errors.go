@@ -23,9 +23,10 @@ type Error = sqlsource.Error
 
 // The details every SQL source shares are sqlsource's.
 const (
-	detailRefused   = "the database refused this statement: it may read only the tables of its own database file"
-	detailResources = "the database ran out of working memory for this question; ask for less"
-	detailReadOnly  = "run_sql is read-only and runs one query (a SELECT): the statement tried to do something else"
+	detailRefused    = "the database refused this statement: it may read only the tables of its own database file"
+	detailResources  = "the database ran out of working memory for this question; ask for less"
+	detailBuiltValue = "run_sql bounds the values a statement builds (docs/operations.md, DuckDB sources): %s"
+	detailReadOnly   = "run_sql is read-only and runs one query (a SELECT): the statement tried to do something else"
 )
 
 // refusal is a *domain.RefusalError of code c.
