@@ -61,7 +61,7 @@ const (
 	detailRoleRefused = "the database role of this caller at source %s cannot be assumed"
 	detailResources   = "the database ran out of working memory or temporary space for this question; ask for less"
 	detailReadOnly    = "run_sql is read-only: the statement tried to change data or the session"
-	detailOneQuery    = "run_sql runs exactly one read-only query (docs/operations.md, run_sql on PostgreSQL): %s"
+	detailOneQuery    = "run_sql runs exactly one read-only query (docs/operations.md, \"The role of a run_sql source\"): %s"
 )
 
 // refusal is a *domain.RefusalError of code c.

@@ -49,7 +49,7 @@ var refusedFunctions = map[string]bool{
 func checkStatement(sql string, conforming bool) (reason string, query bool) {
 	toks, ok := lex(sql, conforming)
 	if !ok {
-		return "the statement cannot be read (an unterminated comment, string or quoted name, or a Unicode-escaped name)", false
+		return "it cannot be read (an unterminated comment, string or quoted name, or a Unicode-escaped name)", false
 	}
 	query = true
 	for j, tk := range toks {
@@ -57,7 +57,7 @@ func checkStatement(sql string, conforming bool) (reason string, query bool) {
 			query = false
 		}
 		if tk.ident && refusedFunctions[tk.text] {
-			return "run_sql does not call " + tk.text, false
+			return "it calls " + tk.text + ", which run_sql refuses", false
 		}
 	}
 	i := 0
