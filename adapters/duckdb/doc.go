@@ -51,7 +51,9 @@
 // not a constant past 64 times), range, generate_series, list_resize and
 // array_resize (as scalar functions) past 8,192 elements, such builders
 // inside replace, regexp_replace, printf, format or a lambda over a list
-// (nor texts longer than 1 KiB there), and folds (list_reduce). What a
+// (nor texts longer than 1 KiB there), and folds (list_reduce); a
+// statement DuckDB does not serialize (PIVOT, a write) is refused as
+// source_refused before it is prepared. What a
 // statement accumulates across vectors and iterations (an aggregate, a
 // recursive CTE) is accounted and refused by memory_limit.
 //

@@ -55,6 +55,9 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 		// expressions, so repeat('x', 1500000000) would be built by the
 		// check below, where no interrupt reaches it.
 		reason, err := checkValues(ctx, c, statement)
+		if errors.Is(err, errNotSerialized) {
+			return refusal(domain.SourceRefused, detailReadOnly)
+		}
 		if err != nil {
 			return err
 		}

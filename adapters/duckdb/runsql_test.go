@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -143,6 +144,12 @@ func TestRunSQLStatementFailures(t *testing.T) {
 		"SELECT which_secret('s3://bucket/x', 's3')",
 	} {
 		_, err := db.RunSQL(ctx, q, 10)
+		if refusalCode(err) == domain.SourceRefused && strings.Contains(q, "INSERT") {
+			// A text holding a write is refused before it is prepared (its
+			// values cannot be read), which runs none of it either.
+			assert.NotContains(t, err.Error(), "zz-canary")
+			continue
+		}
 		var e *duckdb.Error
 		if assert.True(t, errors.As(err, &e), "%s: %v", q, err) {
 			assert.ErrorIs(t, e, domain.ErrRejected, q)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -56,6 +57,10 @@ const maxMultipliedText = 1 << 10
 // doubles the value for every element, with no builder in sight.
 var folds = map[string]bool{"list_reduce": true, "array_reduce": true, "reduce": true}
 
+// errNotSerialized is checkValues' error for a statement that is not a
+// SELECT DuckDB can serialize.
+var errNotSerialized = errors.New("not a serializable SELECT")
+
 // checkValues reads statement's syntax tree (json_serialize_sql, which
 // runs nothing) and returns a reason when it builds a value past the
 // bounds above, "" otherwise.
@@ -67,6 +72,15 @@ func checkValues(ctx context.Context, c *sql.Conn, statement string) (string, er
 	var root any
 	if err := json.Unmarshal([]byte(tree), &root); err != nil {
 		return "", fmt.Errorf("reading the statement's syntax tree: %w", err)
+	}
+	if m, ok := root.(map[string]any); ok && m["error"] == true {
+		if m["error_type"] == "parser" {
+			// Preparing it reports the author's syntax error.
+			return "", nil
+		}
+		// A statement DuckDB does not serialize (a write, SET, PIVOT) cannot
+		// be read for its values: it is refused as no query.
+		return "", errNotSerialized
 	}
 	return walkValues(root, false), nil
 }

@@ -61,6 +61,8 @@ func TestRunSQLBoundsBuiltValues(t *testing.T) {
 		"select length([lpad('', 60000, 'y') for x in range(8000)]::varchar)",
 		"select length(replace(repeat('x', 60000), 'x', repeat('y', 60000)))",
 		"select length(repeat(region_name, 100000000)) from regions",
+		"DESCRIBE SELECT length(repeat('x', 300000000))",
+		"SUMMARIZE SELECT length(repeat('x', 300000000))",
 	} {
 		base := residentMiB(t)
 		var peak atomic.Int64
@@ -92,6 +94,9 @@ func TestRunSQLBoundsBuiltValues(t *testing.T) {
 		assert.Less(t, took, 2*time.Second, "%s ends by its deadline", q)
 		assert.Less(t, peak.Load()-base, int64(128), "%s: resident memory grew by %d MiB", q, peak.Load()-base)
 	}
+
+	_, err = db.RunSQL(ctx, "PIVOT regions ON region_name USING max(length(repeat('x', 300000000)))", 1)
+	assert.Equal(t, domain.SourceRefused, refusalCode(err), "a statement whose values cannot be read is not run: %v", err)
 
 	for _, q := range []string{
 		"select list_transform(range(5), x -> x * 2), [x || 'a' for x in ['b', 'c']], repeat('ab', 3), lpad('7', 3, '0'), generate_series(1, 3), bar(5, 0, 10)",
