@@ -36,6 +36,7 @@ type cellScanner struct {
 	typ    string
 	asBool bool
 	cell   domain.Cell
+	err    error // of the last value; the driver's wrapping of it unwraps to nothing
 }
 
 // decimal is the part of shopspring's Decimal (the driver's decimal
@@ -48,10 +49,11 @@ type decimal interface {
 // Scan implements sql.Scanner, which every column of the driver accepts.
 func (s *cellScanner) Scan(src any) error {
 	c, err := s.convert(src)
-	s.cell = c
+	s.cell, s.err = c, err
 	return err
 }
 
+// errUndecodable is a value of a type the adapter does not render.
 var errUndecodable = errors.New("a value of an unexpected type came back")
 
 func (s *cellScanner) convert(src any) (domain.Cell, error) {
@@ -78,7 +80,7 @@ func (s *cellScanner) convert(src any) (domain.Cell, error) {
 		// text.
 		return domain.Text(v.String()), nil
 	}
-	return domain.Null(), errUndecodable
+	return domain.Null(), fmt.Errorf("%w: a column of type %s", errUndecodable, s.typ)
 }
 
 // reader reads a statement's rows as canonical cells (see
@@ -120,6 +122,11 @@ type cellRows struct {
 
 func (r cellRows) Scan(row []domain.Cell) error {
 	if err := r.Rows.Scan(r.dest...); err != nil {
+		for _, s := range r.scanners {
+			if s.err != nil {
+				return s.err
+			}
+		}
 		return err
 	}
 	for i, s := range r.scanners {

@@ -50,6 +50,15 @@ func unexplained(source string, err error) *Error {
 	return &Error{System: "clickhouse", Source: source, Kind: domain.ErrUnavailable, Sentence: "the statement failed", Err: err}
 }
 
+// undecodableError is a statement whose result holds a value of a type
+// the adapter cannot render (run_sql only: a certified statement's
+// columns are checked at start).
+func undecodableError(source string, err error) *Error {
+	return &Error{System: "clickhouse", Source: source, Kind: domain.ErrRejected, Err: err,
+		Message:  err.Error() + "; cast it to String (toString) or select its elements",
+		Sentence: "the statement returned a value of a type that cannot be read"}
+}
+
 // hasCode reports whether err is an *Error with ClickHouse's code.
 func hasCode(err error, code int32) bool {
 	var e *Error
@@ -81,6 +90,7 @@ const (
 	detailUserRefused = "the ClickHouse user of this caller at source %s cannot be assumed"
 	detailResources   = "the server ran out of memory for this question; ask for less"
 	detailReadOnly    = "run_sql is read-only: the statement tried to change data or settings"
+	detailOneQuery    = "run_sql runs one query: a statement whose first word is SELECT, WITH, SHOW, DESCRIBE, DESC or EXISTS (KILL, SYSTEM, SET and writes are refused)"
 )
 
 // refusal is a *domain.RefusalError of code c.
@@ -97,6 +107,9 @@ func classify(ctx context.Context, source string, impersonating bool, err error)
 	var ex *ch.Exception
 	if errors.As(err, &ex) {
 		return classifyServer(source, impersonating, ex)
+	}
+	if errors.Is(err, errUndecodable) {
+		return undecodableError(source, err)
 	}
 	if unreachable(err) {
 		return unreachableError(source, 0, err)

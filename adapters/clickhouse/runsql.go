@@ -19,6 +19,16 @@ var ErrEmptyStatement = sqlsource.ErrEmptyStatement
 // deadline, as the service user or, under impersonation-at-source, as the
 // verification identity (refused as credential_unavailable without one).
 //
+// The statement must be one query: its first word (after comments and
+// opening parentheses) SELECT, WITH, SHOW, DESCRIBE, DESC or EXISTS;
+// anything else is refused as source_refused before it is sent. That
+// keeps out KILL QUERY and KILL MUTATION, which readonly = 1 does not stop
+// and which would end the statements of the same service user (the
+// certified questions in flight), and SYSTEM, SET, USE and every write. A
+// column of a type the adapter cannot render (an Array, a Map, a Tuple)
+// is the statement's failure, an *Error of kind domain.ErrRejected whose
+// Message names the type.
+//
 // The native protocol runs exactly one statement per query, and readonly
 // = 1 makes the server refuse every write and every change of a setting
 // (a SETTINGS clause included), so a statement can neither write nor lift
@@ -33,6 +43,9 @@ func (db *DB) RunSQL(ctx context.Context, sql string, rowCap int) (*domain.RowSe
 	rowCap, err := sqlsource.Statement(sql, rowCap)
 	if err != nil {
 		return nil, err
+	}
+	if !isQuery(sql) {
+		return nil, refusal(domain.SourceRefused, detailOneQuery)
 	}
 	user, err := db.ownUser()
 	if err != nil {
@@ -68,8 +81,15 @@ func (db *DB) RunSQL(ctx context.Context, sql string, rowCap int) (*domain.RowSe
 		return nil
 	})
 	var re *domain.RefusalError
-	if errors.As(context.Cause(qctx), &re) {
+	cause := context.Cause(qctx)
+	if errors.As(cause, &re) {
 		return nil, re
+	}
+	if errors.Is(cause, errUndecodable) {
+		// The reader stopped the statement at a value it cannot read: the
+		// statement's failure, not the server's (the cancellation it
+		// caused would otherwise stand for the error).
+		return nil, undecodableError(db.cfg.Source, cause)
 	}
 	if hasCode(err, codeReadonly) {
 		return nil, refusal(domain.SourceRefused, detailReadOnly)

@@ -154,3 +154,42 @@ func bound(srv *Server, sql string, values ...string) statement {
 	}
 	return statement{sql: sql, args: args}
 }
+
+// queryWords are the first words of the statements run_sql runs.
+var queryWords = map[string]bool{"select": true, "with": true, "show": true, "describe": true, "desc": true, "exists": true}
+
+// isQuery reports whether sql's first word, after white space, comments
+// and opening parentheses, is one of queryWords. A block comment that
+// opens another inside it is refused: servers differ on whether they
+// nest, so what follows it is not certain. A `#` comment, which only
+// newer servers read as one, is refused the same way.
+func isQuery(sql string) bool {
+	s := sql
+	for {
+		s = strings.TrimLeft(s, " \t\n\r\f\v(")
+		switch {
+		case strings.HasPrefix(s, "--"):
+			end := strings.IndexAny(s, "\n\r")
+			if end < 0 {
+				return false
+			}
+			s = s[end:]
+		case strings.HasPrefix(s, "/*"):
+			end := strings.Index(s[2:], "*/")
+			if end < 0 || strings.Contains(s[2:2+end], "/*") {
+				return false
+			}
+			s = s[2+end+2:]
+		default:
+			n := 0
+			for n < len(s) && (s[n]|0x20 >= 'a' && s[n]|0x20 <= 'z' || s[n] == '_') {
+				n++
+			}
+			return queryWords[strings.ToLower(s[:n])] && (n == len(s) || !isWordByte(s[n]))
+		}
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z' || c >= 0x80
+}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"sutura.dev/domain"
 )
@@ -50,4 +51,37 @@ func TestRender(t *testing.T) {
 
 	_, err = render(plan(), old, "analyst")
 	require.ErrorIs(t, err, errNoExecuteAs)
+}
+
+// TestIsQuery: run_sql's first-word rule sees through comments and
+// parentheses, and refuses what it cannot be sure of.
+func TestIsQuery(t *testing.T) {
+	for _, tc := range []struct {
+		sql   string
+		query bool
+	}{
+		{"SELECT 1", true},
+		{"  ((select 1))", true},
+		{"WITH 1 AS a SELECT a", true},
+		{"SHOW TABLES", true},
+		{"DESCRIBE TABLE t", true},
+		{"desc t", true},
+		{"EXISTS TABLE t", true},
+		{"-- a\nSELECT 1", true},
+		{"/* a */ SELECT 1", true},
+		{"KILL QUERY WHERE 1", false},
+		{"kill query where 1", false},
+		{"/* SELECT */ KILL QUERY WHERE 1", false},
+		{"/* /* */ SELECT */ KILL QUERY WHERE 1", false},
+		{"-- SELECT", false},
+		{"# SELECT\nKILL QUERY WHERE 1", false},
+		{"SYSTEM SHUTDOWN", false},
+		{"SET readonly = 0", false},
+		{"SELECTED", false},
+		{"select_x", false},
+		{"SELECT1", false},
+		{"", false},
+	} {
+		assert.Equal(t, tc.query, isQuery(tc.sql), tc.sql)
+	}
 }

@@ -40,18 +40,25 @@ var kinds = map[duck.ErrorType]string{
 	duck.ErrorTypeFatal:                "fatal error",
 	duck.ErrorTypeTransaction:          "transaction error",
 	duck.ErrorTypeExecutor:             "executor error",
+	duck.ErrorTypeInvalidConfiguration: "invalid configuration error",
+	duck.ErrorTypeSettings:             "settings error",
+	duck.ErrorTypePlanner:              "planner error",
+	duck.ErrorTypeOptimizer:            "optimizer error",
+	duck.ErrorTypeObjectSize:           "object size error",
+	duck.ErrorTypeConnection:           "connection error",
+	duck.ErrorTypeSerialization:        "serialization error",
 }
 
-// authorErrors are the types of a statement DuckDB rejected for what it
-// says, rather than for the state of the database.
-var authorErrors = map[duck.ErrorType]bool{
-	duck.ErrorTypeOutOfRange: true, duck.ErrorTypeConversion: true, duck.ErrorTypeDecimal: true,
-	duck.ErrorTypeMismatchType: true, duck.ErrorTypeDivideByZero: true, duck.ErrorTypeInvalidType: true,
-	duck.ErrorTypeNotImplemented: true, duck.ErrorTypeExpression: true, duck.ErrorTypeCatalog: true,
-	duck.ErrorTypeParser: true, duck.ErrorTypeSyntax: true, duck.ErrorTypeBinder: true,
-	duck.ErrorTypeInvalidInput: true, duck.ErrorTypeParameterNotResolved: true,
-	duck.ErrorTypeParameterNotAllowed: true, duck.ErrorTypeDependency: true,
-	duck.ErrorTypeMissingExtension: true, duck.ErrorTypeAutoLoad: true, duck.ErrorTypeSequence: true,
+// systemErrors are the types of a failure of the database rather than of
+// the statement: its file cannot be read, its connection or a transaction
+// failed under it. Every other type DuckDB reports (a binder, catalog or
+// conversion error, and the rarer planner, settings, configuration or
+// internal ones a statement provokes, such as which_secret or
+// duckdb_secrets in the sandbox) is the statement's failure, which asking
+// again would only repeat; a fatal error is handled apart.
+var systemErrors = map[duck.ErrorType]bool{
+	duck.ErrorTypeIO: true, duck.ErrorTypeConnection: true, duck.ErrorTypeNetwork: true,
+	duck.ErrorTypeHTTP: true, duck.ErrorTypeTransaction: true, duck.ErrorTypeSerialization: true,
 }
 
 // newError is a failure of DuckDB of kind, with DuckDB's class of error
@@ -103,10 +110,10 @@ func classify(ctx context.Context, source string, err error) error {
 	case de.Type == duck.ErrorTypeFatal || strings.Contains(de.Msg, "database has been invalidated"):
 		return newError(source, domain.ErrUnavailable, kinds[duck.ErrorTypeFatal], "", err)
 	}
-	if authorErrors[de.Type] {
-		return newError(source, domain.ErrRejected, kinds[de.Type], de.Msg, err)
+	if systemErrors[de.Type] {
+		return newError(source, domain.ErrUnavailable, kinds[de.Type], de.Msg, err)
 	}
-	return newError(source, domain.ErrUnavailable, kinds[de.Type], de.Msg, err)
+	return newError(source, domain.ErrRejected, kinds[de.Type], de.Msg, err)
 }
 
 // errClosed is the error of a call on a closed DB.

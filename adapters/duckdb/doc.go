@@ -40,6 +40,23 @@
 // connection is free again. A passed deadline is deadline_exceeded; a
 // cancellation is ctx.Err().
 //
+// Neither the interrupt nor memory_limit reaches one function building
+// one value: DuckDB folds constant expressions while it prepares a
+// statement, and a string or list it builds is not accounted to
+// memory_limit, so repeat('x', 1500000000) held gigabytes and ran long
+// past its deadline. RunSQL therefore reads a statement's syntax tree
+// first (json_serialize_sql, which runs nothing) and refuses as
+// resources_exhausted the calls that build a value past a bound from a
+// small text: repeat, lpad, rpad and bar past 64 KiB (repeat of what is
+// not a constant past 64 times), range, generate_series, list_resize and
+// array_resize (as scalar functions) past 8,192 elements, such builders
+// inside replace, regexp_replace, printf, format or a lambda over a list
+// (nor texts longer than 1 KiB there), and folds (list_reduce); a
+// statement DuckDB does not serialize (PIVOT, a write) is refused as
+// source_refused before it is prepared. What a
+// statement accumulates across vectors and iterations (an aggregate, a
+// recursive CTE) is accounted and refused by memory_limit.
+//
 // # Posture
 //
 // A DuckDB file has no users: every leg runs as the process

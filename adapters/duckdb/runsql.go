@@ -51,6 +51,19 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 		// The connection is closed rather than given back, whatever the
 		// statement did.
 		defer func() { _ = c.Raw(func(any) error { return driver.ErrBadConn }) }()
+		// The values first: preparing a statement folds its constant
+		// expressions, so repeat('x', 1500000000) would be built by the
+		// check below, where no interrupt reaches it.
+		reason, err := checkValues(ctx, c, statement)
+		if errors.Is(err, errNotSerialized) {
+			return refusal(domain.SourceRefused, detailReadOnly)
+		}
+		if err != nil {
+			return err
+		}
+		if reason != "" {
+			return refusal(domain.ResourcesExhausted, detailBuiltValue, reason)
+		}
 		if err := checkQuery(c, db.cfg.Source, statement); err != nil {
 			return err
 		}

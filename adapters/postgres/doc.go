@@ -28,9 +28,15 @@
 // role reaches beyond them: COPY … TO PROGRAM, pg_read_file, lo_export,
 // pg_terminate_backend. CheckSQLPrivileges, which the application asks at
 // start when run_sql is enabled, refuses a login role that is a superuser
-// or a member (directly or through other roles) of
-// pg_execute_server_program, pg_read_server_files, pg_write_server_files
-// or pg_signal_backend. Sessions are configured from
+// or a member (directly or through other roles, inheriting or not) of a
+// superuser role or of pg_execute_server_program, pg_read_server_files,
+// pg_write_server_files or pg_signal_backend. And RunSQL runs exactly one
+// read-only query: its text may call none of the functions that run SQL
+// text, change the role or settings, end or cancel sessions (a role may
+// always end its own role's), administer the server or read its files;
+// the server parses it as one statement that returns rows; its first
+// word is SELECT, WITH, VALUES or TABLE (docs/operations.md, "The role
+// of a run_sql source"). Sessions are configured from
 // Config alone (PG* environment variables do not apply) with TimeZone
 // UTC and application_name sutura/<source>.
 //

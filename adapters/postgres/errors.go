@@ -31,6 +31,16 @@ func unreachableError(source, code string, err error) *Error {
 		Sentence: "the database cannot be reached", Err: err}
 }
 
+// signInError is the database refusing the service user's sign-in: a
+// wrong password, a user it does not know, or a pg_hba.conf rule. It is
+// still the source being unavailable to a caller, but the operator's
+// sentence says the sign-in was refused, not that the server is down.
+func signInError(source, code string, err error) *Error {
+	return &Error{System: "postgres", Source: source, Kind: domain.ErrUnavailable, Code: code,
+		Sentence: "the database refused the sign-in of the service user (SQLSTATE " + code +
+			"): check sources." + source + ".user and its password", Err: err}
+}
+
 // statementError is a statement the server failed with SQLSTATE code
 // and message.
 func statementError(source, code, message string, err error) *Error {
@@ -51,6 +61,7 @@ const (
 	detailRoleRefused = "the database role of this caller at source %s cannot be assumed"
 	detailResources   = "the database ran out of working memory or temporary space for this question; ask for less"
 	detailReadOnly    = "run_sql is read-only: the statement tried to change data or the session"
+	detailOneQuery    = "run_sql runs exactly one read-only query (docs/operations.md, \"The role of a run_sql source\"): %s"
 )
 
 // refusal is a *domain.RefusalError of code c.
@@ -104,10 +115,13 @@ func classifyServer(source string, s step, pgErr *pgconn.PgError) error {
 	case code == "53200" || code == "53400":
 		// out_of_memory; configuration_limit_exceeded (temp_file_limit).
 		return refusal(domain.ResourcesExhausted, detailResources)
-	case strings.HasPrefix(code, "08"), strings.HasPrefix(code, "57P"), strings.HasPrefix(code, "28"), code == "53300":
+	case strings.HasPrefix(code, "28"):
+		// invalid_authorization_specification, invalid_password: the
+		// service user's sign-in (user, password, pg_hba.conf) was refused.
+		return signInError(source, code, pgErr)
+	case strings.HasPrefix(code, "08"), strings.HasPrefix(code, "57P"), code == "53300":
 		// connection_exception, admin/crash shutdown or cannot connect now,
-		// invalid authorization (a wrong service password), too many
-		// connections: the database is not there for us.
+		// too many connections: the database is not there for us.
 		return unreachableError(source, code, pgErr)
 	}
 	return statementError(source, code, pgErr.Message, pgErr)

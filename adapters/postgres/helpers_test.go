@@ -138,6 +138,14 @@ func (f *fixture) connect(ctx context.Context, database string) (*pgx.Conn, erro
 	return pgx.ConnectConfig(ctx, cc)
 }
 
+// connectAs opens a connection to the run's database as the login role
+// user, whose password is the run's.
+func (f *fixture) connectAs(ctx context.Context, user string) (*pgx.Conn, error) {
+	cc := f.admin.Copy()
+	cc.Database, cc.User, cc.Password = f.db, user, f.pw
+	return pgx.ConnectConfig(ctx, cc)
+}
+
 // exec runs statements as the superuser in the run's database.
 func (f *fixture) exec(t *testing.T, sql string, args ...any) {
 	t.Helper()

@@ -20,7 +20,13 @@ var ErrEmptyStatement = sqlsource.ErrEmptyStatement
 // service user or, under impersonation-at-source, as the verification
 // identity (refused as credential_unavailable without one).
 //
-// The statement is sent with the extended protocol, which admits exactly
+// The statement must be exactly one read-only query: a text that calls a
+// function run_sql refuses (one that runs SQL text, changes the role or
+// a setting, ends or cancels a session, administers the server or reads
+// its files), that the server's parser does not take as one statement
+// returning rows, or whose first word is not SELECT, WITH, VALUES or
+// TABLE, is refused as source_refused and never executed. It is sent with
+// the extended protocol, which admits exactly
 // one statement, so it cannot end the read-only transaction and go on; the
 // transaction is rolled back, which undoes any SET, and the connection is
 // closed afterwards, so nothing the statement left on its session (a
@@ -43,7 +49,26 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 	err = db.runAlone(ctx, role, func(ctx context.Context, conn *pgxpool.Conn) error {
 		// DescribeExec: an unnamed prepared statement, so no statement of a
 		// person's fills the connection's statement cache.
+		conforming := conn.Conn().PgConn().ParameterStatus("standard_conforming_strings") != "off"
+		reason, query := checkStatement(statement, conforming)
+		if reason != "" {
+			return refusal(domain.SourceRefused, detailOneQuery, reason)
+		}
 		qctx, stop := context.WithCancel(ctx)
+		// The server's part of the rule: it parses the text (which runs
+		// nothing, and is where an author's syntax error is reported) as
+		// one statement and describes the rows it returns; a statement
+		// that returns none (DO, SET, COPY, CALL without results) is not a
+		// query either.
+		desc, err := conn.Conn().PgConn().Prepare(qctx, "", statement, nil)
+		if err != nil {
+			stop()
+			return err
+		}
+		if !query || len(desc.Fields) == 0 {
+			stop()
+			return refusal(domain.SourceRefused, detailOneQuery, notAQuery)
+		}
 		rows, err := conn.Query(qctx, statement, pgx.QueryExecModeDescribeExec, binaryResults)
 		if err != nil {
 			stop()

@@ -34,26 +34,29 @@ func Scratch(t testing.TB, harness, name string, create, drop func(context.Conte
 type RunSQL func(ctx context.Context, statement string, rowCap int) (*domain.RowSet, error)
 
 // RejectsBadStatements checks what every SQL adapter's run_sql does with
-// a statement the data system rejects and with an empty one: "SELEC 1" is
-// a *sqlsource.Error wrapping domain.ErrRejected whose Code is code and
-// whose Message, for the statement's author, quotes the statement while
-// its text does not; a blank statement is sqlsource.ErrEmptyStatement.
+// a statement the data system rejects and with an empty one: a query with
+// a syntax error after its first word (run_sql refuses a statement whose
+// first word is not a query's before it is sent) is a *sqlsource.Error
+// wrapping domain.ErrRejected whose Code is code and whose Message, for
+// the statement's author, quotes the statement while its text does not;
+// a blank statement is sqlsource.ErrEmptyStatement.
 func RejectsBadStatements(t testing.TB, run RunSQL, code string) {
 	t.Helper()
 	ctx := context.Background()
-	_, err := run(ctx, "SELEC 1", 1)
+	const bad, quoted = "SELECT 1 FROMM nowhere_xyz", "nowhere_xyz"
+	_, err := run(ctx, bad, 1)
 	var e *sqlsource.Error
 	switch {
 	case !errors.As(err, &e):
-		t.Fatalf("SELEC 1: %v, want a *sqlsource.Error", err)
+		t.Fatalf("%s: %v, want a *sqlsource.Error", bad, err)
 	case !errors.Is(err, domain.ErrRejected):
-		t.Errorf("SELEC 1: %v does not wrap domain.ErrRejected", err)
+		t.Errorf("%s: %v does not wrap domain.ErrRejected", bad, err)
 	case e.Code != code:
-		t.Errorf("SELEC 1: code %q, want %q", e.Code, code)
-	case !strings.Contains(e.Message, "SELEC"):
-		t.Errorf("SELEC 1: the message %q does not quote the statement for its author", e.Message)
-	case strings.Contains(err.Error(), "SELEC"):
-		t.Errorf("SELEC 1: the error's text %q quotes the statement", err.Error())
+		t.Errorf("%s: code %q, want %q", bad, e.Code, code)
+	case !strings.Contains(e.Message, quoted):
+		t.Errorf("%s: the message %q does not quote the statement for its author", bad, e.Message)
+	case strings.Contains(err.Error(), quoted):
+		t.Errorf("%s: the error's text %q quotes the statement", bad, err.Error())
 	}
 	if _, err := run(ctx, "  \n", 1); !errors.Is(err, sqlsource.ErrEmptyStatement) {
 		t.Errorf("a blank statement: %v, want ErrEmptyStatement", err)
