@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"sutura.dev/domain"
 )
 
 // origin is where a key got its current value.
@@ -302,27 +304,11 @@ func nearest(name string, candidates []string) string {
 	return ""
 }
 
-// editDistance is the Levenshtein distance of a and b, or limit when it
-// is at least limit.
+// editDistance is the Levenshtein distance of a and b (domain.EditDistance),
+// or limit when it is at least limit or either is longer than a key can be.
 func editDistance(a, b string, limit int) int {
 	if len(a) > 64 || len(b) > 64 {
 		return limit
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(b)], limit)
+	return min(domain.EditDistance(a, b), limit)
 }
