@@ -11,9 +11,8 @@ import (
 // Dialect is a SQL dialect Render writes.
 type Dialect string
 
-// The dialects Render writes. Each is golden-tested; oracle and bigquery
-// have no adapter yet, so only `sutura compile` prints their statements
-// (the composition root refuses a source of either kind, in one table).
+// The dialects Render writes. Each is golden-tested, and each has an
+// adapter that runs its statements (adapters/<dialect>).
 const (
 	Postgres   Dialect = "postgres"
 	Oracle     Dialect = "oracle"

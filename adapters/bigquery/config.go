@@ -42,7 +42,9 @@ type Config struct {
 	// empty means Application Default Credentials.
 	CredentialsFile string
 	// Endpoint is an alternative API endpoint (https, or http only to a
-	// loopback address); empty means BigQuery's.
+	// loopback address, which is called without authentication: an
+	// emulator or a test double, and credentials never travel in
+	// plaintext); empty means BigQuery's.
 	Endpoint string
 	// MaximumBytesBilled bounds the bytes every job may bill; zero means
 	// DefaultMaximumBytesBilled.
@@ -113,6 +115,8 @@ func (cfg *Config) normalize() error {
 			return refuse("endpoint", "may be http only to a loopback address or localhost: use https")
 		case u.Scheme != "https" && u.Scheme != "http":
 			return refuse("endpoint", "must be an https URL")
+		case u.Scheme == "http" && cfg.CredentialsFile != "":
+			return refuse("credentials_file", "is set with an http endpoint, which is called without credentials (credentials never travel in plaintext): use an https endpoint or leave credentials_file out")
 		}
 	}
 	switch cfg.Posture {
@@ -172,6 +176,9 @@ func (cfg *Config) clientOptions() ([]option.ClientOption, error) {
 	}
 	if cfg.Endpoint != "" {
 		opts = append(opts, option.WithEndpoint(cfg.Endpoint))
+		if strings.HasPrefix(cfg.Endpoint, "http:") {
+			opts = append(opts, option.WithoutAuthentication())
+		}
 	}
 	return append(opts, cfg.ClientOptions...), nil
 }

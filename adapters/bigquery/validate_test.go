@@ -121,11 +121,19 @@ func TestConfig(t *testing.T) {
 		_, err := bigquery.New(context.Background(), cfg)
 		assert.ErrorContains(t, err, "names no dataset and the source has none")
 	})
-	t.Run("a loopback endpoint may be plain", func(t *testing.T) {
+	t.Run("a loopback endpoint may be plain, and is called without credentials", func(t *testing.T) {
 		cfg := config(d)
-		cfg.Endpoint = d.Endpoint()
+		cfg.Endpoint, cfg.ClientOptions = d.Endpoint(), nil
+		d.Answer(bqtest.Answer{Match: "SELECT 1"})
 		db := open(t, cfg)
 		assert.Equal(t, domain.SharedServiceUser, db.Posture())
+		require.NoError(t, db.Ping(context.Background()))
+		cfg.CredentialsFile = writeFile(t, `{"type":"service_account"}`)
+		_, err := bigquery.New(context.Background(), cfg)
+		var ce *bigquery.ConfigError
+		require.ErrorAs(t, err, &ce)
+		key, _ := ce.Setting()
+		assert.Equal(t, "credentials_file", key)
 	})
 }
 
