@@ -132,6 +132,7 @@ func (db *DB) execute(ctx context.Context, client string, plan *domain.Plan) (*d
 	if err != nil {
 		return nil, err
 	}
+	args = binds(args)
 	rowCap, byteCap := plan.Bounds()
 	types := declaredTypes(plan)
 	var rs *domain.RowSet
@@ -194,6 +195,23 @@ func (db *DB) transaction(ctx context.Context, conn *sql.Conn, fn func(context.C
 		return err
 	}
 	return fn(ctx, tx)
+}
+
+// binds are the statement's arguments as go-ora binds them: a date (a
+// time.Time at midnight UTC) as a TIMESTAMP without a time zone
+// (go_ora.TimeStamp), since go-ora binds a time.Time as TIMESTAMP WITH TIME
+// ZONE, and comparing a DATE column with that converts the column in the
+// session's time zone, which would move every range boundary by the
+// session's offset from UTC. Text stays text.
+func binds(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		if t, ok := a.(time.Time); ok {
+			a = go_ora.TimeStamp(t)
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // declaredTypes are the declared types of plan's columns where the plan

@@ -10,7 +10,11 @@
 // with SET TRANSACTION READ ONLY, runs the one SELECT and is rolled back.
 // Values are never written into the SQL: the dialect writes :1, :2 ...
 // once per occurrence (Oracle binds positional parameters by occurrence),
-// and the driver binds dates (as DATE) and text in that order. The
+// and the driver binds dates (as TIMESTAMP without a time zone, so a DATE
+// or TIMESTAMP time column is compared with UTC midnights whatever the
+// session's time zone) and text in that order. Declare time columns DATE
+// or TIMESTAMP holding UTC wall-clock time: a TIMESTAMP WITH TIME ZONE
+// column is bucketed and compared in its own and the session's zones. The
 // statement ends with FETCH FIRST n+1 ROWS ONLY, n the row cap: more rows
 // than the cap, or more than the byte bound of rendered cells, are refused
 // as result_too_large while reading, never truncated. When the question's

@@ -217,3 +217,15 @@ func TestDeclaredTypes(t *testing.T) {
 	}
 	assert.Equal(t, []domain.ColumnType{domain.TypeBoolean, domain.TypeDate, domain.TypeUnset}, declaredTypes(plan))
 }
+
+// TestBindsDatesWithoutATimeZone: a date argument is bound as a TIMESTAMP
+// without a time zone (go_ora.TimeStamp), not as go-ora's default for a
+// time.Time (TIMESTAMP WITH TIME ZONE, which a DATE column would be
+// converted to in the session's time zone).
+func TestBindsDatesWithoutATimeZone(t *testing.T) {
+	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	got := binds([]any{day, "East"})
+	require.Len(t, got, 2)
+	assert.Equal(t, go_ora.TimeStamp(day), got[0])
+	assert.Equal(t, "East", got[1])
+}
