@@ -2,6 +2,8 @@ package bigquery
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -113,6 +115,7 @@ type job struct {
 // is positive, the job's timeout.
 func (db *DB) query(j job, timeout time.Duration) *bq.Query {
 	q := db.client.Query(j.sql)
+	q.JobID = db.jobID()
 	q.Parameters = j.params
 	q.Location = db.cfg.Location
 	q.MaxBytesBilled = db.cfg.MaximumBytesBilled
@@ -135,8 +138,14 @@ func (db *DB) run(ctx context.Context, j job, rowCap int, read func(*bq.RowItera
 	if left <= 0 || ctx.Err() != nil {
 		return domain.Cost{}, db.classify(ctx, context.DeadlineExceeded)
 	}
-	started, err := db.query(j, left).Run(ctx)
+	q := db.query(j, left)
+	started, err := q.Run(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			// The insert may have reached BigQuery before ctx ended: the job
+			// is cancelled by the id it was given.
+			db.cancelID(ctx, q.JobID)
+		}
 		return domain.Cost{}, db.classify(ctx, err)
 	}
 	err = db.readJob(ctx, started, rowCap, read)
@@ -165,6 +174,25 @@ func (db *DB) cancel(ctx context.Context, j *bq.Job) {
 	cctx, stop := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
 	defer stop()
 	_ = j.Cancel(cctx)
+}
+
+// cancelID cancels the job with id, which may or may not exist (its
+// insert was interrupted), as cancel does.
+func (db *DB) cancelID(ctx context.Context, id string) {
+	cctx, stop := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+	defer stop()
+	if j, err := db.client.JobFromIDLocation(cctx, id, db.cfg.Location); err == nil {
+		_ = j.Cancel(cctx)
+	}
+}
+
+// jobID is a fresh job id: sutura_, the source alias and 12 random bytes
+// in hex, so an operator can tell sutura's jobs in the project's job
+// history, and a job whose insert was interrupted can still be cancelled.
+func (db *DB) jobID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return "sutura_" + db.cfg.Source + "_" + hex.EncodeToString(b)
 }
 
 // jobCost is what the job's last known status says it processed.
@@ -222,10 +250,9 @@ func (db *DB) EstimateBytes(ctx context.Context, plan *domain.Plan) (int64, erro
 
 // rows is a RowIterator as sqlsource.Read reads it.
 type rows struct {
-	it   *bq.RowIterator
-	row  []bq.Value
-	err  error
-	cols int
+	it  *bq.RowIterator
+	row []bq.Value
+	err error
 }
 
 func (r *rows) Next() bool {
@@ -268,5 +295,5 @@ func read(it *bq.RowIterator, plan []domain.Column, rowCap, byteCap int, tooMany
 	if err != nil {
 		return nil, err
 	}
-	return sqlsource.Read(&rows{it: it, cols: len(columns)}, columns, rowCap, byteCap, tooMany)
+	return sqlsource.Read(&rows{it: it}, columns, rowCap, byteCap, tooMany)
 }

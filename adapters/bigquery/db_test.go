@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,6 +140,19 @@ func TestCancellationCancelsTheJob(t *testing.T) {
 		require.Len(t, jobs, 1)
 		assert.Equal(t, []string{jobs[0].ID}, d.Cancelled())
 		assert.LessOrEqual(t, jobs[0].JobTimeoutMs, int64(300))
+	})
+	t.Run("during the insert", func(t *testing.T) {
+		d := bqtest.Start(t)
+		d.Answer(bqtest.Answer{InsertDelay: 5 * time.Second})
+		db := open(t, config(d))
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		_, err := db.Execute(ctx, plan)
+		assert.Equal(t, domain.DeadlineExceeded, sqltest.RefusalCode(err))
+		jobs := d.Jobs()
+		require.NotEmpty(t, jobs)
+		assert.Contains(t, d.Cancelled(), jobs[0].ID, "the job whose insert was cut short is cancelled by its id")
+		assert.True(t, strings.HasPrefix(jobs[0].ID, "sutura_"+source+"_"), jobs[0].ID)
 	})
 	t.Run("cancelled", func(t *testing.T) {
 		d := bqtest.Start(t)

@@ -14,8 +14,11 @@
 // so BigQuery stops the job itself when the question's time is up. Bare
 // table names resolve in Config.Dataset (the job's default dataset).
 //
+// Every job has an id of sutura's making (sutura_<alias>_<random hex>), so
+// an operator can tell sutura's jobs apart in the project's job history.
 // When the question's context ends before its rows are read, the job is
-// cancelled (jobs.cancel, waiting at most three seconds for the answer):
+// cancelled by that id (jobs.cancel, waiting at most three seconds for
+// the answer), also when the context ended during jobs.insert itself:
 // BigQuery gives the slots back when the job is cancelled, not when it
 // would have ended.
 //

@@ -2,7 +2,7 @@
 // httptest.Server that answers the calls the client library
 // (cloud.google.com/go/bigquery) makes for a query job — jobs.insert
 // (including dry runs), jobs.getQueryResults with maxResults and
-// pageToken paging, jobs.cancel, jobs.query and tables.get — with the
+// pageToken paging, jobs.get, jobs.cancel, jobs.query and tables.get — with the
 // JSON shapes BigQuery documents, and BigQuery's error bodies.
 //
 // It is a double, not an emulator: it never parses or evaluates SQL. A
@@ -64,6 +64,9 @@ type Answer struct {
 	// Hold keeps the job running (jobComplete false) until it is
 	// cancelled.
 	Hold bool
+	// InsertDelay holds jobs.insert this long before it answers (the job
+	// exists from the start), as a slow API would.
+	InsertDelay time.Duration
 	// StatementType is what a dry run reports ("SELECT" when empty);
 	// BytesProcessed is the job's totalBytesProcessed.
 	StatementType  string
@@ -179,6 +182,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.query(w, r, p[1])
 	case len(p) == 4 && p[0] == "projects" && p[2] == "queries" && r.Method == http.MethodGet:
 		s.results(w, r, p[3])
+	case len(p) == 4 && p[0] == "projects" && p[2] == "jobs" && r.Method == http.MethodGet:
+		s.get(w, p[1], p[3])
 	case len(p) == 5 && p[0] == "projects" && p[2] == "jobs" && p[4] == "cancel" && r.Method == http.MethodPost:
 		s.cancel(w, p[1], p[3])
 	case len(p) == 6 && p[0] == "projects" && p[2] == "datasets" && p[4] == "tables" && r.Method == http.MethodGet:
@@ -241,6 +246,13 @@ func (s *Server) insert(w http.ResponseWriter, r *http.Request, project string) 
 		s.byID[ref.JobId] = &state{answer: a}
 	}
 	s.mu.Unlock()
+	if a.InsertDelay > 0 {
+		select {
+		case <-time.After(a.InsertDelay):
+		case <-r.Context().Done():
+			return
+		}
+	}
 	if a.InsertError != nil {
 		writeError(w, a.InsertError)
 		return
@@ -358,6 +370,31 @@ func (s *Server) results(w http.ResponseWriter, r *http.Request, id string) {
 	s.rowsSent += to - from
 	s.mu.Unlock()
 	writeJSON(w, out)
+}
+
+// get answers jobs.get: a job the double knows is running, or done once
+// cancelled.
+func (s *Server) get(w http.ResponseWriter, project, id string) {
+	s.mu.Lock()
+	st, ok := s.byID[id]
+	state := "RUNNING"
+	if ok && st.cancelled {
+		state = "DONE"
+	}
+	var loc string
+	for _, j := range s.jobs {
+		if j.ID == id {
+			loc = j.Location
+		}
+	}
+	s.mu.Unlock()
+	if !ok {
+		writeError(w, &APIError{Status: 404, Reason: "notFound", Message: "Not found: Job " + project + ":" + id})
+		return
+	}
+	writeJSON(w, &bqapi.Job{JobReference: &bqapi.JobReference{ProjectId: project, JobId: id, Location: loc},
+		Configuration: &bqapi.JobConfiguration{Query: &bqapi.JobConfigurationQuery{Query: st.answer.Match}},
+		Status:        &bqapi.JobStatus{State: state}})
 }
 
 func (s *Server) cancel(w http.ResponseWriter, project, id string) {
