@@ -234,3 +234,18 @@ func TestEstimateBytes(t *testing.T) {
 	require.Len(t, d.Jobs(), 1)
 	assert.True(t, d.Jobs()[0].DryRun)
 }
+
+// TestUnreachable: an endpoint nobody listens on is unavailable, not a
+// deadline, though the client library retries it until the deadline.
+func TestUnreachable(t *testing.T) {
+	d := bqtest.Start(t)
+	db := open(t, config(d))
+	d.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	err := db.Ping(ctx)
+	var e *bigquery.Error
+	require.ErrorAs(t, err, &e, "%v", err)
+	assert.ErrorIs(t, err, domain.ErrUnavailable)
+	assert.Equal(t, "bigquery source "+source+": the BigQuery API cannot be reached", err.Error())
+}

@@ -68,10 +68,16 @@ func apiErrorOf(err error) (apiError, bool) {
 
 // classify turns an error of a call into Execute's error.
 func (db *DB) classify(ctx context.Context, err error) error {
+	src := db.cfg.Source
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && retriedUnreachable(err) {
+		// The client library retries a connection it cannot make until
+		// the deadline: the API was not there, which is what to say.
+		return &Error{System: "bigquery", Source: src, Kind: domain.ErrUnavailable,
+			Sentence: "the BigQuery API cannot be reached", Err: err}
+	}
 	if out, ok := sqlsource.Settled(ctx, err); ok {
 		return out
 	}
-	src := db.cfg.Source
 	if a, ok := apiErrorOf(err); ok {
 		return classifyAPI(src, db.cfg.MaximumBytesBilled, a, err)
 	}
@@ -115,6 +121,16 @@ func classifyAPI(src string, billed int64, a apiError, err error) error {
 	}
 	return &Error{System: "bigquery", Source: src, Kind: domain.ErrUnavailable, Code: a.reason,
 		Sentence: "BigQuery failed the job (" + a.reason + ")", Err: err}
+}
+
+// retriedUnreachable reports whether err is the client library's retry
+// ending at the deadline after a connection failure.
+func retriedUnreachable(err error) bool {
+	var urlErr *url.Error
+	if err == nil || !errors.As(err, &urlErr) {
+		return false
+	}
+	return !errors.Is(urlErr.Err, context.DeadlineExceeded) && !errors.Is(urlErr.Err, context.Canceled)
 }
 
 // unreachable reports whether err (not an API error) says the API could
