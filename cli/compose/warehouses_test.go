@@ -37,11 +37,13 @@ func answer(t *testing.T, p *Process, q string) [][]string {
 	return rows
 }
 
-// TestFederatesFilesWithBigQuery: with the shop's stores moved to a
+// TestFederatesFilesWithBigQuery: with one of the shop's models moved to a
 // bigquery source (bqtest's double of the API, reached as a loopback http
 // endpoint), the process starts (the table is validated: tables.get and a
-// dry run), and a question by city federates a base leg on files with a
-// lookup leg on BigQuery, giving the answer the files alone give.
+// dry run; the anchor runs where its model is), and a question by city
+// federates a leg on files with a leg on BigQuery, giving the answer the
+// files alone give. The double returns the rows BigQuery would for each
+// leg's statement; it evaluates nothing.
 func TestFederatesFilesWithBigQuery(t *testing.T) {
 	all, err := Open(t.Context(), configEnv(t, shopCatalog, ""), &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
@@ -49,28 +51,54 @@ func TestFederatesFilesWithBigQuery(t *testing.T) {
 	all.Close()
 	require.NotEmpty(t, want)
 
-	d := bqtest.Start(t)
-	d.Table("proj-sutura.shop.stores", bqtest.Field{Name: "store_id", Type: "INTEGER"}, bqtest.Field{Name: "city", Type: "STRING"})
-	d.Answer(bqtest.Answer{Match: "LIMIT 0"})
-	d.Answer(bqtest.Answer{Match: "`stores`", Schema: []bqtest.Field{{Name: "k", Type: "INTEGER"}, {Name: "d1", Type: "STRING"}},
-		Rows: [][]any{{"1", "Lyon"}, {"2", "Paris"}}})
-	cat := copyTree(t, shopCatalog)
-	edit(t, filepath.Join(cat, "models/stores.md"), "source: files\ntable: stores", "source: wh\ntable: shop.stores")
-	p, err := Open(t.Context(), configEnv(t, cat, "  wh: {kind: bigquery, posture: shared-service-user, project: proj-sutura, location: EU, endpoint: '"+d.Endpoint()+"'}\n"),
-		&bytes.Buffer{}, Options{})
-	require.NoError(t, err)
-	defer p.Close()
-	assert.Equal(t, want, answer(t, p, byCity))
+	integer, text, date := "INTEGER", "STRING", "DATE"
+	for _, tc := range []struct {
+		name, model, table string
+		fields             []bqtest.Field
+		answers            []bqtest.Answer
+		leg                string
+	}{
+		{name: "a lookup leg on BigQuery", model: "stores", table: "stores",
+			fields: []bqtest.Field{{Name: "store_id", Type: integer}, {Name: "city", Type: text}},
+			answers: []bqtest.Answer{{Match: "`stores`", Schema: []bqtest.Field{{Name: "k", Type: integer}, {Name: "d1", Type: text}},
+				Rows: [][]any{{"1", "Lyon"}, {"2", "Paris"}}}},
+			leg: "`shop`.`stores`"},
+		{name: "a base leg on BigQuery", model: "sales", table: "sales",
+			fields: []bqtest.Field{{Name: "sale_id", Type: integer}, {Name: "sold_on", Type: date}, {Name: "amount", Type: integer},
+				{Name: "store_id", Type: integer}, {Name: "status", Type: text}},
+			answers: []bqtest.Answer{
+				// The anchor of revenue: 2025 at year grain.
+				{Match: "YEAR)", Schema: []bqtest.Field{{Name: "period", Type: date}, {Name: "revenue", Type: integer}},
+					Rows: [][]any{{"2025-01-01", "890"}}},
+				// The partials of the base leg, per store and month.
+				{Match: "`shop`.`sales`", Schema: []bqtest.Field{{Name: "k1", Type: integer}, {Name: "period", Type: date}, {Name: "p1", Type: integer}},
+					Rows: [][]any{{"1", "2025-01-01", "100"}, {"2", "2025-01-01", "250"}, {"3", "2025-02-01", "40"}, {"2", "2025-03-01", "500"}}},
+			},
+			leg: "`shop`.`sales`"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := bqtest.Start(t)
+			d.Table("proj-sutura.shop."+tc.table, tc.fields...)
+			d.Answer(bqtest.Answer{Match: "LIMIT 0"})
+			for _, a := range tc.answers {
+				d.Answer(a)
+			}
+			cat := copyTree(t, shopCatalog)
+			edit(t, filepath.Join(cat, "models", tc.model+".md"), "source: files\ntable: "+tc.table, "source: wh\ntable: shop."+tc.table)
+			p, err := Open(t.Context(), configEnv(t, cat, "  wh: {kind: bigquery, posture: shared-service-user, project: proj-sutura, location: EU, endpoint: '"+d.Endpoint()+"'}\n"),
+				&bytes.Buffer{}, Options{})
+			require.NoError(t, err)
+			defer p.Close()
+			before := len(d.Jobs())
+			assert.Equal(t, want, answer(t, p, byCity))
 
-	var lookups int
-	for _, j := range d.Jobs() {
-		if !j.DryRun {
-			lookups++
-			assert.Contains(t, j.Query, "`shop`.`stores`")
-			assert.Equal(t, "EU", j.Location)
-		}
+			jobs := d.Jobs()[before:]
+			require.Len(t, jobs, 1, "one leg ran on BigQuery")
+			assert.Contains(t, jobs[0].Query, tc.leg)
+			assert.False(t, jobs[0].DryRun)
+			assert.Equal(t, "EU", jobs[0].Location)
+		})
 	}
-	assert.Equal(t, 1, lookups, "one lookup leg ran on BigQuery")
 }
 
 // TestDoctorReachesBigQuery: doctor's check of a bigquery source is a dry
