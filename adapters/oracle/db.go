@@ -162,29 +162,47 @@ func (db *DB) execute(ctx context.Context, client string, plan *domain.Plan) (*d
 // always rolled back. A connection whose call ctx ended is discarded
 // rather than given back: its break may still be on the wire. The error
 // is classified.
+//
+// A pooled connection found broken before the statement was sent (the
+// server restarted since it was opened) is discarded and the call made
+// once more on a fresh one; a call whose statement was sent is not
+// repeated.
 func (db *DB) run(ctx context.Context, client string, fn func(context.Context, *sql.Tx) error) error {
 	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
+	sent, err := db.runOnce(ctx, client, fn)
+	var e *Error
+	if err != nil && !sent && ctx.Err() == nil && errors.As(err, &e) && e.Unavailable() && e.Code == "" {
+		_, err = db.runOnce(ctx, client, fn)
+	}
+	return err
+}
+
+// runOnce is one attempt of run; sent reports whether fn was called.
+func (db *DB) runOnce(ctx context.Context, client string, fn func(context.Context, *sql.Tx) error) (sent bool, err error) {
 	src, proxied := db.cfg.Source, client != ""
 	if dl, _ := ctx.Deadline(); time.Until(dl) <= 0 || ctx.Err() != nil {
-		return classify(ctx, src, proxied, context.DeadlineExceeded)
+		return false, classify(ctx, src, proxied, context.DeadlineExceeded)
 	}
 	conn, err := db.pool(client).Conn(ctx)
 	if err != nil {
-		return classify(ctx, src, proxied, err)
+		return false, classify(ctx, src, proxied, err)
 	}
 	defer conn.Close()
-	err = db.transaction(ctx, conn, fn)
-	if ctx.Err() != nil {
+	sent, err = db.transaction(ctx, conn, fn)
+	err = classify(ctx, src, proxied, err)
+	var e *Error
+	if ctx.Err() != nil || errors.As(err, &e) && e.Unavailable() {
+		// Its break may still be on the wire, or it is broken: not reused.
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
-	return classify(ctx, src, proxied, err)
+	return sent, err
 }
 
-func (db *DB) transaction(ctx context.Context, conn *sql.Conn, fn func(context.Context, *sql.Tx) error) error {
+func (db *DB) transaction(ctx context.Context, conn *sql.Conn, fn func(context.Context, *sql.Tx) error) (sent bool, err error) {
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return false, err
 	}
 	// ROLLBACK with a context of its own: ctx may have ended, and the
 	// transaction only read.
@@ -192,9 +210,9 @@ func (db *DB) transaction(ctx context.Context, conn *sql.Conn, fn func(context.C
 	// The first statement of the transaction, so every statement after it
 	// reads one snapshot and none may write.
 	if _, err := tx.ExecContext(ctx, "SET TRANSACTION READ ONLY"); err != nil {
-		return err
+		return false, err
 	}
-	return fn(ctx, tx)
+	return true, fn(ctx, tx)
 }
 
 // binds are the statement's arguments as go-ora binds them: a date (a
