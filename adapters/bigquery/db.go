@@ -72,22 +72,28 @@ func (db *DB) Ping(ctx context.Context) error {
 // port; anchors at start-up come this way. Outcomes are as the package
 // documentation states.
 func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error) {
-	rs, _, err := db.ExecuteWithCost(ctx, plan)
+	rs, _, err := db.execute(ctx, plan, false)
 	return rs, err
 }
 
 // ExecuteWithCost behaves as Execute and also returns the bytes the job
 // processed (BigQuery's totalBytesProcessed, what on-demand pricing
-// bills) as BytesRead; BigQuery does not report rows scanned. It is the
-// app.CostReporter ability; the cost is zero when no job ran.
+// bills) as BytesRead, read from the job's status once it is done (one
+// jobs.get more); BigQuery does not report rows scanned. It is the
+// app.CostReporter ability; the cost is zero when no job ran or its
+// status could not be read.
 func (db *DB) ExecuteWithCost(ctx context.Context, plan *domain.Plan) (*domain.RowSet, domain.Cost, error) {
+	return db.execute(ctx, plan, true)
+}
+
+func (db *DB) execute(ctx context.Context, plan *domain.Plan, measure bool) (*domain.RowSet, domain.Cost, error) {
 	st, err := render(db.cfg.Source, plan)
 	if err != nil {
 		return nil, domain.Cost{}, err
 	}
 	rowCap, byteCap := plan.Bounds()
 	var rs *domain.RowSet
-	cost, err := db.run(ctx, st, rowCap, func(it *bq.RowIterator) error {
+	cost, err := db.run(ctx, st, rowCap, measure, func(it *bq.RowIterator) error {
 		got, err := read(it, plan.Columns, rowCap, byteCap, sqlsource.DetailTooManyRows)
 		rs = got
 		return err
@@ -129,8 +135,9 @@ func (db *DB) query(j job, timeout time.Duration) *bq.Query {
 
 // run runs j as one job under the rest of ctx's budget and hands its rows
 // (pages of at most rowCap+1 rows) to read. When ctx ends before read
-// returns, the job is cancelled. The error is classified.
-func (db *DB) run(ctx context.Context, j job, rowCap int, read func(*bq.RowIterator) error) (domain.Cost, error) {
+// returns, the job is cancelled. With measure, the cost is what the job's
+// status says once it is done. The error is classified.
+func (db *DB) run(ctx context.Context, j job, rowCap int, measure bool, read func(*bq.RowIterator) error) (domain.Cost, error) {
 	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	dl, _ := ctx.Deadline()
@@ -152,7 +159,13 @@ func (db *DB) run(ctx context.Context, j job, rowCap int, read func(*bq.RowItera
 	if ctx.Err() != nil {
 		db.cancel(ctx, started)
 	}
-	return jobCost(started), db.classify(ctx, err)
+	cost := jobCost(started.LastStatus())
+	if measure && ctx.Err() == nil {
+		if st, serr := started.Status(ctx); serr == nil {
+			cost = jobCost(st)
+		}
+	}
+	return cost, db.classify(ctx, err)
 }
 
 func (db *DB) readJob(ctx context.Context, started *bq.Job, rowCap int, read func(*bq.RowIterator) error) error {
@@ -195,9 +208,8 @@ func (db *DB) jobID() string {
 	return "sutura_" + db.cfg.Source + "_" + hex.EncodeToString(b)
 }
 
-// jobCost is what the job's last known status says it processed.
-func jobCost(j *bq.Job) domain.Cost {
-	st := j.LastStatus()
+// jobCost is what the job status st says it processed.
+func jobCost(st *bq.JobStatus) domain.Cost {
 	if st == nil || st.Statistics == nil {
 		return domain.Cost{}
 	}

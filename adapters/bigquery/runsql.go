@@ -44,7 +44,7 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 		return nil, sqlsource.Refusal(domain.SourceRefused, detailReadOnly, kind)
 	}
 	var rs *domain.RowSet
-	_, err = db.run(ctx, job{sql: statement}, rowCap, func(it *bq.RowIterator) error {
+	_, err = db.run(ctx, job{sql: statement}, rowCap, false, func(it *bq.RowIterator) error {
 		got, err := read(it, nil, rowCap, domain.MaxResultBytes, sqlsource.DetailStatementRows)
 		rs = got
 		return err

@@ -68,7 +68,8 @@ type Answer struct {
 	// exists from the start), as a slow API would.
 	InsertDelay time.Duration
 	// StatementType is what a dry run reports ("SELECT" when empty);
-	// BytesProcessed is the job's totalBytesProcessed.
+	// BytesProcessed is the job's totalBytesProcessed, in a dry run's
+	// answer and in jobs.get once the job is done.
 	StatementType  string
 	BytesProcessed int64
 }
@@ -270,16 +271,20 @@ func (s *Server) insert(w http.ResponseWriter, r *http.Request, project string) 
 	if typ == "" {
 		typ = "SELECT"
 	}
-	writeJSON(w, &bqapi.Job{
+	out := &bqapi.Job{
 		Id:            project + ":" + ref.Location + "." + ref.JobId,
 		JobReference:  ref,
 		Configuration: in.Configuration,
 		Status:        &bqapi.JobStatus{State: st},
-		Statistics: &bqapi.JobStatistics{
-			TotalBytesProcessed: a.BytesProcessed,
-			Query:               &bqapi.JobStatistics2{StatementType: typ, TotalBytesProcessed: a.BytesProcessed},
-		},
-	})
+		Statistics:    &bqapi.JobStatistics{Query: &bqapi.JobStatistics2{StatementType: typ}},
+	}
+	if j.DryRun {
+		// A running job's statistics say nothing processed yet; a dry
+		// run's say what the job would process.
+		out.Statistics.TotalBytesProcessed = a.BytesProcessed
+		out.Statistics.Query.TotalBytesProcessed = a.BytesProcessed
+	}
+	writeJSON(w, out)
 }
 
 // query answers jobs.query: the client's fast path, which the adapter's
@@ -372,14 +377,14 @@ func (s *Server) results(w http.ResponseWriter, r *http.Request, id string) {
 	writeJSON(w, out)
 }
 
-// get answers jobs.get: a job the double knows is running, or done once
-// cancelled.
+// get answers jobs.get: a job the double knows is done, with the bytes
+// its answer says it processed, unless it is held and not cancelled.
 func (s *Server) get(w http.ResponseWriter, project, id string) {
 	s.mu.Lock()
 	st, ok := s.byID[id]
-	state := "RUNNING"
-	if ok && st.cancelled {
-		state = "DONE"
+	state := "DONE"
+	if ok && st.answer.Hold && !st.cancelled {
+		state = "RUNNING"
 	}
 	var loc string
 	for _, j := range s.jobs {
@@ -394,7 +399,9 @@ func (s *Server) get(w http.ResponseWriter, project, id string) {
 	}
 	writeJSON(w, &bqapi.Job{JobReference: &bqapi.JobReference{ProjectId: project, JobId: id, Location: loc},
 		Configuration: &bqapi.JobConfiguration{Query: &bqapi.JobConfigurationQuery{Query: st.answer.Match}},
-		Status:        &bqapi.JobStatus{State: state}})
+		Status:        &bqapi.JobStatus{State: state},
+		Statistics: &bqapi.JobStatistics{TotalBytesProcessed: st.answer.BytesProcessed,
+			Query: &bqapi.JobStatistics2{TotalBytesProcessed: st.answer.BytesProcessed}}})
 }
 
 func (s *Server) cancel(w http.ResponseWriter, project, id string) {
