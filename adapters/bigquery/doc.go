@@ -60,6 +60,12 @@
 // boolean; STRING text; DATE a date cell; TIMESTAMP and DATETIME RFC 3339
 // text in UTC, as the engine renders them; NULL null.
 //
+// # Cost
+//
+// ExecuteWithCost reports the job's totalBytesProcessed (what on-demand
+// pricing bills), read from the job's status once its rows are in;
+// EstimateBytes is a dry run's figure for the same statement.
+//
 // # Start-up validation and run_sql
 //
 // Validate reads every model's table schema (tables.get: free, and what
