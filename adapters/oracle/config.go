@@ -159,8 +159,7 @@ func (d dialer) DialContext(ctx context.Context, network, address string) (net.C
 	if err != nil || d.tc == nil || network == "unix" {
 		return conn, err
 	}
-	tc := conn.(*net.TCPConn)
-	t := tls.Client(tc, d.tc.Clone())
+	t := tls.Client(conn, d.tc.Clone())
 	if err := t.HandshakeContext(ctx); err != nil {
 		_ = conn.Close()
 		return nil, err
