@@ -28,17 +28,17 @@ import (
 // clickhouse-server it says NOT RUN (clickhouse tier). It stops only its
 // own server.
 func TestClickHouseDiesUnderLoad(t *testing.T) {
-	if !installed("clickhouse-server", "/usr/sbin/clickhouse-server") || !installed("clickhouse-client", "/usr/bin/clickhouse-client") {
+	if !serverInstalled("clickhouse-server", "/usr/sbin/clickhouse-server") || !serverInstalled("clickhouse-client", "/usr/bin/clickhouse-client") {
 		testtier.Need(t, "clickhouse", "clickhouse-server and clickhouse-client are not installed, for a server of the test's own")
 	}
-	out, err := tryScript("ch", "start")
+	out, err := tryFaultScript("ch", "start")
 	if err != nil {
 		testtier.Need(t, "clickhouse", "a server of the test's own: "+err.Error())
 	}
-	vars := exports(out)
+	vars := scriptExports(out)
 	dir := vars["SUTURA_CH_DIR"]
 	require.NotEmpty(t, dir)
-	t.Cleanup(func() { script(t, "ch", "stop", dir) })
+	t.Cleanup(func() { faultScript(t, "ch", "stop", dir) })
 	t.Setenv("SUTURA_CH_URL", vars["SUTURA_CH_URL"])
 
 	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
@@ -57,7 +57,7 @@ func TestClickHouseDiesUnderLoad(t *testing.T) {
 
 	const callers = 32
 	load := underFault(t, callers, ask,
-		func() { script(t, "ch", "down", dir) }, func() { script(t, "ch", "up", dir) })
+		func() { faultScript(t, "ch", "down", dir) }, func() { faultScript(t, "ch", "up", dir) })
 	load.check(t)
 
 	// No connection left behind: the server holds at most the source's
@@ -75,8 +75,8 @@ func TestClickHouseDiesUnderLoad(t *testing.T) {
 	noGoroutineLeft(t, before)
 }
 
-// installed reports whether the program name is on PATH or at path.
-func installed(name, path string) bool {
+// serverInstalled reports whether the program name is on PATH or at path.
+func serverInstalled(name, path string) bool {
 	if _, err := exec.LookPath(name); err == nil {
 		return true
 	}

@@ -148,18 +148,18 @@ func (l faultLoad) check(t *testing.T) map[string]int {
 	return tally
 }
 
-// script runs one of the repository's scripts (scripts/pg, scripts/ch)
+// faultScript runs one of the repository's scripts (scripts/pg, scripts/ch)
 // with args and returns its standard output.
-func script(t *testing.T, name string, args ...string) string {
+func faultScript(t *testing.T, name string, args ...string) string {
 	t.Helper()
-	out, err := tryScript(name, args...)
+	out, err := tryFaultScript(name, args...)
 	require.NoError(t, err)
 	return out
 }
 
-// tryScript is script returning its failure, with the script's standard
+// tryFaultScript is faultScript returning its failure, with the script's standard
 // error in it.
-func tryScript(name string, args ...string) (string, error) {
+func tryFaultScript(name string, args ...string) (string, error) {
 	cmd := exec.Command("../../../scripts/"+name, args...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -170,8 +170,8 @@ func tryScript(name string, args ...string) (string, error) {
 	return string(out), nil
 }
 
-// exports reads the export lines a script's start prints into a map.
-func exports(out string) map[string]string {
+// scriptExports reads the export lines a script's start prints into a map.
+func scriptExports(out string) map[string]string {
 	vars := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		k, v, _ := strings.Cut(strings.TrimPrefix(line, "export "), "=")

@@ -51,8 +51,8 @@ func TestMemoryUnderColdLoad(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("NOT RUN: this machine has no /proc/<pid>/status to read the peak resident memory from")
 	}
-	rows := envInt(t, "SUTURA_MEMORY_ROWS", 2_000_000)
-	workingSet := envInt(t, "SUTURA_MEMORY_WORKING_SET", 128<<20)
+	rows := memoryEnvInt(t, "SUTURA_MEMORY_ROWS", 2_000_000)
+	workingSet := memoryEnvInt(t, "SUTURA_MEMORY_WORKING_SET", 128<<20)
 	data := demoAtScale(t, rows)
 	dir := t.TempDir()
 	catalog := withoutAnchors(t, "../../../examples/demo/catalog") // nothing is asked before the load
@@ -124,8 +124,8 @@ sources:
 	assert.LessOrEqual(t, peak, bound, "peak resident memory: the working set plus the documented overhead")
 }
 
-// envInt is the integer in the environment variable name, or def.
-func envInt(t *testing.T, name string, def int) int {
+// memoryEnvInt is the integer in the environment variable name, or def.
+func memoryEnvInt(t *testing.T, name string, def int) int {
 	t.Helper()
 	v := os.Getenv(name)
 	if v == "" {

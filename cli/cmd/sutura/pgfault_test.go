@@ -24,15 +24,15 @@ import (
 // one audit record. It stops only its own cluster.
 func TestPostgresDiesUnderLoad(t *testing.T) {
 	pgtest.URL(t) // where the postgres tier runs
-	out, err := tryScript("pg", "start")
+	out, err := tryFaultScript("pg", "start")
 	if err != nil && !pgtest.Tier.Required() {
 		t.Skipf("NOT RUN: postgres, a cluster of the test's own (%v)", err)
 	}
 	require.NoError(t, err)
-	vars := exports(out)
+	vars := scriptExports(out)
 	dir := vars["SUTURA_PG_DIR"]
 	require.NotEmpty(t, dir)
-	t.Cleanup(func() { script(t, "pg", "stop", dir) })
+	t.Cleanup(func() { faultScript(t, "pg", "stop", dir) })
 	t.Setenv("SUTURA_PG_URL", vars["SUTURA_PG_URL"])
 
 	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
@@ -50,7 +50,7 @@ func TestPostgresDiesUnderLoad(t *testing.T) {
 
 	const callers = 32
 	load := underFault(t, callers, ask,
-		func() { script(t, "pg", "down", dir) }, func() { script(t, "pg", "up", dir) })
+		func() { faultScript(t, "pg", "down", dir) }, func() { faultScript(t, "pg", "up", dir) })
 	load.check(t)
 
 	// No connection left behind: the source holds at most its pool.
