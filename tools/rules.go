@@ -323,10 +323,11 @@ var ModuleRules = []ModuleRule{
 		Folder: "bench",
 		Modules: []string{"domain", "semantic", "exec-arrow", "examples", "adapters/catalog-markdown", "adapters/postgres",
 			"app", "cli"},
-		ThirdParty:     []string{"github.com/duckdb/duckdb-go/v2"},
+		ThirdParty:     []string{"github.com/duckdb/duckdb-go/v2", "github.com/modelcontextprotocol/go-sdk"},
 		TestThirdParty: []string{testify},
 		Reason: "the benchmark harness and the corpus generator: they measure sutura's engine against DuckDB on the same files (the server binary links DuckDB only through adapters/duckdb, for duckdb sources); " +
-			"a federated deployment is measured as the product itself, opened by cli/compose and asked through app",
+			"a federated deployment is measured as the product itself, opened by cli/compose and asked through app; " +
+			"the soak asks the served binary over MCP as agents do, through the official MCP SDK's client",
 	},
 	{
 		Folder: "examples/importcheck",
