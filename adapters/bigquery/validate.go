@@ -12,8 +12,8 @@ import (
 	"sutura.dev/domain"
 )
 
-// Validate checks, at start, that the table of every model exists and
-// holds each declared column with a type of the declared kind (its schema
+// Validate checks, at start, that the table of every model exists, in
+// the configured location, and holds each declared column with a type of the declared kind (its schema
 // from tables.get: free, and what INFORMATION_SCHEMA.COLUMNS says, without
 // a job that bills ten megabytes a table), and that the service account
 // may read them: a dry run of a read of the declared columns, which
@@ -36,6 +36,11 @@ func (db *DB) Validate(ctx context.Context) error {
 		}
 		if err != nil {
 			return db.classify(ctx, err)
+		}
+		if md.Location != "" && !strings.EqualFold(md.Location, db.cfg.Location) {
+			// Jobs run in one location and cannot read a dataset of another.
+			return configError(db.cfg.Source, "location",
+				fmt.Sprintf("is %s, but the table of model %s is in %s: jobs run in one location and read only datasets there", db.cfg.Location, m.Name, md.Location))
 		}
 		if err := checkModel(m, md.Schema); err != nil {
 			return err

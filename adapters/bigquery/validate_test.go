@@ -83,6 +83,27 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// TestValidateLocation: a table in another location than the source's is
+// refused at start naming the location key; the same location in another
+// case is the same.
+func TestValidateLocation(t *testing.T) {
+	for loc, ok := range map[string]bool{"EU": true, "eu": true, "US": false} {
+		d := bqtest.Start(t)
+		d.TableLocation = loc
+		d.Answer(bqtest.Answer{Match: "LIMIT 0"})
+		err := open(t, validConfig(d, goodFields...)).Validate(context.Background())
+		if ok {
+			assert.NoError(t, err, loc)
+			continue
+		}
+		var ce *bigquery.ConfigError
+		require.ErrorAs(t, err, &ce, loc)
+		key, reason := ce.Setting()
+		assert.Equal(t, "location", key)
+		assert.Contains(t, reason, "is in US")
+	}
+}
+
 // TestConfig: New refuses what BigQuery cannot be asked with, naming the
 // key.
 func TestConfig(t *testing.T) {

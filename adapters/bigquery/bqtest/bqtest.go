@@ -88,6 +88,9 @@ type Job struct {
 // Server is the double. Its methods are safe for concurrent use.
 type Server struct {
 	srv *httptest.Server
+	// TableLocation is the location tables.get says a table is in; empty
+	// leaves it out. Set it before the first call.
+	TableLocation string
 	// PageLimit, when positive, is the most rows one page holds whatever
 	// maxResults asks (BigQuery bounds a page by its size in bytes), so
 	// that a result comes in several pages. Set it before the first call.
@@ -424,7 +427,7 @@ func (s *Server) table(w http.ResponseWriter, path string) {
 		return
 	}
 	p := strings.Split(path, ".")
-	writeJSON(w, &bqapi.Table{Type: "TABLE", Schema: schema(fields),
+	writeJSON(w, &bqapi.Table{Type: "TABLE", Schema: schema(fields), Location: s.TableLocation,
 		TableReference: &bqapi.TableReference{ProjectId: p[0], DatasetId: p[1], TableId: p[2]}})
 }
 
