@@ -216,6 +216,14 @@ var ModuleRules = []ModuleRule{
 		Reason:         "a data system: the oracle dialect of the compiler and its pure-Go driver, go-ora",
 	},
 	{
+		Folder:         "adapters/bigquery",
+		Modules:        sqlAdapterModules,
+		ThirdParty:     []string{"cloud.google.com/go/bigquery", "cloud.google.com/go/civil", "google.golang.org/api"},
+		TestThirdParty: []string{testify},
+		TestPackages:   adapterTestPackages,
+		Reason:         "a data system: the bigquery dialect of the compiler and Google's client library over the REST API (jobs with typed named parameters)",
+	},
+	{
 		Folder:         "adapters/clickhouse",
 		Modules:        sqlAdapterModules,
 		ThirdParty:     []string{"github.com/ClickHouse/clickhouse-go/v2"},

@@ -371,7 +371,8 @@ func (c *checker) source(alias string, s Source) {
 	for _, n := range []struct {
 		name string
 		v    int64
-	}{{"port", int64(s.Port)}, {"threads", int64(s.Threads)}, {"memory_limit_bytes", s.MemoryLimitBytes}} {
+	}{{"port", int64(s.Port)}, {"threads", int64(s.Threads)}, {"memory_limit_bytes", s.MemoryLimitBytes},
+		{"maximum_bytes_billed", s.MaximumBytesBilled}} {
 		if k := key + "." + n.name; c.isSet(k) && n.v < 1 {
 			c.fail(k, "must be at least 1 (leave it out for the default)")
 		}
@@ -414,7 +415,7 @@ func (c *checker) resolvePaths() {
 		abs(&c.cfg.Catalogs[i].Dir)
 	}
 	for alias, s := range c.cfg.Sources {
-		for _, p := range []*string{&s.DataDir, &s.UnixSocket, &s.PasswordFile, &s.CAFile, &s.CertFile, &s.KeyFile, &s.CredentialsFile} {
+		for _, p := range []*string{&s.DataDir, &s.UnixSocket, &s.PasswordFile, &s.CAFile, &s.CertFile, &s.KeyFile, &s.CredentialsFile, &s.WalletDir} {
 			abs(p)
 		}
 		if s.Path != ":memory:" {
