@@ -24,4 +24,11 @@ type AuditRecord struct {
 	ExecutedAs       []ExecutedAs `json:"executed_as,omitempty"`
 	DurationMS       float64      `json:"duration_ms"`
 	Statement        string       `json:"statement,omitempty"` // run_sql only
+	// EstimatedBytes is the summed estimate before execution of the legs
+	// whose estimate is known, and BytesScanned the bytes debited to the
+	// caller's budget (realized, or the estimate where a data system
+	// reports none); both absent when nothing was estimated
+	// (docs/contract.md §15).
+	EstimatedBytes *int64 `json:"estimated_bytes,omitempty"`
+	BytesScanned   *int64 `json:"bytes_scanned,omitempty"`
 }
