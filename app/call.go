@@ -25,6 +25,9 @@ type Result struct {
 	Rows       *domain.RowSet
 	Refusal    *domain.Reason
 	Failure    *Failure
+	// Estimate is the outcome of a dry run (docs/contract.md §15): what
+	// the question would scan and the refusal it would meet.
+	Estimate *domain.Estimate
 	// Cost is the realized cost of the call (domain.Cost): measured for an
 	// answer when every data system read measures its work, zero and
 	// measured for describe_catalog and for a question refused before any
@@ -37,6 +40,9 @@ type Result struct {
 func (r Result) Outcome() domain.Outcome {
 	if r.Refusal != nil {
 		return domain.Refused(*r.Refusal)
+	}
+	if r.Estimate != nil {
+		return domain.Outcome{Estimate: r.Estimate}
 	}
 	return domain.Answered(r.Answer)
 }
@@ -139,6 +145,12 @@ type work struct {
 	deadline, tooManyRows, tooManyBytes string
 	// deliver puts the bounded rows into the result and the record.
 	deliver func(rows *domain.RowSet, res *Result)
+	// gate runs in the slot before execute (spend.go: estimate, scan
+	// ceiling, budget, dry run); a result it returns ends the call.
+	gate func(ctx context.Context) *Result
+	// settle runs once the outcome is known, before the record is
+	// written (spend.go: the budget's debit); it may make it a failure.
+	settle func(ctx context.Context, res *Result)
 }
 
 // run is the pipeline from the timeout on: timeout, admission, deadline,
@@ -162,6 +174,9 @@ func (s *Surface) run(ctx context.Context, caller Caller, w *work) Result {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
 	defer cancel()
 	res := s.perform(ctx, caller, w)
+	if w.settle != nil {
+		w.settle(ctx, &res)
+	}
 	res.Capability = w.tool
 	w.rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	switch {
@@ -170,6 +185,9 @@ func (s *Surface) run(ctx context.Context, caller Caller, w *work) Result {
 		res.Cost = domain.Cost{}
 	case res.Refusal != nil:
 		w.rec.Outcome, w.rec.Code = "refusal", string(res.Refusal.Code())
+		res.Cost = w.cost
+	case res.Estimate != nil:
+		w.rec.Outcome = "estimate"
 		res.Cost = w.cost
 	default:
 		w.rec.Outcome = "answer"
@@ -212,6 +230,11 @@ func (s *Surface) perform(ctx context.Context, caller Caller, w *work) (res Resu
 	defer release()
 	execCtx, cancel := runtime.WithExecutionDeadline(ctx, s.cfg.RequestTimeout)
 	defer cancel()
+	if w.gate != nil {
+		if r := w.gate(execCtx); r != nil {
+			return *r
+		}
+	}
 	if w.announce {
 		started := w.rec
 		started.Outcome = "started"
