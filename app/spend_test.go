@@ -163,7 +163,9 @@ func (downLedger) Debit(context.Context, string, time.Time, time.Duration, int64
 	return fmt.Errorf("%w: connection refused", domain.ErrUnavailable)
 }
 
-func (downLedger) Ping(context.Context) error { return fmt.Errorf("%w: connection refused", domain.ErrUnavailable) }
+func (downLedger) Ping(context.Context) error {
+	return fmt.Errorf("%w: connection refused", domain.ErrUnavailable)
+}
 
 func TestLedgerUnreachableFailsClosed(t *testing.T) {
 	sys := newEstimated(10, 10, true)
