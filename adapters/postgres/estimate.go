@@ -15,11 +15,12 @@ import (
 // would send, summing rows × width over the plan's scan nodes. It is one
 // round trip on a pooled connection (the statement is prepared once per
 // shape and cached), outside any transaction: EXPLAIN without ANALYZE
-// executes nothing. known is false when the planner's answer cannot be
-// read or the login role may not plan the statement (an impersonating
-// source's service user without grants on the tables): the scan ceiling
-// then does not apply to the leg. The error is ctx's or a classified
-// failure of the database.
+// executes nothing. It plans as the login role, also for an
+// impersonating source: a role without grants on the tables fails, and
+// the pipeline takes a failed estimate as unknown (the scan ceiling then
+// does not apply to the leg). known is false when the planner's answer
+// cannot be read. The error is ctx's or a classified failure of the
+// database.
 func (db *DB) Estimate(ctx context.Context, plan *domain.Plan) (bytes int64, known bool, err error) {
 	query, args, err := sqlsource.Render("postgres", db.cfg.Source, plan, semantic.Postgres)
 	if err != nil {

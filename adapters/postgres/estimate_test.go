@@ -32,7 +32,7 @@ func TestEstimateFromExplain(t *testing.T) {
 	big, known, err := db.Estimate(context.Background(), slow)
 	require.NoError(t, err)
 	require.True(t, known)
-	assert.Greater(t, big, int64(2*200000*4-1), "both scans of the 200000-row base table (%d)", big)
+	assert.Greater(t, big, 10*bytes, "the 200000-row base table of the view is estimated larger than the orders (%d)", big)
 	t.Logf("order_count: %d bytes for a month, %d for a year; the slow view: %d", small, bytes, big)
 }
 func TestLedger(t *testing.T) {
