@@ -104,6 +104,7 @@ func (s *Surface) spendOn(caller Caller, q domain.Question, w *work, plan **doma
 		}
 		w.cost.EstimatedBytes, w.cost.EstimateKnown = est.Bytes, est.Known()
 		w.rec.EstimatedBytes = &est.Bytes
+		w.rec.BudgetAudience = s.spend.meter.Audience(caller.Principal)
 		why := budget.Ceiling(est, s.spend.maxScan)
 		if why == nil {
 			if why, err = s.spend.meter.Admit(ctx, caller.Principal, est.Bytes, s.cfg.Now()); err != nil {

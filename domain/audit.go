@@ -31,4 +31,8 @@ type AuditRecord struct {
 	// (docs/contract.md §15).
 	EstimatedBytes *int64 `json:"estimated_bytes,omitempty"`
 	BytesScanned   *int64 `json:"bytes_scanned,omitempty"`
+	// BudgetAudience is the audience whose budget override the caller is
+	// held to; empty for the default budget or none. It is a configured
+	// audience id, never a caller value.
+	BudgetAudience string `json:"budget_audience,omitempty"`
 }
