@@ -179,6 +179,10 @@ func answer(inv *invocation, q domain.Question) error {
 		fmt.Fprintf(inv.io.err, "sutura: refused (%s): %s\n", out.Refusal.Code(), out.Refusal.Detail())
 		return errReported
 	}
+	if out.Estimate != nil {
+		writeEstimate(inv.io.out, out.Estimate)
+		return nil
+	}
 	writeAnswer(inv.io.out, out.Answer, note)
 	return nil
 }
