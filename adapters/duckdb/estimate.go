@@ -6,8 +6,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
@@ -23,22 +26,54 @@ const valueBytes = 8
 // would send, summing over the plan's scan nodes their estimated
 // cardinality × projected columns × 8 bytes (DuckDB estimates rows after
 // the pushed-down filters, not widths). One statement on a pooled
-// connection, in process. known is false when the plan cannot be read.
+// connection, in process, the first time a statement is estimated (see
+// estimates). known is false when the plan cannot be read.
 func (db *DB) Estimate(ctx context.Context, plan *domain.Plan) (bytes int64, known bool, err error) {
 	query, args, err := sqlsource.Render("duckdb", db.cfg.Source, plan, semantic.DuckDB)
 	if err != nil {
 		return 0, false, err
 	}
+	key := estimateKey{db: db, statement: query + "\x00" + fmt.Sprint(args...)}
+	if v, ok := estimates.Load(key); ok {
+		e := v.(estimate)
+		return e.bytes, e.known, nil
+	}
 	var doc string
 	err = db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
-		var key string
-		return c.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+query, args...).Scan(&key, &doc)
+		var k string
+		return c.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+query, args...).Scan(&k, &doc)
 	})
 	if err != nil {
 		return 0, false, err
 	}
 	bytes, known = explainBytes([]byte(doc))
+	if estimateCount.Add(1) > maxEstimates {
+		estimates.Clear()
+		estimateCount.Store(0)
+	}
+	estimates.Store(key, estimate{bytes, known})
 	return bytes, known, nil
+}
+
+// The database file is opened read-only, so a statement's plan, and its
+// estimate, do not change while the source is open: estimates are kept by
+// statement and arguments (at most maxEstimates, then forgotten at once),
+// and planning is paid once per question shape.
+var (
+	estimates     sync.Map // estimateKey → estimate
+	estimateCount atomic.Int64
+)
+
+const maxEstimates = 4096
+
+type estimateKey struct {
+	db        *DB
+	statement string
+}
+
+type estimate struct {
+	bytes int64
+	known bool
 }
 
 // explainNode is the part of a node of DuckDB's JSON plan an estimate
