@@ -17,7 +17,7 @@ type AuditRecord struct {
 	Range            *Range       `json:"range,omitempty"`
 	Dimensions       []string     `json:"dimensions,omitempty"`
 	FilterDimensions []string     `json:"filter_dimensions,omitempty"`
-	Outcome          string       `json:"outcome"` // answer, refusal or failure
+	Outcome          string       `json:"outcome"` // answer, refusal, failure or estimate (a dry run)
 	Code             string       `json:"code,omitempty"`
 	Rows             int          `json:"rows"`
 	DefinitionDigest string       `json:"definition_digest,omitempty"`
