@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
@@ -99,4 +102,71 @@ func TestBudgetAcrossReplicas(t *testing.T) {
 	assert.Equal(t, 200, status, body)
 	require.NoError(t, c.QueryRow(ctx, "SELECT questions FROM "+postgres.LedgerTable+" WHERE subject = 'local-operator'").Scan(&questions))
 	assert.Equal(t, n, questions, "refusals and dry runs are not debited")
+}
+
+// TestBudgetLedgerUnreachable: a PostgreSQL ledger on a cluster of the
+// test's own, stopped while `sutura serve` runs: every question is refused
+// unavailable (never answered unmetered) and /ready says why; once the
+// cluster is back, questions are answered again. It stops only its own
+// cluster.
+func TestBudgetLedgerUnreachable(t *testing.T) {
+	d := pgtest.New(t) // where the postgres tier runs
+	d.Load(t, demo.Data(), storeModelsOf(t))
+	cmd := exec.Command("../../../scripts/pg", "start")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil && !pgtest.Tier.Required() {
+		t.Skipf("NOT RUN: postgres, a cluster of the test's own (scripts/pg start: %v: %s)", err, stderr.String())
+	}
+	require.NoError(t, err, "scripts/pg start: %s", stderr.String())
+	vars := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		k, v, _ := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+		vars[k] = strings.Trim(v, "'")
+	}
+	own := vars["SUTURA_PG_DIR"]
+	require.NotEmpty(t, own)
+	t.Cleanup(func() { pgScript(t, "stop", own) })
+	lc, err := pgx.ParseConfig(vars["SUTURA_PG_URL"])
+	require.NoError(t, err)
+
+	pc := d.Config("warehouse", nil)
+	dir := federatedDemoConfig(t, fmt.Sprintf("{kind: postgres, posture: shared-service-user, host: %s, port: %d, database: %s, user: %s, password_file: pgpass, transport_mode: plaintext}",
+		pc.Host, pc.Port, pc.Database, pc.User), map[string][]byte{"pgpass": pc.Password, "ledgerpass": []byte(lc.Password)})
+	s := serve(t, "SUTURA_CONFIG_DIR="+dir,
+		"SUTURA__GOVERNANCE__BUDGET__WINDOW_SECONDS=60",
+		"SUTURA__GOVERNANCE__BUDGET__MAX_SCANNED_BYTES=1000000000",
+		"SUTURA__GOVERNANCE__BUDGET__MAX_QUESTIONS=10",
+		"SUTURA__GOVERNANCE__BUDGET_LEDGER=postgres",
+		"SUTURA__GOVERNANCE__BUDGET_LEDGER_SOURCE=ledger",
+		"SUTURA__GOVERNANCE__SOURCE_CEILING=3",
+		"SUTURA__SOURCES__LEDGER__KIND=postgres",
+		"SUTURA__SOURCES__LEDGER__POSTURE=shared-service-user",
+		"SUTURA__SOURCES__LEDGER__HOST="+lc.Host,
+		"SUTURA__SOURCES__LEDGER__PORT="+strconv.Itoa(int(lc.Port)),
+		"SUTURA__SOURCES__LEDGER__DATABASE="+lc.Database,
+		"SUTURA__SOURCES__LEDGER__USER="+lc.User,
+		"SUTURA__SOURCES__LEDGER__PASSWORD_FILE=ledgerpass",
+		"SUTURA__SOURCES__LEDGER__TRANSPORT_MODE=plaintext",
+	)
+	status, _, body := s.do(t, "POST", "/v1/query", year2025)
+	require.Equal(t, 200, status, body)
+
+	pgScript(t, "down", own)
+	status, _, body = s.do(t, "POST", "/v1/query", year2025)
+	assert.Equal(t, 503, status, body)
+	assert.Contains(t, body, `"code":"unavailable"`)
+	assert.Contains(t, body, "budget ledger")
+	status, _, body = s.do(t, "GET", "/ready", "")
+	assert.Equal(t, 503, status, body)
+	assert.Contains(t, body, "budget ledger")
+
+	pgScript(t, "up", own)
+	require.Eventually(t, func() bool {
+		status, _, _ := s.do(t, "POST", "/v1/query", year2025)
+		return status == 200
+	}, 30*time.Second, 200*time.Millisecond, "answers resume once the ledger is back")
+	status, _, body = s.do(t, "GET", "/ready", "")
+	assert.Equal(t, 200, status, body)
 }
