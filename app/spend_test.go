@@ -197,3 +197,35 @@ func TestDryRunWithoutBudget(t *testing.T) {
 	require.NotNil(t, res.Refusal)
 	assert.Equal(t, domain.MetricUnknown, res.Refusal.Code())
 }
+
+// legEstimator estimates every leg plan at bytes, recording the plans.
+type legEstimator struct {
+	*apptest.System
+	bytes int64
+	known bool
+	plans []*domain.Plan
+}
+
+func (l *legEstimator) Estimate(_ context.Context, p *domain.Plan) (int64, bool, error) {
+	l.plans = append(l.plans, p)
+	return l.bytes, l.known, nil
+}
+
+// TestFederatedEstimateSumsItsLegs: each leg is estimated on its own data
+// system with its own leg plan; the ceiling applies to the known sum.
+func TestFederatedEstimateSumsItsLegs(t *testing.T) {
+	sales := &legEstimator{System: &apptest.System{}, bytes: 700, known: true}
+	shops := &legEstimator{System: &apptest.System{}, bytes: 200, known: true}
+	geo := &legEstimator{System: &apptest.System{}}
+	s, _, _ := federated(t, sales, shops, geo, &combiner{}, withSpend(app.Spend{MaxScanBytes: 899}))
+	res := s.Call(context.Background(), anon, domain.AskMetric, json.RawMessage(byZone[:len(byZone)-1]+`,"dry_run":true}`))
+	require.Nil(t, res.Failure)
+	require.NotNil(t, res.Estimate)
+	assert.Equal(t, int64(900), res.Estimate.Bytes)
+	assert.Equal(t, []domain.LegEstimate{{Source: "files", Bytes: 700, Known: true}, {Source: "shops", Bytes: 200, Known: true}, {Source: "geo"}}, res.Estimate.PerLeg)
+	require.NotNil(t, res.Estimate.WouldRefuse)
+	assert.Equal(t, domain.ScanCeilingExceeded, res.Estimate.WouldRefuse.Code())
+	require.Len(t, sales.plans, 1)
+	assert.Len(t, sales.plans[0].Legs, 1, "each data system estimates its own leg")
+	assert.Zero(t, sales.Calls()+shops.Calls()+geo.Calls(), "nothing ran")
+}
