@@ -148,8 +148,9 @@ type work struct {
 	// gate runs in the slot before execute (spend.go: estimate, scan
 	// ceiling, budget, dry run); a result it returns ends the call.
 	gate func(ctx context.Context) *Result
-	// settle runs once the outcome is known, before the record is
-	// written (spend.go: the budget's debit); it may make it a failure.
+	// settle runs once an answer is delivered, before the slot is given
+	// back and the record written (spend.go: the budget's debit); it may
+	// make it a failure.
 	settle func(ctx context.Context, res *Result)
 }
 
@@ -174,9 +175,6 @@ func (s *Surface) run(ctx context.Context, caller Caller, w *work) Result {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
 	defer cancel()
 	res := s.perform(ctx, caller, w)
-	if w.settle != nil {
-		w.settle(ctx, &res)
-	}
 	res.Capability = w.tool
 	w.rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	switch {
@@ -265,6 +263,9 @@ func (s *Surface) perform(ctx context.Context, caller Caller, w *work) (res Resu
 		return refused(domain.Refuse(domain.ResultTooLarge, w.tooManyBytes, domain.MaxResultBytes))
 	}
 	w.deliver(rows, &res)
+	if w.settle != nil {
+		w.settle(ctx, &res)
+	}
 	return res
 }
 
