@@ -50,6 +50,7 @@ func askFlags(fs *flag.FlagSet) {
 	fs.Int("top", 0, "keep the first N groups")
 	fs.String("top-by", "metric", "rank top by metric or period")
 	fs.String("direction", "desc", "top direction: desc or asc")
+	fs.Bool("dry-run", false, "estimate the bytes the question would scan and say whether it would be refused, without running it")
 }
 
 // askQuestion builds the wire form of a question from the flags and
@@ -121,6 +122,9 @@ func askQuestion(inv *invocation) (domain.Question, error) {
 	if n := get("top"); n != "0" {
 		q = append(q, domain.Member{Key: "top", Value: domain.Object{
 			{Key: "n", Value: json.Number(n)}, {Key: "by", Value: get("top-by")}, {Key: "direction", Value: get("direction")}}})
+	}
+	if inv.boolFlag("dry-run") {
+		q = append(q, domain.Member{Key: "dry_run", Value: true})
 	}
 	question, err := domain.DecodeQuestion(q)
 	var fe *domain.FieldError
