@@ -65,21 +65,6 @@ func ledgerFailure(err error) *Failure {
 	return f
 }
 
-// BudgetAudience is the audience whose budget principal is held to, ""
-// for the default budget or none: the label of the per-audience metrics.
-func (s *Surface) BudgetAudience(principal domain.Principal) string {
-	return s.spend.meter.Audience(principal)
-}
-
-// BytesScanned is what the call scanned as it is debited: the bytes the
-// data systems measured, or the estimate where one reports none.
-func (r Result) BytesScanned() int64 {
-	if r.Cost.Measured {
-		return r.Cost.BytesRead
-	}
-	return r.Cost.EstimatedBytes
-}
-
 // ledgerUnavailable is the failure of a ledger that cannot be reached now,
 // for GET /ready; nil when it can, or no budget applies.
 func (s *Surface) ledgerUnavailable(ctx context.Context) *Failure {
