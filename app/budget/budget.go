@@ -165,6 +165,13 @@ func (m *Meter) Admit(ctx context.Context, principal domain.Principal, bytes int
 	if retry <= 0 {
 		retry = time.Second
 	}
+	if bytes > l.MaxBytes {
+		// No wait makes it fit: say so rather than only when to come back.
+		r := domain.Refuse(domain.BudgetExhausted,
+			"this question is estimated at %d bytes, more than the %d bytes a caller may scan in a window of %d seconds; ask for less (a shorter range, a coarser grain, a filter)",
+			bytes, l.MaxBytes, int64(l.Window/time.Second)).WithRetryAfter(retry)
+		return &r, nil
+	}
 	r := domain.Refuse(domain.BudgetExhausted,
 		"this caller's budget for the window of %d seconds would be overdrawn: %d of %d questions and %d of %d bytes are spent, and this question is estimated at %d bytes; the window renews in %d seconds",
 		int64(l.Window/time.Second), questions, l.MaxQuestions, spent, l.MaxBytes, bytes, int64((retry+time.Second-1)/time.Second)).WithRetryAfter(retry)

@@ -133,3 +133,14 @@ func TestLedgerDownFailsClosed(t *testing.T) {
 	require.NoError(t, err)
 	assert.NoError(t, off.Ping(ctx), "no budget, no ledger to reach")
 }
+
+func TestQuestionLargerThanTheWindow(t *testing.T) {
+	m, err := budget.NewMeter(budget.Policy{Default: &budget.Limits{Window: time.Minute, MaxBytes: 100, MaxQuestions: 3}}, budget.NewMemory())
+	require.NoError(t, err)
+	r, err := m.Admit(context.Background(), domain.Principal{Subject: "a"}, 101, t0)
+	require.NoError(t, err)
+	require.NotNil(t, r)
+	assert.Equal(t, domain.BudgetExhausted, r.Code())
+	assert.Contains(t, r.Detail(), "more than the 100 bytes a caller may scan")
+	assert.Equal(t, time.Minute, r.RetryAfter())
+}
