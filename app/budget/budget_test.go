@@ -144,3 +144,16 @@ func TestQuestionLargerThanTheWindow(t *testing.T) {
 	assert.Contains(t, r.Detail(), "more than the 100 bytes a caller may scan")
 	assert.Equal(t, time.Minute, r.RetryAfter())
 }
+
+func TestMemoryForgetsEndedWindows(t *testing.T) {
+	ctx := context.Background()
+	m := budget.NewMemory()
+	for i := range 5000 {
+		require.NoError(t, m.Debit(ctx, fmt.Sprint("caller-", i), t0, time.Minute, 1))
+	}
+	assert.Equal(t, 5000, m.Len())
+	require.NoError(t, m.Debit(ctx, "late", t0.Add(time.Hour), time.Minute, 1))
+	assert.Equal(t, 1, m.Len(), "every other window had ended")
+	require.NoError(t, m.Debit(ctx, "later", t0.Add(time.Hour+time.Second), time.Minute, 1))
+	assert.Equal(t, 2, m.Len(), "a window still open is kept")
+}
