@@ -127,7 +127,7 @@ func TestBudgetLedgerUnreachable(t *testing.T) {
 	}
 	own := vars["SUTURA_PG_DIR"]
 	require.NotEmpty(t, own)
-	t.Cleanup(func() { pgScript(t, "stop", own) })
+	t.Cleanup(func() { faultScript(t, "pg", "stop", own) })
 	lc, err := pgx.ParseConfig(vars["SUTURA_PG_URL"])
 	require.NoError(t, err)
 
@@ -153,7 +153,7 @@ func TestBudgetLedgerUnreachable(t *testing.T) {
 	status, _, body := s.do(t, "POST", "/v1/query", year2025)
 	require.Equal(t, 200, status, body)
 
-	pgScript(t, "down", own)
+	faultScript(t, "pg", "down", own)
 	status, _, body = s.do(t, "POST", "/v1/query", year2025)
 	assert.Equal(t, 503, status, body)
 	assert.Contains(t, body, `"code":"unavailable"`)
@@ -162,7 +162,7 @@ func TestBudgetLedgerUnreachable(t *testing.T) {
 	assert.Equal(t, 503, status, body)
 	assert.Contains(t, body, "budget ledger")
 
-	pgScript(t, "up", own)
+	faultScript(t, "pg", "up", own)
 	require.Eventually(t, func() bool {
 		status, _, _ := s.do(t, "POST", "/v1/query", year2025)
 		return status == 200
