@@ -42,6 +42,10 @@ func Decimal64(coef int64, scale int32) Cell {
 // the decimal digits digits (no sign, leading zeros allowed) and whose
 // value is digits × 10^-scale, negative when neg and not zero.
 func FormatDecimal(neg bool, digits string, scale int32) string {
+	digits = strings.TrimLeft(digits, "0")
+	if digits == "" {
+		return "0"
+	}
 	if scale < 0 {
 		digits += strings.Repeat("0", int(-scale))
 		scale = 0
