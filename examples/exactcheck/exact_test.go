@@ -28,9 +28,9 @@ import (
 // The property test's size: seeds × rows × questions, bounded so the test
 // runs in seconds (docs/testing.md).
 const (
-	seeds     = 3
+	seeds     = 4
 	rowsPer   = 400
-	questions = 25
+	questions = 40
 )
 
 // factsModel is the table's model on source: every decimal column with its
@@ -58,6 +58,14 @@ type system struct {
 	// sql marks a database: it sums doubles naively, so its float sums and
 	// averages are compared with the exact sum only by the engine's.
 	sql bool
+	// roughAvg marks a database whose average of a decimal column is not
+	// always the double nearest to the exact quotient: PostgreSQL rounds
+	// AVG(numeric) to about 16 significant digits before sutura's cast,
+	// ClickHouse truncates avg(Decimal) to the column's scale. roughRatio
+	// marks one whose conversion of a decimal to a double is not always
+	// the nearest (ClickHouse's toFloat64). Those cells are not compared
+	// (docs/reference.md, Numbers).
+	roughAvg, roughRatio bool
 }
 
 // term is one metric a question may ask for.
@@ -67,6 +75,11 @@ type term struct {
 	// naive marks a metric whose value depends on a database's order of
 	// float additions (a float sum or average).
 	naive bool
+}
+
+// decimalAvg reports whether the term averages a decimal column.
+func (m term) decimalAvg() bool {
+	return m.m.Simple != nil && m.m.Simple.Aggregate == domain.Avg && m.m.Simple.Column != "f"
 }
 
 func simple(a domain.Aggregate, c string) domain.Measure {
@@ -87,6 +100,8 @@ var terms = []term{
 	{"max_f", simple(domain.Max, "f"), false},
 	{"sum_f", simple(domain.Sum, "f"), true},
 	{"avg_f", simple(domain.Avg, "f"), true},
+	{"d2_per_d6", domain.Measure{Ratio: &domain.Ratio{Numerator: domain.Term{Aggregate: domain.Sum, Column: "d2"},
+		Denominator: domain.Term{Aggregate: domain.Sum, Column: "d6"}, ZeroDenominator: domain.YieldsNull}}, false},
 }
 
 // question is a random certified question, as the compiler plans it.
@@ -222,11 +237,11 @@ func compare(t *testing.T, q question, systems []system, answers []*domain.RowSe
 	ref := slices.IndexFunc(systems, func(s system) bool { return s.name == "duckdb" })
 	want := render(answers[ref])
 	first := render(answers[0])
-	naive := map[int]bool{}
+	naive, decAvg, ratio := map[int]bool{}, map[int]bool{}, map[int]bool{}
 	for j, m := range q.metrics {
-		if m.naive {
-			naive[len(q.dims)+1+j] = true
-		}
+		naive[len(q.dims)+1+j] = m.naive
+		decAvg[len(q.dims)+1+j] = m.decimalAvg()
+		ratio[len(q.dims)+1+j] = m.m.Ratio != nil
 	}
 	for s, sys := range systems {
 		got := render(answers[s])
@@ -234,6 +249,7 @@ func compare(t *testing.T, q question, systems []system, answers []*domain.RowSe
 		for r := range got {
 			for c := range got[r] {
 				switch {
+				case decAvg[c] && sys.roughAvg, ratio[c] && sys.roughRatio:
 				case !naive[c]:
 					require.Equal(t, want[r][c], got[r][c], "question %d (%s): %s row %d column %s, DuckDB's", i, q, sys.name, r, answers[s].Columns[c].Name)
 				case !sys.sql:
@@ -397,7 +413,7 @@ func optional(t *testing.T, csvDir string) []system {
 		src, err := postgres.New(ctx, d.Config("pg", models))
 		require.NoError(t, err)
 		t.Cleanup(func() { src.Close() })
-		out = append(out, system{name: "postgres", source: "pg", exec: src.Execute, sql: true})
+		out = append(out, system{name: "postgres", source: "pg", exec: src.Execute, sql: true, roughAvg: true})
 	}
 	if os.Getenv("SUTURA_CH_URL") == "" {
 		t.Run("clickhouse", func(t *testing.T) { testtier.Need(t, "clickhouse", "SUTURA_CH_URL is unset") })
@@ -408,7 +424,7 @@ func optional(t *testing.T, csvDir string) []system {
 		src, err := clickhouse.New(ctx, d.Config("ch", models))
 		require.NoError(t, err)
 		t.Cleanup(func() { src.Close() })
-		out = append(out, system{name: "clickhouse", source: "ch", exec: src.Execute, sql: true})
+		out = append(out, system{name: "clickhouse", source: "ch", exec: src.Execute, sql: true, roughAvg: true, roughRatio: true})
 	}
 	return out
 }

@@ -102,7 +102,7 @@ func coefficient(rng *rand.Rand, digits int) *big.Int {
 		fallthrough
 	case 2:
 		v.Mul(v, big.NewInt(100)) // trailing zeros, when they fit
-		if len(v.String()) > digits+1 {
+		if len(new(big.Int).Abs(v).String()) > digits {
 			v.Quo(v, big.NewInt(100))
 		}
 	}
