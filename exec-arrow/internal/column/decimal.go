@@ -3,11 +3,13 @@ package column
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"sutura.dev/domain"
@@ -318,4 +320,73 @@ func buildDecimalCodes(ctx context.Context, c *Column, s *CodeSet) (*CodeSet, er
 	}
 	s.Order = RankOf(len(vals), func(a, b int) bool { return vals[a].Cmp(vals[b]) < 0 })
 	return s, nil
+}
+
+// AppendArray takes a Parquet DECIMAL chunk (Arrow Decimal128) without
+// converting value by value through the Builder interface: each
+// coefficient is rescaled to the column's scale and checked as
+// AppendDecimal does. A chunk with a value AppendDecimal would refuse is
+// left to the value-by-value path, whose error names the row.
+func (b *DecBuilder) AppendArray(arr arrow.Array) bool {
+	a, ok := arr.(*array.Decimal128)
+	if !ok || b.check {
+		return false
+	}
+	scale := a.DataType().(*arrow.Decimal128Type).Scale
+	if scale > b.scale {
+		if b.spec.Scaled || b.rescale(scale) != nil {
+			return false
+		}
+	}
+	f, prec := b.scale-scale, b.spec.precision()
+	vals := a.Values()
+	nulls := a.NullN() > 0
+	if f == 0 && b.hi == nil && !nulls && b.appendInt64s(vals, prec) {
+		return true
+	}
+	for i, n := range vals {
+		if nulls && a.IsNull(i) {
+			continue
+		}
+		if w, ok := (I128{Lo: n.LowBits(), Hi: n.HighBits()}).MulPow10(f); !ok || !w.Digits(prec) {
+			return false
+		}
+	}
+	b.lo = growTo(b.lo, len(vals))
+	if b.hi != nil {
+		b.hi = growTo(b.hi, len(vals))
+	}
+	b.mask.Reserve(len(vals))
+	for i, n := range vals {
+		if nulls && a.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		w, _ := (I128{Lo: n.LowBits(), Hi: n.HighBits()}).MulPow10(f)
+		b.push(w)
+	}
+	return true
+}
+
+// appendInt64s appends coefficients already at the column's scale when
+// every one fits in an int64 and the precision, the common case of a
+// Parquet DECIMAL of up to 18 digits; otherwise it appends nothing and
+// reports false.
+func (b *DecBuilder) appendInt64s(vals []decimal128.Num, prec int32) bool {
+	bound := int64(math.MaxInt64)
+	if prec < 19 {
+		bound = int64(pow10[prec].Lo)
+	}
+	n := len(b.lo)
+	out := growTo(b.lo, len(vals))[:n+len(vals)]
+	for i, v := range vals {
+		x := int64(v.LowBits())
+		if v.HighBits() != x>>63 || x >= bound || x <= -bound {
+			return false
+		}
+		out[n+i] = x
+	}
+	b.lo = out
+	b.mask.AddValid(len(vals))
+	return true
 }

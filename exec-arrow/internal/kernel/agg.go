@@ -259,6 +259,10 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 			switch {
 			case t.Dec:
 				s.dec.sum(c, rows, gids, false)
+			case t.Float && PlainFloatSums:
+				for k, r := range rows {
+					s.f[gids[k]] += c.Floats[r]
+				}
 			case t.Float:
 				f, fc := s.f, s.fc
 				for k, r := range rows {

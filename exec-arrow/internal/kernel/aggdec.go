@@ -7,6 +7,11 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 )
 
+// PlainFloatSums makes float sums over columns with no null add plainly,
+// without compensation: a benchmark's hook, to measure what compensation
+// costs (docs/performance.md). Never set it outside a benchmark.
+var PlainFloatSums bool
+
 // twoSum adds x to the sum s whose compensation is c (Neumaier's
 // compensated summation, with Knuth's branch-free two-sum): t is the
 // rounded sum and the rounding error of the addition, which is exact, is
