@@ -142,3 +142,27 @@ func TestDecimalParquetExact(t *testing.T) {
 		assert.Equal(t, [][]string{{"a", "2023-01-01", "15813.9988"}}, got)
 	}
 }
+
+// Float sums are compensated: ten times 0.1 is 1 (plain addition gives
+// 0.9999999999999999), and 1e16 + 1 + 1 - 1e16 is 2 in every row order.
+func TestFloatSumsAreCompensated(t *testing.T) {
+	for _, rows := range [][]string{
+		{"1e16", "1", "1", "-1e16"},
+		{"1", "1e16", "-1e16", "1"},
+		{"-1e16", "1", "1e16", "1"},
+	} {
+		dir := t.TempDir()
+		csv := "day,status,f\n"
+		for i := range 10 {
+			csv += "2023-01-0" + string(rune('1'+i%9)) + ",a,0.1\n"
+		}
+		for _, v := range rows {
+			csv += "2023-02-01,a," + v + "\n"
+		}
+		write(t, dir, "mrr.csv", csv)
+		cols := []domain.ModelColumn{col("day", domain.TypeDate), col("status", domain.TypeText), col("f", domain.TypeFloat)}
+		e := newEngine(t, os.DirFS(dir))
+		got := run(t, e, mkPlan(t, domain.Month, "2023-01-01", "2023-03-01", mrrLeg(cols, metric("s", sum("f")))))
+		assert.Equal(t, [][]string{{"a", "2023-01-01", "1"}, {"a", "2023-02-01", "2"}}, got, "%v", rows)
+	}
+}
