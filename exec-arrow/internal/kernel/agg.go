@@ -256,13 +256,25 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 	if !nulls && h != nil {
 		switch t.Op {
 		case OpSum, opAvg:
+			// one: every position is in one group (a batch of one period,
+			// grouped by nothing else), summed in registers.
+			one := len(rows) > 0 && int(h[gids[0]]) == len(rows)
 			switch {
 			case t.Dec:
-				s.dec.sum(c, rows, gids, false)
+				s.dec.sum(c, rows, gids, false, one)
+			case t.Float && PlainFloatSums && one:
+				g, v := gids[0], s.f[gids[0]]
+				for _, r := range rows {
+					v += c.Floats[r]
+				}
+				s.f[g] = v
 			case t.Float && PlainFloatSums:
 				for k, r := range rows {
 					s.f[gids[k]] += c.Floats[r]
 				}
+			case t.Float && one:
+				g := gids[0]
+				s.f[g], s.fc[g] = twoSumRows(s.f[g], s.fc[g], c.Floats, rows)
 			case t.Float:
 				f, fc := s.f, s.fc
 				for k, r := range rows {
@@ -284,7 +296,7 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 	switch t.Op {
 	case OpSum, opAvg:
 		if t.Dec {
-			s.dec.sum(c, rows, gids, true)
+			s.dec.sum(c, rows, gids, true, false)
 			for k, r := range rows {
 				if !nulls || c.IsValid(r) {
 					s.n[gids[k]]++

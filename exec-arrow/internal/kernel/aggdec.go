@@ -24,6 +24,19 @@ func twoSum(s, c, x float64) (float64, float64) {
 	return t, c + e
 }
 
+// twoSumRows adds vals[r] for every r of rows to the sum s with
+// compensation c, in registers.
+func twoSumRows(s, c float64, vals []float64, rows []int32) (float64, float64) {
+	for _, r := range rows {
+		x := vals[r]
+		t := s + x
+		z := t - s
+		c += (s - (t - z)) + (x - z)
+		s = t
+	}
+	return s, c
+}
+
 // decState is the exact aggregate of a decimal term: one 128-bit
 // coefficient per group (a sum, a min or a max) at one scale for every
 // group. A batch whose column has fewer fractional digits is rescaled up
@@ -74,8 +87,8 @@ func (d *decState) at(c *column.Column, r int32, f int32) column.I128 {
 }
 
 // sum adds rows rows[k] of c to the groups gids[k] (skipping nulls when
-// nulls says c may hold them).
-func (d *decState) sum(c *column.Column, rows, gids []int32, nulls bool) {
+// nulls says c may hold them; one says every row is in group gids[0]).
+func (d *decState) sum(c *column.Column, rows, gids []int32, nulls, one bool) {
 	f := d.align(c.Scale)
 	v := d.v
 	nulls = nulls && c.Valid != nil
@@ -83,6 +96,14 @@ func (d *decState) sum(c *column.Column, rows, gids []int32, nulls bool) {
 		// The common case: int64 coefficients at the state's scale, summed
 		// in 128 bits, which 2^64 of them cannot pass.
 		ints := c.Ints
+		if !nulls && one {
+			acc := v[gids[0]]
+			for _, r := range rows {
+				acc = acc.AddInt64(ints[r])
+			}
+			v[gids[0]] = acc
+			return
+		}
 		if !nulls {
 			for k, r := range rows {
 				g := gids[k]
