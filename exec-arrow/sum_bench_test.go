@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -62,12 +64,20 @@ func writeSumTable(b *testing.B, dir string) {
 // DECIMAL(18,2) column (exact, 128-bit accumulators) against the same
 // amounts as float64 (compensated, and plain for comparison), warm (the
 // columns cached) and for a first answer (streamed from the file by an
-// engine that caches nothing).
+// engine that caches nothing). Besides the wall time it reports
+// cpu-ns/op, the CPU time of the whole process (every worker): on a
+// machine shared with other work, the wall time also counts the time the
+// workers waited for a core.
 //
-//	cd exec-arrow && go test -run '^$' -bench Sum10M -benchtime 20x .
+//	cd exec-arrow && go test -run '^$' -bench Sum10M -benchtime 10x -count 5 .
 func BenchmarkSum10M(b *testing.B) {
-	dir := b.TempDir()
-	writeSumTable(b, dir)
+	// SUTURA_SUM_BENCH_DIR names a directory holding an amounts.parquet of
+	// those columns written by another tool (DuckDB), to compare on one file.
+	dir := os.Getenv("SUTURA_SUM_BENCH_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+		writeSumTable(b, dir)
+	}
 	cols := []domain.ModelColumn{col("day", domain.TypeDate), col("amt_dec", domain.TypeDecimal), col("amt_f", domain.TypeFloat)}
 	plan := func(column string) *domain.Plan {
 		return mkPlan(b, domain.Month, "2023-01-01", "2025-01-01",
@@ -90,7 +100,7 @@ func BenchmarkSum10M(b *testing.B) {
 			e.Settle(ctx)
 			kernel.PlainFloatSums = tc.plain
 			defer func() { kernel.PlainFloatSums = false }()
-			b.ResetTimer()
+			defer processCPU(b)()
 			for range b.N {
 				if _, err := e.Execute(ctx, p); err != nil {
 					b.Fatal(err)
@@ -104,6 +114,7 @@ func BenchmarkSum10M(b *testing.B) {
 		}
 		b.Run("first/"+tc.name, func(b *testing.B) {
 			p := plan(tc.column)
+			defer processCPU(b)()
 			for range b.N {
 				e, err := New(ctx, Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
 				require.NoError(b, err)
@@ -113,4 +124,20 @@ func BenchmarkSum10M(b *testing.B) {
 			}
 		})
 	}
+}
+
+// processCPU resets the timer and returns the function that reports the
+// process's CPU time per operation since.
+func processCPU(b *testing.B) func() {
+	start := processCPUNow()
+	b.ResetTimer()
+	return func() {
+		b.ReportMetric(float64((processCPUNow()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
+
+func processCPUNow() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -25,16 +25,27 @@ func twoSum(s, c, x float64) (float64, float64) {
 }
 
 // twoSumRows adds vals[r] for every r of rows to the sum s with
-// compensation c, in registers.
+// compensation c, in registers: even and odd positions in two compensated
+// lanes (so two additions are in flight, not one), merged at the end with
+// their compensations.
 func twoSumRows(s, c float64, vals []float64, rows []int32) (float64, float64) {
-	for _, r := range rows {
-		x := vals[r]
+	var s1, c1 float64
+	n := len(rows) &^ 1
+	for k := 0; k < n; k += 2 {
+		x, y := vals[rows[k]], vals[rows[k+1]]
 		t := s + x
 		z := t - s
 		c += (s - (t - z)) + (x - z)
 		s = t
+		u := s1 + y
+		w := u - s1
+		c1 += (s1 - (u - w)) + (y - w)
+		s1 = u
 	}
-	return s, c
+	if n < len(rows) {
+		s, c = twoSum(s, c, vals[rows[n]])
+	}
+	return twoSum(s, c+c1, s1)
 }
 
 // decState is the exact aggregate of a decimal term: one 128-bit
