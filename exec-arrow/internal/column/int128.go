@@ -167,9 +167,6 @@ func I128FromBig(v *big.Int) (I128, bool) {
 	return a, true
 }
 
-// Pow10 is 10^n for n in [0, 38].
-func Pow10(n int32) I128 { return pow10[n] }
-
 var pow10 = func() [domain.MaxDecimalDigits + 1]I128 {
 	var t [domain.MaxDecimalDigits + 1]I128
 	v := big.NewInt(1)
@@ -179,15 +176,6 @@ var pow10 = func() [domain.MaxDecimalDigits + 1]I128 {
 	}
 	return t
 }()
-
-// RescaleTo returns v (at scale from) at scale to ≥ from; ok is false when
-// it passes 38 digits.
-func RescaleTo(v I128, from, to int32) (I128, bool) {
-	if to == from {
-		return v, true
-	}
-	return v.MulPow10(to - from)
-}
 
 // CompareScaled compares a at scale sa with b at scale sb exactly.
 func CompareScaled(a I128, sa int32, b I128, sb int32) int {
