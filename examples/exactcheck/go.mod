@@ -7,6 +7,7 @@ require (
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/stretchr/testify v1.12.1
 	sutura.dev/adapters/clickhouse v0.0.0
+	sutura.dev/adapters/clickhouse/chdbtest v0.0.0
 	sutura.dev/adapters/duckdb v0.0.0
 	sutura.dev/adapters/postgres v0.0.0
 	sutura.dev/domain v0.0.0
@@ -45,7 +46,7 @@ require (
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	go.opentelemetry.io/otel v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
@@ -59,14 +60,18 @@ require (
 )
 
 replace (
+	sutura.dev/adapters/catalog-markdown => ../../adapters/catalog-markdown
 	sutura.dev/adapters/clickhouse => ../../adapters/clickhouse
+	sutura.dev/adapters/clickhouse/chdbtest => ../../adapters/clickhouse/chdbtest
 	sutura.dev/adapters/duckdb => ../../adapters/duckdb
 	sutura.dev/adapters/postgres => ../../adapters/postgres
 	sutura.dev/adapters/sqlsource => ../../adapters/sqlsource
 	sutura.dev/app => ../../app
 	sutura.dev/domain => ../../domain
+	sutura.dev/examples => ..
 	sutura.dev/exec-arrow => ../../exec-arrow
 	sutura.dev/runtime => ../../runtime
 	sutura.dev/semantic => ../../semantic
 	sutura.dev/testtier => ../../testtier
+	sutura.dev/transport-inproc => ../../transport-inproc
 )
