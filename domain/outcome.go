@@ -17,6 +17,8 @@ const (
 	KindText
 	KindDate
 	KindBool
+	// KindDecimal is an exact decimal (Decimal, DecimalCell).
+	KindDecimal
 )
 
 // Cell is one value of an answer. Construct cells with Null, Int, Float,
@@ -74,14 +76,16 @@ func (c Cell) IntValue() int64 {
 	return c.i
 }
 
-// FloatValue returns the value of a real or integer cell as a float64; 0
-// for a cell of another kind.
+// FloatValue returns the value of a real, integer or decimal cell as a
+// float64 (a decimal's nearest); 0 for a cell of another kind.
 func (c Cell) FloatValue() float64 {
 	switch c.kind {
 	case KindFloat:
 		return c.f
 	case KindInt:
 		return float64(c.i)
+	case KindDecimal:
+		return decimalFloat(c.s)
 	}
 	return 0
 }
@@ -101,7 +105,7 @@ func (c Cell) BoolValue() bool { return c.kind == KindBool && c.i != 0 }
 // Render returns the canonical text of the cell (docs/contract.md §4.2): null →
 // "null"; integers as plain decimals; reals as the shortest decimal that
 // round-trips, never in exponent form, a whole real without ".0", and
-// negative zero as "0"; dates YYYY-MM-DD; booleans true/false; text
+// negative zero as "0"; decimals as their exact value (DecimalCell); dates YYYY-MM-DD; booleans true/false; text
 // verbatim. Every adapter renders through this function, so the same value
 // renders identically on every data system.
 func (c Cell) Render() string {
@@ -113,7 +117,7 @@ func (c Cell) Render() string {
 			return "0"
 		}
 		return strconv.FormatFloat(c.f, 'f', -1, 64)
-	case KindText:
+	case KindText, KindDecimal:
 		return c.s
 	case KindDate:
 		return Date(c.i).String()
