@@ -230,6 +230,9 @@ var kinds = []struct {
 	// operator is told: the catalogue's column needs a wider type or the
 	// metric another measure (docs/reference.md).
 	{domain.ErrDecimalOverflow, CodeUnavailable},
+	// An integer sum past 64 bits likewise: refused, never wrapped; the
+	// column needs the decimal type (docs/reference.md).
+	{domain.ErrIntegerOverflow, CodeUnavailable},
 }
 
 // classify is the failure of an error of the pipeline: the first row of

@@ -15,6 +15,13 @@ import (
 // DuckDB, whose SUM(DECIMAL) fails the same way (docs/reference.md).
 var ErrDecimalOverflow = errors.New("a decimal value passes 38 digits")
 
+// ErrIntegerOverflow is the kind of an error the embedded engine returns
+// (wrapped, naming the metric) when a sum over an integer column passes
+// the 64 bits an integer holds. It is never wrapped around to a wrong
+// value; the catalogue's column needs the decimal type, whose sums are
+// 128-bit (docs/reference.md).
+var ErrIntegerOverflow = errors.New("an integer sum passes 64 bits")
+
 // MaxDecimalDigits is the most significant digits an exact decimal holds
 // (the precision of Arrow Decimal128, DuckDB DECIMAL(38) and ClickHouse
 // Decimal128).

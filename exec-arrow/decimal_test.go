@@ -3,7 +3,9 @@ package engine
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -165,4 +167,48 @@ func TestFloatSumsAreCompensated(t *testing.T) {
 		got := run(t, e, mkPlan(t, domain.Month, "2023-01-01", "2023-03-01", mrrLeg(cols, metric("s", sum("f")))))
 		assert.Equal(t, [][]string{{"a", "2023-01-01", "1"}, {"a", "2023-02-01", "2"}}, got, "%v", rows)
 	}
+}
+
+// TestIntegerSumOverflowIsRefusedByName: a sum over an integer column that
+// passes int64 is refused naming the metric, never wrapped — grouped or
+// not, with nulls or without — and a sum whose running total stays within
+// int64 is answered exactly (docs/reference.md "Numbers").
+func TestIntegerSumOverflowIsRefusedByName(t *testing.T) {
+	const near = "9000000000000000000"
+	intCols := []domain.ModelColumn{col("day", domain.TypeDate), col("status", domain.TypeText), col("amt", domain.TypeInteger)}
+	for _, tc := range []struct {
+		name, rows string
+		want       [][]string
+	}{
+		{"one group", "2023-01-02,a," + near + "\n2023-01-03,a," + near + "\n", nil},
+		{"negative", "2023-01-02,a,-" + near + "\n2023-01-03,a,-" + near + "\n", nil},
+		{"with a null", "2023-01-02,a," + near + "\n2023-01-03,a,\n2023-01-04,a," + near + "\n", nil},
+		{"two groups", "2023-01-02,a," + near + "\n2023-01-03,b,1\n2023-01-04,a," + near + "\n", nil},
+		{"many rows", manyRows(20000, "500000000000000"), nil}, // 20,000 × 5e14 = 1e19
+		{"within int64", "2023-01-02,a," + near + "\n2023-01-03,a,-" + near + "\n2023-01-04,a," + near + "\n",
+			[][]string{{"a", "2023-01-01", near}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, "mrr.csv", "day,status,amt\n"+tc.rows)
+			e := newEngine(t, os.DirFS(dir))
+			plan := mkPlan(t, domain.Year, "2023-01-01", "2024-01-01", mrrLeg(intCols, metric("total", sum("amt"))))
+			if tc.want != nil {
+				assert.Equal(t, tc.want, run(t, e, plan))
+				return
+			}
+			_, err := e.Execute(context.Background(), plan)
+			require.ErrorIs(t, err, domain.ErrIntegerOverflow)
+			assert.Contains(t, err.Error(), "total")
+		})
+	}
+}
+
+// manyRows is n CSV rows of v over January 2023, in group a.
+func manyRows(n int, v string) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "2023-01-%02d,a,%s\n", 1+i%31, v)
+	}
+	return b.String()
 }

@@ -307,7 +307,7 @@ func (q *query) values(ctx context.Context, p *kernel.Partial, ng int) ([][]kern
 			sorted[t] = tp.SortedDict()
 		}
 		vs := make([]kernel.Value, ng)
-		overflow := false
+		overflow, intOverflow := false, false
 		for g := 0; g < ng; g++ {
 			if g%column.CheckEvery == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -320,6 +320,7 @@ func (q *query) values(ctx context.Context, p *kernel.Partial, ng int) ([][]kern
 				v := mp.Terms[t].Finish(p.Terms[m][t], distinct[t], sorted[t], g)
 				if v.Overflow {
 					overflow = true
+					intOverflow = intOverflow || v.IntOverflow
 					return kernel.Value{Null: true}
 				}
 				return v
@@ -354,6 +355,9 @@ func (q *query) values(ctx context.Context, p *kernel.Partial, ng int) ([][]kern
 			default:
 				vs[g] = kernel.Value{Kind: domain.KindFloat, F: num.Num() / den.Num()}
 			}
+		}
+		if intOverflow {
+			return nil, fmt.Errorf("metric %s: %w", mp.Name, domain.ErrIntegerOverflow)
 		}
 		if overflow {
 			return nil, fmt.Errorf("metric %s: %w", mp.Name, domain.ErrDecimalOverflow)

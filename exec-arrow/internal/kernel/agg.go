@@ -138,8 +138,11 @@ func (t *TermPlan) intVal(c *column.Column, r int32) int64 {
 
 // termState is one term's partial aggregates, indexed by group.
 type termState struct {
-	i []int64   // sum (integers), min/max (integer forms), count_if
-	f []float64 // sum (floats), min/max (floats)
+	i []int64 // sum (integers), min/max (integer forms), count_if
+	// iovf holds, in its sign bit, whether an integer sum passed int64
+	// (addInt): such a sum is refused, never wrapped (docs/reference.md).
+	iovf int64
+	f    []float64 // sum (floats), min/max (floats)
 	// fc is the compensation of each float sum: the rounding errors of
 	// f's additions, summed (Neumaier), so f+fc is the sum to within one
 	// rounding in all but pathological cancellations (docs/reference.md).
@@ -282,9 +285,14 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 					f[g], fc[g] = twoSum(f[g], fc[g], c.Floats[r])
 				}
 			default:
+				var ovf int64
 				for k, r := range rows {
-					s.i[gids[k]] += c.Ints[r]
+					g := gids[k]
+					var o int64
+					s.i[g], o = addInt(s.i[g], c.Ints[r])
+					ovf |= o
 				}
+				s.iovf |= ovf
 			}
 			s.addCounts(h)
 			return
@@ -316,14 +324,18 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 			}
 			return
 		}
+		var ovf int64
 		for k, r := range rows {
 			if nulls && !c.IsValid(r) {
 				continue
 			}
 			g := gids[k]
-			s.i[g] += c.Ints[r]
+			var o int64
+			s.i[g], o = addInt(s.i[g], c.Ints[r])
+			ovf |= o
 			s.n[g]++
 		}
+		s.iovf |= ovf
 	case opCount:
 		if !nulls {
 			for _, g := range gids {
@@ -395,9 +407,14 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 func (s *termState) updateMasked(t *TermPlan, c *column.Column, rows, gids []int32, mask []uint64, m int, h []int32) {
 	if t.Op == OpSum || t.Op == opAvg {
 		vals := c.Ints
+		var ovf int64
 		for k, r := range rows {
-			s.i[gids[k]] += vals[r] & -int64(mask[k]>>m&1)
+			g := gids[k]
+			var o int64
+			s.i[g], o = addInt(s.i[g], vals[r]&-int64(mask[k]>>m&1))
+			ovf |= o
 		}
+		s.iovf |= ovf
 	}
 	s.addCounts(h)
 }
@@ -479,13 +496,16 @@ func (s *termState) updateSpan(t *TermPlan, c *column.Column, rows, gids []int32
 // (remap[sg] = dg). tr translates src's distinct codes into s's (nil when
 // both share one code space).
 func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32) {
+	s.iovf |= src.iovf
 	for sg, dg := range remap {
 		if src.n[sg] == 0 && src.i[sg] == 0 {
 			continue
 		}
 		switch t.Op {
 		case OpSum, opAvg, opCount, opCountIf:
-			s.i[dg] += src.i[sg]
+			var o int64
+			s.i[dg], o = addInt(s.i[dg], src.i[sg])
+			s.iovf |= o
 			if t.Float {
 				s.f[dg], s.fc[dg] = twoSum(s.f[dg], s.fc[dg]+src.fc[sg], src.f[sg])
 			}
@@ -596,9 +616,12 @@ type Value struct {
 	// D and Sc are a decimal value: D × 10^-Sc.
 	D  column.I128
 	Sc int32
-	// Overflow marks a decimal sum past 38 digits: the value does not
-	// exist, and the question fails (domain.ErrDecimalOverflow).
-	Overflow bool
+	// Overflow marks a decimal sum past 38 digits, or (with IntOverflow)
+	// an integer sum past int64: the value does not exist in its type,
+	// and the question fails (domain.ErrDecimalOverflow,
+	// domain.ErrIntegerOverflow).
+	Overflow    bool
+	IntOverflow bool
 }
 
 // Cell is the value as an answer's cell.
@@ -651,6 +674,9 @@ func (t *TermPlan) Finish(s *termState, distinct []int64, sorted []string, g int
 	if t.Dec {
 		return s.dec.finish(t.Op == opAvg, g, s.n[g])
 	}
+	if (t.Op == OpSum || t.Op == opAvg) && !t.Float && s.iovf < 0 {
+		return Value{Overflow: true, IntOverflow: true}
+	}
 	switch t.Op {
 	case OpSum:
 		if t.Float {
@@ -691,4 +717,12 @@ func (t *TermPlan) SortedDict() []string {
 		out[r] = t.Col.Dict[i]
 	}
 	return out
+}
+
+// addInt is a+v and, in the sign bit of its second result, whether the
+// addition passed int64 (both operands' signs differ from the sum's). An
+// integer sum ORs these and is refused when any is set, never wrapped.
+func addInt(a, v int64) (sum, overflow int64) {
+	sum = a + v
+	return sum, (a ^ sum) & (v ^ sum)
 }

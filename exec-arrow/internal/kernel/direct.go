@@ -131,14 +131,20 @@ func (q *Query) direct(s *scratch, p *Partial, b *Batch) bool {
 			if tp.Op != opCount {
 				hs := s.bsum[:nb]
 				clear(hs)
+				var ovf int64
 				for i, v := range b.Cols[tp.Slot].Ints[lo:hi] {
-					hs[bucket[i]] += v & -int64(keep[i])
+					var o int64
+					hs[bucket[i]], o = addInt(hs[bucket[i]], v&-int64(keep[i]))
+					ovf |= o
 				}
 				for bk, g := range gidOf {
 					if g >= 0 {
-						st.i[g] += hs[bk]
+						var o int64
+						st.i[g], o = addInt(st.i[g], hs[bk])
+						ovf |= o
 					}
 				}
+				st.iovf |= ovf
 			}
 			for bk, g := range gidOf {
 				if g >= 0 {

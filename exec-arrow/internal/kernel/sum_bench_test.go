@@ -12,8 +12,8 @@ import (
 
 // BenchmarkSumKernel10M measures the sum kernels alone over 10 M values
 // in one group, in batches of column.ChunkRows positions: plain float64
-// addition, compensated (two-sum) addition, and decimal coefficients
-// added in 128 bits (docs/performance.md, Exact numbers). Besides the
+// addition, compensated (two-sum) addition, decimal coefficients added in
+// 128 bits, and int64 addition plain and checked for overflow (addInt) (docs/performance.md, Exact numbers). Besides the
 // wall time it reports cpu-ns/op, the CPU time of the benchmark's thread:
 // on a machine shared with other work, the wall time also counts the time
 // the thread waited for a core.
@@ -71,7 +71,36 @@ func BenchmarkSumKernel10M(b *testing.B) {
 			dsink = acc
 		}
 	})
-	_, _ = sink, dsink
+	var isink int64
+	b.Run("int64-plain", func(b *testing.B) {
+		defer threadCPU(b)()
+		for range b.N {
+			var acc int64
+			for lo := 0; lo < n; lo += len(rows) {
+				vals := ints[lo:min(lo+len(rows), n)]
+				for _, r := range rows[:len(vals)] {
+					acc += vals[r]
+				}
+			}
+			isink = acc
+		}
+	})
+	b.Run("int64-checked", func(b *testing.B) {
+		defer threadCPU(b)()
+		for range b.N {
+			var acc, ovf int64
+			for lo := 0; lo < n; lo += len(rows) {
+				vals := ints[lo:min(lo+len(rows), n)]
+				for _, r := range rows[:len(vals)] {
+					var o int64
+					acc, o = addInt(acc, vals[r])
+					ovf |= o
+				}
+			}
+			isink = acc | ovf
+		}
+	})
+	_, _, _ = sink, dsink, isink
 }
 
 // threadCPU locks the benchmark to its thread and returns the function
