@@ -67,6 +67,8 @@ func (s *Surface) Call(ctx context.Context, caller Caller, tool domain.Capabilit
 			res = Result{Capability: tool, Failure: s.panicked(caller, tool, v)}
 		}
 	}()
+	ctx, span := s.startCall(ctx, caller, tool)
+	defer func() { endCall(span, &res) }()
 	if f := s.enter(ctx, caller, tool); f != nil {
 		return Result{Capability: tool, Failure: f}
 	}
@@ -154,6 +156,9 @@ func (s *Surface) run(ctx context.Context, caller Caller, w *work) Result {
 	w.rec.CorrelationID = caller.CorrelationID
 	w.rec.Principal = caller.Principal.Chain()
 	w.rec.Capability = w.tool
+	ctx, pipeline := s.tracer().Start(ctx, "sutura.pipeline", caller.Trace)
+	defer pipeline.End("")
+	w.rec.TraceID = pipeline.TraceID()
 	if f := s.auditUnavailable(ctx); f != nil {
 		// Its record could not be written either: refused before any work.
 		s.report(caller, w.tool, f)
@@ -238,10 +243,15 @@ func (s *Surface) perform(ctx context.Context, caller Caller, w *work) (res Resu
 	if len(rows.Rows) > w.rowCap {
 		return refused(domain.Refuse(domain.ResultTooLarge, w.tooManyRows, w.rowCap))
 	}
-	if rows.RenderedBytes() > domain.MaxResultBytes {
+	size := rows.RenderedBytes()
+	if size > domain.MaxResultBytes {
 		return refused(domain.Refuse(domain.ResultTooLarge, w.tooManyBytes, domain.MaxResultBytes))
 	}
 	w.deliver(rows, &res)
+	if res.Answer != nil && size+res.Answer.Explanation.Size() > domain.MaxResultBytes {
+		// The bound counts the explanation (docs/contract.md §16).
+		return refused(domain.Refuse(domain.ResultTooLarge, w.tooManyBytes, domain.MaxResultBytes))
+	}
 	return res
 }
 

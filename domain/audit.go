@@ -24,4 +24,6 @@ type AuditRecord struct {
 	ExecutedAs       []ExecutedAs `json:"executed_as,omitempty"`
 	DurationMS       float64      `json:"duration_ms"`
 	Statement        string       `json:"statement,omitempty"` // run_sql only
+	// TraceID is the W3C trace id of the call (docs/contract.md §16).
+	TraceID string `json:"trace_id,omitempty"`
 }

@@ -32,4 +32,7 @@ type Cost struct {
 	// read; false when one could not measure (its figures are then zero,
 	// not estimates).
 	Measured bool `json:"measured"`
+	// Cache is, for the embedded engine, whether it answered from cached
+	// columns (CacheHit, CachePartial, CacheMiss); empty for a database.
+	Cache string `json:"cache,omitempty"`
 }
