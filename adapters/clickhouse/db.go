@@ -155,6 +155,7 @@ func (db *DB) execute(ctx context.Context, user string, plan *domain.Plan) (*dom
 	if err != nil {
 		return nil, domain.Cost{}, fmt.Errorf("clickhouse source %s: %w", db.cfg.Source, err)
 	}
+	st.sql += sqlsource.TraceComment(ctx)
 	rd := reader{rowCap: rowCap, byteCap: byteCap, columns: plan.Columns, bools: booleanColumns(plan), tooMany: sqlsource.DetailTooManyRows}
 	var rs *domain.RowSet
 	cost, err := db.run(ctx, st, func(rows driver.Rows) error {
