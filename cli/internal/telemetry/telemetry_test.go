@@ -65,8 +65,8 @@ func TestAMalformedTraceparentStartsANewTrace(t *testing.T) {
 
 func TestEndpointURL(t *testing.T) {
 	for in, want := range map[string]string{
-		"http://collector:4318":            "http://collector:4318/v1/traces",
-		"https://collector/":               "https://collector/v1/traces",
+		"http://collector:4318":             "http://collector:4318/v1/traces",
+		"https://collector/":                "https://collector/v1/traces",
 		"http://collector:4318/custom/path": "http://collector:4318/custom/path",
 	} {
 		got, err := telemetry.EndpointURL(in)
