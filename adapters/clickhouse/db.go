@@ -204,7 +204,7 @@ func (db *DB) runOnce(ctx context.Context, st statement, read func(driver.Rows) 
 	if left <= 0 || ctx.Err() != nil {
 		return classify(ctx, src, st.user != "", context.DeadlineExceeded)
 	}
-	id := queryID()
+	id := tracedQueryID(ctx)
 	var rows, bytes atomic.Uint64
 	// The driver gets the call's cancellation but not its deadline: given
 	// a deadline, it overrides max_execution_time with the deadline plus

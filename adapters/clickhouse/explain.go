@@ -2,6 +2,8 @@ package clickhouse
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 
 	"sutura.dev/adapters/sqlsource"
@@ -38,4 +40,19 @@ func (db *DB) Statement(ctx context.Context, plan *domain.Plan) (domain.Statemen
 // user, or under impersonation the user Config.Impersonate maps it to.
 func (db *DB) Identity(principal domain.Principal, impersonated bool) string {
 	return db.ids.Name(principal, impersonated, db.cfg.User)
+}
+
+// tracedQueryID is the query id of a statement under ctx: for a traced
+// call "sutura-<trace id>-" and 8 random bytes in hex, so that
+// system.query_log (whose query column ClickHouse cuts at the end of the
+// statement, dropping a trailing comment) links back to the trace by its
+// query_id too; queryID otherwise.
+func tracedQueryID(ctx context.Context) string {
+	tp := domain.TraceParent(ctx)
+	if !domain.ValidTraceParent(tp) {
+		return queryID()
+	}
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "sutura-" + tp[3:35] + "-" + hex.EncodeToString(b)
 }

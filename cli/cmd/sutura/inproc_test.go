@@ -87,18 +87,18 @@ func TestInProcessAndMCPGiveTheSameOutcomeAndAudit(t *testing.T) {
 		require.NoError(t, err)
 		viaMCP, err := json.Marshal(res.StructuredContent)
 		require.NoError(t, err)
-		assert.JSONEq(t, string(direct), string(viaMCP))
+		assert.Equal(t, steadyOutcome(t, direct), steadyOutcome(t, viaMCP))
 
 		lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
 		require.Len(t, lines, 2, "one audit record per call")
 		norm := func(l string) map[string]any {
 			var m map[string]any
 			require.NoError(t, json.Unmarshal([]byte(l), &m))
-			for _, k := range []string{"time", "correlation_id", "duration_ms"} {
+			for _, k := range []string{"time", "correlation_id", "duration_ms", "trace_id"} {
 				delete(m, k)
 			}
 			return m
 		}
-		assert.Equal(t, norm(lines[0]), norm(lines[1]), "the same audit record, but for time, correlation id and duration")
+		assert.Equal(t, norm(lines[0]), norm(lines[1]), "the same audit record, but for time, correlation id, duration and trace")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	mdcatalog "sutura.dev/adapters/catalog-markdown"
+	"sutura.dev/adapters/clickhouse/chtest"
 	"sutura.dev/adapters/postgres/pgtest"
 	"sutura.dev/cli/internal/telemetry/otlptest"
 	"sutura.dev/domain"
@@ -173,4 +174,72 @@ func TestPostgresSeesTheTraceparent(t *testing.T) {
 	require.Len(t, e.Explanation.Legs, 1)
 	assert.Equal(t, pc.User, e.Explanation.Legs[0].Identity)
 	assert.Empty(t, e.Explanation.Legs[0].Cache, "a database has no cache state")
+}
+
+// TestClickHouseLogsTheTraceparent serves the demo from a real ClickHouse:
+// the statement of a question with a traceparent ends with the call's
+// traceparent comment, and the server's own system.query_log links back to
+// the trace by the statement's query_id (sutura-<trace id>-…), which every
+// version logs; ClickHouse cuts its query column at the end of the
+// statement, so a trailing comment shows there only where the server keeps
+// it.
+func TestClickHouseLogsTheTraceparent(t *testing.T) {
+	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
+	require.NoError(t, err)
+	d := chtest.New(t)
+	d.Load(t, demo.Data(), b.Definitions().Models)
+	cc := d.Config(demo.SourceAlias, nil)
+	dir := demoConfig(t, "ch-1", fmt.Sprintf("{kind: clickhouse, posture: shared-service-user, host: %s, port: %d, database: %s, user: %s, password_file: chpass, transport_mode: plaintext}",
+		cc.Host, cc.Port, cc.Database, cc.User), "", map[string][]byte{"chpass": cc.Password})
+	s := serve(t, "SUTURA_CONFIG_DIR="+dir)
+
+	const trace = "6bf92f3577b34da6a3ce929d0e0e4738"
+	status, _, body := s.do(t, "POST", "/v1/query", year2025, "traceparent", traceparentOf(trace))
+	require.Equal(t, 200, status, body)
+	e := decodeExplained(t, body)
+	assert.Equal(t, trace, e.Explanation.TraceID)
+	require.Len(t, e.Explanation.Statements, 1)
+	st := e.Explanation.Statements[0]
+	assert.Equal(t, "clickhouse", st.Dialect)
+	assert.Regexp(t, ` /\* traceparent='00-`+trace+`-[0-9a-f]{16}-01' \*/$`, st.Text)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var id, logged string
+	for id == "" && ctx.Err() == nil {
+		d.Exec(t, "SYSTEM FLUSH LOGS")
+		err := d.Admin.QueryRow(ctx, "SELECT query_id, query FROM system.query_log WHERE startsWith(query_id, ?) LIMIT 1",
+			"sutura-"+trace+"-").Scan(&id, &logged)
+		if err != nil {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	require.NotEmpty(t, id, "system.query_log links the statement to the trace by its query_id")
+	assert.Contains(t, logged, "net_amount_cents", "the logged statement is the question's")
+	if strings.Contains(logged, "traceparent") {
+		comment := st.Text[strings.LastIndex(st.Text, " /* traceparent="):]
+		assert.True(t, strings.HasSuffix(logged, comment), logged)
+	} else {
+		t.Logf("ClickHouse %s logs the statement without its trailing comment; the query_id carries the trace", d.Version(t))
+	}
+}
+
+// steadyOutcome is an outcome's wire body without what differs from one
+// call of a question to the next (docs/contract.md §16): the call's trace
+// id and each leg's measurements (elapsed time, what was scanned, and the
+// cache state, which a first call warms).
+func steadyOutcome(t *testing.T, body []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(body, &m), string(body))
+	if e, ok := m["explanation"].(map[string]any); ok {
+		delete(e, "trace_id")
+		legs, _ := e["legs"].([]any)
+		for _, l := range legs {
+			for _, k := range []string{"elapsed_ms", "rows_scanned", "bytes_scanned", "cache"} {
+				delete(l.(map[string]any), k)
+			}
+		}
+	}
+	return m
 }
