@@ -141,9 +141,6 @@ func (s *Surface) explanation(b *domain.Bundle, q domain.Question, r domain.Rang
 	}
 	return explain.Build(explain.Input{
 		Bundle: b, Question: q, Range: r, Legs: slices.Clone(book.accounts), Statements: stmts, TraceID: traceID,
-		Through: func(model, column string) (domain.Date, bool) {
-			d, ok := s.spanOf(b, model, column)
-			return d.Last, ok
-		},
+		Through: func(model, column string) (domain.Date, bool) { return s.throughOf(b, model, column) },
 	})
 }

@@ -194,3 +194,40 @@ func TestAMalformedTraceparentStartsANewTrace(t *testing.T) {
 	assert.Equal(t, "0af7651916cd43dd8448eb211c80319c", res.Answer.Explanation.TraceID)
 	assert.Equal(t, res.Answer.Explanation.TraceID, audit.Records()[0].TraceID)
 }
+
+// throughTelling is a data system that tells data_through with a query,
+// counting the queries.
+type throughTelling struct {
+	*apptest.System
+	asked int
+}
+
+func (s *throughTelling) DataThrough(ctx context.Context, model, column string) (domain.Date, bool, error) {
+	s.asked++
+	if _, ok := ctx.Deadline(); !ok {
+		return 0, false, fmt.Errorf("unbounded")
+	}
+	return domain.DateOf(2025, 3, 31), model == "sales" && column == "sold_on", nil
+}
+
+func TestDataThroughFromADatabase(t *testing.T) {
+	sys := &throughTelling{System: anchored()}
+	s, _, _ := newSurface(t, sys, 2, 5*time.Second)
+	require.NoError(t, s.Check(context.Background()))
+	asked := sys.asked
+	assert.Equal(t, 1, asked, "one bounded query per model and time column, at start")
+	for range 3 {
+		res := s.Call(context.Background(), anon, domain.AskMetric, json.RawMessage(explainedQ))
+		require.NotNil(t, res.Answer)
+		e := res.Answer.Explanation
+		assert.Equal(t, []domain.DataThrough{{Model: "sales", Source: apptest.SourceName, Through: "2025-03-31"}}, e.DataThrough)
+		assert.Len(t, e.Notes, 1, "the range ends after the data")
+	}
+	assert.Equal(t, asked, sys.asked, "never on the question path")
+
+	other, err := domain.NewBundle("v2", func() domain.Definitions { d := apptest.Definitions(); d.Metrics[0].Description = "x"; return d }(), apptest.Knowledge())
+	require.NoError(t, err)
+	require.NoError(t, s.ReadThrough(context.Background(), other, apptest.Sources(sys)))
+	res := s.Call(context.Background(), anon, domain.AskMetric, json.RawMessage(explainedQ))
+	assert.Empty(t, res.Answer.Explanation.DataThrough, "what was read for another bundle is not shown")
+}

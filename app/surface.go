@@ -106,6 +106,8 @@ type Surface struct {
 	log       *slog.Logger
 	// spans are the data spans of the bundle in force (SetSpans).
 	spans spanHolder
+	// through are the newest days databases told for it (ReadThrough).
+	through throughHolder
 }
 
 // New returns a Surface over cfg. It fails without a catalogue, the

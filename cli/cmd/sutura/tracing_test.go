@@ -174,6 +174,9 @@ func TestPostgresSeesTheTraceparent(t *testing.T) {
 	require.Len(t, e.Explanation.Legs, 1)
 	assert.Equal(t, pc.User, e.Explanation.Legs[0].Identity)
 	assert.Empty(t, e.Explanation.Legs[0].Cache, "a database has no cache state")
+	require.Len(t, e.Explanation.DataThrough, 1, "PostgreSQL tells data_through with one max() per model at start")
+	assert.Equal(t, "demo", e.Explanation.DataThrough[0].Source)
+	assert.Regexp(t, `^\d{4}-\d{2}-\d{2}$`, e.Explanation.DataThrough[0].Through)
 }
 
 // TestClickHouseLogsTheTraceparent serves the demo from a real ClickHouse:
