@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"sutura.dev/app/trace"
+	"sutura.dev/domain"
 )
 
 func TestInboundTrace(t *testing.T) {
@@ -24,5 +26,27 @@ func TestInboundTrace(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			assert.Equal(t, tc.want, inboundTrace(tc.h))
 		})
+	}
+}
+
+// TestStatementsNeedTheScopeOverHTTP: a caller whose token lacks
+// sutura:sql.read gets an explanation without statements; one holding it
+// gets them (none here: the fake runs no SQL).
+func TestStatementsNeedTheScopeOverHTTP(t *testing.T) {
+	idp := newIdentityProvider(t)
+	e := idp.env(t, envConfig{})
+	for _, tc := range []struct {
+		scopes []string
+		reads  bool
+	}{
+		{[]string{scopeAsk}, false},
+		{[]string{scopeAsk, domain.ScopeSQLRead}, true},
+	} {
+		header := auth(mint(t, RS256, "rsa-1", idp.claims("alice", tc.scopes...)))
+		r := e.ask(t, qAnswer, header)
+		require.Equal(t, http.StatusOK, r.status, string(r.body))
+		explanation := r.json(t)["explanation"].(map[string]any)
+		_, has := explanation["statements"]
+		assert.Equal(t, tc.reads, has, "scopes %v", tc.scopes)
 	}
 }
