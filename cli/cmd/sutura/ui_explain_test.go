@@ -24,7 +24,7 @@ func TestUIShowsTheExplanation(t *testing.T) {
 	assert.Contains(t, text, "net_sales")
 	assert.Contains(t, text, "cache ")
 	assert.Regexp(t, `^[0-9a-f]{32}$`, p.text("#explain-trace"))
-	assert.True(t, eval[bool](p, `document.querySelector("#explanation").compareDocumentPosition(document.querySelector("#answer-table")) & Node.DOCUMENT_POSITION_PRECEDING`),
+	assert.True(t, eval[bool](p, `Boolean(document.querySelector("#explanation").compareDocumentPosition(document.querySelector("#answer-table")) & Node.DOCUMENT_POSITION_PRECEDING)`),
 		"the explanation comes under the answer")
 	assert.False(t, strings.Contains(text, "undefined"), text)
 	p.checkClean()
