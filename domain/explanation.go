@@ -109,6 +109,43 @@ func (e *Explanation) Size() int {
 	return len(b)
 }
 
+// SizeBound returns a cheap upper bound of Size, without encoding: every
+// string as if each of its bytes were escaped (6 bytes, \u00XX) plus a
+// fixed allowance per field and element. A caller checks it against the
+// bound first and computes Size only when it does not fit.
+func (e *Explanation) SizeBound() int {
+	if e == nil {
+		return 0
+	}
+	const field, number = 48, 24
+	str := func(s string) int { return 6*len(s) + field }
+	strs := func(ss []string) int {
+		n := field
+		for _, s := range ss {
+			n += str(s)
+		}
+		return n
+	}
+	n := 8*field + str(e.TraceID)
+	for _, d := range e.Definitions {
+		n += str(d.Metric) + str(d.Digest) + str(d.Measure) + str(d.TimeColumn) + strs(d.RequiredFilters)
+	}
+	for _, f := range e.Filters {
+		n += str(f.Dimension) + str(f.Op) + strs(f.Values)
+	}
+	for _, l := range e.Legs {
+		n += str(l.Source) + str(string(l.Posture)) + str(l.Identity) + str(l.Cache) + 4*number + 2*field
+	}
+	for _, d := range e.DataThrough {
+		n += str(d.Model) + str(d.Source) + str(d.Through)
+	}
+	n += strs(e.Notes)
+	for _, st := range e.Statements {
+		n += str(st.Source) + str(st.Dialect) + str(st.Text) + strs(st.Params)
+	}
+	return n
+}
+
 // wire returns a copy of e whose lists are arrays, never null, for the
 // wire form of an answer; nil stays nil.
 func (e *Explanation) wire() *Explanation {

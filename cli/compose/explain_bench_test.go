@@ -12,6 +12,7 @@ import (
 
 	"sutura.dev/app"
 	"sutura.dev/app/explain"
+	"sutura.dev/app/trace"
 	"sutura.dev/app/wire"
 	"sutura.dev/cli/internal/telemetry"
 	"sutura.dev/domain"
@@ -82,13 +83,32 @@ func BenchmarkExplanationCost(b *testing.B) {
 		e := explain.Build(explain.Input{Bundle: p.Catalog.Bundle(), Question: q, Range: r, Legs: slices.Clone(legs),
 			Through:    func(string, string) (domain.Date, bool) { return domain.DateOf(2026, 6, 30), true },
 			Statements: []domain.Statement{}, TraceID: "4bf92f3577b34da6a3ce929d0e0e4736"})
-		_ = e.Size()
+		_ = e.SizeBound()
 		if _, err := json.Marshal(e); err != nil {
 			b.Fatal(err)
 		}
 		return time.Since(start)
 	}
-	var untracedLat, tracedLat, buildLat []time.Duration
+	// spans is what tracing adds to one call, alone: the four spans of a
+	// one-leg question (call, pipeline, leg, data system call) with their
+	// attributes, the trace id and the traceparent the statement carries.
+	spans := func() time.Duration {
+		start := time.Now()
+		ctx, call := tracer.Start(ctx, "sutura.inproc ask_metric", trace.Remote{},
+			trace.Attr{Key: "sutura.transport", Value: "inproc"}, trace.Attr{Key: "sutura.capability", Value: "ask_metric"})
+		pctx, pipeline := tracer.Start(ctx, "sutura.pipeline", trace.Remote{})
+		_ = pipeline.TraceID()
+		lctx, leg := tracer.Start(pctx, "sutura.leg", trace.Remote{},
+			trace.Attr{Key: "sutura.source", Value: "demo"}, trace.Attr{Key: "sutura.posture", Value: "shared-service-user"})
+		dctx, ds := tracer.Start(lctx, "sutura.data_system demo", trace.Remote{}, trace.Attr{Key: "sutura.source", Value: "demo"})
+		_ = domain.WithTraceParent(dctx, ds.TraceParent())
+		ds.End("")
+		leg.End("")
+		pipeline.End("")
+		call.End("")
+		return time.Since(start)
+	}
+	var untracedLat, tracedLat, buildLat, spanLat []time.Duration
 	b.ResetTimer()
 	for i := range b.N {
 		if i%2 == 0 {
@@ -99,6 +119,7 @@ func BenchmarkExplanationCost(b *testing.B) {
 			tracedLat = append(tracedLat, d)
 		}
 		buildLat = append(buildLat, build())
+		spanLat = append(spanLat, spans())
 	}
 	b.StopTimer()
 	p50 := func(ds []time.Duration) float64 {
@@ -108,12 +129,14 @@ func BenchmarkExplanationCost(b *testing.B) {
 		slices.Sort(ds)
 		return float64(ds[len(ds)/2].Nanoseconds()) / 1000
 	}
-	base, withTracer, explanation := p50(untracedLat), p50(tracedLat), p50(buildLat)
+	base, withTracer, explanation, tracing := p50(untracedLat), p50(tracedLat), p50(buildLat), p50(spanLat)
+	b.ReportMetric(tracing, "p50-spans-µs")
 	b.ReportMetric(base, "p50-untraced-µs")
 	b.ReportMetric(withTracer, "p50-traced-µs")
 	b.ReportMetric(explanation, "p50-explanation-µs")
 	if base > 0 {
-		b.ReportMetric(100*(withTracer-base)/base, "tracing-%")
+		b.ReportMetric(100*(withTracer-base)/base, "traced-vs-untraced-%")
+		b.ReportMetric(100*tracing/base, "spans-%")
 		b.ReportMetric(100*explanation/base, "explanation-%")
 	}
 }
