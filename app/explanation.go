@@ -125,7 +125,7 @@ func identity(src Source, caller Caller) string {
 	if imp {
 		return caller.Principal.Subject
 	}
-	return "the service identity of the source"
+	return "the sutura process itself"
 }
 
 // explanation is the explanation of an answer to q (docs/contract.md §16).

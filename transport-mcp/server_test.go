@@ -87,7 +87,7 @@ func TestAnswer(t *testing.T) {
 			"metric_digest revenue: " + e.surface.Bundle().MetricDigest("revenue") + "\n" +
 			"executed_as files: shared-service-user\n" +
 			"\ndefinition revenue: the sum of amount, over the rows of sales; time column sold_on (digest " + e.surface.Bundle().MetricDigest("revenue") + ")\n" +
-			"leg files: shared-service-user as the service identity of the source; "
+			"leg files: shared-service-user as the sutura process itself; "
 		assert.True(t, strings.HasPrefix(text(res), want), text(res))
 		assert.Contains(t, body, "explanation", "the structured content carries the explanation too")
 		assert.Equal(t, 0, e.adm.InUse())
