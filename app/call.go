@@ -248,7 +248,7 @@ func (s *Surface) perform(ctx context.Context, caller Caller, w *work) (res Resu
 		return refused(domain.Refuse(domain.ResultTooLarge, w.tooManyBytes, domain.MaxResultBytes))
 	}
 	w.deliver(rows, &res)
-	if e := res.Answer.Explanation; e != nil && size+e.SizeBound() > domain.MaxResultBytes && size+e.Size() > domain.MaxResultBytes {
+	if res.Answer != nil && explanationOverBound(size, res.Answer.Explanation) {
 		// The bound counts the explanation (docs/contract.md §16).
 		return refused(domain.Refuse(domain.ResultTooLarge, w.tooManyBytes, domain.MaxResultBytes))
 	}

@@ -128,6 +128,13 @@ func identity(src Source, caller Caller) string {
 	return "the sutura process itself"
 }
 
+// explanationOverBound reports whether rows of size bytes and e together
+// exceed the byte bound (docs/contract.md §16), encoding e only when its
+// cheap upper bound does not fit.
+func explanationOverBound(size int, e *domain.Explanation) bool {
+	return e != nil && size+e.SizeBound() > domain.MaxResultBytes && size+e.Size() > domain.MaxResultBytes
+}
+
 // explanation is the explanation of an answer to q (docs/contract.md §16).
 func (s *Surface) explanation(b *domain.Bundle, q domain.Question, r domain.Range, book *legBook, traceID string) *domain.Explanation {
 	book.mu.Lock()
