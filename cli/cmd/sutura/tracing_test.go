@@ -164,7 +164,7 @@ func TestPostgresSeesTheTraceparent(t *testing.T) {
 	require.NoError(t, tx.Rollback(ctx))
 	r := <-done
 	require.Equal(t, 200, r.status, r.body)
-	assert.Regexp(t, regexp.MustCompile(` /\* traceparent='00-`+trace+`-[0-9a-f]{16}-01' \*/$`), seen, "the database's own view ends with the comment")
+	assert.Regexp(t, regexp.MustCompile(` /\* traceparent='00-`+trace+`-[0-9a-f]{16}-0[01]' \*/$`), seen, "the database's own view ends with the comment")
 	e := decodeExplained(t, r.body)
 	assert.Equal(t, trace, e.Explanation.TraceID)
 	require.Len(t, e.Explanation.Statements, 1, "the single-user operator reads the statements")
@@ -204,7 +204,7 @@ func TestClickHouseLogsTheTraceparent(t *testing.T) {
 	require.Len(t, e.Explanation.Statements, 1)
 	st := e.Explanation.Statements[0]
 	assert.Equal(t, "clickhouse", st.Dialect)
-	assert.Regexp(t, ` /\* traceparent='00-`+trace+`-[0-9a-f]{16}-01' \*/$`, st.Text)
+	assert.Regexp(t, ` /\* traceparent='00-`+trace+`-[0-9a-f]{16}-0[01]' \*/$`, st.Text)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
