@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"slices"
-	"sync"
 
 	"sutura.dev/app/explain"
 	"sutura.dev/app/trace"
@@ -26,15 +25,8 @@ type StatementTeller interface {
 	Statement(ctx context.Context, plan *domain.Plan) (domain.Statement, error)
 }
 
-// legBook collects the account of each leg of one question, written by
-// the legs' goroutines, each at its own index.
-type legBook struct {
-	mu         sync.Mutex
-	accounts   []domain.LegAccount
-	statements []domain.Statement
-	// withStatements says the caller may read the statements.
-	withStatements bool
-}
+// legBook collects the account of each leg of one question.
+type legBook = explain.Book
 
 func (s *Surface) tracer() trace.Tracer {
 	if s.cfg.Tracer == nil {
@@ -73,9 +65,7 @@ func readsStatements(caller Caller) bool {
 	return !caller.Scoped || caller.Principal.AllAudiences || slices.Contains(caller.Principal.Scopes, domain.ScopeSQLRead)
 }
 
-func newLegBook(n int, caller Caller) *legBook {
-	return &legBook{accounts: make([]domain.LegAccount, n), withStatements: readsStatements(caller)}
-}
+func newLegBook(n int, caller Caller) *legBook { return explain.NewBook(n, readsStatements(caller)) }
 
 // runLeg runs leg i of a question on src as caller, in a span of its own
 // and its data system call in another, whose traceparent the statement
@@ -99,18 +89,13 @@ func (s *Surface) runLeg(ctx context.Context, caller Caller, src Source, plan *d
 		Measured: cost.Measured, ElapsedMS: float64((cost.Elapsed - before.Elapsed).Microseconds()) / 1000, Cache: cost.Cache,
 	}
 	var st *domain.Statement
-	if t, ok := src.System.(StatementTeller); ok && book.withStatements && err == nil {
+	if t, ok := src.System.(StatementTeller); ok && book.WithStatements() && err == nil {
 		if got, serr := t.Statement(dctx, plan); serr == nil {
 			got.Source = source
 			st = &got
 		}
 	}
-	book.mu.Lock()
-	book.accounts[i] = acc
-	if st != nil {
-		book.statements = append(book.statements, *st)
-	}
-	book.mu.Unlock()
+	book.Record(i, acc, st)
 	return rows, err
 }
 
@@ -137,17 +122,9 @@ func explanationOverBound(size int, e *domain.Explanation) bool {
 
 // explanation is the explanation of an answer to q (docs/contract.md §16).
 func (s *Surface) explanation(b *domain.Bundle, q domain.Question, r domain.Range, book *legBook, traceID string) *domain.Explanation {
-	book.mu.Lock()
-	defer book.mu.Unlock()
-	var stmts []domain.Statement
-	if book.withStatements {
-		stmts = slices.Clone(book.statements)
-		if stmts == nil {
-			stmts = []domain.Statement{}
-		}
-	}
+	legs, stmts := book.Legs()
 	return explain.Build(explain.Input{
-		Bundle: b, Question: q, Range: r, Legs: slices.Clone(book.accounts), Statements: stmts, TraceID: traceID,
+		Bundle: b, Question: q, Range: r, Legs: legs, Statements: stmts, TraceID: traceID,
 		Through: func(model, column string) (domain.Date, bool) { return s.throughOf(b, model, column) },
 	})
 }

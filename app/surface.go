@@ -56,6 +56,10 @@ type Config struct {
 	// Tracer starts the spans of each call, leg and data system call
 	// (docs/contract.md §16); nil records none.
 	Tracer trace.Tracer
+	// Spend is the scan ceiling and the callers' budgets
+	// (docs/contract.md §15); its zero value is the default ceiling and no
+	// budget.
+	Spend Spend
 	// Logger receives one line per failure worth an operator's attention
 	// (a data system down, a defect, with a panic's stack), with the
 	// capability and the correlation id, never the arguments; nil
@@ -108,6 +112,7 @@ type Surface struct {
 	spans spanHolder
 	// through are the newest days databases told for it (ReadThrough).
 	through throughHolder
+	spend   spending
 }
 
 // New returns a Surface over cfg. It fails without a catalogue, the
@@ -147,7 +152,11 @@ func New(cfg Config) (*Surface, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Surface{cfg: cfg, tools: map[domain.Capability]Tool{}, gov: gov, log: cfg.Logger}
+	spend, err := newSpending(cfg.Spend)
+	if err != nil {
+		return nil, err
+	}
+	s := &Surface{cfg: cfg, tools: map[domain.Capability]Tool{}, gov: gov, log: cfg.Logger, spend: spend}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -311,6 +320,7 @@ func (s *Surface) askWork(caller Caller, q domain.Question) *work {
 		w.rec.ExecutedAs = prov.ExecutedAs
 		w.cost.RowsReturned = len(rows.Rows)
 	}
+	s.spendOn(caller, q, w, &plan, &srcs)
 	return w
 }
 

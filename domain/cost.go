@@ -35,4 +35,10 @@ type Cost struct {
 	// Cache is, for the embedded engine, whether it answered from cached
 	// columns (CacheHit, CachePartial, CacheMiss); empty for a database.
 	Cache string `json:"cache,omitempty"`
+	// EstimatedBytes is the bytes the data systems estimated, before
+	// anything ran, that the question would scan (docs/contract.md §15),
+	// summed over the legs whose estimate is known; EstimateKnown says
+	// whether every leg's was.
+	EstimatedBytes int64 `json:"estimated_bytes"`
+	EstimateKnown  bool  `json:"estimate_known"`
 }

@@ -207,11 +207,13 @@ type Answer struct {
 	Explanation *Explanation `json:"explanation,omitempty"`
 }
 
-// Outcome is the result of a question: exactly one of Answer and Refusal is
-// set. A refusal is a result, never an error.
+// Outcome is the result of a question: exactly one of Answer, Refusal and
+// Estimate (a dry run, docs/contract.md §15) is set. A refusal is a result,
+// never an error.
 type Outcome struct {
-	Answer  *Answer
-	Refusal *Reason
+	Answer   *Answer
+	Refusal  *Reason
+	Estimate *Estimate
 }
 
 // Answered returns the outcome holding a.
@@ -220,10 +222,14 @@ func Answered(a *Answer) Outcome { return Outcome{Answer: a} }
 // Refused returns the outcome holding r.
 func Refused(r Reason) Outcome { return Outcome{Refusal: &r} }
 
-// Kind returns "answer" or "refusal", the value of the wire field outcome.
+// Kind returns "answer", "refusal" or "estimate", the value of the wire
+// field outcome.
 func (o Outcome) Kind() string {
 	if o.Refusal != nil {
 		return "refusal"
+	}
+	if o.Estimate != nil {
+		return "estimate"
 	}
 	return "answer"
 }
@@ -237,6 +243,9 @@ func (o Outcome) MarshalJSON() ([]byte, error) {
 			Outcome string `json:"outcome"`
 			Reason  Reason `json:"reason"`
 		}{"refusal", *o.Refusal})
+	}
+	if o.Estimate != nil {
+		return o.Estimate.marshalOutcome()
 	}
 	if o.Answer == nil {
 		return nil, errorString("domain: an outcome holds neither answer nor refusal")
@@ -277,13 +286,15 @@ func (r statusReason) MarshalJSON() ([]byte, error) { return marshalReason(Reaso
 func marshalReason(r Reason, withStatus bool) ([]byte, error) {
 	if withStatus {
 		return json.Marshal(struct {
-			Code   Code   `json:"code"`
-			Status int    `json:"status"`
-			Detail string `json:"detail"`
-		}{r.code, r.Status(), r.detail})
+			Code       Code   `json:"code"`
+			Status     int    `json:"status"`
+			Detail     string `json:"detail"`
+			RetryAfter int64  `json:"retry_after_seconds,omitempty"`
+		}{r.code, r.Status(), r.detail, r.RetryAfterSeconds()})
 	}
 	return json.Marshal(struct {
-		Code   Code   `json:"code"`
-		Detail string `json:"detail"`
-	}{r.code, r.detail})
+		Code       Code   `json:"code"`
+		Detail     string `json:"detail"`
+		RetryAfter int64  `json:"retry_after_seconds,omitempty"`
+	}{r.code, r.detail, r.RetryAfterSeconds()})
 }

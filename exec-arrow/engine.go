@@ -52,6 +52,8 @@ type Engine struct {
 	cfg    Config
 	models map[string]*domain.Model
 	cache  *cache
+	// footers are the Parquet footers Estimate read (estimate.go).
+	footers footers
 }
 
 // log is the configured logger, or one that discards.

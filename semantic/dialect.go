@@ -11,9 +11,27 @@ import (
 // Dialect is a SQL dialect Render writes.
 type Dialect string
 
-// The dialects Render writes. Each is golden-tested; oracle and bigquery
-// have no adapter yet, so only `sutura compile` prints their statements
-// (the composition root refuses a source of either kind, in one table).
+// The dialects Render writes. Each is golden-tested, and each has an
+// adapter that runs its statements (adapters/<dialect>).
+//
+// What the oracle and bigquery dialects write, by the vendors' references
+// (checked against them; no server of either runs in this project's tests):
+//
+//   - oracle (Oracle Database SQL Language Reference): TRUNC (date) with
+//     the format models IW, MM, Q and YYYY ("ROUND and TRUNC Date
+//     Functions"), CAST to BINARY_DOUBLE (CAST; "Numeric Data Types"),
+//     NLSSORT with NLS_SORT=BINARY (NLSSORT), NULLIF, CASE, COUNT, SUM, AVG,
+//     MIN, MAX (aggregate functions), ORDER BY … NULLS LAST and the
+//     row_limiting_clause FETCH FIRST n ROWS ONLY (SELECT), table aliases
+//     without AS (SELECT, t_alias), positional binds :n ("Placeholders";
+//     bound by occurrence).
+//   - bigquery (GoogleSQL reference): DATE_TRUNC with ISOWEEK, MONTH,
+//     QUARTER and YEAR (date functions), CAST to DATE and FLOAT64
+//     (conversion rules), NULLIF, CASE (conditional expressions), COUNT,
+//     SUM, AVG, MIN, MAX (aggregate functions), ORDER BY … NULLS LAST and
+//     LIMIT (query syntax), named query parameters @name (query
+//     parameters), backquoted identifiers and project.dataset.table paths
+//     (lexical structure).
 const (
 	Postgres   Dialect = "postgres"
 	Oracle     Dialect = "oracle"

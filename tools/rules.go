@@ -216,6 +216,14 @@ var ModuleRules = []ModuleRule{
 		Reason:         "a data system: the oracle dialect of the compiler and its pure-Go driver, go-ora",
 	},
 	{
+		Folder:         "adapters/bigquery",
+		Modules:        sqlAdapterModules,
+		ThirdParty:     []string{"cloud.google.com/go/bigquery", "cloud.google.com/go/civil", "google.golang.org/api"},
+		TestThirdParty: []string{testify},
+		TestPackages:   adapterTestPackages,
+		Reason:         "a data system: the bigquery dialect of the compiler and Google's client library over the REST API (jobs with typed named parameters)",
+	},
+	{
 		Folder:         "adapters/clickhouse",
 		Modules:        sqlAdapterModules,
 		ThirdParty:     []string{"github.com/ClickHouse/clickhouse-go/v2"},
@@ -315,10 +323,11 @@ var ModuleRules = []ModuleRule{
 		Folder: "bench",
 		Modules: []string{"domain", "semantic", "exec-arrow", "examples", "adapters/catalog-markdown", "adapters/postgres",
 			"app", "cli"},
-		ThirdParty:     []string{"github.com/duckdb/duckdb-go/v2"},
+		ThirdParty:     []string{"github.com/duckdb/duckdb-go/v2", "github.com/modelcontextprotocol/go-sdk"},
 		TestThirdParty: []string{testify},
 		Reason: "the benchmark harness and the corpus generator: they measure sutura's engine against DuckDB on the same files (the server binary links DuckDB only through adapters/duckdb, for duckdb sources); " +
-			"a federated deployment is measured as the product itself, opened by cli/compose and asked through app",
+			"a federated deployment is measured as the product itself, opened by cli/compose and asked through app; " +
+			"the soak asks the served binary over MCP as agents do, through the official MCP SDK's client",
 	},
 	{
 		Folder: "examples/importcheck",

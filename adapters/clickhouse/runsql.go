@@ -65,16 +65,23 @@ func (db *DB) RunSQL(ctx context.Context, sql string, rowCap int) (*domain.RowSe
 		st.sql = "EXECUTE AS " + quoteIdent(user) + " " + sql
 	}
 	rd := reader{rowCap: rowCap, tooMany: sqlsource.DetailStatementRows}
-	// A statement stopped early by the row cap is cancelled, and so
-	// stopped at the server by its query id, instead of being read to its
-	// end when its rows are closed.
+	// A statement stopped early by the row cap, or at a value the reader
+	// cannot read, is cancelled, and so stopped at the server by its query
+	// id, instead of being read to its end when its rows are closed. A
+	// failure the server sent while the rows streamed (a statement someone
+	// else stopped: QUERY_WAS_CANCELLED) has ended the statement already,
+	// and is the statement's failure: cancelling would make it read as the
+	// caller's cancellation.
 	qctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	var rs *domain.RowSet
 	_, err = db.run(qctx, st, func(rows driver.Rows) error {
 		got, err := rd.read(rows)
-		if err != nil {
+		var re *domain.RefusalError
+		if errors.As(err, &re) || errors.Is(err, errUndecodable) {
 			stop(err)
+		}
+		if err != nil {
 			return err
 		}
 		rs = got

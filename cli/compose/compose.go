@@ -230,6 +230,11 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 		return nil, err
 	}
 	p.closers = append(p.closers, stopTracer)
+	spend, closeSpend, err := newSpend(ctx, s.Config)
+	if err != nil {
+		return nil, err
+	}
+	p.closers = append(p.closers, func() error { closeSpend(); return nil })
 	g := s.Config.Governance
 	p.Surface, err = app.New(app.Config{
 		Catalog: p.Catalog, Sources: p.Sources, Admission: p.Admission, Audit: sink,
@@ -241,6 +246,7 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 		RequestTimeout: s.Config.Server.RequestTimeout(),
 		Logger:         logger,
 		Tracer:         tracer,
+		Spend:          spend,
 	})
 	if err != nil {
 		return nil, err

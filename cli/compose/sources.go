@@ -9,8 +9,10 @@ import (
 	"slices"
 	"time"
 
+	"sutura.dev/adapters/bigquery"
 	"sutura.dev/adapters/clickhouse"
 	"sutura.dev/adapters/duckdb"
+	"sutura.dev/adapters/oracle"
 	"sutura.dev/adapters/postgres"
 	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/app"
@@ -56,6 +58,8 @@ var sourceKinds = map[config.SourceKind]sourceKind{
 	config.KindPostgres:   databaseKind(postgresConfig, postgres.New),
 	config.KindDuckDB:     databaseKind(duckdbConfig, duckdb.New),
 	config.KindClickHouse: databaseKind(clickhouseConfig, clickhouse.New),
+	config.KindOracle:     databaseKind(oracleConfig, oracle.New),
+	config.KindBigQuery:   databaseKind(bigqueryConfig, bigquery.New),
 }
 
 // database is what the composition root needs of a database adapter: a
@@ -144,6 +148,24 @@ func clickhouseConfig(spec sourceSpec) clickhouse.Config {
 	return clickhouse.Config{Source: spec.alias, Server: server(spec), Models: spec.models}
 }
 
+// oracleConfig is the adapter's configuration of an oracle source.
+func oracleConfig(spec sourceSpec) oracle.Config {
+	src := spec.source
+	return oracle.Config{Source: spec.alias, Server: server(spec), Service: src.Service, UnixSocket: src.UnixSocket,
+		WalletDir: src.WalletDir, Models: spec.models}
+}
+
+// bigqueryConfig is the adapter's configuration of a bigquery source. It
+// has no pool to bound: every question is a job of its own.
+func bigqueryConfig(spec sourceSpec) bigquery.Config {
+	src := spec.source
+	return bigquery.Config{
+		Source: spec.alias, Project: src.Project, Location: src.Location, Dataset: src.Dataset,
+		CredentialsFile: src.CredentialsFile, Endpoint: src.Endpoint, MaximumBytesBilled: src.MaximumBytesBilled,
+		Posture: domain.Posture(src.Posture), Models: spec.models,
+	}
+}
+
 // server is the part of a networked SQL source's configuration every SQL
 // adapter shares.
 func server(spec sourceSpec) sqlsource.Server {
@@ -200,18 +222,10 @@ func sourceError(cfg *config.Config, alias string, err error) error {
 // childKey is parent.key.
 func childKey(parent, key string) string { return parent + "." + key }
 
-// awaitingAdapter is the one place that names the kinds of source the
-// contract describes and this version does not serve (docs/contract.md §9,
-// "Not yet served"): their configuration keys are read and checked, and
-// the compiler renders their dialects (`sutura compile <q> oracle`), but no
-// adapter runs a leg on them, so a source of such a kind stops the start,
-// and `sutura doctor` says so, naming the source. A kind leaves this table
-// when its adapter joins sourceKinds.
-var awaitingAdapter = map[config.SourceKind]bool{config.KindOracle: true, config.KindBigQuery: true}
-
-// errNoAdapter is the error of a configured kind this build has no row for.
-var errNoAdapter = errors.New("this version of sutura has no adapter for this kind of source yet (docs/contract.md §9 marks it not yet served); " +
-	"its SQL can be printed with sutura compile, but nothing runs it")
+// errNoAdapter is the error of a configured kind this build has no row
+// for: a defect, since the configuration accepts only the kinds of
+// sourceKinds.
+var errNoAdapter = errors.New("the composition root has no row for this kind (a defect: the configuration accepted it)")
 
 // openedSources is the set of sources one bundle was opened with.
 type openedSources struct {
@@ -251,10 +265,7 @@ func openSources(ctx context.Context, cfg *config.Config, b *domain.Bundle, logg
 		kind, ok := sourceKinds[src.Kind]
 		if !ok {
 			o.close()
-			if awaitingAdapter[src.Kind] {
-				return nil, fmt.Errorf("sources.%s.kind: %w", alias, errNoAdapter)
-			}
-			return nil, fmt.Errorf("sources.%s.kind: the composition root has no row for this kind (a defect: the configuration accepted it)", alias)
+			return nil, fmt.Errorf("sources.%s.kind: %w", alias, errNoAdapter)
 		}
 		opened, err := kind.open(ctx, sourceSpec{alias: alias, source: src, models: byAlias[alias], runtime: cfg.Runtime, logger: logger})
 		if err != nil {

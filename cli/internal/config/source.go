@@ -69,6 +69,9 @@ type Source struct {
 	Database string `yaml:"database,omitempty"`
 	// Service is the Oracle service name.
 	Service string `yaml:"service,omitempty"`
+	// WalletDir is the resolved directory of an Oracle auto-login wallet
+	// whose certificates TLS uses (verified and mutual).
+	WalletDir string `yaml:"wallet_dir,omitempty"`
 	// User is the database user the source connects as.
 	User string `yaml:"user,omitempty"`
 	// PasswordFile is the resolved path of the password file.
@@ -105,11 +108,18 @@ type Source struct {
 
 	// Project is the BigQuery project.
 	Project string `yaml:"project,omitempty"`
+	// Location is the BigQuery location jobs run in.
+	Location string `yaml:"location,omitempty"`
 	// Dataset is the default BigQuery dataset.
 	Dataset string `yaml:"dataset,omitempty"`
 	// CredentialsFile is the resolved path of a service account key
 	// (application default credentials when empty).
 	CredentialsFile string `yaml:"credentials_file,omitempty"`
+	// Endpoint is an alternative BigQuery API endpoint.
+	Endpoint string `yaml:"endpoint,omitempty"`
+	// MaximumBytesBilled bounds the bytes every BigQuery job may bill;
+	// the adapter's default when omitted.
+	MaximumBytesBilled int64 `yaml:"maximum_bytes_billed,omitempty"`
 
 	// Password is the content of PasswordFile; absent when unset.
 	Password Secret `yaml:"-"`
@@ -139,6 +149,7 @@ var sourceKeyKinds = map[string][]SourceKind{
 	"unix_socket":           {KindPostgres, KindOracle},
 	"database":              {KindPostgres, KindClickHouse},
 	"service":               {KindOracle},
+	"wallet_dir":            {KindOracle},
 	"user":                  databaseKinds,
 	"password_file":         databaseKinds,
 	"transport_mode":        databaseKinds,
@@ -152,8 +163,11 @@ var sourceKeyKinds = map[string][]SourceKind{
 	"threads":               {KindDuckDB},
 	"memory_limit_bytes":    {KindDuckDB},
 	"project":               {KindBigQuery},
+	"location":              {KindBigQuery},
 	"dataset":               {KindBigQuery},
 	"credentials_file":      {KindBigQuery},
+	"endpoint":              {KindBigQuery},
+	"maximum_bytes_billed":  {KindBigQuery},
 }
 
 // hasIdentity reports whether a source of kind has identities of its own

@@ -146,6 +146,7 @@ func (c *checker) validate() {
 	c.intRange("governance.lookup_leg_ceiling", int64(g.LookupLegCeiling), 1, maxLookupLegCeiling)
 	c.intRange("governance.source_ceiling", int64(g.SourceCeiling), 1, maxSourceCeiling)
 	c.intRange("governance.max_leg_rows", int64(g.MaxLegRows), 1, maxLegRows)
+	c.spend()
 	r := c.cfg.Runtime
 	c.intRange("runtime.max_concurrent_queries", int64(r.MaxConcurrentQueries), 1, 512)
 	c.intRange("runtime.admission_timeout_seconds", int64(r.AdmissionTimeoutSeconds), 1, 300)
@@ -372,7 +373,8 @@ func (c *checker) source(alias string, s Source) {
 	for _, n := range []struct {
 		name string
 		v    int64
-	}{{"port", int64(s.Port)}, {"threads", int64(s.Threads)}, {"memory_limit_bytes", s.MemoryLimitBytes}} {
+	}{{"port", int64(s.Port)}, {"threads", int64(s.Threads)}, {"memory_limit_bytes", s.MemoryLimitBytes},
+		{"maximum_bytes_billed", s.MaximumBytesBilled}} {
 		if k := key + "." + n.name; c.isSet(k) && n.v < 1 {
 			c.fail(k, "must be at least 1 (leave it out for the default)")
 		}
@@ -415,7 +417,7 @@ func (c *checker) resolvePaths() {
 		abs(&c.cfg.Catalogs[i].Dir)
 	}
 	for alias, s := range c.cfg.Sources {
-		for _, p := range []*string{&s.DataDir, &s.UnixSocket, &s.PasswordFile, &s.CAFile, &s.CertFile, &s.KeyFile, &s.CredentialsFile} {
+		for _, p := range []*string{&s.DataDir, &s.UnixSocket, &s.PasswordFile, &s.CAFile, &s.CertFile, &s.KeyFile, &s.CredentialsFile, &s.WalletDir} {
 			abs(p)
 		}
 		if s.Path != ":memory:" {
