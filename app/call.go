@@ -172,6 +172,9 @@ func (s *Surface) run(ctx context.Context, caller Caller, w *work) Result {
 	ctx, pipeline := s.tracer().Start(ctx, "sutura.pipeline", caller.Trace)
 	defer pipeline.End("")
 	w.rec.TraceID = pipeline.TraceID()
+	// What the pipeline sends a database outside a leg (an estimate)
+	// carries the pipeline's traceparent; a leg's own call carries its own.
+	ctx = domain.WithTraceParent(ctx, pipeline.TraceParent())
 	if f := s.auditUnavailable(ctx); f != nil {
 		// Its record could not be written either: refused before any work.
 		s.report(caller, w.tool, f)
