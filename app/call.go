@@ -73,6 +73,8 @@ func (s *Surface) Call(ctx context.Context, caller Caller, tool domain.Capabilit
 			res = Result{Capability: tool, Failure: s.panicked(caller, tool, v)}
 		}
 	}()
+	ctx, span := s.startCall(ctx, caller, tool)
+	defer func() { endCall(span, &res) }()
 	if f := s.enter(ctx, caller, tool); f != nil {
 		return Result{Capability: tool, Failure: f}
 	}
@@ -167,6 +169,12 @@ func (s *Surface) run(ctx context.Context, caller Caller, w *work) Result {
 	w.rec.CorrelationID = caller.CorrelationID
 	w.rec.Principal = caller.Principal.Chain()
 	w.rec.Capability = w.tool
+	ctx, pipeline := s.tracer().Start(ctx, "sutura.pipeline", caller.Trace)
+	defer pipeline.End("")
+	w.rec.TraceID = pipeline.TraceID()
+	// What the pipeline sends a database outside a leg (an estimate)
+	// carries the pipeline's traceparent; a leg's own call carries its own.
+	ctx = domain.WithTraceParent(ctx, pipeline.TraceParent())
 	if f := s.auditUnavailable(ctx); f != nil {
 		// Its record could not be written either: refused before any work.
 		s.report(caller, w.tool, f)
@@ -259,10 +267,15 @@ func (s *Surface) perform(ctx context.Context, caller Caller, w *work) (res Resu
 	if len(rows.Rows) > w.rowCap {
 		return refused(domain.Refuse(domain.ResultTooLarge, w.tooManyRows, w.rowCap))
 	}
-	if rows.RenderedBytes() > domain.MaxResultBytes {
+	size := rows.RenderedBytes()
+	if size > domain.MaxResultBytes {
 		return refused(domain.Refuse(domain.ResultTooLarge, w.tooManyBytes, domain.MaxResultBytes))
 	}
 	w.deliver(rows, &res)
+	if res.Answer != nil && explanationOverBound(size, res.Answer.Explanation) {
+		// The bound counts the explanation (docs/contract.md §16).
+		return refused(domain.Refuse(domain.ResultTooLarge, w.tooManyBytes, domain.MaxResultBytes))
+	}
 	if w.settle != nil {
 		w.settle(ctx, &res)
 	}

@@ -106,7 +106,7 @@ func system(src Source, caller Caller) DataSystem {
 // others, and the call returns only when every leg has stopped. The cost
 // is the sum over the legs; the elapsed time runs from the start of the
 // legs to the end of the combine.
-func (s *Surface) executeFederated(ctx context.Context, caller Caller, plan *domain.Plan, srcs []Source, cost *domain.Cost) (*domain.RowSet, error) {
+func (s *Surface) executeFederated(ctx context.Context, caller Caller, plan *domain.Plan, srcs []Source, cost *domain.Cost, book *legBook) (*domain.RowSet, error) {
 	start := time.Now()
 	defer func() { cost.Elapsed = time.Since(start) }()
 	legCtx, cancel := context.WithCancel(ctx)
@@ -127,7 +127,7 @@ func (s *Surface) executeFederated(ctx context.Context, caller Caller, plan *dom
 			}()
 			leg := plan.LegPlan(i, s.gov.MaxLegRows)
 			costs[i].Measured = true
-			rows[i], errs[i] = execute(legCtx, system(srcs[i], caller), leg, plan.Legs[i].Source, &costs[i])
+			rows[i], errs[i] = s.runLeg(legCtx, caller, srcs[i], leg, plan.Legs[i].Source, &costs[i], book, i)
 			if errs[i] != nil {
 				cancel()
 			}

@@ -169,7 +169,7 @@ func (s *Surface) Check(ctx context.Context) error {
 		return err
 	}
 	s.SetSpans(b, spans)
-	return nil
+	return s.ReadThrough(ctx, b, s.cfg.Sources)
 }
 
 // CheckBundle validates b, a bundle that would replace the one in force,

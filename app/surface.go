@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"sutura.dev/app/trace"
 	"sutura.dev/domain"
 	"sutura.dev/runtime"
 	"sutura.dev/semantic"
@@ -52,6 +53,9 @@ type Config struct {
 	// Governance bounds federated questions (governance.*); its zero
 	// fields are the defaults.
 	Governance Governance
+	// Tracer starts the spans of each call, leg and data system call
+	// (docs/contract.md §16); nil records none.
+	Tracer trace.Tracer
 	// Spend is the scan ceiling and the callers' budgets
 	// (docs/contract.md §15); its zero value is the default ceiling and no
 	// budget.
@@ -75,6 +79,12 @@ type Caller struct {
 	// operator of stdio and the command line, a kernel that resolves no
 	// caller — may call every tool the deployment offers.
 	Scoped bool
+	// Trace is the W3C trace context the caller sent, unchecked; a
+	// malformed one starts a new trace.
+	Trace trace.Remote
+	// Transport names what carried the call (http, mcp, inproc, cli) in
+	// its span; empty is "go".
+	Transport string
 }
 
 // ResolveCaller is who asks a call on a transport: resolve's caller for
@@ -100,7 +110,9 @@ type Surface struct {
 	log       *slog.Logger
 	// spans are the data spans of the bundle in force (SetSpans).
 	spans spanHolder
-	spend spending
+	// through are the newest days databases told for it (ReadThrough).
+	through throughHolder
+	spend   spending
 }
 
 // New returns a Surface over cfg. It fails without a catalogue, the
@@ -235,6 +247,8 @@ func (s *Surface) callParsed(ctx context.Context, caller Caller, tool domain.Cap
 			res = Result{Capability: tool, Failure: s.panicked(caller, tool, v)}
 		}
 	}()
+	ctx, span := s.startCall(ctx, caller, tool)
+	defer func() { endCall(span, &res) }()
 	if f := s.enter(ctx, caller, tool); f != nil {
 		return Result{Capability: tool, Failure: f}
 	}
@@ -261,6 +275,7 @@ func (s *Surface) askWork(caller Caller, q domain.Question) *work {
 	var (
 		plan *domain.Plan
 		srcs []Source
+		book *legBook
 	)
 	w.prepare = func(today domain.Date) (*domain.Reason, error) {
 		r := q.Range.Resolve(today)
@@ -287,18 +302,20 @@ func (s *Surface) askWork(caller Caller, q domain.Question) *work {
 			srcs = []Source{src}
 		}
 		w.rowCap = plan.RowCap
+		book = newLegBook(len(srcs), caller)
 		return nil, nil
 	}
 	w.execute = func(ctx context.Context) (*domain.RowSet, error) {
 		if plan.Federated() {
-			return s.executeFederated(ctx, caller, plan, srcs, &w.cost)
+			return s.executeFederated(ctx, caller, plan, srcs, &w.cost, book)
 		}
-		return execute(ctx, system(srcs[0], caller), plan, plan.Legs[0].Source, &w.cost)
+		return s.runLeg(ctx, caller, srcs[0], plan, plan.Legs[0].Source, &w.cost, book, 0)
 	}
 	w.deliver = func(rows *domain.RowSet, res *Result) {
 		prov := plan.Provenance
 		prov.ExecutedAs = executedAs(plan, srcs)
-		res.Answer = &domain.Answer{RowSet: *rows, Provenance: prov}
+		res.Answer = &domain.Answer{RowSet: *rows, Provenance: prov,
+			Explanation: s.explanation(b, q, *w.rec.Range, book, w.rec.TraceID)}
 		w.rec.Rows = len(rows.Rows)
 		w.rec.ExecutedAs = prov.ExecutedAs
 		w.cost.RowsReturned = len(rows.Rows)
@@ -330,6 +347,7 @@ func execute(ctx context.Context, sys DataSystem, plan *domain.Plan, source stri
 		rows, c, err = r.ExecuteWithCost(ctx, plan)
 		cost.RowsScanned += c.RowsScanned
 		cost.BytesRead += c.BytesRead
+		cost.Cache = c.Cache
 	} else {
 		rows, err = sys.Execute(ctx, plan)
 		cost.Measured = false

@@ -24,6 +24,8 @@ type AuditRecord struct {
 	ExecutedAs       []ExecutedAs `json:"executed_as,omitempty"`
 	DurationMS       float64      `json:"duration_ms"`
 	Statement        string       `json:"statement,omitempty"` // run_sql only
+	// TraceID is the W3C trace id of the call (docs/contract.md §16).
+	TraceID string `json:"trace_id,omitempty"`
 	// EstimatedBytes is the summed estimate before execution of the legs
 	// whose estimate is known, and BytesScanned the bytes debited to the
 	// caller's budget (realized, or the estimate where a data system

@@ -32,6 +32,9 @@ type Cost struct {
 	// read; false when one could not measure (its figures are then zero,
 	// not estimates).
 	Measured bool `json:"measured"`
+	// Cache is, for the embedded engine, whether it answered from cached
+	// columns (CacheHit, CachePartial, CacheMiss); empty for a database.
+	Cache string `json:"cache,omitempty"`
 	// EstimatedBytes is the bytes the data systems estimated, before
 	// anything ran, that the question would scan (docs/contract.md §15),
 	// summed over the legs whose estimate is known; EstimateKnown says

@@ -206,6 +206,9 @@ type Provenance struct {
 type Answer struct {
 	RowSet
 	Provenance Provenance `json:"provenance"`
+	// Explanation is how the answer was computed (docs/contract.md §16);
+	// every answer of the pipeline carries one.
+	Explanation *Explanation `json:"explanation,omitempty"`
 }
 
 // Outcome is the result of a question: exactly one of Answer, Refusal and
@@ -265,6 +268,7 @@ func (o Outcome) MarshalJSON() ([]byte, error) {
 	if a.Provenance.ExecutedAs == nil {
 		a.Provenance.ExecutedAs = []ExecutedAs{}
 	}
+	a.Explanation = a.Explanation.wire()
 	return json.Marshal(struct {
 		Outcome string `json:"outcome"`
 		*Answer

@@ -28,7 +28,7 @@ import (
 func (e *Engine) ExecuteWithCost(ctx context.Context, plan *domain.Plan) (*domain.RowSet, domain.Cost, error) {
 	var m kernel.Meter
 	rs, err := e.execute(ctx, plan, &m)
-	return rs, domain.Cost{RowsScanned: m.Rows.Load(), BytesRead: m.Bytes.Load()}, err
+	return rs, domain.Cost{RowsScanned: m.Rows.Load(), BytesRead: m.Bytes.Load(), Cache: cacheState(&m)}, err
 }
 
 // finishMeter adds to m what the bound query read once its scan is over: the base
@@ -47,6 +47,7 @@ func finishMeter(m *kernel.Meter, q *query) {
 		if i > 0 {
 			m.Rows.Add(int64(v.rows))
 		}
+		tally(m, v.fileBytes)
 		if v.fileBytes > 0 {
 			continue // counted as it was read
 		}

@@ -67,6 +67,8 @@ func TestRealizedCost(t *testing.T) {
 	require.Positive(t, expect)
 	assert.Equal(t, expect, warm.BytesRead, "a warm execution reads the scanned third of the base columns and the whole lookup table from the cache")
 	assert.Less(t, warm.BytesRead, cold.BytesRead)
+	assert.Equal(t, domain.CacheMiss, cold.Cache, "the cold execution read both tables from their files")
+	assert.Equal(t, domain.CacheHit, warm.Cache, "the warm one found both in the cache")
 
 	// A refused execution still reports what it read.
 	tiny := mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", leg)

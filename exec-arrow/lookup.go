@@ -84,6 +84,7 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *kernel.Meter)
 	if m != nil {
 		for _, v := range views {
 			m.Rows.Add(int64(v.rows))
+			tally(m, v.fileBytes)
 			if v.fileBytes == 0 {
 				for _, c := range v.cols {
 					m.Bytes.Add(c.Bytes)

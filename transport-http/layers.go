@@ -348,7 +348,8 @@ func (s *Server) identity(next http.Handler) http.Handler {
 		if !s.settleRate(w, r, nil) {
 			return
 		}
-		c := app.Caller{Principal: p, CorrelationID: stateOf(r.Context()).correlationID}
+		c := app.Caller{Principal: p, CorrelationID: stateOf(r.Context()).correlationID, Transport: "http",
+			Trace: inboundTrace(r.Header)}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
 	})
 }

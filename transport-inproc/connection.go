@@ -167,5 +167,10 @@ func (c *Connection) MeasuresRealizedCost() bool { return c.surface.MeasuresCost
 // caller resolves who is asking from ctx (Config.Caller, or the local
 // operator); the surface gives a call without a correlation id a fresh one.
 func (c *Connection) caller(ctx context.Context) app.Caller {
-	return app.ResolveCaller(ctx, c.cfg.Caller, c.cfg.EnforceScopes)
+	caller := app.ResolveCaller(ctx, c.cfg.Caller, c.cfg.EnforceScopes)
+	if caller.Transport == "" {
+		// A kernel's own span in ctx is the parent (docs/contract.md §16).
+		caller.Transport = "inproc"
+	}
+	return caller
 }

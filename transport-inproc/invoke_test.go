@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/app"
+	"sutura.dev/app/apptest"
 	"sutura.dev/app/wire"
 	"sutura.dev/domain"
 )
@@ -42,7 +43,7 @@ func TestInvokeIsTheSharedRendering(t *testing.T) {
 			require.NoError(t, err)
 			want, err := wire.OutcomeContent(out)
 			require.NoError(t, err)
-			assert.Equal(t, string(want), string(got))
+			assert.Equal(t, apptest.Steady(want), apptest.Steady(got))
 
 			recs := e.audit.Records()
 			require.Len(t, recs, 2)
@@ -318,7 +319,7 @@ func TestInvokeWithCost(t *testing.T) {
 		require.NoError(t, err)
 		plain, err := e.conn.Invoke(t.Context(), "ask_metric", json.RawMessage(qAnswer))
 		require.NoError(t, err)
-		assert.Equal(t, string(plain), string(content), "the same content as Invoke")
+		assert.Equal(t, apptest.Steady(plain), apptest.Steady(content), "the same content as Invoke")
 		assert.Equal(t, int64(100), cost.RowsScanned, "as the data system measured it")
 		assert.Equal(t, int64(6400), cost.BytesRead)
 		assert.Equal(t, 25, cost.RowsReturned)

@@ -48,6 +48,8 @@ type Record struct {
 	// an answer.
 	Provenance *domain.Provenance `json:"provenance,omitempty"`
 	RowCount   int                `json:"row_count,omitempty"`
+	// Explanation ends an answer too (docs/contract.md §16).
+	Explanation *domain.Explanation `json:"explanation,omitempty"`
 	// Reason is the refusal's reason.
 	Reason *domain.Reason `json:"reason,omitempty"`
 	// Content is the structured content of a content record.
@@ -129,7 +131,7 @@ func (c *Connection) streamAnswer(ctx context.Context, a *domain.Answer, cost *d
 		columns = []domain.Column{}
 	}
 	prov := a.Provenance
-	yield(Record{Kind: RecordAnswer, Seq: seq, Columns: columns, Provenance: &prov, RowCount: len(a.Rows), Cost: cost}, nil)
+	yield(Record{Kind: RecordAnswer, Seq: seq, Columns: columns, Provenance: &prov, RowCount: len(a.Rows), Explanation: a.Explanation, Cost: cost}, nil)
 }
 
 // rowBytes is the rendered size of a row, the measure of the 8 MiB bound.

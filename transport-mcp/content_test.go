@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/app"
+	"sutura.dev/app/apptest"
 	"sutura.dev/app/wire"
 	"sutura.dev/domain"
 )
@@ -34,10 +35,10 @@ func TestStructuredContentIsTheSharedRendering(t *testing.T) {
 			require.NoError(t, err)
 			want, err := wire.OutcomeContent(out)
 			require.NoError(t, err)
-			assert.Equal(t, string(want), string(got))
+			assert.Equal(t, apptest.Steady(want), apptest.Steady(got))
 
 			over := call(t, e.connect(t), "ask_metric", args)
-			assert.JSONEq(t, string(want), string(mustJSON(t, over.StructuredContent)), "and so it reaches a client")
+			assert.JSONEq(t, apptest.Steady(want), apptest.Steady(mustJSON(t, over.StructuredContent)), "and so it reaches a client")
 		})
 	}
 	t.Run("describe_catalog", func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"sutura.dev/app"
+	"sutura.dev/app/explain"
 	"sutura.dev/app/wire"
 	"sutura.dev/domain"
 )
@@ -74,6 +75,9 @@ func outcomeText(out domain.Outcome) string {
 	}
 	for _, e := range p.ExecutedAs {
 		b.WriteString("executed_as " + e.Source + ": " + string(e.Posture) + "\n")
+	}
+	if a.Explanation != nil {
+		b.WriteString("\n" + explain.Text(a.Explanation))
 	}
 	return b.String()
 }

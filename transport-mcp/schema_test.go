@@ -156,10 +156,19 @@ func TestOutcomesFitTheOutputSchema(t *testing.T) {
 			Rows: [][]domain.Cell{{domain.Text("Lyon"), domain.DateCell(domain.DateOf(2025, 1, 1)), domain.Int(42)}, {domain.Null(), domain.DateCell(domain.DateOf(2025, 2, 1)), domain.Null()}}},
 		Provenance: domain.Provenance{DefinitionVersion: "v1", DefinitionDigest: "d", MetricDigests: []domain.MetricDigest{{Metric: "revenue", Digest: "m"}},
 			ExecutedAs: []domain.ExecutedAs{{Source: "files", Posture: domain.SharedServiceUser}}},
+		Explanation: &domain.Explanation{
+			Definitions: []domain.DefinitionWords{{Metric: "revenue", Digest: "m", Measure: "the sum of amount, over the rows of orders", TimeColumn: "order_date", RequiredFilters: []string{`only rows where status is "complete" count`}}},
+			Filters:     []domain.AppliedFilter{{Dimension: "city", Op: "eq", Values: []string{"Lyon"}}},
+			Legs:        []domain.LegAccount{{Source: "files", Posture: domain.SharedServiceUser, Identity: "sutura", RowsScanned: 10, BytesScanned: 80, Measured: true, ElapsedMS: 0.25, Cache: domain.CacheHit}},
+			DataThrough: []domain.DataThrough{{Model: "orders", Source: "files", Through: "2025-06-30"}},
+			Notes:       []string{"the data of orders ends on 2025-06-30; periods after it are empty because there is no data yet"},
+			Statements:  []domain.Statement{{Source: "pg", Dialect: "postgres", Text: "select 1", Params: []string{"x"}}},
+			TraceID:     "4bf92f3577b34da6a3ce929d0e0e4736",
+		},
 	})
 	for name, out := range map[string]domain.Outcome{
 		"answer":       answer,
-		"empty answer": domain.Answered(&domain.Answer{}),
+		"empty answer": domain.Answered(&domain.Answer{Explanation: &domain.Explanation{}}),
 		"refusal":      domain.Refused(domain.Refuse(domain.GrainNotSupported, "metric revenue does not declare grain day")),
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -268,7 +268,12 @@ func (s *Server) handler(t app.Tool) mcp.ToolHandler {
 		}
 		ctx, cancel := carried(ctx)
 		defer cancel()
-		return encode(s.surface.Call(ctx, s.caller(ctx), t.ID, args))
+		caller := s.caller(ctx)
+		caller.Transport = "mcp"
+		if req.Params != nil {
+			caller.Trace = metaTrace(req.Params.Meta, caller.Trace)
+		}
+		return encode(s.surface.Call(ctx, caller, t.ID, args))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -84,8 +85,11 @@ func TestAnswer(t *testing.T) {
 			"\ndefinition_version: v1\n" +
 			"definition_digest: " + digest + "\n" +
 			"metric_digest revenue: " + e.surface.Bundle().MetricDigest("revenue") + "\n" +
-			"executed_as files: shared-service-user\n"
-		assert.Equal(t, want, text(res))
+			"executed_as files: shared-service-user\n" +
+			"\ndefinition revenue: the sum of amount, over the rows of sales; time column sold_on (digest " + e.surface.Bundle().MetricDigest("revenue") + ")\n" +
+			"leg files: shared-service-user as the sutura process itself; "
+		assert.True(t, strings.HasPrefix(text(res), want), text(res))
+		assert.Contains(t, body, "explanation", "the structured content carries the explanation too")
 		assert.Equal(t, 0, e.adm.InUse())
 	})
 }

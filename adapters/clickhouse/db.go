@@ -155,6 +155,7 @@ func (db *DB) execute(ctx context.Context, user string, plan *domain.Plan) (*dom
 	if err != nil {
 		return nil, domain.Cost{}, fmt.Errorf("clickhouse source %s: %w", db.cfg.Source, err)
 	}
+	st.sql += sqlsource.TraceComment(ctx)
 	rd := reader{rowCap: rowCap, byteCap: byteCap, columns: plan.Columns, bools: booleanColumns(plan), tooMany: sqlsource.DetailTooManyRows}
 	var rs *domain.RowSet
 	cost, err := db.run(ctx, st, func(rows driver.Rows) error {
@@ -203,7 +204,7 @@ func (db *DB) runOnce(ctx context.Context, st statement, read func(driver.Rows) 
 	if left <= 0 || ctx.Err() != nil {
 		return classify(ctx, src, st.user != "", context.DeadlineExceeded)
 	}
-	id := queryID()
+	id := tracedQueryID(ctx)
 	var rows, bytes atomic.Uint64
 	// The driver gets the call's cancellation but not its deadline: given
 	// a deadline, it overrides max_execution_time with the deadline plus

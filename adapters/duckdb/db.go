@@ -139,7 +139,7 @@ func (db *DB) Ping(ctx context.Context) error {
 // when ctx was cancelled, an error wrapping domain.ErrZeroDenominator, or
 // an *Error; the package documentation says which is which.
 func (db *DB) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error) {
-	query, args, err := sqlsource.Render("duckdb", db.cfg.Source, plan, semantic.DuckDB)
+	query, args, err := sqlsource.Render(ctx, "duckdb", db.cfg.Source, plan, semantic.DuckDB)
 	if err != nil {
 		return nil, err
 	}

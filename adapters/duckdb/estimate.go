@@ -29,7 +29,9 @@ const valueBytes = 8
 // connection, in process, the first time a statement is estimated (see
 // estimates). known is false when the plan cannot be read.
 func (db *DB) Estimate(ctx context.Context, plan *domain.Plan) (bytes int64, known bool, err error) {
-	query, args, err := sqlsource.Render("duckdb", db.cfg.Source, plan, semantic.DuckDB)
+	// Without the call's traceparent comment: estimates are kept by
+	// statement, and the comment is unique to a call.
+	query, args, err := sqlsource.Render(context.Background(), "duckdb", db.cfg.Source, plan, semantic.DuckDB)
 	if err != nil {
 		return 0, false, err
 	}

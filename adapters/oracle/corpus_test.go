@@ -1,6 +1,7 @@
 package oracle_test
 
 import (
+	"context"
 	"regexp"
 	"strconv"
 	"testing"
@@ -41,7 +42,7 @@ func TestCorpusBindsByOccurrence(t *testing.T) {
 			continue
 		}
 		ran++
-		query, args, err := sqlsource.Render("oracle", source, plan, semantic.Oracle)
+		query, args, err := sqlsource.Render(context.Background(), "oracle", source, plan, semantic.Oracle)
 		require.NoError(t, err, c.File)
 		seen := placeholder.FindAllStringSubmatch(query, -1)
 		require.Len(t, seen, len(args), c.File)

@@ -128,7 +128,7 @@ func (db *DB) ExecuteAs(ctx context.Context, principal domain.Principal, plan *d
 }
 
 func (db *DB) execute(ctx context.Context, client string, plan *domain.Plan) (*domain.RowSet, error) {
-	query, args, err := sqlsource.Render("oracle", db.cfg.Source, plan, semantic.Oracle)
+	query, args, err := sqlsource.Render(ctx, "oracle", db.cfg.Source, plan, semantic.Oracle)
 	if err != nil {
 		return nil, err
 	}

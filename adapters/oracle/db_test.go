@@ -28,7 +28,7 @@ func TestBindingByOccurrence(t *testing.T) {
 		`{"metrics":["net_sales","units_sold"],"grain":"week","range":{"start":"2025-12-01","end":"2026-01-05"},"filters":[{"op":"in","dimension":"channel","values":["online","store"]}]}`,
 	} {
 		plan := sqltest.Compile(t, b, domain.LocalOperator, q)
-		query, args, err := sqlsource.Render("oracle", source, plan, semantic.Oracle)
+		query, args, err := sqlsource.Render(context.Background(), "oracle", source, plan, semantic.Oracle)
 		require.NoError(t, err)
 		seen := regexp.MustCompile(`:(\d+)`).FindAllStringSubmatch(query, -1)
 		require.Len(t, seen, len(args), q)

@@ -97,14 +97,14 @@ func (db *DB) ownRole() (string, error) { return db.ids.Own() }
 func (db *DB) roleOf(p domain.Principal) (string, error) { return db.ids.Of(p) }
 
 func (db *DB) execute(ctx context.Context, role string, plan *domain.Plan) (*domain.RowSet, error) {
-	query, args, err := sqlsource.Render("postgres", db.cfg.Source, plan, semantic.Postgres)
+	query, args, err := sqlsource.Render(ctx, "postgres", db.cfg.Source, plan, semantic.Postgres)
 	if err != nil {
 		return nil, err
 	}
 	rowCap, byteCap := plan.Bounds()
 	var rs *domain.RowSet
 	err = db.run(ctx, role, func(ctx context.Context, conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, query, append([]any{binaryResults}, args...)...)
+		rows, err := conn.Query(ctx, query, append(execMode(query, binaryResults), args...)...)
 		if err != nil {
 			return err
 		}

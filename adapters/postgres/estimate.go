@@ -22,14 +22,14 @@ import (
 // cannot be read. The error is ctx's or a classified failure of the
 // database.
 func (db *DB) Estimate(ctx context.Context, plan *domain.Plan) (bytes int64, known bool, err error) {
-	query, args, err := sqlsource.Render("postgres", db.cfg.Source, plan, semantic.Postgres)
+	query, args, err := sqlsource.Render(ctx, "postgres", db.cfg.Source, plan, semantic.Postgres)
 	if err != nil {
 		return 0, false, err
 	}
 	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
 	var out []byte
-	if err := db.pool.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+query, args...).Scan(&out); err != nil {
+	if err := db.pool.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+query, append(execMode(query), args...)...).Scan(&out); err != nil {
 		return 0, false, classify(ctx, db.cfg.Source, stepStatement, err)
 	}
 	bytes, known = explainBytes(out)

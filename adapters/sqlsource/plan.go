@@ -23,8 +23,9 @@ func Leg(system, source string, plan *domain.Plan) error {
 }
 
 // Render checks plan with Leg and renders it in dialect, with its
-// parameters as positional arguments.
-func Render(system, source string, plan *domain.Plan, dialect semantic.Dialect) (string, []any, error) {
+// parameters as positional arguments, ending with the traceparent comment
+// of ctx (TraceComment).
+func Render(ctx context.Context, system, source string, plan *domain.Plan, dialect semantic.Dialect) (string, []any, error) {
 	if err := Leg(system, source, plan); err != nil {
 		return "", nil, err
 	}
@@ -36,7 +37,7 @@ func Render(system, source string, plan *domain.Plan, dialect semantic.Dialect) 
 	if err != nil {
 		return "", nil, fmt.Errorf("%s source %s: %w", system, source, err)
 	}
-	return st.SQL, args, nil
+	return st.SQL + TraceComment(ctx), args, nil
 }
 
 // Budget gives ctx the deadline timeout from now when it has none; the

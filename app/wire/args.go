@@ -117,10 +117,11 @@ type (
 
 // answerBody is the wire shape of an answer (domain.Outcome.MarshalJSON).
 type answerBody struct {
-	Outcome    answerTag         `json:"outcome" jsonschema:"answer: the question was answered."`
-	Columns    []domain.Column   `json:"columns" jsonschema:"The requested dimensions in question order, then period (the bucket start date), then one column per metric."`
-	Rows       [][]domain.Cell   `json:"rows" jsonschema:"The rows; every cell is text in canonical form, or null."`
-	Provenance domain.Provenance `json:"provenance" jsonschema:"The exact definitions that produced the answer and the data systems read. Quote definition_version and definition_digest with the numbers."`
+	Outcome     answerTag           `json:"outcome" jsonschema:"answer: the question was answered."`
+	Columns     []domain.Column     `json:"columns" jsonschema:"The requested dimensions in question order, then period (the bucket start date), then one column per metric."`
+	Rows        [][]domain.Cell     `json:"rows" jsonschema:"The rows; every cell is text in canonical form, or null."`
+	Provenance  domain.Provenance   `json:"provenance" jsonschema:"The exact definitions that produced the answer and the data systems read. Quote definition_version and definition_digest with the numbers."`
+	Explanation *domain.Explanation `json:"explanation" jsonschema:"How the answer was computed: each metric's definition in words, the filters applied, what each leg read where and as whom, how far the data reaches (data_through) and notes when the range asked ends after it. Mention a note with the numbers."`
 }
 
 // sqlAnswerBody is the wire shape of a run_sql result (SQLContent): the

@@ -18,7 +18,9 @@ import (
 //   - a pointer to a struct, a slice or an int is the schema of what it
 //     points to: the parser accepts an absent field, never a null one
 //     (an optional count that may be 0, like a listing's total);
-//   - strings, booleans, int and int64 are string, boolean and integer.
+//   - strings, booleans, int and int64 are string, boolean and integer;
+//     float64 is number (a measurement such as elapsed milliseconds,
+//     never a cell: cells are text).
 //
 // Anything else (maps, interfaces, embedded fields, pointers to other
 // scalars, other numbers) is refused rather than guessed: a new kind of wire field
@@ -51,6 +53,8 @@ func inferType(t reflect.Type, types map[reflect.Type]*Schema, seen map[reflect.
 		return &Schema{Type: "boolean"}, nil
 	case reflect.Int, reflect.Int64:
 		return &Schema{Type: "integer"}, nil
+	case reflect.Float64:
+		return &Schema{Type: "number"}, nil
 	case reflect.Slice:
 		items, err := inferType(t.Elem(), types, seen)
 		if err != nil {

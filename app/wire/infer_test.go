@@ -57,7 +57,7 @@ func TestInferRefusesWhatItWouldHaveToGuess(t *testing.T) {
 	for name, typ := range map[string]reflect.Type{
 		"map":               reflect.TypeFor[map[string]string](),
 		"interface":         reflect.TypeFor[struct{ X any }](),
-		"float":             reflect.TypeFor[float64](),
+		"float32":           reflect.TypeFor[float32](),
 		"pointer to scalar": reflect.TypeFor[struct{ X *string }](),
 		"embedded":          reflect.TypeFor[embedded](),
 		"cycle":             reflect.TypeFor[cyclic](),

@@ -225,6 +225,11 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 	if err != nil {
 		return nil, err
 	}
+	tracer, stopTracer, err := newTracer(ctx, s.Config)
+	if err != nil {
+		return nil, err
+	}
+	p.closers = append(p.closers, stopTracer)
 	spend, closeSpend, err := newSpend(ctx, s.Config)
 	if err != nil {
 		return nil, err
@@ -240,6 +245,7 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 		SQLSource:      s.Config.Tools.RunSQL.Source,
 		RequestTimeout: s.Config.Server.RequestTimeout(),
 		Logger:         logger,
+		Tracer:         tracer,
 		Spend:          spend,
 	})
 	if err != nil {

@@ -46,7 +46,7 @@ func (p *Process) Refresh(ctx context.Context) error {
 		return err
 	}
 	p.Surface.SetSpans(b, spans)
-	return nil
+	return p.Surface.ReadThrough(ctx, b, opened.sources)
 }
 
 // RefreshEvery runs Refresh on the catalogue's refresh_seconds interval

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"sutura.dev/app"
+	"sutura.dev/app/explain"
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
 )
@@ -165,7 +166,7 @@ func answer(inv *invocation, q domain.Question) error {
 	defer p.Close()
 	ctx, cancel := withRequestTimeout(inv.ctx, p.Config)
 	defer cancel()
-	out, err := p.Surface.Answer(ctx, app.Caller{Principal: domain.LocalOperator}, q)
+	out, err := p.Surface.Answer(ctx, app.Caller{Principal: domain.LocalOperator, Transport: "cli"}, q)
 	if err != nil {
 		return err
 	}
@@ -236,6 +237,9 @@ func writeAnswer(w io.Writer, a *domain.Answer, note string) {
 	}
 	for _, ex := range pr.ExecutedAs {
 		fmt.Fprintf(w, "executed_as         %s (%s)\n", ex.Source, ex.Posture)
+	}
+	if a.Explanation != nil {
+		fmt.Fprintf(w, "\nexplanation\n%s", explain.Text(a.Explanation))
 	}
 }
 

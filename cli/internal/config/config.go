@@ -90,6 +90,8 @@ type Config struct {
 	Tools      Tools      `yaml:"tools"`
 	Audit      Audit      `yaml:"audit"`
 	Log        Log        `yaml:"log"`
+	// Telemetry configures tracing (docs/contract.md §16).
+	Telemetry Telemetry `yaml:"telemetry"`
 	// Catalogs lists the configured catalogues; empty means the embedded
 	// demo catalogue (see [Config.Demo]).
 	Catalogs []Catalog `yaml:"catalogs"`

@@ -155,6 +155,7 @@ func (c *checker) validate() {
 	oneOf(c, "prompt.catalog_prose", c.cfg.Prompt.CatalogProse, false, ProseQuoted, ProseOmitted)
 	oneOf(c, "log.format", c.cfg.Log.Format, false, LogText, LogJSON)
 	c.runSQL()
+	c.telemetry()
 	c.audit()
 	c.catalogs()
 	for _, alias := range sortedKeys(c.cfg.Sources) {

@@ -319,17 +319,41 @@ func canonical(t *testing.T, b []byte) string {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	require.NoError(t, d.Decode(&v), string(b))
+	steady(v)
 	c, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(c)
 }
 
+// steady drops from an answer's content what differs by nature between
+// two calls (docs/contract.md §16): the trace id and each leg's elapsed
+// time, scanned figures and cache state.
+func steady(v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	e, ok := m["explanation"].(map[string]any)
+	if !ok {
+		return
+	}
+	delete(e, "trace_id")
+	legs, _ := e["legs"].([]any)
+	for _, l := range legs {
+		if lm, ok := l.(map[string]any); ok {
+			for _, k := range []string{"elapsed_ms", "rows_scanned", "bytes_scanned", "cache"} {
+				delete(lm, k)
+			}
+		}
+	}
+}
+
 // records are the audit records of the call, without what differs by
-// nature between two calls (time, correlation id, duration).
+// nature between two calls (time, correlation id, duration, trace id).
 func (e *env) records() []domain.AuditRecord {
 	recs := e.audit.Records()
 	for i := range recs {
-		recs[i].Time, recs[i].CorrelationID, recs[i].DurationMS = time.Time{}, "", 0
+		recs[i].Time, recs[i].CorrelationID, recs[i].DurationMS, recs[i].TraceID = time.Time{}, "", 0, ""
 	}
 	return recs
 }

@@ -4,6 +4,7 @@
 
 import { h, clear, append, download } from "./dom.js";
 import { renderChart } from "./chart.js";
+import { explanation } from "./explain.js";
 
 // compare orders two cells of a column: metrics as numbers, the rest by
 // code points (the server's binary collation); nulls last either way.
@@ -154,7 +155,8 @@ export function renderOutcome(out, res, catalog, grain, name) {
       h("p", { class: "downloads" },
         h("button", { type: "button", id: "download-csv", onclick: () => download(name + ".csv", "text/csv", csv(a)) }, "Download CSV"),
         h("button", { type: "button", id: "download-json", onclick: () => download(name + ".json", "application/json", res.text) }, "Download JSON")),
-      provenance(a.provenance, catalog));
+      provenance(a.provenance, catalog),
+      a.explanation ? explanation(a.explanation) : null);
     if (rows > 0) renderChart(chartBox, a, grain);
     return;
   }

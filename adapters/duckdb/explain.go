@@ -1,0 +1,17 @@
+//go:build cgo
+
+package duckdb
+
+import (
+	"context"
+
+	"sutura.dev/adapters/sqlsource"
+	"sutura.dev/domain"
+	"sutura.dev/semantic"
+)
+
+// Statement is the statement a leg of plan sends under ctx, with its
+// traceparent comment, for an explanation (docs/contract.md §16).
+func (db *DB) Statement(ctx context.Context, plan *domain.Plan) (domain.Statement, error) {
+	return sqlsource.ExplainStatement(ctx, "duckdb", db.cfg.Source, plan, semantic.DuckDB)
+}
