@@ -60,3 +60,8 @@ func (db *DB) RunSQL(context.Context, string, int) (*domain.RowSet, error) { ret
 func (db *DB) Estimate(context.Context, *domain.Plan) (int64, bool, error) {
 	return 0, false, ErrNoDuckDB
 }
+
+// DataThrough returns ErrNoDuckDB.
+func (db *DB) DataThrough(context.Context, string, string) (domain.Date, bool, error) {
+	return 0, false, ErrNoDuckDB
+}
