@@ -40,5 +40,8 @@ func (s *Surface) Ready(ctx context.Context) error {
 	if f := s.auditUnavailable(ctx); f != nil {
 		return f
 	}
+	if f := s.ledgerUnavailable(ctx); f != nil {
+		return f
+	}
 	return nil
 }

@@ -25,6 +25,9 @@ type Result struct {
 	Rows       *domain.RowSet
 	Refusal    *domain.Reason
 	Failure    *Failure
+	// Estimate is the outcome of a dry run (docs/contract.md §15): what
+	// the question would scan and the refusal it would meet.
+	Estimate *domain.Estimate
 	// Cost is the realized cost of the call (domain.Cost): measured for an
 	// answer when every data system read measures its work, zero and
 	// measured for describe_catalog and for a question refused before any
@@ -37,6 +40,9 @@ type Result struct {
 func (r Result) Outcome() domain.Outcome {
 	if r.Refusal != nil {
 		return domain.Refused(*r.Refusal)
+	}
+	if r.Estimate != nil {
+		return domain.Outcome{Estimate: r.Estimate}
 	}
 	return domain.Answered(r.Answer)
 }
@@ -139,6 +145,13 @@ type work struct {
 	deadline, tooManyRows, tooManyBytes string
 	// deliver puts the bounded rows into the result and the record.
 	deliver func(rows *domain.RowSet, res *Result)
+	// gate runs in the slot before execute (spend.go: estimate, scan
+	// ceiling, budget, dry run); a result it returns ends the call.
+	gate func(ctx context.Context) *Result
+	// settle runs once an answer is delivered, before the slot is given
+	// back and the record written (spend.go: the budget's debit); it may
+	// make it a failure.
+	settle func(ctx context.Context, res *Result)
 }
 
 // run is the pipeline from the timeout on: timeout, admission, deadline,
@@ -170,6 +183,9 @@ func (s *Surface) run(ctx context.Context, caller Caller, w *work) Result {
 		res.Cost = domain.Cost{}
 	case res.Refusal != nil:
 		w.rec.Outcome, w.rec.Code = "refusal", string(res.Refusal.Code())
+		res.Cost = w.cost
+	case res.Estimate != nil:
+		w.rec.Outcome = "estimate"
 		res.Cost = w.cost
 	default:
 		w.rec.Outcome = "answer"
@@ -212,6 +228,11 @@ func (s *Surface) perform(ctx context.Context, caller Caller, w *work) (res Resu
 	defer release()
 	execCtx, cancel := runtime.WithExecutionDeadline(ctx, s.cfg.RequestTimeout)
 	defer cancel()
+	if w.gate != nil {
+		if r := w.gate(execCtx); r != nil {
+			return *r
+		}
+	}
 	if w.announce {
 		started := w.rec
 		started.Outcome = "started"
@@ -242,6 +263,9 @@ func (s *Surface) perform(ctx context.Context, caller Caller, w *work) (res Resu
 		return refused(domain.Refuse(domain.ResultTooLarge, w.tooManyBytes, domain.MaxResultBytes))
 	}
 	w.deliver(rows, &res)
+	if w.settle != nil {
+		w.settle(ctx, &res)
+	}
 	return res
 }
 

@@ -18,7 +18,13 @@ import (
 // became the oneOf of the catalogue view (with summaries, total and
 // next_cursor) and a refusal (metric_unknown for a name in metrics): a
 // consumer that validated the old output could break on a refusal.
-const ManifestVersion = 2
+//
+// Version 3 (docs/contract.md §15): ask_metric takes dry_run (optional, a
+// widening of its input), its output gained the estimate alternative
+// ({outcome: "estimate", estimate, would_refuse}) and a refusal may carry
+// retry_after_seconds; the refusal codes gained scan_ceiling_exceeded. A
+// consumer that validated the old output could break on an estimate.
+const ManifestVersion = 3
 
 // Tool declares one capability as every transport offers it: its id, the
 // description a model reads when choosing what to send, the scope that grants

@@ -224,6 +224,12 @@ var kinds = []struct {
 	// the caller's to fix and which the operator is told of; the caller
 	// can only ask again later, as of a data system that is down.
 	{domain.ErrRejected, CodeUnavailable},
+	// A decimal sum past 38 digits has no exact value: the engine refuses
+	// to wrap it, as DuckDB and ClickHouse fail their own overflowing
+	// SUM(DECIMAL) (which they report as a rejected statement). The
+	// operator is told: the catalogue's column needs a wider type or the
+	// metric another measure (docs/reference.md).
+	{domain.ErrDecimalOverflow, CodeUnavailable},
 }
 
 // classify is the failure of an error of the pipeline: the first row of

@@ -52,6 +52,10 @@ type Config struct {
 	// Governance bounds federated questions (governance.*); its zero
 	// fields are the defaults.
 	Governance Governance
+	// Spend is the scan ceiling and the callers' budgets
+	// (docs/contract.md §15); its zero value is the default ceiling and no
+	// budget.
+	Spend Spend
 	// Logger receives one line per failure worth an operator's attention
 	// (a data system down, a defect, with a panic's stack), with the
 	// capability and the correlation id, never the arguments; nil
@@ -96,6 +100,7 @@ type Surface struct {
 	log       *slog.Logger
 	// spans are the data spans of the bundle in force (SetSpans).
 	spans spanHolder
+	spend spending
 }
 
 // New returns a Surface over cfg. It fails without a catalogue, the
@@ -135,7 +140,11 @@ func New(cfg Config) (*Surface, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Surface{cfg: cfg, tools: map[domain.Capability]Tool{}, gov: gov, log: cfg.Logger}
+	spend, err := newSpending(cfg.Spend)
+	if err != nil {
+		return nil, err
+	}
+	s := &Surface{cfg: cfg, tools: map[domain.Capability]Tool{}, gov: gov, log: cfg.Logger, spend: spend}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -294,6 +303,7 @@ func (s *Surface) askWork(caller Caller, q domain.Question) *work {
 		w.rec.ExecutedAs = prov.ExecutedAs
 		w.cost.RowsReturned = len(rows.Rows)
 	}
+	s.spendOn(caller, q, w, &plan, &srcs)
 	return w
 }
 

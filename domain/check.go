@@ -132,6 +132,9 @@ func (c *checker) model(m *Model) {
 		if col.Type != TypeUnset && !contains(ColumnTypes, col.Type) {
 			c.add(kind, m.Name, key+".type", "unknown column type")
 		}
+		if p := col.DecimalProblem(); p != "" {
+			c.add(kind, m.Name, key, "%s", p)
+		}
 	}
 	for i, pk := range m.PrimaryKey {
 		if _, ok := m.Column(pk); !ok {

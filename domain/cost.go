@@ -32,4 +32,10 @@ type Cost struct {
 	// read; false when one could not measure (its figures are then zero,
 	// not estimates).
 	Measured bool `json:"measured"`
+	// EstimatedBytes is the bytes the data systems estimated, before
+	// anything ran, that the question would scan (docs/contract.md §15),
+	// summed over the legs whose estimate is known; EstimateKnown says
+	// whether every leg's was.
+	EstimatedBytes int64 `json:"estimated_bytes"`
+	EstimateKnown  bool  `json:"estimate_known"`
 }

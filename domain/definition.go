@@ -23,9 +23,38 @@ var ColumnTypes = []ColumnType{TypeText, TypeInteger, TypeFloat, TypeDecimal, Ty
 
 // ModelColumn is one declared column of a model.
 type ModelColumn struct {
-	Name        string     `json:"name"`
-	Type        ColumnType `json:"type,omitempty"`
-	Description string     `json:"description,omitempty"`
+	Name string     `json:"name"`
+	Type ColumnType `json:"type,omitempty"`
+	// Precision and Scale are a decimal column's declared most significant
+	// digits (1 to 38; 0: undeclared, 38) and fractional digits (nil:
+	// inferred from the data). A value with more fractional digits than
+	// Scale is refused at start (docs/catalog-authoring.md).
+	Precision   int    `json:"precision,omitempty"`
+	Scale       *int   `json:"scale,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// DecimalProblem is what is wrong with the column's precision and scale,
+// or "" when nothing is: they are declared only on a decimal column,
+// precision 1 to 38, scale 0 to the precision (38 when undeclared).
+func (c ModelColumn) DecimalProblem() string {
+	if c.Precision == 0 && c.Scale == nil {
+		return ""
+	}
+	if c.Type != TypeDecimal {
+		return "precision and scale are declared only on a decimal column"
+	}
+	if c.Precision < 0 || c.Precision > MaxDecimalDigits {
+		return "precision is 1 to 38"
+	}
+	p := c.Precision
+	if p == 0 {
+		p = MaxDecimalDigits
+	}
+	if c.Scale != nil && (*c.Scale < 0 || *c.Scale > p) {
+		return "scale is 0 to the column's precision"
+	}
+	return ""
 }
 
 // Model is a table in one data system.

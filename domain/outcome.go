@@ -17,6 +17,8 @@ const (
 	KindText
 	KindDate
 	KindBool
+	// KindDecimal is an exact decimal (Decimal, DecimalCell).
+	KindDecimal
 )
 
 // Cell is one value of an answer. Construct cells with Null, Int, Float,
@@ -74,14 +76,16 @@ func (c Cell) IntValue() int64 {
 	return c.i
 }
 
-// FloatValue returns the value of a real or integer cell as a float64; 0
-// for a cell of another kind.
+// FloatValue returns the value of a real, integer or decimal cell as a
+// float64 (a decimal's nearest); 0 for a cell of another kind.
 func (c Cell) FloatValue() float64 {
 	switch c.kind {
 	case KindFloat:
 		return c.f
 	case KindInt:
 		return float64(c.i)
+	case KindDecimal:
+		return decimalFloat(c.s)
 	}
 	return 0
 }
@@ -101,7 +105,7 @@ func (c Cell) BoolValue() bool { return c.kind == KindBool && c.i != 0 }
 // Render returns the canonical text of the cell (docs/contract.md §4.2): null →
 // "null"; integers as plain decimals; reals as the shortest decimal that
 // round-trips, never in exponent form, a whole real without ".0", and
-// negative zero as "0"; dates YYYY-MM-DD; booleans true/false; text
+// negative zero as "0"; decimals as their exact value (DecimalCell); dates YYYY-MM-DD; booleans true/false; text
 // verbatim. Every adapter renders through this function, so the same value
 // renders identically on every data system.
 func (c Cell) Render() string {
@@ -113,7 +117,7 @@ func (c Cell) Render() string {
 			return "0"
 		}
 		return strconv.FormatFloat(c.f, 'f', -1, 64)
-	case KindText:
+	case KindText, KindDecimal:
 		return c.s
 	case KindDate:
 		return Date(c.i).String()
@@ -204,11 +208,13 @@ type Answer struct {
 	Provenance Provenance `json:"provenance"`
 }
 
-// Outcome is the result of a question: exactly one of Answer and Refusal is
-// set. A refusal is a result, never an error.
+// Outcome is the result of a question: exactly one of Answer, Refusal and
+// Estimate (a dry run, docs/contract.md §15) is set. A refusal is a result,
+// never an error.
 type Outcome struct {
-	Answer  *Answer
-	Refusal *Reason
+	Answer   *Answer
+	Refusal  *Reason
+	Estimate *Estimate
 }
 
 // Answered returns the outcome holding a.
@@ -217,10 +223,14 @@ func Answered(a *Answer) Outcome { return Outcome{Answer: a} }
 // Refused returns the outcome holding r.
 func Refused(r Reason) Outcome { return Outcome{Refusal: &r} }
 
-// Kind returns "answer" or "refusal", the value of the wire field outcome.
+// Kind returns "answer", "refusal" or "estimate", the value of the wire
+// field outcome.
 func (o Outcome) Kind() string {
 	if o.Refusal != nil {
 		return "refusal"
+	}
+	if o.Estimate != nil {
+		return "estimate"
 	}
 	return "answer"
 }
@@ -234,6 +244,9 @@ func (o Outcome) MarshalJSON() ([]byte, error) {
 			Outcome string `json:"outcome"`
 			Reason  Reason `json:"reason"`
 		}{"refusal", *o.Refusal})
+	}
+	if o.Estimate != nil {
+		return o.Estimate.marshalOutcome()
 	}
 	if o.Answer == nil {
 		return nil, errorString("domain: an outcome holds neither answer nor refusal")
@@ -273,13 +286,15 @@ func (r statusReason) MarshalJSON() ([]byte, error) { return marshalReason(Reaso
 func marshalReason(r Reason, withStatus bool) ([]byte, error) {
 	if withStatus {
 		return json.Marshal(struct {
-			Code   Code   `json:"code"`
-			Status int    `json:"status"`
-			Detail string `json:"detail"`
-		}{r.code, r.Status(), r.detail})
+			Code       Code   `json:"code"`
+			Status     int    `json:"status"`
+			Detail     string `json:"detail"`
+			RetryAfter int64  `json:"retry_after_seconds,omitempty"`
+		}{r.code, r.Status(), r.detail, r.RetryAfterSeconds()})
 	}
 	return json.Marshal(struct {
-		Code   Code   `json:"code"`
-		Detail string `json:"detail"`
-	}{r.code, r.detail})
+		Code       Code   `json:"code"`
+		Detail     string `json:"detail"`
+		RetryAfter int64  `json:"retry_after_seconds,omitempty"`
+	}{r.code, r.detail, r.RetryAfterSeconds()})
 }

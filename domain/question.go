@@ -31,6 +31,10 @@ type Question struct {
 	Dimensions []string `json:"dimensions,omitempty"`
 	Filters    []Filter `json:"filters,omitempty"`
 	Top        *Top     `json:"top,omitempty"`
+	// DryRun asks for the estimate of the question instead of its answer
+	// (docs/contract.md §15): checked and planned, never executed or
+	// debited.
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // TimeSpan is the range of a question: either an explicit half-open Range or
@@ -301,7 +305,7 @@ func (d *decoder) date(path string, v any) Date {
 
 func (d *decoder) question(v any) Question {
 	var q Question
-	m := d.object("", v, []string{"metrics", "grain", "range"}, "dimensions", "filters", "top")
+	m := d.object("", v, []string{"metrics", "grain", "range"}, "dimensions", "filters", "top", "dry_run")
 	for i, x := range d.list("metrics", m["metrics"], 1, maxListLen) {
 		q.Metrics = append(q.Metrics, d.ident(fmt.Sprintf("metrics[%d]", i), x))
 	}
@@ -319,6 +323,13 @@ func (d *decoder) question(v any) Question {
 	}
 	if x, ok := m["top"]; ok {
 		q.Top = d.top(x)
+	}
+	if x, ok := m["dry_run"]; ok && d.err == nil {
+		b, isBool := x.(bool)
+		if !isBool {
+			d.fail("dry_run", "must be true or false", nil)
+		}
+		q.DryRun = b
 	}
 	return q
 }

@@ -1,6 +1,9 @@
 package domain
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Code is the stable identifier of a refusal reason (docs/contract.md §4.3).
 // Codes are part of the contract: they never change spelling.
@@ -24,6 +27,7 @@ const (
 	ResourcesExhausted           Code = "resources_exhausted"
 	DeadlineExceeded             Code = "deadline_exceeded"
 	BudgetExhausted              Code = "budget_exhausted"
+	ScanCeilingExceeded          Code = "scan_ceiling_exceeded"
 	PlanNeedsTooManyLookupLegs   Code = "plan_needs_too_many_lookup_legs"
 	PlanSpansTooManySources      Code = "plan_spans_too_many_sources"
 	FederationNotExecutable      Code = "federation_not_executable"
@@ -56,6 +60,7 @@ var codeStatus = map[Code]int{
 	ResourcesExhausted:           422,
 	DeadlineExceeded:             422,
 	BudgetExhausted:              429,
+	ScanCeilingExceeded:          413,
 	PlanNeedsTooManyLookupLegs:   409,
 	PlanSpansTooManySources:      409,
 	FederationNotExecutable:      409,
@@ -75,7 +80,7 @@ var codeOrder = []Code{
 	GrainNotSupported, TimeRangeTooLong, TooManyDimensions, TooManyFilters,
 	DuplicateDimension, DimensionNotPermitted, DimensionNotFilterable,
 	DimensionValueNotAllowed, ResultTooLarge, ResourcesExhausted, DeadlineExceeded,
-	BudgetExhausted, PlanNeedsTooManyLookupLegs, PlanSpansTooManySources, FederationNotExecutable,
+	BudgetExhausted, ScanCeilingExceeded, PlanNeedsTooManyLookupLegs, PlanSpansTooManySources, FederationNotExecutable,
 	FederationLinkAmbiguous, MeasureDoesNotFederate, MultiMetricTopNotExecutable,
 	PlanTablesShareAnIdentifier, FederatedAnswerNotWellFormed, CredentialUnavailable,
 	SourceRefused, SourceUnavailable,
@@ -96,6 +101,9 @@ func (c Code) Known() bool { _, ok := codeStatus[c]; return ok }
 type Reason struct {
 	code   Code
 	detail string
+	// retryAfter is when asking again may succeed (budget_exhausted,
+	// docs/contract.md §15); zero when the reason says nothing of it.
+	retryAfter time.Duration
 }
 
 // Refuse returns the reason with code c and a detail formatted from format
@@ -115,7 +123,29 @@ func (r Reason) Status() int { return r.code.Status() }
 // Detail returns the sentence for a person.
 func (r Reason) Detail() string { return r.detail }
 
-// MarshalJSON writes {code, detail}; HTTP adds status itself.
+// RetryAfter returns how long the caller should wait before asking again
+// (budget_exhausted: until enough of the window has passed); zero when the
+// reason says nothing of it.
+func (r Reason) RetryAfter() time.Duration { return r.retryAfter }
+
+// WithRetryAfter returns r saying to ask again after d, rounded up to a
+// whole second on the wire (retry_after_seconds, the HTTP Retry-After).
+func (r Reason) WithRetryAfter(d time.Duration) Reason {
+	r.retryAfter = d
+	return r
+}
+
+// RetryAfterSeconds returns RetryAfter rounded up to whole seconds, at
+// least 1 when it is set; 0 when it is not.
+func (r Reason) RetryAfterSeconds() int64 {
+	if r.retryAfter <= 0 {
+		return 0
+	}
+	return int64((r.retryAfter + time.Second - 1) / time.Second)
+}
+
+// MarshalJSON writes {code, detail}, and retry_after_seconds when the
+// reason carries it; HTTP adds status itself.
 func (r Reason) MarshalJSON() ([]byte, error) {
 	return marshalReason(r, false)
 }

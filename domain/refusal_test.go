@@ -32,6 +32,7 @@ var contractCodes = []struct {
 	{"resources_exhausted", 422},
 	{"deadline_exceeded", 422},
 	{"budget_exhausted", 429},
+	{"scan_ceiling_exceeded", 413},
 	{"plan_needs_too_many_lookup_legs", 409},
 	{"plan_spans_too_many_sources", 409},
 	{"federation_not_executable", 409},
@@ -46,8 +47,8 @@ var contractCodes = []struct {
 }
 
 func TestRefusalCodesMatchTheContract(t *testing.T) {
-	if len(contractCodes) != 27 {
-		t.Fatalf("the spec table has 27 codes; this copy has %d", len(contractCodes))
+	if len(contractCodes) != 28 {
+		t.Fatalf("the spec table has 28 codes; this copy has %d", len(contractCodes))
 	}
 	got := Codes()
 	if len(got) != len(contractCodes) {
@@ -73,7 +74,7 @@ func TestRefusalConstantsSpellTheirCodes(t *testing.T) {
 		GrainNotSupported, TimeRangeTooLong, TooManyDimensions, TooManyFilters,
 		DuplicateDimension, DimensionNotPermitted, DimensionNotFilterable,
 		DimensionValueNotAllowed, ResultTooLarge, ResourcesExhausted, DeadlineExceeded,
-		BudgetExhausted, PlanNeedsTooManyLookupLegs, PlanSpansTooManySources, FederationNotExecutable,
+		BudgetExhausted, ScanCeilingExceeded, PlanNeedsTooManyLookupLegs, PlanSpansTooManySources, FederationNotExecutable,
 		FederationLinkAmbiguous, MeasureDoesNotFederate, MultiMetricTopNotExecutable,
 		PlanTablesShareAnIdentifier, FederatedAnswerNotWellFormed, CredentialUnavailable,
 		SourceRefused, SourceUnavailable,

@@ -269,7 +269,7 @@ func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants [
 	q.Base = make([]*column.Column, len(wants))
 	q.inferred = make([]bool, len(wants))
 	for i, w := range wants {
-		q.Base[i] = &column.Column{Name: w.Name, Type: types[i], ValidOnly: w.ValidOnly, ID: column.ColumnIDs.Add(1)}
+		q.Base[i] = &column.Column{Name: w.Name, Type: types[i], Spec: w.Spec, ValidOnly: w.ValidOnly, ID: column.ColumnIDs.Add(1)}
 		q.inferred[i] = w.Type == domain.TypeUnset && !w.ValidOnly
 	}
 	return nil
@@ -306,12 +306,12 @@ func (e *Engine) acquire(ctx context.Context, t domain.Table, wants []format.Wan
 func (e *Engine) wantOf(t domain.Table, name string) format.Want {
 	for _, c := range t.Columns {
 		if c.Name == name {
-			return format.Want{Name: name, Type: c.Type}
+			return format.Want{Name: name, Type: c.Type, Spec: column.SpecOf(c)}
 		}
 	}
 	if m, ok := e.models[t.Model]; ok {
 		if c, ok := m.Column(name); ok {
-			return format.Want{Name: name, Type: c.Type}
+			return format.Want{Name: name, Type: c.Type, Spec: column.SpecOf(c)}
 		}
 	}
 	return format.Want{Name: name}

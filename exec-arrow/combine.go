@@ -181,7 +181,7 @@ func combineMetric(cm domain.CombineMetric, base []*column.Derived) (*kernel.Met
 	mp := &kernel.MetricPlan{Name: cm.Name, Ratio: cm.Measure.Ratio}
 	add := func(op kernel.TermOp, i int) (int, error) {
 		col := base[i].Column()
-		tp := &kernel.TermPlan{Op: op, Slot: i, Col: col, Float: col.Type == domain.TypeFloat || col.Type == domain.TypeDecimal}
+		tp := &kernel.TermPlan{Op: op, Slot: i, Col: col, Float: col.Type == domain.TypeFloat, Dec: col.Type == domain.TypeDecimal}
 		switch {
 		case op == kernel.OpSum && !col.Numeric():
 			return 0, fmt.Errorf("metric %s: a partial to sum is %s, not a number", cm.Name, col.Type)
@@ -368,8 +368,13 @@ func cellsColumn(name string, rows [][]domain.Cell, i int, hint domain.ColumnTyp
 		}
 	case 1 << domain.KindInt:
 		typ = domain.TypeInteger
-	case 1 << domain.KindFloat, 1<<domain.KindInt | 1<<domain.KindFloat:
+	case 1 << domain.KindFloat, 1<<domain.KindInt | 1<<domain.KindFloat,
+		1<<domain.KindFloat | 1<<domain.KindDecimal, 1<<domain.KindInt | 1<<domain.KindFloat | 1<<domain.KindDecimal:
 		typ = domain.TypeFloat
+	case 1 << domain.KindDecimal, 1<<domain.KindInt | 1<<domain.KindDecimal:
+		// Exact partials stay exact: a decimal leg's sums are summed as
+		// decimals (docs/reference.md).
+		typ = domain.TypeDecimal
 	case 1 << domain.KindDate:
 		typ = domain.TypeDate
 	case 1 << domain.KindBool:

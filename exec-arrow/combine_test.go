@@ -199,3 +199,31 @@ func TestCombineTypesFromCells(t *testing.T) {
 		{"2025-01-01", "10.5", "2025-01-01T00:00:00Z"}, {"2025-02-01", "5", "2025-01-04T00:00:00Z"},
 	}, render(rs.Rows))
 }
+
+// Decimal partials (as PostgreSQL numeric, DuckDB DECIMAL or ClickHouse
+// Decimal return them) are re-aggregated exactly: 0.1 + 0.2 is 0.3, a
+// partial past 64 bits stays exact, and a whole decimal that came back as
+// an integer cell joins them.
+func TestCombineDecimalPartialsStayExact(t *testing.T) {
+	p := combinePlan(nil, nil, []domain.CombineMetric{revenue, average})
+	rows := legRows(p)
+	dec := func(s string) domain.Cell {
+		c, ok := domain.DecimalText(s)
+		require.True(t, ok)
+		return c
+	}
+	i, t2 := domain.Int, domain.Text
+	rows[0].Rows = [][]domain.Cell{
+		{i(1), jan(), dec("0.1"), i(1), t2("a")},
+		{i(2), jan(), dec("0.2"), i(1), t2("b")},
+		{i(1), feb(), dec("12345678901234567890.25"), i(2), t2("c")},
+		{i(2), feb(), i(3), i(1), t2("d")},
+	}
+	rs, err := combiner(t).Combine(context.Background(), p, rows)
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{
+		{"2025-01-01", "0.3", "0.15"},
+		{"2025-02-01", "12345678901234567893.25", "4115226300411522600"},
+	}, render(rs.Rows))
+	assert.Equal(t, domain.KindDecimal, rs.Rows[0][1].Kind())
+}

@@ -34,7 +34,13 @@
 // from the whole column: the first of integer, float, boolean, date,
 // timestamp that every non-null value parses as, else text (an all-null
 // column is text). Dates are YYYY-MM-DD, timestamps RFC 3339 (stored as
-// UTC microseconds), booleans true/false. Decimals are held as float64. A
+// UTC microseconds), booleans true/false. A decimal column is held exactly:
+// coefficients at one scale (its declared scale, else the most fractional
+// digits a value is written with), as int64 while every value fits and as
+// Arrow Decimal128 otherwise; CSV and NDJSON decimal text is parsed
+// exactly, a Parquet DECIMAL read exactly (an undeclared one is decimal),
+// and a value with more fractional digits than the declared scale (other
+// than zeros) or more digits than the precision is an error. A
 // missing file, a missing column, or a value that does not parse as its
 // declared type is an error naming the file, the column and the line (or
 // the row, for Parquet); it never holds the value. Validate parses every
@@ -122,16 +128,22 @@
 // group that pass its own required filters, and its cell is null in a group
 // where none do. Terms:
 //
-//   - sum: integers give an integer, floats and decimals a real; null when
-//     the group has no non-null value;
+//   - sum: integers give an integer, floats a real (compensated: each
+//     addition's rounding error is kept and added back, so the sum does
+//     not depend on row order or worker count, docs/reference.md),
+//     decimals an exact decimal (128-bit accumulators; past 38 digits an
+//     error wrapping domain.ErrDecimalOverflow naming the metric); null
+//     when the group has no non-null value;
 //   - count: the non-null values (an integer);
 //   - count_distinct: the distinct non-null values (an integer);
-//   - avg: a real; null when there is no non-null value;
+//   - avg: a real (of a decimal column, the real nearest the exact
+//     quotient); null when there is no non-null value;
 //   - min, max: the column's type (dates as dates, text by binary order,
 //     timestamps as RFC 3339 text); null when there is no non-null value;
 //   - count_if: the rows where the boolean column is true (an integer).
 //
-// A ratio divides its numerator by its denominator as float64; a null
+// A ratio divides its numerator by its denominator as float64 (each the
+// float64 nearest its exact value); a null
 // numerator or denominator gives null; a zero denominator gives null under
 // yields_null and, under fails, an error wrapping domain.ErrZeroDenominator
 // that names the metric (for any group, as SQL would fail).
@@ -192,7 +204,7 @@
 // rows were streamed or cached: the same bits either way.
 //
 // Columns are read through typed views (int64, float64, date32, boolean,
-// and text dictionary-encoded to int32 indexes). Each batch narrows a
+// decimal coefficients, and text dictionary-encoded to int32 indexes). Each batch narrows a
 // selection vector: range and bucket (a table from day to bucket),
 // base-table filters, the metrics' required filters (a bit mask of the
 // metrics a row counts for), joins (hash or dense-array lookups of the

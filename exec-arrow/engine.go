@@ -9,6 +9,7 @@ import (
 	"runtime"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/format"
 )
@@ -52,6 +53,8 @@ type Engine struct {
 	cfg    Config
 	models map[string]*domain.Model
 	cache  *cache
+	// footers are the Parquet footers Estimate read (estimate.go).
+	footers footers
 }
 
 // log is the configured logger, or one that discards.
@@ -111,7 +114,7 @@ func (e *Engine) Validate(ctx context.Context) error {
 		}
 		wants := make([]format.Want, len(m.Columns))
 		for j, c := range m.Columns {
-			wants[j] = format.Want{Name: c.Name, Type: c.Type}
+			wants[j] = format.Want{Name: c.Name, Type: c.Type, Spec: column.SpecOf(c)}
 		}
 		l := format.NewLoader(ctx, e.cfg.Files, wants, true, nil)
 		for _, p := range tf.Parts {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 
 	"sutura.dev/domain"
@@ -306,6 +307,7 @@ func (q *query) values(ctx context.Context, p *kernel.Partial, ng int) ([][]kern
 			sorted[t] = tp.SortedDict()
 		}
 		vs := make([]kernel.Value, ng)
+		overflow := false
 		for g := 0; g < ng; g++ {
 			if g%column.CheckEvery == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -315,7 +317,12 @@ func (q *query) values(ctx context.Context, p *kernel.Partial, ng int) ([][]kern
 				continue
 			}
 			term := func(t int) kernel.Value {
-				return mp.Terms[t].Finish(p.Terms[m][t], distinct[t], sorted[t], g)
+				v := mp.Terms[t].Finish(p.Terms[m][t], distinct[t], sorted[t], g)
+				if v.Overflow {
+					overflow = true
+					return kernel.Value{Null: true}
+				}
+				return v
 			}
 			if mp.Combine != nil {
 				raw := term
@@ -328,7 +335,7 @@ func (q *query) values(ctx context.Context, p *kernel.Partial, ng int) ([][]kern
 					if sum.Null || n.Null || n.Num() == 0 {
 						return kernel.Value{Null: true}
 					}
-					return kernel.Value{Kind: domain.KindFloat, F: sum.Num() / n.Num()}
+					return kernel.Value{Kind: domain.KindFloat, F: quotient(sum, n)}
 				}
 			}
 			if mp.Ratio == nil {
@@ -348,9 +355,25 @@ func (q *query) values(ctx context.Context, p *kernel.Partial, ng int) ([][]kern
 				vs[g] = kernel.Value{Kind: domain.KindFloat, F: num.Num() / den.Num()}
 			}
 		}
+		if overflow {
+			return nil, fmt.Errorf("metric %s: %w", mp.Name, domain.ErrDecimalOverflow)
+		}
 		out[m] = vs
 	}
 	return out, nil
+}
+
+// quotient is an average's sum divided by its count: for a decimal sum,
+// the float64 nearest to the exact quotient (as a decimal avg is finished,
+// docs/reference.md); otherwise as float64.
+func quotient(sum, n kernel.Value) float64 {
+	if sum.Kind == domain.KindDecimal && n.Kind == domain.KindInt {
+		return kernel.DecimalQuotient(sum.D, sum.Sc, big.NewInt(n.I), 0)
+	}
+	if sum.Kind == domain.KindDecimal && n.Kind == domain.KindDecimal {
+		return kernel.DecimalQuotient(sum.D, sum.Sc, n.D.Big(), n.Sc)
+	}
+	return sum.Num() / n.Num()
 }
 
 // compareValues orders two values of one metric, desc reversing the
@@ -366,7 +389,9 @@ func compareValues(a, b kernel.Value, desc bool) int {
 	}
 	var c int
 	switch {
-	case a.Kind == domain.KindFloat || b.Kind == domain.KindFloat:
+	case a.Kind == domain.KindDecimal && b.Kind == domain.KindDecimal:
+		c = column.CompareScaled(a.D, a.Sc, b.D, b.Sc)
+	case a.Kind == domain.KindFloat || b.Kind == domain.KindFloat || a.Kind == domain.KindDecimal || b.Kind == domain.KindDecimal:
 		c = cmp.Compare(a.Num(), b.Num())
 	case a.Kind == domain.KindText && !a.ByInt:
 		c = cmp.Compare(a.S, b.S)

@@ -158,7 +158,7 @@ func (fp *fileProducer) exactError(ctx context.Context, sp *streamPart, err erro
 	}
 	wants := make([]format.Want, len(fp.q.Base))
 	for i, c := range fp.q.Base {
-		wants[i] = format.Want{Name: c.Name, Type: c.Type, ValidOnly: c.ValidOnly}
+		wants[i] = format.Want{Name: c.Name, Type: c.Type, Spec: c.Spec, ValidOnly: c.ValidOnly}
 	}
 	l := format.NewLoader(ctx, fp.fsys, wants, true, nil)
 	if rerr := l.ReadPart(sp.p); rerr != nil {
@@ -194,7 +194,7 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 			cols[s] = &column.Column{Name: proto.Name, Type: proto.Type, N: n, Valid: format.ValidFromText(fields, s, len(q.Base), n), ValidOnly: true, ID: column.ColumnIDs.Add(1)}
 			return nil
 		}
-		bl := column.NewBuilder(proto.Type, false)
+		bl := column.NewBuilderSpec(proto.Type, proto.Spec, false)
 		if r, ok := bl.(column.Reserver); ok {
 			r.Reserve(n)
 		}

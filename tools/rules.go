@@ -330,6 +330,15 @@ var ModuleRules = []ModuleRule{
 			"the soak asks the served binary over MCP as agents do, through the official MCP SDK's client",
 	},
 	{
+		Folder: "examples/exactcheck",
+		Modules: []string{"domain", "semantic", "app", "runtime", "exec-arrow", "testtier",
+			"adapters/duckdb", "adapters/postgres", "adapters/clickhouse", "adapters/clickhouse/chdbtest", "adapters/sqlsource"},
+		TestThirdParty: []string{testify, "github.com/duckdb/duckdb-go/v2", "github.com/apache/arrow-go/v18"},
+		Reason: "test-only: the property test of exact numbers writes random tables as CSV, Parquet (Arrow) and NDJSON, answers them with " +
+			"the embedded engine and with the DuckDB, PostgreSQL and ClickHouse sources and chDB on the same data, and requires the same bytes; " +
+			"it links DuckDB and the drivers so that the engine does not",
+	},
+	{
 		Folder: "examples/importcheck",
 		Modules: []string{"domain", "semantic", "exec-arrow", "adapters/catalog-markdown",
 			"adapters/import-dbt", "adapters/import-cube", "adapters/import-osi", "adapters/importread"},

@@ -238,7 +238,12 @@ func requireRefusal(t *testing.T, r reply, code domain.Code) {
 	require.Equal(t, string(code), reason["code"])
 	require.EqualValues(t, code.Status(), reason["status"])
 	require.NotEmpty(t, reason["detail"])
-	require.Len(t, reason, 3)
+	if _, ok := reason["retry_after_seconds"]; ok {
+		require.Equal(t, domain.BudgetExhausted, code, "only budget_exhausted says when to ask again")
+		require.Len(t, reason, 4)
+	} else {
+		require.Len(t, reason, 3)
+	}
 	require.NotContains(t, string(r.body), canary)
 }
 

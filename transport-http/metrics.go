@@ -40,6 +40,7 @@ type Metrics struct {
 	outcomes        *prometheus.CounterVec
 	questions       *prometheus.HistogramVec
 	shed            prometheus.Counter
+	spend           spendMetrics
 }
 
 // NewMetrics builds the registry with the request, outcome, admission,
@@ -65,7 +66,9 @@ func NewMetrics(cfg MetricsConfig) (*Metrics, error) {
 	build := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sutura_build_info", Help: "The build: version and Go version; always 1.",
 		ConstLabels: prometheus.Labels{"version": cfg.Version, "goversion": goruntime.Version()}})
 	build.Set(1)
+	m.spend = newSpendMetrics()
 	cs := []prometheus.Collector{m.requests, m.requestDuration, m.outcomes, m.questions, m.shed, build,
+		m.spend.scanned, m.spend.budgetRefusals, m.spend.ceilingRefusals,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})}
 	if a := cfg.Admission; a != nil {
 		cs = append(cs,
@@ -111,6 +114,9 @@ func (s *countingSink) Write(ctx context.Context, rec domain.AuditRecord) error 
 		outcome, code = "failure", string(Internal)
 	}
 	s.m.observeOutcome(rec.Capability, outcome, code, time.Duration(rec.DurationMS*float64(time.Millisecond)))
+	if err == nil {
+		s.m.spend.observe(rec)
+	}
 	return err
 }
 
@@ -131,7 +137,7 @@ func (m *Metrics) observeOutcome(c domain.Capability, outcome, code string, d ti
 		c = "other"
 	}
 	switch outcome {
-	case "answer":
+	case "answer", "estimate":
 		code = ""
 	case "refusal":
 		if !domain.Code(code).Known() {

@@ -70,7 +70,7 @@ func TestMetricsCarryNoQuestionValueOrIdentity(t *testing.T) {
 			continue
 		}
 		for _, m := range labels.FindAllStringSubmatch(line, -1) {
-			assert.Contains(t, []string{"route", "status", "capability", "outcome", "code", "version", "goversion", "le"}, m[1], line)
+			assert.Contains(t, []string{"route", "status", "capability", "outcome", "code", "version", "goversion", "le", "audience"}, m[1], line)
 		}
 	}
 }

@@ -264,7 +264,7 @@ func toolOperation(t app.Tool) *operation {
 		op.Parameters = describeParameters()
 		op.Responses = describeResponses()
 	case domain.AskMetric:
-		op.RequestBody = &requestBody{Required: true, Description: "The question: metrics, grain and range, optionally dimensions, filters and top. Unknown fields are refused by name.",
+		op.RequestBody = &requestBody{Required: true, Description: "The question: metrics, grain and range, optionally dimensions, filters, top and dry_run. Unknown fields are refused by name.",
 			Content: map[string]mediaType{"application/json": {Schema: ref(schemaQuestion)}}}
 		op.Responses = askResponses()
 	case domain.RunSQL:
@@ -418,7 +418,8 @@ func askResponses() map[string]*response {
 		refusals[c.Status()] = append(refusals[c.Status()], c)
 	}
 	failures := failuresByStatus(append(gateFailures(true), NotAQuestion, AtCapacity, Unavailable, ZeroDenominator)...)
-	rs := map[string]*response{"200": jsonResponse("The answer: rows with their provenance.", schemaAnswer)}
+	rs := map[string]*response{"200": {Description: "The answer: rows with their provenance; or, for dry_run: true, the estimate of what the question would scan and the refusal it would meet, without running it.",
+		Content: map[string]mediaType{"application/json": {Schema: &jsonschema.Schema{OneOf: []*jsonschema.Schema{ref(schemaAnswer), ref(schemaEstimate)}}}}}}
 	statuses := map[int]bool{}
 	for s := range refusals {
 		statuses[s] = true

@@ -297,15 +297,12 @@ func jsonBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	return body, true
 }
 
-// budgetRetrySeconds is the Retry-After of budget_exhausted, which carries
-// no window of its own yet.
-const budgetRetrySeconds = 60
-
 // writeRefusal writes a refusal at its code's status, with the status in
 // its reason.
 func writeRefusal(w http.ResponseWriter, r domain.Reason) {
-	if r.Code() == domain.BudgetExhausted {
-		w.Header().Set("Retry-After", strconv.Itoa(budgetRetrySeconds))
+	if secs := r.RetryAfterSeconds(); secs > 0 {
+		// budget_exhausted: until enough of the caller's window has passed.
+		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 	}
 	writeJSON(w, r.Status(), struct {
 		Outcome string         `json:"outcome"`

@@ -70,13 +70,19 @@ func TestEveryRefusalCodeHasItsStatus(t *testing.T) {
 	for _, code := range domain.Codes() {
 		t.Run(string(code), func(t *testing.T) {
 			sys := newFake()
-			sys.Err = &domain.RefusalError{Reason: domain.Refuse(code, "refused for metric %s", "revenue")}
+			reason := domain.Refuse(code, "refused for metric %s", "revenue")
+			if code == domain.BudgetExhausted {
+				reason = reason.WithRetryAfter(89500 * time.Millisecond)
+			}
+			sys.Err = &domain.RefusalError{Reason: reason}
 			e := newEnv(t, sys, envConfig{})
 			r := e.ask(t, qAnswer, nil)
 			requireRefusal(t, r, code)
 			assert.GreaterOrEqual(t, r.status, 400, "a refusal is never 2xx")
 			if code == domain.BudgetExhausted {
-				assert.NotEmpty(t, r.header.Get("Retry-After"))
+				assert.Equal(t, "90", r.header.Get("Retry-After"), "the seconds until the window renews, rounded up")
+			} else {
+				assert.Empty(t, r.header.Get("Retry-After"))
 			}
 		})
 	}

@@ -74,6 +74,7 @@ func closeObjects(s *jsonschema.Schema) {
 const (
 	schemaQuestion         = "Question"
 	schemaAnswer           = "Answer"
+	schemaEstimate         = "Estimate"
 	schemaRefusal          = "Refusal"
 	schemaFailure          = "Failure"
 	schemaCatalog          = "CatalogView"
@@ -108,13 +109,13 @@ func componentSchemas() (map[string]json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(ask.Output.OneOf) != 2 {
-		return nil, fmt.Errorf("the ask_metric output is not the oneOf of an answer and a refusal")
+	if len(ask.Output.OneOf) != 3 {
+		return nil, fmt.Errorf("the ask_metric output is not the oneOf of an answer, a refusal and an estimate")
 	}
 	if len(describe.Output.OneOf) != 2 {
 		return nil, fmt.Errorf("the describe_catalog output is not the oneOf of the catalogue and a refusal")
 	}
-	for name, s := range map[string]*wire.Schema{schemaQuestion: ask.Input, schemaAnswer: ask.Output.OneOf[0], schemaCatalog: describe.Output.OneOf[0]} {
+	for name, s := range map[string]*wire.Schema{schemaQuestion: ask.Input, schemaAnswer: ask.Output.OneOf[0], schemaEstimate: ask.Output.OneOf[2], schemaCatalog: describe.Output.OneOf[0]} {
 		if err := add(name, s); err != nil {
 			return nil, err
 		}

@@ -30,6 +30,9 @@ type reasonWire struct {
 	Code   domain.Code `json:"code" jsonschema:"A stable refusal code."`
 	Status statusCode  `json:"status" jsonschema:"The HTTP status of the response, fixed per code."`
 	Detail string      `json:"detail" jsonschema:"A sentence for a person."`
+	// RetryAfter is budget_exhausted's wait (docs/contract.md §15), also in
+	// the Retry-After header.
+	RetryAfter int64 `json:"retry_after_seconds,omitempty" jsonschema:"budget_exhausted: seconds until enough of the caller's budget window has passed to ask again, as in Retry-After."`
 }
 
 // failureWire is the body of every failure.

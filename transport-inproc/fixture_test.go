@@ -42,6 +42,7 @@ type envConfig struct {
 	tools            []app.Tool
 	logger           *slog.Logger
 	conn             Config
+	spend            app.Spend
 }
 
 type env struct {
@@ -76,7 +77,7 @@ func newEnv(t testing.TB, sys app.DataSystem, cfg envConfig) *env {
 		cfg.tools = cfg.conn.Tools
 	}
 	surface, err := app.New(app.Config{Catalog: cfg.catalog, Sources: apptest.Sources(sys),
-		Admission: adm, Audit: audit, RequestTimeout: cfg.requestTimeout, Tools: cfg.tools, Logger: cfg.logger})
+		Admission: adm, Audit: audit, RequestTimeout: cfg.requestTimeout, Tools: cfg.tools, Logger: cfg.logger, Spend: cfg.spend})
 	require.NoError(t, err)
 	cc := cfg.conn
 	cc.Surface, cc.Admission = surface, adm

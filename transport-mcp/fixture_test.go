@@ -37,6 +37,7 @@ type envConfig struct {
 	opts             Options
 	// catalog, when set, is the catalogue instead of the demo bundle's.
 	catalog app.Catalog
+	spend   app.Spend
 }
 
 type env struct {
@@ -67,7 +68,7 @@ func newEnv(t *testing.T, sys *apptest.System, cfg envConfig) *env {
 	}
 	b := catalog.Bundle()
 	surface, err := app.New(app.Config{Catalog: catalog, Sources: apptest.Sources(sys),
-		Admission: adm, Audit: audit, RequestTimeout: cfg.requestTimeout, Tools: cfg.opts.Tools})
+		Admission: adm, Audit: audit, RequestTimeout: cfg.requestTimeout, Tools: cfg.opts.Tools, Spend: cfg.spend})
 	require.NoError(t, err)
 	opts := cfg.opts
 	if opts.Instructions == "" {

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -41,6 +42,9 @@ func encode(res app.Result) (*mcp.CallToolResult, error) {
 		text = string(body)
 	case res.Refusal != nil:
 		text = "refused (" + string(res.Refusal.Code()) + "): " + res.Refusal.Detail()
+		if secs := res.Refusal.RetryAfterSeconds(); secs > 0 {
+			text += "\nretry_after_seconds: " + strconv.FormatInt(secs, 10)
+		}
 	case res.Rows != nil:
 		text = tabular(res.Rows)
 	default:
@@ -55,6 +59,9 @@ func encode(res app.Result) (*mcp.CallToolResult, error) {
 func outcomeText(out domain.Outcome) string {
 	if out.Refusal != nil {
 		return "refused (" + string(out.Refusal.Code()) + "): " + out.Refusal.Detail()
+	}
+	if out.Estimate != nil {
+		return estimateText(out.Estimate)
 	}
 	a := out.Answer
 	var b strings.Builder

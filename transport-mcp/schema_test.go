@@ -111,7 +111,7 @@ func TestAskMetricInputHasExactlyItsFields(t *testing.T) {
 		fields = append(fields, k)
 	}
 	slices.Sort(fields)
-	assert.Equal(t, []string{"dimensions", "filters", "grain", "metrics", "range", "top"}, fields)
+	assert.Equal(t, []string{"dimensions", "dry_run", "filters", "grain", "metrics", "range", "top"}, fields)
 	assert.Equal(t, []string{"metrics", "grain", "range"}, s.Input.Required)
 
 	resolved, err := s.Input.Resolve(nil)

@@ -309,3 +309,15 @@ func read(it *bq.RowIterator, plan []domain.Column, rowCap, byteCap int, tooMany
 	}
 	return sqlsource.Read(&rows{it: it}, columns, rowCap, byteCap, tooMany)
 }
+
+// Estimate is EstimateBytes as the application's estimator port takes it
+// (docs/contract.md §15): a dry run's totalBytesProcessed is a known
+// estimate; a dry run that fails leaves the estimate unknown and returns
+// its error, which the application reads as unknown.
+func (db *DB) Estimate(ctx context.Context, plan *domain.Plan) (bytes int64, known bool, err error) {
+	n, err := db.EstimateBytes(ctx, plan)
+	if err != nil {
+		return 0, false, err
+	}
+	return n, true, nil
+}

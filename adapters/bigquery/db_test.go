@@ -85,7 +85,7 @@ func TestCells(t *testing.T) {
 		names = append(names, c.Name)
 	}
 	assert.Equal(t, []string{"i", "n", "whole", "big", "wide", "f", "b", "s", "d", "ts", "dt", "nothing"}, names)
-	assert.Equal(t, [][]string{{"-9223372036854775808", "12.5", "7", "0.1", "123456789012345680000000000000", "1.5", "true", "Zoë",
+	assert.Equal(t, [][]string{{"-9223372036854775808", "12.5", "7", "0.1", "123456789012345678901234567890", "1.5", "true", "Zoë",
 		"2026-01-31", "2026-01-01T00:00:00.123456Z", "2026-01-01T12:30:00Z", "null"}}, sqltest.Rendered(rs))
 	require.Len(t, rs.Rows, 1)
 	assert.Equal(t, domain.Int(7), rs.Rows[0][2], "an integral NUMERIC is an integer cell")
@@ -182,7 +182,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{"access denied at insert", bqtest.Answer{InsertError: &bqtest.APIError{Status: 403, Reason: "accessDenied", Message: secret}}, domain.SourceRefused, nil},
 		{"quota", bqtest.Answer{InsertError: &bqtest.APIError{Status: 403, Reason: "quotaExceeded", Message: secret}}, domain.SourceRefused, nil},
-		{"bytes billed", bqtest.Answer{Error: &bqtest.APIError{Status: 400, Reason: "bytesBilledLimitExceeded", Message: secret}}, domain.ResultTooLarge, nil},
+		{"bytes billed", bqtest.Answer{Error: &bqtest.APIError{Status: 400, Reason: "bytesBilledLimitExceeded", Message: secret}}, domain.ScanCeilingExceeded, nil},
 		{"response too large", bqtest.Answer{Error: &bqtest.APIError{Status: 403, Reason: "responseTooLarge", Message: secret}}, domain.ResultTooLarge, nil},
 		{"resources", bqtest.Answer{Error: &bqtest.APIError{Status: 400, Reason: "resourcesExceeded", Message: secret}}, domain.ResourcesExhausted, nil},
 		{"job timeout", bqtest.Answer{Error: &bqtest.APIError{Status: 400, Reason: "timeout", Message: secret}}, domain.DeadlineExceeded, nil},
@@ -233,6 +233,14 @@ func TestEstimateBytes(t *testing.T) {
 	assert.Equal(t, int64(123456), n)
 	require.Len(t, d.Jobs(), 1)
 	assert.True(t, d.Jobs()[0].DryRun)
+
+	// Through the application's estimator port: known, the same figure.
+	d2 := bqtest.Start(t)
+	d2.Answer(bqtest.Answer{BytesProcessed: 654321})
+	n, known, err := open(t, config(d2)).Estimate(context.Background(), sqltest.Compile(t, demoBundle(t), domain.LocalOperator, eastQuestion))
+	require.NoError(t, err)
+	assert.True(t, known)
+	assert.Equal(t, int64(654321), n)
 }
 
 // TestUnreachable: an endpoint nobody listens on is unavailable, not a

@@ -43,8 +43,8 @@
 // cancelled, or an error. BigQuery's error reasons map as follows:
 // accessDenied (a 403 without a quota reason) and quotaExceeded or
 // rateLimitExceeded are source_refused; bytesBilledLimitExceeded (the job
-// would bill more than maximum_bytes_billed) and responseTooLarge are
-// result_too_large; resourcesExceeded is resources_exhausted; a job
+// would bill more than maximum_bytes_billed) is scan_ceiling_exceeded
+// (docs/contract.md §15); responseTooLarge is result_too_large; resourcesExceeded is resources_exhausted; a job
 // timeout (timeout) or a passed deadline is deadline_exceeded; a division
 // by zero in a ratio declared zero_denominator: fails wraps
 // domain.ErrZeroDenominator; invalidQuery, invalid and notFound are an

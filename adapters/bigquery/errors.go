@@ -95,7 +95,7 @@ func classifyAPI(src string, billed int64, a apiError, err error) error {
 	case "quotaExceeded", "rateLimitExceeded", "jobRateLimitExceeded":
 		return sqlsource.Refusal(domain.SourceRefused, detailQuota)
 	case "bytesBilledLimitExceeded":
-		return sqlsource.Refusal(domain.ResultTooLarge, detailBilled, billed)
+		return sqlsource.Refusal(domain.ScanCeilingExceeded, detailBilled, billed)
 	case "responseTooLarge":
 		return sqlsource.Refusal(domain.ResultTooLarge, detailResponse)
 	case "resourcesExceeded":

@@ -1,7 +1,9 @@
 package mdcatalog
 
 import (
+	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 
 	"sutura.dev/domain"
@@ -65,8 +67,15 @@ func (b *builder) model() domain.Model {
 			continue
 		}
 		co := obj(c)
-		m.Columns = append(m.Columns, domain.ModelColumn{Name: str(co, "name"),
-			Type: domain.ColumnType(str(co, "type")), Description: str(co, "description")})
+		mc := domain.ModelColumn{Name: str(co, "name"),
+			Type: domain.ColumnType(str(co, "type")), Description: str(co, "description")}
+		if p, ok := number(co, "precision"); ok {
+			mc.Precision = p
+		}
+		if s, ok := number(co, "scale"); ok {
+			mc.Scale = &s
+		}
+		m.Columns = append(m.Columns, mc)
 	}
 	// An open model audience is the same as none, so that writing
 	// "audience: open" does not move the digest.
@@ -230,6 +239,17 @@ func obj(v any) map[string]any {
 func list(v any) []any {
 	l, _ := v.([]any)
 	return l
+}
+
+// number reads a small non-negative integer (a YAML integer the schema
+// admitted); ok is false when the key is absent.
+func number(o map[string]any, key string) (int, bool) {
+	n, ok := o[key].(json.Number)
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.Atoi(string(n))
+	return v, err == nil
 }
 
 func str(o map[string]any, key string) string {

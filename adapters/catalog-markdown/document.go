@@ -70,8 +70,11 @@ func readDocument(path string, data []byte, schemas *schemaSet) (*document, erro
 	d.kind = kindVal.Value
 	var errs errorList
 	conv := converter{root: root, file: path, line: first, errs: &errs}
-	if d.kind == "example" {
+	switch d.kind {
+	case "example":
 		conv.typed = questionTyped
+	case "model":
+		conv.typed = modelTyped
 	}
 	wire := conv.convert(root, nil)
 	if len(errs) > 0 {
@@ -90,6 +93,12 @@ func readDocument(path string, data []byte, schemas *schemaSet) (*document, erro
 
 // questionTyped reports the keys of an example's question that take a
 // number or a boolean, where YAML's typing is kept.
+// modelTyped reports the keys of a model whose YAML integers are read as
+// numbers: a decimal column's precision and scale.
+func modelTyped(path []string) bool {
+	return len(path) == 3 && path[0] == "columns" && (path[2] == "precision" || path[2] == "scale")
+}
+
 func questionTyped(path []string) bool {
 	switch strings.Join(path, ".") {
 	case "question.range.last.count", "question.range.last.include_current", "question.top.n":

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -198,7 +199,9 @@ func modelNode(m domain.Model) *yaml.Node {
 	if len(m.PrimaryKey) > 0 {
 		put(n, "primary_key", strList(m.PrimaryKey, true))
 	}
-	plain := !slices.ContainsFunc(m.Columns, func(c domain.ModelColumn) bool { return c.Type != "" || c.Description != "" })
+	plain := !slices.ContainsFunc(m.Columns, func(c domain.ModelColumn) bool {
+		return c.Type != "" || c.Description != "" || c.Precision != 0 || c.Scale != nil
+	})
 	cols := seq(false)
 	for _, c := range m.Columns {
 		if plain {
@@ -208,6 +211,12 @@ func modelNode(m domain.Model) *yaml.Node {
 		cn := mapping("name", text(c.Name))
 		if c.Type != "" {
 			put(cn, "type", text(string(c.Type)))
+		}
+		if c.Precision != 0 {
+			put(cn, "precision", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(c.Precision)})
+		}
+		if c.Scale != nil {
+			put(cn, "scale", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(*c.Scale)})
 		}
 		if c.Description != "" {
 			put(cn, "description", text(c.Description))

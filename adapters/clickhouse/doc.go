@@ -76,9 +76,10 @@
 // # Cells
 //
 // Int8 to Int64 and UInt8 to UInt32 become integer cells, as do UInt64,
-// Int128 and the wider integers when they fit in 64 bits (a real
-// otherwise); Decimal becomes an integer cell when it is integral and fits
-// in 64 bits and a real otherwise; Float64 becomes a real (declare real
+// Int128 and the wider integers when they fit in 64 bits (a decimal cell
+// of their exact value otherwise); Decimal becomes an integer cell when it
+// is integral and fits in 64 bits and otherwise a decimal cell of its
+// exact value (docs/contract.md §4.2); Float64 becomes a real (declare real
 // columns Float64: a Float32 widened to 64 bits is not the decimal the
 // engine reads); Date and Date32 become date cells; DateTime and DateTime64
 // become RFC 3339 text in UTC, as the engine renders them; Bool, and a

@@ -80,9 +80,10 @@
 // # Cells
 //
 // TINYINT to BIGINT and their unsigned forms become integer cells (a
-// UBIGINT past the int64 range a real); HUGEINT (sum over an integer
-// column is one) and DECIMAL become an integer cell when integral and
-// within 64 bits and otherwise the real nearest their exact value; DOUBLE
+// UBIGINT past the int64 range a decimal cell); HUGEINT (sum over an
+// integer column is one) and DECIMAL become an integer cell when integral
+// and within 64 bits and otherwise a decimal cell of their exact value
+// (docs/contract.md §4.2); DOUBLE
 // is a real, and FLOAT the real of the shortest decimal that reads back
 // as the same FLOAT (declare real columns DOUBLE all the same: a sum over
 // a FLOAT column adds float32 values); DATE is a date cell; TIMESTAMP and

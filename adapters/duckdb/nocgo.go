@@ -55,3 +55,8 @@ func (db *DB) Validate(context.Context) error { return ErrNoDuckDB }
 
 // RunSQL returns ErrNoDuckDB.
 func (db *DB) RunSQL(context.Context, string, int) (*domain.RowSet, error) { return nil, ErrNoDuckDB }
+
+// Estimate fails as every call of a build without DuckDB does.
+func (db *DB) Estimate(context.Context, *domain.Plan) (int64, bool, error) {
+	return 0, false, ErrNoDuckDB
+}

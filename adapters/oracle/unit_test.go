@@ -44,7 +44,7 @@ func TestCells(t *testing.T) {
 		{"negative fraction", driverNumber(t, "-0.5"), column{dbType: "NUMBER"}, "-0.5", domain.Null()},
 		{"integral with a scale", driverNumber(t, "12.00"), column{dbType: "NUMBER"}, "12", domain.Int(12)},
 		{"money", driverNumber(t, "19.99"), column{dbType: "NUMBER"}, "19.99", domain.Null()},
-		{"wide integer", driverNumber(t, "123456789012345678901234567890"), column{dbType: "NUMBER"}, "123456789012345680000000000000", domain.Null()},
+		{"wide integer", driverNumber(t, "123456789012345678901234567890"), column{dbType: "NUMBER"}, "123456789012345678901234567890", domain.Null()},
 		{"min int64", "-9223372036854775808", column{dbType: "NUMBER"}, "-9223372036854775808", domain.Int(-9223372036854775808)},
 		{"boolean true", driverNumber(t, "1"), column{dbType: "NUMBER", declared: domain.TypeBoolean}, "true", domain.Bool(true)},
 		{"boolean false", driverNumber(t, "0"), column{dbType: "NUMBER", declared: domain.TypeBoolean}, "false", domain.Bool(false)},

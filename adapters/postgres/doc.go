@@ -90,7 +90,8 @@
 //
 // int2, int4 and int8 become integer cells; numeric becomes an integer
 // cell when it is integral and fits in 64 bits (sum over an int8 column is
-// numeric in PostgreSQL) and a real otherwise; float4 and float8 become
+// numeric in PostgreSQL) and otherwise a decimal cell of its exact value
+// (docs/contract.md §4.2); float4 and float8 become
 // reals (declare real columns double precision: a float4 widened to 64
 // bits is not the decimal the engine reads); date becomes a date cell;
 // timestamp and timestamptz become RFC 3339 text in UTC, as the engine

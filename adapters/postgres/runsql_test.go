@@ -122,7 +122,7 @@ func TestCells(t *testing.T) {
 	want := []string{
 		"1", "-2", "9007199254740993",
 		"1.5", "0.1", "1000000000000000000000", "0.0000001", "0", "null", "null", "3",
-		"12", "12.5", "-0.25", "9223372036854775807", "9223372036854776000", // past int64: a real
+		"12", "12.5", "-0.25", "9223372036854775807", "9223372036854775808", // past int64: still exact
 		"1000000000000000000000000000000", "null", "0", "100",
 		"true", "false", "2025-01-02", "0900-03-04", "infinity",
 		"2025-01-02T03:04:05.5Z", "2025-01-02T01:04:05Z", "2025-01-02T00:00:00Z",
@@ -135,6 +135,7 @@ func TestCells(t *testing.T) {
 		require.Equal(t, k, rs.Rows[0][i].Kind(), "column %d", i+1)
 	}
 	require.Equal(t, domain.KindInt, rs.Rows[0][11].Kind(), "an integral numeric is an integer")
-	require.Equal(t, domain.KindFloat, rs.Rows[0][15].Kind(), "past int64 it is a real")
+	require.Equal(t, domain.KindDecimal, rs.Rows[0][15].Kind(), "past int64 it is an exact decimal")
+	require.Equal(t, domain.KindDecimal, rs.Rows[0][12].Kind(), "12.5 is an exact decimal")
 	require.Equal(t, domain.KindDate, rs.Rows[0][22].Kind())
 }

@@ -10,11 +10,11 @@ import (
 
 // Scalar is the canonical cell of a plain Go value a driver returns: nil
 // is null; bool a boolean; the signed and unsigned integers an integer
-// cell (an unsigned one past the int64 range a real); a *big.Int an
-// integer cell when it fits in 64 bits and a real otherwise; a float64 a
+// cell (an unsigned one past the int64 range a decimal cell of its exact
+// value); a *big.Int as BigIntCell; a float64 a
 // real; a string text. ok is false for any other type, which the adapter
 // converts as its data system means it (float32, []byte, time.Time,
-// decimals, nested values).
+// decimals through DecimalCell, nested values).
 func Scalar(v any) (c domain.Cell, ok bool) {
 	switch x := v.(type) {
 	case nil:
@@ -37,7 +37,7 @@ func Scalar(v any) (c domain.Cell, ok bool) {
 		return domain.Int(int64(x)), true
 	case uint64:
 		if x > math.MaxInt64 {
-			return domain.Float(float64(x)), true
+			return domain.DecimalCell(new(big.Int).SetUint64(x), 0), true
 		}
 		return domain.Int(int64(x)), true
 	case *big.Int:
@@ -50,53 +50,40 @@ func Scalar(v any) (c domain.Cell, ok bool) {
 	return domain.Null(), false
 }
 
-// BigIntCell is an integer cell for v when it fits in 64 bits and the
-// nearest real otherwise (a sum over an integer column may be wider).
+// BigIntCell is an integer cell for v when it fits in 64 bits and a
+// decimal cell of its exact value otherwise (a sum over an integer column
+// may be wider), rendered the same on every data system.
 func BigIntCell(v *big.Int) domain.Cell {
 	if v.IsInt64() {
 		return domain.Int(v.Int64())
 	}
-	f, _ := new(big.Float).SetInt(v).Float64()
-	return domain.Float(f)
+	return domain.DecimalCell(v, 0)
 }
 
 var bigTen = big.NewInt(10)
 
-// DecimalCell is the cell of the decimal coef × 10^exp: an integer cell
-// when it is integral and fits in 64 bits, otherwise the real nearest to
-// its exact value (a sum over a decimal column is a decimal).
+// DecimalCell is the cell of the exact decimal coef × 10^exp (a numeric,
+// DECIMAL or Decimal value): an integer cell when it is integral and fits
+// in 64 bits (a sum over an integer column that a data system returns as
+// a decimal), otherwise a decimal cell of its exact value, which renders
+// the same bytes whichever data system returned it (docs/contract.md
+// §4.2): no exponent, no trailing fractional zero, no "." when whole.
 func DecimalCell(coef *big.Int, exp int32) domain.Cell {
-	v := new(big.Int).Set(coef)
 	switch {
 	case exp > 18:
 		// Past int64 whatever the digits (10^19 already is).
 	case exp >= 0:
-		v.Mul(v, new(big.Int).Exp(bigTen, big.NewInt(int64(exp)), nil))
+		v := new(big.Int).Mul(coef, new(big.Int).Exp(bigTen, big.NewInt(int64(exp)), nil))
 		if v.IsInt64() {
 			return domain.Int(v.Int64())
 		}
 	default:
-		q, r := new(big.Int).QuoRem(v, new(big.Int).Exp(bigTen, big.NewInt(int64(-exp)), nil), new(big.Int))
+		q, r := new(big.Int).QuoRem(coef, new(big.Int).Exp(bigTen, big.NewInt(int64(-exp)), nil), new(big.Int))
 		if r.Sign() == 0 && q.IsInt64() {
 			return domain.Int(q.Int64())
 		}
 	}
-	r := new(big.Rat).SetInt(coef)
-	scale := new(big.Rat).SetInt(new(big.Int).Exp(bigTen, big.NewInt(int64(abs32(exp))), nil))
-	if exp >= 0 {
-		r.Mul(r, scale)
-	} else {
-		r.Quo(r, scale)
-	}
-	f, _ := r.Float64()
-	return domain.Float(f)
-}
-
-func abs32(v int32) int32 {
-	if v < 0 {
-		return -v
-	}
-	return v
+	return domain.DecimalCell(coef, -exp)
 }
 
 // TimestampText is the engine's rendering of a timestamp: RFC 3339 in UTC

@@ -216,9 +216,9 @@ func TestCells(t *testing.T) {
 		{true, "true", domain.KindBool},
 		{int8(-7), "-7", domain.KindInt},
 		{uint32(4000000000), "4000000000", domain.KindInt},
-		{uint64(18446744073709551615), "18446744073709552000", domain.KindFloat},
+		{uint64(18446744073709551615), "18446744073709551615", domain.KindDecimal},
 		{big.NewInt(-5), "-5", domain.KindInt},
-		{huge, "9223372036854776000", domain.KindFloat},
+		{huge, "9223372036854775808", domain.KindDecimal},
 		{0.5, "0.5", domain.KindFloat},
 		{"é", "é", domain.KindText},
 	} {
@@ -236,17 +236,24 @@ func TestCells(t *testing.T) {
 		want string
 		kind domain.Kind
 	}{
-		{1250, -2, "12.5", domain.KindFloat},
+		{1250, -2, "12.5", domain.KindDecimal},
 		{1200, -2, "12", domain.KindInt},
-		{-10, -2, "-0.1", domain.KindFloat},
+		{-10, -2, "-0.1", domain.KindDecimal},
 		{12, 3, "12000", domain.KindInt},
-		{1, 19, "10000000000000000000", domain.KindFloat},
+		{1, 19, "10000000000000000000", domain.KindDecimal},
 		{0, 0, "0", domain.KindInt},
+		{0, -4, "0", domain.KindInt},
+		{76014193, -2, "760141.93", domain.KindDecimal},
+		{-5, -20, "-0.00000000000000000005", domain.KindDecimal},
+		{9223372036854775807, -1, "922337203685477580.7", domain.KindDecimal},
 	} {
 		c := sqlsource.DecimalCell(big.NewInt(tc.coef), tc.exp)
 		assert.Equal(t, tc.kind, c.Kind(), "%de%d", tc.coef, tc.exp)
 		assert.Equal(t, tc.want, c.Render(), "%de%d", tc.coef, tc.exp)
 	}
+	// Past 64 bits and 38 digits, the value is still exact.
+	huge40, _ := new(big.Int).SetString("-1234567890123456789012345678901234567890", 10)
+	assert.Equal(t, "-123456789012345678901234567890123456789.1", sqlsource.DecimalCell(new(big.Int).Sub(huge40, big.NewInt(1)), -1).Render())
 	at := time.Date(2025, 3, 4, 5, 6, 7, 250_000_000, time.FixedZone("x", 2*3600))
 	assert.Equal(t, "2025-03-04T03:06:07.25Z", sqlsource.TimestampText(at))
 }

@@ -27,6 +27,7 @@ type AskMetricArgs struct {
 	Dimensions []DimensionName `json:"dimensions,omitempty" jsonschema:"Up to 4 distinct dimensions to group by, each declared by every metric asked. Omit for one total per period."`
 	Filters    []Filter        `json:"filters,omitempty" jsonschema:"Up to 16 filters, AND-ed, each on a different filterable dimension, using only the values describe_catalog lists for it."`
 	Top        *Top            `json:"top,omitempty" jsonschema:"Keep only the first n groups, ranked by the metric or by the period. Single metric only."`
+	DryRun     bool            `json:"dry_run,omitempty" jsonschema:"true: check, plan and estimate the bytes the question would scan, and say whether it would be refused, without running it or spending the caller's budget. Default false."`
 }
 
 // RunSQLArgs is the input of run_sql: one statement and nothing else.
@@ -142,11 +143,36 @@ type refusalBody struct {
 }
 
 type reason struct {
-	Code   domain.Code `json:"code" jsonschema:"A stable refusal code."`
-	Detail string      `json:"detail" jsonschema:"A sentence for a person."`
+	Code              domain.Code `json:"code" jsonschema:"A stable refusal code."`
+	Detail            string      `json:"detail" jsonschema:"A sentence for a person."`
+	RetryAfterSeconds int64       `json:"retry_after_seconds,omitempty" jsonschema:"budget_exhausted: seconds until enough of the caller's budget window has passed to ask again."`
+}
+
+// estimateBody is the wire shape of a dry run's outcome
+// (docs/contract.md §15).
+type estimateBody struct {
+	Outcome     estimateTag  `json:"outcome" jsonschema:"estimate: the question was checked and estimated, not run (dry_run)."`
+	Estimate    estimateWire `json:"estimate" jsonschema:"What the question would scan."`
+	WouldRefuse wouldRefuse  `json:"would_refuse" jsonschema:"The refusal code the question would meet when run (scan_ceiling_exceeded, budget_exhausted), or null."`
+	Reason      *reason      `json:"reason,omitempty" jsonschema:"The refusal it would meet, when would_refuse is not null."`
+}
+
+type estimateWire struct {
+	Bytes  int64         `json:"bytes" jsonschema:"The estimated bytes scanned, summed over the legs whose estimate is known."`
+	PerLeg []legEstimate `json:"per_leg" jsonschema:"One estimate per data system read, in plan order."`
+}
+
+type legEstimate struct {
+	Source string   `json:"source" jsonschema:"The configured source alias."`
+	Bytes  legBytes `json:"bytes" jsonschema:"The bytes this data system expects to scan, or \"unknown\" when it cannot estimate (the scan ceiling then does not apply to it)."`
 }
 
 type (
-	answerTag  string
-	refusalTag string
+	answerTag   string
+	refusalTag  string
+	estimateTag string
+	// legBytes is an integer, or the string "unknown".
+	legBytes string
+	// wouldRefuse is a refusal code or null.
+	wouldRefuse string
 )

@@ -54,6 +54,9 @@ func scalarSchemas() map[reflect.Type]*Schema {
 		reflect.TypeFor[Cursor]():         {Type: "string", MinLength: ptr(1), MaxLength: ptr(app.MaxCursorBytes)},
 		reflect.TypeFor[answerTag]():      constant("answer"),
 		reflect.TypeFor[refusalTag]():     constant("refusal"),
+		reflect.TypeFor[estimateTag]():    constant("estimate"),
+		reflect.TypeFor[legBytes]():       {Types: []string{"integer", "string"}},
+		reflect.TypeFor[wouldRefuse]():    {Types: []string{"string", "null"}},
 		reflect.TypeFor[domain.Code]():    enum(codes...),
 		reflect.TypeFor[domain.Posture](): enum(string(domain.SharedServiceUser), string(domain.ImpersonationAtSource)),
 		reflect.TypeFor[domain.Cell]():    {Types: []string{"string", "null"}},
@@ -125,7 +128,12 @@ func generateSchemas() (map[domain.Capability]Schemas, error) {
 		return nil, err
 	}
 	refusal.Description = "A refusal: the question may not be asked, with a stable code."
-	outcome := oneOf(answer, refusal)
+	estimate, err := inferFor[estimateBody](types)
+	if err != nil {
+		return nil, err
+	}
+	estimate.Description = "An estimate (dry_run): what the question would scan, and the refusal it would meet; nothing ran."
+	outcome := oneOf(answer, refusal, estimate)
 
 	types[reflect.TypeFor[domain.Question]()] = ask
 	catalog, err := inferFor[app.CatalogView](types)

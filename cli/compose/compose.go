@@ -225,6 +225,11 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 	if err != nil {
 		return nil, err
 	}
+	spend, closeSpend, err := newSpend(ctx, s.Config)
+	if err != nil {
+		return nil, err
+	}
+	p.closers = append(p.closers, func() error { closeSpend(); return nil })
 	g := s.Config.Governance
 	p.Surface, err = app.New(app.Config{
 		Catalog: p.Catalog, Sources: p.Sources, Admission: p.Admission, Audit: sink,
@@ -235,6 +240,7 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 		SQLSource:      s.Config.Tools.RunSQL.Source,
 		RequestTimeout: s.Config.Server.RequestTimeout(),
 		Logger:         logger,
+		Spend:          spend,
 	})
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/adapters/sqlsource/sqltest"
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
@@ -216,11 +217,8 @@ func cell(typ string, v any) (domain.Cell, error) {
 		if !ok {
 			return domain.Null(), fmt.Errorf("not an integer")
 		}
-		if n.IsInt64() {
-			return domain.Int(n.Int64()), nil
-		}
-		f, _ := new(big.Float).SetInt(n).Float64()
-		return domain.Float(f), nil
+		// Past 64 bits, the exact value, as the adapter renders it.
+		return sqlsource.BigIntCell(n), nil
 	case strings.HasPrefix(typ, "Float"):
 		switch text {
 		case "nan", "-nan", "inf", "+inf", "-inf":
@@ -229,15 +227,13 @@ func cell(typ string, v any) (domain.Cell, error) {
 		f, err := strconv.ParseFloat(text, 64)
 		return domain.Float(f), err
 	case strings.HasPrefix(typ, "Decimal"):
-		r, ok := new(big.Rat).SetString(text)
+		// The JSON number holds every digit (read with UseNumber): the
+		// exact value, as the adapter renders a Decimal.
+		coef, scale, ok := domain.ParseDecimal(text)
 		if !ok {
 			return domain.Null(), fmt.Errorf("not a decimal")
 		}
-		if r.IsInt() && r.Num().IsInt64() {
-			return domain.Int(r.Num().Int64()), nil
-		}
-		f, _ := r.Float64()
-		return domain.Float(f), nil
+		return sqlsource.DecimalCell(coef, -scale), nil
 	case typ == "Bool":
 		b, ok := v.(bool)
 		if !ok {

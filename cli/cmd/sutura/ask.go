@@ -50,6 +50,7 @@ func askFlags(fs *flag.FlagSet) {
 	fs.Int("top", 0, "keep the first N groups")
 	fs.String("top-by", "metric", "rank top by metric or period")
 	fs.String("direction", "desc", "top direction: desc or asc")
+	fs.Bool("dry-run", false, "estimate the bytes the question would scan and say whether it would be refused, without running it")
 }
 
 // askQuestion builds the wire form of a question from the flags and
@@ -122,6 +123,9 @@ func askQuestion(inv *invocation) (domain.Question, error) {
 		q = append(q, domain.Member{Key: "top", Value: domain.Object{
 			{Key: "n", Value: json.Number(n)}, {Key: "by", Value: get("top-by")}, {Key: "direction", Value: get("direction")}}})
 	}
+	if inv.boolFlag("dry-run") {
+		q = append(q, domain.Member{Key: "dry_run", Value: true})
+	}
 	question, err := domain.DecodeQuestion(q)
 	var fe *domain.FieldError
 	if errors.As(err, &fe) {
@@ -178,6 +182,10 @@ func answer(inv *invocation, q domain.Question) error {
 	if out.Refusal != nil {
 		fmt.Fprintf(inv.io.err, "sutura: refused (%s): %s\n", out.Refusal.Code(), out.Refusal.Detail())
 		return errReported
+	}
+	if out.Estimate != nil {
+		writeEstimate(inv.io.out, out.Estimate)
+		return nil
 	}
 	writeAnswer(inv.io.out, out.Answer, note)
 	return nil

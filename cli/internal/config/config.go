@@ -107,6 +107,8 @@ type Config struct {
 	origins map[string]origin
 	// baseFound is whether Dir holds base.yaml.
 	baseFound bool
+	// budgetSet records that a layer set governance.budget (BudgetSet).
+	budgetSet bool
 }
 
 // Refusal is the refusal of key found after loading — by a source's
@@ -292,6 +294,20 @@ type Governance struct {
 	// MaxLegRows is the most rows one leg of a federated question may
 	// return (1..10000000); more is refused as result_too_large.
 	MaxLegRows int `yaml:"max_leg_rows"`
+	// MaxScanBytesPerQuestion is the most bytes one question's estimate
+	// may come to (docs/contract.md §15); more is refused as
+	// scan_ceiling_exceeded before anything runs.
+	MaxScanBytesPerQuestion int64 `yaml:"max_scan_bytes_per_question"`
+	// Budget is every caller's spend per window; not set, no budget
+	// applies (budget.go).
+	Budget Budget `yaml:"budget,omitempty" default:"none"`
+	// BudgetByAudience overrides Budget for the callers of an audience.
+	BudgetByAudience map[string]Budget `yaml:"budget_by_audience" key:"audience"`
+	// BudgetLedger is where budgets are kept: memory or postgres.
+	BudgetLedger BudgetLedger `yaml:"budget_ledger"`
+	// BudgetLedgerSource is the alias of the postgres source whose
+	// database keeps the ledger, with budget_ledger: postgres.
+	BudgetLedgerSource string `yaml:"budget_ledger_source"`
 }
 
 // Runtime is the process-wide bounds of docs/contract.md §7 (runtime.*).

@@ -146,7 +146,8 @@ func defaults() *Config {
 		Security: Security{
 			Inbound: Inbound{ScopeClaim: "scope", GroupsClaim: "groups", JWKSMaxStaleSeconds: 3600},
 		},
-		Governance: Governance{LookupLegCeiling: 3, SourceCeiling: 4, MaxLegRows: 1000000},
+		Governance: Governance{LookupLegCeiling: 3, SourceCeiling: 4, MaxLegRows: 1000000,
+			MaxScanBytesPerQuestion: 1 << 40, BudgetLedger: LedgerMemory},
 		Runtime: Runtime{
 			MaxConcurrentQueries:    8,
 			AdmissionTimeoutSeconds: 5,

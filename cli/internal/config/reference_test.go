@@ -173,6 +173,9 @@ func flattenDefaults(v reflect.Value, prefix string, out map[string]string) {
 		key, f := childKey(prefix, name), v.Field(i)
 		switch f.Kind() {
 		case reflect.Struct:
+			if t.Field(i).Tag.Get("default") == "none" {
+				continue // an optional section: absent means off
+			}
 			flattenDefaults(f, key, out)
 		case reflect.String:
 			if f.String() != "" {

@@ -146,6 +146,7 @@ func (c *checker) validate() {
 	c.intRange("governance.lookup_leg_ceiling", int64(g.LookupLegCeiling), 1, maxLookupLegCeiling)
 	c.intRange("governance.source_ceiling", int64(g.SourceCeiling), 1, maxSourceCeiling)
 	c.intRange("governance.max_leg_rows", int64(g.MaxLegRows), 1, maxLegRows)
+	c.spend()
 	r := c.cfg.Runtime
 	c.intRange("runtime.max_concurrent_queries", int64(r.MaxConcurrentQueries), 1, 512)
 	c.intRange("runtime.admission_timeout_seconds", int64(r.AdmissionTimeoutSeconds), 1, 300)

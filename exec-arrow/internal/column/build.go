@@ -37,6 +37,8 @@ type Builder interface {
 	AppendBool(v bool) error
 	AppendDate(d int32) error
 	AppendMicros(us int64) error
+	// AppendDecimal appends the exact decimal v × 10^-scale.
+	AppendDecimal(v I128, scale int32) error
 	// size estimates the bytes held so far.
 	Size() int64
 	// finish returns the built column, or nil in check mode.
@@ -46,10 +48,18 @@ type Builder interface {
 // NewBuilder returns the builder of a column of declared type typ;
 // TypeUnset collects text and infers the type at finish.
 func NewBuilder(typ domain.ColumnType, check bool) Builder {
+	return NewBuilderSpec(typ, DecimalSpec{}, check)
+}
+
+// NewBuilderSpec is NewBuilder with a decimal column's declared precision
+// and scale.
+func NewBuilderSpec(typ domain.ColumnType, spec DecimalSpec, check bool) Builder {
 	switch typ {
+	case domain.TypeDecimal:
+		return NewDecBuilder(spec, check)
 	case domain.TypeInteger:
 		return &IntBuilder{Typ: typ, check: check}
-	case domain.TypeFloat, domain.TypeDecimal:
+	case domain.TypeFloat:
 		return &floatBuilder{typ: typ, check: check}
 	case domain.TypeBoolean:
 		return &boolBuilder{check: check}
@@ -185,7 +195,19 @@ func (b *IntBuilder) AppendInt(v int64) error {
 }
 
 func (b *IntBuilder) AppendFloat(float64) error { return ErrNotType{b.Typ} }
-func (b *IntBuilder) AppendBool(bool) error     { return ErrNotType{b.Typ} }
+
+// AppendDecimal appends a whole decimal that fits an integer.
+func (b *IntBuilder) AppendDecimal(v I128, scale int32) error {
+	if b.Typ == domain.TypeTimestamp {
+		return ErrNotType{b.Typ}
+	}
+	x, ok := ParseInt(v.Cell(scale).Render())
+	if !ok {
+		return ErrNotType{b.Typ}
+	}
+	return b.push(x)
+}
+func (b *IntBuilder) AppendBool(bool) error { return ErrNotType{b.Typ} }
 
 func (b *IntBuilder) AppendDate(d int32) error {
 	if b.Typ == domain.TypeTimestamp {
@@ -210,7 +232,7 @@ func (b *IntBuilder) Finish(name string) *Column {
 	return New(name, b.Typ, wrap(arrow.PrimitiveTypes.Int64, arrow.Int64Traits.CastToBytes(b.Vals), len(b.Vals), &b.Mask))
 }
 
-// floatBuilder builds float and decimal columns as float64.
+// floatBuilder builds float columns.
 type floatBuilder struct {
 	typ   domain.ColumnType
 	check bool
@@ -246,10 +268,15 @@ func (b *floatBuilder) AppendText(s string) error {
 
 func (b *floatBuilder) AppendInt(v int64) error     { return b.push(float64(v)) }
 func (b *floatBuilder) AppendFloat(v float64) error { return b.push(v) }
-func (b *floatBuilder) AppendBool(bool) error       { return ErrNotType{b.typ} }
-func (b *floatBuilder) AppendDate(int32) error      { return ErrNotType{b.typ} }
-func (b *floatBuilder) AppendMicros(int64) error    { return ErrNotType{b.typ} }
-func (b *floatBuilder) Size() int64                 { return int64(9 * len(b.vals)) }
+
+// AppendDecimal appends the float64 nearest to the decimal.
+func (b *floatBuilder) AppendDecimal(v I128, scale int32) error {
+	return b.push(v.Cell(scale).FloatValue())
+}
+func (b *floatBuilder) AppendBool(bool) error    { return ErrNotType{b.typ} }
+func (b *floatBuilder) AppendDate(int32) error   { return ErrNotType{b.typ} }
+func (b *floatBuilder) AppendMicros(int64) error { return ErrNotType{b.typ} }
+func (b *floatBuilder) Size() int64              { return int64(9 * len(b.vals)) }
 
 func (b *floatBuilder) Finish(name string) *Column {
 	if b.check {
@@ -290,10 +317,13 @@ func (b *boolBuilder) AppendText(s string) error {
 
 func (b *boolBuilder) AppendInt(int64) error     { return ErrNotType{domain.TypeBoolean} }
 func (b *boolBuilder) AppendFloat(float64) error { return ErrNotType{domain.TypeBoolean} }
-func (b *boolBuilder) AppendBool(v bool) error   { return b.push(v) }
-func (b *boolBuilder) AppendDate(int32) error    { return ErrNotType{domain.TypeBoolean} }
-func (b *boolBuilder) AppendMicros(int64) error  { return ErrNotType{domain.TypeBoolean} }
-func (b *boolBuilder) Size() int64               { return int64(2 * len(b.vals)) }
+func (b *boolBuilder) AppendDecimal(I128, int32) error {
+	return ErrNotType{domain.TypeBoolean}
+}
+func (b *boolBuilder) AppendBool(v bool) error  { return b.push(v) }
+func (b *boolBuilder) AppendDate(int32) error   { return ErrNotType{domain.TypeBoolean} }
+func (b *boolBuilder) AppendMicros(int64) error { return ErrNotType{domain.TypeBoolean} }
+func (b *boolBuilder) Size() int64              { return int64(2 * len(b.vals)) }
 
 func (b *boolBuilder) Finish(name string) *Column {
 	if b.check {
@@ -336,10 +366,13 @@ func (b *dateBuilder) AppendText(s string) error {
 
 func (b *dateBuilder) AppendInt(int64) error     { return ErrNotType{domain.TypeDate} }
 func (b *dateBuilder) AppendFloat(float64) error { return ErrNotType{domain.TypeDate} }
-func (b *dateBuilder) AppendBool(bool) error     { return ErrNotType{domain.TypeDate} }
-func (b *dateBuilder) AppendDate(d int32) error  { return b.push(d) }
-func (b *dateBuilder) AppendMicros(int64) error  { return ErrNotType{domain.TypeDate} }
-func (b *dateBuilder) Size() int64               { return int64(5 * len(b.vals)) }
+func (b *dateBuilder) AppendDecimal(I128, int32) error {
+	return ErrNotType{domain.TypeDate}
+}
+func (b *dateBuilder) AppendBool(bool) error    { return ErrNotType{domain.TypeDate} }
+func (b *dateBuilder) AppendDate(d int32) error { return b.push(d) }
+func (b *dateBuilder) AppendMicros(int64) error { return ErrNotType{domain.TypeDate} }
+func (b *dateBuilder) Size() int64              { return int64(5 * len(b.vals)) }
 
 func (b *dateBuilder) Finish(name string) *Column {
 	if b.check {
@@ -394,7 +427,10 @@ func (b *textBuilder) AppendInt(v int64) error { return b.AppendText(strconv.For
 func (b *textBuilder) AppendFloat(v float64) error {
 	return b.AppendText(domain.Float(v).Render())
 }
-func (b *textBuilder) AppendBool(v bool) error    { return b.AppendText(strconv.FormatBool(v)) }
+func (b *textBuilder) AppendBool(v bool) error { return b.AppendText(strconv.FormatBool(v)) }
+func (b *textBuilder) AppendDecimal(v I128, scale int32) error {
+	return b.AppendText(v.Cell(scale).Render())
+}
 func (b *textBuilder) AppendDate(d int32) error   { return b.AppendText(domain.Date(d).String()) }
 func (b *textBuilder) AppendMicros(v int64) error { return b.AppendText(RenderTimestamp(v)) }
 func (b *textBuilder) Size() int64                { return int64(5*len(b.idx)) + b.bytes }
@@ -428,6 +464,9 @@ type InferBuilder struct {
 	// can[i] reports whether every value parses as inferOrder[i].
 	can     [5]bool
 	started bool
+	// dec records that a value arrived as a decimal (a Parquet DECIMAL):
+	// a column of numbers with one is decimal.
+	dec bool
 }
 
 var inferOrder = [5]domain.ColumnType{
@@ -477,12 +516,19 @@ func (b *InferBuilder) AppendText(s string) error {
 func (b *InferBuilder) AppendInt(v int64) error     { return b.AppendText(strconv.FormatInt(v, 10)) }
 func (b *InferBuilder) AppendFloat(v float64) error { return b.AppendText(domain.Float(v).Render()) }
 func (b *InferBuilder) AppendBool(v bool) error     { return b.AppendText(strconv.FormatBool(v)) }
-func (b *InferBuilder) AppendDate(d int32) error    { return b.AppendText(domain.Date(d).String()) }
-func (b *InferBuilder) AppendMicros(v int64) error  { return b.AppendText(RenderTimestamp(v)) }
-func (b *InferBuilder) Size() int64                 { return b.bytes + int64(len(b.vals)) }
+func (b *InferBuilder) AppendDecimal(v I128, scale int32) error {
+	b.dec = true
+	return b.AppendText(v.Cell(scale).Render())
+}
+func (b *InferBuilder) AppendDate(d int32) error   { return b.AppendText(domain.Date(d).String()) }
+func (b *InferBuilder) AppendMicros(v int64) error { return b.AppendText(RenderTimestamp(v)) }
+func (b *InferBuilder) Size() int64                { return b.bytes + int64(len(b.vals)) }
 
 // Inferred is the type finish resolves.
 func (b *InferBuilder) Inferred() domain.ColumnType {
+	if b.started && b.dec && (b.can[0] || b.can[1]) {
+		return domain.TypeDecimal
+	}
 	if b.started {
 		for i, ok := range b.can {
 			if ok {
@@ -528,10 +574,14 @@ func (b *ValidBuilder) AppendNull()               { b.Add(false) }
 func (b *ValidBuilder) AppendText(string) error   { b.Add(true); return nil }
 func (b *ValidBuilder) AppendInt(int64) error     { b.Add(true); return nil }
 func (b *ValidBuilder) AppendFloat(float64) error { b.Add(true); return nil }
-func (b *ValidBuilder) AppendBool(bool) error     { b.Add(true); return nil }
-func (b *ValidBuilder) AppendDate(int32) error    { b.Add(true); return nil }
-func (b *ValidBuilder) AppendMicros(int64) error  { b.Add(true); return nil }
-func (b *ValidBuilder) Size() int64               { return int64(len(b.mask.valid)) + int64(b.mask.n/8) }
+func (b *ValidBuilder) AppendDecimal(I128, int32) error {
+	b.Add(true)
+	return nil
+}
+func (b *ValidBuilder) AppendBool(bool) error    { b.Add(true); return nil }
+func (b *ValidBuilder) AppendDate(int32) error   { b.Add(true); return nil }
+func (b *ValidBuilder) AppendMicros(int64) error { b.Add(true); return nil }
+func (b *ValidBuilder) Size() int64              { return int64(len(b.mask.valid)) + int64(b.mask.n/8) }
 
 // AppendArray takes the validity of a non-text array whole; text goes
 // value by value, since empty text is null.
@@ -571,6 +621,12 @@ type ViaText struct{ Builder }
 
 func (b ViaText) AppendInt(v int64) error     { return b.Builder.AppendText(strconv.FormatInt(v, 10)) }
 func (b ViaText) AppendFloat(v float64) error { return b.Builder.AppendText(domain.Float(v).Render()) }
-func (b ViaText) AppendBool(v bool) error     { return b.Builder.AppendText(strconv.FormatBool(v)) }
-func (b ViaText) AppendDate(d int32) error    { return b.Builder.AppendText(domain.Date(d).String()) }
-func (b ViaText) AppendMicros(v int64) error  { return b.Builder.AppendText(RenderTimestamp(v)) }
+func (b ViaText) AppendDecimal(v I128, scale int32) error {
+	if ib, ok := b.Builder.(*InferBuilder); ok {
+		return ib.AppendDecimal(v, scale)
+	}
+	return b.Builder.AppendText(v.Cell(scale).Render())
+}
+func (b ViaText) AppendBool(v bool) error    { return b.Builder.AppendText(strconv.FormatBool(v)) }
+func (b ViaText) AppendDate(d int32) error   { return b.Builder.AppendText(domain.Date(d).String()) }
+func (b ViaText) AppendMicros(v int64) error { return b.Builder.AppendText(RenderTimestamp(v)) }

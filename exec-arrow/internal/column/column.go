@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"sutura.dev/domain"
 )
@@ -17,7 +18,9 @@ import (
 // as one contiguous Arrow array. The physical array per type is:
 //
 //	integer           *array.Int64
-//	float, decimal    *array.Float64
+//	float             *array.Float64
+//	decimal           *array.Int64 (the coefficient at Scale) when every
+//	                  value fits in 64 bits, else *array.Decimal128
 //	boolean           *array.Boolean
 //	date              *array.Date32
 //	timestamp         *array.Int64 (microseconds since 1970-01-01T00:00:00Z)
@@ -42,6 +45,13 @@ type Column struct {
 	BoolBits []byte   // boolean: the value bitmap
 	Idx      []int32  // text: dictionary index per row
 	Dict     []string // text: the dictionary
+	// Decimal: the values are coefficients at Scale fractional digits, in
+	// Ints, or in Dec when one of them needs more than 64 bits.
+	Scale int32
+	Dec   []decimal128.Num
+	// Spec is a decimal column's declared precision and scale (a
+	// prototype's, passed to its builders).
+	Spec DecimalSpec
 
 	Bytes int64 // buffer bytes of arr
 
@@ -59,6 +69,9 @@ func New(name string, typ domain.ColumnType, arr arrow.Array) *Column {
 	switch a := arr.(type) {
 	case *array.Int64:
 		c.Ints = a.Int64Values()
+	case *array.Decimal128:
+		c.Dec = a.Values()
+		c.Scale = a.DataType().(*arrow.Decimal128Type).Scale
 	case *array.Float64:
 		c.Floats = a.Float64Values()
 	case *array.Boolean:
@@ -117,8 +130,10 @@ func (c *Column) Cell(r int32) domain.Cell {
 	switch c.Type {
 	case domain.TypeInteger:
 		return domain.Int(c.Ints[r])
-	case domain.TypeFloat, domain.TypeDecimal:
+	case domain.TypeFloat:
 		return domain.Float(c.Floats[r])
+	case domain.TypeDecimal:
+		return c.DecAt(r).Cell(c.Scale)
 	case domain.TypeBoolean:
 		return domain.Bool(c.Bools.Value(int(r)))
 	case domain.TypeDate:
@@ -250,7 +265,9 @@ func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 		s.Values = []domain.Cell{domain.Bool(false), domain.Bool(true)}
 		s.Order = []int32{0, 1}
 		return s, nil
-	case domain.TypeFloat, domain.TypeDecimal:
+	case domain.TypeDecimal:
+		return buildDecimalCodes(ctx, c, s)
+	case domain.TypeFloat:
 		seen := map[float64]int32{}
 		var vals []float64
 		for r, v := range c.Floats {

@@ -36,7 +36,11 @@ func (c *Column) Key64(r int32) int64 {
 			return 1
 		}
 		return 0
-	case domain.TypeFloat, domain.TypeDecimal:
+	case domain.TypeDecimal:
+		// Decimal keys join by their rendering (kernel's join plan); this
+		// form is exact only at one scale.
+		return int64(c.DecAt(r).Lo)
+	case domain.TypeFloat:
 		v := c.Floats[r]
 		if v == 0 {
 			v = 0

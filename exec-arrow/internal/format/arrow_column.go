@@ -53,7 +53,7 @@ func BatchColumn(proto *column.Column, arr arrow.Array, path string, base int, i
 				return WithID(column.New(proto.Name, proto.Type, a)), nil
 			}
 		case *array.Float64:
-			if proto.Type == domain.TypeFloat || proto.Type == domain.TypeDecimal {
+			if proto.Type == domain.TypeFloat {
 				return WithID(column.New(proto.Name, proto.Type, a)), nil
 			}
 		case *array.Boolean:
@@ -70,7 +70,7 @@ func BatchColumn(proto *column.Column, arr arrow.Array, path string, base int, i
 			}
 		}
 	}
-	b := column.NewBuilder(proto.Type, false)
+	b := column.NewBuilderSpec(proto.Type, proto.Spec, false)
 	if inferred {
 		b = column.ViaText{Builder: b}
 	}

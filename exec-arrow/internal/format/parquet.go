@@ -382,9 +382,27 @@ func AppendArrow(b column.Builder, arr arrow.Array) error {
 		put = func(i int) error { return b.AppendFloat(float64(a.Value(i))) }
 	case *array.Float64:
 		put = func(i int) error { return b.AppendFloat(a.Value(i)) }
+	case *array.Decimal32:
+		scale := a.DataType().(*arrow.Decimal32Type).Scale
+		put = func(i int) error { return b.AppendDecimal(column.I128Of(int64(a.Value(i))), scale) }
+	case *array.Decimal64:
+		scale := a.DataType().(*arrow.Decimal64Type).Scale
+		put = func(i int) error { return b.AppendDecimal(column.I128Of(int64(a.Value(i))), scale) }
 	case *array.Decimal128:
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
-		put = func(i int) error { return b.AppendFloat(a.Value(i).ToFloat64(scale)) }
+		put = func(i int) error {
+			v := a.Value(i)
+			return b.AppendDecimal(column.I128{Lo: v.LowBits(), Hi: v.HighBits()}, scale)
+		}
+	case *array.Decimal256:
+		scale := a.DataType().(*arrow.Decimal256Type).Scale
+		put = func(i int) error {
+			v, ok := column.I128FromBig(a.Value(i).BigInt())
+			if !ok {
+				return column.ErrPrecision{Precision: domain.MaxDecimalDigits}
+			}
+			return b.AppendDecimal(v, scale)
+		}
 	case *array.Boolean:
 		put = func(i int) error { return b.AppendBool(a.Value(i)) }
 	case *array.Date32:

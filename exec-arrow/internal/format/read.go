@@ -27,6 +27,7 @@ import (
 type Want struct {
 	Name      string
 	Type      domain.ColumnType
+	Spec      column.DecimalSpec // a decimal column's declared precision and scale
 	ValidOnly bool
 }
 
@@ -64,7 +65,7 @@ func NewLoader(ctx context.Context, fsys fs.FS, wants []Want, check bool, meter 
 			l.Builders = append(l.Builders, &column.ValidBuilder{Typ: w.Type, Check: check})
 			continue
 		}
-		l.Builders = append(l.Builders, column.NewBuilder(w.Type, check))
+		l.Builders = append(l.Builders, column.NewBuilderSpec(w.Type, w.Spec, check))
 	}
 	return l
 }

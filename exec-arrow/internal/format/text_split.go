@@ -176,6 +176,9 @@ func (t *TextCapture) AppendDate(int32) error { return column.ErrNotScalar }
 
 func (t *TextCapture) AppendMicros(int64) error { return column.ErrNotScalar }
 
+// AppendDecimal is refused: a text record holds text.
+func (t *TextCapture) AppendDecimal(column.I128, int32) error { return column.ErrNotScalar }
+
 func (t *TextCapture) Size() int64 { return 0 }
 
 func (t *TextCapture) Finish(string) *column.Column { return nil }

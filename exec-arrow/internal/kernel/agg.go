@@ -30,7 +30,8 @@ type TermPlan struct {
 	Op    TermOp
 	Slot  int            // the input column's base slot
 	Col   *column.Column // the input column, or its prototype when streamed
-	Float bool           // the values are float64 (float, decimal)
+	Float bool           // the values are float64 (float)
+	Dec   bool           // the values are exact decimals
 	// count_distinct over a cached column: its codes, and the bitset words
 	// per group (0: a hash set). Streamed, each worker numbers the values it
 	// meets in a codebook instead.
@@ -57,7 +58,7 @@ const distinctBitsetMaxBytes = 32 << 20
 // and the ranks min and max of text compare.
 func NewTermPlan(ctx context.Context, t domain.Term, slot int, held *column.Derived, groupSpace uint64, cached bool) (*TermPlan, error) {
 	c := held.Column()
-	tp := &TermPlan{Slot: slot, Col: c, Float: c.Type == domain.TypeFloat || c.Type == domain.TypeDecimal}
+	tp := &TermPlan{Slot: slot, Col: c, Float: c.Type == domain.TypeFloat, Dec: c.Type == domain.TypeDecimal}
 	if t.CountIf != "" {
 		if c.Type != domain.TypeBoolean {
 			return nil, fmt.Errorf("count_if column %s is %s, not boolean", c.Name, c.Type)
@@ -139,8 +140,13 @@ func (t *TermPlan) intVal(c *column.Column, r int32) int64 {
 type termState struct {
 	i []int64   // sum (integers), min/max (integer forms), count_if
 	f []float64 // sum (floats), min/max (floats)
-	n []int64   // non-null values seen
-	s []string  // min/max of streamed text
+	// fc is the compensation of each float sum: the rounding errors of
+	// f's additions, summed (Neumaier), so f+fc is the sum to within one
+	// rounding in all but pathological cancellations (docs/reference.md).
+	fc  []float64
+	dec decState // sums, mins and maxes of decimals
+	n   []int64  // non-null values seen
+	s   []string // min/max of streamed text
 
 	// count_distinct: bitsets of words per group, or a set of
 	// group<<32|code; streamed, book numbers the values (m caches a
@@ -176,6 +182,10 @@ func (s *termState) grow(t *TermPlan, ng int) {
 		s.i = append(s.i, 0)
 		if t.Float {
 			s.f = append(s.f, 0)
+			s.fc = append(s.fc, 0)
+		}
+		if t.Dec {
+			s.dec.v = append(s.dec.v, column.I128{})
 		}
 		if t.streamText() {
 			s.s = append(s.s, "")
@@ -246,11 +256,32 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 	if !nulls && h != nil {
 		switch t.Op {
 		case OpSum, opAvg:
-			if t.Float {
+			// one: every position is in one group (a batch of one period,
+			// grouped by nothing else), summed in registers.
+			one := len(rows) > 0 && int(h[gids[0]]) == len(rows)
+			switch {
+			case t.Dec:
+				s.dec.sum(c, rows, gids, false, one)
+			case t.Float && PlainFloatSums && one:
+				g, v := gids[0], s.f[gids[0]]
+				for _, r := range rows {
+					v += c.Floats[r]
+				}
+				s.f[g] = v
+			case t.Float && PlainFloatSums:
 				for k, r := range rows {
 					s.f[gids[k]] += c.Floats[r]
 				}
-			} else {
+			case t.Float && one:
+				g := gids[0]
+				s.f[g], s.fc[g] = twoSumRows(s.f[g], s.fc[g], c.Floats, rows)
+			case t.Float:
+				f, fc := s.f, s.fc
+				for k, r := range rows {
+					g := gids[k]
+					f[g], fc[g] = twoSum(f[g], fc[g], c.Floats[r])
+				}
+			default:
 				for k, r := range rows {
 					s.i[gids[k]] += c.Ints[r]
 				}
@@ -264,13 +295,23 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 	}
 	switch t.Op {
 	case OpSum, opAvg:
+		if t.Dec {
+			s.dec.sum(c, rows, gids, true, false)
+			for k, r := range rows {
+				if !nulls || c.IsValid(r) {
+					s.n[gids[k]]++
+				}
+			}
+			return
+		}
 		if t.Float {
+			f, fc := s.f, s.fc
 			for k, r := range rows {
 				if nulls && !c.IsValid(r) {
 					continue
 				}
 				g := gids[k]
-				s.f[g] += c.Floats[r]
+				f[g], fc[g] = twoSum(f[g], fc[g], c.Floats[r])
 				s.n[g]++
 			}
 			return
@@ -308,6 +349,8 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 	case OpMin, OpMax:
 		isMax := t.Op == OpMax
 		switch {
+		case t.Dec:
+			s.dec.minMax(c, rows, gids, s.n, isMax)
 		case t.Float:
 			for k, r := range rows {
 				if nulls && !c.IsValid(r) {
@@ -444,7 +487,10 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 		case OpSum, opAvg, opCount, opCountIf:
 			s.i[dg] += src.i[sg]
 			if t.Float {
-				s.f[dg] += src.f[sg]
+				s.f[dg], s.fc[dg] = twoSum(s.f[dg], s.fc[dg]+src.fc[sg], src.f[sg])
+			}
+			if t.Dec && src.n[sg] > 0 {
+				s.dec.mergeSum(&src.dec, sg, int(dg))
 			}
 		case OpMin, OpMax:
 			if src.n[sg] == 0 {
@@ -452,6 +498,8 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 			}
 			isMax := t.Op == OpMax
 			switch {
+			case t.Dec:
+				s.dec.mergeMinMax(&src.dec, sg, int(dg), s.n[dg] == 0, isMax)
 			case t.Float:
 				if v := src.f[sg]; s.n[dg] == 0 || (v > s.f[dg]) == isMax && v != s.f[dg] {
 					s.f[dg] = v
@@ -528,7 +576,7 @@ func (s *termState) DistinctCounts(ng int) []int64 {
 
 // bytes estimates the memory s holds.
 func (s *termState) bytes() int64 {
-	n := int64(8*(cap(s.i)+cap(s.f)+cap(s.n)+cap(s.bits))) + int64(24*len(s.set)) + int64(16*cap(s.s))
+	n := int64(8*(cap(s.i)+cap(s.f)+cap(s.fc)+cap(s.n)+cap(s.bits))) + int64(16*cap(s.dec.v)) + int64(24*len(s.set)) + int64(16*cap(s.s))
 	if s.book != nil {
 		n += s.book.size
 	}
@@ -545,6 +593,12 @@ type Value struct {
 	S    string
 	// ByInt orders a text value by i (a timestamp rendered as text).
 	ByInt bool
+	// D and Sc are a decimal value: D × 10^-Sc.
+	D  column.I128
+	Sc int32
+	// Overflow marks a decimal sum past 38 digits: the value does not
+	// exist, and the question fails (domain.ErrDecimalOverflow).
+	Overflow bool
 }
 
 // Cell is the value as an answer's cell.
@@ -561,14 +615,19 @@ func (v Value) Cell() domain.Cell {
 		return domain.DateCell(domain.Date(v.I))
 	case domain.KindBool:
 		return domain.Bool(v.I != 0)
+	case domain.KindDecimal:
+		return v.D.Cell(v.Sc)
 	}
 	return domain.Text(v.S)
 }
 
 // Num is the value as a float64, for ratios.
 func (v Value) Num() float64 {
-	if v.Kind == domain.KindFloat {
+	switch v.Kind {
+	case domain.KindFloat:
 		return v.F
+	case domain.KindDecimal:
+		return v.D.Cell(v.Sc).FloatValue()
 	}
 	return float64(v.I)
 }
@@ -589,15 +648,18 @@ func (t *TermPlan) Finish(s *termState, distinct []int64, sorted []string, g int
 	if s.n[g] == 0 {
 		return Value{Null: true}
 	}
+	if t.Dec {
+		return s.dec.finish(t.Op == opAvg, g, s.n[g])
+	}
 	switch t.Op {
 	case OpSum:
 		if t.Float {
-			return Value{Kind: domain.KindFloat, F: s.f[g]}
+			return Value{Kind: domain.KindFloat, F: s.f[g] + s.fc[g]}
 		}
 		return Value{Kind: domain.KindInt, I: s.i[g]}
 	case opAvg:
 		if t.Float {
-			return Value{Kind: domain.KindFloat, F: s.f[g] / float64(s.n[g])}
+			return Value{Kind: domain.KindFloat, F: (s.f[g] + s.fc[g]) / float64(s.n[g])}
 		}
 		return Value{Kind: domain.KindFloat, F: float64(s.i[g]) / float64(s.n[g])}
 	}

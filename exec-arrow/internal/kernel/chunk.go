@@ -159,7 +159,7 @@ func (q *Query) maskable(mp *MetricPlan, b *Batch) bool {
 		case c.Valid != nil:
 			return false
 		case tp.Op == opCount:
-		case (tp.Op == OpSum || tp.Op == opAvg) && !tp.Float:
+		case (tp.Op == OpSum || tp.Op == opAvg) && !tp.Float && !tp.Dec:
 		default:
 			return false
 		}

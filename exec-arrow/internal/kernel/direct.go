@@ -34,7 +34,7 @@ func (q *Query) DirectShape() bool {
 	}
 	for _, mp := range q.Metrics {
 		for _, tp := range mp.Terms {
-			if tp.Op != opCount && ((tp.Op != OpSum && tp.Op != opAvg) || tp.Float) {
+			if tp.Op != opCount && ((tp.Op != OpSum && tp.Op != opAvg) || tp.Float || tp.Dec) {
 				return false
 			}
 		}

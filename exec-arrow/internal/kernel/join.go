@@ -33,7 +33,8 @@ func NewJoinStep(ctx context.Context, from, to int, fromKey, toKey *column.Deriv
 	// Same-typed keys compare as integers (floats by their bits); keys of
 	// different types compare by canonical rendering, as text parameters
 	// would.
-	sameInt := fromCol.Type == toCol.Type && fromCol.Type != domain.TypeText
+	// Decimal keys join by their rendering: two columns' scales may differ.
+	sameInt := fromCol.Type == toCol.Type && fromCol.Type != domain.TypeText && fromCol.Type != domain.TypeDecimal
 	sameText := fromCol.Type == domain.TypeText && toCol.Type == domain.TypeText
 	switch {
 	case sameText && fromCol.Dict != nil:

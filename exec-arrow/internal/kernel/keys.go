@@ -53,9 +53,11 @@ type codebook struct {
 func newCodebook(typ domain.ColumnType) *codebook {
 	b := &codebook{typ: typ}
 	switch typ {
-	case domain.TypeText:
+	case domain.TypeText, domain.TypeDecimal:
+		// Decimals are numbered by their canonical text: batches may hold
+		// them at different scales.
 		b.strs = map[string]int32{}
-	case domain.TypeFloat, domain.TypeDecimal:
+	case domain.TypeFloat:
 		b.flts = map[float64]int32{}
 	default:
 		b.ints = map[int64]int32{}
@@ -122,8 +124,11 @@ func (b *codebook) Cell(k int32) domain.Cell {
 	switch b.typ {
 	case domain.TypeText:
 		return domain.Text(b.svals[i])
-	case domain.TypeFloat, domain.TypeDecimal:
+	case domain.TypeFloat:
 		return domain.Float(b.fvals[i])
+	case domain.TypeDecimal:
+		c, _ := domain.DecimalText(b.svals[i])
+		return c
 	case domain.TypeDate:
 		return domain.DateCell(domain.Date(b.ivals[i]))
 	case domain.TypeTimestamp:
@@ -137,6 +142,8 @@ func (b *codebook) Cell(k int32) domain.Cell {
 // Ranks returns the ascending rank of every code's value (index k-1).
 func (b *codebook) Ranks() []int32 {
 	switch {
+	case b.typ == domain.TypeDecimal:
+		return column.RankOf(len(b.svals), func(x, y int) bool { return decLess(b.svals[x], b.svals[y]) })
 	case b.strs != nil:
 		return column.RankOf(len(b.svals), func(x, y int) bool { return b.svals[x] < b.svals[y] })
 	case b.flts != nil:
@@ -178,8 +185,10 @@ func (b *codebook) codeOf(c *column.Column, r int32, m *DictMap) int32 {
 			m.vals[i] = k
 		}
 		return k
-	case domain.TypeFloat, domain.TypeDecimal:
+	case domain.TypeFloat:
 		return b.float(c.Floats[r])
+	case domain.TypeDecimal:
+		return b.text(c.DecAt(r).Cell(c.Scale).Render())
 	case domain.TypeDate:
 		return b.int(int64(c.Days[r]))
 	case domain.TypeBoolean:
@@ -368,4 +377,11 @@ func (g *grouper) bytes() int64 {
 	n := int64(g.Len()) * 24
 	n += int64(4 * len(g.dense))
 	return n
+}
+
+// decLess orders two canonical decimal texts by value.
+func decLess(a, b string) bool {
+	x, sx, _ := column.ParseDecimalText(a)
+	y, sy, _ := column.ParseDecimalText(b)
+	return column.CompareScaled(x, sx, y, sy) < 0
 }

@@ -23,7 +23,8 @@ type Predicate struct {
 	AnyValue bool // is_not_null: every non-null value matches
 
 	ints   []int64         // integer, timestamp, date (days), boolean (0/1)
-	floats []float64       // float, decimal
+	floats []float64       // float
+	decs   []decValue      // decimal, each at its fewest fractional digits
 	texts  map[string]bool // text: the values
 	// dictOut is the outcome per dictionary index of col, when col is a
 	// cached or joined column every batch shares (text only).
@@ -46,9 +47,15 @@ func newPredicate(alias int, held *column.Derived, values []string, negate, keep
 			if v, ok := column.ParseInt(s); ok && strconv.FormatInt(v, 10) == s {
 				p.ints = append(p.ints, v)
 			}
-		case domain.TypeFloat, domain.TypeDecimal:
+		case domain.TypeFloat:
 			if v, ok := column.ParseFloat(s); ok && domain.Float(v).Render() == s {
 				p.floats = append(p.floats, v)
+			}
+		case domain.TypeDecimal:
+			if c, ok := domain.DecimalText(s); ok && c.Render() == s {
+				if v, sc, ok := column.ParseDecimalText(s); ok {
+					p.decs = append(p.decs, decValue{v, sc})
+				}
 			}
 		case domain.TypeBoolean:
 			if v, ok := column.ParseBool(s); ok {
@@ -214,7 +221,16 @@ func (p *Predicate) Eval(c *column.Column, rows []int32, out []bool, m *DictMap)
 			}
 			out[k] = res[b2i(bitutil.BitIsSet(bits, int(r)))]
 		}
-	case domain.TypeFloat, domain.TypeDecimal:
+	case domain.TypeDecimal:
+		want := p.decsAt(c.Scale)
+		for k, r := range rows {
+			if null(r) {
+				out[k] = keepNull
+				continue
+			}
+			out[k] = slices.Contains(want, c.DecAt(r)) != p.negate
+		}
+	case domain.TypeFloat:
 		vals := c.Floats
 		for k, r := range rows {
 			if null(r) {
@@ -279,4 +295,26 @@ func (p *Predicate) boolOutcomes() [2]bool {
 	}
 	res[0], res[1] = res[0] != p.negate, res[1] != p.negate
 	return res
+}
+
+// decValue is a decimal filter value: v × 10^-sc.
+type decValue struct {
+	v  column.I128
+	sc int32
+}
+
+// decsAt is the predicate's decimal values as coefficients at scale sc;
+// a value with more fractional digits (or past 38 digits at sc) matches
+// no value of the column and is left out.
+func (p *Predicate) decsAt(sc int32) []column.I128 {
+	out := make([]column.I128, 0, len(p.decs))
+	for _, d := range p.decs {
+		if d.sc > sc {
+			continue
+		}
+		if v, ok := d.v.MulPow10(sc - d.sc); ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }

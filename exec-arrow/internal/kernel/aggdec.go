@@ -1,0 +1,225 @@
+package kernel
+
+import (
+	"math/big"
+
+	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+)
+
+// PlainFloatSums makes float sums over columns with no null add plainly,
+// without compensation: a benchmark's hook, to measure what compensation
+// costs (docs/performance.md). Never set it outside a benchmark.
+var PlainFloatSums bool
+
+// twoSum adds x to the sum s whose compensation is c (Neumaier's
+// compensated summation, with Knuth's branch-free two-sum): t is the
+// rounded sum and the rounding error of the addition, which is exact, is
+// added to c. The answer is t+c, the sum to within one rounding unless
+// its terms cancel catastrophically (docs/reference.md).
+func twoSum(s, c, x float64) (float64, float64) {
+	t := s + x
+	z := t - s
+	e := (s - (t - z)) + (x - z)
+	return t, c + e
+}
+
+// twoSumRows adds vals[r] for every r of rows to the sum s with
+// compensation c, in registers: even and odd positions in two compensated
+// lanes (so two additions are in flight, not one), merged at the end with
+// their compensations.
+func twoSumRows(s, c float64, vals []float64, rows []int32) (float64, float64) {
+	var s1, c1 float64
+	n := len(rows) &^ 1
+	for k := 0; k < n; k += 2 {
+		x, y := vals[rows[k]], vals[rows[k+1]]
+		t := s + x
+		z := t - s
+		c += (s - (t - z)) + (x - z)
+		s = t
+		u := s1 + y
+		w := u - s1
+		c1 += (s1 - (u - w)) + (y - w)
+		s1 = u
+	}
+	if n < len(rows) {
+		s, c = twoSum(s, c, vals[rows[n]])
+	}
+	return twoSum(s, c+c1, s1)
+}
+
+// decState is the exact aggregate of a decimal term: one 128-bit
+// coefficient per group (a sum, a min or a max) at one scale for every
+// group. A batch whose column has fewer fractional digits is rescaled up
+// as it is added; one with more raises the state's scale first.
+type decState struct {
+	v      []column.I128
+	sc     int32
+	scaled bool
+	// ovf records a value past 38 digits (a sum, or a value rescaled):
+	// the term has no value and the question fails.
+	ovf bool
+}
+
+// align makes the state hold values at scale sc or more and returns the
+// power of ten a value at scale sc is multiplied by to be added.
+func (d *decState) align(sc int32) int32 {
+	switch {
+	case !d.scaled:
+		d.sc, d.scaled = sc, true
+		return 0
+	case sc > d.sc:
+		for i, x := range d.v {
+			if x.Sign() == 0 {
+				continue
+			}
+			w, ok := x.MulPow10(sc - d.sc)
+			if !ok {
+				d.ovf = true
+			}
+			d.v[i] = w
+		}
+		d.sc = sc
+		return 0
+	}
+	return d.sc - sc
+}
+
+// at is row r of c at the state's scale (f: the power of ten to raise it).
+func (d *decState) at(c *column.Column, r int32, f int32) column.I128 {
+	x := c.DecAt(r)
+	if f > 0 {
+		var ok bool
+		if x, ok = x.MulPow10(f); !ok {
+			d.ovf = true
+		}
+	}
+	return x
+}
+
+// sum adds rows rows[k] of c to the groups gids[k] (skipping nulls when
+// nulls says c may hold them; one says every row is in group gids[0]).
+func (d *decState) sum(c *column.Column, rows, gids []int32, nulls, one bool) {
+	f := d.align(c.Scale)
+	v := d.v
+	nulls = nulls && c.Valid != nil
+	if c.Dec == nil && f == 0 {
+		// The common case: int64 coefficients at the state's scale, summed
+		// in 128 bits, which 2^64 of them cannot pass.
+		ints := c.Ints
+		if !nulls && one {
+			acc := v[gids[0]]
+			for _, r := range rows {
+				acc = acc.AddInt64(ints[r])
+			}
+			v[gids[0]] = acc
+			return
+		}
+		if !nulls {
+			for k, r := range rows {
+				g := gids[k]
+				v[g] = v[g].AddInt64(ints[r])
+			}
+			return
+		}
+		for k, r := range rows {
+			if c.IsValid(r) {
+				g := gids[k]
+				v[g] = v[g].AddInt64(ints[r])
+			}
+		}
+		return
+	}
+	for k, r := range rows {
+		if nulls && !c.IsValid(r) {
+			continue
+		}
+		g := gids[k]
+		w, ok := v[g].Add(d.at(c, r, f))
+		if !ok {
+			d.ovf = true
+		}
+		v[g] = w
+	}
+}
+
+// minMax keeps the smallest (isMax: largest) value of each group; n
+// counts the values of each group.
+func (d *decState) minMax(c *column.Column, rows, gids []int32, n []int64, isMax bool) {
+	f := d.align(c.Scale)
+	v := d.v
+	nulls := c.Valid != nil
+	for k, r := range rows {
+		if nulls && !c.IsValid(r) {
+			continue
+		}
+		g, x := gids[k], d.at(c, r, f)
+		if n[g] == 0 || (x.Cmp(v[g]) > 0) == isMax && x != v[g] {
+			v[g] = x
+		}
+		n[g]++
+	}
+}
+
+// mergeSum adds src's group sg to group dg.
+func (d *decState) mergeSum(src *decState, sg, dg int) {
+	d.ovf = d.ovf || src.ovf
+	f := d.align(src.sc)
+	x := src.v[sg]
+	if f > 0 {
+		var ok bool
+		if x, ok = x.MulPow10(f); !ok {
+			d.ovf = true
+		}
+	}
+	w, ok := d.v[dg].Add(x)
+	if !ok {
+		d.ovf = true
+	}
+	d.v[dg] = w
+}
+
+// mergeMinMax folds src's group sg into group dg (empty: dg has no value
+// yet).
+func (d *decState) mergeMinMax(src *decState, sg, dg int, empty, isMax bool) {
+	d.ovf = d.ovf || src.ovf
+	f := d.align(src.sc)
+	x := src.v[sg]
+	if f > 0 {
+		var ok bool
+		if x, ok = x.MulPow10(f); !ok {
+			d.ovf = true
+		}
+	}
+	if empty || (x.Cmp(d.v[dg]) > 0) == isMax && x != d.v[dg] {
+		d.v[dg] = x
+	}
+}
+
+// finish is group g's value: the decimal, or for avg the float64 nearest
+// to the exact quotient of the sum by the n values (PostgreSQL's and
+// DuckDB's AVG cast to double, docs/reference.md).
+func (d *decState) finish(avg bool, g int, n int64) Value {
+	x := d.v[g]
+	if d.ovf || !x.Fits() {
+		return Value{Kind: domain.KindDecimal, Overflow: true}
+	}
+	if avg {
+		return Value{Kind: domain.KindFloat, F: DecimalQuotient(x, d.sc, big.NewInt(n), 0)}
+	}
+	return Value{Kind: domain.KindDecimal, D: x, Sc: d.sc}
+}
+
+// DecimalQuotient is the float64 nearest to (a × 10^-sa) / (b × 10^-sb),
+// correctly rounded (b ≠ 0).
+func DecimalQuotient(a column.I128, sa int32, b *big.Int, sb int32) float64 {
+	num := a.Big()
+	den := new(big.Int).Set(b)
+	if sa > sb {
+		den.Mul(den, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sa-sb)), nil))
+	} else if sb > sa {
+		num.Mul(num, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sb-sa)), nil))
+	}
+	f, _ := new(big.Rat).SetFrac(num, den).Float64()
+	return f
+}
