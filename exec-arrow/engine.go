@@ -9,9 +9,7 @@ import (
 	"runtime"
 
 	"sutura.dev/domain"
-	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
-	"sutura.dev/exec-arrow/internal/format"
 )
 
 // DefaultWorkingSetMaxBytes is the working-set ceiling when Config leaves
@@ -102,29 +100,15 @@ func (e *Engine) Source() string { return e.cfg.Source }
 
 // Validate checks every model of the source: its file exists, its declared
 // columns exist, and every value of a column with a declared type parses
-// as that type. It reads every file once without caching it, and names
-// the file, column and line of the first problem. It is the start-up (and
-// refresh) check of docs/contract.md §9.
+// as that type. A Parquet part answers from its footer for the columns
+// whose stored type already guarantees that (validateModel); every other
+// column is read once without caching it, and the first problem is named
+// by file, column and line. It is the start-up (and refresh) check of
+// docs/contract.md §9.
 func (e *Engine) Validate(ctx context.Context) error {
 	for i := range e.cfg.Models {
-		m := &e.cfg.Models[i]
-		tf, err := files.Locate(e.cfg.Files, m.BareTable())
-		if err != nil {
-			return fmt.Errorf("model %s: %w", m.Name, err)
-		}
-		wants := make([]format.Want, len(m.Columns))
-		for j, c := range m.Columns {
-			wants[j] = format.Want{Name: c.Name, Type: c.Type, Spec: column.SpecOf(c)}
-		}
-		l := format.NewLoader(ctx, e.cfg.Files, wants, true, nil)
-		for _, p := range tf.Parts {
-			e.cache.reads.Add(1)
-			if err := l.ReadPart(p); err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return fmt.Errorf("model %s: %w", m.Name, err)
-			}
+		if err := e.validateModel(ctx, &e.cfg.Models[i]); err != nil {
+			return err
 		}
 	}
 	return nil

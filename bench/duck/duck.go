@@ -17,17 +17,24 @@ import (
 	"sutura.dev/bench/engine"
 )
 
-// tables are the demo tables with the column types the catalogue
-// declares, in DuckDB's read_csv `columns` syntax.
-var tables = []struct{ name, cols string }{
+// Table is one table of a data set: its name (the file is
+// <Name>.csv or <Name>.parquet) and, for CSV, its columns with the types
+// the catalogue declares in DuckDB's read_csv `columns` syntax, plus any
+// further read_csv options (", timestampformat = '…'").
+type Table struct {
+	Name, Cols, CSVOptions string
+}
+
+// DemoTables are the demo data set's tables.
+var DemoTables = []Table{
 	{"orders", `order_id: 'BIGINT', order_date: 'DATE', customer_id: 'BIGINT', product_id: 'BIGINT',
 		channel: 'VARCHAR', status: 'VARCHAR', payment_method: 'VARCHAR', is_paid: 'BOOLEAN',
 		quantity: 'BIGINT', gross_amount_cents: 'BIGINT', discount_cents: 'BIGINT',
 		net_amount_cents: 'BIGINT', collected_cents: 'BIGINT', shipped_date: 'DATE',
-		dispatch_days: 'BIGINT', is_returned: 'BOOLEAN'`},
-	{"customers", `customer_id: 'BIGINT', region_id: 'BIGINT', segment: 'VARCHAR', signup_date: 'DATE'`},
-	{"regions", `region_id: 'BIGINT', region_name: 'VARCHAR'`},
-	{"products", `product_id: 'BIGINT', product_name: 'VARCHAR', category: 'VARCHAR', unit_price_cents: 'BIGINT'`},
+		dispatch_days: 'BIGINT', is_returned: 'BOOLEAN'`, ""},
+	{"customers", `customer_id: 'BIGINT', region_id: 'BIGINT', segment: 'VARCHAR', signup_date: 'DATE'`, ""},
+	{"regions", `region_id: 'BIGINT', region_name: 'VARCHAR'`, ""},
+	{"products", `product_id: 'BIGINT', product_name: 'VARCHAR', category: 'VARCHAR', unit_price_cents: 'BIGINT'`, ""},
 }
 
 // Options say where the data is and how DuckDB reaches it.
@@ -39,10 +46,13 @@ type Options struct {
 	// Load copies every table into DuckDB's memory at Open; otherwise
 	// each table is a view that reads the file on every query.
 	Load bool
+	// Tables are the tables to open; nil means DemoTables.
+	Tables []Table
 }
 
-// Open returns an in-memory DuckDB database holding the demo tables
-// orders, customers, regions and products as Options say.
+// Open returns an in-memory DuckDB database holding o.Tables (by
+// default the demo tables orders, customers, regions and products) as
+// Options say.
 func Open(ctx context.Context, o Options) (*sql.DB, error) {
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
@@ -53,8 +63,12 @@ func Open(ctx context.Context, o Options) (*sql.DB, error) {
 	if o.Load {
 		kind = "TABLE"
 	}
+	tables := o.Tables
+	if tables == nil {
+		tables = DemoTables
+	}
 	for _, t := range tables {
-		path := filepath.Join(o.Dir, t.name+"."+o.Format)
+		path := filepath.Join(o.Dir, t.Name+"."+o.Format)
 		if _, err := os.Stat(path); err != nil {
 			db.Close()
 			return nil, err
@@ -63,16 +77,16 @@ func Open(ctx context.Context, o Options) (*sql.DB, error) {
 		var src string
 		switch o.Format {
 		case "csv":
-			src = fmt.Sprintf(`read_csv(%s, header = true, auto_detect = false, delim = ',', quote = '"', nullstr = '', columns = {%s})`, lit, t.cols)
+			src = fmt.Sprintf(`read_csv(%s, header = true, auto_detect = false, delim = ',', quote = '"', nullstr = '', columns = {%s}%s)`, lit, t.Cols, t.CSVOptions)
 		case "parquet":
 			src = fmt.Sprintf(`read_parquet(%s)`, lit)
 		default:
 			db.Close()
 			return nil, fmt.Errorf("unknown format %q", o.Format)
 		}
-		if _, err := db.ExecContext(ctx, fmt.Sprintf(`CREATE %s %s AS SELECT * FROM %s`, kind, t.name, src)); err != nil {
+		if _, err := db.ExecContext(ctx, fmt.Sprintf(`CREATE %s %s AS SELECT * FROM %s`, kind, t.Name, src)); err != nil {
 			db.Close()
-			return nil, fmt.Errorf("open %s: %w", t.name, err)
+			return nil, fmt.Errorf("open %s: %w", t.Name, err)
 		}
 	}
 	return db, nil

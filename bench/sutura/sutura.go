@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 
 	mdcatalog "sutura.dev/adapters/catalog-markdown"
@@ -26,6 +27,7 @@ import (
 type Engine struct {
 	name       string
 	dir        string
+	alias      string
 	workingSet int64
 	bundle     *domain.Bundle
 	eng        *arrowengine.Engine
@@ -35,11 +37,27 @@ type Engine struct {
 // given working set (0: the engine's default, runtime.working_set_max_bytes
 // of 1 GiB).
 func NewEngine(ctx context.Context, name, dir string, workingSet int64) (*Engine, error) {
-	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
+	return NewCatalogEngine(ctx, name, dir, Catalog{Docs: demo.Catalog(), Version: demo.Version, Source: demo.SourceAlias}, workingSet)
+}
+
+// Catalog is a Markdown catalogue whose models all name one files source.
+type Catalog struct {
+	// Docs is the catalogue directory (models/, metrics/, …).
+	Docs fs.FS
+	// Version is the label stamped on the bundle.
+	Version string
+	// Source is the source alias every model names.
+	Source string
+}
+
+// NewCatalogEngine returns sutura's engine over the tables of catalogue
+// cat in dir, with the given working set (0: the engine's default).
+func NewCatalogEngine(ctx context.Context, name, dir string, cat Catalog, workingSet int64) (*Engine, error) {
+	b, err := mdcatalog.Load(cat.Docs, cat.Version)
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{name: name, dir: dir, workingSet: workingSet, bundle: b}
+	e := &Engine{name: name, dir: dir, alias: cat.Source, workingSet: workingSet, bundle: b}
 	if e.eng, err = e.open(ctx, false); err != nil {
 		return nil, err
 	}
@@ -48,7 +66,7 @@ func NewEngine(ctx context.Context, name, dir string, workingSet int64) (*Engine
 
 func (e *Engine) open(ctx context.Context, fill bool) (*arrowengine.Engine, error) {
 	return arrowengine.New(ctx, arrowengine.Config{
-		Source: demo.SourceAlias, Files: os.DirFS(e.dir), Models: e.bundle.Definitions().Models,
+		Source: e.alias, Files: os.DirFS(e.dir), Models: e.bundle.Definitions().Models,
 		WorkingSetMaxBytes: e.workingSet, NoCacheFill: !fill,
 	})
 }

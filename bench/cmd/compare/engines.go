@@ -10,17 +10,46 @@ import (
 	"sutura.dev/bench/duck"
 	"sutura.dev/bench/engine"
 	"sutura.dev/bench/sutura"
+	"sutura.dev/bench/web"
 )
 
 // dataSet locates the generated data: one directory per format.
 type dataSet struct {
-	work string
-	rows int64
+	work  string
+	rows  int64
+	shape string // "demo" or "web"
 }
 
 // dir is where the data in the given format ("csv" or "parquet") lives.
 func (d dataSet) dir(format string) string {
-	return filepath.Join(d.work, format+"-"+strconv.FormatInt(d.rows, 10))
+	prefix := ""
+	if d.shape == "web" {
+		prefix = "web-"
+	}
+	return filepath.Join(d.work, prefix+format+"-"+strconv.FormatInt(d.rows, 10))
+}
+
+// catalogDir is where the web data set's catalogue is written (its
+// anchor depends on the rows).
+func (d dataSet) catalogDir() string {
+	return filepath.Join(d.work, "web-catalog-"+strconv.FormatInt(d.rows, 10))
+}
+
+// tables are the tables DuckDB opens (nil: the demo's).
+func (d dataSet) tables() []duck.Table {
+	if d.shape == "web" {
+		return web.Tables
+	}
+	return nil
+}
+
+// suturaEngine opens sutura's engine over the data set in one format.
+func suturaEngine(ctx context.Context, name string, d dataSet, format string, c config) (engine.Engine, error) {
+	if d.shape == "web" {
+		cat := sutura.Catalog{Docs: os.DirFS(d.catalogDir()), Version: web.Version, Source: web.SourceAlias}
+		return sutura.NewCatalogEngine(ctx, name, d.dir(format), cat, c.workingSet)
+	}
+	return sutura.NewEngine(ctx, name, d.dir(format), c.workingSet)
 }
 
 // factory sets an engine up over the data; the harness times it as the
@@ -39,19 +68,19 @@ var engineOrder = []string{"sutura-parquet", "duckdb-parquet", "sutura-csv", "du
 // for an engine that fills caches in the background) the warm figures.
 var engines = map[string]factory{
 	"sutura-parquet": {formats: []string{"parquet"}, open: func(ctx context.Context, d dataSet, c config) (engine.Engine, error) {
-		return sutura.NewEngine(ctx, "sutura-parquet", d.dir("parquet"), c.workingSet)
+		return suturaEngine(ctx, "sutura-parquet", d, "parquet", c)
 	}},
 	"sutura-csv": {formats: []string{"csv"}, open: func(ctx context.Context, d dataSet, c config) (engine.Engine, error) {
-		return sutura.NewEngine(ctx, "sutura-csv", d.dir("csv"), c.workingSet)
+		return suturaEngine(ctx, "sutura-csv", d, "csv", c)
 	}},
 	"duckdb-parquet": {formats: []string{"parquet"}, open: func(ctx context.Context, d dataSet, _ config) (engine.Engine, error) {
-		return duck.NewEngine(ctx, "duckdb-parquet", duck.Options{Dir: d.dir("parquet"), Format: "parquet"})
+		return duck.NewEngine(ctx, "duckdb-parquet", duck.Options{Dir: d.dir("parquet"), Format: "parquet", Tables: d.tables()})
 	}},
 	"duckdb-csv": {formats: []string{"csv"}, open: func(ctx context.Context, d dataSet, _ config) (engine.Engine, error) {
-		return duck.NewEngine(ctx, "duckdb-csv", duck.Options{Dir: d.dir("csv"), Format: "csv"})
+		return duck.NewEngine(ctx, "duckdb-csv", duck.Options{Dir: d.dir("csv"), Format: "csv", Tables: d.tables()})
 	}},
 	"duckdb-memory": {formats: []string{"parquet"}, open: func(ctx context.Context, d dataSet, _ config) (engine.Engine, error) {
-		return duck.NewEngine(ctx, "duckdb-memory", duck.Options{Dir: d.dir("parquet"), Format: "parquet", Load: true})
+		return duck.NewEngine(ctx, "duckdb-memory", duck.Options{Dir: d.dir("parquet"), Format: "parquet", Load: true, Tables: d.tables()})
 	}},
 	"sutura-federated": {formats: []string{"parquet", "csv"}, open: func(ctx context.Context, d dataSet, c config) (engine.Engine, error) {
 		u := os.Getenv("SUTURA_PG_URL")

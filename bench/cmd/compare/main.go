@@ -31,6 +31,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"sutura.dev/bench/web"
 )
 
 // config is what the flags say.
@@ -45,6 +47,12 @@ type config struct {
 	maxLegRows int
 	engines    []string
 	cases      []string
+	// shape is the data set: "demo" (the demo generator's orders) or
+	// "web" (web events of another shape, bench/web).
+	shape string
+	// startup measures `sutura serve` start-up and `sutura ask` totals.
+	startup  bool
+	startups int
 }
 
 func main() {
@@ -62,8 +70,18 @@ func main() {
 	flag.StringVar(&childCase, "case", "", "internal: the question a child measures")
 	flag.IntVar(&c.maxLegRows, "max-leg-rows", 1_000_000, "sutura-federated's governance.max_leg_rows (at most 10000000)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of each first answer to this path prefix (+engine.case.pprof)")
+	flag.StringVar(&c.shape, "shape", "demo", "data set: demo (the demo generator's orders, sorted by date) or web (web events: shuffled timestamps, millions of distinct session ids, a 50k-row pages table)")
+	flag.BoolVar(&c.startup, "startup", false, "also measure sutura's start-up: `sutura serve` until ready, and `sutura query` total per question against its first answer (built from -repo)")
+	flag.IntVar(&c.startups, "startup-runs", 3, "start-ups of `sutura serve` per format with -startup (the median is reported)")
 	flag.Parse()
 	log.SetFlags(0)
+	switch c.shape {
+	case "demo":
+	case "web":
+		cases = web.Cases
+	default:
+		log.Fatalf("unknown -shape %q (demo or web)", c.shape)
+	}
 	c.engines = strings.Split(engineList, ",")
 	if caseList != "" {
 		c.cases = strings.Split(caseList, ",")
@@ -71,6 +89,9 @@ func main() {
 	for _, e := range c.engines {
 		if _, ok := engines[e]; !ok {
 			log.Fatalf("unknown engine %q", e)
+		}
+		if c.shape == "web" && (e == "postgres" || e == "sutura-federated") {
+			log.Fatalf("engine %q reads the demo data set only", e)
 		}
 	}
 	if c.runs < 0 {
@@ -91,7 +112,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	d := dataSet{work: c.work, rows: c.rows}
+	d := dataSet{work: c.work, rows: c.rows, shape: c.shape}
 	if err := ensureData(ctx, c, d); err != nil {
 		log.Fatal(err)
 	}
@@ -99,15 +120,21 @@ func main() {
 	var reports []report
 	for _, i := range idx {
 		for _, e := range c.engines {
-			log.Printf("%s on %s (load %s) …", benchCases[i].Name, e, loadAvg())
-			rep, err := runChild(ctx, c, e, benchCases[i].Name)
+			log.Printf("%s on %s (load %s) …", cases[i].Name, e, loadAvg())
+			rep, err := runChild(ctx, c, e, cases[i].Name)
 			if err != nil {
-				log.Fatalf("%s on %s: %v", benchCases[i].Name, e, err)
+				log.Fatalf("%s on %s: %v", cases[i].Name, e, err)
 			}
 			reports = append(reports, rep)
 		}
 	}
-	if !printReports(os.Stdout, c, idx, reports, loadBefore) {
+	ok := printReports(os.Stdout, c, idx, reports, loadBefore)
+	if c.startup {
+		if !measureStartup(ctx, os.Stdout, c, d, idx, reports) {
+			ok = false
+		}
+	}
+	if !ok {
 		os.Exit(1)
 	}
 }
@@ -115,7 +142,7 @@ func main() {
 // selected returns the cases the flags ask for.
 func selected(c config) ([]int, error) {
 	var idx []int
-	for i, bc := range benchCases {
+	for i, bc := range cases {
 		if len(c.cases) == 0 || slices.Contains(c.cases, bc.Name) {
 			idx = append(idx, i)
 		}
@@ -130,6 +157,9 @@ func selected(c config) ([]int, error) {
 // file is already there. The generator lives in module sutura.dev/examples,
 // so it is built from the workspace root with the workspace on.
 func ensureData(ctx context.Context, c config, d dataSet) error {
+	if d.shape == "web" {
+		return ensureWebData(ctx, c, d)
+	}
 	var gen string
 	for _, e := range c.engines {
 		for _, f := range engines[e].formats {
@@ -176,7 +206,7 @@ func runChild(ctx context.Context, c config, engineName, caseName string) (repor
 	args := []string{"-child", engineName, "-case", caseName}
 	flag.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "child", "case", "engines", "cases":
+		case "child", "case", "engines", "cases", "startup", "startup-runs":
 		default:
 			args = append(args, "-"+f.Name+"="+f.Value.String())
 		}

@@ -87,13 +87,13 @@ func median(v []float64) float64 {
 // then (with -runs) the warm answers.
 func measure(ctx context.Context, c config, name, caseName string) (report, error) {
 	rep := report{Engine: name, Case: caseName}
-	i := slices.IndexFunc(benchCases, func(bc engine.Case) bool { return bc.Name == caseName })
+	i := slices.IndexFunc(cases, func(bc engine.Case) bool { return bc.Name == caseName })
 	if i < 0 {
 		return rep, fmt.Errorf("no question %q", caseName)
 	}
-	bc := benchCases[i]
+	bc := cases[i]
 	start := time.Now()
-	e, err := engines[name].open(ctx, dataSet{work: c.work, rows: c.rows}, c)
+	e, err := engines[name].open(ctx, dataSet{work: c.work, rows: c.rows, shape: c.shape}, c)
 	if err != nil {
 		return rep, err
 	}
@@ -244,18 +244,18 @@ func printReports(w io.Writer, c config, idx []int, reps []report, loadBefore st
 	if c.runs > 0 {
 		warm = fmt.Sprintf("%d warm runs after one warm-up", c.runs)
 	}
-	fmt.Fprintf(w, "\n%d order rows; every question on every engine in a fresh process; %s; %d CPUs; load average %s before, %s after;\n"+
+	fmt.Fprintf(w, "\n%s data set, %d fact rows; every question on every engine in a fresh process; %s; %d CPUs; load average %s before, %s after;\n"+
 		"times in ms (wall; cpu = user+system of the engine's process), memory in MiB\n\n",
-		c.rows, warm, runtime.NumCPU(), loadBefore, loadAvg())
+		c.shape, c.rows, warm, runtime.NumCPU(), loadBefore, loadAvg())
 	by := map[[2]string]report{}
 	for _, r := range reps {
 		by[[2]string{r.Case, r.Engine}] = r
 	}
-	fmt.Fprintln(w, "| question | engine | rows | first ms | first cpu ms | first peak RSS | warm median ms | warm min | warm max | warm peak RSS | data held | process peak |")
-	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Fprintln(w, "| question | engine | rows | setup ms | first ms | first cpu ms | first peak RSS | warm median ms | warm min | warm max | warm peak RSS | data held | process peak |")
+	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	ok := true
 	for _, i := range idx {
-		name := benchCases[i].Name
+		name := cases[i].Name
 		for _, e := range c.engines {
 			r := by[[2]string{name, e}]
 			if r.Error != "" {
@@ -267,8 +267,8 @@ func printReports(w io.Writer, c config, idx []int, reps []report, loadBefore st
 			if len(r.WarmMS) > 0 {
 				warmMin, warmMax = slices.Min(r.WarmMS), slices.Max(r.WarmMS)
 			}
-			fmt.Fprintf(w, "| %s | %s | %d | %.0f | %.0f | %s | %.1f | %.1f | %.1f | %s | %s | %s |\n", name, e, r.Rows,
-				r.FirstMS, r.FirstCPUMS, mib(r.FirstPeakRSS), median(r.WarmMS), warmMin, warmMax, mib(r.WarmPeakRSS), mib(r.Footprint), mib(r.ProcessPeakRSS))
+			fmt.Fprintf(w, "| %s | %s | %d | %.0f | %.0f | %.0f | %s | %.1f | %.1f | %.1f | %s | %s | %s |\n", name, e, r.Rows,
+				r.SetupMS, r.FirstMS, r.FirstCPUMS, mib(r.FirstPeakRSS), median(r.WarmMS), warmMin, warmMax, mib(r.WarmPeakRSS), mib(r.Footprint), mib(r.ProcessPeakRSS))
 		}
 	}
 	fmt.Fprintln(w)
@@ -289,7 +289,7 @@ func printReports(w io.Writer, c config, idx []int, reps []report, loadBefore st
 	}
 	var differ []string
 	for _, i := range idx {
-		name := benchCases[i].Name
+		name := cases[i].Name
 		want := by[[2]string{name, ref}]
 		for _, e := range c.engines {
 			r := by[[2]string{name, e}]
@@ -321,7 +321,7 @@ func printReports(w io.Writer, c config, idx []int, reps []report, loadBefore st
 func phaseTable(w io.Writer, c config, idx []int, by map[[2]string]report) {
 	header := false
 	for _, i := range idx {
-		name := benchCases[i].Name
+		name := cases[i].Name
 		for _, e := range c.engines {
 			r := by[[2]string{name, e}]
 			if r.Error != "" || r.FirstPhases == nil {
@@ -364,7 +364,7 @@ func ratioTable(w io.Writer, c config, idx []int, by map[[2]string]report, title
 		fmt.Fprintf(w, "| question | %s ms | %s ms | ratio |\n| --- | ---: | ---: | ---: |\n", a, b)
 	}
 	for _, i := range idx {
-		name := benchCases[i].Name
+		name := cases[i].Name
 		ra, rb := by[[2]string{name, a}], by[[2]string{name, b}]
 		if ra.Error != "" || rb.Error != "" || val(rb) == 0 {
 			continue

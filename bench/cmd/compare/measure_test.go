@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"sutura.dev/bench/web"
 )
 
 // TestReportFailsWhenAnswersDiffer: the harness fails (printReports
@@ -43,6 +45,21 @@ func TestReportFailsWhenAnswersDiffer(t *testing.T) {
 func TestEveryCaseHasReferenceSQL(t *testing.T) {
 	seen := map[string]bool{}
 	for _, bc := range benchCases {
+		assert.NotEmpty(t, bc.ReferenceSQL, bc.Name)
+		assert.False(t, seen[bc.Name], "%s twice", bc.Name)
+		seen[bc.Name] = true
+	}
+}
+
+// TestEveryWebCaseHasReferenceSQL: the web data set's questions can be
+// checked against DuckDB too, and their names do not clash with the
+// demo's.
+func TestEveryWebCaseHasReferenceSQL(t *testing.T) {
+	seen := map[string]bool{}
+	for _, bc := range benchCases {
+		seen[bc.Name] = true
+	}
+	for _, bc := range web.Cases {
 		assert.NotEmpty(t, bc.ReferenceSQL, bc.Name)
 		assert.False(t, seen[bc.Name], "%s twice", bc.Name)
 		seen[bc.Name] = true

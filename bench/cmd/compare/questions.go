@@ -119,3 +119,7 @@ WHERE o.order_date >= DATE '2025-01-01' AND o.order_date < DATE '2026-01-01' AND
 GROUP BY ALL ORDER BY units_sold DESC NULLS LAST, product ASC NULLS LAST, period LIMIT 5`,
 	},
 }
+
+// cases are the questions of the run's data set: benchCases, or
+// web.Cases with -shape web.
+var cases = benchCases
