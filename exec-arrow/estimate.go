@@ -63,43 +63,10 @@ func (e *Engine) Estimate(ctx context.Context, plan *domain.Plan) (bytes int64, 
 				bytes += p.Size
 				continue
 			}
-			bytes += parquetBytes(md, wants[i], timeColumn, plan.Range)
+			bytes += format.ParquetBytes(md, wants[i], timeColumn, plan.Range)
 		}
 	}
 	return bytes, true, nil
-}
-
-// parquetBytes is the compressed size of the wanted columns of md in the
-// row groups that may hold a row of r by the statistics of timeColumn
-// ("" keeps every row group).
-func parquetBytes(md *metadata.FileMetaData, wants []format.Want, timeColumn string, r domain.Range) int64 {
-	sch := md.Schema
-	var leaves []int
-	for _, w := range wants {
-		if idx := sch.ColumnIndexByName(w.Name); idx >= 0 {
-			leaves = append(leaves, idx)
-		}
-	}
-	timeLeaf := -1
-	if timeColumn != "" {
-		timeLeaf = sch.ColumnIndexByName(timeColumn)
-	}
-	var n int64
-	for rg := range md.NumRowGroups() {
-		rgm := md.RowGroup(rg)
-		if timeLeaf >= 0 {
-			if z, ok := format.StatsZone(rgm, timeLeaf, sch.Column(timeLeaf), false); ok &&
-				(z.Min > z.Max || z.Max < int32(r.Start) || z.Min >= int32(r.End)) {
-				continue
-			}
-		}
-		for _, leaf := range leaves {
-			if cc, err := rgm.ColumnChunk(leaf); err == nil {
-				n += cc.TotalCompressedSize()
-			}
-		}
-	}
-	return n
 }
 
 // footers keeps the Parquet footers estimates read, by file identity; a

@@ -1,0 +1,40 @@
+package format
+
+import (
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+
+	"sutura.dev/domain"
+)
+
+// ParquetBytes is the compressed size of the wanted columns of md in the
+// row groups that may hold a row of r by the statistics of timeColumn
+// ("" keeps every row group): the estimate of docs/contract.md §15.
+func ParquetBytes(md *metadata.FileMetaData, wants []Want, timeColumn string, r domain.Range) int64 {
+	sch := md.Schema
+	var leaves []int
+	for _, w := range wants {
+		if idx := sch.ColumnIndexByName(w.Name); idx >= 0 {
+			leaves = append(leaves, idx)
+		}
+	}
+	timeLeaf := -1
+	if timeColumn != "" {
+		timeLeaf = sch.ColumnIndexByName(timeColumn)
+	}
+	var n int64
+	for rg := range md.NumRowGroups() {
+		rgm := md.RowGroup(rg)
+		if timeLeaf >= 0 {
+			if z, ok := StatsZone(rgm, timeLeaf, sch.Column(timeLeaf), false); ok &&
+				(z.Min > z.Max || z.Max < int32(r.Start) || z.Min >= int32(r.End)) {
+				continue
+			}
+		}
+		for _, leaf := range leaves {
+			if cc, err := rgm.ColumnChunk(leaf); err == nil {
+				n += cc.TotalCompressedSize()
+			}
+		}
+	}
+	return n
+}
