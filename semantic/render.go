@@ -368,7 +368,7 @@ func (r *renderer) term(t domain.Term, cond frag) frag {
 		case domain.CountDistinct:
 			e = cat("COUNT(DISTINCT ", arg, ")")
 		case domain.Avg:
-			e, countLike = r.d.toDouble(cat("AVG(", arg, ")")), false
+			e, countLike = r.avg(t.Column, arg), false
 		case domain.Min:
 			e, countLike = cat("MIN(", arg, ")"), false
 		default:
@@ -381,4 +381,19 @@ func (r *renderer) term(t domain.Term, cond frag) frag {
 		e = cat("CASE WHEN COUNT(CASE WHEN ", cond, " THEN 1 END) = 0 THEN NULL ELSE ", e, " END")
 	}
 	return e
+}
+
+// avg is the average of arg (over the base table's column), as a double.
+// PostgreSQL's AVG of a numeric keeps only about 16 significant digits
+// before the cast, one short of a double's 17: for a decimal column the
+// statement divides the exact sum, carried 20 more fractional digits, by
+// the count instead, so the cast gives the double nearest the exact
+// average, as DuckDB's AVG(DECIMAL) and the embedded engine do
+// (docs/reference.md, Numbers). NULLIF keeps an average over no value
+// null, as AVG's.
+func (r *renderer) avg(column string, arg frag) frag {
+	if r.d == Postgres && r.colType(domain.ColumnRef{Alias: r.leg.Base.Alias, Column: column}) == domain.TypeDecimal {
+		return r.d.toDouble(cat("SUM(", arg, ") * 1.00000000000000000000 / NULLIF(COUNT(", arg, "), 0)"))
+	}
+	return r.d.toDouble(cat("AVG(", arg, ")"))
 }
