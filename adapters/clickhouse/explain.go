@@ -5,6 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
@@ -55,4 +60,41 @@ func tracedQueryID(ctx context.Context) string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return "sutura-" + tp[3:35] + "-" + hex.EncodeToString(b)
+}
+
+// DataThrough is the newest day column of model holds, read with one max()
+// over the column as the service user (bounded by ctx): the explanation's
+// data_through (docs/contract.md §16), asked at start and at each
+// catalogue refresh, never per question. ClickHouse's max over no row is
+// the type's default, not NULL, so the statement also counts the rows;
+// ok is false for a model this source does not serve or an empty table.
+func (db *DB) DataThrough(ctx context.Context, model, column string) (domain.Date, bool, error) {
+	i := slices.IndexFunc(db.cfg.Models, func(m domain.Model) bool { return m.Name == model })
+	if i < 0 {
+		return 0, false, nil
+	}
+	var path []string
+	for _, p := range db.cfg.Models[i].TableParts() {
+		path = append(path, quoteIdent(p))
+	}
+	// Identifiers come from the catalogue, quoted; no value is written.
+	st := statement{sql: "SELECT toDate(max(" + quoteIdent(column) + ")), count() FROM " + strings.Join(path, ".")}
+	var (
+		last time.Time
+		n    uint64
+		seen bool
+	)
+	_, err := db.run(ctx, st, func(rows driver.Rows) error {
+		for rows.Next() {
+			if err := rows.Scan(&last, &n); err != nil {
+				return err
+			}
+			seen = true
+		}
+		return rows.Err()
+	})
+	if err != nil || !seen || n == 0 {
+		return 0, false, err
+	}
+	return domain.DateFromTime(last), true, nil
 }
