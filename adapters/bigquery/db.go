@@ -87,7 +87,7 @@ func (db *DB) ExecuteWithCost(ctx context.Context, plan *domain.Plan) (*domain.R
 }
 
 func (db *DB) execute(ctx context.Context, plan *domain.Plan, measure bool) (*domain.RowSet, domain.Cost, error) {
-	st, err := render(db.cfg.Source, plan)
+	st, err := render(ctx, db.cfg.Source, plan)
 	if err != nil {
 		return nil, domain.Cost{}, err
 	}
@@ -247,7 +247,7 @@ func (db *DB) dryRun(ctx context.Context, sql string, params []bq.QueryParameter
 // would process (totalBytesProcessed), without running it or billing
 // anything: the estimate of docs/contract.md §15 for BigQuery.
 func (db *DB) EstimateBytes(ctx context.Context, plan *domain.Plan) (int64, error) {
-	st, err := render(db.cfg.Source, plan)
+	st, err := render(ctx, db.cfg.Source, plan)
 	if err != nil {
 		return 0, err
 	}

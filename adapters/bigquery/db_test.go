@@ -257,3 +257,31 @@ func TestUnreachable(t *testing.T) {
 	assert.ErrorIs(t, err, domain.ErrUnavailable)
 	assert.Equal(t, "bigquery source "+source+": the BigQuery API cannot be reached", err.Error())
 }
+
+// TestTraceComment: a job sent under a traced call ends with the call's
+// traceparent comment, so BigQuery's job history links back to the trace;
+// the explanation's statement is the same text (docs/contract.md §16).
+func TestTraceComment(t *testing.T) {
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	d := bqtest.Start(t)
+	d.Answer(bqtest.Answer{})
+	db := open(t, config(d))
+	plan := sqltest.Compile(t, demoBundle(t), domain.LocalOperator, eastQuestion)
+	ctx := domain.WithTraceParent(context.Background(), tp)
+	// The double's answer has no rows of the plan's shape: only the job
+	// sent matters here, not its outcome.
+	_, _ = db.Execute(ctx, plan)
+	jobs := d.Jobs()
+	require.NotEmpty(t, jobs)
+	assert.True(t, strings.HasSuffix(jobs[len(jobs)-1].Query, " /* traceparent='"+tp+"' */"), jobs[len(jobs)-1].Query)
+
+	st, err := db.Statement(ctx, plan)
+	require.NoError(t, err)
+	assert.Equal(t, jobs[len(jobs)-1].Query, st.Text)
+	assert.Equal(t, "bigquery", st.Dialect)
+
+	// A call without a trace sends no comment.
+	_, _ = db.Execute(context.Background(), plan)
+	jobs = d.Jobs()
+	assert.NotContains(t, jobs[len(jobs)-1].Query, "traceparent")
+}

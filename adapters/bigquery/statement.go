@@ -1,6 +1,7 @@
 package bigquery
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -13,7 +14,7 @@ import (
 
 // render checks plan (sqlsource.Leg) and renders it in the bigquery
 // dialect, with its values as typed named parameters.
-func render(source string, plan *domain.Plan) (job, error) {
+func render(ctx context.Context, source string, plan *domain.Plan) (job, error) {
 	if err := sqlsource.Leg("bigquery", source, plan); err != nil {
 		return job{}, err
 	}
@@ -25,7 +26,7 @@ func render(source string, plan *domain.Plan) (job, error) {
 	if err != nil {
 		return job{}, fmt.Errorf("bigquery source %s: %w", source, err)
 	}
-	return job{sql: st.SQL, params: params}, nil
+	return job{sql: st.SQL + sqlsource.TraceComment(ctx), params: params}, nil
 }
 
 // parameters are st's values as BigQuery's named query parameters: @p1
