@@ -8,6 +8,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/distinct"
 )
 
 // TermOp is an aggregate kernel.
@@ -160,6 +161,9 @@ type termState struct {
 	book  *codebook
 	base  int32 // codes up to base are the term's span codes, the book's follow
 	m     DictMap
+	// dset holds the values, with their groups, once the codebook passes
+	// DistinctBookMax values (distinct.go).
+	dset *distinct.Set
 }
 
 func newTermState(t *TermPlan) *termState {
@@ -450,6 +454,15 @@ func (s *termState) updateDistinct(t *TermPlan, c *column.Column, rows, gids []i
 		s.updateSpan(t, c, rows, gids)
 		return
 	}
+	if s.dset != nil {
+		s.updateSet(c, rows, gids)
+		return
+	}
+	if s.book.card() > DistinctBookMax {
+		s.toDistinct(t)
+		s.updateSet(c, rows, gids)
+		return
+	}
 	if c.Type == domain.TypeText {
 		s.m.reset(c)
 	}
@@ -539,6 +552,12 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 	if t.Op != OpDistinct {
 		return
 	}
+	if s.dset != nil || src.dset != nil {
+		s.toDistinct(t)
+		src.toDistinct(t)
+		s.dset.Absorb(src.dset, remap)
+		return
+	}
 	code := func(k int32) int32 {
 		if tr == nil || k <= s.base {
 			return k
@@ -576,8 +595,18 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 	}
 }
 
-// DistinctCounts returns the number of distinct values per group.
-func (s *termState) DistinctCounts(ng int) []int64 {
+// DistinctCounts returns the number of distinct values per group; the
+// memory a spilled distinct set takes to count is taken from mem.
+func (s *termState) DistinctCounts(ng int, mem *Reservation) ([]int64, error) {
+	if s.dset != nil {
+		return s.dset.Counts(ng, func(n int64) error {
+			if n < 0 {
+				mem.Shrink(-n)
+				return nil
+			}
+			return mem.Grow(n)
+		})
+	}
 	out := make([]int64, ng)
 	if s.set == nil {
 		w := s.words
@@ -586,12 +615,12 @@ func (s *termState) DistinctCounts(ng int) []int64 {
 				out[g] += int64(bits.OnesCount64(x))
 			}
 		}
-		return out
+		return out, nil
 	}
 	for k := range s.set {
 		out[k>>32]++
 	}
-	return out
+	return out, nil
 }
 
 // bytes estimates the memory s holds.
@@ -599,6 +628,9 @@ func (s *termState) bytes() int64 {
 	n := int64(8*(cap(s.i)+cap(s.f)+cap(s.fc)+cap(s.n)+cap(s.bits))) + int64(16*cap(s.dec.v)) + int64(24*len(s.set)) + int64(16*cap(s.s))
 	if s.book != nil {
 		n += s.book.size
+	}
+	if s.dset != nil {
+		n += s.dset.Bytes()
 	}
 	return n
 }
