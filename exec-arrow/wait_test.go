@@ -5,6 +5,7 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -67,4 +68,25 @@ func TestConcurrentColdQuestionsWaitForMemory(t *testing.T) {
 	assert.Equal(t, cached, e.cache.used, "every question's bytes given back")
 	assert.Zero(t, e.cache.gate.Active(), "no question left running")
 	e.cache.mu.Unlock()
+}
+
+// TestFillPausesWhileQuestionsRun: the background fill that follows a
+// streamed answer does not run while a question runs (it would take a
+// core from it); it finishes once none runs, and the next answer comes
+// from the cache.
+func TestFillPausesWhileQuestionsRun(t *testing.T) {
+	dir := t.TempDir()
+	writeShop(t, dir, shopOptions{rows: 100_000, rowGroup: 10_000})
+	e := newEngine(t, os.DirFS(dir))
+	p := sixQuestions(t)[0]
+	e.cache.enter() // another question runs throughout
+	want := run(t, e, p)
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, e.Settle(ctx), context.DeadlineExceeded, "the fill waits while a question runs")
+	e.cache.leave()
+	require.NoError(t, e.Settle(context.Background()))
+	reads := e.cache.reads.Load()
+	assert.Equal(t, want, run(t, e, p))
+	assert.Equal(t, reads, e.cache.reads.Load(), "answered from the cache the fill loaded")
 }
