@@ -61,6 +61,19 @@ func TestDistinctAtHighCardinality(t *testing.T) {
 		{name: "in memory", limit: 0},
 		{name: "spilled", limit: 52 << 20, spill: true},
 	}
+	t.Run("cached", func(t *testing.T) {
+		// From the cache, the column's own codes; too many for bitsets,
+		// they go to a distinct set as well.
+		defer func(n int64) { kernel.DistinctBitsetMaxBytes = n }(kernel.DistinctBitsetMaxBytes)
+		kernel.DistinctBitsetMaxBytes = 0
+		e, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), Parallelism: 2})
+		require.NoError(t, err)
+		require.Equal(t, want, run(t, e, plan))
+		require.NoError(t, e.Settle(context.Background()))
+		reads := e.cache.reads.Load()
+		require.Equal(t, want, run(t, e, plan))
+		assert.Equal(t, reads, e.cache.reads.Load(), "answered from the cache")
+	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: tc.limit,

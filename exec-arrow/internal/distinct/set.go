@@ -21,6 +21,17 @@ var seed = maphash.MakeSeed()
 // every set of the process.
 func Hash(v []byte) uint64 { return maphash.Bytes(seed, v) }
 
+// HashUint64 is a hash of a fixed-width value (an integer, a code) for
+// sets that hold only such values: the same for the same v everywhere.
+func HashUint64(v uint64) uint64 {
+	v ^= v >> 33
+	v *= 0xff51afd7ed558ccd
+	v ^= v >> 33
+	v *= 0xc4ceb9fe1a85ec53
+	v ^= v >> 33
+	return v
+}
+
 // HashString is Hash of the bytes of s.
 func HashString(s string) uint64 { return maphash.String(seed, s) }
 

@@ -49,10 +49,10 @@ type TermPlan struct {
 	Rank []int32
 }
 
-// distinctBitsetMaxBytes bounds the bitsets count_distinct keeps per
-// worker (one bit per distinct value per group); above it, a hash set of
-// (group, value) pairs is used instead.
-const distinctBitsetMaxBytes = 32 << 20
+// DistinctBitsetMaxBytes bounds the bitsets count_distinct keeps per
+// worker (one bit per distinct value per group); above it, a set of
+// (group, value) pairs is used instead. Tests lower it.
+var DistinctBitsetMaxBytes int64 = 32 << 20
 
 // NewTermPlan plans term t over the column held (in base slot slot): its
 // operation, and for a cached column the group codes count_distinct counts
@@ -88,8 +88,14 @@ func NewTermPlan(ctx context.Context, t domain.Term, slot int, held *column.Deri
 			return nil, err
 		}
 		tp.Codes = codes
+		// Bitsets up to DistinctBitsetMaxBytes, or up to 8 bytes a row: a
+		// set's pair takes ~28, and a column has as many pairs as rows.
 		words := uint64(codes.Card()+1+63) / 64
-		if hi, lo := bits.Mul64(words*8, groupSpace); hi == 0 && lo <= distinctBitsetMaxBytes {
+		bound := uint64(DistinctBitsetMaxBytes)
+		if bound > 0 {
+			bound = max(bound, 8*uint64(c.N))
+		}
+		if hi, lo := bits.Mul64(words*8, groupSpace); hi == 0 && lo <= bound {
 			tp.words = int(words)
 		}
 	case domain.Min, domain.Max:
@@ -177,7 +183,7 @@ func newTermState(t *TermPlan) *termState {
 		case t.words > 0:
 			s.words = t.words
 		default:
-			s.set = map[uint64]struct{}{}
+			s.dset = distinct.New(SpillDir) // spillable, unlike a map
 		}
 	}
 	return s
@@ -204,14 +210,15 @@ func (s *termState) grow(t *TermPlan, ng int) {
 }
 
 // fitBits makes the bitsets hold ng groups of at least words words each,
-// or turns them into a hash set when that would pass
-// distinctBitsetMaxBytes.
+// or, for values a codebook numbers, turns them into a hash set when that
+// would pass DistinctBitsetMaxBytes (a cached column's bitsets were
+// bounded when the term was planned).
 func (s *termState) fitBits(ng, words int) {
 	if s.set != nil {
 		return
 	}
 	words = max(words, s.words)
-	if int64(ng)*int64(words)*8 > distinctBitsetMaxBytes {
+	if s.book != nil && int64(ng)*int64(words)*8 > DistinctBitsetMaxBytes {
 		s.toSet()
 		return
 	}
@@ -434,6 +441,10 @@ func (s *termState) addCounts(h []int32) {
 func (s *termState) updateDistinct(t *TermPlan, c *column.Column, rows, gids []int32) {
 	if t.Codes != nil {
 		codes := t.Codes.Codes
+		if s.dset != nil {
+			s.updateCodes(codes, rows, gids)
+			return
+		}
 		if s.set == nil {
 			w := s.words
 			for k, r := range rows {

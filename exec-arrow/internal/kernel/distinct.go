@@ -23,7 +23,8 @@ var DistinctBookMax = 1 << 16
 var SpillDir = os.TempDir()
 
 // setTerm reports whether t's distinct values may move to a distinct.Set:
-// a streamed column numbered by the worker's codebook alone.
+// a streamed column numbered by the worker's codebook alone. (A cached
+// column's codes too many for bitsets start in one: newTermState.)
 func setTerm(t *TermPlan) bool { return t.Op == OpDistinct && t.Codes == nil && t.Base == 0 }
 
 // toDistinct moves the values s numbered in its codebook, and the groups
@@ -65,7 +66,20 @@ func (s *termState) addBookValue(g uint32, k int32, buf *[8]byte) {
 
 func (s *termState) addInt(g uint32, v int64, buf *[8]byte) {
 	binary.LittleEndian.PutUint64(buf[:], uint64(v))
-	s.dset.Add(g, distinct.Hash(buf[:]), buf[:])
+	s.dset.Add(g, distinct.HashUint64(uint64(v)), buf[:])
+}
+
+// updateCodes adds the cached column's codes of rows rows[k] to groups
+// gids[k] of the set (held as 4 bytes: the codes are the column's own,
+// the same in every worker).
+func (s *termState) updateCodes(codes []int32, rows, gids []int32) {
+	var buf [4]byte
+	for k, r := range rows {
+		if code := codes[r]; code > 0 {
+			binary.LittleEndian.PutUint32(buf[:], uint32(code))
+			s.dset.Add(uint32(gids[k]), distinct.HashUint64(uint64(code)), buf[:])
+		}
+	}
 }
 
 // updateSet adds rows rows[k] of c to groups gids[k] of the set, each
