@@ -103,12 +103,12 @@ func (c *cache) Reserve(ctx context.Context, who any, n int64) error {
 		}
 		if ctx == nil { // no waiting (a load holding its table's lock)
 			if c.gate.Active() > 1 {
-				return busyError{err}
+				return gate.Busy{Err: err}
 			}
 			return err
 		}
 		if !c.gate.Wait(ctx, &t, who, &c.mu, deadline) {
-			return busyError{err}
+			return gate.Busy{Err: err}
 		}
 	}
 }
@@ -183,13 +183,6 @@ func (c *cache) evictableLocked() int64 {
 	}
 	return n
 }
-
-// busyError is a refusal of memory that other running questions held
-// until the reservation gave up waiting: execute asks the question again
-// once one of them has ended.
-type busyError struct{ error }
-
-func (b busyError) Unwrap() error { return b.error }
 
 // awaitLeave waits until a running question ends (false: none runs, or
 // ctx or the deadline ended first).

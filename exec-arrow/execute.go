@@ -10,6 +10,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/gate"
 	"sutura.dev/exec-arrow/internal/kernel"
 )
 
@@ -28,7 +29,7 @@ func (e *Engine) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet
 // memory then does not fit, it is asked again streaming its files, which
 // leaves the cached columns evictable: a question is never refused because
 // the cache holds its columns. One refused because running questions held
-// the memory it waited for (busyError) is asked again when one of them
+// the memory it waited for (gate.Busy) is asked again when one of them
 // ends, up to waitBound.
 func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *kernel.Meter) (*domain.RowSet, error) {
 	if plan == nil {
@@ -49,7 +50,7 @@ func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *kernel.Meter
 	for {
 		rs, cached, err := e.attempt(ctx, plan, m, stream)
 		var re *domain.RefusalError
-		var busy busyError
+		var busy gate.Busy
 		switch {
 		case cached && !stream && errors.As(err, &re) && re.Reason.Code() == domain.ResourcesExhausted:
 			stream = true

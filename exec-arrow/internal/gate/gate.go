@@ -17,6 +17,17 @@ import (
 	"time"
 )
 
+// Busy is a refusal of memory that other running questions held until
+// the reservation gave up waiting: the question may be asked again once
+// one of them has ended (AwaitLeave).
+type Busy struct{ Err error }
+
+// Error is the refusal's message.
+func (b Busy) Error() string { return b.Err.Error() }
+
+// Unwrap is the refusal.
+func (b Busy) Unwrap() error { return b.Err }
+
 // Gate is the waiting room of one working set.
 type Gate struct {
 	active  int
