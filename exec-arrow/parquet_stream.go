@@ -146,24 +146,14 @@ type parquetReaders struct {
 	bufs  []format.DictBuffers
 }
 
-// buffers returns slot s's buffers for a column of type typ: the index
-// buffer, and the value buffer of a date or an integer, each at least n
-// long.
+// buffers returns slot s's buffers for a column of type typ, each at
+// least n long.
 func (pr *parquetReaders) buffers(s, n int, typ domain.ColumnType) format.DictBuffers {
 	for len(pr.bufs) <= s {
 		pr.bufs = append(pr.bufs, format.DictBuffers{})
 	}
-	b := &pr.bufs[s]
-	if len(b.Idx) < n {
-		b.Idx = make([]int32, n)
-	}
-	switch {
-	case typ == domain.TypeDate && len(b.Days) < n:
-		b.Days = make([]arrow.Date32, n)
-	case typ == domain.TypeInteger && len(b.Ints) < n:
-		b.Ints = make([]int64, n)
-	}
-	return *b
+	pr.bufs[s] = pr.bufs[s].Grow(n, typ)
+	return pr.bufs[s]
 }
 
 func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, error) {
@@ -226,16 +216,17 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	if z, ok := format.StatsZone(rgm, pp.leaves[q.TimeSlot], pp.md.Schema.Column(pp.leaves[q.TimeSlot]), false); ok {
 		inside = z.Min >= q.Start && z.Max < q.Start+q.Span
 	}
-	// Required text, date and integer columns of dictionary pages are
-	// decoded straight from their pages; the others through pqarrow.
-	own := make([]*format.DictChunk, len(q.Base))
+	// Flat columns of PLAIN and dictionary pages are decoded straight
+	// from their pages; the others through pqarrow.
+	own := make([]*format.PageChunk, len(q.Base))
 	rest := full
 	for _, s := range full {
 		c := q.Base[s]
-		if q.inferred[s] || !format.DictEligible(rgm, pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]), c.Type) {
+		descr := pp.md.Schema.Column(pp.leaves[s])
+		if q.inferred[s] || !format.PageEligible(rgm, pp.leaves[s], descr, c) {
 			continue
 		}
-		d, err := format.NewDictChunk(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], c)
+		d, err := format.NewPageChunk(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], descr, c)
 		if err != nil {
 			return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, c.Name, err)
 		}
@@ -292,7 +283,9 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			col := func(s int) (*column.Column, error) {
 				if d := own[s]; d != nil {
 					c, err := d.Next(n, pr.buffers(s, n, d.Typ))
-					if err != nil {
+					if ae, ok := err.(*format.ArrowErr); ok {
+						return nil, format.LoadError(pp.p.Path, q.Base[s].Name, base+ae.Row+1, "row", ae.Err)
+					} else if err != nil {
 						return nil, fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.Base[s].Name, err)
 					}
 					return c, nil
@@ -317,7 +310,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 					}
 					for s, d := range own {
 						if d != nil && s != q.TimeSlot {
-							if err := d.Skip(n, pr.buffers(s, n, d.Typ).Idx); err != nil {
+							if err := d.Skip(n, pr.buffers(s, n, d.Typ)); err != nil {
 								return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.Base[s].Name, err)
 							}
 						}
