@@ -37,6 +37,7 @@ var pagesSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "ns", Type: &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}, Nullable: true},
 	{Name: "dec18", Type: &arrow.Decimal128Type{Precision: 18, Scale: 2}, Nullable: true},
 	{Name: "dec9", Type: &arrow.Decimal128Type{Precision: 9, Scale: 3}, Nullable: true},
+	{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
 	{Name: "req", Type: arrow.PrimitiveTypes.Int64},
 }, nil)
 
@@ -45,7 +46,8 @@ var pagesProtos = []*column.Column{
 	{Name: "i64", Type: domain.TypeInteger}, {Name: "i32", Type: domain.TypeInteger}, {Name: "f", Type: domain.TypeFloat},
 	{Name: "s", Type: domain.TypeText}, {Name: "key", Type: domain.TypeText}, {Name: "d", Type: domain.TypeDate},
 	{Name: "ms", Type: domain.TypeTimestamp}, {Name: "us", Type: domain.TypeTimestamp}, {Name: "ns", Type: domain.TypeTimestamp},
-	{Name: "dec18", Type: domain.TypeDecimal}, {Name: "dec9", Type: domain.TypeDecimal}, {Name: "req", Type: domain.TypeInteger},
+	{Name: "dec18", Type: domain.TypeDecimal}, {Name: "dec9", Type: domain.TypeDecimal}, {Name: "b", Type: domain.TypeBoolean},
+	{Name: "req", Type: domain.TypeInteger},
 }
 
 // writePagesFile writes rows of pagesSchema with nulls at a rate of one
@@ -100,7 +102,10 @@ func writePagesFile(t *testing.T, rows, nullEvery int, props *parquet.WriterProp
 		if !null(10) {
 			b.Field(10).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(i*7%999_999_999) - 500_000_000))
 		}
-		b.Field(11).(*array.Int64Builder).Append(int64(i % 5))
+		if !null(11) {
+			b.Field(11).(*array.BooleanBuilder).Append(i%3 == 1 || i%7 == 0)
+		}
+		b.Field(12).(*array.Int64Builder).Append(int64(i % 5))
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
@@ -113,7 +118,8 @@ func writePagesFile(t *testing.T, rows, nullEvery int, props *parquet.WriterProp
 }
 
 // TestPageChunkMatchesGeneralPath reads every column chunk of files of
-// OPTIONAL columns — with and without nulls, dictionary pages falling
+// OPTIONAL columns of every type a PageChunk reads (booleans included)
+// — with and without nulls, dictionary pages falling
 // back to PLAIN within a chunk, dictionaries turned off, version-2 data
 // pages — through PageChunk, batch by batch (one batch skipped), and
 // through the general path (pqarrow, then BatchColumn): every cell and

@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
@@ -58,6 +60,7 @@ type PageChunk struct {
 	coded  bool       // the current page holds dictionary indexes
 	runs   HybridRuns // its indexes
 	plain  []byte     // or its PLAIN values
+	bit    int        // boolean: the next PLAIN value's bit in plain
 	used   bool       // text: this batch took a value of the dictionary
 	extras []string   // text: this batch's PLAIN values
 }
@@ -113,6 +116,8 @@ func pageKind(descr *schema.Column, proto *column.Column) (unit int64, scale int
 		return 0, 0, 0, 0, phys == parquet.Types.ByteArray && (str || descr.ConvertedType() == schema.ConvertedTypes.UTF8)
 	case domain.TypeFloat:
 		return 0, 0, 0, 0, phys == parquet.Types.Double && noLogical(descr)
+	case domain.TypeBoolean:
+		return 0, 0, 0, 0, phys == parquet.Types.Boolean && noLogical(descr)
 	case domain.TypeDate:
 		_, date := descr.LogicalType().(schema.DateLogicalType)
 		return 0, 0, 0, 0, phys == parquet.Types.Int32 && date
@@ -376,6 +381,9 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 		case domain.TypeText:
 			err = d.texts(idx[got : got+m])
 			spread(idx[got:got+k], m, rows)
+		case domain.TypeBoolean:
+			err = d.bools(idx[got : got+m])
+			spread(idx[got:got+k], m, rows)
 		case domain.TypeDate:
 			err = d.values(m, buf.Idx[got:got+m], func(data []byte) { d.copyDays(buf.Days[got:got+m], data) },
 				func(ix []int32) {
@@ -413,6 +421,8 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 	switch d.Typ {
 	case domain.TypeText:
 		nulls += d.textColumn(c, idx, valid)
+	case domain.TypeBoolean:
+		boolColumn(c, idx)
 	case domain.TypeDate:
 		c.Days, c.Bytes = buf.Days[:n], int64(4*n)
 	case domain.TypeFloat:
@@ -601,6 +611,39 @@ func (d *PageChunk) texts(idx []int32) error {
 	return nil
 }
 
+// bools decodes the next len(out) booleans as 0 or 1.
+func (d *PageChunk) bools(out []int32) error {
+	if d.coded {
+		if err := d.runs.Decode(out); err != nil {
+			return err
+		}
+		for i, v := range out {
+			out[i] = min(v, 1)
+		}
+		return nil
+	}
+	if d.bit+len(out) > 8*len(d.plain) {
+		return fmt.Errorf("a data page of the column chunk is shorter than its values")
+	}
+	for i := range out {
+		b := d.bit + i
+		out[i] = int32(d.plain[b>>3] >> (b & 7) & 1)
+	}
+	d.bit += len(out)
+	return nil
+}
+
+// boolColumn makes c the boolean column of values (0 or 1).
+func boolColumn(c *column.Column, vals []int32) {
+	bits := make([]byte, (len(vals)+7)/8)
+	for r, v := range vals {
+		bits[r>>3] |= byte(v) << (r & 7)
+	}
+	data := array.NewData(arrow.FixedWidthTypes.Boolean, len(vals), []*memory.Buffer{nil, memory.NewBufferBytes(bits)}, nil, 0, 0)
+	c.Bools, c.BoolBits, c.Bytes = array.NewBooleanData(data), bits, int64(len(bits))
+	data.Release()
+}
+
 // Skip decodes and drops the next n rows.
 func (d *PageChunk) Skip(n int, buf DictBuffers) error {
 	for got := 0; got < n; {
@@ -616,6 +659,8 @@ func (d *PageChunk) Skip(n int, buf DictBuffers) error {
 			return err
 		}
 		switch {
+		case d.phys == parquet.Types.Boolean:
+			err = d.bools(buf.Idx[:m])
 		case d.coded:
 			err = d.indexes(buf.Idx[:m], d.dictLen())
 		case d.phys == parquet.Types.ByteArray:
@@ -707,10 +752,16 @@ func (d *PageChunk) startValues(p file.DataPage, data []byte) error {
 		return fmt.Errorf("a data page of the column chunk declares a negative count")
 	}
 	d.left = int(p.NumValues())
-	switch enc := parquet.Encoding(p.Encoding()); enc {
-	case parquet.Encodings.Plain:
-		d.coded, d.plain = false, data
-	case parquet.Encodings.RLEDict, parquet.Encodings.PlainDict:
+	switch enc := parquet.Encoding(p.Encoding()); {
+	case enc == parquet.Encodings.Plain:
+		d.coded, d.plain, d.bit = false, data, 0
+	case enc == parquet.Encodings.RLE && d.phys == parquet.Types.Boolean:
+		// Booleans as runs of one bit, after the runs' length.
+		if len(data) < 4 || uint64(binary.LittleEndian.Uint32(data)) > uint64(len(data)-4) {
+			return fmt.Errorf("a data page's booleans are longer than the page")
+		}
+		d.coded, d.runs = true, HybridRuns{Data: data[4 : 4+binary.LittleEndian.Uint32(data)], Width: 1}
+	case enc == parquet.Encodings.RLEDict || enc == parquet.Encodings.PlainDict:
 		if !d.dict {
 			return fmt.Errorf("a data page of dictionary indexes comes before any dictionary")
 		}
