@@ -54,7 +54,7 @@ var pagesProtos = []*column.Column{
 // in nullEvery (0: none), negative and pre-1970 values, empty texts, a
 // text key of so many distinct values that its dictionary falls back to
 // PLAIN pages within each chunk.
-func writePagesFile(t *testing.T, rows, nullEvery int, props *parquet.WriterProperties) []byte {
+func writePagesFile(t testing.TB, rows, nullEvery int, props *parquet.WriterProperties) []byte {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, pagesSchema)
 	defer b.Release()
 	for i := range rows {
@@ -241,4 +241,60 @@ func TestPageChunkDecimalPrecision(t *testing.T) {
 
 	rescaled := &column.Column{Name: "dec18", Type: domain.TypeDecimal, Spec: column.DecimalSpec{Scale: 4, Scaled: true}}
 	assert.False(t, format.PageEligible(pf.MetaData().RowGroup(0), leaf, descr, rescaled))
+}
+
+// FuzzPageChunk holds PageChunk to this property on any bytes of a
+// Parquet file whose footer still reads: every column chunk it is given
+// decodes batch by batch to the end or to an error, never a panic (an
+// index, a length or a level out of range in a page is an error). The
+// seeds are uncompressed files of every stored type it reads, OPTIONAL
+// with nulls, in dictionary and PLAIN pages, version 1 and 2, so that
+// mutations reach the levels, the indexes and the values.
+func FuzzPageChunk(f *testing.F) {
+	for _, v2 := range []bool{false, true} {
+		props := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(300), parquet.WithDataPageSize(256),
+			parquet.WithDictionaryPageSizeLimit(512), parquet.WithStoreDecimalAsInteger(true), parquet.WithVersion(parquet.V2_LATEST)}
+		if v2 {
+			props = append(props, parquet.WithDataPageVersion(parquet.DataPageV2))
+		}
+		f.Add(writePagesFile(f, 700, 3, parquet.NewWriterProperties(props...)))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pf, err := file.NewParquetReader(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if format.CheckRows("f", pf.MetaData()) != nil {
+			return
+		}
+		sch := pf.MetaData().Schema
+		for rg := range pf.NumRowGroups() {
+			rgr := pf.RowGroup(rg)
+			n := int(rgr.NumRows())
+			for leaf := range min(sch.NumColumns(), len(pagesProtos)) {
+				descr := sch.Column(leaf)
+				proto := pagesProtos[leaf]
+				if !format.PageEligible(rgr.MetaData(), leaf, descr, proto) {
+					continue
+				}
+				d, err := format.NewPageChunk(rgr, leaf, descr, proto)
+				if err != nil {
+					continue
+				}
+				buf := format.DictBuffers{}.Grow(min(n, 128), proto.Type)
+				for off := 0; off < n; off += 128 {
+					k := min(128, n-off)
+					if off%256 == 128 {
+						err = d.Skip(k, buf)
+					} else {
+						_, err = d.Next(k, buf)
+					}
+					if err != nil {
+						break
+					}
+				}
+				d.Close()
+			}
+		}
+	})
 }

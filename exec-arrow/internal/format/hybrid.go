@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -100,6 +101,72 @@ func (h *HybridRuns) Decode(out []int32) error {
 	}
 	return nil
 }
+
+// DecodeBits decodes the next k values of width-1 runs (definition
+// levels of an OPTIONAL column) into a bitmap: bit pos+i of bits is set
+// when value i is 1 (the bits of the zeros are left as they are). It
+// returns how many values are 1.
+func (h *HybridRuns) DecodeBits(bits []byte, pos, k int) (int, error) {
+	ones := 0
+	for k > 0 {
+		switch {
+		case h.repeat > 0:
+			n := min(h.repeat, k)
+			switch h.value {
+			case 1:
+				setBits(bits, pos, n)
+				ones += n
+			case 0:
+			default:
+				return 0, fmt.Errorf("a definition level is out of range")
+			}
+			pos, k, h.repeat = pos+n, k-n, h.repeat-n
+		case h.packed > 0:
+			n := min(h.packed, k)
+			for i := 0; i < n; {
+				if h.bits == 0 {
+					if len(h.Data) == 0 {
+						return 0, fmt.Errorf("a run of definition levels ends early")
+					}
+					if n-i >= 8 {
+						// A whole byte of levels is eight valid bits.
+						b, p := h.Data[0], pos+i
+						h.Data = h.Data[1:]
+						ones += bitsSet[b]
+						bits[p>>3] |= b << (p & 7)
+						if p&7 != 0 {
+							bits[p>>3+1] |= b >> (8 - p&7)
+						}
+						i += 8
+						continue
+					}
+					h.acc, h.bits = uint64(h.Data[0]), 8
+					h.Data = h.Data[1:]
+				}
+				if h.acc&1 == 1 {
+					p := pos + i
+					bits[p>>3] |= 1 << (p & 7)
+					ones++
+				}
+				h.acc, h.bits, i = h.acc>>1, h.bits-1, i+1
+			}
+			pos, k, h.packed = pos+n, k-n, h.packed-n
+		default:
+			if err := h.header(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return ones, nil
+}
+
+// bitsSet is the number of bits set in each byte.
+var bitsSet = func() (t [256]int) {
+	for b := range t {
+		t[b] = bits.OnesCount8(uint8(b))
+	}
+	return t
+}()
 
 // header reads the next run's header.
 func (h *HybridRuns) header() error {

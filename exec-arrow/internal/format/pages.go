@@ -74,6 +74,9 @@ type DictBuffers struct {
 	Floats []float64
 	Defs   []int32
 	Valid  []byte
+	// Keep, when not nil, marks the rows of the batch that may count: a
+	// PLAIN text of another row is left out (null), not copied.
+	Keep []byte
 }
 
 // Grow returns b with each buffer a PageChunk of type typ needs at least
@@ -370,7 +373,7 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 			continue
 		}
 		k := min(n-got, d.left)
-		m, rows, err := d.levels(k, buf.Defs[:k], got, valid)
+		m, rows, err := d.levels(k, buf.Defs[:k], got, valid, true)
 		if err != nil {
 			return nil, err
 		}
@@ -379,7 +382,7 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 		// rows (backwards, so none is overwritten before it moves).
 		switch d.Typ {
 		case domain.TypeText:
-			err = d.texts(idx[got : got+m])
+			err = d.texts(idx[got:got+m], rows, got, buf.Keep)
 			spread(idx[got:got+k], m, rows)
 		case domain.TypeBoolean:
 			err = d.bools(idx[got : got+m])
@@ -441,6 +444,17 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 // text is null. It returns how many more rows it made null.
 func (d *PageChunk) textColumn(c *column.Column, idx []int32, valid []byte) int {
 	c.Idx, c.Bytes = idx, int64(4*len(idx))
+	more := 0
+	for r, i := range idx {
+		if i < 0 {
+			// A PLAIN text left out: its row cannot count.
+			idx[r] = 0
+			if valid[r>>3]&(1<<(r&7)) != 0 {
+				valid[r>>3] &^= 1 << (r & 7)
+				more++
+			}
+		}
+	}
 	switch {
 	case len(d.extras) == 0:
 		c.Dict, c.ID = d.dTexts, d.id
@@ -458,7 +472,6 @@ func (d *PageChunk) textColumn(c *column.Column, idx []int32, valid []byte) int 
 		c.Dict = []string{""}
 	}
 	d.extras = nil
-	more := 0
 	dict := c.Dict
 	for r, i := range idx {
 		if dict[i] == "" && valid[r>>3]&(1<<(r&7)) != 0 {
@@ -470,34 +483,27 @@ func (d *PageChunk) textColumn(c *column.Column, idx []int32, valid []byte) int 
 }
 
 // levels reads the definition levels of the next k values (k ≤ left),
-// sets the valid bits of the present ones (at row got on), and returns
-// how many are present and, when some are null, the row (within the k)
-// of each present value.
-func (d *PageChunk) levels(k int, defs []int32, got int, valid []byte) (int, []int32, error) {
+// sets the valid bits of the present ones (at row got on, in a bitmap
+// whose bits there are clear), and returns how many are present and,
+// when some are null and rows are wanted, the row (within the k) of each
+// present value, in rows' memory.
+func (d *PageChunk) levels(k int, rows []int32, got int, valid []byte, wantRows bool) (int, []int32, error) {
 	if !d.opt {
 		setBits(valid, got, k)
 		return k, nil, nil
 	}
-	if err := d.defs.Decode(defs); err != nil {
-		return 0, nil, err
+	m, err := d.defs.DecodeBits(valid, got, k)
+	if err != nil || m == k || !wantRows {
+		return m, nil, err
 	}
-	m := 0
-	for i, l := range defs {
-		if uint32(l) > 1 {
-			return 0, nil, fmt.Errorf("a definition level is out of range")
+	rows = rows[:0]
+	for i := range k {
+		p := got + i
+		if valid[p>>3]>>(p&7)&1 != 0 {
+			rows = append(rows, int32(i))
 		}
-		defs[m] = int32(i)
-		m += int(l)
 	}
-	if m == k {
-		setBits(valid, got, k)
-		return k, nil, nil
-	}
-	for _, r := range defs[:m] {
-		p := got + int(r)
-		valid[p>>3] |= 1 << (p & 7)
-	}
-	return m, defs[:m], nil
+	return m, rows, nil
 }
 
 func setBits(valid []byte, from, k int) {
@@ -574,8 +580,10 @@ func (d *PageChunk) indexes(idx []int32, size int) error {
 
 // texts decodes the next len(idx) text values as indexes: into the
 // dictionary, or, for PLAIN values, past it into the batch's extras
-// (their bytes copied once per page run into memory of their own).
-func (d *PageChunk) texts(idx []int32) error {
+// (their bytes copied once per page run into memory of their own). Value
+// i is of row got+rows[i] (got+i when rows is nil); with keep, a PLAIN
+// value of a row keep does not mark is left out, its index -1.
+func (d *PageChunk) texts(idx []int32, rows []int32, got int, keep []byte) error {
 	if d.coded {
 		if err := d.indexes(idx, len(d.dTexts)); err != nil {
 			return err
@@ -583,8 +591,15 @@ func (d *PageChunk) texts(idx []int32) error {
 		d.used = d.used || len(idx) > 0
 		return nil
 	}
-	data, end := d.plain, 0
-	for range idx {
+	kept := func(i int) bool {
+		r := got + i
+		if rows != nil {
+			r = got + int(rows[i])
+		}
+		return keep == nil || keep[r>>3]>>(r&7)&1 != 0
+	}
+	data, end, size := d.plain, 0, 0
+	for i := range idx {
 		if len(data)-end < 4 {
 			return fmt.Errorf("a data page of the column chunk is shorter than its values")
 		}
@@ -593,21 +608,30 @@ func (d *PageChunk) texts(idx []int32) error {
 			return fmt.Errorf("a data page of the column chunk is shorter than its values")
 		}
 		end += 4 + l
+		if kept(i) {
+			size += l
+		}
 	}
-	own := make([]byte, end)
-	copy(own, data[:end])
-	d.plain = data[end:]
+	own := make([]byte, 0, size)
 	base := int32(len(d.dTexts) + len(d.extras))
 	for i := range idx {
-		l := int(binary.LittleEndian.Uint32(own))
+		l := int(binary.LittleEndian.Uint32(data))
+		if !kept(i) {
+			idx[i] = -1
+			data = data[4+l:]
+			continue
+		}
 		var s string
 		if l > 0 {
-			s = unsafe.String(&own[4], l)
+			own = append(own, data[4:4+l]...)
+			s = unsafe.String(&own[len(own)-l], l)
 		}
+		idx[i] = base
+		base++
 		d.extras = append(d.extras, s)
-		idx[i] = base + int32(i)
-		own = own[4+l:]
+		data = data[4+l:]
 	}
+	d.plain = data
 	return nil
 }
 
@@ -654,7 +678,7 @@ func (d *PageChunk) Skip(n int, buf DictBuffers) error {
 			continue
 		}
 		k := min(n-got, d.left)
-		m, _, err := d.levels(k, buf.Defs[:k], 0, buf.Valid)
+		m, _, err := d.levels(k, buf.Defs[:k], 0, buf.Valid, false)
 		if err != nil {
 			return err
 		}
