@@ -26,8 +26,8 @@ import (
 // more, all before the questions' ranges), a session key of many
 // distinct texts in PLAIN pages only, a kind of few texts in dictionary
 // pages, a DECIMAL(18,2) amount stored as INT64, a boolean; nulls and
-// empty texts in each.
-func writeUntuned(t *testing.T, dir string, rows int) {
+// empty texts in each; with index, small pages and a page index.
+func writeUntuned(t *testing.T, dir string, rows int, index bool) {
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "t", Type: &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}, Nullable: true},
 		{Name: "session", Type: arrow.BinaryTypes.String, Nullable: true},
@@ -77,7 +77,8 @@ func writeUntuned(t *testing.T, dir string, rows int) {
 	require.NoError(t, err)
 	defer f.Close()
 	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(100_000), parquet.WithCompression(compress.Codecs.Snappy),
-		parquet.WithDictionaryFor("session", false), parquet.WithStoreDecimalAsInteger(true), parquet.WithVersion(parquet.V2_LATEST))
+		parquet.WithDictionaryFor("session", false), parquet.WithStoreDecimalAsInteger(true), parquet.WithVersion(parquet.V2_LATEST),
+		parquet.WithPageIndexEnabled(index), parquet.WithDataPageSize(map[bool]int64{false: 1 << 20, true: 8 << 10}[index]))
 	w, err := pqarrow.NewFileWriter(sch, f, props, pqarrow.DefaultWriterProps())
 	require.NoError(t, err)
 	require.NoError(t, w.Write(rec))
@@ -91,10 +92,17 @@ func writeUntuned(t *testing.T, dir string, rows int) {
 // out — and from the cache, which loads the file through pqarrow: the
 // answers are the same, bit for bit, with selective and unselective
 // ranges and filters, required filters per metric, distinct texts,
-// decimal sums and boolean counts.
+// decimal sums and boolean counts; and again with small pages and a page
+// index, the skipped batches' pages sought past.
 func TestUntunedParquetStreamedAsLoaded(t *testing.T) {
+	for _, index := range []bool{false, true} {
+		t.Run(fmt.Sprintf("page index %v", index), func(t *testing.T) { untunedStreamedAsLoaded(t, index) })
+	}
+}
+
+func untunedStreamedAsLoaded(t *testing.T, index bool) {
 	dir := t.TempDir()
-	writeUntuned(t, dir, 260_000)
+	writeUntuned(t, dir, 260_000, index)
 	cols := []domain.ModelColumn{col("t", domain.TypeTimestamp), col("session", domain.TypeText), col("kind", domain.TypeText),
 		col("amount", domain.TypeDecimal), col("flag", domain.TypeBoolean)}
 	leg := func(ms ...domain.MetricRef) domain.Leg {
@@ -126,5 +134,69 @@ func TestUntunedParquetStreamedAsLoaded(t *testing.T) {
 	for i := range plans {
 		require.NotEmpty(t, want[i], "question %d", i)
 		assert.Equal(t, want[i], got[i], "question %d", i)
+	}
+}
+
+// TestFilterStatisticsSkipRowGroups: over a file whose dates are in no
+// order, but whose kind and key are clustered, a question whose required
+// filter (or caller filter) no row of a row group can pass, by that row
+// group's statistics, does not read the row group; the answers are the
+// cache's.
+func TestFilterStatisticsSkipRowGroups(t *testing.T) {
+	const rows, group = 100_000, 10_000
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "kind", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "key", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	kinds := []string{"view", "click", "view", "purchase", "view"}
+	for i := range rows {
+		b.Field(0).(*array.Date32Builder).Append(arrow.Date32(20_089 + int32(i*7919%365)))
+		if i%23 == 0 {
+			b.Field(1).AppendNull()
+		} else {
+			b.Field(1).(*array.StringBuilder).Append(kinds[i/group%len(kinds)])
+		}
+		b.Field(2).(*array.Int64Builder).Append(int64(i/group*100 + i%7))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "events.parquet"))
+	require.NoError(t, err)
+	w, err := pqarrow.NewFileWriter(sch, f, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(group)), pqarrow.DefaultWriterProps())
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close()) // closes f
+
+	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("kind", domain.TypeText), col("key", domain.TypeInteger)}
+	purchase := domain.RequiredFilter{Op: domain.Equals, Column: "kind", Value: "purchase"}
+	bought := domain.Leg{Base: tbl("events", "t0", cols...), TimeColumn: "d", Metrics: []domain.MetricRef{metric("n", count("key"), purchase)}}
+	keyed := domain.Leg{Base: tbl("events", "t0", cols...), TimeColumn: "d", Metrics: []domain.MetricRef{metric("n", count("key"))}}
+	keyed.Filters = []domain.FilterRef{filter(domain.OpIn, "t0", "key", "403", "404", "906")}
+	mixed := domain.Leg{Base: tbl("events", "t0", cols...), TimeColumn: "d",
+		Metrics: []domain.MetricRef{metric("n", count("key"), purchase), metric("all", count("key"))}}
+	cases := []struct {
+		plan *domain.Plan
+		most int64
+	}{
+		{mkPlan(t, domain.Month, "2025-01-01", "2026-01-01", bought), 2 * group},
+		{mkPlan(t, domain.Quarter, "2025-01-01", "2026-01-01", keyed), 2 * group},
+		{mkPlan(t, domain.Year, "2025-01-01", "2026-01-01", mixed), rows},
+	}
+	streamed, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
+	require.NoError(t, err)
+	cached := newEngine(t, os.DirFS(dir))
+	for i, c := range cases {
+		rs, cost, err := streamed.ExecuteWithCost(context.Background(), c.plan)
+		require.NoError(t, err)
+		assert.LessOrEqual(t, cost.RowsScanned, c.most, "question %d", i)
+		run(t, cached, c.plan)
+		require.NoError(t, cached.Settle(context.Background()))
+		want := run(t, cached, c.plan)
+		require.NotEmpty(t, want)
+		assert.Equal(t, want, rendered(rs), "question %d", i)
 	}
 }

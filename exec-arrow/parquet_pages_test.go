@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -140,6 +141,7 @@ func TestPageChunkMatchesGeneralPath(t *testing.T) {
 		{"mostly nulls", 2, nil},
 		{"no dictionaries", 7, []parquet.WriterProperty{parquet.WithDictionaryDefault(false)}},
 		{"version-2 data pages", 3, []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2)}},
+		{"a page index (skips seek)", 4, []parquet.WriterProperty{parquet.WithPageIndexEnabled(true)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -248,19 +250,30 @@ func TestPageChunkDecimalPrecision(t *testing.T) {
 // decodes batch by batch to the end or to an error, never a panic (an
 // index, a length or a level out of range in a page is an error). The
 // seeds are uncompressed files of every stored type it reads, OPTIONAL
-// with nulls, in dictionary and PLAIN pages, version 1 and 2, so that
-// mutations reach the levels, the indexes and the values.
+// with nulls, in dictionary and PLAIN pages, version 1 and 2, with a
+// page index (skips seek by it), so that mutations reach the levels, the
+// indexes, the values and the offsets.
 func FuzzPageChunk(f *testing.F) {
 	for _, v2 := range []bool{false, true} {
 		props := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(300), parquet.WithDataPageSize(256),
-			parquet.WithDictionaryPageSizeLimit(512), parquet.WithStoreDecimalAsInteger(true), parquet.WithVersion(parquet.V2_LATEST)}
+			parquet.WithDictionaryPageSizeLimit(512), parquet.WithStoreDecimalAsInteger(true), parquet.WithVersion(parquet.V2_LATEST),
+			parquet.WithPageIndexEnabled(true)}
 		if v2 {
 			props = append(props, parquet.WithDataPageVersion(parquet.DataPageV2))
 		}
 		f.Add(writePagesFile(f, 700, 3, parquet.NewWriterProperties(props...)))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pf, err := file.NewParquetReader(bytes.NewReader(data))
+		src := bytes.NewReader(data)
+		limit, err := format.PageLimit(src)
+		require.NoError(t, err)
+		// As the engine streams it: pages no larger than the file allows,
+		// read through a buffer (not a column chunk at a time, whatever
+		// size the footer declares).
+		rp := parquet.NewReaderProperties(memory.DefaultAllocator)
+		rp.MaxUncompressedPageSize = limit
+		rp.BufferedStreamEnabled, rp.BufferSize = true, 4<<10
+		pf, err := file.NewParquetReader(src, file.WithReadProps(rp))
 		if err != nil {
 			return
 		}
@@ -270,7 +283,9 @@ func FuzzPageChunk(f *testing.F) {
 		sch := pf.MetaData().Schema
 		for rg := range pf.NumRowGroups() {
 			rgr := pf.RowGroup(rg)
-			n := int(rgr.NumRows())
+			// A footer may declare 2³¹ rows of runs that cost nothing to
+			// store: the first few thousand are enough to fuzz.
+			n := min(int(rgr.NumRows()), 4_000)
 			for leaf := range min(sch.NumColumns(), len(pagesProtos)) {
 				descr := sch.Column(leaf)
 				proto := pagesProtos[leaf]
@@ -297,4 +312,75 @@ func FuzzPageChunk(f *testing.F) {
 			}
 		}
 	})
+}
+
+// countingReader counts the bytes read from a file.
+type countingReader struct {
+	*bytes.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	c.n.Add(int64(len(p)))
+	return c.Reader.ReadAt(p, off)
+}
+
+// TestPageChunkSkipsPagesByOffsetIndex: in a file with a page index, a
+// skip of most of a column chunk seeks past its pages — they are not
+// read (nor decompressed) — and the rows after it are decoded as the
+// general path decodes them; without the index, the same skip reads the
+// pages and gives the same rows.
+func TestPageChunkSkipsPagesByOffsetIndex(t *testing.T) {
+	const rows, skip = 200_000, 190_000
+	big := 0
+	for _, indexed := range []bool{true, false} {
+		data := writePagesFile(t, rows, 5, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rows),
+			parquet.WithDataPageSize(4<<10), parquet.WithDictionaryPageSizeLimit(16<<10), parquet.WithStoreDecimalAsInteger(true),
+			parquet.WithVersion(parquet.V2_LATEST), parquet.WithPageIndexEnabled(indexed)))
+		for leaf, proto := range pagesProtos {
+			src := &countingReader{Reader: bytes.NewReader(data)}
+			rp := parquet.NewReaderProperties(memory.DefaultAllocator)
+			rp.BufferedStreamEnabled, rp.BufferSize = true, 4<<10
+			pf, err := file.NewParquetReader(src, file.WithReadProps(rp))
+			require.NoError(t, err)
+			cc, err := pf.MetaData().RowGroup(0).ColumnChunk(leaf)
+			require.NoError(t, err)
+			require.Equal(t, indexed, cc.GetOffsetIndexLocation() != nil)
+			descr := pf.MetaData().Schema.Column(leaf)
+			d, err := format.NewPageChunk(pf.RowGroup(0), leaf, descr, proto)
+			require.NoError(t, err)
+			before := src.n.Load()
+			buf := format.DictBuffers{}.Grow(skip, proto.Type)
+			require.NoError(t, d.Skip(skip, buf))
+			got, err := d.Next(rows-skip, buf)
+			require.NoError(t, err, "column %s", proto.Name)
+			read := src.n.Load() - before
+			d.Close()
+			switch {
+			case cc.TotalCompressedSize() < 200<<10:
+				// A small chunk costs about what its seek reads besides
+				// (the row group's offset indexes, the buffer of 4 KiB).
+			case indexed:
+				big++
+				assert.Less(t, read, cc.TotalCompressedSize()/4, "column %s: the skipped pages were not read", proto.Name)
+			default:
+				assert.Greater(t, read, cc.TotalCompressedSize()/2, "column %s: without an index the pages are read", proto.Name)
+			}
+
+			fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: rows}, memory.DefaultAllocator)
+			require.NoError(t, err)
+			rr, err := fr.GetRecordReader(context.Background(), []int{leaf}, []int{0})
+			require.NoError(t, err)
+			require.True(t, rr.Next())
+			tail := array.NewSlice(rr.RecordBatch().Column(0), skip, rows)
+			want, err := format.BatchColumn(proto, tail, "f", 0, false)
+			require.NoError(t, err)
+			tail.Release()
+			rr.Release()
+			for r := range int32(rows - skip) {
+				require.Equal(t, want.Cell(r), got.Cell(r), "column %s, row %d", proto.Name, skip+int(r))
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, big, 4, "columns of many pages")
 }

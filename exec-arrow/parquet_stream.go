@@ -42,7 +42,8 @@ type parquetPart struct {
 const readBuffer = 256 << 10
 
 // openParquetPart reads the footer of p, finds the wanted columns, and
-// skips the row groups whose time-column statistics miss the range.
+// skips the row groups whose time-column statistics miss the range, or
+// whose statistics of a filter's column say no row passes it.
 func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, mem *kernel.Reservation) (*parquetPart, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -90,7 +91,10 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, me
 		rgm := pp.md.RowGroup(rg)
 		pp.first[rg] = row
 		row += rgm.NumRows()
-		pp.keep[rg] = q.rowGroupMeets(rgm, pp.leaves[q.TimeSlot], sch.Column(pp.leaves[q.TimeSlot]))
+		pp.keep[rg] = q.rowGroupMeets(rgm, pp.leaves[q.TimeSlot], sch.Column(pp.leaves[q.TimeSlot])) &&
+			q.MayCount(func(s int) (column.ChunkStats, bool) {
+				return format.ChunkStats(rgm, pp.leaves[s], sch.Column(pp.leaves[s]), q.Base[s].Type)
+			})
 		if !pp.keep[rg] {
 			continue
 		}
@@ -141,8 +145,9 @@ func (q *query) rowGroupMeets(rgm *metadata.RowGroupMetaData, leaf int, descr *s
 // decode into (per slot; a batch's columns are done with when the next
 // batch is decoded).
 type parquetReaders struct {
-	files map[*parquetPart]*pqarrow.FileReader
-	bufs  []format.DictBuffers
+	files    map[*parquetPart]*pqarrow.FileReader
+	bufs     []format.DictBuffers
+	noSelect bool // selecting rows first did not pay (see parquetTask)
 }
 
 func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, error) {
@@ -216,7 +221,14 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	}
 	defer g.Close()
 	read := func(s int) bool { return q.Base[s].ValidOnly || slices.Contains(full, s) }
-	selecting := !inside || len(q.BaseFilters)+len(q.Required) > 0
+	// Selecting pays while it finds batches with no row that may count,
+	// or leaves out most of the texts of a column read from its pages; a
+	// worker stops once it did neither.
+	selecting := !pr.noSelect && (!inside || len(q.BaseFilters)+len(q.Required) > 0)
+	texts := false
+	for s := range q.Base {
+		texts = texts || read(s) && g.Text(s) && !slices.Contains(q.SelectSlots(), s)
+	}
 	var sel *kernel.Selector
 	for off := 0; off < nrows; {
 		if err := ctx.Err(); err != nil {
@@ -261,8 +273,9 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 				}
 				continue
 			}
-			// Selecting goes on while it leaves out most rows.
-			selecting = len(rows) < n/4
+			if selecting = texts && len(rows) < n/4; !selecting {
+				pr.noSelect = true
+			}
 			keep = make([]byte, (n+7)/8)
 			for _, r := range rows {
 				keep[r>>3] |= 1 << (r & 7)

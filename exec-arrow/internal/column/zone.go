@@ -74,3 +74,13 @@ func ZoneOf(c *Column, lo, hi int) DayZone {
 	}
 	return z
 }
+
+// ChunkStats are a column chunk's statistics as a filter reads them: its
+// smallest and largest value (texts in byte order, or integers) and
+// whether it may hold a null (an empty text is one).
+type ChunkStats struct {
+	Text     bool
+	Lo, Hi   string
+	ILo, IHi int64
+	Nulls    bool
+}

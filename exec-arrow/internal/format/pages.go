@@ -53,9 +53,13 @@ type PageChunk struct {
 	dDays   []arrow.Date32
 	dFloats []float64
 	dTexts  []string
-	dEmpty  []bool // text: entries that are empty (null)
+	dEmpty  bool // text: some entry is empty (null)
 
 	left   int        // values (nulls included) left in the current page
+	row    int64      // the chunk's next row
+	total  int64      // the chunk's rows, by its footer
+	index  bool       // the file has an offset index of the chunk's pages
+	ended  bool       // skipped to the chunk's end
 	defs   HybridRuns // the current page's definition levels
 	coded  bool       // the current page holds dictionary indexes
 	runs   HybridRuns // its indexes
@@ -63,6 +67,8 @@ type PageChunk struct {
 	bit    int        // boolean: the next PLAIN value's bit in plain
 	used   bool       // text: this batch took a value of the dictionary
 	extras []string   // text: this batch's PLAIN values
+	empty  bool       // text: one of them is empty
+	out    bool       // text: this batch left a PLAIN value out
 }
 
 // DictBuffers are a worker's buffers for one column slot, reused batch
@@ -243,6 +249,14 @@ func NewPageChunk(rg *file.RowGroupReader, leaf int, descr *schema.Column, proto
 	}
 	d := &PageChunk{pr: pr, name: proto.Name, Typ: proto.Type, phys: descr.PhysicalType(), opt: descr.MaxDefinitionLevel() == 1,
 		unit: unit, scale: scale, bound: bound, prec: prec, id: column.ColumnIDs.Add(1)}
+	if cc, err := rg.MetaData().ColumnChunk(leaf); err == nil {
+		d.total, d.index = cc.NumValues(), cc.GetOffsetIndexLocation() != nil
+	}
+	// The dictionary is read first, so that a skip may seek past pages.
+	if err := d.nextPage(); err != nil && d.total > 0 {
+		d.Close()
+		return nil, err
+	}
 	return d, nil
 }
 
@@ -257,7 +271,7 @@ func (d *PageChunk) readDictionary(data []byte, n int) error {
 		return fmt.Errorf("the dictionary page is shorter than its values")
 	}
 	if d.phys == parquet.Types.ByteArray {
-		d.dTexts, d.dEmpty = make([]string, n), make([]bool, n)
+		d.dTexts = make([]string, n)
 		for i := range d.dTexts {
 			if len(data) < 4 {
 				return fmt.Errorf("the dictionary page is shorter than its values")
@@ -267,7 +281,7 @@ func (d *PageChunk) readDictionary(data []byte, n int) error {
 				return fmt.Errorf("the dictionary page is shorter than its values")
 			}
 			d.dTexts[i] = string(data[4 : 4+l])
-			d.dEmpty[i] = l == 0
+			d.dEmpty = d.dEmpty || l == 0
 			data = data[4+l:]
 		}
 		return nil
@@ -363,7 +377,7 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 	valid := buf.Valid[:(n+7)/8]
 	clear(valid)
 	nulls := 0
-	d.used, d.extras = false, d.extras[:0]
+	d.used, d.extras, d.empty, d.out = false, d.extras[:0], false, false
 	idx := buf.Idx[:n]
 	for got := 0; got < n; {
 		if d.left == 0 {
@@ -419,6 +433,7 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 			return nil, err
 		}
 		d.left -= k
+		d.row += int64(k)
 		got += k
 	}
 	switch d.Typ {
@@ -445,19 +460,23 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 func (d *PageChunk) textColumn(c *column.Column, idx []int32, valid []byte) int {
 	c.Idx, c.Bytes = idx, int64(4*len(idx))
 	more := 0
-	for r, i := range idx {
-		if i < 0 {
-			// A PLAIN text left out: its row cannot count.
-			idx[r] = 0
-			if valid[r>>3]&(1<<(r&7)) != 0 {
-				valid[r>>3] &^= 1 << (r & 7)
-				more++
+	if d.out {
+		for r, i := range idx {
+			if i < 0 {
+				// A PLAIN text left out: its row cannot count.
+				idx[r] = 0
+				if valid[r>>3]&(1<<(r&7)) != 0 {
+					valid[r>>3] &^= 1 << (r & 7)
+					more++
+				}
 			}
 		}
 	}
+	empty := d.empty
 	switch {
 	case len(d.extras) == 0:
 		c.Dict, c.ID = d.dTexts, d.id
+		empty = d.dEmpty
 	case !d.used:
 		// PLAIN values only: their indexes start past the dictionary.
 		base := int32(len(d.dTexts))
@@ -467,11 +486,15 @@ func (d *PageChunk) textColumn(c *column.Column, idx []int32, valid []byte) int 
 		c.Dict = d.extras
 	default:
 		c.Dict = append(append(make([]string, 0, len(d.dTexts)+len(d.extras)), d.dTexts...), d.extras...)
+		empty = empty || d.dEmpty
 	}
 	if len(c.Dict) == 0 {
 		c.Dict = []string{""}
 	}
-	d.extras = nil
+	d.extras, d.out, d.empty = nil, false, false
+	if !empty {
+		return more
+	}
 	dict := c.Dict
 	for r, i := range idx {
 		if dict[i] == "" && valid[r>>3]&(1<<(r&7)) != 0 {
@@ -617,7 +640,7 @@ func (d *PageChunk) texts(idx []int32, rows []int32, got int, keep []byte) error
 	for i := range idx {
 		l := int(binary.LittleEndian.Uint32(data))
 		if !kept(i) {
-			idx[i] = -1
+			idx[i], d.out = -1, true
 			data = data[4+l:]
 			continue
 		}
@@ -626,6 +649,7 @@ func (d *PageChunk) texts(idx []int32, rows []int32, got int, keep []byte) error
 			own = append(own, data[4:4+l]...)
 			s = unsafe.String(&own[len(own)-l], l)
 		}
+		d.empty = d.empty || l == 0
 		idx[i] = base
 		base++
 		d.extras = append(d.extras, s)
@@ -668,8 +692,33 @@ func boolColumn(c *column.Column, vals []int32) {
 	data.Release()
 }
 
-// Skip decodes and drops the next n rows.
+// Skip drops the next n rows: with an offset index, the pages wholly
+// among them are neither read nor decompressed (the reader seeks to the
+// page of the first row after them); otherwise they are decoded.
 func (d *PageChunk) Skip(n int, buf DictBuffers) error {
+	if d.index && n > d.left {
+		target := d.row + int64(n)
+		if target >= d.total {
+			d.row, d.left, d.ended = target, 0, true
+			return nil
+		}
+		page, err := seekPage(d.pr, target)
+		if err != nil {
+			return err
+		}
+		dp, ok := page.(file.DataPage)
+		if !ok {
+			return fmt.Errorf("the offset index places row %d in no data page", target)
+		}
+		first := dp.FirstRowIndex()
+		if first < 0 || first > target {
+			return fmt.Errorf("the offset index does not place row %d", target)
+		}
+		if err := d.startPage(page); err != nil {
+			return err
+		}
+		n, d.row = int(target-first), first
+	}
 	for got := 0; got < n; {
 		if d.left == 0 {
 			if err := d.nextPage(); err != nil {
@@ -700,6 +749,7 @@ func (d *PageChunk) Skip(n int, buf DictBuffers) error {
 			return err
 		}
 		d.left -= k
+		d.row += int64(k)
 		got += k
 	}
 	return nil
@@ -722,6 +772,9 @@ func (d *PageChunk) skipTexts(m int) error {
 // nextPage moves to the next data page, reading a dictionary page met
 // on the way.
 func (d *PageChunk) nextPage() error {
+	if d.ended {
+		return fmt.Errorf("the column chunk ends early")
+	}
 	for {
 		page, err := readPage(d.pr)
 		if err != nil {
@@ -730,44 +783,64 @@ func (d *PageChunk) nextPage() error {
 		if page == nil {
 			return fmt.Errorf("the column chunk ends early")
 		}
-		var data []byte
-		switch p := page.(type) {
-		case *file.DictionaryPage:
+		if p, ok := page.(*file.DictionaryPage); ok {
 			if err := d.readDictionary(p.Data(), int(p.NumValues())); err != nil {
 				return err
 			}
 			continue
-		case *file.DataPageV1:
-			data = p.Data()
-			if d.opt {
-				if p.DefinitionLevelEncoding() != parquet.Encodings.RLE || len(data) < 4 {
-					return fmt.Errorf("a data page's definition levels are not RLE-encoded")
-				}
-				l := binary.LittleEndian.Uint32(data)
-				if uint64(l) > uint64(len(data)-4) {
-					return fmt.Errorf("a data page's definition levels are longer than the page")
-				}
-				d.defs = HybridRuns{Data: data[4 : 4+l], Width: 1}
-				data = data[4+l:]
-			}
-		case *file.DataPageV2:
-			data = p.Data()
-			rl, dl := int(p.RepetitionLevelByteLen()), int(p.DefinitionLevelByteLen())
-			if rl != 0 || dl < 0 || dl > len(data) {
-				return fmt.Errorf("a data page's levels are malformed")
-			}
-			if d.opt {
-				d.defs = HybridRuns{Data: data[:dl], Width: 1}
-			}
-			data = data[dl:]
-		default:
-			return fmt.Errorf("a page of the column chunk is of an unexpected type")
 		}
-		if err := d.startValues(page.(file.DataPage), data); err != nil {
-			return err
-		}
-		return nil
+		return d.startPage(page)
 	}
+}
+
+// startPage starts a data page: its definition levels, then its values.
+func (d *PageChunk) startPage(page file.Page) error {
+	var data []byte
+	switch p := page.(type) {
+	case *file.DataPageV1:
+		data = p.Data()
+		if d.opt {
+			if p.DefinitionLevelEncoding() != parquet.Encodings.RLE || len(data) < 4 {
+				return fmt.Errorf("a data page's definition levels are not RLE-encoded")
+			}
+			l := binary.LittleEndian.Uint32(data)
+			if uint64(l) > uint64(len(data)-4) {
+				return fmt.Errorf("a data page's definition levels are longer than the page")
+			}
+			d.defs = HybridRuns{Data: data[4 : 4+l], Width: 1}
+			data = data[4+l:]
+		}
+	case *file.DataPageV2:
+		data = p.Data()
+		rl, dl := int(p.RepetitionLevelByteLen()), int(p.DefinitionLevelByteLen())
+		if rl != 0 || dl < 0 || dl > len(data) {
+			return fmt.Errorf("a data page's levels are malformed")
+		}
+		if d.opt {
+			d.defs = HybridRuns{Data: data[:dl], Width: 1}
+		}
+		data = data[dl:]
+	default:
+		return fmt.Errorf("a page of the column chunk is of an unexpected type")
+	}
+	return d.startValues(page.(file.DataPage), data)
+}
+
+// seekPage moves pr to the data page holding row (by the offset index)
+// and returns it; a panic of the Parquet library is errParquetPanic.
+func seekPage(pr file.PageReader, row int64) (p file.Page, err error) {
+	defer func() {
+		if recover() != nil {
+			p, err = nil, errParquetPanic
+		}
+	}()
+	if err := pr.SeekToPageWithRow(row); err != nil {
+		return nil, err
+	}
+	if p = pr.Page(); p == nil {
+		return nil, fmt.Errorf("the offset index places row %d past the column chunk", row)
+	}
+	return p, nil
 }
 
 // startValues starts the values section of a data page.

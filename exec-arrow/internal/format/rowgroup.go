@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 )
 
@@ -146,6 +147,10 @@ func (g *RowGroup) Column(s int, keep []byte) (*column.Column, error) {
 	}
 	return c, nil
 }
+
+// Text reports whether slot s is text read from its pages, whose PLAIN
+// values a keep bitmap may leave out.
+func (g *RowGroup) Text(s int) bool { return g.own[s] != nil && g.own[s].Typ == domain.TypeText }
 
 // Finish skips the columns of the current batch not asked for.
 func (g *RowGroup) Finish() error {
