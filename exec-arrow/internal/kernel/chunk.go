@@ -245,12 +245,28 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			// is then that offset over a day's microseconds, a division
 			// of non-negative numbers.
 			first, length := int64(start)*perDay, uint64(span)*perDay
+			if valid != nil {
+				for i, us := range t.Ints[lo:hi] {
+					o := uint64(us - first)
+					if o < length && bitutil.BitIsSet(valid, lo+i) {
+						sel[j], bucket[j] = int32(lo+i), of[o/perDay]
+						j++
+					}
+				}
+				break
+			}
+			// Without nulls, branch-free: times in no order would make a
+			// branch on the range a coin toss per row. Every row is
+			// written at j (an out-of-range day clamped to the last), and
+			// j moves past the rows in the range.
+			if span == 0 {
+				break
+			}
+			last := uint64(span) - 1
 			for i, us := range t.Ints[lo:hi] {
 				o := uint64(us - first)
-				if o < length && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
-					sel[j], bucket[j] = int32(lo+i), of[o/perDay]
-					j++
-				}
+				sel[j], bucket[j] = int32(lo+i), of[min(o/perDay, last)]
+				j += BitOf(o < length)
 			}
 		}
 	}
