@@ -48,3 +48,40 @@ func TestNothingIsAnsweredUnaudited(t *testing.T) {
 	require.NotEmpty(t, recs)
 	assert.Equal(t, "answer", recs[len(recs)-1].Outcome)
 }
+
+// withdrawing is a data system whose readiness a deferred check withdrew
+// (app.ReadinessProber).
+type withdrawing struct {
+	*apptest.System
+	err error
+}
+
+func (w *withdrawing) Ready(context.Context) error { return w.err }
+
+// TestReadyAsksTheDataSystems: a data system that withdrew its readiness
+// makes Ready fail as unavailable, its reason (file, column, line) in the
+// detail on one line; one that did not leaves Ready nil.
+func TestReadyAsksTheDataSystems(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"ready", nil, ""},
+		{"withdrawn", errors.Join(errors.New("model a: file a.csv, column n, line 70001: not an integer"), errors.New("model b: file b.csv, column d, line 9: not a date")),
+			"cannot answer every question: model a: file a.csv, column n, line 70001: not an integer; model b: file b.csv, column d, line 9: not a date"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _, _ := newSurface(t, &withdrawing{System: &apptest.System{}, err: tc.err}, 2, 5*time.Second)
+			err := s.Ready(context.Background())
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			var f *app.Failure
+			require.ErrorAs(t, err, &f)
+			assert.Equal(t, app.CodeUnavailable, f.Code)
+			assert.Contains(t, f.Detail, tc.want)
+		})
+	}
+}
