@@ -5,9 +5,10 @@
 //
 // Contract: the values a metric's data holds depend only on its model, its
 // time column, its required filters and the dimension's column and path,
-// never on its measure; so metrics that share those are read with one
-// question per dimension, asked of the one whose measure is cheapest
-// (counts before sums, anything before a distinct count).
+// never on its measure; so metrics that share those are read once, asked
+// of the one whose measure is cheapest (counts before sums, anything
+// before a distinct count), with up to domain.MaxDimensions of its
+// dimensions in one question, each alone when that one fails.
 package allowlist
 
 import (
@@ -58,43 +59,30 @@ type Report struct {
 func Check(ctx context.Context, b *domain.Bundle, sources map[string]app.Source, spans app.Spans, today domain.Date) (Report, error) {
 	var rep Report
 	metrics := b.Definitions().Metrics
-	type result struct {
-		seen map[string]bool
-		why  string
-	}
-	read := map[string]result{} // by rowsKey + dimension key
-	for _, m := range metrics {
+	spanOf := func(m domain.Metric) (app.DataSpan, bool) {
 		span, ok := spans.Of(m.Model, m.TimeColumn)
 		if !ok {
 			span = app.DataSpan{First: today.AddDays(-domain.MaxSpanDays + 1), Last: today}
 		}
+		return span, ok
+	}
+	read, err := readAll(ctx, b, sources, metrics, spanOf, &rep)
+	if err != nil {
+		return rep, err
+	}
+	for _, m := range metrics {
+		_, told := spanOf(m)
 		windowed := false
 		for _, d := range m.Dimensions {
 			if !d.Filterable || len(d.Values) == 0 {
 				continue
 			}
-			key := rowsKey(m) + "\x00" + dimKey(d)
-			r, done := read[key]
-			if !done {
-				r.why = "no metric reads it"
-				for _, c := range cheapest(metrics, m, d) {
-					seen, why, err := dimensionValues(ctx, b, sources, c.metric, c.dimension, span)
-					rep.Questions++
-					if err != nil {
-						return rep, err
-					}
-					r = result{seen, why}
-					if why == "" {
-						break
-					}
-				}
-				read[key] = r
-			}
+			r := read[rowsKey(m)+"\x00"+dimKey(d)]
 			if r.why != "" {
 				rep.Unchecked = append(rep.Unchecked, m.Name+"."+d.Name+": "+r.why)
 				continue
 			}
-			windowed = windowed || !ok
+			windowed = windowed || !told
 			rep.Checked++
 			for _, v := range d.Values {
 				if !r.seen[v] {
@@ -107,6 +95,108 @@ func Check(ctx context.Context, b *domain.Bundle, sources map[string]app.Source,
 		}
 	}
 	return rep, nil
+}
+
+// result is what one dimension's values were read as: the values seen,
+// or why they could not be read.
+type result struct {
+	seen map[string]bool
+	why  string
+}
+
+// packProduct bounds the groups one packed question may hold, counted
+// from the allowlists (the data may hold more values; an answer over the
+// row cap is refused and its dimensions are then asked one by one).
+const packProduct = 1000
+
+// readAll reads, once per rows and dimension key, the values the data
+// holds. The dimensions the cheapest metric of a rows group has are first
+// asked together, up to domain.MaxDimensions at a time while the product
+// of their allowlists' lengths stays within packProduct; what a packed
+// question does not settle is asked one dimension at a time, of the
+// cheapest metric that has it.
+func readAll(ctx context.Context, b *domain.Bundle, sources map[string]app.Source, metrics []domain.Metric,
+	spanOf func(domain.Metric) (app.DataSpan, bool), rep *Report) (map[string]result, error) {
+	read := map[string]result{}
+	for _, m := range metrics {
+		key := rowsKey(m)
+		span, _ := spanOf(m)
+		var pending []domain.Dimension
+		for _, d := range m.Dimensions {
+			if _, done := read[key+"\x00"+dimKey(d)]; !done && d.Filterable && len(d.Values) > 0 {
+				pending = append(pending, d)
+			}
+		}
+		if len(pending) == 0 {
+			continue
+		}
+		if first := cheapest(metrics, m, pending[0]); len(first) > 0 {
+			c, _ := b.Metric(first[0].metric)
+			for _, pack := range packs(c, pending) {
+				if len(pack) < 2 {
+					continue
+				}
+				names := make([]string, len(pack))
+				for i, d := range pack {
+					names[i] = d.Name
+				}
+				seen, why, err := dimensionValues(ctx, b, sources, c.Name, names, span)
+				rep.Questions++
+				if err != nil {
+					return nil, err
+				}
+				if why != "" {
+					continue
+				}
+				for i, d := range pack {
+					read[key+"\x00"+dimKey(d)] = result{seen: seen[i]}
+				}
+			}
+		}
+		for _, d := range pending {
+			k := key + "\x00" + dimKey(d)
+			if _, done := read[k]; done {
+				continue
+			}
+			r := result{why: "no metric reads it"}
+			for _, c := range cheapest(metrics, m, d) {
+				seen, why, err := dimensionValues(ctx, b, sources, c.metric, []string{c.dimension}, span)
+				rep.Questions++
+				if err != nil {
+					return nil, err
+				}
+				r = result{why: why}
+				if why == "" {
+					r.seen = seen[0]
+					break
+				}
+			}
+			read[k] = r
+		}
+	}
+	return read, nil
+}
+
+// packs groups the dimensions of c that read what pending dimensions read
+// (c's own, in pending's order) into questions of at most
+// domain.MaxDimensions whose allowlists' product stays within packProduct.
+func packs(c *domain.Metric, pending []domain.Dimension) [][]domain.Dimension {
+	var out [][]domain.Dimension
+	var cur []domain.Dimension
+	product := 1
+	for _, p := range pending {
+		i := slices.IndexFunc(c.Dimensions, func(d domain.Dimension) bool { return dimKey(d) == dimKey(p) })
+		if i < 0 || len(c.Dimensions[i].Values) == 0 {
+			continue
+		}
+		d := c.Dimensions[i]
+		if len(cur) == domain.MaxDimensions || product*len(d.Values) > packProduct {
+			out, cur, product = append(out, cur), nil, 1
+		}
+		cur = append(cur, d)
+		product *= len(d.Values)
+	}
+	return append(out, cur)
 }
 
 // rowsKey identifies the rows a metric reads: its model, time column and
@@ -179,19 +269,23 @@ func cost(ms domain.Measure) int {
 	return n
 }
 
-// dimensionValues returns the values of dimension that metric's answer
-// holds over span, or why they cannot be read.
-func dimensionValues(ctx context.Context, b *domain.Bundle, sources map[string]app.Source, metric, dimension string, span app.DataSpan) (map[string]bool, string, error) {
+// dimensionValues returns, per dimension of dims, the values metric's
+// answer grouped by all of them holds over span, or why they cannot be
+// read.
+func dimensionValues(ctx context.Context, b *domain.Bundle, sources map[string]app.Source, metric string, dims []string, span app.DataSpan) ([]map[string]bool, string, error) {
 	m, ok := b.Metric(metric)
 	if !ok {
 		return nil, "no such metric", nil
 	}
-	seen := map[string]bool{}
+	seen := make([]map[string]bool, len(dims))
+	for i := range seen {
+		seen[i] = map[string]bool{}
+	}
 	grain := m.CoarsestGrain()
 	for start := span.First; start <= span.Last; start = start.AddDays(domain.MaxSpanDays) {
 		end := min(start.AddDays(domain.MaxSpanDays), span.Last.AddDays(1))
 		r := domain.Range{Start: start, End: end}
-		q := domain.Question{Metrics: []string{metric}, Grain: grain, Dimensions: []string{dimension},
+		q := domain.Question{Metrics: []string{metric}, Grain: grain, Dimensions: dims,
 			Range: domain.TimeSpan{Fixed: &r}}
 		plan, why := semantic.Compile(b, domain.LocalOperator, q, span.Last)
 		if why != nil {
@@ -211,13 +305,18 @@ func dimensionValues(ctx context.Context, b *domain.Bundle, sources map[string]a
 		if err != nil {
 			return nil, "the data system failed the question", nil
 		}
-		col := slices.IndexFunc(rows.Columns, func(c domain.Column) bool { return c.Name == dimension })
-		if col < 0 {
-			return nil, "the answer has no column of the dimension", nil
+		if len(rows.Rows) > plan.RowCap && plan.RowCap > 0 {
+			return nil, "the answer has more rows than one answer may hold", nil
 		}
-		for _, row := range rows.Rows {
-			if c := row[col]; !c.IsNull() {
-				seen[c.Render()] = true
+		for i, dim := range dims {
+			col := slices.IndexFunc(rows.Columns, func(c domain.Column) bool { return c.Name == dim })
+			if col < 0 {
+				return nil, "the answer has no column of the dimension", nil
+			}
+			for _, row := range rows.Rows {
+				if c := row[col]; !c.IsNull() {
+					seen[i][c.Render()] = true
+				}
 			}
 		}
 	}
