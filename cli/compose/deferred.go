@@ -10,6 +10,15 @@ import (
 	"time"
 
 	"sutura.dev/app"
+	engine "sutura.dev/exec-arrow"
+)
+
+// The embedded engine defers the whole read of large text files and
+// withdraws its readiness when that read fails; both abilities are found
+// by type assertion, so a renamed method would silently lose them.
+var (
+	_ deferredChecker     = (*engine.Engine)(nil)
+	_ app.ReadinessProber = (*engine.Engine)(nil)
 )
 
 // deferredChecker is a data system that deferred part of its start-up
