@@ -102,3 +102,48 @@ func TestValidateSamplesTextAndDefersTheRest(t *testing.T) {
 		})
 	}
 }
+
+// TestDataSpanOfALargeTextTableAfterTheDeferredRead: a CSV table over
+// SpanReadMaxBytes has no span at start (only a sample was read), and its
+// exact span once CheckDeferred read it whole; a small one has its span
+// from Validate's whole read without reading it again.
+func TestDataSpanOfALargeTextTableAfterTheDeferredRead(t *testing.T) {
+	old := spanReadMax
+	spanReadMax = 1 << 10
+	t.Cleanup(func() { spanReadMax = old })
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("day,amount\n")
+	for i := range SampleRows + 10 {
+		day := fmt.Sprintf("2025-01-%02d", 2+i%20)
+		if i == SampleRows+5 {
+			day = "2025-03-09" // past the sample: only the whole read sees it
+		}
+		fmt.Fprintf(&b, "%s,%d\n", day, i)
+	}
+	write(t, dir, "big.csv", b.String())
+	write(t, dir, "small.csv", "day,amount\n2024-05-06,1\n,2\n2024-05-01,3\n")
+	big := domain.Model{Name: "big", Source: "files", Table: "big", Columns: []domain.ModelColumn{
+		col("day", domain.TypeDate), col("amount", domain.TypeInteger)}}
+	small := big
+	small.Name, small.Table = "small", "small"
+	e := newEngine(t, os.DirFS(dir), big, small)
+	ctx := context.Background()
+	require.NoError(t, e.Validate(ctx))
+	reads := e.cache.reads.Load()
+
+	first, last, ok, err := e.DataSpan(ctx, "small", "day")
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, []domain.Date{day(t, "2024-05-01"), day(t, "2024-05-06")}, []domain.Date{first, last})
+	_, _, ok, err = e.DataSpan(ctx, "big", "day")
+	require.NoError(t, err)
+	assert.False(t, ok, "only sampled, and over the bound")
+	assert.Equal(t, reads, e.cache.reads.Load(), "no file read for a span")
+
+	require.NoError(t, e.CheckDeferred(ctx))
+	first, last, ok, err = e.DataSpan(ctx, "big", "day")
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, []domain.Date{day(t, "2025-01-02"), day(t, "2025-03-09")}, []domain.Date{first, last})
+}

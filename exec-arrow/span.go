@@ -27,8 +27,11 @@ var spanReadMax = SpanReadMaxBytes
 // column of model's table holds a value: for a date column its dates, for
 // a timestamp column the UTC days of its instants. It is cheap or it says
 // no: Parquet parts answer from their row-group statistics without reading
-// data, CSV and NDJSON parts (and compressed Parquet parts) of at most
-// SpanReadMaxBytes together are read for that one column; ok is false when a part cannot tell cheaply, when
+// data; CSV and NDJSON parts answer from the checks' whole read of them
+// (Validate for a part of at most SampleRows records, CheckDeferred for
+// the others) once every one was read, and before that, with compressed
+// Parquet parts, are read for that one column when they hold at most
+// SpanReadMaxBytes together; ok is false when a part cannot tell cheaply, when
 // the column is neither a date nor a timestamp, or when it holds no value.
 // A missing file or column is an error (Validate names it first at start).
 func (e *Engine) DataSpan(ctx context.Context, model, column string) (first, last domain.Date, ok bool, err error) {
@@ -57,18 +60,22 @@ func (e *Engine) dataSpan(ctx context.Context, model, name string) (first, last 
 	}
 	var text []files.Part
 	var read int64 // bytes that must be read whole: text parts, compressed Parquet
+	lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
+	days, known := e.deferred.TextDays(model, name) // the text parts, read whole by the checks
+	if known {
+		lo, hi = days.Lo, days.Hi
+	}
 	for _, p := range tf.Parts {
-		if p.Format != files.FormatParquet || p.Codec != files.CodecNone {
+		if p.Format == files.FormatParquet && p.Codec != files.CodecNone || p.Format != files.FormatParquet && !known {
 			read += p.Size
 		}
-		if p.Format != files.FormatParquet {
+		if p.Format != files.FormatParquet && !known {
 			text = append(text, p)
 		}
 	}
 	if read > spanReadMax {
 		return 0, 0, false, nil
 	}
-	lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
 	for _, p := range tf.Parts {
 		if p.Format != files.FormatParquet {
 			continue

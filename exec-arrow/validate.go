@@ -25,11 +25,11 @@ const SampleRows = check.SampleRows
 func (e *Engine) Validate(ctx context.Context) error {
 	for i := range e.cfg.Models {
 		m := &e.cfg.Models[i]
-		parts, err := check.Table(ctx, e.checkConfig(), m)
+		parts, days, known, err := check.Table(ctx, e.checkConfig(), m)
 		if err != nil {
 			return err
 		}
-		e.deferred.Defer(m.Name, parts)
+		e.deferred.Defer(m.Name, parts, days, known)
 	}
 	return nil
 }

@@ -53,7 +53,9 @@ func (p *Process) CheckDeferred(ctx context.Context) error { return checkDeferre
 // CheckDeferredInBackground is CheckDeferred for a serving process, run
 // after it listens: it logs when it starts and ends, and a failure as an
 // error (GET /ready then answers 503 naming file, column and line, and
-// questions on the withdrawn models fail as unavailable).
+// questions on the withdrawn models fail as unavailable). Then it reads
+// the data spans again (app.ReadSpans): a text table too large to be read
+// for its span at start has one once it was read whole.
 func (p *Process) CheckDeferredInBackground(ctx context.Context, logger *slog.Logger) {
 	pending := false
 	for _, s := range p.Sources {
@@ -69,9 +71,17 @@ func (p *Process) CheckDeferredInBackground(ctx context.Context, logger *slog.Lo
 	err := p.CheckDeferred(ctx)
 	switch {
 	case ctx.Err() != nil:
+		return
 	case err != nil:
 		logger.Error("the background check of the text files failed: the models it names are withdrawn (GET /ready says which) until the process restarts", "error", err)
 	default:
 		logger.Info("the background check of the text files passed", "took", time.Since(t).Round(time.Millisecond))
+	}
+	// The whole read found the data spans of the text tables it read; a
+	// refreshed bundle has its own, read by the refresh.
+	if b := p.Catalog.Bundle(); b == p.Bundle {
+		if spans, err := app.ReadSpans(ctx, b, p.Sources); err == nil && p.Catalog.Bundle() == b {
+			p.Surface.SetSpans(b, spans)
+		}
 	}
 }

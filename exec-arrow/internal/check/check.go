@@ -40,23 +40,28 @@ type Config struct {
 // of a model whose columns all declare a type is sampled (SampleRows) and
 // returned in deferred; a model with an untyped column is read whole, as
 // its type is inferred across all its parts.
-func Table(ctx context.Context, cfg Config, m *domain.Model) (deferred []files.Part, err error) {
+//
+// days are the first and last day of each date and timestamp column over
+// the text parts Table read whole; known is set when that is every text
+// part (nothing deferred, no untyped column).
+func Table(ctx context.Context, cfg Config, m *domain.Model) (deferred []files.Part, days map[string]Days, known bool, err error) {
 	tf, err := files.Locate(cfg.Files, m.BareTable())
 	if err != nil {
-		return nil, fmt.Errorf("model %s: %w", m.Name, err)
+		return nil, nil, false, fmt.Errorf("model %s: %w", m.Name, err)
 	}
 	wants, untyped := wantsOf(m)
+	days = map[string]Days{}
 	var whole *format.Loader // every column, across the parts read whole
 	for _, p := range tf.Parts {
 		switch {
 		case p.Format == files.FormatParquet && !untyped:
 			rest, err := footerRest(ctx, cfg.Files, p, wants)
 			if err != nil {
-				return nil, fmt.Errorf("model %s: %w", m.Name, err)
+				return nil, nil, false, fmt.Errorf("model %s: %w", m.Name, err)
 			}
 			if len(rest) > 0 {
 				if err := read(ctx, cfg, m, format.NewLoader(ctx, cfg.Files, rest, true, nil), p); err != nil {
-					return nil, err
+					return nil, nil, false, err
 				}
 			}
 		case p.Format != files.FormatParquet && !untyped:
@@ -67,35 +72,53 @@ func Table(ctx context.Context, cfg Config, m *domain.Model) (deferred []files.P
 				}
 				return nil
 			}
+			partDays := trackDays(l, wants)
 			err := read(ctx, cfg, m, l, p)
 			switch {
 			case errors.Is(err, errSampled):
 				deferred = append(deferred, p)
 			case err != nil:
-				return nil, err
+				return nil, nil, false, err
+			default:
+				merge(days, partDays())
 			}
 		default:
 			if whole == nil {
 				whole = format.NewLoader(ctx, cfg.Files, wants, true, nil)
 			}
 			if err := read(ctx, cfg, m, whole, p); err != nil {
-				return nil, err
+				return nil, nil, false, err
 			}
 		}
 	}
-	return deferred, nil
+	return deferred, days, !untyped && len(deferred) == 0, nil
 }
 
 // Whole reads the parts Table deferred, every declared column of every
-// record, and returns the first problem, named as Table names it.
-func Whole(ctx context.Context, cfg Config, m *domain.Model, parts []files.Part) error {
+// record, and returns the first problem, named as Table names it, or the
+// first and last day of each date and timestamp column over those parts.
+func Whole(ctx context.Context, cfg Config, m *domain.Model, parts []files.Part) (map[string]Days, error) {
 	wants, _ := wantsOf(m)
+	days := map[string]Days{}
 	for _, p := range parts {
-		if err := read(ctx, cfg, m, format.NewLoader(ctx, cfg.Files, wants, true, nil), p); err != nil {
-			return err
+		l := format.NewLoader(ctx, cfg.Files, wants, true, nil)
+		partDays := trackDays(l, wants)
+		if err := read(ctx, cfg, m, l, p); err != nil {
+			return nil, err
 		}
+		merge(days, partDays())
 	}
-	return nil
+	return days, nil
+}
+
+// merge adds the days of one part to those of a table.
+func merge(into, part map[string]Days) {
+	for name, d := range part {
+		if have, ok := into[name]; ok {
+			d = d.union(have)
+		}
+		into[name] = d
+	}
 }
 
 func wantsOf(m *domain.Model) (wants []format.Want, untyped bool) {

@@ -20,19 +20,40 @@ type Deferred struct {
 	parts     map[string][]files.Part
 	withdrawn map[string]error
 	done      bool
+	// days are each model's date and timestamp days over its text parts
+	// (Table, then Run); known marks the models whose every text part
+	// was read whole.
+	days  map[string]map[string]Days
+	known map[string]bool
 }
 
-// Defer records the parts of model whose whole read is deferred.
-func (d *Deferred) Defer(model string, parts []files.Part) {
-	if len(parts) == 0 {
-		return
-	}
+// Defer records what Table returned for model: the parts whose whole read
+// is deferred, and the days of the text parts it read whole.
+func (d *Deferred) Defer(model string, parts []files.Part, days map[string]Days, known bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.parts == nil {
-		d.parts = map[string][]files.Part{}
+		d.parts, d.days, d.known = map[string][]files.Part{}, map[string]map[string]Days{}, map[string]bool{}
 	}
-	d.parts[model] = parts
+	d.days[model], d.known[model] = days, known
+	if len(parts) > 0 {
+		d.parts[model] = parts
+	}
+}
+
+// TextDays returns the first and last day column of model holds over its
+// text parts, when every one of them was read whole (ok); Lo > Hi when
+// they hold no value.
+func (d *Deferred) TextDays(model, column string) (days Days, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.known[model] {
+		return Days{}, false
+	}
+	if days, held := d.days[model][column]; held {
+		return days, true
+	}
+	return noDays, true
 }
 
 // Pending reports whether a deferred read is still to run.
@@ -52,9 +73,15 @@ func (d *Deferred) Run(ctx context.Context, cfg Config, models map[string]*domai
 	d.mu.Unlock()
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(todo)) {
-		err := Whole(ctx, cfg, models[name], todo[name])
+		days, err := Whole(ctx, cfg, models[name], todo[name])
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if err == nil {
+			d.mu.Lock()
+			merge(d.days[name], days)
+			d.known[name] = true
+			d.mu.Unlock()
 		}
 		if err != nil {
 			d.mu.Lock()
