@@ -39,7 +39,7 @@ type parquetPart struct {
 }
 
 // readBuffer is the buffer a worker reads one column's pages through.
-const readBuffer = 256 << 10
+const readBuffer = format.ReadBuffer
 
 // openParquetPart reads the footer of p, finds the wanted columns, and
 // skips the row groups whose time-column statistics miss the range, or

@@ -24,6 +24,9 @@ import (
 	"sutura.dev/exec-arrow/internal/files"
 )
 
+// ReadBuffer is the buffer one column chunk's pages are read through.
+const ReadBuffer = 256 << 10
+
 // readParquet reads only the wanted column chunks of p, one row group at a
 // time, converting each value into its builder.
 func (l *Loader) readParquet(p files.Part) error {
@@ -38,6 +41,10 @@ func (l *Loader) readParquet(p files.Part) error {
 	}
 	rp := parquet.NewReaderProperties(memory.DefaultAllocator)
 	rp.MaxUncompressedPageSize = limit
+	// Column chunks are read through a buffer of ReadBuffer bytes, never
+	// whole: unbuffered, the library allocates the chunk size the footer
+	// declares, which a malformed footer can make any size.
+	rp.BufferedStreamEnabled, rp.BufferSize = true, ReadBuffer
 	pf, err := file.NewParquetReader(src, file.WithReadProps(rp))
 	if err != nil {
 		return fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
