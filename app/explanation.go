@@ -18,12 +18,10 @@ type IdentityTeller interface {
 }
 
 // StatementTeller is the optional ability of a data system to tell the
-// statement it sends for plan under ctx (its dialect, its text with the
-// traceparent comment ctx's span gives it, its bound parameters), shown
-// only to a caller holding domain.ScopeSQLRead.
-type StatementTeller interface {
-	Statement(ctx context.Context, plan *domain.Plan) (domain.Statement, error)
-}
+// statements it sends (explain.StatementTeller and, under impersonation,
+// explain.PrincipalStatementTeller), shown only to a caller holding
+// domain.ScopeSQLRead.
+type StatementTeller = explain.StatementTeller
 
 // legBook collects the account of each leg of one question.
 type legBook = explain.Book
@@ -89,8 +87,8 @@ func (s *Surface) runLeg(ctx context.Context, caller Caller, src Source, plan *d
 		Measured: cost.Measured, ElapsedMS: float64((cost.Elapsed - before.Elapsed).Microseconds()) / 1000, Cache: cost.Cache,
 	}
 	var st *domain.Statement
-	if t, ok := src.System.(StatementTeller); ok && book.WithStatements() && err == nil {
-		if got, serr := t.Statement(dctx, plan); serr == nil {
+	if book.WithStatements() && err == nil {
+		if got, ok := explain.StatementOf(dctx, src.System, plan, caller.Principal, src.Posture == domain.ImpersonationAtSource); ok {
 			got.Source = source
 			st = &got
 		}

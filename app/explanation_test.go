@@ -231,3 +231,36 @@ func TestDataThroughFromADatabase(t *testing.T) {
 	res := s.Call(context.Background(), anon, domain.AskMetric, json.RawMessage(explainedQ))
 	assert.Empty(t, res.Answer.Explanation.DataThrough, "what was read for another bundle is not shown")
 }
+
+// tracedSQL is a SQL runner that keeps the traceparent each statement was
+// run under.
+type tracedSQL struct {
+	*apptest.SQL
+	mu     sync.Mutex
+	parent []string
+}
+
+func (s *tracedSQL) RunSQL(ctx context.Context, statement string, rowCap int) (*domain.RowSet, error) {
+	s.mu.Lock()
+	s.parent = append(s.parent, domain.TraceParent(ctx))
+	s.mu.Unlock()
+	return s.SQL.RunSQL(ctx, statement, rowCap)
+}
+
+// TestRunSQLCarriesTheTrace: a run_sql statement runs under the call's
+// trace (docs/contract.md §16), so the adapter can end it with the
+// traceparent comment; the audit record carries the same trace id.
+func TestRunSQLCarriesTheTrace(t *testing.T) {
+	sys := &tracedSQL{SQL: &apptest.SQL{Result: sqlResult()}}
+	s, audit, _ := newSurface(t, sys, 2, 5*time.Second, withSQL, func(c *app.Config) { c.Tracer = &recordingTracer{} })
+	caller := anon
+	caller.Trace = trace.Remote{Parent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
+	_, err := s.RunSQL(context.Background(), caller, "SELECT 1")
+	require.NoError(t, err)
+	require.Len(t, sys.parent, 1)
+	assert.True(t, domain.ValidTraceParent(sys.parent[0]), sys.parent[0])
+	assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", sys.parent[0][3:35], "the caller's trace")
+	recs := audit.Records()
+	require.NotEmpty(t, recs)
+	assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", recs[len(recs)-1].TraceID)
+}

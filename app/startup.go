@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"sutura.dev/domain"
@@ -84,11 +85,37 @@ func CheckBundleWith(ctx context.Context, b *domain.Bundle, sources map[string]S
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	for _, name := range AnchoredMetrics(b) {
-		if err := CheckAnchor(ctx, b, name, sources); err != nil {
-			errs = append(errs, err)
+	return checkAnchors(ctx, b, sources)
+}
+
+// checkAnchors runs every anchor of b (CheckAnchor) and returns the
+// failures joined in metric order. The anchors of one source run one after
+// another (each may take the whole engine or connection pool; two at once
+// would only compete for it, and for its working set); those of different
+// sources run at once, so a start waits for its slowest source, not for
+// their sum.
+func checkAnchors(ctx context.Context, b *domain.Bundle, sources map[string]Source) error {
+	names := AnchoredMetrics(b)
+	bySource := map[string][]int{}
+	for i, name := range names {
+		src := ""
+		if m, ok := b.Metric(name); ok {
+			if mod, ok := b.Model(m.Model); ok {
+				src = mod.Source
+			}
 		}
+		bySource[src] = append(bySource[src], i)
 	}
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for _, idx := range bySource {
+		wg.Go(func() {
+			for _, i := range idx {
+				errs[i] = CheckAnchor(ctx, b, names[i], sources)
+			}
+		})
+	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 

@@ -44,8 +44,11 @@
 // missing file, a missing column, or a value that does not parse as its
 // declared type is an error naming the file, the column and the line (or
 // the row, for Parquet); it never holds the value. Validate parses every
-// declared column; a question parses only the columns whose values it
-// reads (a column it only counts is never parsed).
+// declared column a Parquet footer does not vouch for, and the first
+// SampleRows records of a CSV or NDJSON part; CheckDeferred reads the rest
+// and withdraws a model it fails on (Ready, and questions on it fail as
+// unavailable). A question parses only the columns whose values it reads
+// (a column it only counts is never parsed).
 //
 // # Streaming, cache and working set
 //

@@ -9,6 +9,7 @@ import (
 	"runtime"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/check"
 	"sutura.dev/exec-arrow/internal/files"
 )
 
@@ -53,6 +54,8 @@ type Engine struct {
 	cache  *cache
 	// footers are the Parquet footers Estimate read (estimate.go).
 	footers footers
+	// deferred are the text parts Validate sampled (CheckDeferred).
+	deferred check.Deferred
 }
 
 // log is the configured logger, or one that discards.
@@ -97,22 +100,6 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 
 // Source returns the alias of the engine's source.
 func (e *Engine) Source() string { return e.cfg.Source }
-
-// Validate checks every model of the source: its file exists, its declared
-// columns exist, and every value of a column with a declared type parses
-// as that type. A Parquet part answers from its footer for the columns
-// whose stored type already guarantees that (validateModel); every other
-// column is read once without caching it, and the first problem is named
-// by file, column and line. It is the start-up (and refresh) check of
-// docs/contract.md §9.
-func (e *Engine) Validate(ctx context.Context) error {
-	for i := range e.cfg.Models {
-		if err := e.validateModel(ctx, &e.cfg.Models[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // ctxErr turns the context's end into Execute's error: a passed deadline
 // is the refusal deadline_exceeded, a cancellation is ctx.Err().

@@ -38,6 +38,9 @@ func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *kernel.Meter
 	if ctx.Err() != nil {
 		return nil, ctxErr(ctx)
 	}
+	if err := e.withdrawn(plan); err != nil {
+		return nil, err
+	}
 	if len(plan.Legs) == 1 && plan.Legs[0].Kind == domain.LegLookup {
 		rs, err := e.lookup(ctx, plan, m)
 		if err != nil {

@@ -93,19 +93,19 @@ func TestDictChunkMatchesWriter(t *testing.T) {
 		n := int(rgr.NumRows())
 		for leaf, proto := range protos {
 			descr := pf.MetaData().Schema.Column(leaf)
-			require.True(t, format.DictEligible(rgr.MetaData(), leaf, descr, proto.Type), "column %s", proto.Name)
+			require.True(t, format.PageEligible(rgr.MetaData(), leaf, descr, proto), "column %s", proto.Name)
 			if proto.Type != domain.TypeInteger {
-				assert.False(t, format.DictEligible(rgr.MetaData(), leaf, descr, domain.TypeInteger), "column %s as an integer", proto.Name)
+				assert.False(t, format.PageEligible(rgr.MetaData(), leaf, descr, &column.Column{Type: domain.TypeInteger}), "column %s as an integer", proto.Name)
 			} else {
-				assert.False(t, format.DictEligible(rgr.MetaData(), leaf, descr, domain.TypeText), "column %s as text", proto.Name)
+				assert.False(t, format.PageEligible(rgr.MetaData(), leaf, descr, &column.Column{Type: domain.TypeText}), "column %s as text", proto.Name)
 			}
-			d, err := format.NewDictChunk(rgr, leaf, proto)
+			d, err := format.NewPageChunk(rgr, leaf, descr, proto)
 			require.NoError(t, err)
-			buf := format.DictBuffers{Idx: make([]int32, batch), Days: make([]arrow.Date32, batch), Ints: make([]int64, batch)}
+			buf := format.DictBuffers{}.Grow(batch, proto.Type)
 			for off := 0; off < n; off += batch {
 				k := min(batch, n-off)
 				if off == batch {
-					require.NoError(t, d.Skip(k, buf.Idx))
+					require.NoError(t, d.Skip(k, buf))
 					continue
 				}
 				c, err := d.Next(k, buf)

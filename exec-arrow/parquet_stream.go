@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"slices"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
@@ -40,10 +39,11 @@ type parquetPart struct {
 }
 
 // readBuffer is the buffer a worker reads one column's pages through.
-const readBuffer = 256 << 10
+const readBuffer = format.ReadBuffer
 
 // openParquetPart reads the footer of p, finds the wanted columns, and
-// skips the row groups whose time-column statistics miss the range.
+// skips the row groups whose time-column statistics miss the range, or
+// whose statistics of a filter's column say no row passes it.
 func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, mem *kernel.Reservation) (*parquetPart, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -91,7 +91,10 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, me
 		rgm := pp.md.RowGroup(rg)
 		pp.first[rg] = row
 		row += rgm.NumRows()
-		pp.keep[rg] = q.rowGroupMeets(rgm, pp.leaves[q.TimeSlot], sch.Column(pp.leaves[q.TimeSlot]))
+		pp.keep[rg] = q.rowGroupMeets(rgm, pp.leaves[q.TimeSlot], sch.Column(pp.leaves[q.TimeSlot])) &&
+			q.MayCount(func(s int) (column.ChunkStats, bool) {
+				return format.ChunkStats(rgm, pp.leaves[s], sch.Column(pp.leaves[s]), q.Base[s].Type)
+			})
 		if !pp.keep[rg] {
 			continue
 		}
@@ -138,32 +141,13 @@ func (q *query) rowGroupMeets(rgm *metadata.RowGroupMetaData, leaf int, descr *s
 }
 
 // parquetReaders are one worker's readers of the table's Parquet parts,
-// opened on its first row group of each, and the buffers its dictChunks
+// opened on its first row group of each, and the buffers its PageChunks
 // decode into (per slot; a batch's columns are done with when the next
 // batch is decoded).
 type parquetReaders struct {
-	files map[*parquetPart]*pqarrow.FileReader
-	bufs  []format.DictBuffers
-}
-
-// buffers returns slot s's buffers for a column of type typ: the index
-// buffer, and the value buffer of a date or an integer, each at least n
-// long.
-func (pr *parquetReaders) buffers(s, n int, typ domain.ColumnType) format.DictBuffers {
-	for len(pr.bufs) <= s {
-		pr.bufs = append(pr.bufs, format.DictBuffers{})
-	}
-	b := &pr.bufs[s]
-	if len(b.Idx) < n {
-		b.Idx = make([]int32, n)
-	}
-	switch {
-	case typ == domain.TypeDate && len(b.Days) < n:
-		b.Days = make([]arrow.Date32, n)
-	case typ == domain.TypeInteger && len(b.Ints) < n:
-		b.Ints = make([]int64, n)
-	}
-	return *b
+	files    map[*parquetPart]*pqarrow.FileReader
+	bufs     []format.DictBuffers
+	noSelect bool // selecting rows first did not pay (see parquetTask)
 }
 
 func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, error) {
@@ -200,7 +184,10 @@ func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, e
 // that may hold a row of the range to each. Columns read for validity
 // alone are read from their definition levels (and, for text, the value
 // lengths: empty text is null), or not at all when the footer says the
-// row group has no null.
+// row group has no null. The time column is decoded first, then (late
+// materialisation) the filters' columns, while they find few rows that
+// may count: a batch with none skips the other columns, and the PLAIN
+// texts of the rows that cannot count are not copied.
 func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t task, each func(*kernel.Batch) error) error {
 	q, pp := fp.q, t.part.pq
 	fr, err := pr.get(pp, q)
@@ -209,12 +196,13 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	}
 	rgm := pp.md.RowGroup(t.rg)
 	nrows := int(rgm.NumRows())
+	tdescr := pp.md.Schema.Column(pp.leaves[q.TimeSlot])
 	// A row group whose statistics put every time in one bucket of the
 	// range does not read the time column, unless something else does.
 	bucket, one := int32(0), false
 	full := pp.full
 	if q.timeOnly {
-		if z, ok := format.StatsZone(rgm, pp.leaves[q.TimeSlot], pp.md.Schema.Column(pp.leaves[q.TimeSlot]), true); ok {
+		if z, ok := format.StatsZone(rgm, pp.leaves[q.TimeSlot], tdescr, true); ok {
 			if bucket, one = q.OneBucket(z); one {
 				full = slices.DeleteFunc(slices.Clone(full), func(s int) bool { return s == q.TimeSlot })
 			}
@@ -223,134 +211,89 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	// A row group whose statistics put every time in the range needs no
 	// batch checked against it.
 	inside := false
-	if z, ok := format.StatsZone(rgm, pp.leaves[q.TimeSlot], pp.md.Schema.Column(pp.leaves[q.TimeSlot]), false); ok {
+	if z, ok := format.StatsZone(rgm, pp.leaves[q.TimeSlot], tdescr, false); ok {
 		inside = z.Min >= q.Start && z.Max < q.Start+q.Span
 	}
-	// Required text, date and integer columns of dictionary pages are
-	// decoded straight from their pages; the others through pqarrow.
-	own := make([]*format.DictChunk, len(q.Base))
-	rest := full
-	for _, s := range full {
-		c := q.Base[s]
-		if q.inferred[s] || !format.DictEligible(rgm, pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]), c.Type) {
-			continue
-		}
-		d, err := format.NewDictChunk(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], c)
-		if err != nil {
-			return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, c.Name, err)
-		}
-		defer d.Close()
-		own[s] = d
-		rest = slices.DeleteFunc(slices.Clone(rest), func(r int) bool { return r == s })
+	g, err := format.OpenRowGroup(ctx, fr, format.RowGroupSpec{Path: pp.p.Path, RG: t.rg, First: int(pp.first[t.rg]),
+		Leaves: pp.leaves, Protos: q.Base, Full: full, Inferred: q.inferred, Bufs: &pr.bufs})
+	if err != nil {
+		return err
 	}
-	recCol := make([]int, len(q.Base)) // slot → column of the record
-	var rr pqarrow.RecordReader
-	if len(rest) > 0 {
-		leaves := make([]int, len(rest))
-		for i, s := range rest {
-			leaves[i] = pp.leaves[s]
-			recCol[s] = i
-		}
-		if rr, err = fr.GetRecordReader(ctx, leaves, []int{t.rg}); err != nil {
-			return fmt.Errorf("file %s, row group %d: %w", pp.p.Path, t.rg, err)
-		}
-		defer rr.Release()
+	defer g.Close()
+	read := func(s int) bool { return q.Base[s].ValidOnly || slices.Contains(full, s) }
+	// Selecting pays while it finds batches with no row that may count,
+	// or leaves out most of the texts of a column read from its pages; a
+	// worker stops once it did neither.
+	selecting := !pr.noSelect && (!inside || len(q.BaseFilters)+len(q.Required) > 0)
+	texts := false
+	for s := range q.Base {
+		texts = texts || read(s) && g.Text(s) && !slices.Contains(q.SelectSlots(), s)
 	}
-	valids := make([]*format.ValidReader, len(q.Base))
-	for s, c := range q.Base {
-		if c.ValidOnly {
-			v, err := format.NewValidReader(fr.ParquetReader().RowGroup(t.rg), pp.leaves[s], pp.md.Schema.Column(pp.leaves[s]))
-			if err != nil {
-				return fmt.Errorf("file %s, column %s: %w", pp.p.Path, c.Name, err)
-			}
-			valids[s] = v
-		}
-	}
+	var sel *kernel.Selector
 	for off := 0; off < nrows; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n := min(column.ChunkRows, nrows-off)
-		cols := make([]*column.Column, len(q.Base))
-		if len(full) > 0 {
-			var rec arrow.RecordBatch
-			if rr != nil {
-				ok, err := format.NextRecord(rr)
-				if err != nil {
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
-					return fmt.Errorf("file %s, row group %d: %w", pp.p.Path, t.rg, err)
-				}
-				if !ok {
-					return fmt.Errorf("file %s, row group %d: fewer rows than its footer says", pp.p.Path, t.rg)
-				}
-				rec = rr.RecordBatch()
-				n = int(rec.NumRows())
-			}
-			base := int(pp.first[t.rg]) + off
-			col := func(s int) (*column.Column, error) {
-				if d := own[s]; d != nil {
-					c, err := d.Next(n, pr.buffers(s, n, d.Typ))
-					if err != nil {
-						return nil, fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.Base[s].Name, err)
-					}
-					return c, nil
-				}
-				return format.BatchColumn(q.Base[s], rec.Column(recCol[s]), pp.p.Path, base, q.inferred[s])
-			}
-			// The time column first: a batch outside the range is
-			// skipped without converting the rest.
-			if !one {
-				c, err := col(q.TimeSlot)
-				if err != nil {
-					return err
-				}
-				cols[q.TimeSlot] = c
-				if !inside && !q.Meets(column.ZoneOf(c, 0, n)) {
-					for _, v := range valids {
-						if v != nil {
-							if _, err := v.Next(n); err != nil {
-								return fmt.Errorf("file %s: %w", pp.p.Path, err)
-							}
-						}
-					}
-					for s, d := range own {
-						if d != nil && s != q.TimeSlot {
-							if err := d.Skip(n, pr.buffers(s, n, d.Typ).Idx); err != nil {
-								return fmt.Errorf("file %s, row group %d, column %s: %w", pp.p.Path, t.rg, q.Base[s].Name, err)
-							}
-						}
-					}
-					off += n
-					continue
-				}
-			}
-			for _, s := range full {
-				if s == q.TimeSlot && !one {
-					continue
-				}
-				c, err := col(s)
-				if err != nil {
-					return err
-				}
-				cols[s] = c
-			}
-		}
-		for s, v := range valids {
-			if v == nil {
-				continue
-			}
-			bits, err := v.Next(n)
-			if err != nil {
-				return fmt.Errorf("file %s, column %s: %w", pp.p.Path, q.Base[s].Name, err)
-			}
-			cols[s] = &column.Column{Name: q.Base[s].Name, Type: q.Base[s].Type, N: n, Valid: bits, ValidOnly: true, ID: column.ColumnIDs.Add(1)}
-		}
-		if err := each(&kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols, OneBucket: one, Bucket: bucket}); err != nil {
+		n, err := g.Start(ctx, min(column.ChunkRows, nrows-off))
+		if err != nil {
 			return err
 		}
 		off += n
+		cols := make([]*column.Column, len(q.Base))
+		b := &kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols, OneBucket: one, Bucket: bucket}
+		if !one {
+			if cols[q.TimeSlot], err = g.Column(q.TimeSlot, nil); err != nil {
+				return err
+			}
+			// A batch outside the range is skipped without the rest.
+			if !inside && !q.Meets(column.ZoneOf(cols[q.TimeSlot], 0, n)) {
+				if err := g.Finish(); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		var keep []byte
+		if selecting {
+			if sel == nil {
+				sel = q.NewSelector()
+				defer sel.Release()
+			}
+			for _, s := range q.SelectSlots() {
+				if cols[s] == nil && read(s) {
+					if cols[s], err = g.Column(s, nil); err != nil {
+						return err
+					}
+				}
+			}
+			rows := sel.Rows(b)
+			if len(rows) == 0 {
+				if err := g.Finish(); err != nil {
+					return err
+				}
+				continue
+			}
+			if selecting = texts && len(rows) < n/4; !selecting {
+				pr.noSelect = true
+			}
+			keep = make([]byte, (n+7)/8)
+			for _, r := range rows {
+				keep[r>>3] |= 1 << (r & 7)
+			}
+		}
+		for s := range q.Base {
+			if cols[s] == nil && read(s) {
+				if cols[s], err = g.Column(s, keep); err != nil {
+					return err
+				}
+			}
+		}
+		if err := g.Finish(); err != nil {
+			return err
+		}
+		if err := each(b); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/metadata"
-
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/check"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/format"
@@ -29,8 +27,11 @@ var spanReadMax = SpanReadMaxBytes
 // column of model's table holds a value: for a date column its dates, for
 // a timestamp column the UTC days of its instants. It is cheap or it says
 // no: Parquet parts answer from their row-group statistics without reading
-// data, CSV and NDJSON parts (and compressed Parquet parts) of at most
-// SpanReadMaxBytes together are read for that one column; ok is false when a part cannot tell cheaply, when
+// data; CSV and NDJSON parts answer from the checks' whole read of them
+// (Validate for a part of at most SampleRows records, CheckDeferred for
+// the others) once every one was read, and before that, with compressed
+// Parquet parts, are read for that one column when they hold at most
+// SpanReadMaxBytes together; ok is false when a part cannot tell cheaply, when
 // the column is neither a date nor a timestamp, or when it holds no value.
 // A missing file or column is an error (Validate names it first at start).
 func (e *Engine) DataSpan(ctx context.Context, model, column string) (first, last domain.Date, ok bool, err error) {
@@ -59,23 +60,27 @@ func (e *Engine) dataSpan(ctx context.Context, model, name string) (first, last 
 	}
 	var text []files.Part
 	var read int64 // bytes that must be read whole: text parts, compressed Parquet
+	lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
+	days, known := e.deferred.TextDays(model, name) // the text parts, read whole by the checks
+	if known {
+		lo, hi = days.Lo, days.Hi
+	}
 	for _, p := range tf.Parts {
-		if p.Format != files.FormatParquet || p.Codec != files.CodecNone {
+		if p.Format == files.FormatParquet && p.Codec != files.CodecNone || p.Format != files.FormatParquet && !known {
 			read += p.Size
 		}
-		if p.Format != files.FormatParquet {
+		if p.Format != files.FormatParquet && !known {
 			text = append(text, p)
 		}
 	}
 	if read > spanReadMax {
 		return 0, 0, false, nil
 	}
-	lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
 	for _, p := range tf.Parts {
 		if p.Format != files.FormatParquet {
 			continue
 		}
-		pmin, pmax, told, err := e.parquetSpan(ctx, p, name)
+		pmin, pmax, told, err := check.ParquetSpan(ctx, e.cfg.Files, p, name)
 		if err != nil || !told {
 			return 0, 0, false, err
 		}
@@ -102,72 +107,4 @@ func (e *Engine) dataSpan(ctx context.Context, model, name string) (first, last 
 		return 0, 0, false, nil
 	}
 	return domain.Date(lo), domain.Date(hi), true, nil
-}
-
-// parquetSpan is the day range of column in one Parquet part from its
-// footer alone: told is false when a row group holding values lacks
-// statistics, or the column is not a date or a timestamp.
-func (e *Engine) parquetSpan(ctx context.Context, p files.Part, column string) (lo, hi int32, told bool, err error) {
-	l := format.NewLoader(ctx, e.cfg.Files, nil, false, nil)
-	src, closer, err := l.ParquetSource(p)
-	if err != nil {
-		return 0, 0, false, err
-	}
-	defer closer()
-	pf, err := file.NewParquetReader(src)
-	if err != nil {
-		return 0, 0, false, fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
-	}
-	defer pf.Close()
-	md := pf.MetaData()
-	if err := format.CheckRows(p.Path, md); err != nil {
-		return 0, 0, false, err
-	}
-	idx := md.Schema.ColumnIndexByName(column)
-	if idx < 0 {
-		return 0, 0, false, fmt.Errorf("file %s: column %s is missing", p.Path, column)
-	}
-	toDay, ok := format.ParquetDay(md.Schema.Column(idx))
-	if !ok {
-		return 0, 0, false, nil
-	}
-	lo, hi = math.MaxInt32, math.MinInt32
-	for rg := range md.NumRowGroups() {
-		if err := ctx.Err(); err != nil {
-			return 0, 0, false, err
-		}
-		rgm := md.RowGroup(rg)
-		if rgm.NumRows() == 0 {
-			continue
-		}
-		cc, err := rgm.ColumnChunk(idx)
-		if err != nil {
-			return 0, 0, false, fmt.Errorf("file %s, row group %d: %w", p.Path, rg, err)
-		}
-		set, err := cc.StatsSet()
-		if err != nil || !set {
-			return 0, 0, false, nil
-		}
-		st, err := cc.Statistics()
-		if err != nil || st == nil {
-			return 0, 0, false, nil
-		}
-		if st.NullCount() == rgm.NumRows() {
-			continue
-		}
-		if !st.HasMinMax() {
-			return 0, 0, false, nil
-		}
-		var mn, mx int64
-		switch s := st.(type) {
-		case *metadata.Int32Statistics:
-			mn, mx = int64(s.Min()), int64(s.Max())
-		case *metadata.Int64Statistics:
-			mn, mx = s.Min(), s.Max()
-		default:
-			return 0, 0, false, nil
-		}
-		lo, hi = min(lo, toDay(mn)), max(hi, toDay(mx))
-	}
-	return lo, hi, true, nil
 }

@@ -4,99 +4,68 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/apache/arrow-go/v18/parquet/file"
-
 	"sutura.dev/domain"
-	"sutura.dev/exec-arrow/internal/column"
-	"sutura.dev/exec-arrow/internal/files"
-	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/check"
 )
 
-// validateModel checks one model's table (see Validate). A Parquet part
-// is checked from its footer where the footer vouches for a column
-// (format.FooterVouches: its stored type cannot hold a value the declared
-// type refuses), so a Parquet table of such columns is validated without
-// reading its data; only the other columns of a Parquet part, and every
-// CSV or NDJSON part, are read. A model with an untyped column is read
-// whole, as its type is inferred across all its parts.
-func (e *Engine) validateModel(ctx context.Context, m *domain.Model) error {
-	tf, err := files.Locate(e.cfg.Files, m.BareTable())
-	if err != nil {
-		return fmt.Errorf("model %s: %w", m.Name, err)
-	}
-	wants := make([]format.Want, len(m.Columns))
-	untyped := false
-	for j, c := range m.Columns {
-		wants[j] = format.Want{Name: c.Name, Type: c.Type, Spec: column.SpecOf(c)}
-		untyped = untyped || c.Type == domain.TypeUnset
-	}
-	read := func(l *format.Loader, p files.Part) error {
-		e.cache.reads.Add(1)
-		if err := l.ReadPart(p); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("model %s: %w", m.Name, err)
-		}
-		return nil
-	}
-	var whole *format.Loader // every column, across the parts read whole
-	for _, p := range tf.Parts {
-		if p.Format == files.FormatParquet && !untyped {
-			rest, err := e.footerRest(ctx, p, wants)
-			if err != nil {
-				return fmt.Errorf("model %s: %w", m.Name, err)
-			}
-			if len(rest) == 0 {
-				continue
-			}
-			if err := read(format.NewLoader(ctx, e.cfg.Files, rest, true, nil), p); err != nil {
-				return err
-			}
-			continue
-		}
-		if whole == nil {
-			whole = format.NewLoader(ctx, e.cfg.Files, wants, true, nil)
-		}
-		if err := read(whole, p); err != nil {
+// SampleRows is how many records of each CSV or NDJSON part Validate
+// parses; the rest is read by CheckDeferred (docs/operations.md,
+// "Start-up on large files").
+const SampleRows = check.SampleRows
+
+// Validate checks every model of the source: its file exists, its declared
+// columns exist, and every value it reads of a column with a declared type
+// parses as that type. A Parquet part answers from its footer for the
+// columns whose stored type already guarantees that; its other columns
+// are read once without caching them. A CSV or NDJSON part is parsed up to
+// SampleRows records when every column of its model declares a type; the
+// rest of it waits for CheckDeferred. The first problem is named by file,
+// column and line. It is the start-up (and refresh) check of
+// docs/contract.md §9.
+func (e *Engine) Validate(ctx context.Context) error {
+	for i := range e.cfg.Models {
+		m := &e.cfg.Models[i]
+		parts, days, known, err := check.Table(ctx, e.checkConfig(), m)
+		if err != nil {
 			return err
 		}
+		e.deferred.Defer(m.Name, parts, days, known)
 	}
 	return nil
 }
 
-// footerRest reads the footer of Parquet part p: its row counts must be
-// sound and every wanted column present; it returns the wants whose
-// values must still be read to be checked (the footer does not vouch for
-// them).
-func (e *Engine) footerRest(ctx context.Context, p files.Part, wants []format.Want) ([]format.Want, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	l := format.NewLoader(ctx, e.cfg.Files, nil, false, nil)
-	src, closer, err := l.ParquetSource(p)
-	if err != nil {
-		return nil, err
-	}
-	defer closer()
-	pf, err := file.NewParquetReader(src)
-	if err != nil {
-		return nil, fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
-	}
-	defer pf.Close()
-	md := pf.MetaData()
-	if err := format.CheckRows(p.Path, md); err != nil {
-		return nil, err
-	}
-	var rest []format.Want
-	for _, w := range wants {
-		idx := md.Schema.ColumnIndexByName(w.Name)
-		if idx < 0 {
-			return nil, fmt.Errorf("file %s: column %s is missing", p.Path, w.Name)
+// CheckDeferred reads whole the text parts Validate only sampled, once.
+// A model whose read fails is withdrawn: Ready returns its failure and
+// every question reading it fails as the data system being unavailable
+// (domain.ErrUnavailable), until the process restarts. It returns the
+// failures found, joined; nil when nothing was deferred or all parsed.
+func (e *Engine) CheckDeferred(ctx context.Context) error {
+	return e.deferred.Run(ctx, e.checkConfig(), e.models)
+}
+
+// CheckPending reports whether CheckDeferred has something left to read.
+func (e *Engine) CheckPending() bool { return e.deferred.Pending() }
+
+// Ready returns nil while every model can answer, or the failures of the
+// models CheckDeferred withdrew, each naming its file, column and line
+// (never a value). It is app's ReadinessProber.
+func (e *Engine) Ready(context.Context) error { return e.deferred.Err() }
+
+func (e *Engine) checkConfig() check.Config {
+	return check.Config{Files: e.cfg.Files, OnRead: func() { e.cache.reads.Add(1) }}
+}
+
+// withdrawn is the failure of plan when it reads a model CheckDeferred
+// withdrew, or nil.
+func (e *Engine) withdrawn(plan *domain.Plan) error {
+	for _, leg := range plan.Legs {
+		models := []string{leg.Base.Model}
+		for _, j := range leg.Joins {
+			models = append(models, j.To.Model)
 		}
-		if !format.FooterVouches(md.Schema.Column(idx), w.Type) {
-			rest = append(rest, w)
+		if err := e.deferred.Of(models...); err != nil {
+			return fmt.Errorf("%w: files source %s: %w", domain.ErrUnavailable, e.cfg.Source, err)
 		}
 	}
-	return rest, nil
+	return nil
 }

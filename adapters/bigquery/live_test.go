@@ -118,4 +118,8 @@ func TestLiveCorpus(t *testing.T) {
 	b, err := conformance.DemoBundle(source)
 	require.NoError(t, err)
 	require.Positive(t, sqltest.Anchors(t, b, db.Execute))
+	// data_through (docs/contract.md §16): the demo's orders have dates.
+	_, ok, err := db.DataThrough(context.Background(), "orders", "order_date")
+	require.NoError(t, err)
+	require.True(t, ok, "the newest order date is told")
 }

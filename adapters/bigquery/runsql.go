@@ -32,6 +32,9 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 	}
 	ctx, cancel := sqlsource.Budget(ctx, db.cfg.DefaultTimeout)
 	defer cancel()
+	// The text dry-run and run ends with the call's traceparent comment
+	// (docs/contract.md §16).
+	statement = sqlsource.Traced(ctx, statement)
 	qs, err := db.dryRun(ctx, statement, nil)
 	if err != nil {
 		return nil, err

@@ -62,3 +62,20 @@ func TestRunSQLRunsOnlyWhatADryRunCallsASelect(t *testing.T) {
 		assert.NotContains(t, err.Error(), "Syntax error")
 	})
 }
+
+// TestRunSQLTraced: under a traced call both the dry run and the job of a
+// run_sql statement end with the call's traceparent comment (docs/contract.md
+// §16), after the statement's own trailing semicolon is dropped.
+func TestRunSQLTraced(t *testing.T) {
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	d := bqtest.Start(t)
+	d.Answer(bqtest.Answer{Schema: []bqtest.Field{{Name: "n", Type: "INTEGER"}}, Rows: [][]any{{"3"}}})
+	db := open(t, config(d))
+	_, err := db.RunSQL(domain.WithTraceParent(context.Background(), tp), "SELECT 3 AS n; ", 10)
+	require.NoError(t, err)
+	jobs := d.Jobs()
+	require.Len(t, jobs, 2)
+	for _, j := range jobs {
+		assert.Equal(t, "SELECT 3 AS n\n/* traceparent='"+tp+"' */", j.Query)
+	}
+}

@@ -19,9 +19,29 @@ import (
 // Statement is the statement a leg of plan sends under ctx, with its
 // traceparent comment, for an explanation (docs/contract.md §16): the
 // rendering render chooses for the server (typed query parameters, or the
-// legacy one whose values the driver binds), without the EXECUTE AS of an
-// impersonated call.
+// legacy one whose values the driver binds), as the service user.
 func (db *DB) Statement(ctx context.Context, plan *domain.Plan) (domain.Statement, error) {
+	user, err := db.ownUser()
+	if err != nil {
+		return domain.Statement{}, err
+	}
+	return db.statementAs(ctx, user, plan)
+}
+
+// StatementAs is Statement for a leg run as principal under
+// impersonation-at-source: the text starts with the EXECUTE AS <user>
+// that ExecuteAs sends.
+func (db *DB) StatementAs(ctx context.Context, principal domain.Principal, plan *domain.Plan) (domain.Statement, error) {
+	user, err := db.userOf(principal)
+	if err != nil {
+		return domain.Statement{}, err
+	}
+	return db.statementAs(ctx, user, plan)
+}
+
+// statementAs is the statement of plan run as user ("" is the service
+// user), as render writes it for the server.
+func (db *DB) statementAs(ctx context.Context, user string, plan *domain.Plan) (domain.Statement, error) {
 	if err := sqlsource.Leg("clickhouse", db.cfg.Source, plan); err != nil {
 		return domain.Statement{}, err
 	}
@@ -29,12 +49,7 @@ func (db *DB) Statement(ctx context.Context, plan *domain.Plan) (domain.Statemen
 	if err != nil {
 		return domain.Statement{}, err
 	}
-	var st semantic.Statement
-	if srv.QueryParameters() {
-		st, err = semantic.Render(plan, semantic.ClickHouse)
-	} else {
-		st, err = semantic.RenderClickHouseLegacy(plan)
-	}
+	st, err := renderAs(plan, srv, user)
 	if err != nil {
 		return domain.Statement{}, fmt.Errorf("clickhouse source %s: %w", db.cfg.Source, err)
 	}

@@ -2,6 +2,9 @@ package clickhouse_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,4 +75,52 @@ func TestRunSQLSystemProcesses(t *testing.T) {
 	rs, err := db.RunSQL(ctx, "SELECT 1", 1)
 	require.NoError(t, err, "the source serves on")
 	assert.Equal(t, [][]string{{"1"}}, rendered(rs))
+}
+
+// TestRunSQLTraced: a run_sql statement under a traced call is sent
+// ending with the call's traceparent comment (docs/contract.md §16) and
+// with a query id of the trace, so system.query_log links it back; a
+// trailing semicolon or line comment of the statement runs as before.
+func TestRunSQLTraced(t *testing.T) {
+	d := loaded(t)
+	db := open(t, d.Config(source, nil))
+	// A trace of this run only: the server's log outlives the test.
+	raw := make([]byte, 16)
+	_, err := rand.Read(raw)
+	require.NoError(t, err)
+	trace := hex.EncodeToString(raw)
+	tp := "00-" + trace + "-00f067aa0ba902b7-01"
+	ctx := domain.WithTraceParent(context.Background(), tp)
+	for _, stmt := range []string{"SELECT 42 AS answer", "SELECT 42 AS answer;", "SELECT 42 AS answer -- the answer"} {
+		rs, err := db.RunSQL(ctx, stmt, 1)
+		require.NoError(t, err, stmt)
+		assert.Equal(t, [][]string{{"42"}}, rendered(rs), stmt)
+	}
+	wait, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var logged []string
+	for len(logged) < 3 && wait.Err() == nil {
+		d.Exec(t, "SYSTEM FLUSH LOGS")
+		rows, err := d.Admin.Query(wait, "SELECT query FROM system.query_log WHERE type = 2 AND startsWith(query_id, ?) ORDER BY event_time", "sutura-"+trace+"-")
+		require.NoError(t, err)
+		logged = logged[:0]
+		for rows.Next() {
+			var q string
+			require.NoError(t, rows.Scan(&q))
+			logged = append(logged, q)
+		}
+		require.NoError(t, rows.Close())
+		if len(logged) < 3 {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	require.Len(t, logged, 3, "system.query_log holds each statement under the trace's query id")
+	for _, q := range logged {
+		assert.True(t, strings.HasPrefix(q, "SELECT 42 AS answer"), q)
+		if strings.Contains(q, "traceparent") {
+			assert.True(t, strings.HasSuffix(q, "\n/* traceparent='"+tp+"' */"), q)
+		} else {
+			t.Logf("ClickHouse %s logs the statement without its trailing comment; the query_id carries the trace", d.Version(t))
+		}
+	}
 }

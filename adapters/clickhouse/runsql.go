@@ -44,6 +44,9 @@ func (db *DB) RunSQL(ctx context.Context, sql string, rowCap int) (*domain.RowSe
 	if err != nil {
 		return nil, err
 	}
+	// The text checked and sent ends with the call's traceparent comment
+	// (docs/contract.md §16).
+	sql = sqlsource.Traced(ctx, sql)
 	if !isQuery(sql) {
 		return nil, refusal(domain.SourceRefused, detailOneQuery)
 	}

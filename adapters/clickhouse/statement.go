@@ -100,13 +100,7 @@ type statement struct {
 // placeholders the driver binds otherwise. Nothing of a value is ever
 // written into the SQL by this package.
 func render(plan *domain.Plan, srv *Server, user string) (statement, error) {
-	var st semantic.Statement
-	var err error
-	if srv.QueryParameters() {
-		st, err = semantic.Render(plan, semantic.ClickHouse)
-	} else {
-		st, err = semantic.RenderClickHouseLegacy(plan)
-	}
+	st, err := renderAs(plan, srv, user)
 	if err != nil {
 		return statement{}, err
 	}
@@ -123,17 +117,32 @@ func render(plan *domain.Plan, srv *Server, user string) (statement, error) {
 			args[i] = p.Value
 		}
 	}
-	out := statement{sql: st.SQL, args: args, user: user}
+	return statement{sql: st.SQL, args: args, user: user}, nil
+}
+
+// renderAs is the text and parameters of plan's statement for srv, run
+// as user: prefixed with EXECUTE AS <user> unless user is "".
+func renderAs(plan *domain.Plan, srv *Server, user string) (semantic.Statement, error) {
+	var st semantic.Statement
+	var err error
+	if srv.QueryParameters() {
+		st, err = semantic.Render(plan, semantic.ClickHouse)
+	} else {
+		st, err = semantic.RenderClickHouseLegacy(plan)
+	}
+	if err != nil {
+		return semantic.Statement{}, err
+	}
 	if user != "" {
 		if !srv.ExecuteAs() {
-			return statement{}, errNoExecuteAs
+			return semantic.Statement{}, errNoExecuteAs
 		}
 		// The user comes from configuration, never from a caller, and a
 		// user name cannot be a parameter: it is written as a quoted
 		// identifier.
-		out.sql = "EXECUTE AS " + quoteIdent(user) + " " + st.SQL
+		st.SQL = "EXECUTE AS " + quoteIdent(user) + " " + st.SQL
 	}
-	return out, nil
+	return st, nil
 }
 
 var errNoExecuteAs = fmt.Errorf("the server has no EXECUTE AS (ClickHouse 25.11 and later), which impersonation-at-source needs")

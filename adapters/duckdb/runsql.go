@@ -67,7 +67,7 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 		if err := checkQuery(c, db.cfg.Source, statement); err != nil {
 			return err
 		}
-		rows, err := c.QueryContext(ctx, "SELECT * FROM query($1) LIMIT "+strconv.Itoa(rowCap+1), statement)
+		rows, err := c.QueryContext(ctx, "SELECT * FROM query($1) LIMIT "+strconv.Itoa(rowCap+1)+sqlsource.TraceComment(ctx), statement)
 		if err != nil {
 			return err
 		}

@@ -205,3 +205,19 @@ func duckdbConfig(path string) duckdb.Config {
 func TestRunSQLRejectsBadStatements(t *testing.T) {
 	sqltest.RejectsBadStatements(t, openDemo(t).RunSQL, "parser error")
 }
+
+// TestRunSQLTraced: under a traced call the statement DuckDB runs (the
+// query that wraps the caller's, which is bound as a value) ends with the
+// call's traceparent comment (docs/contract.md §16), as DuckDB's own
+// current_query() shows; the caller's statement is not altered.
+func TestRunSQLTraced(t *testing.T) {
+	db := openDemo(t)
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	rs, err := db.RunSQL(domain.WithTraceParent(context.Background(), tp), "SELECT current_query() AS q", 1)
+	require.NoError(t, err)
+	got := rendered(rs)[0][0]
+	assert.True(t, strings.HasSuffix(got, " /* traceparent='"+tp+"' */"), got)
+	rs, err = db.RunSQL(context.Background(), "SELECT current_query() AS q", 1)
+	require.NoError(t, err)
+	assert.NotContains(t, rendered(rs)[0][0], "traceparent", "an untraced call sends no comment")
+}

@@ -12,6 +12,7 @@ import (
 	"sutura.dev/adapters/oracle"
 	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/adapters/sqlsource/sqltest"
+	"sutura.dev/app/conformance"
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
 )
@@ -142,4 +143,27 @@ func TestConfig(t *testing.T) {
 		_, err := oracle.New(context.Background(), cfg)
 		assert.ErrorContains(t, err, "must be T or SCHEMA.T")
 	})
+}
+
+// TestTracedWithoutAServer: under a traced call run_sql's check reads the
+// text that would be sent, comment included (several statements are
+// still refused, a trailing line comment is still one query); and
+// data_through asks nothing for a model of another source and is the
+// server's failure, not a date, when it cannot be reached.
+func TestTracedWithoutAServer(t *testing.T) {
+	cfg := nowhere()
+	cfg.Models = conformance.DemoDefinitions(source).Models
+	db := open(t, cfg)
+	ctx := domain.WithTraceParent(context.Background(), "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	_, err := db.RunSQL(ctx, "SELECT 1 FROM dual; DROP TABLE t;", 10)
+	assert.Equal(t, domain.SourceRefused, sqltest.RefusalCode(err))
+	_, err = db.RunSQL(ctx, "SELECT 1 FROM dual -- one", 10)
+	assert.ErrorIs(t, err, domain.ErrUnavailable, "checked as one query, then the server cannot be reached")
+
+	_, ok, err := db.DataThrough(ctx, "no_such_model", "order_date")
+	require.NoError(t, err)
+	assert.False(t, ok)
+	_, ok, err = db.DataThrough(ctx, "orders", "order_date")
+	assert.ErrorIs(t, err, domain.ErrUnavailable)
+	assert.False(t, ok)
 }

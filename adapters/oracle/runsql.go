@@ -38,6 +38,9 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 	if err != nil {
 		return nil, err
 	}
+	// The text checked and run ends with the call's traceparent comment
+	// (docs/contract.md §16).
+	statement = sqlsource.Traced(ctx, statement)
 	if reason := checkStatement(statement); reason != "" {
 		return nil, sqlsource.Refusal(domain.SourceRefused, detailOneQuery, reason)
 	}

@@ -229,3 +229,12 @@ func TestBindsDatesWithoutATimeZone(t *testing.T) {
 	assert.Equal(t, go_ora.TimeStamp(day), got[0])
 	assert.Equal(t, "East", got[1])
 }
+
+// TestThroughStatement: data_through's statement (docs/contract.md §16)
+// is one MAX() over the quoted time column of the quoted table, its day.
+func TestThroughStatement(t *testing.T) {
+	m := &domain.Model{Name: "orders", Table: "sales.orders"}
+	assert.Equal(t, `SELECT CAST(TRUNC(MAX("order_date")) AS DATE) FROM "sales"."orders"`, throughStatement(m, "order_date"))
+	m = &domain.Model{Name: "orders", Table: "orders"}
+	assert.Equal(t, `SELECT CAST(TRUNC(MAX("placed_at")) AS DATE) FROM "orders"`, throughStatement(m, "placed_at"))
+}

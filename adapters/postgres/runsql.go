@@ -41,6 +41,9 @@ func (db *DB) RunSQL(ctx context.Context, statement string, rowCap int) (*domain
 	if err != nil {
 		return nil, err
 	}
+	// The text sent, checked and run ends with the call's traceparent
+	// comment (docs/contract.md §16).
+	statement = sqlsource.Traced(ctx, statement)
 	role, err := db.ownRole()
 	if err != nil {
 		return nil, err

@@ -2,8 +2,10 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	postgres "sutura.dev/adapters/postgres"
 	"sutura.dev/adapters/sqlsource/sqltest"
@@ -138,4 +140,35 @@ func TestCells(t *testing.T) {
 	require.Equal(t, domain.KindDecimal, rs.Rows[0][15].Kind(), "past int64 it is an exact decimal")
 	require.Equal(t, domain.KindDecimal, rs.Rows[0][12].Kind(), "12.5 is an exact decimal")
 	require.Equal(t, domain.KindDate, rs.Rows[0][22].Kind())
+}
+
+// TestRunSQLTraced: a run_sql statement under a traced call reaches the
+// server ending with the call's traceparent comment (docs/contract.md
+// §16) — the server's own current_query() shows it — and a trailing
+// semicolon or line comment of the statement does not change what runs.
+func TestRunSQLTraced(t *testing.T) {
+	f := needDB(t)
+	db := open(t, f.config())
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	ctx := domain.WithTraceParent(context.Background(), tp)
+	for _, stmt := range []string{
+		"SELECT current_query()",
+		"SELECT current_query();",
+		"SELECT current_query() -- the text the server holds",
+	} {
+		rs, err := db.RunSQL(ctx, stmt, 1)
+		require.NoError(t, err, stmt)
+		require.Len(t, rs.Rows, 1)
+		got := rendered(rs)[0][0]
+		assert.True(t, strings.HasSuffix(got, "\n/* traceparent='"+tp+"' */"), got)
+		assert.True(t, strings.HasPrefix(got, "SELECT current_query()"), got)
+	}
+	rs, err := db.RunSQL(context.Background(), "SELECT current_query()", 1)
+	require.NoError(t, err)
+	assert.Equal(t, "SELECT current_query()", rendered(rs)[0][0], "an untraced call sends the statement as written")
+	_, plain := db.RunSQL(context.Background(), "SELECT 1; SELECT 2", 1)
+	require.Error(t, plain)
+	_, err = db.RunSQL(ctx, "SELECT 1; SELECT 2", 1)
+	require.Error(t, err, "still one statement only")
+	assert.Equal(t, plain.Error(), err.Error())
 }

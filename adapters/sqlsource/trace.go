@@ -3,6 +3,7 @@ package sqlsource
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
@@ -22,6 +23,20 @@ func TraceComment(ctx context.Context) string {
 		return ""
 	}
 	return " /* traceparent='" + tp + "' */"
+}
+
+// Traced is a run_sql statement as it is sent to a database under ctx
+// (docs/contract.md §16): statement without its trailing white space and
+// semicolons, then a new line (which ends a trailing -- comment) and the
+// traceparent comment; statement unchanged when ctx carries no
+// traceparent. An adapter checks the text it sends, so the comment is
+// inside everything its guard and the server's parser see.
+func Traced(ctx context.Context, statement string) string {
+	c := TraceComment(ctx)
+	if c == "" {
+		return statement
+	}
+	return strings.TrimRight(statement, " \t\r\n\f\v;") + "\n" + c[1:]
 }
 
 // ExplainStatement is the statement Render sends for plan under ctx, as an

@@ -51,3 +51,22 @@ func TestIdentityName(t *testing.T) {
 	assert.Equal(t, "role_ana", id.Name(domain.Principal{Subject: "ana"}, true, "svc"))
 	assert.Empty(t, id.Name(domain.Principal{Subject: "bob"}, true, "svc"), "no identity for an unmapped subject")
 }
+
+func TestTraced(t *testing.T) {
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	const comment = "\n/* traceparent='" + tp + "' */"
+	traced := domain.WithTraceParent(context.Background(), tp)
+	for name, tc := range map[string]struct{ in, want string }{
+		"plain":                   {"SELECT 1", "SELECT 1" + comment},
+		"a trailing semicolon":    {"SELECT 1 ;\n\t; ", "SELECT 1" + comment},
+		"a trailing line comment": {"SELECT 1 -- the end", "SELECT 1 -- the end" + comment},
+		"a quoted semicolon":      {"SELECT ';'", "SELECT ';'" + comment},
+	} {
+		t.Run(name, func(t *testing.T) {
+			assert.Equal(t, tc.want, Traced(traced, tc.in))
+		})
+	}
+	assert.Equal(t, "SELECT 1;", Traced(context.Background(), "SELECT 1;"), "no trace, no change")
+	bad := domain.WithTraceParent(context.Background(), "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-0' */ DROP TABLE x; --")
+	assert.Equal(t, "SELECT 1", Traced(bad, "SELECT 1"), "a malformed traceparent writes nothing")
+}

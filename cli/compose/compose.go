@@ -143,6 +143,11 @@ type Options struct {
 	// it a file when standard error is a terminal. The process owns it:
 	// Close closes it when it is an io.Closer, also when Open fails.
 	UnchosenAudit app.AuditSink
+	// OneShot marks a process that answers one question and exits (ask,
+	// query, validate): the embedded engine then starts no background
+	// cache fill, which only a later question would use. The checks a
+	// source deferred past start-up (CheckDeferred) are left to the caller.
+	OneShot bool
 }
 
 // ValidationError is the start-up validation that failed (docs/contract.md
@@ -191,7 +196,7 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(logs, nil))
 	}
-	if p.opened, err = openSources(ctx, s.Config, s.Bundle, logger); err != nil {
+	if p.opened, err = openSources(ctx, s.Config, s.Bundle, logger, opts.OneShot); err != nil {
 		return nil, err
 	}
 	p.Sources = p.opened.sources

@@ -12,7 +12,8 @@ import (
 // Refresh re-reads the configured catalogue, pins it and validates it with
 // the start-up validation against the sources opened for its own models
 // (every table and declared column of the new bundle, anchors included),
-// not against the models the process opened with; only a bundle that
+// not against the models the process opened with, and the text files
+// start-up would only sample read whole; only a bundle that
 // passes is swapped in, atomically. The sources opened to validate it are
 // closed again: questions keep running on the process's sources, which
 // execute any plan of their source from the plan itself. The data spans of
@@ -30,13 +31,16 @@ func (p *Process) Refresh(ctx context.Context) error {
 	if err := checkFiles(p.Config, b); err != nil {
 		return err
 	}
-	opened, err := openSources(ctx, p.Config, b, nil)
+	opened, err := openSources(ctx, p.Config, b, nil, true)
 	if err != nil {
 		return fmt.Errorf("the refreshed catalogue's sources do not open: %w", err)
 	}
 	defer opened.close()
 	if err := p.Surface.CheckBundle(ctx, b, opened.sources); err != nil {
 		return fmt.Errorf("the refreshed catalogue does not validate: %w", err)
+	}
+	if err := checkDeferred(ctx, opened.sources); err != nil {
+		return fmt.Errorf("the refreshed catalogue's data does not validate: %w", err)
 	}
 	spans, err := app.ReadSpans(ctx, b, opened.sources)
 	if err != nil {

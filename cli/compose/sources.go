@@ -33,6 +33,9 @@ type sourceSpec struct {
 	// logger receives what a source has no caller to tell (the embedded
 	// engine's background cache fills); nil discards.
 	logger *slog.Logger
+	// oneShot is a process that answers one question and exits: the
+	// embedded engine fills no cache in the background (Options.OneShot).
+	oneShot bool
 }
 
 // openedSource is an opened data system and what releases it.
@@ -107,7 +110,7 @@ const pingTimeout = 5 * time.Second
 // posture).
 func filesSource(spec sourceSpec) engine.Config {
 	return engine.Config{Source: spec.alias, Files: os.DirFS(spec.source.DataDir), Models: spec.models,
-		WorkingSetMaxBytes: spec.runtime.WorkingSetMaxBytes, Logger: spec.logger}
+		WorkingSetMaxBytes: spec.runtime.WorkingSetMaxBytes, Logger: spec.logger, NoCacheFill: spec.oneShot}
 }
 
 func openFiles(ctx context.Context, spec sourceSpec) (openedSource, error) {
@@ -243,9 +246,9 @@ func (o *openedSources) close() {
 
 // openSources opens every configured source (or the embedded demo's) with
 // the models of b that live on it, in alias order; logger (nil discards)
-// receives what the sources log on their own. When one fails, the ones
-// already opened are closed before it returns.
-func openSources(ctx context.Context, cfg *config.Config, b *domain.Bundle, logger *slog.Logger) (*openedSources, error) {
+// receives what the sources log on their own; oneShot is Options.OneShot.
+// When one fails, the ones already opened are closed before it returns.
+func openSources(ctx context.Context, cfg *config.Config, b *domain.Bundle, logger *slog.Logger, oneShot bool) (*openedSources, error) {
 	byAlias := map[string][]domain.Model{}
 	for _, m := range b.Definitions().Models {
 		byAlias[m.Source] = append(byAlias[m.Source], m)
@@ -253,7 +256,7 @@ func openSources(ctx context.Context, cfg *config.Config, b *domain.Bundle, logg
 	o := &openedSources{sources: map[string]app.Source{}}
 	if cfg.Demo() {
 		eng, err := engine.New(ctx, engine.Config{Source: demo.SourceAlias, Files: demo.Data(), Models: byAlias[demo.SourceAlias],
-			WorkingSetMaxBytes: cfg.Runtime.WorkingSetMaxBytes, Logger: logger})
+			WorkingSetMaxBytes: cfg.Runtime.WorkingSetMaxBytes, Logger: logger, NoCacheFill: oneShot})
 		if err != nil {
 			return nil, err
 		}
@@ -267,7 +270,7 @@ func openSources(ctx context.Context, cfg *config.Config, b *domain.Bundle, logg
 			o.close()
 			return nil, fmt.Errorf("sources.%s.kind: %w", alias, errNoAdapter)
 		}
-		opened, err := kind.open(ctx, sourceSpec{alias: alias, source: src, models: byAlias[alias], runtime: cfg.Runtime, logger: logger})
+		opened, err := kind.open(ctx, sourceSpec{alias: alias, source: src, models: byAlias[alias], runtime: cfg.Runtime, logger: logger, oneShot: oneShot})
 		if err != nil {
 			o.close()
 			return nil, sourceError(cfg, alias, err)

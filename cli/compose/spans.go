@@ -12,7 +12,7 @@ import (
 // the catalogue without serving it. A source that does not open gives no
 // span; only the end of ctx is an error.
 func ReadSpans(ctx context.Context, s *Setup) (app.Spans, error) {
-	opened, err := openSources(ctx, s.Config, s.Bundle, nil)
+	opened, err := openSources(ctx, s.Config, s.Bundle, nil, true)
 	if err != nil {
 		return app.Spans{}, ctx.Err()
 	}

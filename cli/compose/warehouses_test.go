@@ -135,7 +135,7 @@ func TestDoctorReachesBigQuery(t *testing.T) {
 func TestOracleSourceOpens(t *testing.T) {
 	s, err := Load(configEnv(t, shopCatalog, "  ora: {kind: oracle, posture: shared-service-user, host: 127.0.0.1, port: 1, service: FREEPDB1, user: u, password_file: pgpass, transport_mode: plaintext}\n"), &bytes.Buffer{})
 	require.NoError(t, err)
-	o, err := openSources(context.Background(), s.Config, s.Bundle, nil)
+	o, err := openSources(context.Background(), s.Config, s.Bundle, nil, false)
 	require.NoError(t, err)
 	o.close()
 	checks := CheckSources(context.Background(), s.Config)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"sutura.dev/app"
+	"sutura.dev/app/allowlist"
 	"sutura.dev/cli/compose"
 	"sutura.dev/domain"
 )
@@ -268,7 +269,14 @@ func runValidate(inv *invocation) error {
 	writeHeader(w, s.CatalogName, b)
 	defs := b.Definitions()
 	fmt.Fprintln(w, loadedLine(defs))
-	p, err := compose.OpenSetup(inv.ctx, s, inv.io.err, compose.Options{})
+	p, err := compose.OpenSetup(inv.ctx, s, inv.io.err, compose.Options{OneShot: true})
+	if err == nil {
+		// validate reads whole what serving would check in the background.
+		if derr := p.CheckDeferred(inv.ctx); derr != nil {
+			p.Close()
+			err = &compose.ValidationError{Err: derr}
+		}
+	}
 	var ve *compose.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -290,14 +298,14 @@ func runValidate(inv *invocation) error {
 }
 
 // validateAllowlists reports the allowlisted values the data never holds
-// (app.CheckAllowlists): a warning each, or with --strict a failure.
+// (allowlist.Check): a warning each, or with --strict a failure.
 func validateAllowlists(inv *invocation, p *compose.Process) error {
 	b := p.Bundle
 	spans, err := app.ReadSpans(inv.ctx, b, p.Sources)
 	if err != nil {
 		return err
 	}
-	rep, err := app.CheckAllowlists(inv.ctx, b, p.Sources, spans, domain.DateFromTime(time.Now().UTC()))
+	rep, err := allowlist.Check(inv.ctx, b, p.Sources, spans, domain.DateFromTime(time.Now().UTC()))
 	if err != nil {
 		return err
 	}

@@ -79,6 +79,7 @@ func runMCP(inv *invocation) error {
 		domain.LocalOperator.Subject, strings.Join(ids, ", "), p.CatalogName, p.Bundle.Version(), p.Bundle.Digest(),
 		p.Config.Runtime.MaxConcurrentQueries, p.Config.Server.RequestTimeout(), p.Config.Server.MaxBodyBytes))
 	go p.RefreshEvery(inv.ctx, logger)
+	go p.CheckDeferredInBackground(inv.ctx, logger)
 	return srv.RunStdio(inv.ctx, inv.io.in, inv.io.out, p.Config.Server.MaxBodyBytes)
 }
 
@@ -162,6 +163,7 @@ func runServe(inv *invocation) error {
 	writeEndpoints(inv.io.out, "http://"+ln.Addr().String(), cfg)
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(hs.LimitListener(ln)) }()
+	go p.CheckDeferredInBackground(base, logger)
 	select {
 	case err := <-errc:
 		return err

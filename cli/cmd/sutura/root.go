@@ -35,7 +35,9 @@ func config0(inv *invocation) (*config.Config, error) { return config.Load(inv.e
 func load(inv *invocation) (*setup, error) { return compose.Load(inv.env, inv.io.err) }
 
 // open builds the process for the commands that answer questions one at a
-// time (ask, query). Its notices are plain "sutura: " lines.
+// time (ask, query): one-shot (compose.Options.OneShot), so no background
+// fill or deferred check runs; every value a question reads is still
+// parsed as it is read. Its notices are plain "sutura: " lines.
 func open(inv *invocation) (*process, error) {
 	s, err := load(inv)
 	if err != nil {
@@ -43,6 +45,7 @@ func open(inv *invocation) (*process, error) {
 	}
 	return compose.OpenSetup(inv.ctx, s, inv.io.err, compose.Options{
 		UnchosenAudit: terminalAudit(inv, s.Config, plainSay(inv.io.err)),
+		OneShot:       true,
 	})
 }
 

@@ -1,6 +1,10 @@
 package column
 
-import "github.com/apache/arrow-go/v18/arrow/bitutil"
+import (
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+)
 
 // DayZone is the smallest and largest day of one segment of a time column
 // (nulls ignored). A segment with no value has min > max.
@@ -42,17 +46,41 @@ func ZoneOf(c *Column, lo, hi int) DayZone {
 		}
 		return z
 	}
-	for i := lo; i < hi; i++ {
-		if c.Valid != nil && !bitutil.BitIsSet(c.Valid, i) {
-			continue
+	if c.Days != nil {
+		for i := lo; i < hi; i++ {
+			if bitutil.BitIsSet(c.Valid, i) {
+				z.Min, z.Max = min(z.Min, int32(c.Days[i])), max(z.Max, int32(c.Days[i]))
+			}
 		}
-		var d int32
-		if c.Days != nil {
-			d = int32(c.Days[i])
-		} else {
-			d = DayOfMicros(c.Ints[i])
+		return z
+	}
+	// A day is a monotonic function of a time: the extremes of the times
+	// give the zone's.
+	lowest, highest, seen := int64(math.MaxInt64), int64(math.MinInt64), false
+	if c.Valid == nil {
+		for _, us := range c.Ints[lo:hi] {
+			lowest, highest = min(lowest, us), max(highest, us)
 		}
-		z.Min, z.Max = min(z.Min, d), max(z.Max, d)
+		seen = hi > lo
+	} else {
+		for i := lo; i < hi; i++ {
+			if bitutil.BitIsSet(c.Valid, i) {
+				lowest, highest, seen = min(lowest, c.Ints[i]), max(highest, c.Ints[i]), true
+			}
+		}
+	}
+	if seen {
+		z.Min, z.Max = DayOfMicros(lowest), DayOfMicros(highest)
 	}
 	return z
+}
+
+// ChunkStats are a column chunk's statistics as a filter reads them: its
+// smallest and largest value (texts in byte order, or integers) and
+// whether it may hold a null (an empty text is one).
+type ChunkStats struct {
+	Text     bool
+	Lo, Hi   string
+	ILo, IHi int64
+	Nulls    bool
 }

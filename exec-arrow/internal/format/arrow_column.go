@@ -129,3 +129,34 @@ func WithID(c *column.Column) *column.Column {
 	c.ID = column.ColumnIDs.Add(1)
 	return c
 }
+
+// ChunkStats are the statistics of column leaf of a row group as a filter
+// on a text or integer column reads them; ok is false when the chunk has
+// none, or its stored type is not the one the engine's values are (text
+// as UTF-8 byte arrays, integers as signed INT32 or INT64).
+func ChunkStats(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, typ domain.ColumnType) (column.ChunkStats, bool) {
+	cc, err := rgm.ColumnChunk(leaf)
+	if err != nil || descr.MaxRepetitionLevel() != 0 {
+		return column.ChunkStats{}, false
+	}
+	st, err := cc.Statistics()
+	if err != nil || st == nil || !st.HasMinMax() || descr.MaxDefinitionLevel() > 0 && !st.HasNullCount() {
+		return column.ChunkStats{}, false
+	}
+	out := column.ChunkStats{Nulls: descr.MaxDefinitionLevel() > 0 && st.NullCount() > 0}
+	if _, _, _, _, ok := pageKind(descr, &column.Column{Type: typ}); !ok {
+		return column.ChunkStats{}, false
+	}
+	switch s := st.(type) {
+	case *metadata.ByteArrayStatistics:
+		out.Text, out.Lo, out.Hi = true, string(s.Min()), string(s.Max())
+		out.Nulls = out.Nulls || out.Lo == ""
+	case *metadata.Int64Statistics:
+		out.ILo, out.IHi = s.Min(), s.Max()
+	case *metadata.Int32Statistics:
+		out.ILo, out.IHi = int64(s.Min()), int64(s.Max())
+	default:
+		return column.ChunkStats{}, false
+	}
+	return out, typ == domain.TypeText || typ == domain.TypeInteger
+}

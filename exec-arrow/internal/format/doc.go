@@ -1,8 +1,10 @@
 // Package format reads a table's files into columns: a Loader reads the
 // parts of one table (Parquet, CSV, NDJSON, optionally compressed) into
 // one column builder per wanted column, recording the segments it read;
-// below it, Parquet is decoded from its pages: whole Arrow records, text
-// column chunks kept dictionary-encoded (DictChunk), and validity read
+// below it, Parquet is decoded from its pages: whole Arrow records, flat
+// column chunks of PLAIN and dictionary pages straight into a worker's
+// buffers (PageChunk: levels and values, text kept dictionary-encoded),
+// and validity read
 // from definition levels alone (ValidReader), row-group statistics as day
 // zones (StatsZone), Arrow arrays as batch columns (BatchColumn); CSV and
 // NDJSON are cut into records by a Splitter. Guard turns a panic in a

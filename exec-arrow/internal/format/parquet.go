@@ -24,6 +24,9 @@ import (
 	"sutura.dev/exec-arrow/internal/files"
 )
 
+// ReadBuffer is the buffer one column chunk's pages are read through.
+const ReadBuffer = 256 << 10
+
 // readParquet reads only the wanted column chunks of p, one row group at a
 // time, converting each value into its builder.
 func (l *Loader) readParquet(p files.Part) error {
@@ -38,6 +41,10 @@ func (l *Loader) readParquet(p files.Part) error {
 	}
 	rp := parquet.NewReaderProperties(memory.DefaultAllocator)
 	rp.MaxUncompressedPageSize = limit
+	// Column chunks are read through a buffer of ReadBuffer bytes, never
+	// whole: unbuffered, the library allocates the chunk size the footer
+	// declares, which a malformed footer can make any size.
+	rp.BufferedStreamEnabled, rp.BufferSize = true, ReadBuffer
 	pf, err := file.NewParquetReader(src, file.WithReadProps(rp))
 	if err != nil {
 		return fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
@@ -114,8 +121,8 @@ func (l *Loader) readParquet(p files.Part) error {
 // of its own (a column's builder is only ever touched by one). The first
 // column that fails stops the others; its error is returned, and a panic
 // of one of them is a defect (guard), not the process's end. A required
-// integer column of dictionary pages is decoded straight into its
-// builder (see dictChunk); the others through pqarrow.
+// integer column of PLAIN and dictionary pages is decoded straight into
+// its builder (see PageChunk); the others through pqarrow.
 func (l *Loader) readColumns(p files.Part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
 	var direct, restLeaves, restFull []int
 	for j, leaf := range leaves {
@@ -156,15 +163,16 @@ func (l *Loader) readColumns(p files.Part, fr *pqarrow.FileReader, rg int, leave
 }
 
 // directInts reports whether want i, at leaf of row group rg, is read
-// by readDictInts: an integer kept by its builder (not a validation
-// pass), whose chunk a dictChunk can decode.
+// by readDictInts: a required integer kept by its builder (not a
+// validation pass), whose chunk a PageChunk can decode.
 func (l *Loader) directInts(fr *pqarrow.FileReader, rg, leaf, i int) bool {
 	b, ok := l.Builders[i].(*column.IntBuilder)
 	if !ok || l.check || b.Typ != domain.TypeInteger || l.wants[i].Type != domain.TypeInteger {
 		return false
 	}
 	md := fr.ParquetReader().MetaData()
-	return DictEligible(md.RowGroup(rg), leaf, md.Schema.Column(leaf), domain.TypeInteger)
+	descr := md.Schema.Column(leaf)
+	return descr.MaxDefinitionLevel() == 0 && PageEligible(md.RowGroup(rg), leaf, descr, &column.Column{Type: domain.TypeInteger})
 }
 
 // readDictInts decodes the n values of an integer chunk (see directInts)
@@ -175,12 +183,14 @@ func (l *Loader) readDictInts(ctx context.Context, p files.Part, fr *pqarrow.Fil
 	fail := func(err error) error {
 		return fmt.Errorf("file %s, row group %d, column %s: %w", p.Path, rg, l.wants[i].Name, err)
 	}
-	d, err := NewDictChunk(fr.ParquetReader().RowGroup(rg), leaf, &column.Column{Name: l.wants[i].Name, Type: domain.TypeInteger})
+	descr := fr.ParquetReader().MetaData().Schema.Column(leaf)
+	d, err := NewPageChunk(fr.ParquetReader().RowGroup(rg), leaf, descr, &column.Column{Name: l.wants[i].Name, Type: domain.TypeInteger})
 	if err != nil {
 		return fail(err)
 	}
 	defer d.Close()
-	idx := make([]int32, min(n, loadBatch))
+	// Scratch indexes and levels; the values go to the builder.
+	buf := DictBuffers{}.Grow(min(n, loadBatch), domain.TypeText)
 	for off := 0; off < n; {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -188,7 +198,8 @@ func (l *Loader) readDictInts(ctx context.Context, p files.Part, fr *pqarrow.Fil
 		k := min(loadBatch, n-off)
 		start := len(b.Vals)
 		b.Vals = slices.Grow(b.Vals, k)[:start+k]
-		if _, err := d.Next(k, DictBuffers{Idx: idx, Ints: b.Vals[start:]}); err != nil {
+		buf.Ints = b.Vals[start:]
+		if _, err := d.Next(k, buf); err != nil {
 			b.Vals = b.Vals[:start]
 			return fail(err)
 		}

@@ -197,6 +197,9 @@ func (s *scratch) histogram(gids []int32, ng int) []int32 {
 	return h[:ng]
 }
 
+// perDay is a day's microseconds.
+const perDay = 86_400_000_000
+
 // selectRange fills sel with the rows of b whose time falls in the range,
 // and bucket with their bucket.
 func (q *Query) selectRange(s *scratch, b *Batch) int {
@@ -222,8 +225,9 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			}
 			j = len(sel)
 		case b.inside:
+			first := int64(start) * perDay
 			for i, us := range t.Ints[lo:hi] {
-				sel[i], bucket[i] = int32(lo+i), of[column.DayOfMicros(us)-start]
+				sel[i], bucket[i] = int32(lo+i), of[uint64(us-first)/perDay]
 			}
 			j = len(sel)
 		case t.Days != nil:
@@ -235,12 +239,34 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 				}
 			}
 		default:
-			for i, us := range t.Ints[lo:hi] {
-				o := column.DayOfMicros(us) - start
-				if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
-					sel[j], bucket[j] = int32(lo+i), of[o]
-					j++
+			// A time is in the range when its offset from the range's
+			// first microsecond, unsigned, is below the range's length
+			// (a time before the range wraps to a large offset); its day
+			// is then that offset over a day's microseconds, a division
+			// of non-negative numbers.
+			first, length := int64(start)*perDay, uint64(span)*perDay
+			if valid != nil {
+				for i, us := range t.Ints[lo:hi] {
+					o := uint64(us - first)
+					if o < length && bitutil.BitIsSet(valid, lo+i) {
+						sel[j], bucket[j] = int32(lo+i), of[o/perDay]
+						j++
+					}
 				}
+				break
+			}
+			// Without nulls, branch-free: times in no order would make a
+			// branch on the range a coin toss per row. Every row is
+			// written at j (an out-of-range day clamped to the last), and
+			// j moves past the rows in the range.
+			if span == 0 {
+				break
+			}
+			last := uint64(span) - 1
+			for i, us := range t.Ints[lo:hi] {
+				o := uint64(us - first)
+				sel[j], bucket[j] = int32(lo+i), of[min(o/perDay, last)]
+				j += BitOf(o < length)
 			}
 		}
 	}
@@ -509,4 +535,54 @@ func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 	for k, key := range keys {
 		gids[k] = g.packedID(key)
 	}
+}
+
+// Selector finds, for a producer decoding a batch, the rows that may
+// count (late materialisation): rows in the range that pass the caller's
+// filters on the base table and the required filters of some metric, as
+// chunk selects them. It reads only the columns of SelectSlots; the
+// producer decodes the others only for batches with such rows, and may
+// leave the values of the other rows out (null).
+type Selector struct {
+	q *Query
+	s *scratch
+}
+
+// NewSelector returns a selector of q's rows; Release gives back its
+// buffers.
+func (q *Query) NewSelector() *Selector { return &Selector{q: q, s: newScratch(q)} }
+
+// Release gives back the selector's buffers.
+func (sl *Selector) Release() { putScratch(sl.s) }
+
+// SelectSlots are the base slots a Selector reads: the time column's
+// and those of the base-table and required filters.
+func (q *Query) SelectSlots() []int {
+	slots := []int{q.TimeSlot}
+	for _, f := range q.BaseFilters {
+		slots = append(slots, f.Slot)
+	}
+	for _, f := range q.Required {
+		slots = append(slots, f.Slot)
+	}
+	return slots
+}
+
+// Rows returns the rows of b that may count (b's columns of the slots
+// SelectSlots does not name may be nil), in a slice of the selector's,
+// valid until its next call.
+func (sl *Selector) Rows(b *Batch) []int32 {
+	s, q := sl.s, sl.q
+	n := q.selectRange(s, b)
+	for i, f := range q.BaseFilters {
+		if n > 0 {
+			n = s.filter(f, b.Cols[f.Slot], n, &s.filterMaps[i])
+		}
+	}
+	if n > 0 && q.sameNeeds() {
+		n = q.requireAll(s, b, n)
+	} else if n > 0 {
+		n = q.maskMetrics(s, b, n)
+	}
+	return s.sel[:n]
 }

@@ -318,3 +318,61 @@ func (p *Predicate) decsAt(sc int32) []column.I128 {
 	}
 	return out
 }
+
+// mayPass reports whether some row of a chunk of st may pass p; false
+// only when none can (no value of p lies between its extremes, and a null
+// does not pass or there is none).
+func (p *Predicate) mayPass(st column.ChunkStats) bool {
+	if p.Alias != 0 || p.negate || p.AnyValue || p.keepNull && st.Nulls {
+		return true
+	}
+	switch {
+	case st.Text && p.Col.Type == domain.TypeText:
+		for v := range p.texts {
+			if v >= st.Lo && v <= st.Hi {
+				return true
+			}
+		}
+		return false
+	case !st.Text && p.Col.Type == domain.TypeInteger:
+		for _, v := range p.ints {
+			if v >= st.ILo && v <= st.IHi {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// MayCount reports whether a row group whose base columns have the
+// statistics stats gives (per slot; false when it has none) may hold a
+// row that counts: false when a caller filter on the base table, or for
+// every metric a required filter it needs, passes no row of it,
+// whatever the order of its rows.
+func (q *Query) MayCount(stats func(slot int) (column.ChunkStats, bool)) bool {
+	fails := func(p *Predicate) bool {
+		st, ok := stats(p.Slot)
+		return ok && !p.mayPass(st)
+	}
+	for _, f := range q.BaseFilters {
+		if fails(f) {
+			return false
+		}
+	}
+	var failed uint64
+	for i, f := range q.Required {
+		if fails(f) {
+			failed |= 1 << i
+		}
+	}
+	if failed == 0 {
+		return true
+	}
+	for _, need := range q.Needs {
+		if need&failed == 0 {
+			return true
+		}
+	}
+	return len(q.Needs) == 0
+}

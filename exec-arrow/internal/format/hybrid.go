@@ -1,0 +1,228 @@
+package format
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"sutura.dev/exec-arrow/internal/column"
+)
+
+// columnPages opens the pages of a column chunk; a panic of the Parquet
+// library on a malformed chunk is errParquetPanic (see nextRecord).
+func columnPages(rg *file.RowGroupReader, leaf int) (pr file.PageReader, err error) {
+	defer func() {
+		if recover() != nil {
+			pr, err = nil, errParquetPanic
+		}
+	}()
+	return rg.GetColumnPageReader(leaf)
+}
+
+// readPage returns the next page of pr, nil at the end of the chunk; a
+// panic of the Parquet library on a malformed page is errParquetPanic.
+func readPage(pr file.PageReader) (p file.Page, err error) {
+	defer func() {
+		if recover() != nil {
+			p, err = nil, errParquetPanic
+		}
+	}()
+	if !pr.Next() {
+		return nil, pr.Err()
+	}
+	return pr.Page(), nil
+}
+
+// HybridRuns decodes Parquet's RLE/bit-packed hybrid encoding of
+// unsigned integers of width bits: runs of one repeated value, and runs
+// of groups of eight values packed least significant bit first.
+type HybridRuns struct {
+	Data   []byte
+	Width  uint
+	repeat int    // values left in the current repeated run
+	value  int32  // its value
+	packed int    // values left in the current bit-packed run
+	acc    uint64 // bits of the packed run read ahead
+	bits   uint   // how many
+}
+
+// Decode fills out with the next len(out) values.
+func (h *HybridRuns) Decode(out []int32) error {
+	mask := uint64(math.MaxUint32) >> (32 - h.Width)
+	if h.Width == 0 {
+		mask = 0
+	}
+	for len(out) > 0 {
+		switch {
+		case h.repeat > 0:
+			k := min(h.repeat, len(out))
+			v := h.value
+			for i := range out[:k] {
+				out[i] = v
+			}
+			out, h.repeat = out[k:], h.repeat-k
+		case h.packed > 0:
+			k := min(h.packed, len(out))
+			data, acc, bits, w := h.Data, h.acc, h.bits, h.Width
+			i := 0
+			if w <= 8 && bits == 0 {
+				// Whole groups of eight values at a time: w bytes each.
+				for ; i+8 <= k && len(data) >= 8; i += 8 {
+					g := binary.LittleEndian.Uint64(data)
+					o := out[i : i+8 : i+8]
+					o[0], o[1], o[2], o[3] = int32(g&mask), int32(g>>w&mask), int32(g>>(2*w)&mask), int32(g>>(3*w)&mask)
+					o[4], o[5], o[6], o[7] = int32(g>>(4*w)&mask), int32(g>>(5*w)&mask), int32(g>>(6*w)&mask), int32(g>>(7*w)&mask)
+					data = data[w:]
+				}
+			}
+			for ; i < k; i++ {
+				for bits < w {
+					if len(data) == 0 {
+						return fmt.Errorf("a run of dictionary indexes ends early")
+					}
+					acc |= uint64(data[0]) << bits
+					data, bits = data[1:], bits+8
+				}
+				out[i] = int32(acc & mask)
+				acc, bits = acc>>w, bits-w
+			}
+			h.Data, h.acc, h.bits = data, acc, bits
+			out, h.packed = out[k:], h.packed-k
+		default:
+			if err := h.header(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// DecodeBits decodes the next k values of width-1 runs (definition
+// levels of an OPTIONAL column) into a bitmap: bit pos+i of bits is set
+// when value i is 1 (the bits of the zeros are left as they are). It
+// returns how many values are 1.
+func (h *HybridRuns) DecodeBits(bits []byte, pos, k int) (int, error) {
+	ones := 0
+	for k > 0 {
+		switch {
+		case h.repeat > 0:
+			n := min(h.repeat, k)
+			switch h.value {
+			case 1:
+				setBits(bits, pos, n)
+				ones += n
+			case 0:
+			default:
+				return 0, fmt.Errorf("a definition level is out of range")
+			}
+			pos, k, h.repeat = pos+n, k-n, h.repeat-n
+		case h.packed > 0:
+			n := min(h.packed, k)
+			for i := 0; i < n; {
+				if h.bits == 0 {
+					if len(h.Data) == 0 {
+						return 0, fmt.Errorf("a run of definition levels ends early")
+					}
+					if n-i >= 8 {
+						// A whole byte of levels is eight valid bits.
+						b, p := h.Data[0], pos+i
+						h.Data = h.Data[1:]
+						ones += bitsSet[b]
+						bits[p>>3] |= b << (p & 7)
+						if p&7 != 0 {
+							bits[p>>3+1] |= b >> (8 - p&7)
+						}
+						i += 8
+						continue
+					}
+					h.acc, h.bits = uint64(h.Data[0]), 8
+					h.Data = h.Data[1:]
+				}
+				if h.acc&1 == 1 {
+					p := pos + i
+					bits[p>>3] |= 1 << (p & 7)
+					ones++
+				}
+				h.acc, h.bits, i = h.acc>>1, h.bits-1, i+1
+			}
+			pos, k, h.packed = pos+n, k-n, h.packed-n
+		default:
+			if err := h.header(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return ones, nil
+}
+
+// bitsSet is the number of bits set in each byte.
+var bitsSet = func() (t [256]int) {
+	for b := range t {
+		t[b] = bits.OnesCount8(uint8(b))
+	}
+	return t
+}()
+
+// header reads the next run's header.
+func (h *HybridRuns) header() error {
+	hdr, n := binary.Uvarint(h.Data)
+	if n <= 0 || hdr>>1 > math.MaxInt32/8 {
+		return fmt.Errorf("a run of dictionary indexes is malformed")
+	}
+	h.Data = h.Data[n:]
+	if hdr&1 == 1 {
+		// Groups of eight values; padding bits of the last group are
+		// dropped with the run.
+		h.packed = int(hdr>>1) * 8
+		h.acc, h.bits = 0, 0
+		need := int(hdr>>1) * int(h.Width)
+		if need > len(h.Data) {
+			// The last run of a page may be cut short of its padding.
+			h.packed = len(h.Data) * 8 / max(int(h.Width), 1)
+			if h.Width == 0 {
+				h.packed = int(hdr>>1) * 8
+			}
+		}
+		return nil
+	}
+	nb := int(h.Width+7) / 8
+	if nb > len(h.Data) {
+		return fmt.Errorf("a run of dictionary indexes ends early")
+	}
+	var v uint32
+	for i := nb - 1; i >= 0; i-- {
+		v = v<<8 | uint32(h.Data[i])
+	}
+	h.repeat, h.value, h.Data = int(hdr>>1), int32(v), h.Data[nb:]
+	return nil
+}
+
+// ParquetDay returns how a stored value of a date or timestamp column
+// becomes a day; ok is false for any other column. (A timestamp's logical
+// type is the value schema.TimestampLogicalType, never a pointer.)
+func ParquetDay(c *schema.Column) (toDay func(int64) int32, ok bool) {
+	switch lt := c.LogicalType().(type) {
+	case schema.DateLogicalType:
+		if c.PhysicalType() == parquet.Types.Int32 {
+			return func(v int64) int32 { return int32(v) }, true
+		}
+	case schema.TimestampLogicalType:
+		if c.PhysicalType() != parquet.Types.Int64 {
+			return nil, false
+		}
+		perMicro := int64(1)
+		switch lt.TimeUnit() {
+		case schema.TimeUnitMillis:
+			return func(v int64) int32 { return column.DayOfMicros(v * 1000) }, true
+		case schema.TimeUnitNanos:
+			perMicro = 1000
+		}
+		return func(v int64) int32 { return column.DayOfMicros(floorDiv(v, perMicro)) }, true
+	}
+	return nil, false
+}

@@ -1,0 +1,882 @@
+package format
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+)
+
+// Parquet page types, as the format numbers them.
+const (
+	PageData       = 0
+	pageDictionary = 2
+	pageDataV2     = 3
+)
+
+// PageChunk decodes one column chunk straight from its pages into a
+// worker's buffers: definition levels (an OPTIONAL column's nulls) and
+// values, of dictionary pages (the dictionary decoded and converted
+// once, then each batch's indexes from the RLE/bit-packed runs) and of
+// PLAIN pages (writers fall back to them when a dictionary fills up,
+// DuckDB writes whole chunks of them for columns of many distinct
+// values), of version-1 and version-2 data pages. It spares the general
+// decoder's per-chunk Arrow arrays, builders and copies, and gives each
+// value exactly what the general path (pqarrow then a builder) gives it:
+// timestamps of any unit as microseconds, dates as days, INT32/INT64
+// DECIMALs as int64 coefficients at the file's scale, empty text as null.
+type PageChunk struct {
+	pr    file.PageReader
+	name  string
+	Typ   domain.ColumnType
+	phys  parquet.Type
+	opt   bool  // OPTIONAL: the pages carry definition levels
+	unit  int64 // timestamp: stored values per microsecond (1000: ns), or -1000 (ms)
+	scale int32 // decimal: the column's scale
+	bound int64 // decimal: every coefficient's magnitude is below it (0: any)
+	prec  int32 // decimal: the column's precision, when bound is set
+	id    uint64
+
+	dict    bool // the chunk has a dictionary page
+	dInts   []int64
+	dDays   []arrow.Date32
+	dFloats []float64
+	dTexts  []string
+	dEmpty  bool // text: some entry is empty (null)
+
+	left   int        // values (nulls included) left in the current page
+	row    int64      // the chunk's next row
+	total  int64      // the chunk's rows, by its footer
+	index  bool       // the file has an offset index of the chunk's pages
+	ended  bool       // skipped to the chunk's end
+	defs   HybridRuns // the current page's definition levels
+	coded  bool       // the current page holds dictionary indexes
+	runs   HybridRuns // its indexes
+	plain  []byte     // or its PLAIN values
+	bit    int        // boolean: the next PLAIN value's bit in plain
+	used   bool       // text: this batch took a value of the dictionary
+	extras []string   // text: this batch's PLAIN values
+	empty  bool       // text: one of them is empty
+	out    bool       // text: this batch left a PLAIN value out
+}
+
+// DictBuffers are a worker's buffers for one column slot, reused batch
+// after batch (a batch's columns are done with when the next is decoded).
+type DictBuffers struct {
+	Idx    []int32
+	Days   []arrow.Date32
+	Ints   []int64
+	Floats []float64
+	Defs   []int32
+	Valid  []byte
+	// Keep, when not nil, marks the rows of the batch that may count: a
+	// PLAIN text of another row is left out (null), not copied.
+	Keep []byte
+}
+
+// Grow returns b with each buffer a PageChunk of type typ needs at least
+// n long.
+func (b DictBuffers) Grow(n int, typ domain.ColumnType) DictBuffers {
+	grow := func(s []int32) []int32 {
+		if len(s) < n {
+			return make([]int32, n)
+		}
+		return s
+	}
+	b.Idx, b.Defs = grow(b.Idx), grow(b.Defs)
+	if len(b.Valid) < (n+7)/8 {
+		b.Valid = make([]byte, (n+7)/8)
+	}
+	switch typ {
+	case domain.TypeDate:
+		if len(b.Days) < n {
+			b.Days = make([]arrow.Date32, n)
+		}
+	case domain.TypeFloat:
+		if len(b.Floats) < n {
+			b.Floats = make([]float64, n)
+		}
+	case domain.TypeInteger, domain.TypeTimestamp, domain.TypeDecimal:
+		if len(b.Ints) < n {
+			b.Ints = make([]int64, n)
+		}
+	}
+	return b
+}
+
+// pageKind is how a column of a declared type is read from its stored
+// type; ok is false when the general path must read it.
+func pageKind(descr *schema.Column, proto *column.Column) (unit int64, scale int32, bound int64, prec int32, ok bool) {
+	phys := descr.PhysicalType()
+	switch proto.Type {
+	case domain.TypeText:
+		_, str := descr.LogicalType().(schema.StringLogicalType)
+		return 0, 0, 0, 0, phys == parquet.Types.ByteArray && (str || descr.ConvertedType() == schema.ConvertedTypes.UTF8)
+	case domain.TypeFloat:
+		return 0, 0, 0, 0, phys == parquet.Types.Double && noLogical(descr)
+	case domain.TypeBoolean:
+		return 0, 0, 0, 0, phys == parquet.Types.Boolean && noLogical(descr)
+	case domain.TypeDate:
+		_, date := descr.LogicalType().(schema.DateLogicalType)
+		return 0, 0, 0, 0, phys == parquet.Types.Int32 && date
+	case domain.TypeInteger:
+		switch phys {
+		case parquet.Types.Int64:
+			return 0, 0, 0, 0, plainInt64(descr)
+		case parquet.Types.Int32:
+			lt, isInt := descr.LogicalType().(schema.IntLogicalType)
+			return 0, 0, 0, 0, isInt && lt.IsSigned() || noLogical(descr)
+		}
+	case domain.TypeTimestamp:
+		lt, isTS := descr.LogicalType().(schema.TimestampLogicalType)
+		if phys != parquet.Types.Int64 || !isTS {
+			return 0, 0, 0, 0, false
+		}
+		switch lt.TimeUnit() {
+		case schema.TimeUnitMillis:
+			return -1000, 0, 0, 0, true
+		case schema.TimeUnitMicros:
+			return 1, 0, 0, 0, true
+		case schema.TimeUnitNanos:
+			return 1000, 0, 0, 0, true
+		}
+	case domain.TypeDecimal:
+		lt, isDec := descr.LogicalType().(schema.DecimalLogicalType)
+		if !isDec || phys != parquet.Types.Int32 && phys != parquet.Types.Int64 {
+			return 0, 0, 0, 0, false
+		}
+		// The coefficients are taken at the file's scale: a declared
+		// scale that differs is the general path's (it rescales or
+		// refuses).
+		if proto.Spec.Scaled && proto.Spec.Scale != lt.Scale() {
+			return 0, 0, 0, 0, false
+		}
+		p := proto.Spec.Precision
+		if p == 0 {
+			p = domain.MaxDecimalDigits
+		}
+		if p < 19 {
+			bound = int64(math.Pow10(int(p)))
+		}
+		return 0, lt.Scale(), bound, p, true
+	}
+	return 0, 0, 0, 0, false
+}
+
+func noLogical(descr *schema.Column) bool {
+	switch descr.LogicalType().(type) {
+	case nil, schema.NoLogicalType:
+		return descr.ConvertedType() == schema.ConvertedTypes.None
+	}
+	return false
+}
+
+// plainInt64 reports whether an int64 column holds signed 64-bit
+// integers as they are: no logical type, or a signed 64-bit integer one
+// (a timestamp, a decimal or an unsigned integer is not).
+func plainInt64(descr *schema.Column) bool {
+	switch lt := descr.LogicalType().(type) {
+	case nil, schema.NoLogicalType:
+		return descr.ConvertedType() == schema.ConvertedTypes.None || descr.ConvertedType() == schema.ConvertedTypes.Int64
+	case schema.IntLogicalType:
+		return lt.BitWidth() == 64 && lt.IsSigned()
+	}
+	return false
+}
+
+// PageEligible reports whether a PageChunk can read column leaf of a row
+// group as a column of proto's type: a flat REQUIRED or OPTIONAL column
+// of a stored type it converts (see PageChunk) whose footer lists only
+// PLAIN and dictionary encodings for its values (and RLE for its levels).
+func PageEligible(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, proto *column.Column) bool {
+	if descr.MaxDefinitionLevel() > 1 || descr.MaxRepetitionLevel() != 0 {
+		return false
+	}
+	if _, _, _, _, ok := pageKind(descr, proto); !ok {
+		return false
+	}
+	cc, err := rgm.ColumnChunk(leaf)
+	if err != nil {
+		return false
+	}
+	if stats := cc.EncodingStats(); len(stats) > 0 {
+		for _, st := range stats {
+			switch {
+			case st.PageType == pageDictionary:
+			case st.PageType == PageData || st.PageType == pageDataV2:
+				if !pageEncoding(st.Encoding) {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	for _, e := range cc.Encodings() {
+		if !pageEncoding(e) && e != parquet.Encodings.RLE {
+			return false
+		}
+	}
+	return true
+}
+
+func pageEncoding(e parquet.Encoding) bool {
+	return e == parquet.Encodings.Plain || e == parquet.Encodings.PlainDict || e == parquet.Encodings.RLEDict
+}
+
+// NewPageChunk opens the pages of column leaf of a row group (see
+// PageEligible) and reads its dictionary, if it has one.
+func NewPageChunk(rg *file.RowGroupReader, leaf int, descr *schema.Column, proto *column.Column) (*PageChunk, error) {
+	unit, scale, bound, prec, ok := pageKind(descr, proto)
+	if !ok {
+		return nil, fmt.Errorf("the column's stored type is not read page by page")
+	}
+	pr, err := columnPages(rg, leaf)
+	if err != nil {
+		return nil, err
+	}
+	d := &PageChunk{pr: pr, name: proto.Name, Typ: proto.Type, phys: descr.PhysicalType(), opt: descr.MaxDefinitionLevel() == 1,
+		unit: unit, scale: scale, bound: bound, prec: prec, id: column.ColumnIDs.Add(1)}
+	if cc, err := rg.MetaData().ColumnChunk(leaf); err == nil {
+		d.total, d.index = cc.NumValues(), cc.GetOffsetIndexLocation() != nil
+	}
+	// The dictionary is read first, so that a skip may seek past pages.
+	if err := d.nextPage(); err != nil && d.total > 0 {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// readDictionary decodes a PLAIN dictionary page and converts its
+// values once.
+func (d *PageChunk) readDictionary(data []byte, n int) error {
+	if d.dict {
+		return fmt.Errorf("the column chunk has a second dictionary")
+	}
+	d.dict = true
+	if n < 0 {
+		return fmt.Errorf("the dictionary page is shorter than its values")
+	}
+	if d.phys == parquet.Types.ByteArray {
+		d.dTexts = make([]string, n)
+		for i := range d.dTexts {
+			if len(data) < 4 {
+				return fmt.Errorf("the dictionary page is shorter than its values")
+			}
+			l := binary.LittleEndian.Uint32(data)
+			if uint64(l) > uint64(len(data)-4) {
+				return fmt.Errorf("the dictionary page is shorter than its values")
+			}
+			d.dTexts[i] = string(data[4 : 4+l])
+			d.dEmpty = d.dEmpty || l == 0
+			data = data[4+l:]
+		}
+		return nil
+	}
+	if n > len(data)/d.width() {
+		return fmt.Errorf("the dictionary page is shorter than its values")
+	}
+	switch d.Typ {
+	case domain.TypeDate:
+		d.dDays = make([]arrow.Date32, n)
+		d.copyDays(d.dDays, data)
+	case domain.TypeFloat:
+		d.dFloats = make([]float64, n)
+		copyFloats(d.dFloats, data)
+	default:
+		d.dInts = make([]int64, n)
+		d.copyInts(d.dInts, data)
+	}
+	return nil
+}
+
+// width is the size of a PLAIN value of a fixed-width stored type.
+func (d *PageChunk) width() int {
+	if d.phys == parquet.Types.Int32 {
+		return 4
+	}
+	return 8
+}
+
+func (d *PageChunk) copyDays(out []arrow.Date32, data []byte) {
+	for i := range out {
+		out[i] = arrow.Date32(int32(binary.LittleEndian.Uint32(data[4*i:])))
+	}
+}
+
+func copyFloats(out []float64, data []byte) {
+	for i := range out {
+		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
+	}
+}
+
+// copyInts converts len(out) PLAIN integers, timestamps to microseconds.
+func (d *PageChunk) copyInts(out []int64, data []byte) {
+	if d.phys == parquet.Types.Int32 {
+		for i := range out {
+			out[i] = int64(int32(binary.LittleEndian.Uint32(data[4*i:])))
+		}
+	} else {
+		for i := range out {
+			out[i] = int64(binary.LittleEndian.Uint64(data[8*i:]))
+		}
+	}
+	switch {
+	case d.unit == -1000:
+		for i, v := range out {
+			out[i] = v * 1000
+		}
+	case d.unit > 1:
+		for i, v := range out {
+			out[i] = floorDiv(v, d.unit)
+		}
+	}
+}
+
+// checkPrecision refuses, as the general path does, the first decimal
+// coefficient past the column's precision, naming its row within the
+// batch (rows[i], or i when rows is nil, plus base).
+func (d *PageChunk) checkPrecision(vals []int64, rows []int32, base int) error {
+	bad := false
+	for _, v := range vals {
+		bad = bad || v >= d.bound || v <= -d.bound
+	}
+	if !bad {
+		return nil
+	}
+	for i, v := range vals {
+		if v >= d.bound || v <= -d.bound {
+			r := i
+			if rows != nil {
+				r = int(rows[i])
+			}
+			return &ArrowErr{Row: base + r, Err: column.ErrPrecision{Precision: d.prec}}
+		}
+	}
+	return nil
+}
+
+// Next decodes the next n rows as a batch column into buf (see
+// DictBuffers.Grow). A value the column's type refuses is an *ArrowErr
+// naming its row within the batch.
+func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
+	c := &column.Column{Name: d.name, Type: d.Typ, N: n, ID: column.ColumnIDs.Add(1)}
+	valid := buf.Valid[:(n+7)/8]
+	clear(valid)
+	nulls := 0
+	d.used, d.extras, d.empty, d.out = false, d.extras[:0], false, false
+	idx := buf.Idx[:n]
+	for got := 0; got < n; {
+		if d.left == 0 {
+			if err := d.nextPage(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		k := min(n-got, d.left)
+		m, rows, err := d.levels(k, buf.Defs[:k], got, valid, true)
+		if err != nil {
+			return nil, err
+		}
+		nulls += k - m
+		// The m values are decoded densely at got, then spread to their
+		// rows (backwards, so none is overwritten before it moves).
+		switch d.Typ {
+		case domain.TypeText:
+			err = d.texts(idx[got:got+m], rows, got, buf.Keep)
+			spread(idx[got:got+k], m, rows)
+		case domain.TypeBoolean:
+			err = d.bools(idx[got : got+m])
+			spread(idx[got:got+k], m, rows)
+		case domain.TypeDate:
+			err = d.values(m, buf.Idx[got:got+m], func(data []byte) { d.copyDays(buf.Days[got:got+m], data) },
+				func(ix []int32) {
+					for i, j := range ix {
+						buf.Days[got+i] = d.dDays[j]
+					}
+				})
+			spread(buf.Days[got:got+k], m, rows)
+		case domain.TypeFloat:
+			err = d.values(m, buf.Idx[got:got+m], func(data []byte) { copyFloats(buf.Floats[got:got+m], data) },
+				func(ix []int32) {
+					for i, j := range ix {
+						buf.Floats[got+i] = d.dFloats[j]
+					}
+				})
+			spread(buf.Floats[got:got+k], m, rows)
+		default:
+			err = d.values(m, buf.Idx[got:got+m], func(data []byte) { d.copyInts(buf.Ints[got:got+m], data) },
+				func(ix []int32) {
+					for i, j := range ix {
+						buf.Ints[got+i] = d.dInts[j]
+					}
+				})
+			if err == nil && d.bound > 0 {
+				err = d.checkPrecision(buf.Ints[got:got+m], rows, got)
+			}
+			spread(buf.Ints[got:got+k], m, rows)
+		}
+		if err != nil {
+			return nil, err
+		}
+		d.left -= k
+		d.row += int64(k)
+		got += k
+	}
+	switch d.Typ {
+	case domain.TypeText:
+		nulls += d.textColumn(c, idx, valid)
+	case domain.TypeBoolean:
+		boolColumn(c, idx)
+	case domain.TypeDate:
+		c.Days, c.Bytes = buf.Days[:n], int64(4*n)
+	case domain.TypeFloat:
+		c.Floats, c.Bytes = buf.Floats[:n], int64(8*n)
+	default:
+		c.Ints, c.Bytes, c.Scale = buf.Ints[:n], int64(8*n), d.scale
+	}
+	if nulls > 0 {
+		c.Valid = valid
+	}
+	return c, nil
+}
+
+// textColumn makes c the text column of the batch's indexes: into the
+// chunk's dictionary, into this batch's PLAIN values, or both; empty
+// text is null. It returns how many more rows it made null.
+func (d *PageChunk) textColumn(c *column.Column, idx []int32, valid []byte) int {
+	c.Idx, c.Bytes = idx, int64(4*len(idx))
+	more := 0
+	if d.out {
+		for r, i := range idx {
+			if i < 0 {
+				// A PLAIN text left out: its row cannot count.
+				idx[r] = 0
+				if valid[r>>3]&(1<<(r&7)) != 0 {
+					valid[r>>3] &^= 1 << (r & 7)
+					more++
+				}
+			}
+		}
+	}
+	empty := d.empty
+	switch {
+	case len(d.extras) == 0:
+		c.Dict, c.ID = d.dTexts, d.id
+		empty = d.dEmpty
+	case !d.used:
+		// PLAIN values only: their indexes start past the dictionary.
+		base := int32(len(d.dTexts))
+		for i := range idx {
+			idx[i] = max(idx[i]-base, 0)
+		}
+		c.Dict = d.extras
+	default:
+		c.Dict = append(append(make([]string, 0, len(d.dTexts)+len(d.extras)), d.dTexts...), d.extras...)
+		empty = empty || d.dEmpty
+	}
+	if len(c.Dict) == 0 {
+		c.Dict = []string{""}
+	}
+	d.extras, d.out, d.empty = nil, false, false
+	if !empty {
+		return more
+	}
+	dict := c.Dict
+	for r, i := range idx {
+		if dict[i] == "" && valid[r>>3]&(1<<(r&7)) != 0 {
+			valid[r>>3] &^= 1 << (r & 7)
+			more++
+		}
+	}
+	return more
+}
+
+// levels reads the definition levels of the next k values (k ≤ left),
+// sets the valid bits of the present ones (at row got on, in a bitmap
+// whose bits there are clear), and returns how many are present and,
+// when some are null and rows are wanted, the row (within the k) of each
+// present value, in rows' memory.
+func (d *PageChunk) levels(k int, rows []int32, got int, valid []byte, wantRows bool) (int, []int32, error) {
+	if !d.opt {
+		setBits(valid, got, k)
+		return k, nil, nil
+	}
+	m, err := d.defs.DecodeBits(valid, got, k)
+	if err != nil || m == k || !wantRows {
+		return m, nil, err
+	}
+	rows = rows[:0]
+	for i := range k {
+		p := got + i
+		if valid[p>>3]>>(p&7)&1 != 0 {
+			rows = append(rows, int32(i))
+		}
+	}
+	return m, rows, nil
+}
+
+func setBits(valid []byte, from, k int) {
+	i, end := from, from+k
+	for ; i < end && i&7 != 0; i++ {
+		valid[i>>3] |= 1 << (i & 7)
+	}
+	for ; i+8 <= end; i += 8 {
+		valid[i>>3] = 0xff
+	}
+	for ; i < end; i++ {
+		valid[i>>3] |= 1 << (i & 7)
+	}
+}
+
+// spread moves the m values at the start of out to their rows (nil: they
+// are already there), the others set to zero.
+func spread[T any](out []T, m int, rows []int32) {
+	if rows == nil {
+		return
+	}
+	var zero T
+	next := len(out) - 1
+	for j := m - 1; j >= 0; j-- {
+		r := int(rows[j])
+		for ; next > r; next-- {
+			out[next] = zero
+		}
+		out[r] = out[j]
+		next = r - 1
+	}
+	for ; next >= 0; next-- {
+		out[next] = zero
+	}
+}
+
+// values decodes the next m values of a fixed-width column: PLAIN bytes
+// through plain, dictionary indexes (checked) through dict.
+func (d *PageChunk) values(m int, idx []int32, plain func([]byte), dict func([]int32)) error {
+	if !d.coded {
+		w := d.width()
+		if m*w > len(d.plain) {
+			return fmt.Errorf("a data page of the column chunk is shorter than its values")
+		}
+		plain(d.plain[:m*w])
+		d.plain = d.plain[m*w:]
+		return nil
+	}
+	if err := d.indexes(idx, d.dictLen()); err != nil {
+		return err
+	}
+	dict(idx)
+	return nil
+}
+
+func (d *PageChunk) dictLen() int {
+	return max(len(d.dInts), len(d.dDays), len(d.dFloats), len(d.dTexts))
+}
+
+// indexes decodes dictionary indexes, each checked against size.
+func (d *PageChunk) indexes(idx []int32, size int) error {
+	if err := d.runs.Decode(idx); err != nil {
+		return err
+	}
+	bad := false
+	for _, i := range idx {
+		bad = bad || uint32(i) >= uint32(size)
+	}
+	if bad {
+		return fmt.Errorf("a dictionary index is out of range")
+	}
+	return nil
+}
+
+// texts decodes the next len(idx) text values as indexes: into the
+// dictionary, or, for PLAIN values, past it into the batch's extras
+// (their bytes copied once per page run into memory of their own). Value
+// i is of row got+rows[i] (got+i when rows is nil); with keep, a PLAIN
+// value of a row keep does not mark is left out, its index -1.
+func (d *PageChunk) texts(idx []int32, rows []int32, got int, keep []byte) error {
+	if d.coded {
+		if err := d.indexes(idx, len(d.dTexts)); err != nil {
+			return err
+		}
+		d.used = d.used || len(idx) > 0
+		return nil
+	}
+	kept := func(i int) bool {
+		r := got + i
+		if rows != nil {
+			r = got + int(rows[i])
+		}
+		return keep == nil || keep[r>>3]>>(r&7)&1 != 0
+	}
+	data, end, size := d.plain, 0, 0
+	for i := range idx {
+		if len(data)-end < 4 {
+			return fmt.Errorf("a data page of the column chunk is shorter than its values")
+		}
+		l := int(binary.LittleEndian.Uint32(data[end:]))
+		if l > len(data)-end-4 || l < 0 {
+			return fmt.Errorf("a data page of the column chunk is shorter than its values")
+		}
+		end += 4 + l
+		if kept(i) {
+			size += l
+		}
+	}
+	own := make([]byte, 0, size)
+	base := int32(len(d.dTexts) + len(d.extras))
+	for i := range idx {
+		l := int(binary.LittleEndian.Uint32(data))
+		if !kept(i) {
+			idx[i], d.out = -1, true
+			data = data[4+l:]
+			continue
+		}
+		var s string
+		if l > 0 {
+			own = append(own, data[4:4+l]...)
+			s = unsafe.String(&own[len(own)-l], l)
+		}
+		d.empty = d.empty || l == 0
+		idx[i] = base
+		base++
+		d.extras = append(d.extras, s)
+		data = data[4+l:]
+	}
+	d.plain = data
+	return nil
+}
+
+// bools decodes the next len(out) booleans as 0 or 1.
+func (d *PageChunk) bools(out []int32) error {
+	if d.coded {
+		if err := d.runs.Decode(out); err != nil {
+			return err
+		}
+		for i, v := range out {
+			out[i] = min(v, 1)
+		}
+		return nil
+	}
+	if d.bit+len(out) > 8*len(d.plain) {
+		return fmt.Errorf("a data page of the column chunk is shorter than its values")
+	}
+	for i := range out {
+		b := d.bit + i
+		out[i] = int32(d.plain[b>>3] >> (b & 7) & 1)
+	}
+	d.bit += len(out)
+	return nil
+}
+
+// boolColumn makes c the boolean column of values (0 or 1).
+func boolColumn(c *column.Column, vals []int32) {
+	bits := make([]byte, (len(vals)+7)/8)
+	for r, v := range vals {
+		bits[r>>3] |= byte(v) << (r & 7)
+	}
+	data := array.NewData(arrow.FixedWidthTypes.Boolean, len(vals), []*memory.Buffer{nil, memory.NewBufferBytes(bits)}, nil, 0, 0)
+	c.Bools, c.BoolBits, c.Bytes = array.NewBooleanData(data), bits, int64(len(bits))
+	data.Release()
+}
+
+// Skip drops the next n rows: with an offset index, the pages wholly
+// among them are neither read nor decompressed (the reader seeks to the
+// page of the first row after them); otherwise they are decoded.
+func (d *PageChunk) Skip(n int, buf DictBuffers) error {
+	if d.index && n > d.left {
+		target := d.row + int64(n)
+		if target >= d.total {
+			d.row, d.left, d.ended = target, 0, true
+			return nil
+		}
+		page, err := seekPage(d.pr, target)
+		if err != nil {
+			return err
+		}
+		dp, ok := page.(file.DataPage)
+		if !ok {
+			return fmt.Errorf("the offset index places row %d in no data page", target)
+		}
+		first := dp.FirstRowIndex()
+		if first < 0 || first > target {
+			return fmt.Errorf("the offset index does not place row %d", target)
+		}
+		if err := d.startPage(page); err != nil {
+			return err
+		}
+		n, d.row = int(target-first), first
+	}
+	for got := 0; got < n; {
+		if d.left == 0 {
+			if err := d.nextPage(); err != nil {
+				return err
+			}
+			continue
+		}
+		k := min(n-got, d.left)
+		m, _, err := d.levels(k, buf.Defs[:k], 0, buf.Valid, false)
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.phys == parquet.Types.Boolean:
+			err = d.bools(buf.Idx[:m])
+		case d.coded:
+			err = d.indexes(buf.Idx[:m], d.dictLen())
+		case d.phys == parquet.Types.ByteArray:
+			err = d.skipTexts(m)
+		default:
+			if m*d.width() > len(d.plain) {
+				err = fmt.Errorf("a data page of the column chunk is shorter than its values")
+			} else {
+				d.plain = d.plain[m*d.width():]
+			}
+		}
+		if err != nil {
+			return err
+		}
+		d.left -= k
+		d.row += int64(k)
+		got += k
+	}
+	return nil
+}
+
+func (d *PageChunk) skipTexts(m int) error {
+	for range m {
+		if len(d.plain) < 4 {
+			return fmt.Errorf("a data page of the column chunk is shorter than its values")
+		}
+		l := int(binary.LittleEndian.Uint32(d.plain))
+		if l > len(d.plain)-4 || l < 0 {
+			return fmt.Errorf("a data page of the column chunk is shorter than its values")
+		}
+		d.plain = d.plain[4+l:]
+	}
+	return nil
+}
+
+// nextPage moves to the next data page, reading a dictionary page met
+// on the way.
+func (d *PageChunk) nextPage() error {
+	if d.ended {
+		return fmt.Errorf("the column chunk ends early")
+	}
+	for {
+		page, err := readPage(d.pr)
+		if err != nil {
+			return err
+		}
+		if page == nil {
+			return fmt.Errorf("the column chunk ends early")
+		}
+		if p, ok := page.(*file.DictionaryPage); ok {
+			if err := d.readDictionary(p.Data(), int(p.NumValues())); err != nil {
+				return err
+			}
+			continue
+		}
+		return d.startPage(page)
+	}
+}
+
+// startPage starts a data page: its definition levels, then its values.
+func (d *PageChunk) startPage(page file.Page) error {
+	var data []byte
+	switch p := page.(type) {
+	case *file.DataPageV1:
+		data = p.Data()
+		if d.opt {
+			if p.DefinitionLevelEncoding() != parquet.Encodings.RLE || len(data) < 4 {
+				return fmt.Errorf("a data page's definition levels are not RLE-encoded")
+			}
+			l := binary.LittleEndian.Uint32(data)
+			if uint64(l) > uint64(len(data)-4) {
+				return fmt.Errorf("a data page's definition levels are longer than the page")
+			}
+			d.defs = HybridRuns{Data: data[4 : 4+l], Width: 1}
+			data = data[4+l:]
+		}
+	case *file.DataPageV2:
+		data = p.Data()
+		rl, dl := int(p.RepetitionLevelByteLen()), int(p.DefinitionLevelByteLen())
+		if rl != 0 || dl < 0 || dl > len(data) {
+			return fmt.Errorf("a data page's levels are malformed")
+		}
+		if d.opt {
+			d.defs = HybridRuns{Data: data[:dl], Width: 1}
+		}
+		data = data[dl:]
+	default:
+		return fmt.Errorf("a page of the column chunk is of an unexpected type")
+	}
+	return d.startValues(page.(file.DataPage), data)
+}
+
+// seekPage moves pr to the data page holding row (by the offset index)
+// and returns it; a panic of the Parquet library is errParquetPanic.
+func seekPage(pr file.PageReader, row int64) (p file.Page, err error) {
+	defer func() {
+		if recover() != nil {
+			p, err = nil, errParquetPanic
+		}
+	}()
+	if err := pr.SeekToPageWithRow(row); err != nil {
+		return nil, err
+	}
+	if p = pr.Page(); p == nil {
+		return nil, fmt.Errorf("the offset index places row %d past the column chunk", row)
+	}
+	return p, nil
+}
+
+// startValues starts the values section of a data page.
+func (d *PageChunk) startValues(p file.DataPage, data []byte) error {
+	if p.NumValues() < 0 {
+		return fmt.Errorf("a data page of the column chunk declares a negative count")
+	}
+	d.left = int(p.NumValues())
+	switch enc := parquet.Encoding(p.Encoding()); {
+	case enc == parquet.Encodings.Plain:
+		d.coded, d.plain, d.bit = false, data, 0
+	case enc == parquet.Encodings.RLE && d.phys == parquet.Types.Boolean:
+		// Booleans as runs of one bit, after the runs' length.
+		if len(data) < 4 || uint64(binary.LittleEndian.Uint32(data)) > uint64(len(data)-4) {
+			return fmt.Errorf("a data page's booleans are longer than the page")
+		}
+		d.coded, d.runs = true, HybridRuns{Data: data[4 : 4+binary.LittleEndian.Uint32(data)], Width: 1}
+	case enc == parquet.Encodings.RLEDict || enc == parquet.Encodings.PlainDict:
+		if !d.dict {
+			return fmt.Errorf("a data page of dictionary indexes comes before any dictionary")
+		}
+		d.coded, d.plain = true, nil
+		if len(data) == 0 {
+			d.runs = HybridRuns{}
+			return nil
+		}
+		width := uint(data[0])
+		if width > 32 {
+			return fmt.Errorf("a data page of the column chunk has indexes of %d bits", width)
+		}
+		d.runs = HybridRuns{Data: data[1:], Width: width}
+	default:
+		return fmt.Errorf("a data page of the column chunk is of encoding %s", enc)
+	}
+	return nil
+}
+
+// Close releases the chunk's page reader.
+func (d *PageChunk) Close() { _ = d.pr.Close() }
