@@ -31,7 +31,9 @@ func (r *Reservation) grow(wait bool, n int64) error {
 	}
 	var ctx context.Context
 	if wait {
+		r.mu.Lock()
 		ctx = r.Ctx
+		r.mu.Unlock()
 	}
 	if err := r.Budget.Reserve(ctx, r, n); err != nil {
 		return err
@@ -41,6 +43,24 @@ func (r *Reservation) grow(wait bool, n int64) error {
 	r.Peak = max(r.Peak, r.n)
 	r.mu.Unlock()
 	return nil
+}
+
+// within makes Grow's waits end with ctx too (a scan's group context,
+// cancelled when one of its workers fails, so that the others stop
+// waiting); the returned func restores the context before.
+func (r *Reservation) within(ctx context.Context) func() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.Ctx
+	if old == nil {
+		return func() {}
+	}
+	r.Ctx = ctx
+	return func() {
+		r.mu.Lock()
+		r.Ctx = old
+		r.mu.Unlock()
+	}
 }
 
 // Shrink gives back n of the bytes the reservation took.
