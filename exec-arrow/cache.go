@@ -84,8 +84,8 @@ func (c *cache) errWorkingSet() error {
 }
 
 // waitBound is the longest a reservation waits for memory that running
-// questions hold.
-const waitBound = 30 * time.Second
+// questions hold (tests under the race detector raise it).
+var waitBound = 30 * time.Second
 
 // Reserve accounts n bytes of working memory, evicting unpinned columns
 // and stopping a background fill as needed; with a ctx it then waits for
@@ -101,14 +101,13 @@ func (c *cache) Reserve(ctx context.Context, who any, n int64) error {
 		if err == nil || n > c.limit {
 			return err
 		}
-		if ctx == nil { // no waiting (a load holding its table's lock)
+		// No waiting for a load (it holds its table's lock); a question
+		// refused while others run may be asked again (gate.Busy).
+		if ctx == nil || !c.gate.Wait(ctx, &t, who, &c.mu, deadline) {
 			if c.gate.Active() > 1 {
 				return gate.Busy{Err: err}
 			}
 			return err
-		}
-		if !c.gate.Wait(ctx, &t, who, &c.mu, deadline) {
-			return gate.Busy{Err: err}
 		}
 	}
 }

@@ -67,10 +67,13 @@ func (g *Gate) Leave() {
 // AwaitLeave waits, with mu released, until a running question ends, and
 // reports whether one did before ctx's end or the deadline: a question
 // that gave up waiting (and gave back all it held) asks again then. With
-// no question running it returns false at once.
+// no question running it returns true at once: the memory is free.
 func (g *Gate) AwaitLeave(ctx context.Context, mu *sync.Mutex, deadline time.Time) bool {
-	if g.active == 0 || ctx.Err() != nil || !time.Now().Before(deadline) {
+	if ctx.Err() != nil || !time.Now().Before(deadline) {
 		return false
+	}
+	if g.active == 0 {
+		return true
 	}
 	if g.left == nil {
 		g.left = make(chan struct{})
