@@ -6,11 +6,13 @@ import (
 	"io/fs"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/gate"
 )
 
 // cache holds loaded columns, keyed by their table's file identity, and
@@ -19,7 +21,9 @@ import (
 // fill) against one ceiling. Eviction works column by column: when a
 // reservation does not fit, the least recently used column that no running
 // question holds is evicted; a background fill in progress is stopped;
-// only then is the reservation refused with resources_exhausted.
+// then a question's reservation waits (bounded by waitBound and its
+// context) while other running questions hold the memory and pins it
+// needs; only then is it refused with resources_exhausted.
 type cache struct {
 	mu      sync.Mutex
 	limit   int64
@@ -31,6 +35,7 @@ type cache struct {
 	filling *fillJob // the background fill running now, if any
 
 	fills fillQueue
+	gate  gate.Gate // running questions and the reservations waiting
 
 	// reads counts the files opened to read rows, for tests and
 	// diagnostics.
@@ -78,12 +83,33 @@ func (c *cache) errWorkingSet() error {
 		"the question needs more memory than the engine's working set of %d bytes allows", c.limit)}
 }
 
+// waitBound is the longest a reservation waits for memory that running
+// questions hold (tests under the race detector raise it).
+var waitBound = 30 * time.Second
+
 // Reserve accounts n bytes of working memory, evicting unpinned columns
-// and stopping a background fill as needed.
-func (c *cache) Reserve(n int64) error {
+// and stopping a background fill as needed; with a ctx it then waits for
+// what other questions give back (gate.Gate), up to waitBound.
+func (c *cache) Reserve(ctx context.Context, who any, n int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.reservePreemptingLocked(n, nil)
+	var t gate.Ticket
+	defer c.gate.Done(&t)
+	deadline := time.Now().Add(waitBound)
+	for {
+		err := c.reservePreemptingLocked(n, nil)
+		if err == nil || n > c.limit {
+			return err
+		}
+		// No waiting for a load (it holds its table's lock); a question
+		// refused while others run may be asked again (gate.Busy).
+		if ctx == nil || !c.gate.Wait(ctx, &t, who, &c.mu, deadline) {
+			if c.gate.Active() > 1 {
+				return gate.Busy{Err: err}
+			}
+			return err
+		}
+	}
 }
 
 // reservePreemptingLocked is reserveLocked that, when the bytes do not
@@ -157,10 +183,33 @@ func (c *cache) evictableLocked() int64 {
 	return n
 }
 
+// awaitLeave waits until a running question ends (false: none runs, or
+// ctx or the deadline ended first).
+func (c *cache) awaitLeave(ctx context.Context, deadline time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gate.AwaitLeave(ctx, &c.mu, deadline)
+}
+
+// enter and leave bracket a question: while it runs, reservations may
+// wait for its memory and a background fill pauses.
+func (c *cache) enter() {
+	c.mu.Lock()
+	c.gate.Enter()
+	c.mu.Unlock()
+}
+
+func (c *cache) leave() {
+	c.mu.Lock()
+	c.gate.Leave()
+	c.mu.Unlock()
+}
+
 // Release returns n reserved bytes.
 func (c *cache) Release(n int64) {
 	c.mu.Lock()
 	c.used -= n
+	c.gate.Signal()
 	c.mu.Unlock()
 }
 
@@ -329,6 +378,7 @@ func (c *cache) acquire(ctx context.Context, fsys fs.FS, tf *files.Table, wants 
 // ones as it caches them (so no other reservation evicts them before the
 // caller holds them); nil when one cached before was evicted meanwhile.
 func (t *tableEntry) loadPinned(ctx context.Context, fsys fs.FS, tf *files.Table, wants []format.Want) (*tableView, error) {
+	t.c.stopFill(t)
 	t.loadMu.Lock()
 	defer t.loadMu.Unlock()
 	var v *tableView
@@ -347,6 +397,7 @@ func (v *tableView) release() {
 	for _, ce := range v.pins {
 		ce.pins--
 	}
+	c.gate.Signal()
 	c.mu.Unlock()
 	v.pins = nil
 }
@@ -376,10 +427,19 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 	var reserved int64
 	defer func() { c.Release(reserved) }()
 	meter := func(total int64) error {
+		if fill {
+			// A fill pauses while questions run: it gives them the cores.
+			c.mu.Lock()
+			err := c.gate.Idle(ctx, &c.mu)
+			c.mu.Unlock()
+			if err != nil {
+				return err
+			}
+		}
 		if total <= reserved {
 			return nil
 		}
-		grow := c.Reserve
+		grow := func(n int64) error { return c.Reserve(nil, nil, n) }
 		if fill {
 			grow = func(n int64) error {
 				c.mu.Lock()

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
-	"slices"
+	"time"
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/gate"
 	"sutura.dev/exec-arrow/internal/kernel"
 )
 
@@ -28,7 +28,9 @@ func (e *Engine) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet
 // question answered from cached columns pins them; when its own working
 // memory then does not fit, it is asked again streaming its files, which
 // leaves the cached columns evictable: a question is never refused because
-// the cache holds its columns.
+// the cache holds its columns. One refused because running questions held
+// the memory it waited for (gate.Busy) is asked again when one of them
+// ends, up to waitBound.
 func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *kernel.Meter) (*domain.RowSet, error) {
 	if plan == nil {
 		return nil, fmt.Errorf("%w: no plan", domain.ErrDefect)
@@ -46,24 +48,35 @@ func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *kernel.Meter
 		}
 		return rs, nil
 	}
-	rs, cached, err := e.attempt(ctx, plan, m, false)
-	var re *domain.RefusalError
-	if cached && errors.As(err, &re) && re.Reason.Code() == domain.ResourcesExhausted {
-		rs, _, err = e.attempt(ctx, plan, m, true)
+	deadline := time.Now().Add(waitBound)
+	stream := false
+	for {
+		rs, cached, err := e.attempt(ctx, plan, m, stream)
+		var re *domain.RefusalError
+		var busy gate.Busy
+		switch {
+		case cached && !stream && errors.As(err, &re) && re.Reason.Code() == domain.ResourcesExhausted:
+			stream = true
+		case errors.As(err, &busy) && e.cache.awaitLeave(ctx, deadline):
+			// It gave back what it held; another question has ended since.
+		default:
+			return rs, err
+		}
 	}
-	return rs, err
 }
 
 // attempt runs the plan once, streaming the base table when stream is set
 // or its columns are not all cached; cached reports whether they were.
 func (e *Engine) attempt(ctx context.Context, plan *domain.Plan, m *kernel.Meter, stream bool) (_ *domain.RowSet, cached bool, _ error) {
+	e.cache.enter()
+	defer e.cache.leave()
 	q, err := e.bind(ctx, plan, m, stream)
 	if err != nil {
 		return nil, false, e.fail(ctx, err)
 	}
 	cached = !q.streamed
 	answered := false
-	mem := &kernel.Reservation{Budget: e.cache}
+	mem := &kernel.Reservation{Budget: e.cache, Ctx: ctx}
 	defer func() {
 		// After the question has given its memory back: the fill is
 		// queued only when the columns fit beside what others hold and
@@ -83,6 +96,7 @@ func (e *Engine) attempt(ctx context.Context, plan *domain.Plan, m *kernel.Meter
 	if err != nil {
 		return nil, cached, e.fail(ctx, err)
 	}
+	defer p.Close()
 	rs, err := q.result(ctx, p, mem)
 	if err != nil {
 		return nil, cached, e.fail(ctx, err)
@@ -138,7 +152,7 @@ func (q *query) result(ctx context.Context, p *kernel.Partial, mem *kernel.Reser
 			pg[i] = int32(k[i])
 		}
 	}
-	vals, err := q.values(ctx, p, ng)
+	vals, err := q.values(ctx, p, ng, mem)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +205,7 @@ func (q *query) result(ctx context.Context, p *kernel.Partial, mem *kernel.Reser
 	default:
 		mv := vals[0]
 		less = func(a, b int) int {
-			if c := compareValues(mv[a], mv[b], top.Descending()); c != 0 {
+			if c := kernel.CompareValues(mv[a], mv[b], top.Descending()); c != 0 {
 				return c
 			}
 			return keyCmp(a, b)
@@ -208,7 +222,7 @@ func (q *query) result(ctx context.Context, p *kernel.Partial, mem *kernel.Reser
 		for i := range order {
 			order[i] = i
 		}
-	} else if order, err = firstN(ctx, ng, keep, less); err != nil {
+	} else if order, err = kernel.FirstN(ctx, ng, keep, less); err != nil {
 		return nil, err
 	}
 	if len(order) > rowCap {
@@ -243,69 +257,18 @@ func (q *query) result(ctx context.Context, p *kernel.Partial, mem *kernel.Reser
 	return rs, nil
 }
 
-// firstN returns the first n of the groups 0..ng-1 in the order of cmp,
-// sorted. It keeps a bounded heap, so ranking millions of groups for a
-// top-n costs O(ng log n) and checks ctx as it goes.
-func firstN(ctx context.Context, ng, n int, cmpFn func(a, b int) int) ([]int, error) {
-	if n >= ng {
-		order := make([]int, ng)
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortFunc(order, cmpFn)
-		return order, nil
-	}
-	// h is a max-heap by cmpFn: h[0] is the worst group kept so far.
-	h := make([]int, 0, n)
-	down := func(i int) {
-		for {
-			l, w := 2*i+1, i
-			if l < len(h) && cmpFn(h[l], h[w]) > 0 {
-				w = l
-			}
-			if r := l + 1; r < len(h) && cmpFn(h[r], h[w]) > 0 {
-				w = r
-			}
-			if w == i {
-				return
-			}
-			h[i], h[w] = h[w], h[i]
-			i = w
-		}
-	}
-	for g := 0; g < ng; g++ {
-		if g%column.CheckEvery == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		switch {
-		case len(h) < n:
-			h = append(h, g)
-			for i := len(h) - 1; i > 0; {
-				parent := (i - 1) / 2
-				if cmpFn(h[i], h[parent]) <= 0 {
-					break
-				}
-				h[i], h[parent] = h[parent], h[i]
-				i = parent
-			}
-		case n > 0 && cmpFn(g, h[0]) < 0:
-			h[0] = g
-			down(0)
-		}
-	}
-	slices.SortFunc(h, cmpFn)
-	return h, nil
-}
-
 // values finishes every metric in every group.
-func (q *query) values(ctx context.Context, p *kernel.Partial, ng int) ([][]kernel.Value, error) {
+func (q *query) values(ctx context.Context, p *kernel.Partial, ng int, mem *kernel.Reservation) ([][]kernel.Value, error) {
 	out := make([][]kernel.Value, len(q.Metrics))
 	for m, mp := range q.Metrics {
 		distinct := make([][]int64, len(mp.Terms))
 		sorted := make([][]string, len(mp.Terms))
 		for t, tp := range mp.Terms {
 			if tp.Op == kernel.OpDistinct {
-				distinct[t] = p.Terms[m][t].DistinctCounts(ng)
+				var err error
+				if distinct[t], err = p.Terms[m][t].DistinctCounts(ng, mem); err != nil {
+					return nil, err
+				}
 			}
 			sorted[t] = tp.SortedDict()
 		}
@@ -339,7 +302,7 @@ func (q *query) values(ctx context.Context, p *kernel.Partial, ng int) ([][]kern
 					if sum.Null || n.Null || n.Num() == 0 {
 						return kernel.Value{Null: true}
 					}
-					return kernel.Value{Kind: domain.KindFloat, F: quotient(sum, n)}
+					return kernel.Value{Kind: domain.KindFloat, F: kernel.Quotient(sum, n)}
 				}
 			}
 			if mp.Ratio == nil {
@@ -368,45 +331,4 @@ func (q *query) values(ctx context.Context, p *kernel.Partial, ng int) ([][]kern
 		out[m] = vs
 	}
 	return out, nil
-}
-
-// quotient is an average's sum divided by its count: for a decimal sum,
-// the float64 nearest to the exact quotient (as a decimal avg is finished,
-// docs/reference.md); otherwise as float64.
-func quotient(sum, n kernel.Value) float64 {
-	if sum.Kind == domain.KindDecimal && n.Kind == domain.KindInt {
-		return kernel.DecimalQuotient(sum.D, sum.Sc, big.NewInt(n.I), 0)
-	}
-	if sum.Kind == domain.KindDecimal && n.Kind == domain.KindDecimal {
-		return kernel.DecimalQuotient(sum.D, sum.Sc, n.D.Big(), n.Sc)
-	}
-	return sum.Num() / n.Num()
-}
-
-// compareValues orders two values of one metric, desc reversing the
-// order of non-null values; nulls come last either way.
-func compareValues(a, b kernel.Value, desc bool) int {
-	switch {
-	case a.Null && b.Null:
-		return 0
-	case a.Null:
-		return 1
-	case b.Null:
-		return -1
-	}
-	var c int
-	switch {
-	case a.Kind == domain.KindDecimal && b.Kind == domain.KindDecimal:
-		c = column.CompareScaled(a.D, a.Sc, b.D, b.Sc)
-	case a.Kind == domain.KindFloat || b.Kind == domain.KindFloat || a.Kind == domain.KindDecimal || b.Kind == domain.KindDecimal:
-		c = cmp.Compare(a.Num(), b.Num())
-	case a.Kind == domain.KindText && !a.ByInt:
-		c = cmp.Compare(a.S, b.S)
-	default:
-		c = cmp.Compare(a.I, b.I)
-	}
-	if desc {
-		return -c
-	}
-	return c
 }

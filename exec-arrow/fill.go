@@ -104,6 +104,18 @@ func (e *Engine) fill(ctx context.Context, t *tableEntry, j *fillJob) {
 	_ = t.load(ctx, e.cfg.Files, tf, j.wants, true, nil) // a fill that fails leaves the table streamed
 }
 
+// stopFill stops the background fill of t's table, if one runs: a question
+// loading the table does not wait behind it.
+func (c *cache) stopFill(t *tableEntry) {
+	c.mu.Lock()
+	f := c.filling
+	c.mu.Unlock()
+	if f != nil && f.tf.Name == t.name {
+		f.cancel()
+		<-f.done
+	}
+}
+
 // Settle waits until the background fills queued so far have finished
 // (or ctx ends), so the next question over their tables is served from
 // the cache. Serving does not need it; tests, benchmarks and a warm-up at

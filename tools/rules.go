@@ -467,10 +467,12 @@ const EngineFolder = "exec-arrow"
 // import packages listed before it, never one listed after it; every
 // package of the module (internal/... included) must be listed.
 var EngineLayers = []string{
-	"internal/files",  // a table's files: names, formats, codecs, parts, identity
-	"internal/column", // a loaded column, its builders and what is derived from it
-	"internal/format", // reading files into columns: the loader, Parquet pages, CSV and NDJSON
-	"internal/check",  // start-up checks of a table's files: footers, text samples, the deferred whole read
-	"internal/kernel", // the vectorised kernels: keys, predicates, aggregation, joins, the scan
-	".",               // the engine: bind, execute, stream, cache, meter cost, combine legs
+	"internal/distinct", // exact distinct counts per group: partitioned, spillable sets
+	"internal/gate",     // reservations that wait for memory running questions give back
+	"internal/files",    // a table's files: names, formats, codecs, parts, identity
+	"internal/column",   // a loaded column, its builders and what is derived from it
+	"internal/format",   // reading files into columns: the loader, Parquet pages, CSV and NDJSON
+	"internal/check",    // start-up checks of a table's files: footers, text samples, the deferred whole read
+	"internal/kernel",   // the vectorised kernels: keys, predicates, aggregation, joins, the scan
+	".",                 // the engine: bind, execute, stream, cache, meter cost, combine legs
 }

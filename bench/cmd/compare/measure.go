@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -51,6 +52,9 @@ type report struct {
 	// ProcessPeakRSS is the child's lifetime peak, from the parent's
 	// wait4 (setup included).
 	ProcessPeakRSS int64 `json:"process_peak_rss"`
+	// DuringFillMS is, for sutura, the answer asked again at once after the
+	// first answer of a filling engine, while its background fill runs.
+	DuringFillMS float64 `json:"during_fill_ms,omitempty"`
 	// FirstPhases and WarmPhases are, for an engine that times its
 	// phases (engine.Phaser), the first answer's and the warm runs'
 	// median time in each, in ms.
@@ -92,6 +96,9 @@ func measure(ctx context.Context, c config, name, caseName string) (report, erro
 		return rep, fmt.Errorf("no question %q", caseName)
 	}
 	bc := cases[i]
+	if strings.HasPrefix(name, "sutura") && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(rssBound(c.workingSet)) // as sutura sets it when it serves
+	}
 	start := time.Now()
 	e, err := engines[name].open(ctx, dataSet{work: c.work, rows: c.rows, shape: c.shape}, c)
 	if err != nil {
@@ -136,6 +143,9 @@ func measure(ctx context.Context, c config, name, caseName string) (report, erro
 		if err := wm.Warm(ctx, bc); err != nil {
 			return rep, err
 		}
+	}
+	if d, ok := e.(interface{ DuringFill() time.Duration }); ok {
+		rep.DuringFillMS = ms(d.DuringFill())
 	}
 	if f, ok := e.(engine.Footprinter); ok {
 		rep.Footprint = f.Footprint()
@@ -272,6 +282,14 @@ func printReports(w io.Writer, c config, idx []int, reps []report, loadBefore st
 		}
 	}
 	fmt.Fprintln(w)
+	if !ceiling(w, c, reps) {
+		ok = false
+	}
+	for _, r := range reps {
+		if r.DuringFillMS > 0 {
+			fmt.Fprintf(w, "%s on %s: first %.0f ms, asked again while the fill runs %.0f ms, warm median %.1f ms\n", r.Case, r.Engine, r.FirstMS, r.DuringFillMS, median(r.WarmMS))
+		}
+	}
 	ratioTable(w, c, idx, by, "First answer (cold), Parquet", "sutura-parquet", "duckdb-parquet", func(r report) float64 { return r.FirstMS }, true)
 	ratioTable(w, c, idx, by, "First answer (cold), CSV", "sutura-csv", "duckdb-csv", func(r report) float64 { return r.FirstMS }, true)
 	ratioTable(w, c, idx, by, "Warm answers (median)", "sutura-parquet", "duckdb-memory", func(r report) float64 { return median(r.WarmMS) }, false)
@@ -310,6 +328,36 @@ func printReports(w io.Writer, c config, idx []int, reps []report, loadBefore st
 			fmt.Fprintf(w, "note: %s could not reset its peak RSS; its peaks count from process start\n", r.Engine)
 			break
 		}
+	}
+	return ok
+}
+
+// rssBound is the documented ceiling of a process running the embedded
+// engine (docs/operations.md, "Memory under load"): the working set (1 GiB
+// when ws is 0) plus 320 MiB plus a quarter of the working set.
+func rssBound(ws int64) int64 {
+	if ws <= 0 {
+		ws = 1 << 30
+	}
+	return ws + 320<<20 + ws/4
+}
+
+// ceiling checks every sutura process's peak resident set (first, warm and
+// the process's lifetime, which holds the background fill) against
+// rssBound, and reports false when one passed it.
+func ceiling(w io.Writer, c config, reps []report) bool {
+	bound, ok := rssBound(c.workingSet), true
+	for _, r := range reps {
+		if !strings.HasPrefix(r.Engine, "sutura") || r.Error != "" {
+			continue
+		}
+		if peak := max(r.FirstPeakRSS, r.WarmPeakRSS, r.ProcessPeakRSS); peak > bound {
+			fmt.Fprintf(w, "OVER THE MEMORY CEILING: %s on %s peaked at %s MiB, over the working set + overhead of %s MiB\n", r.Case, r.Engine, mib(peak), mib(bound))
+			ok = false
+		}
+	}
+	if ok {
+		fmt.Fprintf(w, "Every sutura process stayed under the working set + overhead of %s MiB (docs/operations.md, \"Memory under load\").\n\n", mib(bound))
 	}
 	return ok
 }

@@ -19,6 +19,7 @@ func TestReportFailsWhenAnswersDiffer(t *testing.T) {
 	rep := func(engine, digest, failure string) report {
 		return report{Engine: engine, Case: name, Digest: digest, Error: failure, FirstMS: 10, WarmMS: []float64{1}, Rows: 3}
 	}
+	over := func(r report) report { r.ProcessPeakRSS = rssBound(0) + 1; return r }
 	tests := []struct {
 		name string
 		reps []report
@@ -29,6 +30,8 @@ func TestReportFailsWhenAnswersDiffer(t *testing.T) {
 		{"sutura differs", []report{rep("sutura-parquet", "ac", ""), rep("duckdb-parquet", "ab", ""), rep("duckdb-memory", "ab", "")}, false, "ANSWERS DIFFER from duckdb-parquet's on: " + name + " (sutura-parquet)"},
 		{"a reference differs", []report{rep("sutura-parquet", "ab", ""), rep("duckdb-parquet", "ab", ""), rep("duckdb-memory", "zz", "")}, false, "ANSWERS DIFFER"},
 		{"an engine failed", []report{rep("sutura-parquet", "", "refused"), rep("duckdb-parquet", "ab", ""), rep("duckdb-memory", "ab", "")}, false, "FAILED: refused"},
+		{"over the memory ceiling", []report{over(rep("sutura-parquet", "ab", "")), rep("duckdb-parquet", "ab", ""), rep("duckdb-memory", "ab", "")}, false, "OVER THE MEMORY CEILING: " + name + " on sutura-parquet"},
+		{"DuckDB is not held to it", []report{rep("sutura-parquet", "ab", ""), over(rep("duckdb-parquet", "ab", "")), rep("duckdb-memory", "ab", "")}, true, "Every sutura process stayed under the working set + overhead of 1600 MiB"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

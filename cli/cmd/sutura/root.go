@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"log/slog"
+	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -57,6 +59,11 @@ func openServing(inv *invocation, opts compose.Options, overrides ...config.Over
 		return nil, nil, err
 	}
 	logger := newLogger(cfg, inv.io.err)
+	if ws := cfg.Runtime.WorkingSetMaxBytes; os.Getenv("GOMEMLIMIT") == "" {
+		// The collector keeps the heap under the documented ceiling
+		// (docs/operations.md, "Memory under load").
+		debug.SetMemoryLimit(ws + 320<<20 + ws/4)
+	}
 	if cfg.Demo() {
 		logger.Info(strings.TrimPrefix(compose.DemoNoticeFor(cfg), "sutura: "))
 	}

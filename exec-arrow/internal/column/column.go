@@ -96,7 +96,7 @@ func ArrayBytes(d arrow.ArrayData) int64 {
 	var n int64
 	for _, b := range d.Buffers() {
 		if b != nil {
-			n += int64(b.Len())
+			n += int64(max(b.Len(), cap(b.Buf()))) // what the buffer holds, not only what it uses
 		}
 	}
 	for _, ch := range d.Children() {

@@ -8,6 +8,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/distinct"
 )
 
 // TermOp is an aggregate kernel.
@@ -48,10 +49,10 @@ type TermPlan struct {
 	Rank []int32
 }
 
-// distinctBitsetMaxBytes bounds the bitsets count_distinct keeps per
-// worker (one bit per distinct value per group); above it, a hash set of
-// (group, value) pairs is used instead.
-const distinctBitsetMaxBytes = 32 << 20
+// DistinctBitsetMaxBytes bounds the bitsets count_distinct keeps per
+// worker (one bit per distinct value per group); above it, a set of
+// (group, value) pairs is used instead. Tests lower it.
+var DistinctBitsetMaxBytes int64 = 32 << 20
 
 // NewTermPlan plans term t over the column held (in base slot slot): its
 // operation, and for a cached column the group codes count_distinct counts
@@ -87,8 +88,14 @@ func NewTermPlan(ctx context.Context, t domain.Term, slot int, held *column.Deri
 			return nil, err
 		}
 		tp.Codes = codes
+		// Bitsets up to DistinctBitsetMaxBytes, or up to 8 bytes a row: a
+		// set's pair takes ~28, and a column has as many pairs as rows.
 		words := uint64(codes.Card()+1+63) / 64
-		if hi, lo := bits.Mul64(words*8, groupSpace); hi == 0 && lo <= distinctBitsetMaxBytes {
+		bound := uint64(DistinctBitsetMaxBytes)
+		if bound > 0 {
+			bound = max(bound, 8*uint64(c.N))
+		}
+		if hi, lo := bits.Mul64(words*8, groupSpace); hi == 0 && lo <= bound {
 			tp.words = int(words)
 		}
 	case domain.Min, domain.Max:
@@ -160,6 +167,9 @@ type termState struct {
 	book  *codebook
 	base  int32 // codes up to base are the term's span codes, the book's follow
 	m     DictMap
+	// dset holds the values, with their groups, once the codebook passes
+	// DistinctBookMax values (distinct.go).
+	dset *distinct.Set
 }
 
 func newTermState(t *TermPlan) *termState {
@@ -173,7 +183,7 @@ func newTermState(t *TermPlan) *termState {
 		case t.words > 0:
 			s.words = t.words
 		default:
-			s.set = map[uint64]struct{}{}
+			s.dset = distinct.New(SpillDir) // spillable, unlike a map
 		}
 	}
 	return s
@@ -200,14 +210,15 @@ func (s *termState) grow(t *TermPlan, ng int) {
 }
 
 // fitBits makes the bitsets hold ng groups of at least words words each,
-// or turns them into a hash set when that would pass
-// distinctBitsetMaxBytes.
+// or, for values a codebook numbers, turns them into a hash set when that
+// would pass DistinctBitsetMaxBytes (a cached column's bitsets were
+// bounded when the term was planned).
 func (s *termState) fitBits(ng, words int) {
 	if s.set != nil {
 		return
 	}
 	words = max(words, s.words)
-	if int64(ng)*int64(words)*8 > distinctBitsetMaxBytes {
+	if s.book != nil && int64(ng)*int64(words)*8 > DistinctBitsetMaxBytes {
 		s.toSet()
 		return
 	}
@@ -430,6 +441,10 @@ func (s *termState) addCounts(h []int32) {
 func (s *termState) updateDistinct(t *TermPlan, c *column.Column, rows, gids []int32) {
 	if t.Codes != nil {
 		codes := t.Codes.Codes
+		if s.dset != nil {
+			s.updateCodes(codes, rows, gids)
+			return
+		}
 		if s.set == nil {
 			w := s.words
 			for k, r := range rows {
@@ -448,6 +463,15 @@ func (s *termState) updateDistinct(t *TermPlan, c *column.Column, rows, gids []i
 	}
 	if t.Base > 0 {
 		s.updateSpan(t, c, rows, gids)
+		return
+	}
+	if s.dset != nil {
+		s.updateSet(c, rows, gids)
+		return
+	}
+	if s.book.card() > DistinctBookMax {
+		s.toDistinct(t)
+		s.updateSet(c, rows, gids)
 		return
 	}
 	if c.Type == domain.TypeText {
@@ -539,6 +563,12 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 	if t.Op != OpDistinct {
 		return
 	}
+	if s.dset != nil || src.dset != nil {
+		s.toDistinct(t)
+		src.toDistinct(t)
+		s.dset.Absorb(src.dset, remap)
+		return
+	}
 	code := func(k int32) int32 {
 		if tr == nil || k <= s.base {
 			return k
@@ -576,8 +606,18 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 	}
 }
 
-// DistinctCounts returns the number of distinct values per group.
-func (s *termState) DistinctCounts(ng int) []int64 {
+// DistinctCounts returns the number of distinct values per group; the
+// memory a spilled distinct set takes to count is taken from mem.
+func (s *termState) DistinctCounts(ng int, mem *Reservation) ([]int64, error) {
+	if s.dset != nil {
+		return s.dset.Counts(ng, func(n int64) error {
+			if n < 0 {
+				mem.Shrink(-n)
+				return nil
+			}
+			return mem.Grow(n)
+		})
+	}
 	out := make([]int64, ng)
 	if s.set == nil {
 		w := s.words
@@ -586,12 +626,12 @@ func (s *termState) DistinctCounts(ng int) []int64 {
 				out[g] += int64(bits.OnesCount64(x))
 			}
 		}
-		return out
+		return out, nil
 	}
 	for k := range s.set {
 		out[k>>32]++
 	}
-	return out
+	return out, nil
 }
 
 // bytes estimates the memory s holds.
@@ -599,6 +639,9 @@ func (s *termState) bytes() int64 {
 	n := int64(8*(cap(s.i)+cap(s.f)+cap(s.fc)+cap(s.n)+cap(s.bits))) + int64(16*cap(s.dec.v)) + int64(24*len(s.set)) + int64(16*cap(s.s))
 	if s.book != nil {
 		n += s.book.size
+	}
+	if s.dset != nil {
+		n += s.dset.Bytes()
 	}
 	return n
 }

@@ -2,7 +2,9 @@
 // (the base table's slots, the range and its buckets, the joins, the
 // filters, the metrics and their terms, the group keys) is scanned batch
 // by batch from a Producer by Scan, on Query.Parallel workers, into
-// Partial aggregates that merge in worker order. Inside a batch: the
+// Partial aggregates that merge in worker order. count_distinct over many
+// streamed values keeps them in partitioned distinct.Sets, which spill to
+// disk when the Reservation cannot grow (distinct.go). Inside a batch: the
 // selection vector narrowed by range, bucket and predicates, the metrics'
 // required filters as bit masks, joins through the join index of the
 // joined column, group keys packed into a uint64 and looked up in a dense
@@ -15,6 +17,6 @@
 // and whatever the scheduling: group g goes to worker g mod Parallel and
 // partials merge in worker order. Working memory is taken from a
 // Reservation (refused with resources_exhausted when the Budget cannot
-// hold it); the context is checked every batch. It imports column and
+// hold it); the context is checked every batch. It imports column, distinct and
 // format (for Guard) of the engine's packages, nothing above them.
 package kernel

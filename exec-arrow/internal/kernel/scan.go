@@ -200,7 +200,9 @@ func Scan(ctx context.Context, q *Query, src Producer, mem *Reservation, m *Mete
 		return nil, err
 	}
 	parts := make([]*Partial, workers)
+	helds := make([]int64, workers) // what mem holds for each partial
 	g, gctx := errgroup.WithContext(ctx)
+	restore := mem.within(gctx) // until the workers end
 	g.Go(format.Guard(func() error { return src.Run(gctx) }))
 	for w := 0; w < workers; w++ {
 		g.Go(format.Guard(func() error {
@@ -208,7 +210,6 @@ func Scan(ctx context.Context, q *Query, src Producer, mem *Reservation, m *Mete
 			parts[w] = p
 			s := newScratch(q)
 			defer putScratch(s)
-			var held int64
 			return src.Scan(gctx, w, func(b *Batch) error {
 				if err := gctx.Err(); err != nil {
 					return err
@@ -218,39 +219,41 @@ func Scan(ctx context.Context, q *Query, src Producer, mem *Reservation, m *Mete
 					WorkerHook()
 				}
 				q.chunk(s, p, b)
-				if n := p.bytes(q); n > held {
-					if err := mem.Grow(n - held); err != nil {
-						return err
-					}
-					held = n
-				}
-				return nil
+				return q.account(p, mem, &helds[w])
 			})
 		}))
 	}
 	err := g.Wait()
+	restore()
 	if cerr := src.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
+		closeAll(parts)
 		return nil, err
 	}
 	out := parts[0]
-	for _, p := range parts[1:] {
+	for w, p := range parts[1:] {
 		if err := ctx.Err(); err != nil {
+			closeAll(parts)
 			return nil, err
 		}
-		if err := q.merge(ctx, out, p, mem); err != nil {
+		if err := q.merge(ctx, out, p, mem, &helds[0]); err != nil {
+			closeAll(parts)
 			return nil, err
 		}
+		// What p moved into out is out's now.
+		if n := p.bytes(q); n < helds[w+1] {
+			mem.Shrink(helds[w+1] - n)
+		}
+		p.Close()
 	}
 	return out, nil
 }
 
 // merge folds src into dst, translating the codes of dimensions and
 // distinct values each worker numbered itself.
-func (q *Query) merge(ctx context.Context, dst, src *Partial, mem *Reservation) error {
-	before := dst.bytes(q)
+func (q *Query) merge(ctx context.Context, dst, src *Partial, mem *Reservation, held *int64) error {
 	trs := make([][]int32, len(q.Dims))
 	for d, b := range src.Books {
 		if b != nil {
@@ -281,14 +284,31 @@ func (q *Query) merge(ctx context.Context, dst, src *Partial, mem *Reservation) 
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			var tr []int32
-			if b := src.Terms[m][t].book; b != nil && b.card() > 0 {
-				tr = b.into(dst.Terms[m][t].book)
+			ds, ss := dst.Terms[m][t], src.Terms[m][t]
+			if ds.dset != nil || ss.dset != nil || (setTerm(tp) && ds.book.card()+ss.book.card() > DistinctBookMax) {
+				ds.toDistinct(tp)
+				ss.toDistinct(tp)
 			}
-			dst.Terms[m][t].merge(tp, src.Terms[m][t], remap, tr)
+			var tr []int32
+			if b := ss.book; b != nil && b.card() > 0 {
+				tr = b.into(ds.book)
+			}
+			ds.merge(tp, ss, remap, tr)
+			if err := q.account(dst, mem, held); err != nil {
+				return err
+			}
 		}
 	}
-	return mem.Grow(dst.bytes(q) - before)
+	return q.account(dst, mem, held)
+}
+
+// closeAll gives back the spill files of the partials.
+func closeAll(parts []*Partial) {
+	for _, p := range parts {
+		if p != nil {
+			p.Close()
+		}
+	}
 }
 
 // WorkerHook, when set (by tests only), runs in a scan worker before each

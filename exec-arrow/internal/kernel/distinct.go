@@ -1,0 +1,175 @@
+package kernel
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"os"
+
+	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/distinct"
+)
+
+// DistinctBookMax is the most values a worker numbers in its codebook for
+// one count_distinct term before it moves them to a distinct.Set: a
+// codebook and its bitsets are fastest on few values, a set's fixed-width
+// entries hold many in less memory and can spill (docs/operations.md,
+// "Memory under load").
+// Tests lower it.
+var DistinctBookMax = 1 << 16
+
+// SpillDir is where distinct sets spill: the system's temporary directory.
+var SpillDir = os.TempDir()
+
+// setTerm reports whether t's distinct values may move to a distinct.Set:
+// a streamed column numbered by the worker's codebook alone. (A cached
+// column's codes too many for bitsets start in one: newTermState.)
+func setTerm(t *TermPlan) bool { return t.Op == OpDistinct && t.Codes == nil && t.Base == 0 }
+
+// toDistinct moves the values s numbered in its codebook, and the groups
+// that hold them, into a distinct.Set.
+func (s *termState) toDistinct(t *TermPlan) {
+	if s.dset != nil || !setTerm(t) {
+		return
+	}
+	s.dset = distinct.New(SpillDir)
+	var buf [8]byte
+	for g := 0; s.set == nil && s.words > 0 && g < len(s.bits)/s.words; g++ {
+		for w, x := range s.bits[g*s.words : (g+1)*s.words] {
+			for x != 0 {
+				b := bits.TrailingZeros64(x)
+				x &= x - 1
+				s.addBookValue(uint32(g), int32(w*64+b), &buf)
+			}
+		}
+	}
+	for k := range s.set {
+		s.addBookValue(uint32(k>>32), int32(k&(1<<32-1)), &buf)
+	}
+	s.book, s.bits, s.set, s.words, s.m = nil, nil, nil, 0, DictMap{}
+}
+
+// addBookValue adds the value of the codebook's code k to group g.
+func (s *termState) addBookValue(g uint32, k int32, buf *[8]byte) {
+	b := s.book
+	switch {
+	case b.strs != nil:
+		v := b.svals[k-1]
+		s.dset.AddString(g, distinct.HashString(v), v)
+	case b.flts != nil:
+		s.addInt(g, int64(math.Float64bits(b.fvals[k-1])), buf)
+	default:
+		s.addInt(g, b.ivals[k-1], buf)
+	}
+}
+
+func (s *termState) addInt(g uint32, v int64, buf *[8]byte) {
+	binary.LittleEndian.PutUint64(buf[:], uint64(v))
+	s.dset.Add(g, distinct.HashUint64(uint64(v)), buf[:])
+}
+
+// updateCodes adds the cached column's codes of rows rows[k] to groups
+// gids[k] of the set (held as 4 bytes: the codes are the column's own,
+// the same in every worker).
+func (s *termState) updateCodes(codes []int32, rows, gids []int32) {
+	var buf [4]byte
+	for k, r := range rows {
+		if code := codes[r]; code > 0 {
+			binary.LittleEndian.PutUint32(buf[:], uint32(code))
+			s.dset.Add(uint32(gids[k]), distinct.HashUint64(uint64(code)), buf[:])
+		}
+	}
+}
+
+// updateSet adds rows rows[k] of c to groups gids[k] of the set, each
+// value as the bytes its codebook would have numbered.
+func (s *termState) updateSet(c *column.Column, rows, gids []int32) {
+	var buf [8]byte
+	nulls := c.Valid != nil
+	for k, r := range rows {
+		if nulls && !c.IsValid(r) {
+			continue
+		}
+		g := uint32(gids[k])
+		switch c.Type {
+		case domain.TypeText:
+			v := c.Dict[c.Idx[r]]
+			s.dset.AddString(g, distinct.HashString(v), v)
+		case domain.TypeDecimal:
+			v := c.DecAt(r).Cell(c.Scale).Render()
+			s.dset.AddString(g, distinct.HashString(v), v)
+		case domain.TypeFloat:
+			f := c.Floats[r]
+			if f == 0 {
+				f = 0
+			}
+			s.addInt(g, int64(math.Float64bits(f)), &buf)
+		case domain.TypeDate:
+			s.addInt(g, int64(c.Days[r]), &buf)
+		case domain.TypeBoolean:
+			s.addInt(g, b2i(c.Bools.Value(int(r))), &buf)
+		default:
+			s.addInt(g, c.Ints[r], &buf)
+		}
+	}
+}
+
+// spill writes the distinct sets of p to disk and returns the bytes freed.
+func (p *Partial) spill() (int64, error) {
+	var freed int64
+	for _, ts := range p.Terms {
+		for _, s := range ts {
+			if s.dset != nil {
+				n, err := s.dset.Spill()
+				if err != nil {
+					return freed, err
+				}
+				freed += n
+			}
+		}
+	}
+	return freed, nil
+}
+
+// Close gives back the spill files of p's distinct sets.
+func (p *Partial) Close() {
+	for _, ts := range p.Terms {
+		for _, s := range ts {
+			if s.dset != nil {
+				s.dset.Close()
+			}
+		}
+	}
+}
+
+// account brings the bytes mem holds for p from *held to what p holds
+// now; when they do not fit, p's distinct sets spill first, and only then
+// is the question refused.
+func (q *Query) account(p *Partial, mem *Reservation, held *int64) error {
+	n := p.bytes(q)
+	if n <= *held {
+		return nil
+	}
+	if err := mem.TryGrow(n - *held); err == nil {
+		*held = n
+		return nil
+	}
+	freed, err := p.spill()
+	if err != nil {
+		return err
+	}
+	if freed > 0 {
+		n = p.bytes(q)
+		if n <= *held {
+			mem.Shrink(*held - n)
+			*held = n
+			return nil
+		}
+	}
+	if err := mem.Grow(n - *held); err != nil {
+		return err
+	}
+	*held = n
+	return nil
+}
