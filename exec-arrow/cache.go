@@ -21,9 +21,10 @@ import (
 // fill) against one ceiling. Eviction works column by column: when a
 // reservation does not fit, the least recently used column that no running
 // question holds is evicted; a background fill in progress is stopped;
-// then a question's reservation waits (bounded by waitBound and its
-// context) while other running questions hold the memory and pins it
-// needs; only then is it refused with resources_exhausted.
+// then, while other questions run, the question is refused with
+// gate.Busy, gives back everything it holds and is asked again when one
+// of them ends (bounded by waitBound and its context); alone, it is
+// refused with resources_exhausted.
 type cache struct {
 	mu      sync.Mutex
 	limit   int64
@@ -83,33 +84,27 @@ func (c *cache) errWorkingSet() error {
 		"the question needs more memory than the engine's working set of %d bytes allows", c.limit)}
 }
 
-// waitBound is the longest a reservation waits for memory that running
-// questions hold (tests under the race detector raise it).
+// waitBound is the longest a question refused for memory that running
+// questions hold (gate.Busy) waits to be asked again.
 var waitBound = 30 * time.Second
 
 // Reserve accounts n bytes of working memory, evicting unpinned columns
-// and stopping a background fill as needed; with a ctx it then waits for
-// what other questions give back (gate.Gate), up to waitBound.
-func (c *cache) Reserve(ctx context.Context, who any, n int64) error {
+// and stopping a background fill as needed. It never waits while the
+// caller holds memory: when the bytes do not fit and another question
+// runs, it refuses with gate.Busy, and the question is asked again once
+// one has ended (Engine.execute); alone, a reservation that does not fit
+// is refused for good.
+func (c *cache) Reserve(n int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var t gate.Ticket
-	defer c.gate.Done(&t)
-	deadline := time.Now().Add(waitBound)
-	for {
-		err := c.reservePreemptingLocked(n, nil)
-		if err == nil || n > c.limit {
-			return err
-		}
-		// No waiting for a load (it holds its table's lock); a question
-		// refused while others run may be asked again (gate.Busy).
-		if ctx == nil || !c.gate.Wait(ctx, &t, who, &c.mu, deadline) {
-			if c.gate.Active() > 1 {
-				return gate.Busy{Err: err}
-			}
-			return err
-		}
+	err := c.reservePreemptingLocked(n, nil)
+	if err == nil || n > c.limit {
+		return err
 	}
+	if c.gate.Active() > 1 {
+		return gate.Busy{Err: err}
+	}
+	return err
 }
 
 // reservePreemptingLocked is reserveLocked that, when the bytes do not
@@ -191,8 +186,8 @@ func (c *cache) awaitLeave(ctx context.Context, deadline time.Time) bool {
 	return c.gate.AwaitLeave(ctx, &c.mu, deadline)
 }
 
-// enter and leave bracket a question: while it runs, reservations may
-// wait for its memory and a background fill pauses.
+// enter and leave bracket a question: while it runs, a question refused
+// for memory waits for it to end and a background fill pauses.
 func (c *cache) enter() {
 	c.mu.Lock()
 	c.gate.Enter()
@@ -439,7 +434,7 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 		if total <= reserved {
 			return nil
 		}
-		grow := func(n int64) error { return c.Reserve(nil, nil, n) }
+		grow := func(n int64) error { return c.Reserve(n) }
 		if fill {
 			grow = func(n int64) error {
 				c.mu.Lock()

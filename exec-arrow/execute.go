@@ -76,7 +76,7 @@ func (e *Engine) attempt(ctx context.Context, plan *domain.Plan, m *kernel.Meter
 	}
 	cached = !q.streamed
 	answered := false
-	mem := &kernel.Reservation{Budget: e.cache, Ctx: ctx}
+	mem := &kernel.Reservation{Budget: e.cache}
 	defer func() {
 		// After the question has given its memory back: the fill is
 		// queued only when the columns fit beside what others hold and

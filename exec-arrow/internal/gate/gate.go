@@ -1,14 +1,17 @@
-// Package gate lets a reservation of the engine's working set wait for
-// memory that running questions will give back, instead of refusing a
-// question that fits alone (docs/operations.md, "Memory under load").
+// Package gate lets a question whose memory other running questions hold
+// be asked again when one of them ends, instead of being refused while it
+// fits alone (docs/operations.md, "Memory under load").
 //
-// A Gate counts the questions running and the owners waiting, and wakes
-// the waiters whenever memory or pinned columns are given back. A waiter
-// waits only while some other running question is not itself waiting:
-// when every running question waits, none would ever give memory back, and
-// the newest waiter is refused so that the others can go on. Every wait
-// is bounded by its context and a deadline. A Gate is guarded by its
-// caller's mutex: every method is called with it held.
+// A Gate counts the questions running and wakes those waiting to be asked
+// again (AwaitLeave) when one ends, and a background fill (Idle) when none
+// runs. No question waits while it holds memory: a reservation that does
+// not fit while others run is refused with Busy, the question gives back
+// everything it took, and it is asked again once another question has
+// ended. Waiting without holding can never close a cycle of questions each
+// waiting for another's memory, which holding and waiting can; a question
+// that fits the working set alone is therefore always answered once the
+// others have ended. A Gate is guarded by its caller's mutex: every method
+// is called with it held.
 package gate
 
 import (
@@ -17,9 +20,9 @@ import (
 	"time"
 )
 
-// Busy is a refusal of memory that other running questions held until
-// the reservation gave up waiting: the question may be asked again once
-// one of them has ended (AwaitLeave).
+// Busy is a refusal of memory that other running questions hold: the
+// question gives back all it took and may be asked again once one of
+// them has ended (AwaitLeave).
 type Busy struct{ Err error }
 
 // Error is the refusal's message.
@@ -28,27 +31,11 @@ func (b Busy) Error() string { return b.Err.Error() }
 // Unwrap is the refusal.
 func (b Busy) Unwrap() error { return b.Err }
 
-// Gate is the waiting room of one working set.
+// Gate counts the questions running on one working set.
 type Gate struct {
 	active  int
-	seq     int64
-	waiting map[any]*waiter
 	changed chan struct{} // closed by Signal
 	left    chan struct{} // closed by Leave
-}
-
-// waiter is one owner waiting: how many of its goroutines, and when it
-// began.
-type waiter struct {
-	n      int
-	ticket int64
-}
-
-// Ticket is one reservation's place among the waiters; its zero value is
-// ready to use, and Done ends it.
-type Ticket struct {
-	who any
-	w   *waiter
 }
 
 // Enter counts a running question.
@@ -66,7 +53,7 @@ func (g *Gate) Leave() {
 
 // AwaitLeave waits, with mu released, until a running question ends, and
 // reports whether one did before ctx's end or the deadline: a question
-// that gave up waiting (and gave back all it held) asks again then. With
+// refused with Busy (which gave back all it held) is asked again then. With
 // no question running it returns true at once: the memory is free.
 func (g *Gate) AwaitLeave(ctx context.Context, mu *sync.Mutex, deadline time.Time) bool {
 	if ctx.Err() != nil || !time.Now().Before(deadline) {
@@ -96,7 +83,8 @@ func (g *Gate) AwaitLeave(ctx context.Context, mu *sync.Mutex, deadline time.Tim
 // Active is the number of running questions.
 func (g *Gate) Active() int { return g.active }
 
-// Signal wakes every waiter: memory or pins were given back.
+// Signal wakes a background fill waiting in Idle: memory or pins were
+// given back, or a question ended.
 func (g *Gate) Signal() {
 	if g.changed != nil {
 		close(g.changed)
@@ -110,66 +98,6 @@ func (g *Gate) wake() chan struct{} {
 		g.changed = make(chan struct{})
 	}
 	return g.changed
-}
-
-// Wait waits, with mu released, until the next Signal, ctx's end or the
-// deadline, on behalf of who (one running question's owner). It returns
-// false without waiting when who should give up: the deadline passed,
-// ctx ended, or no other running question could give memory back and who
-// is the newest waiter.
-func (g *Gate) Wait(ctx context.Context, t *Ticket, who any, mu *sync.Mutex, deadline time.Time) bool {
-	if ctx.Err() != nil || !time.Now().Before(deadline) {
-		return false
-	}
-	if g.waiting == nil {
-		g.waiting = map[any]*waiter{}
-	}
-	if t.w == nil {
-		w := g.waiting[who]
-		if w == nil {
-			g.seq++
-			w = &waiter{ticket: g.seq}
-			g.waiting[who] = w
-		}
-		w.n++
-		t.who, t.w = who, w
-	}
-	if g.active-len(g.waiting) <= 0 && g.newest(t.w) {
-		return false
-	}
-	ch := g.wake()
-	mu.Unlock()
-	timer := time.NewTimer(time.Until(deadline))
-	select {
-	case <-ch:
-	case <-ctx.Done():
-	case <-timer.C:
-	}
-	timer.Stop()
-	mu.Lock()
-	return true
-}
-
-// newest reports whether w began waiting after every other waiter.
-func (g *Gate) newest(w *waiter) bool {
-	for _, o := range g.waiting {
-		if o.ticket > w.ticket {
-			return false
-		}
-	}
-	return true
-}
-
-// Done ends t's wait.
-func (g *Gate) Done(t *Ticket) {
-	if t.w == nil {
-		return
-	}
-	t.w.n--
-	if t.w.n == 0 {
-		delete(g.waiting, t.who)
-	}
-	t.w = nil
 }
 
 // Idle waits, with mu released, until no question runs or ctx ends (its

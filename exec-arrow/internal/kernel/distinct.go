@@ -151,7 +151,7 @@ func (q *Query) account(p *Partial, mem *Reservation, held *int64) error {
 	if n <= *held {
 		return nil
 	}
-	if err := mem.TryGrow(n - *held); err == nil {
+	if err := mem.Grow(n - *held); err == nil {
 		*held = n
 		return nil
 	}

@@ -202,7 +202,6 @@ func Scan(ctx context.Context, q *Query, src Producer, mem *Reservation, m *Mete
 	parts := make([]*Partial, workers)
 	helds := make([]int64, workers) // what mem holds for each partial
 	g, gctx := errgroup.WithContext(ctx)
-	restore := mem.within(gctx) // until the workers end
 	g.Go(format.Guard(func() error { return src.Run(gctx) }))
 	for w := 0; w < workers; w++ {
 		g.Go(format.Guard(func() error {
@@ -224,7 +223,6 @@ func Scan(ctx context.Context, q *Query, src Producer, mem *Reservation, m *Mete
 		}))
 	}
 	err := g.Wait()
-	restore()
 	if cerr := src.Close(); err == nil {
 		err = cerr
 	}
