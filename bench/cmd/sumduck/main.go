@@ -98,7 +98,7 @@ func first(path, column string) ([]string, error) {
 	if _, err := db.Exec(`SET threads = 2`); err != nil {
 		return nil, err
 	}
-	rows, err := db.Query(`SELECT strftime(date_trunc('month', day), '%Y-%m') AS m, CAST(sum(` + column + `) AS VARCHAR)
+	rows, err := db.Query(`SELECT strftime(date_trunc('month', day), '%Y-%m') AS m, CAST(sum(`+column+`) AS VARCHAR)
  FROM read_parquet(?) WHERE day >= DATE '2023-01-01' AND day < DATE '2025-01-01' GROUP BY 1 ORDER BY 1`, path)
 	if err != nil {
 		return nil, err
