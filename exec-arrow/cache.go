@@ -36,7 +36,7 @@ type cache struct {
 	filling *fillJob // the background fill running now, if any
 
 	fills fillQueue
-	gate  gate.Gate // running questions and the reservations waiting
+	gate  gate.Gate // running questions, and the questions asked again when one ends
 
 	// reads counts the files opened to read rows, for tests and
 	// diagnostics.

@@ -468,7 +468,7 @@ const EngineFolder = "exec-arrow"
 // package of the module (internal/... included) must be listed.
 var EngineLayers = []string{
 	"internal/distinct", // exact distinct counts per group: partitioned, spillable sets
-	"internal/gate",     // reservations that wait for memory running questions give back
+	"internal/gate",     // questions refused for memory others hold, asked again when one ends
 	"internal/files",    // a table's files: names, formats, codecs, parts, identity
 	"internal/column",   // a loaded column, its builders and what is derived from it
 	"internal/format",   // reading files into columns: the loader, Parquet pages, CSV and NDJSON
