@@ -2,7 +2,6 @@ package bigquery
 
 import (
 	"context"
-	"slices"
 
 	bq "cloud.google.com/go/bigquery"
 	"cloud.google.com/go/civil"
@@ -29,11 +28,11 @@ func (db *DB) Statement(ctx context.Context, plan *domain.Plan) (domain.Statemen
 // limit tells nothing. ok is false for a model this source does not
 // serve or a column with no value.
 func (db *DB) DataThrough(ctx context.Context, model, column string) (domain.Date, bool, error) {
-	i := slices.IndexFunc(db.cfg.Models, func(m domain.Model) bool { return m.Name == model })
-	if i < 0 {
+	m := sqlsource.ServedModel(db.cfg.Models, model)
+	if m == nil {
 		return 0, false, nil
 	}
-	t, err := db.cfg.tableOf(&db.cfg.Models[i])
+	t, err := db.cfg.tableOf(m)
 	if err != nil {
 		return 0, false, err
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -84,12 +83,12 @@ func tracedQueryID(ctx context.Context) string {
 // the type's default, not NULL, so the statement also counts the rows;
 // ok is false for a model this source does not serve or an empty table.
 func (db *DB) DataThrough(ctx context.Context, model, column string) (domain.Date, bool, error) {
-	i := slices.IndexFunc(db.cfg.Models, func(m domain.Model) bool { return m.Name == model })
-	if i < 0 {
+	m := sqlsource.ServedModel(db.cfg.Models, model)
+	if m == nil {
 		return 0, false, nil
 	}
 	var path []string
-	for _, p := range db.cfg.Models[i].TableParts() {
+	for _, p := range m.TableParts() {
 		path = append(path, quoteIdent(p))
 	}
 	// Identifiers come from the catalogue, quoted; no value is written.

@@ -5,7 +5,6 @@ package duckdb
 import (
 	"context"
 	"database/sql"
-	"slices"
 
 	"sutura.dev/adapters/sqlsource"
 	"sutura.dev/domain"
@@ -24,12 +23,12 @@ func (db *DB) Statement(ctx context.Context, plan *domain.Plan) (domain.Statemen
 // never per question. ok is false for a model this source does not serve
 // or a column with no value.
 func (db *DB) DataThrough(ctx context.Context, model, column string) (domain.Date, bool, error) {
-	i := slices.IndexFunc(db.cfg.Models, func(m domain.Model) bool { return m.Name == model })
-	if i < 0 {
+	m := sqlsource.ServedModel(db.cfg.Models, model)
+	if m == nil {
 		return 0, false, nil
 	}
 	// Identifiers come from the catalogue, quoted; no value is written.
-	query := "SELECT CAST(max(" + quote(column) + ") AS DATE) FROM " + quotedPath(&db.cfg.Models[i])
+	query := "SELECT CAST(max(" + quote(column) + ") AS DATE) FROM " + quotedPath(m)
 	var last sql.NullTime
 	err := db.withConn(ctx, func(ctx context.Context, c *sql.Conn) error {
 		return c.QueryRowContext(ctx, query).Scan(&last)

@@ -3,7 +3,6 @@ package oracle
 import (
 	"context"
 	"database/sql"
-	"slices"
 	"strings"
 
 	"sutura.dev/adapters/sqlsource"
@@ -31,15 +30,15 @@ func (db *DB) Identity(principal domain.Principal, impersonated bool) string {
 // catalogue refresh, never per question. ok is false for a model this
 // source does not serve or a column with no value.
 func (db *DB) DataThrough(ctx context.Context, model, column string) (domain.Date, bool, error) {
-	i := slices.IndexFunc(db.cfg.Models, func(m domain.Model) bool { return m.Name == model })
-	if i < 0 {
+	m := sqlsource.ServedModel(db.cfg.Models, model)
+	if m == nil {
 		return 0, false, nil
 	}
 	client, err := db.ids.Own()
 	if err != nil {
 		return 0, false, err
 	}
-	query := throughStatement(&db.cfg.Models[i], column) + sqlsource.TraceComment(ctx)
+	query := throughStatement(m, column) + sqlsource.TraceComment(ctx)
 	var last sql.NullTime
 	err = db.run(ctx, client, func(ctx context.Context, tx *sql.Tx) error {
 		return tx.QueryRowContext(ctx, query).Scan(&last)

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"time"
 
@@ -44,11 +43,10 @@ func execMode(query string, opts ...any) []any {
 // ok is false for a model this source does not serve or a column with no
 // value.
 func (db *DB) DataThrough(ctx context.Context, model, column string) (domain.Date, bool, error) {
-	i := slices.IndexFunc(db.cfg.Models, func(m domain.Model) bool { return m.Name == model })
-	if i < 0 {
+	m := sqlsource.ServedModel(db.cfg.Models, model)
+	if m == nil {
 		return 0, false, nil
 	}
-	m := db.cfg.Models[i]
 	role, err := db.ownRole()
 	if err != nil {
 		return 0, false, err

@@ -80,3 +80,15 @@ func (id *Identities) Name(principal domain.Principal, impersonated bool, servic
 	}
 	return who
 }
+
+// ServedModel is the model of models named name, or nil when this source
+// does not serve it: what a data_through query is asked of
+// (docs/contract.md §16).
+func ServedModel(models []domain.Model, name string) *domain.Model {
+	for i := range models {
+		if models[i].Name == name {
+			return &models[i]
+		}
+	}
+	return nil
+}

@@ -152,28 +152,7 @@ func TestRefreshValidatesTheNewBundlesOwnModels(t *testing.T) {
 	require.NoError(t, err)
 	defer p.Close()
 	before := p.Catalog.Bundle().Digest()
-	require.NoError(t, os.WriteFile(filepath.Join(cat, "models/refunds.md"), []byte(`---
-kind: model
-name: refunds
-source: files
-table: refunds
-columns: [{name: refunded_on, type: date}, {name: amount, type: integer}]
----
-Refunds.
-`), 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(cat, "metrics/refunded.md"), []byte(`---
-kind: metric
-name: refunded
-model: refunds
-measure: {simple: {aggregate: sum, column: amount}}
-time_column: refunded_on
-grains: [month]
-dimensions: []
-required_filters: []
-audience: open
----
-Money given back.
-`), 0o600))
+	addRefunds(t, cat)
 	err = p.Refresh(t.Context())
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "model refunds")
@@ -204,4 +183,32 @@ func TestOpenRefusesAPrivilegedRunSQLRole(t *testing.T) {
 	p, err := Open(t.Context(), env, &bytes.Buffer{}, Options{})
 	require.NoError(t, err)
 	p.Close()
+}
+
+// addRefunds writes a refunds model (refunds.csv of the files source:
+// refunded_on, amount) and a metric over it into the catalogue at cat.
+func addRefunds(t *testing.T, cat string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(cat, "models/refunds.md"), []byte(`---
+kind: model
+name: refunds
+source: files
+table: refunds
+columns: [{name: refunded_on, type: date}, {name: amount, type: integer}]
+---
+Refunds.
+`), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(cat, "metrics/refunded.md"), []byte(`---
+kind: metric
+name: refunded
+model: refunds
+measure: {simple: {aggregate: sum, column: amount}}
+time_column: refunded_on
+grains: [month]
+dimensions: []
+required_filters: []
+audience: open
+---
+Money given back.
+`), 0o600))
 }

@@ -38,28 +38,7 @@ func TestRefreshReadsTheTextFilesStartUpWouldSample(t *testing.T) {
 		fmt.Fprintf(&b, "2025-02-%02d,%s\n", 1+i%28, v)
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(data, "refunds.csv"), []byte(b.String()), 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(cat, "models/refunds.md"), []byte(`---
-kind: model
-name: refunds
-source: files
-table: refunds
-columns: [{name: refunded_on, type: date}, {name: amount, type: integer}]
----
-Refunds.
-`), 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(cat, "metrics/refunded.md"), []byte(`---
-kind: metric
-name: refunded
-model: refunds
-measure: {simple: {aggregate: sum, column: amount}}
-time_column: refunded_on
-grains: [month]
-dimensions: []
-required_filters: []
-audience: open
----
-Money given back.
-`), 0o600))
+	addRefunds(t, cat)
 	err = p.Refresh(t.Context())
 	require.Error(t, err)
 	assert.ErrorContains(t, err, fmt.Sprintf("file refunds.csv, column amount, line %d", bad+2))
