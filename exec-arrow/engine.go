@@ -41,6 +41,12 @@ type Config struct {
 	// over columns not cached then streams the files. By default they are
 	// read into the cache when they fit in the working set.
 	NoCacheFill bool
+	// HoldFills keeps the background fills that questions queue from
+	// starting until StartFills is called. A serving process sets it: the
+	// anchors it runs at start would otherwise start filling the cache
+	// while it has not opened its listener yet, and that read competes
+	// with the rest of its start for the cores and the collector.
+	HoldFills bool
 	// Logger receives what has no caller to be told: a background cache
 	// fill that failed by a defect. Nil discards.
 	Logger *slog.Logger

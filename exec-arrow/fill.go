@@ -19,10 +19,12 @@ type fillJob struct {
 }
 
 // fillQueue holds the fills waiting to run (guarded by cache.mu). idle is
-// closed, and nil, when no fill is waiting or running.
+// closed, and nil, when no fill is running or waiting to run; fills held
+// (Config.HoldFills, until StartFills) wait without making it non-nil.
 type fillQueue struct {
 	pending []*fillJob
 	idle    chan struct{}
+	started bool // StartFills was called
 }
 
 // scheduleFill queues a background read of the columns q streamed, when
@@ -50,10 +52,31 @@ func (e *Engine) scheduleFill(q *query, working int64) {
 		return
 	}
 	c.fills.pending = append(c.fills.pending, &fillJob{tf: q.tf, wants: q.baseWants})
-	if c.fills.idle == nil {
-		c.fills.idle = make(chan struct{})
-		go e.runFills()
+	e.runFillsLocked()
+}
+
+// runFillsLocked starts the goroutine that runs the queued fills, unless
+// it runs already, none is queued, or fills are held (Config.HoldFills)
+// and StartFills has not been called. c.mu is held.
+func (e *Engine) runFillsLocked() {
+	c := e.cache
+	if c.fills.idle != nil || len(c.fills.pending) == 0 || e.cfg.HoldFills && !c.fills.started {
+		return
 	}
+	c.fills.idle = make(chan struct{})
+	go e.runFills()
+}
+
+// StartFills lets the fills queued so far, and every later one, run: an
+// engine configured with HoldFills queues them until it is called (a
+// serving process calls it once it listens). Without HoldFills it does
+// nothing.
+func (e *Engine) StartFills() {
+	c := e.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fills.started = true
+	e.runFillsLocked()
 }
 
 // runFills runs the queued fills one after another and exits when none is
@@ -119,7 +142,7 @@ func (c *cache) stopFill(t *tableEntry) {
 // Settle waits until the background fills queued so far have finished
 // (or ctx ends), so the next question over their tables is served from
 // the cache. Serving does not need it; tests, benchmarks and a warm-up at
-// start do.
+// start do. Fills held until StartFills are not waited for.
 func (e *Engine) Settle(ctx context.Context) error {
 	c := e.cache
 	c.mu.Lock()

@@ -95,3 +95,25 @@ func TestFillPausesWhileQuestionsRun(t *testing.T) {
 	assert.Equal(t, want, run(t, e, p))
 	assert.Equal(t, reads, e.cache.reads.Load(), "answered from the cache the fill loaded")
 }
+
+// TestHeldFillsWaitForStartFills: an engine that holds its fills
+// (Config.HoldFills, a serving process during its start) queues the fill a
+// streamed answer asks for without running it — the next answer streams
+// again — and runs it once StartFills is called.
+func TestHeldFillsWaitForStartFills(t *testing.T) {
+	dir := t.TempDir()
+	writeShop(t, dir, shopOptions{rows: 100_000, rowGroup: 10_000})
+	e, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), HoldFills: true})
+	require.NoError(t, err)
+	p := sixQuestions(t)[0]
+	want := run(t, e, p)
+	require.NoError(t, e.Settle(context.Background()), "a held fill is not waited for")
+	reads := e.cache.reads.Load()
+	assert.Equal(t, want, run(t, e, p))
+	assert.Greater(t, e.cache.reads.Load(), reads, "held: the second answer streamed the files again")
+	e.StartFills()
+	require.NoError(t, e.Settle(context.Background()))
+	reads = e.cache.reads.Load()
+	assert.Equal(t, want, run(t, e, p))
+	assert.Equal(t, reads, e.cache.reads.Load(), "started: answered from the cache the fill loaded")
+}

@@ -259,6 +259,9 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 	if err := p.Surface.Check(ctx); err != nil {
 		return nil, &ValidationError{Err: err}
 	}
+	// The cache fills the anchors queued were held while the start ran
+	// (engine.Config.HoldFills); the process is validated now.
+	p.startFills()
 	return p, nil
 }
 

@@ -19,7 +19,24 @@ import (
 var (
 	_ deferredChecker     = (*engine.Engine)(nil)
 	_ app.ReadinessProber = (*engine.Engine)(nil)
+	_ fillStarter         = (*engine.Engine)(nil)
 )
+
+// fillStarter is a data system whose background cache fills wait until
+// the process's start-up validation has passed (the embedded engine: the
+// fills the anchors queue would otherwise read whole tables while the
+// start still runs, competing with it for the cores and the collector;
+// docs/operations.md, "Start-up on large files").
+type fillStarter interface{ StartFills() }
+
+// startFills lets the sources' held cache fills begin.
+func (p *Process) startFills() {
+	for _, alias := range slices.Sorted(maps.Keys(p.Sources)) {
+		if f, ok := p.Sources[alias].System.(fillStarter); ok {
+			f.StartFills()
+		}
+	}
+}
 
 // deferredChecker is a data system that deferred part of its start-up
 // check (the embedded engine: the whole read of large CSV and NDJSON

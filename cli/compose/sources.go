@@ -110,7 +110,8 @@ const pingTimeout = 5 * time.Second
 // posture).
 func filesSource(spec sourceSpec) engine.Config {
 	return engine.Config{Source: spec.alias, Files: os.DirFS(spec.source.DataDir), Models: spec.models,
-		WorkingSetMaxBytes: spec.runtime.WorkingSetMaxBytes, Logger: spec.logger, NoCacheFill: spec.oneShot}
+		WorkingSetMaxBytes: spec.runtime.WorkingSetMaxBytes, Logger: spec.logger, NoCacheFill: spec.oneShot,
+		HoldFills: !spec.oneShot}
 }
 
 func openFiles(ctx context.Context, spec sourceSpec) (openedSource, error) {
@@ -256,7 +257,7 @@ func openSources(ctx context.Context, cfg *config.Config, b *domain.Bundle, logg
 	o := &openedSources{sources: map[string]app.Source{}}
 	if cfg.Demo() {
 		eng, err := engine.New(ctx, engine.Config{Source: demo.SourceAlias, Files: demo.Data(), Models: byAlias[demo.SourceAlias],
-			WorkingSetMaxBytes: cfg.Runtime.WorkingSetMaxBytes, Logger: logger, NoCacheFill: oneShot})
+			WorkingSetMaxBytes: cfg.Runtime.WorkingSetMaxBytes, Logger: logger, NoCacheFill: oneShot, HoldFills: !oneShot})
 		if err != nil {
 			return nil, err
 		}
