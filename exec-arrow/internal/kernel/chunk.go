@@ -296,32 +296,34 @@ func (q *Query) rangeOn(s *scratch, b *Batch, n int) int {
 	start, span, of, valid := q.Start, uint32(q.Span), q.BucketOf, t.Valid
 	j := 0
 	switch {
+	case span == 0:
 	case t.Days != nil:
 		days := t.Days
 		for _, r := range sel {
 			o := int32(days[r]) - start
-			if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, int(r))) {
-				sel[j], bucket[j] = r, of[o]
-				j++
+			in := BitOf(uint32(o) < span)
+			if valid != nil {
+				in &= int(valid[r>>3] >> (r & 7) & 1)
 			}
+			sel[j], bucket[j] = r, of[o&-int32(in)]
+			j += in
 		}
-	case span == 0:
 	case valid != nil:
 		first, length, ints := int64(start)*perDay, uint64(span)*perDay, t.Ints
 		for _, r := range sel {
 			o := uint64(ints[r] - first)
-			if o < length && bitutil.BitIsSet(valid, int(r)) {
-				sel[j], bucket[j] = r, of[o/perDay]
-				j++
-			}
+			in := BitOf(o < length) & int(valid[r>>3]>>(r&7)&1)
+			sel[j], bucket[j] = r, of[o/perDay&-uint64(in)]
+			j += in
 		}
 	default:
 		// Branch-free, as selectRange's.
-		first, length, last, ints := int64(start)*perDay, uint64(span)*perDay, uint64(span)-1, t.Ints
+		first, length, ints := int64(start)*perDay, uint64(span)*perDay, t.Ints
 		for _, r := range sel {
 			o := uint64(ints[r] - first)
-			sel[j], bucket[j] = r, of[min(o/perDay, last)]
-			j += BitOf(o < length)
+			in := BitOf(o < length)
+			sel[j], bucket[j] = r, of[o/perDay&-uint64(in)]
+			j += in
 		}
 	}
 	s.sel, s.bucket = sel[:j], bucket[:j]
@@ -361,13 +363,17 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 				sel[i], bucket[i] = int32(lo+i), of[uint64(us-first)/perDay]
 			}
 			j = len(sel)
+		case span == 0:
 		case t.Days != nil:
+			// Branch-free, as below.
 			for i, d := range t.Days[lo:hi] {
-				o := int32(d) - start
-				if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
-					sel[j], bucket[j] = int32(lo+i), of[o]
-					j++
+				o, r := int32(d)-start, lo+i
+				in := BitOf(uint32(o) < span)
+				if valid != nil {
+					in &= int(valid[r>>3] >> (r & 7) & 1)
 				}
+				sel[j], bucket[j] = int32(r), of[o&-int32(in)]
+				j += in
 			}
 		default:
 			// A time is in the range when its offset from the range's
@@ -376,28 +382,24 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			// is then that offset over a day's microseconds, a division
 			// of non-negative numbers.
 			first, length := int64(start)*perDay, uint64(span)*perDay
+			// Branch-free: times in no order would make a branch on the
+			// range a coin toss per row. Every row is written at j (a
+			// row outside the range with bucket 0's day), and j moves
+			// past the rows in the range (and not null).
 			if valid != nil {
 				for i, us := range t.Ints[lo:hi] {
-					o := uint64(us - first)
-					if o < length && bitutil.BitIsSet(valid, lo+i) {
-						sel[j], bucket[j] = int32(lo+i), of[o/perDay]
-						j++
-					}
+					o, r := uint64(us-first), lo+i
+					in := BitOf(o < length) & int(valid[r>>3]>>(r&7)&1)
+					sel[j], bucket[j] = int32(r), of[o/perDay&-uint64(in)]
+					j += in
 				}
 				break
 			}
-			// Without nulls, branch-free: times in no order would make a
-			// branch on the range a coin toss per row. Every row is
-			// written at j (an out-of-range day clamped to the last), and
-			// j moves past the rows in the range.
-			if span == 0 {
-				break
-			}
-			last := uint64(span) - 1
 			for i, us := range t.Ints[lo:hi] {
 				o := uint64(us - first)
-				sel[j], bucket[j] = int32(lo+i), of[min(o/perDay, last)]
-				j += BitOf(o < length)
+				in := BitOf(o < length)
+				sel[j], bucket[j] = int32(lo+i), of[o/perDay&-uint64(in)]
+				j += in
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 
 	"sutura.dev/domain"
@@ -16,8 +17,8 @@ import (
 // (Batch.picked) aggregates to what the batch alone does: same groups,
 // same row counts, same term values, over questions with a required
 // filter every metric needs, metrics of different needs (masks), a
-// caller filter, time and filter columns with and without nulls, and
-// batches that do not start at row 0.
+// caller filter, time (timestamp or date) and filter columns with and
+// without nulls, and batches that do not start at row 0.
 func TestPickedAndOrderedSelectionsKeepTheAnswer(t *testing.T) {
 	const n, start, span = 20_000, int32(20_000), int32(60)
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -80,11 +81,21 @@ func TestPickedAndOrderedSelectionsKeepTheAnswer(t *testing.T) {
 		{"caller filter and required", []*Predicate{notView}, []*Predicate{purchase}, []uint64{1, 1}},
 	}
 	for _, sh := range shapes {
-		for _, tnull := range []bool{false, true} {
-			for _, knull := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s, time nulls %v, kind nulls %v", sh.name, tnull, knull), func(t *testing.T) {
+		for _, cs := range []struct{ tnull, knull, date bool }{
+			{false, false, false}, {false, true, false}, {true, false, false}, {true, true, false},
+			{false, false, true}, {true, true, true},
+		} {
+			tnull, knull := cs.tnull, cs.knull
+			{
+				t.Run(fmt.Sprintf("%s, time nulls %v, kind nulls %v, date %v", sh.name, tnull, knull, cs.date), func(t *testing.T) {
 					tc, kc := *tcol, *kind
 					tc.ID, kc.ID = id(), id()
+					if cs.date {
+						tc.Type, tc.Ints, tc.Days = domain.TypeDate, nil, make([]arrow.Date32, n)
+						for i, us := range tcol.Ints {
+							tc.Days[i] = arrow.Date32(us / perDay)
+						}
+					}
 					if tnull {
 						tc.Valid = nulls(13)
 					}
@@ -184,4 +195,76 @@ func TestPassRatesOrder(t *testing.T) {
 	if s.filterFirst() {
 		t.Fatal("a 4% range before a 75% filter: the range should stay first")
 	}
+}
+
+// selectRange and rangeOn keep exactly the rows whose time is not null
+// and falls in the range, each with its day's bucket, for times before,
+// in and after the range (day boundaries included), timestamp or date,
+// with and without nulls.
+func TestSelectRangeMatchesRowByRow(t *testing.T) {
+	const n, start, span = 5_000, int32(20_000), int32(40)
+	rng := rand.New(rand.NewPCG(5, 6))
+	bucketOf := make([]int32, span)
+	for d := range bucketOf {
+		bucketOf[d] = int32(d) / 3
+	}
+	ints := make([]int64, n)
+	for i := range ints {
+		d := int64(start - 20 + rng.Int32N(2*span))
+		switch i % 4 {
+		case 0:
+			ints[i] = d * perDay // a day's first microsecond
+		case 1:
+			ints[i] = d*perDay - 1 // the day before's last
+		default:
+			ints[i] = d*perDay + rng.Int64N(perDay)
+		}
+	}
+	valid := make([]byte, (n+7)/8)
+	for i := range n {
+		if i%9 != 4 {
+			bitutil.SetBit(valid, i)
+		}
+	}
+	for _, date := range []bool{false, true} {
+		for _, nulls := range []bool{false, true} {
+			c := &column.Column{Type: domain.TypeTimestamp, N: n, Ints: ints}
+			if date {
+				c = &column.Column{Type: domain.TypeDate, N: n, Days: make([]arrow.Date32, n)}
+				for i, us := range ints {
+					c.Days[i] = arrow.Date32(floorDiv(us, perDay))
+				}
+			}
+			if nulls {
+				c.Valid = valid
+			}
+			q := &Query{Rows: n, Start: start, Span: span, BucketOf: bucketOf, Buckets: make([]domain.Date, 14)}
+			var wantSel, wantBucket []int32
+			lo, hi := 700, n
+			for r := lo; r < hi; r++ {
+				d := int32(floorDiv(ints[r], perDay)) - start
+				if (!nulls || bitutil.BitIsSet(valid, r)) && d >= 0 && d < span {
+					wantSel, wantBucket = append(wantSel, int32(r)), append(wantBucket, bucketOf[d])
+				}
+			}
+			s := newScratch(q)
+			k := q.selectRange(s, &Batch{Lo: lo, Hi: hi, Cols: []*column.Column{c}})
+			if fmt.Sprint(s.sel[:k], s.bucket[:k]) != fmt.Sprint(wantSel, wantBucket) {
+				t.Errorf("selectRange, date %v, nulls %v: rows or buckets differ from row by row", date, nulls)
+			}
+			k = q.rangeOn(s, &Batch{Lo: lo, Hi: hi, Cols: []*column.Column{c}}, s.identity(lo, hi))
+			if fmt.Sprint(s.sel[:k], s.bucket[:k]) != fmt.Sprint(wantSel, wantBucket) {
+				t.Errorf("rangeOn, date %v, nulls %v: rows or buckets differ from row by row", date, nulls)
+			}
+			putScratch(s)
+		}
+	}
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
 }
