@@ -148,6 +148,24 @@ type parquetReaders struct {
 	files    map[*parquetPart]*pqarrow.FileReader
 	bufs     []format.DictBuffers
 	noSelect bool // selecting rows first did not pay (see parquetTask)
+	// sel selects the rows of the worker's batches, kept across its row
+	// groups (with the pass rates that order its tests); nil until used.
+	sel *kernel.Selector
+	// zoneTried and zoneSkipped count the batches checked against the
+	// range by their time column's zone, and those it skipped.
+	zoneTried, zoneSkipped int
+}
+
+// zoneTries is how many batches a worker checks by their zone before it
+// stops, when none was skipped (times in no order meet every range).
+const zoneTries = 16
+
+// release gives back the worker's selector.
+func (pr *parquetReaders) release() {
+	if pr.sel != nil {
+		pr.sel.Release()
+		pr.sel = nil
+	}
 }
 
 func (pr *parquetReaders) get(pp *parquetPart, q *query) (*pqarrow.FileReader, error) {
@@ -229,7 +247,6 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	for s := range q.Base {
 		texts = texts || read(s) && g.Text(s) && !slices.Contains(q.SelectSlots(), s)
 	}
-	var sel *kernel.Selector
 	for off := 0; off < nrows; {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -245,19 +262,23 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			if cols[q.TimeSlot], err = g.Column(q.TimeSlot, nil); err != nil {
 				return err
 			}
-			// A batch outside the range is skipped without the rest.
-			if !inside && !q.Meets(column.ZoneOf(cols[q.TimeSlot], 0, n)) {
-				if err := g.Finish(); err != nil {
-					return err
+			// A batch outside the range is skipped without the rest, while
+			// checking its zone has paid on this worker.
+			if !inside && (pr.zoneSkipped > 0 || pr.zoneTried < zoneTries) {
+				pr.zoneTried++
+				if !q.Meets(column.ZoneOf(cols[q.TimeSlot], 0, n)) {
+					pr.zoneSkipped++
+					if err := g.Finish(); err != nil {
+						return err
+					}
+					continue
 				}
-				continue
 			}
 		}
 		var keep []byte
 		if selecting {
-			if sel == nil {
-				sel = q.NewSelector()
-				defer sel.Release()
+			if pr.sel == nil {
+				pr.sel = q.NewSelector()
 			}
 			for _, s := range q.SelectSlots() {
 				if cols[s] == nil && read(s) {
@@ -266,7 +287,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 					}
 				}
 			}
-			rows := sel.Rows(b)
+			rows := pr.sel.Rows(b)
 			if len(rows) == 0 {
 				if err := g.Finish(); err != nil {
 					return err

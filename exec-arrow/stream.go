@@ -158,6 +158,7 @@ func (fp *fileProducer) Run(ctx context.Context) error {
 // Scan decodes (or parses) worker w's groups and aggregates them.
 func (fp *fileProducer) Scan(ctx context.Context, w int, each func(*kernel.Batch) error) error {
 	var pr parquetReaders
+	defer pr.release()
 	var fields []string // a text block's wanted fields, reused
 	for _, t := range fp.direct[w] {
 		if err := fp.parquetTask(ctx, &pr, t, each); err != nil {

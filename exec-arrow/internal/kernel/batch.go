@@ -23,6 +23,18 @@ type Batch struct {
 	// (known from a cached segment's zone): the time column only gives
 	// each row its bucket.
 	inside bool
+	// picked, when set, is what a Selector found for this batch (the
+	// rows that may count, their buckets and metric masks): chunk starts
+	// from it instead of selecting again.
+	picked *picked
+}
+
+// picked is a Selector's result for one batch, in the selector's
+// buffers (valid until its next Rows call).
+type picked struct {
+	sel, bucket []int32
+	mask        []uint64 // set when masked
+	masked      bool
 }
 
 // Producer yields the base-table rows of one question as batches. It is

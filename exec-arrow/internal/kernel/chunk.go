@@ -15,22 +15,18 @@ import (
 // kernels over the rows that count for it.
 func (q *Query) chunk(s *scratch, p *Partial, b *Batch) {
 	s.masked = false
-	if q.direct(s, p, b) {
-		return
+	same := q.sameNeeds()
+	var n int
+	if b.picked != nil {
+		n = s.take(b.picked)
+	} else {
+		if q.direct(s, p, b) {
+			return
+		}
+		n = q.selectRows(s, b, same)
 	}
-	n := q.selectRange(s, b)
 	if n == 0 {
 		return
-	}
-	for i, f := range q.BaseFilters {
-		n = s.filter(f, b.Cols[f.Slot], n, &s.filterMaps[i])
-	}
-	same := q.sameNeeds()
-	if same {
-		n = q.requireAll(s, b, n)
-	} else {
-		n = q.maskMetrics(s, b, n)
-		s.masked = true
 	}
 	for i, j := range q.Joins {
 		from, fc := s.sel[:n], j.FromCol
@@ -197,6 +193,143 @@ func (s *scratch) histogram(gids []int32, ng int) []int32 {
 	return h[:ng]
 }
 
+// take starts the selection from what a Selector found for the batch.
+func (s *scratch) take(pk *picked) int {
+	n := len(pk.sel)
+	s.sel, s.bucket = s.sel[:n], s.bucket[:n]
+	copy(s.sel, pk.sel)
+	copy(s.bucket, pk.bucket)
+	if pk.masked {
+		copy(s.mask[:n], pk.mask)
+		s.masked = true
+	}
+	return n
+}
+
+// selectRows narrows the selection to the rows of b that may count: in
+// the range (with their bucket), passing the caller's filters on the base
+// table, and the required filters every metric needs (same) or, with
+// metrics of different needs, those of some metric (each position then
+// holds its metric mask). The range and the filters are conjunctions of
+// per-row tests, so their order changes no row of the result; the more
+// selective side (by the pass rates this scratch has seen) goes first, so
+// the other is tested only on its survivors.
+func (q *Query) selectRows(s *scratch, b *Batch, same bool) int {
+	early := len(q.BaseFilters) > 0 || same && len(q.Needs) > 0 && q.Needs[0] != 0
+	ranged := !b.OneBucket && !b.inside // the range is tested per row
+	all := b.Hi - b.Lo
+	var n int
+	if early && ranged && s.order.filterFirst() {
+		n = s.identity(b.Lo, b.Hi)
+		n = q.earlyFilters(s, b, n, same)
+		s.order.filters(all, n)
+		if m := n; n > 0 {
+			n = q.rangeOn(s, b, n)
+			s.order.ranges(m, n)
+		}
+	} else {
+		n = q.selectRange(s, b)
+		if ranged {
+			s.order.ranges(all, n)
+		}
+		if m := n; early && n > 0 {
+			n = q.earlyFilters(s, b, n, same)
+			s.order.filters(m, n)
+		}
+	}
+	if !same && n > 0 {
+		n = q.maskMetrics(s, b, n)
+		s.masked = true
+	}
+	return n
+}
+
+// earlyFilters drops the positions failing a caller filter on the base
+// table or (same) a required filter every metric needs.
+func (q *Query) earlyFilters(s *scratch, b *Batch, n int, same bool) int {
+	for i, f := range q.BaseFilters {
+		if n > 0 {
+			n = s.filter(f, b.Cols[f.Slot], n, &s.filterMaps[i])
+		}
+	}
+	if same && n > 0 {
+		n = q.requireAll(s, b, n)
+	}
+	return n
+}
+
+// passRates counts, for one worker's batches, the positions the range
+// and the early filters were tested on and those that passed.
+type passRates struct {
+	rangeIn, rangeOut   int64
+	filterIn, filterOut int64
+}
+
+func (r *passRates) ranges(in, out int)  { r.rangeIn += int64(in); r.rangeOut += int64(out) }
+func (r *passRates) filters(in, out int) { r.filterIn += int64(in); r.filterOut += int64(out) }
+
+// filterFirst reports whether the filters have passed clearly fewer
+// positions than the range (under three quarters of its rate), once both
+// were seen: they then go first.
+func (r *passRates) filterFirst() bool {
+	if r.rangeIn == 0 || r.filterIn == 0 {
+		return false
+	}
+	return 4*r.filterOut*r.rangeIn < 3*r.rangeOut*r.filterIn
+}
+
+// identity selects every row of [lo, hi), buckets not yet set.
+func (s *scratch) identity(lo, hi int) int {
+	sel := s.sel[:hi-lo]
+	for i := range sel {
+		sel[i] = int32(lo + i)
+	}
+	s.sel, s.bucket = sel, s.bucket[:hi-lo]
+	return len(sel)
+}
+
+// rangeOn keeps, of the n selected positions, those whose time falls in
+// the range, and sets their bucket (selectRange over a selection).
+func (q *Query) rangeOn(s *scratch, b *Batch, n int) int {
+	sel, bucket := s.sel[:n], s.bucket[:n]
+	t := b.Cols[q.TimeSlot]
+	start, span, of, valid := q.Start, uint32(q.Span), q.BucketOf, t.Valid
+	j := 0
+	switch {
+	case span == 0:
+	case t.Days != nil:
+		days := t.Days
+		for _, r := range sel {
+			o := int32(days[r]) - start
+			in := BitOf(uint32(o) < span)
+			if valid != nil {
+				in &= int(valid[r>>3] >> (r & 7) & 1)
+			}
+			sel[j], bucket[j] = r, of[o&-int32(in)]
+			j += in
+		}
+	case valid != nil:
+		first, length, ints := int64(start)*perDay, uint64(span)*perDay, t.Ints
+		for _, r := range sel {
+			o := uint64(ints[r] - first)
+			in := BitOf(o < length) & int(valid[r>>3]>>(r&7)&1)
+			sel[j], bucket[j] = r, of[o/perDay&-uint64(in)]
+			j += in
+		}
+	default:
+		// Branch-free, as selectRange's.
+		first, length, ints := int64(start)*perDay, uint64(span)*perDay, t.Ints
+		for _, r := range sel {
+			o := uint64(ints[r] - first)
+			in := BitOf(o < length)
+			sel[j], bucket[j] = r, of[o/perDay&-uint64(in)]
+			j += in
+		}
+	}
+	s.sel, s.bucket = sel[:j], bucket[:j]
+	return j
+}
+
 // perDay is a day's microseconds.
 const perDay = 86_400_000_000
 
@@ -230,13 +363,17 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 				sel[i], bucket[i] = int32(lo+i), of[uint64(us-first)/perDay]
 			}
 			j = len(sel)
+		case span == 0:
 		case t.Days != nil:
+			// Branch-free, as below.
 			for i, d := range t.Days[lo:hi] {
-				o := int32(d) - start
-				if uint32(o) < span && (valid == nil || bitutil.BitIsSet(valid, lo+i)) {
-					sel[j], bucket[j] = int32(lo+i), of[o]
-					j++
+				o, r := int32(d)-start, lo+i
+				in := BitOf(uint32(o) < span)
+				if valid != nil {
+					in &= int(valid[r>>3] >> (r & 7) & 1)
 				}
+				sel[j], bucket[j] = int32(r), of[o&-int32(in)]
+				j += in
 			}
 		default:
 			// A time is in the range when its offset from the range's
@@ -245,28 +382,24 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			// is then that offset over a day's microseconds, a division
 			// of non-negative numbers.
 			first, length := int64(start)*perDay, uint64(span)*perDay
+			// Branch-free: times in no order would make a branch on the
+			// range a coin toss per row. Every row is written at j (a
+			// row outside the range with bucket 0's day), and j moves
+			// past the rows in the range (and not null).
 			if valid != nil {
 				for i, us := range t.Ints[lo:hi] {
-					o := uint64(us - first)
-					if o < length && bitutil.BitIsSet(valid, lo+i) {
-						sel[j], bucket[j] = int32(lo+i), of[o/perDay]
-						j++
-					}
+					o, r := uint64(us-first), lo+i
+					in := BitOf(o < length) & int(valid[r>>3]>>(r&7)&1)
+					sel[j], bucket[j] = int32(r), of[o/perDay&-uint64(in)]
+					j += in
 				}
 				break
 			}
-			// Without nulls, branch-free: times in no order would make a
-			// branch on the range a coin toss per row. Every row is
-			// written at j (an out-of-range day clamped to the last), and
-			// j moves past the rows in the range.
-			if span == 0 {
-				break
-			}
-			last := uint64(span) - 1
 			for i, us := range t.Ints[lo:hi] {
 				o := uint64(us - first)
-				sel[j], bucket[j] = int32(lo+i), of[min(o/perDay, last)]
-				j += BitOf(o < length)
+				in := BitOf(o < length)
+				sel[j], bucket[j] = int32(lo+i), of[o/perDay&-uint64(in)]
+				j += in
 			}
 		}
 	}
@@ -544,8 +677,9 @@ func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 // producer decodes the others only for batches with such rows, and may
 // leave the values of the other rows out (null).
 type Selector struct {
-	q *Query
-	s *scratch
+	q  *Query
+	s  *scratch
+	pk picked
 }
 
 // NewSelector returns a selector of q's rows; Release gives back its
@@ -570,19 +704,17 @@ func (q *Query) SelectSlots() []int {
 
 // Rows returns the rows of b that may count (b's columns of the slots
 // SelectSlots does not name may be nil), in a slice of the selector's,
-// valid until its next call.
+// valid until its next call. It records them (with their buckets and
+// metric masks) in b, so that the aggregation of b, before that next
+// call, starts from them instead of selecting again.
 func (sl *Selector) Rows(b *Batch) []int32 {
 	s, q := sl.s, sl.q
-	n := q.selectRange(s, b)
-	for i, f := range q.BaseFilters {
-		if n > 0 {
-			n = s.filter(f, b.Cols[f.Slot], n, &s.filterMaps[i])
-		}
+	s.masked = false
+	n := q.selectRows(s, b, q.sameNeeds())
+	sl.pk = picked{sel: s.sel[:n], bucket: s.bucket[:n], masked: s.masked}
+	if s.masked {
+		sl.pk.mask = s.mask[:n]
 	}
-	if n > 0 && q.sameNeeds() {
-		n = q.requireAll(s, b, n)
-	} else if n > 0 {
-		n = q.maskMetrics(s, b, n)
-	}
+	b.picked = &sl.pk
 	return s.sel[:n]
 }

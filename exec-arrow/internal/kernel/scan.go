@@ -90,6 +90,7 @@ type scratch struct {
 	combos []int32   // positions per group and metric mask
 	reqs   [][]bool  // per required filter
 	masked bool      // mask holds the batch's metric masks
+	order  passRates // what the range and the early filters passed
 
 	// Per-batch dictionary caches of base-table text columns.
 	filterMaps []DictMap // per base caller filter
@@ -168,6 +169,7 @@ func newScratch(q *Query) *scratch {
 // putScratch gives buffers back for the next query.
 func putScratch(s *scratch) {
 	s.filterMaps, s.reqMaps, s.joinMaps = nil, nil, nil
+	s.order = passRates{}
 	scratchPool.Put(s)
 }
 

@@ -1,0 +1,270 @@
+package kernel
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+
+	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+)
+
+// selectRows is the same set of rows whichever of the range and the
+// filters goes first, and a batch handed on with a Selector's rows
+// (Batch.picked) aggregates to what the batch alone does: same groups,
+// same row counts, same term values, over questions with a required
+// filter every metric needs, metrics of different needs (masks), a
+// caller filter, time (timestamp or date) and filter columns with and
+// without nulls, and batches that do not start at row 0.
+func TestPickedAndOrderedSelectionsKeepTheAnswer(t *testing.T) {
+	const n, start, span = 20_000, int32(20_000), int32(60)
+	rng := rand.New(rand.NewPCG(3, 4))
+	id := func() uint64 { return column.ColumnIDs.Add(1) }
+	tcol := &column.Column{ID: id(), Name: "t", Type: domain.TypeTimestamp, N: n, Ints: make([]int64, n)}
+	kind := &column.Column{ID: id(), Name: "kind", Type: domain.TypeText, N: n, Idx: make([]int32, n),
+		Dict: []string{"view", "click", "purchase"}}
+	amount := &column.Column{ID: id(), Name: "amount", Type: domain.TypeInteger, N: n, Ints: make([]int64, n)}
+	nulls := func(every int) []byte {
+		v := make([]byte, (n+7)/8)
+		for i := range n {
+			if i%every != 3 {
+				bitutil.SetBit(v, i)
+			}
+		}
+		return v
+	}
+	for i := range n {
+		tcol.Ints[i] = int64(start-30+rng.Int32N(2*span))*perDay + rng.Int64N(perDay)
+		switch k := rng.IntN(100); {
+		case k < 5:
+			kind.Idx[i] = 2
+		case k < 30:
+			kind.Idx[i] = 1
+		}
+		amount.Ints[i] = rng.Int64N(1000) - 100
+	}
+	bucketOf := make([]int32, span)
+	for d := range bucketOf {
+		bucketOf[d] = int32(d) / 7
+	}
+	purchase := &Predicate{Slot: 1, Col: kind, texts: map[string]bool{"purchase": true}}
+	clickOrBuy := &Predicate{Slot: 1, Col: kind, texts: map[string]bool{"click": true, "purchase": true}}
+	notView := &Predicate{Slot: 1, Col: kind, texts: map[string]bool{"view": true}, negate: true, keepNull: true}
+	terms := func() []*TermPlan {
+		return []*TermPlan{{Op: OpSum, Slot: 2, Col: amount}, {Op: opCount, Slot: 2, Col: amount}}
+	}
+	metrics := func(needs []uint64) []*MetricPlan {
+		var ms []*MetricPlan
+		for i, need := range needs {
+			mp := &MetricPlan{Name: fmt.Sprint("m", i), Terms: terms()}
+			for r := range 64 {
+				if need>>r&1 != 0 {
+					mp.Required = append(mp.Required, r)
+				}
+			}
+			ms = append(ms, mp)
+		}
+		return ms
+	}
+	shapes := []struct {
+		name     string
+		filters  []*Predicate
+		required []*Predicate
+		needs    []uint64
+	}{
+		{"required by every metric", nil, []*Predicate{purchase}, []uint64{1, 1}},
+		{"metrics of different needs", nil, []*Predicate{purchase, notView}, []uint64{1, 2}},
+		{"caller filter", []*Predicate{clickOrBuy}, nil, []uint64{0, 0}},
+		{"caller filter and required", []*Predicate{notView}, []*Predicate{purchase}, []uint64{1, 1}},
+	}
+	for _, sh := range shapes {
+		for _, cs := range []struct{ tnull, knull, date bool }{
+			{false, false, false}, {false, true, false}, {true, false, false}, {true, true, false},
+			{false, false, true}, {true, true, true},
+		} {
+			tnull, knull := cs.tnull, cs.knull
+			{
+				t.Run(fmt.Sprintf("%s, time nulls %v, kind nulls %v, date %v", sh.name, tnull, knull, cs.date), func(t *testing.T) {
+					tc, kc := *tcol, *kind
+					tc.ID, kc.ID = id(), id()
+					if cs.date {
+						tc.Type, tc.Ints, tc.Days = domain.TypeDate, nil, make([]arrow.Date32, n)
+						for i, us := range tcol.Ints {
+							tc.Days[i] = arrow.Date32(us / perDay)
+						}
+					}
+					if tnull {
+						tc.Valid = nulls(13)
+					}
+					if knull {
+						kc.Valid = nulls(7)
+					}
+					q := &Query{Rows: n, Parallel: 1, Aliases: 1, Base: []*column.Column{tcol, kind, amount},
+						Start: start, Span: span, BucketOf: bucketOf, Buckets: make([]domain.Date, 9),
+						BaseFilters: sh.filters, Required: sh.required, Metrics: metrics(sh.needs), Needs: sh.needs}
+					cols := []*column.Column{&tc, &kc, amount}
+					batches := func() []*Batch {
+						return []*Batch{{Lo: 0, Hi: 9_000, Cols: cols}, {Lo: 9_000, Hi: n, Cols: cols}}
+					}
+					run := func(first, picked bool) (*Partial, []int) {
+						s, p := newScratch(q), newPartial(q)
+						defer putScratch(s)
+						clear(s.mask[:cap(s.mask)]) // no masks left by an earlier run
+						clear(s.bucket[:cap(s.bucket)])
+						var sl *Selector
+						if picked {
+							sl = q.NewSelector()
+							defer sl.Release()
+						}
+						var sizes []int
+						for _, b := range batches() {
+							if first {
+								// Rates that put the filters first.
+								s.order = passRates{rangeIn: 10, rangeOut: 9, filterIn: 10, filterOut: 1}
+								if sl != nil {
+									sl.s.order = s.order
+								}
+							}
+							if sl != nil {
+								sizes = append(sizes, len(sl.Rows(b)))
+								if first && (len(sh.filters) > 0 || sh.needs[0] == sh.needs[1] && sh.needs[0] != 0) {
+									// Every row of the batch was filtered first.
+									if got := sl.s.order.filterIn; got != 10+int64(b.Hi-b.Lo) {
+										t.Fatalf("filters tested on %d positions, want every row first", got-10)
+									}
+								}
+							} else {
+								sizes = append(sizes, q.selectRows(s, b, q.sameNeeds()))
+							}
+							q.chunk(s, p, b)
+						}
+						return p, sizes
+					}
+					want, wantSizes := run(false, false)
+					if want.Groups.Len() == 0 {
+						t.Fatal("no group: the test selects nothing")
+					}
+					for _, c := range []struct{ first, picked bool }{{true, false}, {false, true}, {true, true}} {
+						got, sizes := run(c.first, c.picked)
+						name := fmt.Sprintf("filters first %v, picked %v", c.first, c.picked)
+						if fmt.Sprint(sizes) != fmt.Sprint(wantSizes) {
+							t.Fatalf("%s: selected %v rows, want %v", name, sizes, wantSizes)
+						}
+						if got.Groups.Len() != want.Groups.Len() {
+							t.Fatalf("%s: %d groups, want %d", name, got.Groups.Len(), want.Groups.Len())
+						}
+						for m, mp := range q.Metrics {
+							if fmt.Sprint(got.Rows[m]) != fmt.Sprint(want.Rows[m]) {
+								t.Fatalf("%s: metric %d rows %v, want %v", name, m, got.Rows[m], want.Rows[m])
+							}
+							for ti, tp := range mp.Terms {
+								for g := range want.Groups.Len() {
+									a, b := tp.Finish(got.Terms[m][ti], nil, nil, g), tp.Finish(want.Terms[m][ti], nil, nil, g)
+									if a != b {
+										t.Fatalf("%s: metric %d term %d group %d: %+v, want %+v", name, m, ti, g, a, b)
+									}
+								}
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// The pass rates put the filters first once they pass clearly fewer rows
+// than the range, and the range first otherwise (and before anything was
+// seen).
+func TestPassRatesOrder(t *testing.T) {
+	var r passRates
+	if r.filterFirst() {
+		t.Fatal("filters first before anything was seen")
+	}
+	r.ranges(1000, 500)
+	r.filters(500, 15)
+	if !r.filterFirst() {
+		t.Fatal("a 3% filter after a 50% range: filters should go first")
+	}
+	var s passRates
+	s.ranges(1000, 40)
+	s.filters(40, 30)
+	if s.filterFirst() {
+		t.Fatal("a 4% range before a 75% filter: the range should stay first")
+	}
+}
+
+// selectRange and rangeOn keep exactly the rows whose time is not null
+// and falls in the range, each with its day's bucket, for times before,
+// in and after the range (day boundaries included), timestamp or date,
+// with and without nulls.
+func TestSelectRangeMatchesRowByRow(t *testing.T) {
+	const n, start, span = 5_000, int32(20_000), int32(40)
+	rng := rand.New(rand.NewPCG(5, 6))
+	bucketOf := make([]int32, span)
+	for d := range bucketOf {
+		bucketOf[d] = int32(d) / 3
+	}
+	ints := make([]int64, n)
+	for i := range ints {
+		d := int64(start - 20 + rng.Int32N(2*span))
+		switch i % 4 {
+		case 0:
+			ints[i] = d * perDay // a day's first microsecond
+		case 1:
+			ints[i] = d*perDay - 1 // the day before's last
+		default:
+			ints[i] = d*perDay + rng.Int64N(perDay)
+		}
+	}
+	valid := make([]byte, (n+7)/8)
+	for i := range n {
+		if i%9 != 4 {
+			bitutil.SetBit(valid, i)
+		}
+	}
+	for _, date := range []bool{false, true} {
+		for _, nulls := range []bool{false, true} {
+			c := &column.Column{Type: domain.TypeTimestamp, N: n, Ints: ints}
+			if date {
+				c = &column.Column{Type: domain.TypeDate, N: n, Days: make([]arrow.Date32, n)}
+				for i, us := range ints {
+					c.Days[i] = arrow.Date32(floorDiv(us, perDay))
+				}
+			}
+			if nulls {
+				c.Valid = valid
+			}
+			q := &Query{Rows: n, Start: start, Span: span, BucketOf: bucketOf, Buckets: make([]domain.Date, 14)}
+			var wantSel, wantBucket []int32
+			lo, hi := 700, n
+			for r := lo; r < hi; r++ {
+				d := int32(floorDiv(ints[r], perDay)) - start
+				if (!nulls || bitutil.BitIsSet(valid, r)) && d >= 0 && d < span {
+					wantSel, wantBucket = append(wantSel, int32(r)), append(wantBucket, bucketOf[d])
+				}
+			}
+			s := newScratch(q)
+			k := q.selectRange(s, &Batch{Lo: lo, Hi: hi, Cols: []*column.Column{c}})
+			if fmt.Sprint(s.sel[:k], s.bucket[:k]) != fmt.Sprint(wantSel, wantBucket) {
+				t.Errorf("selectRange, date %v, nulls %v: rows or buckets differ from row by row", date, nulls)
+			}
+			k = q.rangeOn(s, &Batch{Lo: lo, Hi: hi, Cols: []*column.Column{c}}, s.identity(lo, hi))
+			if fmt.Sprint(s.sel[:k], s.bucket[:k]) != fmt.Sprint(wantSel, wantBucket) {
+				t.Errorf("rangeOn, date %v, nulls %v: rows or buckets differ from row by row", date, nulls)
+			}
+			putScratch(s)
+		}
+	}
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
