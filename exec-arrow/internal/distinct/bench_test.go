@@ -19,20 +19,39 @@ func sessionValues(n int) ([]string, []uint32) {
 	return vs, gs
 }
 
-// BenchmarkSessions adds 2 M (week, session) pairs to each of two sets,
-// absorbs one into the other and counts.
+// BenchmarkSessions adds 1 M (week, session) pairs to each of two sets,
+// a pair at a time or 128 at a time, absorbs one into the other and
+// counts.
 func BenchmarkSessions(b *testing.B) {
 	const n = 2_000_000
 	vs, gs := sessionValues(n)
-	b.ResetTimer()
+	hs := make([]uint64, n)
+	for i, v := range vs {
+		hs[i] = HashString(v)
+	}
+	b.Run("one", func(b *testing.B) {
+		benchSessions(b, gs, hs, vs, func(s *Set, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				s.AddString(gs[i], hs[i], vs[i])
+			}
+		})
+	})
+	b.Run("batched", func(b *testing.B) {
+		benchSessions(b, gs, hs, vs, func(s *Set, lo, hi int) {
+			for i := lo; i < hi; i += 128 {
+				j := min(i+128, hi)
+				s.AddStrings(gs[i:j], hs[i:j], vs[i:j])
+			}
+		})
+	})
+}
+
+func benchSessions(b *testing.B, gs []uint32, hs []uint64, vs []string, add func(s *Set, lo, hi int)) {
+	n := len(vs)
 	for range b.N {
 		a, c := New(b.TempDir()), New(b.TempDir())
-		for i := 0; i < n/2; i++ {
-			a.AddString(gs[i], HashString(vs[i]), vs[i])
-		}
-		for i := n / 2; i < n; i++ {
-			c.AddString(gs[i], HashString(vs[i]), vs[i])
-		}
+		add(a, 0, n/2)
+		add(c, n/2, n)
 		remap := make([]int32, 53)
 		for g := range remap {
 			remap[g] = int32(g)

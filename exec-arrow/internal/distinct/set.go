@@ -51,6 +51,7 @@ type Set struct {
 	w     *bufio.Writer
 	size  int64 // bytes written to file
 	runs  []run
+	sink  uint64 // what AddStrings's probes ahead read, kept so they stay
 }
 
 // part is one partition: an open-addressing table (linear probing) over
@@ -106,6 +107,42 @@ func (s *Set) Add(g uint32, h uint64, v []byte) { add(&s.parts[h>>(64-partBits)]
 // AddString records value v (of hash h, from HashString) in group g.
 func (s *Set) AddString(g uint32, h uint64, v string) {
 	add(&s.parts[h>>(64-partBits)], g, uint32(h), v)
+}
+
+// AddStrings records values vs[k] (of hashes hs[k], from HashString) in
+// groups gs[k], as AddString does each. It first reads the slot where
+// each pair's search starts, every read independent of the others, so
+// that the processor waits for their memory at once rather than a pair
+// at a time; a batch of up to 128 pairs suits it.
+func (s *Set) AddStrings(gs []uint32, hs []uint64, vs []string) {
+	s.ahead(gs, hs)
+	for k, h := range hs {
+		add(&s.parts[h>>(64-partBits)], gs[k], uint32(h), vs[k])
+	}
+}
+
+// AddCodes records the 4-byte little-endian values of codes[k] (of hashes
+// hs[k], from HashUint64) in groups gs[k], as Add does each.
+func (s *Set) AddCodes(gs []uint32, hs []uint64, codes []uint32) {
+	s.ahead(gs, hs)
+	var b [4]byte
+	for k, h := range hs {
+		binary.LittleEndian.PutUint32(b[:], codes[k])
+		add(&s.parts[h>>(64-partBits)], gs[k], uint32(h), b[:])
+	}
+}
+
+// ahead reads the first slot of each pair's search.
+func (s *Set) ahead(gs []uint32, hs []uint64) {
+	var sum uint64
+	gs = gs[:len(hs)]
+	for k, h := range hs {
+		p := &s.parts[h>>(64-partBits)]
+		if len(p.slots) > 0 {
+			sum += p.slots[tag(gs[k], uint32(h))>>p.shift]
+		}
+	}
+	s.sink += sum
 }
 
 // add inserts (g, v), of hash bits k, into p unless it holds it.
