@@ -2,14 +2,18 @@
 // exactly, in memory that its caller accounts and can bound.
 //
 // A value is its bytes. Its 64-bit hash (the same in every set of the
-// process) chooses one of 64 partitions and a slot in that partition's
-// open-addressing table; a (group, value) pair is found only when the
-// group, the hash and the bytes are all equal, so two values whose hashes
-// collide are still counted twice: the count is exact, the hash only
-// places the values. A set's memory is what Bytes reports; Spill writes
-// every partition to a temporary file (unlinked as soon as it is created,
-// so nothing is left behind if the process dies) and frees the memory;
-// Counts then reads the partitions back one at a time, so counting needs
-// the memory of one partition, about a 64th of the pairs. Sets of
-// several workers merge with Absorb, partition by partition.
+// process) chooses one of 64 partitions; 32 bits of it, mixed with the
+// group, are the tag a slot of that partition's open-addressing table
+// holds beside where the pair's record lies, and place the pair's search.
+// A (group, value) pair is found only when the tag, the group and the
+// bytes are all equal, so two values whose hashes collide are still
+// counted twice: the count is exact, the hash only places the values.
+// Records (group, length, bytes) lie in 64 KiB blocks that never move, so
+// a set grows without copying what it holds. A set's memory is what Bytes
+// reports; Spill writes every partition to a temporary file (unlinked as
+// soon as it is created, so nothing is left behind if the process dies)
+// and frees the memory; Counts then reads the partitions back one at a
+// time, so counting needs the memory of one partition, about a 64th of
+// the pairs. Sets of several workers merge with Absorb, partition by
+// partition, on GOMAXPROCS goroutines.
 package distinct

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math/bits"
 	"os"
+	"runtime"
+	"sync"
 	"sync/atomic"
 )
 
@@ -48,20 +51,39 @@ type Set struct {
 	w     *bufio.Writer
 	size  int64 // bytes written to file
 	runs  []run
+	sink  uint64 // what AddStrings's probes ahead read, kept so they stay
 }
 
-// part is one partition: an open-addressing table over its entries.
+// part is one partition: an open-addressing table (linear probing) over
+// its pairs, which lie as records in blocks that never move.
+//
+// A slot holds a 32-bit tag of the pair (from its hash and group) beside
+// where its record lies, so a probe reads the slots alone and opens a
+// record only when the tags match. The slot where a pair's search starts
+// is the top bits of its tag: the table doubles by reading its slots
+// alone, in order, and each lands near twice its old place. A record is
+// the group (4 bytes), the value's length (1 byte, or 0xff and 4 bytes)
+// and the value's bytes: 21 bytes for a 16-byte value.
 type part struct {
-	slots []uint32 // entry index + 1, 0 when empty
-	hash  []uint64
-	group []uint32
-	end   []uint32 // where each entry's bytes end in arena
-	arena []byte
+	slots  []uint64 // tag<<32 | ref, 0 when empty (a tag is odd)
+	shift  uint     // 32 - log2(len(slots))
+	n      int      // pairs
+	blocks [][]byte // records; a ref is block<<16 | offset
+	heap   int64    // capacity of the blocks
 }
+
+// blockSize is the capacity of a block of records (a longer record has a
+// block of its own): the records grow a block at a time and are never
+// copied, but in the first block, which grows to blockSize by doubling.
+const blockSize = 1 << 16
+
+// maxBlocks is the most blocks a partition can address.
+const maxBlocks = 1 << 16
 
 // run is one spill of a set: where each partition's pairs lie in a file,
 // and the groups they belong to (remap[g] is the group of the set holding
-// the run; nil when it is the same).
+// the run; nil when it is the same). A pair is its group, the low 32 bits
+// of its hash and its value's length (4 bytes each), and the value.
 type run struct {
 	f     *os.File
 	off   [nParts + 1]int64
@@ -71,65 +93,171 @@ type run struct {
 // New returns an empty set that spills into files created in dir.
 func New(dir string) *Set { return &Set{dir: dir} }
 
+// mix is what a group adds to a tag.
+func mix(g uint32) uint32 { return g * 0x9e3779b9 }
+
+// tag is the 32 bits of a pair of group g and hash bits k (the low 32
+// bits of the value's hash) that its slot holds and that place its
+// search; bit 0 is set so that no slot in use is 0.
+func tag(g, k uint32) uint32 { return (k ^ mix(g)) | 1 }
+
 // Add records value v (of hash h, from Hash) in group g.
-func (s *Set) Add(g uint32, h uint64, v []byte) { add(&s.parts[h>>(64-partBits)], g, h, v) }
+func (s *Set) Add(g uint32, h uint64, v []byte) { add(&s.parts[h>>(64-partBits)], g, uint32(h), v) }
 
 // AddString records value v (of hash h, from HashString) in group g.
-func (s *Set) AddString(g uint32, h uint64, v string) { add(&s.parts[h>>(64-partBits)], g, h, v) }
-
-// slot is where the search for (g, h) starts in a table of mask+1 slots.
-func slot(g uint32, h uint64, mask uint64) uint64 {
-	return (h ^ uint64(g)*0x9e3779b97f4a7c15) & mask
+func (s *Set) AddString(g uint32, h uint64, v string) {
+	add(&s.parts[h>>(64-partBits)], g, uint32(h), v)
 }
 
-// add inserts (g, v) into p unless it holds it.
-func add[T string | []byte](p *part, g uint32, h uint64, v T) {
-	if 4*(len(p.hash)+1) > 3*len(p.slots) {
+// AddStrings records values vs[k] (of hashes hs[k], from HashString) in
+// groups gs[k], as AddString does each. It first reads the slot where
+// each pair's search starts, every read independent of the others, so
+// that the processor waits for their memory at once rather than a pair
+// at a time; a batch of up to 128 pairs suits it.
+func (s *Set) AddStrings(gs []uint32, hs []uint64, vs []string) {
+	s.ahead(gs, hs)
+	for k, h := range hs {
+		add(&s.parts[h>>(64-partBits)], gs[k], uint32(h), vs[k])
+	}
+}
+
+// AddCodes records the 4-byte little-endian values of codes[k] (of hashes
+// hs[k], from HashUint64) in groups gs[k], as Add does each.
+func (s *Set) AddCodes(gs []uint32, hs []uint64, codes []uint32) {
+	s.ahead(gs, hs)
+	var b [4]byte
+	for k, h := range hs {
+		binary.LittleEndian.PutUint32(b[:], codes[k])
+		add(&s.parts[h>>(64-partBits)], gs[k], uint32(h), b[:])
+	}
+}
+
+// ahead reads the first slot of each pair's search.
+func (s *Set) ahead(gs []uint32, hs []uint64) {
+	var sum uint64
+	gs = gs[:len(hs)]
+	for k, h := range hs {
+		p := &s.parts[h>>(64-partBits)]
+		if len(p.slots) > 0 {
+			sum += p.slots[tag(gs[k], uint32(h))>>p.shift]
+		}
+	}
+	s.sink += sum
+}
+
+// add inserts (g, v), of hash bits k, into p unless it holds it.
+func add[T string | []byte](p *part, g, k uint32, v T) {
+	if 4*(p.n+1) > 3*len(p.slots) {
 		p.rehash()
 	}
-	mask := uint64(len(p.slots) - 1)
-	for i := slot(g, h, mask); ; i = (i + 1) & mask {
-		e := p.slots[i]
-		if e == 0 {
-			p.hash = append(p.hash, h)
-			p.group = append(p.group, g)
-			p.arena = append(p.arena, v...)
-			p.end = append(p.end, uint32(len(p.arena)))
-			p.slots[i] = uint32(len(p.hash))
+	t := tag(g, k)
+	mask := uint32(len(p.slots) - 1)
+	for i := t >> p.shift; ; i = (i + 1) & mask {
+		x := p.slots[i]
+		if x == 0 {
+			p.slots[i] = uint64(t)<<32 | uint64(push(p, g, v))
 			return
 		}
-		e--
-		if p.hash[e] == h && p.group[e] == g && string(p.value(int(e))) == string(v) {
-			return
+		if uint32(x>>32) == t {
+			if rg, rv := p.record(uint32(x)); rg == g && string(rv) == string(v) {
+				return
+			}
 		}
 	}
 }
 
-// value is the bytes of entry e.
-func (p *part) value(e int) []byte {
-	start := uint32(0)
-	if e > 0 {
-		start = p.end[e-1]
+// record is the group and value of the record at ref.
+func (p *part) record(ref uint32) (uint32, []byte) {
+	b := p.blocks[ref>>16][ref&0xffff:]
+	g := binary.LittleEndian.Uint32(b)
+	n, h := uint32(b[4]), uint32(5)
+	if n == 0xff {
+		n, h = binary.LittleEndian.Uint32(b[5:]), 9
 	}
-	return p.arena[start:p.end[e]]
+	return g, b[h : h+n]
 }
 
-// rehash doubles the table (at least 64 slots) and places every entry.
+// push appends the record (g, v) and returns its ref.
+func push[T string | []byte](p *part, g uint32, v T) uint32 {
+	size := 5 + len(v)
+	if len(v) >= 0xff {
+		size += 4
+	}
+	k := len(p.blocks) - 1
+	if k < 0 || cap(p.blocks[k])-len(p.blocks[k]) < size {
+		switch {
+		case k == 0 && len(p.blocks[0])+size <= blockSize: // the first block doubles
+			c := max(2*cap(p.blocks[0]), len(p.blocks[0])+size)
+			b := make([]byte, len(p.blocks[0]), min(c, blockSize))
+			copy(b, p.blocks[0])
+			p.heap += int64(cap(b) - cap(p.blocks[0]))
+			p.blocks[0] = b
+		default:
+			if len(p.blocks) == maxBlocks {
+				panic("distinct: a partition passed its 4 GiB of records")
+			}
+			c := blockSize
+			if k < 0 {
+				c = 1 << 10
+			}
+			p.blocks = append(p.blocks, make([]byte, 0, max(c, size)))
+			k++
+			p.heap += int64(cap(p.blocks[k]))
+		}
+	}
+	b := p.blocks[k]
+	off := len(b)
+	b = binary.LittleEndian.AppendUint32(b, g)
+	if len(v) < 0xff {
+		b = append(b, byte(len(v)))
+	} else {
+		b = append(b, 0xff)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(v)))
+	}
+	p.blocks[k] = append(b, v...)
+	p.n++
+	return uint32(k)<<16 | uint32(off)
+}
+
+// rehash doubles the table (at least 64 slots) and places every slot
+// again; it reads only the slots.
 func (p *part) rehash() {
 	n := max(2*len(p.slots), 64)
-	p.slots = make([]uint32, n)
-	mask := uint64(n - 1)
-	for e, h := range p.hash {
-		i := slot(p.group[e], h, mask)
+	old := p.slots
+	p.slots = make([]uint64, n)
+	// A large table comes from the system untouched: a probe's read
+	// would map its pages to the zero page and the write that follows
+	// would copy it and flush the TLB of every CPU. Writing each page
+	// first maps it once.
+	for i := 0; i < n; i += 512 {
+		p.slots[i] = 0
+	}
+	p.shift = uint(32 - bits.TrailingZeros(uint(n)))
+	mask := uint32(n - 1)
+	for _, x := range old {
+		if x == 0 {
+			continue
+		}
+		i := uint32(x>>32) >> p.shift
 		for p.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		p.slots[i] = uint32(e + 1)
+		p.slots[i] = x
+	}
+}
+
+// each calls f with the group, hash bits and value of every pair of p.
+func (p *part) each(f func(g, k uint32, v []byte)) {
+	for _, x := range p.slots {
+		if x != 0 {
+			g, v := p.record(uint32(x))
+			f(g, uint32(x>>32)^mix(g), v)
+		}
 	}
 }
 
 func (p *part) bytes() int64 {
-	return int64(4*cap(p.slots) + 8*cap(p.hash) + 4*cap(p.group) + 4*cap(p.end) + cap(p.arena))
+	return int64(8*cap(p.slots)) + p.heap + int64(24*cap(p.blocks))
 }
 
 // Bytes is the memory the set holds (its spilled runs are on disk).
@@ -145,7 +273,7 @@ func (s *Set) Bytes() int64 {
 func (s *Set) Len() int {
 	n := 0
 	for i := range s.parts {
-		n += len(s.parts[i].hash)
+		n += s.parts[i].n
 	}
 	return n
 }
@@ -169,22 +297,25 @@ func (s *Set) Spill() (int64, error) {
 		s.file, s.w = f, bufio.NewWriterSize(f, 1<<20)
 	}
 	r := run{f: s.file}
-	var hdr [16]byte
+	var err error
 	for i := range s.parts {
 		r.off[i] = s.size
 		p := &s.parts[i]
-		for e := range p.hash {
-			v := p.value(e)
-			binary.LittleEndian.PutUint32(hdr[0:], p.group[e])
-			binary.LittleEndian.PutUint64(hdr[4:], p.hash[e])
-			binary.LittleEndian.PutUint32(hdr[12:], uint32(len(v)))
-			if _, err := s.w.Write(hdr[:]); err != nil {
-				return 0, fmt.Errorf("distinct set spill: %w", err)
+		p.each(func(g, k uint32, v []byte) {
+			if err != nil {
+				return
 			}
-			if _, err := s.w.Write(v); err != nil {
-				return 0, fmt.Errorf("distinct set spill: %w", err)
+			var hdr [12]byte
+			binary.LittleEndian.PutUint32(hdr[0:], g)
+			binary.LittleEndian.PutUint32(hdr[4:], k)
+			binary.LittleEndian.PutUint32(hdr[8:], uint32(len(v)))
+			if _, err = s.w.Write(hdr[:]); err == nil {
+				_, err = s.w.Write(v)
 			}
 			s.size += int64(len(hdr) + len(v))
+		})
+		if err != nil {
+			return 0, fmt.Errorf("distinct set spill: %w", err)
 		}
 		*p = part{}
 	}
@@ -198,16 +329,22 @@ func (s *Set) Spill() (int64, error) {
 }
 
 // Absorb moves every pair of src into s, src's group g becoming s's
-// remap[g]; src is left empty. The partitions move one at a time, so the
-// memory of both sets together grows by about one partition.
+// remap[g]; src is left empty. The partitions move on GOMAXPROCS
+// goroutines, a partition at a time each, so the memory of both sets
+// together grows by about that many partitions.
 func (s *Set) Absorb(src *Set, remap []int32) {
-	for i := range src.parts {
-		p, d := &src.parts[i], &s.parts[i]
-		for e, h := range p.hash {
-			add(d, uint32(remap[p.group[e]]), h, p.value(e))
-		}
-		*p = part{}
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), nParts) {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < nParts; i = next.Add(1) - 1 {
+				p, d := &src.parts[i], &s.parts[i]
+				p.each(func(g, k uint32, v []byte) { add(d, uint32(remap[g]), k, v) })
+				*p = part{}
+			}
+		})
 	}
+	wg.Wait()
 	for _, r := range src.runs {
 		if r.remap == nil {
 			r.remap = remap
@@ -248,15 +385,15 @@ func (s *Set) Counts(ng int, account func(int64) error) ([]int64, error) {
 				if _, err := r.f.ReadAt(b, r.off[i]); err != nil && err != io.EOF {
 					return nil, fmt.Errorf("distinct set: read a spilled partition: %w", err)
 				}
-				for len(b) >= 16 {
+				for len(b) >= 12 {
 					g := binary.LittleEndian.Uint32(b[0:])
-					h := binary.LittleEndian.Uint64(b[4:])
-					l := int(binary.LittleEndian.Uint32(b[12:]))
+					k := binary.LittleEndian.Uint32(b[4:])
+					l := int(binary.LittleEndian.Uint32(b[8:]))
 					if r.remap != nil {
 						g = uint32(r.remap[g])
 					}
-					add(p, g, h, b[16:16+l])
-					b = b[16+l:]
+					add(p, g, k, b[12:12+l])
+					b = b[12+l:]
 				}
 			}
 			extra = max(p.bytes()-before, 0) + int64(cap(buf))
@@ -264,8 +401,11 @@ func (s *Set) Counts(ng int, account func(int64) error) ([]int64, error) {
 				return nil, err
 			}
 		}
-		for _, g := range p.group {
-			out[g]++
+		for _, x := range p.slots {
+			if x != 0 {
+				g, _ := p.record(uint32(x))
+				out[g]++
+			}
 		}
 		*p = part{}
 		if extra > 0 {

@@ -2,6 +2,8 @@ package distinct
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -98,4 +100,74 @@ func TestCountsRefusedWhenAccountRefuses(t *testing.T) {
 		return nil
 	})
 	require.ErrorContains(t, err, "no room")
+}
+
+// TestMixedLengthsAgainstAMap: values of every length a record encodes
+// (empty, short, 0xff bytes and more, longer than a block), enough pairs
+// for many blocks and table doublings, some pairs added twice, in two
+// sets of which one spills, absorbed into the other with its groups
+// remapped: the counts equal a map's.
+func TestMixedLengthsAgainstAMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	value := func() string {
+		switch x := r.IntN(1000); {
+		case x == 0:
+			return strings.Repeat(string(rune('a'+r.IntN(3))), blockSize+r.IntN(100))
+		case x < 20:
+			return fmt.Sprint(r.IntN(50), strings.Repeat("x", 0xfe+r.IntN(4)))
+		case x < 40:
+			return ""
+		default:
+			return fmt.Sprintf("%0*x", r.IntN(20), r.Uint64N(60_000))
+		}
+	}
+	const ng = 7
+	remap := []int32{3, 0, 1, 2, 6, 5, 4}
+	want := map[string]bool{}
+	dst, src := New(t.TempDir()), New(t.TempDir())
+	defer dst.Close()
+	for i := range 150_000 {
+		v, g := value(), uint32(r.IntN(ng))
+		if i%2 == 0 {
+			dst.AddString(g, HashString(v), v)
+			want[fmt.Sprint(g, ":", v)] = true
+		} else {
+			src.AddString(g, HashString(v), v)
+			want[fmt.Sprint(remap[g], ":", v)] = true
+		}
+		if i == 90_000 {
+			_, err := src.Spill()
+			require.NoError(t, err)
+		}
+	}
+	require.Greater(t, dst.parts[0].n, 1000) // many records a partition
+	dst.Absorb(src, remap)
+	src.Close()
+	wantCounts := make([]int64, ng)
+	for k := range want {
+		var g int
+		_, err := fmt.Sscanf(k, "%d:", &g)
+		require.NoError(t, err)
+		wantCounts[g]++
+	}
+	got, err := dst.Counts(ng, func(int64) error { return nil })
+	require.NoError(t, err)
+	require.Equal(t, wantCounts, got)
+}
+
+// TestBytesFollowTheRecords: a set's Bytes grow with its pairs, and a
+// record of a 16-byte value costs about 21 bytes plus its slot.
+func TestBytesFollowTheRecords(t *testing.T) {
+	s := New(t.TempDir())
+	defer s.Close()
+	const n = 400_000
+	for i := range n {
+		v := fmt.Sprintf("%016x", i)
+		s.AddString(uint32(i%53), HashString(v), v)
+	}
+	require.Equal(t, n, s.Len())
+	per := float64(s.Bytes()) / n
+	require.Greater(t, per, 21.0)
+	// Slots at least 3/8 full, at most a block's slack a partition.
+	require.Less(t, per, 21.0+8/0.375+float64(nParts*blockSize)/n+1)
 }

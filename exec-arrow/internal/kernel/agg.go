@@ -89,7 +89,7 @@ func NewTermPlan(ctx context.Context, t domain.Term, slot int, held *column.Deri
 		}
 		tp.Codes = codes
 		// Bitsets up to DistinctBitsetMaxBytes, or up to 8 bytes a row: a
-		// set's pair takes ~28, and a column has as many pairs as rows.
+		// set's pair of codes takes ~24, and a column has as many pairs as rows.
 		words := uint64(codes.Card()+1+63) / 64
 		bound := uint64(DistinctBitsetMaxBytes)
 		if bound > 0 {

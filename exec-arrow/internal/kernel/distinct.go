@@ -71,20 +71,57 @@ func (s *termState) addInt(g uint32, v int64, buf *[8]byte) {
 
 // updateCodes adds the cached column's codes of rows rows[k] to groups
 // gids[k] of the set (held as 4 bytes: the codes are the column's own,
-// the same in every worker).
+// the same in every worker), aheadBatch pairs at a time.
 func (s *termState) updateCodes(codes []int32, rows, gids []int32) {
-	var buf [4]byte
+	var gs [aheadBatch]uint32
+	var hs [aheadBatch]uint64
+	var vs [aheadBatch]uint32
+	n := 0
 	for k, r := range rows {
 		if code := codes[r]; code > 0 {
-			binary.LittleEndian.PutUint32(buf[:], uint32(code))
-			s.dset.Add(uint32(gids[k]), distinct.HashUint64(uint64(code)), buf[:])
+			gs[n], hs[n], vs[n] = uint32(gids[k]), distinct.HashUint64(uint64(code)), uint32(code)
+			if n++; n == aheadBatch {
+				s.dset.AddCodes(gs[:], hs[:], vs[:])
+				n = 0
+			}
 		}
 	}
+	s.dset.AddCodes(gs[:n], hs[:n], vs[:n])
+}
+
+// aheadBatch is how many pairs a distinct set is given at once
+// (distinct.Set.AddStrings).
+const aheadBatch = 128
+
+// updateTexts adds rows rows[k] of text column c to groups gids[k] of the
+// set, aheadBatch pairs at a time.
+func (s *termState) updateTexts(c *column.Column, rows, gids []int32) {
+	var gs [aheadBatch]uint32
+	var hs [aheadBatch]uint64
+	var vs [aheadBatch]string
+	nulls := c.Valid != nil
+	n := 0
+	for k, r := range rows {
+		if nulls && !c.IsValid(r) {
+			continue
+		}
+		v := c.Dict[c.Idx[r]]
+		gs[n], hs[n], vs[n] = uint32(gids[k]), distinct.HashString(v), v
+		if n++; n == aheadBatch {
+			s.dset.AddStrings(gs[:], hs[:], vs[:])
+			n = 0
+		}
+	}
+	s.dset.AddStrings(gs[:n], hs[:n], vs[:n])
 }
 
 // updateSet adds rows rows[k] of c to groups gids[k] of the set, each
 // value as the bytes its codebook would have numbered.
 func (s *termState) updateSet(c *column.Column, rows, gids []int32) {
+	if c.Type == domain.TypeText {
+		s.updateTexts(c, rows, gids)
+		return
+	}
 	var buf [8]byte
 	nulls := c.Valid != nil
 	for k, r := range rows {
@@ -93,9 +130,6 @@ func (s *termState) updateSet(c *column.Column, rows, gids []int32) {
 		}
 		g := uint32(gids[k])
 		switch c.Type {
-		case domain.TypeText:
-			v := c.Dict[c.Idx[r]]
-			s.dset.AddString(g, distinct.HashString(v), v)
 		case domain.TypeDecimal:
 			v := c.DecAt(r).Cell(c.Scale).Render()
 			s.dset.AddString(g, distinct.HashString(v), v)

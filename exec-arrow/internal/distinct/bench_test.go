@@ -1,0 +1,65 @@
+package distinct
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// sessionValues is n 16-byte hex values (about 0.8 n distinct) and their
+// groups (53 weeks), the shape of the web benchmark's sessions question.
+func sessionValues(n int) ([]string, []uint32) {
+	r := rand.New(rand.NewPCG(1, 2))
+	vs := make([]string, n)
+	gs := make([]uint32, n)
+	for i := range vs {
+		vs[i] = fmt.Sprintf("%016x", r.Uint64N(uint64(n)*4/5)*0x9e3779b97f4a7c15)
+		gs[i] = uint32(r.IntN(53))
+	}
+	return vs, gs
+}
+
+// BenchmarkSessions adds 1 M (week, session) pairs to each of two sets,
+// a pair at a time or 128 at a time, absorbs one into the other and
+// counts.
+func BenchmarkSessions(b *testing.B) {
+	const n = 2_000_000
+	vs, gs := sessionValues(n)
+	hs := make([]uint64, n)
+	for i, v := range vs {
+		hs[i] = HashString(v)
+	}
+	b.Run("one", func(b *testing.B) {
+		benchSessions(b, gs, hs, vs, func(s *Set, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				s.AddString(gs[i], hs[i], vs[i])
+			}
+		})
+	})
+	b.Run("batched", func(b *testing.B) {
+		benchSessions(b, gs, hs, vs, func(s *Set, lo, hi int) {
+			for i := lo; i < hi; i += 128 {
+				j := min(i+128, hi)
+				s.AddStrings(gs[i:j], hs[i:j], vs[i:j])
+			}
+		})
+	})
+}
+
+func benchSessions(b *testing.B, gs []uint32, hs []uint64, vs []string, add func(s *Set, lo, hi int)) {
+	n := len(vs)
+	for range b.N {
+		a, c := New(b.TempDir()), New(b.TempDir())
+		add(a, 0, n/2)
+		add(c, n/2, n)
+		remap := make([]int32, 53)
+		for g := range remap {
+			remap[g] = int32(g)
+		}
+		b.ReportMetric(float64(a.Bytes()+c.Bytes())/float64(n), "B/pair")
+		a.Absorb(c, remap)
+		if _, err := a.Counts(53, func(int64) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
