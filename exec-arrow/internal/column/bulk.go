@@ -171,13 +171,26 @@ type ColumnAppender interface {
 // addBits records the validity of n values from a bitmap (nil: all
 // valid).
 func (m *nullMask) addBits(valid []byte, n int) {
-	if valid == nil {
+	nulls := 0
+	if valid != nil {
+		nulls = n - bitutil.CountSetBits(valid, 0, n)
+	}
+	if nulls == 0 {
 		m.AddValid(n)
 		return
 	}
-	for i := 0; i < n; i++ {
-		m.add(valid[i>>3]&(1<<(i&7)) != 0)
+	if m.valid == nil {
+		m.valid = make([]bool, m.n, max(m.n+n, 2*m.n))
+		for i := range m.valid {
+			m.valid[i] = true
+		}
 	}
+	m.valid = slices.Grow(m.valid, n)
+	for i := 0; i < n; i++ {
+		m.valid = append(m.valid, valid[i>>3]&(1<<(i&7)) != 0)
+	}
+	m.n += n
+	m.nulls += nulls
 }
 
 // AppendColumn appends an integer or timestamp batch column.
