@@ -252,7 +252,7 @@ func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants [
 	}
 	q.tf, q.baseWants = tf, wants
 	if !stream {
-		if v := e.cache.peek(ctx, tf, wants); v != nil {
+		if v := e.cache.peek(tf, wants); v != nil {
 			q.views[0], q.Rows = v, v.rows
 			q.Base = make([]*column.Column, len(wants))
 			for i, w := range wants {

@@ -37,9 +37,6 @@ type cache struct {
 
 	fills fillQueue
 	gate  gate.Gate // running questions, and the questions asked again when one ends
-	// joined counts the questions waiting for a fill (see peek), for
-	// tests and diagnostics.
-	joined int
 
 	// reads counts the files opened to read rows, for tests and
 	// diagnostics.
@@ -340,37 +337,10 @@ func (t *tableEntry) lookupLocked(w format.Want) *colEntry {
 }
 
 // peek pins the wanted columns of tf when every one is cached, and returns
-// nil otherwise: the caller then streams the files. When a background
-// fill, running or queued, loads them all, the question joins it instead
-// of reading the same files beside it: it stops counting as a running
-// question (so the fill, which pauses while questions run, goes on, on
-// every core), waits until the fill has ended (or ctx has), and looks
-// again. The answer after a cold one is then the fill's remainder and a
-// warm answer, not a second cold one with the fill still to come.
-func (c *cache) peek(ctx context.Context, tf *files.Table, wants []format.Want) *tableView {
+// nil otherwise: the caller then streams the files.
+func (c *cache) peek(tf *files.Table, wants []format.Want) *tableView {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if v := c.peekLocked(tf, wants); v != nil {
-		return v
-	}
-	j := c.coveringFillLocked(tf, wants)
-	if j == nil {
-		return nil
-	}
-	c.gate.Leave()
-	c.joined++
-	c.mu.Unlock()
-	select {
-	case <-j.finished:
-	case <-ctx.Done():
-	}
-	c.mu.Lock()
-	c.joined--
-	c.gate.Enter()
-	return c.peekLocked(tf, wants)
-}
-
-func (c *cache) peekLocked(tf *files.Table, wants []format.Want) *tableView {
 	t := c.tables[tf.Name]
 	if t == nil || t.id != tf.ID || t.dead {
 		return nil
@@ -430,7 +400,7 @@ func (v *tableView) release() {
 // load reads the wanted columns t lacks and caches them, calling pin (when
 // not nil) with c.mu held once they are. The caller holds t.loadMu. The memory the builders hold is reserved as it grows; the
 // finished columns stay accounted to their entries. A background fill
-// never stops another fill to make room.
+// reads on one goroutine and never stops another fill to make room.
 func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, wants []format.Want, fill bool, pin func()) error {
 	c := t.c
 	c.mu.Lock()
@@ -453,9 +423,7 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 	defer func() { c.Release(reserved) }()
 	meter := func(total int64) error {
 		if fill {
-			// A fill pauses while questions run, between row groups: it
-			// gives them the cores. Between questions it takes them all,
-			// so it is done sooner.
+			// A fill pauses while questions run: it gives them the cores.
 			c.mu.Lock()
 			err := c.gate.Idle(ctx, &c.mu)
 			c.mu.Unlock()
@@ -481,6 +449,7 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 		return nil
 	}
 	l := format.NewLoader(ctx, fsys, missing, false, meter)
+	l.Serial = fill
 	for _, p := range tf.Parts {
 		c.reads.Add(1)
 		if err := l.ReadPart(p); err != nil {

@@ -69,12 +69,9 @@
 // offset.
 //
 // After a streamed answer, the columns it read are read into the cache in
-// the background, when they fit in the working set beside what running
-// questions hold and the working memory that question took
-// (Config.NoCacheFill turns this off; Settle waits for it). The fill
-// decodes Parquet pages as a stream does, on every core, and pauses
-// between row groups while questions run; a question whose columns it
-// loads waits for it instead of reading the same files beside it. Text
+// the background, on one goroutine, when they fit in the working set
+// beside what running questions hold and the working memory that question
+// took (Config.NoCacheFill turns this off; Settle waits for it). Text
 // columns are cached dictionary-encoded.
 //
 // Everything the engine holds is accounted against

@@ -16,9 +16,6 @@ type fillJob struct {
 	wants  []format.Want
 	cancel context.CancelFunc
 	done   chan struct{}
-	// finished is closed once the job has run (or given up): a question
-	// that joined it (see cache.peek) looks in the cache again.
-	finished chan struct{}
 }
 
 // fillQueue holds the fills waiting to run (guarded by cache.mu). idle is
@@ -32,8 +29,8 @@ type fillQueue struct {
 // they would fit in the working set beside what running questions hold
 // and the working memory the question itself took (held, the next such
 // question would only evict them again). Reading them costs one more pass
-// over the files, after the answer, paused while questions run: the
-// first answer never waits for the cache.
+// over the files, on one goroutine, after the answer: the first answer
+// never waits for the cache.
 func (e *Engine) scheduleFill(q *query, working int64) {
 	if e.cfg.NoCacheFill {
 		return
@@ -52,7 +49,7 @@ func (e *Engine) scheduleFill(q *query, working int64) {
 	if f := c.filling; f != nil && f.tf.ID == q.tf.ID && slices.Equal(f.wants, q.baseWants) {
 		return
 	}
-	c.fills.pending = append(c.fills.pending, &fillJob{tf: q.tf, wants: q.baseWants, finished: make(chan struct{})})
+	c.fills.pending = append(c.fills.pending, &fillJob{tf: q.tf, wants: q.baseWants})
 	if c.fills.idle == nil {
 		c.fills.idle = make(chan struct{})
 		go e.runFills()
@@ -90,34 +87,7 @@ func (e *Engine) runFills() {
 		c.mu.Unlock()
 		cancel()
 		close(j.done)
-		close(j.finished)
 	}
-}
-
-// coveringFillLocked is the fill, running or queued, that loads every
-// column of wants of tf's table at its identity (a want of validity
-// alone is served by any column of its name), or nil.
-func (c *cache) coveringFillLocked(tf *files.Table, wants []format.Want) *fillJob {
-	covers := func(j *fillJob) bool {
-		if j == nil || j.tf.ID != tf.ID || j.tf.Name != tf.Name {
-			return false
-		}
-		for _, w := range wants {
-			if !containsWant(j.wants, w) && !(w.ValidOnly && slices.ContainsFunc(j.wants, func(x format.Want) bool { return x.Name == w.Name })) {
-				return false
-			}
-		}
-		return true
-	}
-	if covers(c.filling) {
-		return c.filling
-	}
-	for _, j := range c.fills.pending {
-		if covers(j) {
-			return j
-		}
-	}
-	return nil
 }
 
 // fill loads the job's columns into t unless a question is loading t now

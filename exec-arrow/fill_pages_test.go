@@ -2,10 +2,8 @@ package engine
 
 import (
 	"context"
-	"os"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -126,71 +124,4 @@ func TestFillThroughPagesRefusesAsPqarrow(t *testing.T) {
 		require.Error(t, gerr)
 		assert.Equal(t, werr.Error(), gerr.Error(), "precision %d", prec)
 	}
-}
-
-// TestQuestionJoinsTheFill: a question asked while the background fill
-// of its columns is queued or running waits for the fill (no longer
-// counting as a running question, so the fill does not pause for it)
-// and is answered from the cache the fill loaded, as the answer before
-// it was from the files.
-func TestQuestionJoinsTheFill(t *testing.T) {
-	dir := t.TempDir()
-	writeShop(t, dir, shopOptions{rows: 100_000, rowGroup: 10_000})
-	e := newEngine(t, os.DirFS(dir))
-	p := sixQuestions(t)[0]
-	e.cache.enter() // another question runs: the fill waits for it
-	want := run(t, e, p)
-	type answer struct {
-		rs   *domain.RowSet
-		cost domain.Cost
-		err  error
-	}
-	got := make(chan answer, 1)
-	go func() {
-		rs, cost, err := e.ExecuteWithCost(context.Background(), p)
-		got <- answer{rs, cost, err}
-	}()
-	require.Eventually(t, func() bool {
-		e.cache.mu.Lock()
-		defer e.cache.mu.Unlock()
-		return e.cache.joined == 1
-	}, time.Minute, time.Millisecond, "the question joins the fill")
-	e.cache.leave()
-	a := <-got
-	require.NoError(t, a.err)
-	assert.Equal(t, want, rendered(a.rs))
-	assert.Equal(t, domain.CacheHit, a.cost.Cache, "answered from the cache the fill loaded")
-	e.cache.mu.Lock()
-	assert.Zero(t, e.cache.gate.Active())
-	e.cache.mu.Unlock()
-}
-
-// TestJoinedQuestionEndsWithItsContext: a question waiting for a fill
-// stops waiting when its context ends, and counts as running again.
-func TestJoinedQuestionEndsWithItsContext(t *testing.T) {
-	dir := t.TempDir()
-	writeShop(t, dir, shopOptions{rows: 50_000, rowGroup: 10_000})
-	e := newEngine(t, os.DirFS(dir))
-	p := sixQuestions(t)[0]
-	e.cache.enter()
-	run(t, e, p)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := e.Execute(ctx, p)
-		done <- err
-	}()
-	require.Eventually(t, func() bool {
-		e.cache.mu.Lock()
-		defer e.cache.mu.Unlock()
-		return e.cache.joined == 1
-	}, time.Minute, time.Millisecond)
-	cancel()
-	require.ErrorIs(t, <-done, context.Canceled)
-	e.cache.mu.Lock()
-	assert.Equal(t, 1, e.cache.gate.Active(), "only the other question runs")
-	assert.Zero(t, e.cache.joined)
-	e.cache.mu.Unlock()
-	e.cache.leave()
-	require.NoError(t, e.Settle(context.Background()))
 }
