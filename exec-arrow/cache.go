@@ -400,7 +400,7 @@ func (v *tableView) release() {
 // load reads the wanted columns t lacks and caches them, calling pin (when
 // not nil) with c.mu held once they are. The caller holds t.loadMu. The memory the builders hold is reserved as it grows; the
 // finished columns stay accounted to their entries. A background fill
-// never stops another fill to make room.
+// reads on one goroutine and never stops another fill to make room.
 func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, wants []format.Want, fill bool, pin func()) error {
 	c := t.c
 	c.mu.Lock()
@@ -423,9 +423,7 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 	defer func() { c.Release(reserved) }()
 	meter := func(total int64) error {
 		if fill {
-			// A fill pauses while questions run, between row groups: it
-			// gives them the cores. Between questions it takes them all,
-			// so it is done sooner.
+			// A fill pauses while questions run: it gives them the cores.
 			c.mu.Lock()
 			err := c.gate.Idle(ctx, &c.mu)
 			c.mu.Unlock()
@@ -451,6 +449,7 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 		return nil
 	}
 	l := format.NewLoader(ctx, fsys, missing, false, meter)
+	l.Serial = fill
 	for _, p := range tf.Parts {
 		c.reads.Add(1)
 		if err := l.ReadPart(p); err != nil {

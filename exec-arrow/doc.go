@@ -69,12 +69,10 @@
 // offset.
 //
 // After a streamed answer, the columns it read are read into the cache in
-// the background, when they fit in the working set beside what running
-// questions hold and the working memory that question took
-// (Config.NoCacheFill turns this off; Settle waits for it). The fill
-// decodes Parquet pages as a stream does, on every core, and pauses
-// between row groups while questions run. Text columns are cached
-// dictionary-encoded.
+// the background, on one goroutine, when they fit in the working set
+// beside what running questions hold and the working memory that question
+// took (Config.NoCacheFill turns this off; Settle waits for it). Text
+// columns are cached dictionary-encoded.
 //
 // Everything the engine holds is accounted against
 // Config.WorkingSetMaxBytes: cached columns and what is derived from them

@@ -29,8 +29,8 @@ type fillQueue struct {
 // they would fit in the working set beside what running questions hold
 // and the working memory the question itself took (held, the next such
 // question would only evict them again). Reading them costs one more pass
-// over the files, after the answer, paused while questions run: the
-// first answer never waits for the cache.
+// over the files, on one goroutine, after the answer: the first answer
+// never waits for the cache.
 func (e *Engine) scheduleFill(q *query, working int64) {
 	if e.cfg.NoCacheFill {
 		return
