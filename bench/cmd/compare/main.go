@@ -69,7 +69,7 @@ func main() {
 	flag.StringVar(&child, "child", "", "internal: measure this one engine on -case and print the report as JSON")
 	flag.StringVar(&childCase, "case", "", "internal: the question a child measures")
 	flag.IntVar(&c.maxLegRows, "max-leg-rows", 1_000_000, "sutura-federated's governance.max_leg_rows (at most 10000000)")
-	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of each first answer to this path prefix (+engine.case.pprof)")
+	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of each first answer to this path prefix (+engine.case.pprof), and of its warm runs (+engine.case.warm.pprof)")
 	flag.StringVar(&c.shape, "shape", "demo", "data set: demo (the demo generator's orders, sorted by date) or web (web events: shuffled timestamps, millions of distinct session ids, a 50k-row pages table)")
 	flag.BoolVar(&c.startup, "startup", false, "also measure sutura's start-up: `sutura serve` until ready, and `sutura query` total per question against its first answer (built from -repo)")
 	flag.IntVar(&c.startups, "startup-runs", 3, "start-ups of `sutura serve` per format with -startup (the median is reported)")

@@ -55,6 +55,10 @@ type report struct {
 	// DuringFillMS is, for sutura, the answer asked again at once after the
 	// first answer of a filling engine, while its background fill runs.
 	DuringFillMS float64 `json:"during_fill_ms,omitempty"`
+	// WarmUpMS is how long the warm-up took: the first answer of an
+	// engine that fills its cache, the answer asked again at once, and
+	// the wait for the fill to end.
+	WarmUpMS float64 `json:"warm_up_ms,omitempty"`
 	// FirstPhases and WarmPhases are, for an engine that times its
 	// phases (engine.Phaser), the first answer's and the warm runs'
 	// median time in each, in ms.
@@ -140,9 +144,11 @@ func measure(ctx context.Context, c config, name, caseName string) (report, erro
 		return rep, nil
 	}
 	if wm, ok := e.(engine.Warmer); ok {
+		t := time.Now()
 		if err := wm.Warm(ctx, bc); err != nil {
 			return rep, err
 		}
+		rep.WarmUpMS = ms(time.Since(t))
 	}
 	if d, ok := e.(interface{ DuringFill() time.Duration }); ok {
 		rep.DuringFillMS = ms(d.DuringFill())
@@ -156,6 +162,18 @@ func measure(ctx context.Context, c config, name, caseName string) (report, erro
 	runtime.GC()
 	_ = resetPeak()
 	warmPhases := map[string][]float64{}
+	if c.cpuProfile != "" {
+		// The warm runs' profile, beside the first answer's.
+		f, err := os.Create(c.cpuProfile + name + "." + caseName + ".warm.pprof")
+		if err != nil {
+			return rep, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return rep, err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for range c.runs {
 		cpu, t := cpuTime(), time.Now()
 		if _, err := e.Run(ctx, bc); err != nil {
@@ -287,7 +305,8 @@ func printReports(w io.Writer, c config, idx []int, reps []report, loadBefore st
 	}
 	for _, r := range reps {
 		if r.DuringFillMS > 0 {
-			fmt.Fprintf(w, "%s on %s: first %.0f ms, asked again while the fill runs %.0f ms, warm median %.1f ms\n", r.Case, r.Engine, r.FirstMS, r.DuringFillMS, median(r.WarmMS))
+			fmt.Fprintf(w, "%s on %s: first %.0f ms, asked again while the fill runs %.0f ms, warm-up until filled %.0f ms, warm median %.1f ms (cpu %.1f)\n",
+				r.Case, r.Engine, r.FirstMS, r.DuringFillMS, r.WarmUpMS, median(r.WarmMS), median(r.WarmCPUMS))
 		}
 	}
 	ratioTable(w, c, idx, by, "First answer (cold), Parquet", "sutura-parquet", "duckdb-parquet", func(r report) float64 { return r.FirstMS }, true)

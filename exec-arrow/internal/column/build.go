@@ -389,6 +389,9 @@ type textBuilder struct {
 	bytes int64
 	idx   []int32
 	mask  nullMask
+	// The codes of the last batch column's dictionary (see AppendColumn).
+	dictID    uint64
+	dictCodes []int32
 }
 
 func (b *textBuilder) AppendNull() {

@@ -155,3 +155,157 @@ func (b *floatBuilder) RowBytes() int64 { return 9 }
 func (b *dateBuilder) RowBytes() int64  { return 5 }
 func (b *boolBuilder) RowBytes() int64  { return 2 }
 func (b *textBuilder) RowBytes() int64  { return 5 }
+
+// ColumnAppender is the optional ability of a builder to take a decoded
+// batch column of its declared type whole (a page decoder's: values of
+// null rows zero, Valid nil when no row is null, text as indexes into
+// its Dict with empty text already null). A cache filled this way holds
+// exactly what one filled value by value through AppendArrow holds.
+type ColumnAppender interface {
+	// AppendColumn appends c's N rows. A value the builder refuses
+	// stops it at that value; row is its row within c, and the rows
+	// before it are appended.
+	AppendColumn(c *Column) (row int, err error)
+}
+
+// addBits records the validity of n values from a bitmap (nil: all
+// valid).
+func (m *nullMask) addBits(valid []byte, n int) {
+	nulls := 0
+	if valid != nil {
+		nulls = n - bitutil.CountSetBits(valid, 0, n)
+	}
+	if nulls == 0 {
+		m.AddValid(n)
+		return
+	}
+	if m.valid == nil {
+		m.valid = make([]bool, m.n, max(m.n+n, 2*m.n))
+		for i := range m.valid {
+			m.valid[i] = true
+		}
+	}
+	m.valid = slices.Grow(m.valid, n)
+	for i := 0; i < n; i++ {
+		m.valid = append(m.valid, valid[i>>3]&(1<<(i&7)) != 0)
+	}
+	m.n += n
+	m.nulls += nulls
+}
+
+// AppendColumn appends an integer or timestamp batch column.
+func (b *IntBuilder) AppendColumn(c *Column) (int, error) {
+	if c.Type != b.Typ || len(c.Ints) < c.N {
+		return 0, ErrNotType{b.Typ}
+	}
+	if !b.check {
+		b.Vals = append(b.Vals, c.Ints[:c.N]...)
+		b.Mask.addBits(c.Valid, c.N)
+	}
+	return 0, nil
+}
+
+// AppendColumn appends a float batch column.
+func (b *floatBuilder) AppendColumn(c *Column) (int, error) {
+	if c.Type != domain.TypeFloat || len(c.Floats) < c.N {
+		return 0, ErrNotType{b.typ}
+	}
+	if !b.check {
+		b.vals = append(b.vals, c.Floats[:c.N]...)
+		b.mask.addBits(c.Valid, c.N)
+	}
+	return 0, nil
+}
+
+// AppendColumn appends a date batch column.
+func (b *dateBuilder) AppendColumn(c *Column) (int, error) {
+	if c.Type != domain.TypeDate || len(c.Days) < c.N {
+		return 0, ErrNotType{domain.TypeDate}
+	}
+	if !b.check {
+		b.vals = append(b.vals, c.Days[:c.N]...)
+		b.mask.addBits(c.Valid, c.N)
+	}
+	return 0, nil
+}
+
+// AppendColumn appends a boolean batch column.
+func (b *boolBuilder) AppendColumn(c *Column) (int, error) {
+	if c.Type != domain.TypeBoolean || len(c.BoolBits) < (c.N+7)/8 {
+		return 0, ErrNotType{domain.TypeBoolean}
+	}
+	if !b.check {
+		for i := 0; i < c.N; i++ {
+			b.vals = append(b.vals, c.BoolBits[i>>3]&(1<<(i&7)) != 0 && c.IsValid(int32(i)))
+		}
+		b.mask.addBits(c.Valid, c.N)
+	}
+	return 0, nil
+}
+
+// AppendColumn appends a text batch column: a dictionary met again (the
+// same column chunk's, by the batch column's ID) is mapped through the
+// codes it got the first time, each of its entries interned once; the
+// entries of any other dictionary (PLAIN values) are interned as their
+// rows use them.
+func (b *textBuilder) AppendColumn(c *Column) (int, error) {
+	if c.Type != domain.TypeText || len(c.Idx) < c.N {
+		return 0, ErrNotType{domain.TypeText}
+	}
+	if b.check {
+		return 0, nil
+	}
+	var codes []int32
+	if b.dictID != 0 && c.ID == b.dictID && len(c.Dict) == len(b.dictCodes) {
+		codes = b.dictCodes
+	} else {
+		codes = make([]int32, len(c.Dict))
+		for k := range codes {
+			codes[k] = -1 // not interned yet
+		}
+	}
+	b.idx = slices.Grow(b.idx, c.N)
+	for i, k := range c.Idx[:c.N] {
+		if !c.IsValid(int32(i)) {
+			b.idx = append(b.idx, 0)
+			continue
+		}
+		code := codes[k]
+		if code < 0 {
+			code = b.intern(c.Dict[k])
+			codes[k] = code
+		}
+		b.idx = append(b.idx, code)
+	}
+	b.mask.addBits(c.Valid, c.N)
+	b.dictID, b.dictCodes = c.ID, codes
+	return 0, nil
+}
+
+// AppendColumn appends a decimal batch column (coefficients in Ints at
+// c.Scale): whole when they are at the builder's scale and it holds
+// 64-bit coefficients (the decoder checked them against the declared
+// precision), value by value through AppendDecimal otherwise.
+func (b *DecBuilder) AppendColumn(c *Column) (int, error) {
+	if c.Type != domain.TypeDecimal || len(c.Ints) < c.N || c.Dec != nil {
+		return 0, ErrNotType{domain.TypeDecimal}
+	}
+	if b.check {
+		return 0, nil
+	}
+	if c.Scale == b.scale && b.hi == nil {
+		b.lo = append(b.lo, c.Ints[:c.N]...)
+		b.mask.addBits(c.Valid, c.N)
+		return 0, nil
+	}
+	for i, v := range c.Ints[:c.N] {
+		if !c.IsValid(int32(i)) {
+			b.AppendNull()
+			continue
+		}
+		if err := b.AppendDecimal(I128Of(v), c.Scale); err != nil {
+			return i, err
+		}
+	}
+	return 0, nil
+}

@@ -8,7 +8,7 @@ import (
 	"io"
 	"math"
 	"runtime"
-	"slices"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -120,13 +120,14 @@ func (l *Loader) readParquet(p files.Part) error {
 // column per goroutine, at most GOMAXPROCS at once, each with a reader
 // of its own (a column's builder is only ever touched by one). The first
 // column that fails stops the others; its error is returned, and a panic
-// of one of them is a defect (guard), not the process's end. A required
-// integer column of PLAIN and dictionary pages is decoded straight into
-// its builder (see PageChunk); the others through pqarrow.
+// of one of them is a defect (guard), not the process's end. A flat
+// column of PLAIN and dictionary pages of a stored type the page decoder
+// converts is decoded straight from its pages (see PageChunk) into its
+// builder; the others through pqarrow.
 func (l *Loader) readColumns(p files.Part, fr *pqarrow.FileReader, rg int, leaves, full []int, base, n int) error {
 	var direct, restLeaves, restFull []int
 	for j, leaf := range leaves {
-		if l.directInts(fr, rg, leaf, full[j]) {
+		if l.pageDirect(fr, rg, leaf, full[j]) {
 			direct = append(direct, j)
 			continue
 		}
@@ -134,7 +135,7 @@ func (l *Loader) readColumns(p files.Part, fr *pqarrow.FileReader, rg int, leave
 	}
 	if l.Serial || len(leaves) == 1 || runtime.GOMAXPROCS(0) == 1 {
 		for _, j := range direct {
-			if err := l.readDictInts(l.Ctx, p, fr, rg, leaves[j], full[j], n); err != nil {
+			if err := l.readPages(l.Ctx, p, fr, rg, leaves[j], full[j], base, n); err != nil {
 				return err
 			}
 		}
@@ -146,7 +147,7 @@ func (l *Loader) readColumns(p files.Part, fr *pqarrow.FileReader, rg int, leave
 	g, ctx := errgroup.WithContext(l.Ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, j := range direct {
-		g.Go(Guard(func() error { return l.readDictInts(ctx, p, fr, rg, leaves[j], full[j], n) }))
+		g.Go(Guard(func() error { return l.readPages(ctx, p, fr, rg, leaves[j], full[j], base, n) }))
 	}
 	for j := range restLeaves {
 		g.Go(Guard(func() error {
@@ -162,48 +163,59 @@ func (l *Loader) readColumns(p files.Part, fr *pqarrow.FileReader, rg int, leave
 	return nil
 }
 
-// directInts reports whether want i, at leaf of row group rg, is read
-// by readDictInts: a required integer kept by its builder (not a
-// validation pass), whose chunk a PageChunk can decode.
-func (l *Loader) directInts(fr *pqarrow.FileReader, rg, leaf, i int) bool {
-	b, ok := l.Builders[i].(*column.IntBuilder)
-	if !ok || l.check || b.Typ != domain.TypeInteger || l.wants[i].Type != domain.TypeInteger {
+// NoPages, set, makes every Loader read Parquet through pqarrow alone,
+// never the page decoder: tests set it to load the reference the page
+// path is compared against. It is read per column chunk.
+var NoPages atomic.Bool
+
+// pageDirect reports whether want i, at leaf of row group rg, is read
+// by readPages: a declared type whose builder takes batch columns whole
+// (not a validation pass), of a chunk a PageChunk can decode.
+func (l *Loader) pageDirect(fr *pqarrow.FileReader, rg, leaf, i int) bool {
+	w := l.wants[i]
+	if _, ok := l.Builders[i].(column.ColumnAppender); !ok || l.check || NoPages.Load() || w.Type == domain.TypeUnset {
 		return false
 	}
 	md := fr.ParquetReader().MetaData()
-	descr := md.Schema.Column(leaf)
-	return descr.MaxDefinitionLevel() == 0 && PageEligible(md.RowGroup(rg), leaf, descr, &column.Column{Type: domain.TypeInteger})
+	return PageEligible(md.RowGroup(rg), leaf, md.Schema.Column(leaf), l.proto(i))
 }
 
-// readDictInts decodes the n values of an integer chunk (see directInts)
-// into want i's builder, loadBatch at a time, without an intermediate
-// copy.
-func (l *Loader) readDictInts(ctx context.Context, p files.Part, fr *pqarrow.FileReader, rg, leaf, i, n int) error {
-	b := l.Builders[i].(*column.IntBuilder)
+// proto is the prototype a PageChunk decodes want i as.
+func (l *Loader) proto(i int) *column.Column {
+	w := l.wants[i]
+	return &column.Column{Name: w.Name, Type: w.Type, Spec: w.Spec}
+}
+
+// readPages decodes the n rows of a chunk (see pageDirect) into want i's
+// builder, loadBatch at a time, through one set of scratch buffers; a
+// value the column's type refuses names its file row (base is the row
+// group's first).
+func (l *Loader) readPages(ctx context.Context, p files.Part, fr *pqarrow.FileReader, rg, leaf, i, base, n int) error {
+	b := l.Builders[i].(column.ColumnAppender)
 	fail := func(err error) error {
 		return fmt.Errorf("file %s, row group %d, column %s: %w", p.Path, rg, l.wants[i].Name, err)
 	}
-	descr := fr.ParquetReader().MetaData().Schema.Column(leaf)
-	d, err := NewPageChunk(fr.ParquetReader().RowGroup(rg), leaf, descr, &column.Column{Name: l.wants[i].Name, Type: domain.TypeInteger})
+	proto := l.proto(i)
+	d, err := NewPageChunk(fr.ParquetReader().RowGroup(rg), leaf, fr.ParquetReader().MetaData().Schema.Column(leaf), proto)
 	if err != nil {
 		return fail(err)
 	}
 	defer d.Close()
-	// Scratch indexes and levels; the values go to the builder.
-	buf := DictBuffers{}.Grow(min(n, loadBatch), domain.TypeText)
+	buf := DictBuffers{}.Grow(min(n, loadBatch), proto.Type)
 	for off := 0; off < n; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		k := min(loadBatch, n-off)
-		start := len(b.Vals)
-		b.Vals = slices.Grow(b.Vals, k)[:start+k]
-		buf.Ints = b.Vals[start:]
-		if _, err := d.Next(k, buf); err != nil {
-			b.Vals = b.Vals[:start]
+		c, err := d.Next(k, buf)
+		if ae, ok := err.(*ArrowErr); ok {
+			return LoadError(p.Path, proto.Name, base+off+ae.Row+1, "row", ae.Err)
+		} else if err != nil {
 			return fail(err)
 		}
-		b.Mask.AddValid(k)
+		if row, err := b.AppendColumn(c); err != nil {
+			return LoadError(p.Path, proto.Name, base+off+row+1, "row", err)
+		}
 		off += k
 	}
 	return nil

@@ -1,0 +1,52 @@
+package column
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sutura.dev/domain"
+)
+
+// TestAppendColumnValidity: batch columns appended whole keep each row's
+// validity and value, whether the first nulls come in the first batch, a
+// later one or none, as the value-by-value appends do.
+func TestAppendColumnValidity(t *testing.T) {
+	batch := func(vals []int64, nulls ...int) *Column {
+		c := &Column{Type: domain.TypeInteger, N: len(vals), Ints: vals}
+		if len(nulls) > 0 {
+			c.Valid = make([]byte, (len(vals)+7)/8)
+			for i := range vals {
+				c.Valid[i>>3] |= 1 << (i & 7)
+			}
+			for _, r := range nulls {
+				c.Valid[r>>3] &^= 1 << (r & 7)
+				c.Ints[r] = 0
+			}
+		}
+		return c
+	}
+	var whole, one IntBuilder
+	whole.Typ, one.Typ = domain.TypeInteger, domain.TypeInteger
+	batches := []*Column{batch([]int64{1, 2, 3}), batch([]int64{4, 5, 6, 7, 8, 9, 10, 11, 12}, 1, 8), batch([]int64{13, 14}), batch([]int64{15, 16}, 0)}
+	for _, c := range batches {
+		_, err := whole.AppendColumn(c)
+		require.NoError(t, err)
+		for r := range int32(c.N) {
+			if c.IsValid(r) {
+				require.NoError(t, one.AppendInt(c.Ints[r]))
+			} else {
+				one.AppendNull()
+			}
+		}
+	}
+	w, o := whole.Finish("x"), one.Finish("x")
+	require.Equal(t, o.N, w.N)
+	for r := range int32(o.N) {
+		assert.Equal(t, o.IsValid(r), w.IsValid(r), "row %d", r)
+		assert.Equal(t, o.Cell(r), w.Cell(r), "row %d", r)
+	}
+	assert.Equal(t, o.Arr.NullN(), w.Arr.NullN())
+	assert.Equal(t, 3, w.Arr.NullN())
+}
