@@ -17,6 +17,32 @@ import (
 // it zero: 1 GiB (docs/contract.md §7, runtime.working_set_max_bytes).
 const DefaultWorkingSetMaxBytes int64 = 1 << 30
 
+// ProcessCeiling is the documented ceiling of a process's peak resident
+// memory when its engines share the working set ws (zero or less:
+// DefaultWorkingSetMaxBytes): ws plus 320 MiB (the process itself, its
+// connections, the buffers of the files questions stream) plus a quarter
+// of ws (the collector's headroom over the columns it holds);
+// docs/operations.md, "Memory under load".
+func ProcessCeiling(ws int64) int64 {
+	if ws <= 0 {
+		ws = DefaultWorkingSetMaxBytes
+	}
+	return ws + 320<<20 + ws/4
+}
+
+// SoftMemoryLimit is the Go soft memory limit (debug.SetMemoryLimit) such
+// a process sets: an eighth of the working set under ProcessCeiling. The
+// runtime's limit counts only the memory Go maps; the resident set also
+// holds the binary's pages, what C libraries allocate, and the heap the
+// scavenger has not yet returned to the system, and the eighth is their
+// room.
+func SoftMemoryLimit(ws int64) int64 {
+	if ws <= 0 {
+		ws = DefaultWorkingSetMaxBytes
+	}
+	return ProcessCeiling(ws) - ws/8
+}
+
 // Config configures a files source.
 type Config struct {
 	// Source is the alias of the configured source; plans whose leg names

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"sutura.dev/bench/engine"
+	arrowengine "sutura.dev/exec-arrow"
 )
 
 // report is one engine's measurements of one question, in a fresh
@@ -101,7 +102,7 @@ func measure(ctx context.Context, c config, name, caseName string) (report, erro
 	}
 	bc := cases[i]
 	if strings.HasPrefix(name, "sutura") && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(rssBound(c.workingSet)) // as sutura sets it when it serves
+		debug.SetMemoryLimit(arrowengine.SoftMemoryLimit(c.workingSet)) // as sutura sets it when it serves
 	}
 	start := time.Now()
 	e, err := engines[name].open(ctx, dataSet{work: c.work, rows: c.rows, shape: c.shape}, c)
@@ -354,12 +355,7 @@ func printReports(w io.Writer, c config, idx []int, reps []report, loadBefore st
 // rssBound is the documented ceiling of a process running the embedded
 // engine (docs/operations.md, "Memory under load"): the working set (1 GiB
 // when ws is 0) plus 320 MiB plus a quarter of the working set.
-func rssBound(ws int64) int64 {
-	if ws <= 0 {
-		ws = 1 << 30
-	}
-	return ws + 320<<20 + ws/4
-}
+func rssBound(ws int64) int64 { return arrowengine.ProcessCeiling(ws) }
 
 // ceiling checks every sutura process's peak resident set (first, warm and
 // the process's lifetime, which holds the background fill) against

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	engine "sutura.dev/exec-arrow"
 	"sync"
 	"syscall"
 	"testing"
@@ -26,7 +27,7 @@ import (
 // 90 MiB, its connections and the buffers of the files questions stream)
 // and a quarter of the working set (the garbage collector's headroom over
 // the columns it holds).
-func memoryOverhead(workingSet int64) int64 { return 320<<20 + workingSet/4 }
+func memoryOverhead(workingSet int64) int64 { return engine.ProcessCeiling(workingSet) - workingSet }
 
 // TestMemoryUnderColdLoad (issue 28, fault suite): 64 callers ask 64
 // different questions at once of a freshly started `sutura serve` (the

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	engine "sutura.dev/exec-arrow"
 	"time"
 
 	"sutura.dev/cli/compose"
@@ -62,7 +63,7 @@ func openServing(inv *invocation, opts compose.Options, overrides ...config.Over
 	if ws := cfg.Runtime.WorkingSetMaxBytes; os.Getenv("GOMEMLIMIT") == "" {
 		// The collector keeps the heap under the documented ceiling
 		// (docs/operations.md, "Memory under load").
-		debug.SetMemoryLimit(ws + 320<<20 + ws/4)
+		debug.SetMemoryLimit(engine.SoftMemoryLimit(ws))
 	}
 	if cfg.Demo() {
 		logger.Info(strings.TrimPrefix(compose.DemoNoticeFor(cfg), "sutura: "))
