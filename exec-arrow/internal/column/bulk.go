@@ -142,14 +142,31 @@ type Reserver interface {
 
 func (m *nullMask) Reserve(n int) {
 	if m.valid != nil {
-		m.valid = slices.Grow(m.valid, n)
+		m.valid = growTo(m.valid, n)
 	}
 }
-func (b *IntBuilder) Reserve(n int)     { b.Vals = slices.Grow(b.Vals, n); b.Mask.Reserve(n) }
-func (b *floatBuilder) Reserve(n int)   { b.vals = slices.Grow(b.vals, n); b.mask.Reserve(n) }
-func (b *dateBuilder) Reserve(n int)    { b.vals = slices.Grow(b.vals, n); b.mask.Reserve(n) }
-func (b *boolBuilder) Reserve(n int)    { b.vals = slices.Grow(b.vals, n); b.mask.Reserve(n) }
-func (b *textBuilder) Reserve(n int)    { b.idx = slices.Grow(b.idx, n); b.mask.Reserve(n) }
+
+// growTo returns s with room for n more elements. A builder reserves
+// room for a whole table at once (hundreds of megabytes, a background
+// fill's): a new slice from make is cleared by the allocator in chunks
+// the scheduler can preempt between, where slices.Grow clears the new
+// tail in one call nothing can interrupt — a second, on a machine where
+// first touching memory is slow, during which the collector waits for it
+// and every other goroutine of the process (a serving process's HTTP
+// handlers) with it.
+func growTo[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	out := make([]T, len(s), len(s)+n)
+	copy(out, s)
+	return out
+}
+func (b *IntBuilder) Reserve(n int)     { b.Vals = growTo(b.Vals, n); b.Mask.Reserve(n) }
+func (b *floatBuilder) Reserve(n int)   { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
+func (b *dateBuilder) Reserve(n int)    { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
+func (b *boolBuilder) Reserve(n int)    { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
+func (b *textBuilder) Reserve(n int)    { b.idx = growTo(b.idx, n); b.mask.Reserve(n) }
 func (b *IntBuilder) RowBytes() int64   { return 9 }
 func (b *floatBuilder) RowBytes() int64 { return 9 }
 func (b *dateBuilder) RowBytes() int64  { return 5 }

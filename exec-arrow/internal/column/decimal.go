@@ -268,15 +268,6 @@ func (b *DecBuilder) Size() int64              { return int64(8*(len(b.lo)+len(b
 func (b *DecBuilder) Reserve(n int)            { b.lo = growTo(b.lo, n); b.mask.Reserve(n) }
 func (b *DecBuilder) RowBytes() int64          { return 9 }
 
-func growTo(s []int64, n int) []int64 {
-	if cap(s)-len(s) >= n {
-		return s
-	}
-	out := make([]int64, len(s), len(s)+n)
-	copy(out, s)
-	return out
-}
-
 func (b *DecBuilder) Finish(name string) *Column {
 	if b.check {
 		return nil
