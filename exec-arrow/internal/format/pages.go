@@ -3,6 +3,7 @@ package format
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"unsafe"
 
@@ -37,7 +38,7 @@ const (
 // timestamps of any unit as microseconds, dates as days, INT32/INT64
 // DECIMALs as int64 coefficients at the file's scale, empty text as null.
 type PageChunk struct {
-	pr    file.PageReader
+	src   pageSource
 	name  string
 	Typ   domain.ColumnType
 	phys  parquet.Type
@@ -55,7 +56,9 @@ type PageChunk struct {
 	dTexts  []string
 	dEmpty  bool // text: some entry is empty (null)
 
-	left   int        // values (nulls included) left in the current page
+	left    int        // values (nulls included) left in the current page
+	head    pageHead   // the current page's header
+	pending bool       // its data is not read yet (see load)
 	row    int64      // the chunk's next row
 	total  int64      // the chunk's rows, by its footer
 	index  bool       // the file has an offset index of the chunk's pages
@@ -83,6 +86,8 @@ type DictBuffers struct {
 	// Keep, when not nil, marks the rows of the batch that may count: a
 	// PLAIN text of another row is left out (null), not copied.
 	Keep []byte
+	// IO is the slot's memory for reading pages (see PageIO).
+	IO *PageIO
 }
 
 // Grow returns b with each buffer a PageChunk of type typ needs at least
@@ -237,21 +242,92 @@ func pageEncoding(e parquet.Encoding) bool {
 }
 
 // NewPageChunk opens the pages of column leaf of a row group (see
-// PageEligible) and reads its dictionary, if it has one.
+// PageEligible) through the Parquet library's page reader and reads its
+// dictionary, if it has one.
 func NewPageChunk(rg *file.RowGroupReader, leaf int, descr *schema.Column, proto *column.Column) (*PageChunk, error) {
-	unit, scale, bound, prec, ok := pageKind(descr, proto)
-	if !ok {
+	if _, _, _, _, ok := pageKind(descr, proto); !ok {
 		return nil, fmt.Errorf("the column's stored type is not read page by page")
 	}
 	pr, err := columnPages(rg, leaf)
 	if err != nil {
 		return nil, err
 	}
-	d := &PageChunk{pr: pr, name: proto.Name, Typ: proto.Type, phys: descr.PhysicalType(), opt: descr.MaxDefinitionLevel() == 1,
-		unit: unit, scale: scale, bound: bound, prec: prec, id: column.ColumnIDs.Add(1)}
-	if cc, err := rg.MetaData().ColumnChunk(leaf); err == nil {
-		d.total, d.index = cc.NumValues(), cc.GetOffsetIndexLocation() != nil
+	cc, err := rg.MetaData().ColumnChunk(leaf)
+	if err != nil {
+		_ = pr.Close()
+		return nil, err
 	}
+	return newPageChunk(&arrowPages{pr: pr, index: cc.GetOffsetIndexLocation() != nil}, cc, descr, proto)
+}
+
+// ChunkSource is where a PageChunk reads a row group's column chunks
+// from itself: the file, its footer-parsed reader (for the offset
+// indexes), the largest uncompressed page the file may declare (see
+// PageLimit), and the worker's memory for the column's pages.
+type ChunkSource struct {
+	Src   io.ReaderAt
+	File  *file.Reader
+	Limit int64
+	IO    *PageIO
+}
+
+// NewPageChunkAt opens the pages of column leaf of row group rg (see
+// PageEligible) read from cs itself: header by header, a page's bytes
+// read into the worker's window and decompressed into its page buffer
+// only when one of its rows is decoded. An encrypted column chunk is
+// read as NewPageChunk reads it.
+func NewPageChunkAt(cs ChunkSource, rg, leaf int, descr *schema.Column, proto *column.Column) (*PageChunk, error) {
+	rgm := cs.File.MetaData().RowGroup(rg)
+	cc, err := rgm.ColumnChunk(leaf)
+	if err != nil {
+		return nil, err
+	}
+	if cc.CryptoMetadata() != nil || cs.IO == nil || cs.Src == nil {
+		return NewPageChunk(cs.File.RowGroup(rg), leaf, descr, proto)
+	}
+	if _, _, _, _, ok := pageKind(descr, proto); !ok {
+		return nil, fmt.Errorf("the column's stored type is not read page by page")
+	}
+	var index func() ([]metadata.PageLocation, error)
+	if cc.GetOffsetIndexLocation() != nil {
+		index = func() ([]metadata.PageLocation, error) { return offsetIndex(cs.File, rg, leaf) }
+	}
+	src, err := newChunkPages(cs.Src, cs.IO, cc, cs.File.MetaData().GetSourceFileSize(), cs.Limit, index)
+	if err != nil {
+		return nil, err
+	}
+	return newPageChunk(src, cc, descr, proto)
+}
+
+// offsetIndex reads the page locations of a column chunk; a panic of
+// the Parquet library on a malformed index is errParquetPanic.
+func offsetIndex(pf *file.Reader, rg, leaf int) (locs []metadata.PageLocation, err error) {
+	defer func() {
+		if recover() != nil {
+			locs, err = nil, errParquetPanic
+		}
+	}()
+	rr, err := pf.GetPageIndexReader().RowGroup(rg)
+	if err != nil || rr == nil {
+		return nil, err
+	}
+	oi, err := rr.GetOffsetIndex(leaf)
+	if err != nil || oi == nil {
+		return nil, err
+	}
+	for _, l := range oi.GetPageLocations() {
+		if l != nil {
+			locs = append(locs, *l)
+		}
+	}
+	return locs, nil
+}
+
+func newPageChunk(src pageSource, cc *metadata.ColumnChunkMetaData, descr *schema.Column, proto *column.Column) (*PageChunk, error) {
+	unit, scale, bound, prec, _ := pageKind(descr, proto)
+	d := &PageChunk{src: src, name: proto.Name, Typ: proto.Type, phys: descr.PhysicalType(), opt: descr.MaxDefinitionLevel() == 1,
+		unit: unit, scale: scale, bound: bound, prec: prec, id: column.ColumnIDs.Add(1),
+		total: cc.NumValues(), index: cc.GetOffsetIndexLocation() != nil}
 	// The dictionary is read first, so that a skip may seek past pages.
 	if err := d.nextPage(); err != nil && d.total > 0 {
 		d.Close()
@@ -385,6 +461,9 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 				return nil, err
 			}
 			continue
+		}
+		if err := d.load(); err != nil {
+			return nil, err
 		}
 		k := min(n-got, d.left)
 		m, rows, err := d.levels(k, buf.Defs[:k], got, valid, true)
@@ -692,9 +771,11 @@ func boolColumn(c *column.Column, vals []int32) {
 	data.Release()
 }
 
-// Skip drops the next n rows: with an offset index, the pages wholly
-// among them are neither read nor decompressed (the reader seeks to the
-// page of the first row after them); otherwise they are decoded.
+// Skip drops the next n rows: a page wholly among them is neither
+// decompressed nor decoded (read from its file, its bytes past its
+// header are not read), and with an offset index the pages before the
+// first row after them are not read at all (the reader seeks to its
+// page); the other rows are decoded.
 func (d *PageChunk) Skip(n int, buf DictBuffers) error {
 	if d.index && n > d.left {
 		target := d.row + int64(n)
@@ -702,22 +783,17 @@ func (d *PageChunk) Skip(n int, buf DictBuffers) error {
 			d.row, d.left, d.ended = target, 0, true
 			return nil
 		}
-		page, err := seekPage(d.pr, target)
+		h, ok, err := d.src.seek(target)
 		if err != nil {
 			return err
 		}
-		dp, ok := page.(file.DataPage)
-		if !ok {
-			return fmt.Errorf("the offset index places row %d in no data page", target)
+		if ok {
+			if h.first < 0 || h.first > target {
+				return fmt.Errorf("the offset index does not place row %d", target)
+			}
+			d.head, d.left, d.pending = h, h.values, true
+			n, d.row = int(target-h.first), h.first
 		}
-		first := dp.FirstRowIndex()
-		if first < 0 || first > target {
-			return fmt.Errorf("the offset index does not place row %d", target)
-		}
-		if err := d.startPage(page); err != nil {
-			return err
-		}
-		n, d.row = int(target-first), first
 	}
 	for got := 0; got < n; {
 		if d.left == 0 {
@@ -725,6 +801,16 @@ func (d *PageChunk) Skip(n int, buf DictBuffers) error {
 				return err
 			}
 			continue
+		}
+		if d.pending && n-got >= d.left {
+			// The whole page is skipped: its values are never looked at.
+			got += d.left
+			d.row += int64(d.left)
+			d.left, d.pending = 0, false
+			continue
+		}
+		if err := d.load(); err != nil {
+			return err
 		}
 		k := min(n-got, d.left)
 		m, _, err := d.levels(k, buf.Defs[:k], 0, buf.Valid, false)
@@ -770,37 +856,57 @@ func (d *PageChunk) skipTexts(m int) error {
 }
 
 // nextPage moves to the next data page, reading a dictionary page met
-// on the way.
+// on the way; the data page's header alone is read (see load).
 func (d *PageChunk) nextPage() error {
 	if d.ended {
 		return fmt.Errorf("the column chunk ends early")
 	}
 	for {
-		page, err := readPage(d.pr)
+		h, err := d.src.next()
+		if err == io.EOF {
+			return fmt.Errorf("the column chunk ends early")
+		}
 		if err != nil {
 			return err
 		}
-		if page == nil {
-			return fmt.Errorf("the column chunk ends early")
-		}
-		if p, ok := page.(*file.DictionaryPage); ok {
-			if err := d.readDictionary(p.Data(), int(p.NumValues())); err != nil {
+		switch h.kind {
+		case pageDictionary:
+			data, err := d.src.data()
+			if err != nil {
+				return err
+			}
+			if err := d.readDictionary(data, h.values); err != nil {
 				return err
 			}
 			continue
+		case PageData, pageDataV2:
+		default:
+			continue // an index page, or a kind of page to come: not data
 		}
-		return d.startPage(page)
+		d.head, d.left, d.pending = h, h.values, true
+		return nil
 	}
 }
 
+// load reads and starts the current data page when it is pending.
+func (d *PageChunk) load() error {
+	if !d.pending {
+		return nil
+	}
+	d.pending = false
+	data, err := d.src.data()
+	if err != nil {
+		return err
+	}
+	return d.startPage(d.head, data)
+}
+
 // startPage starts a data page: its definition levels, then its values.
-func (d *PageChunk) startPage(page file.Page) error {
-	var data []byte
-	switch p := page.(type) {
-	case *file.DataPageV1:
-		data = p.Data()
+func (d *PageChunk) startPage(h pageHead, data []byte) error {
+	switch h.kind {
+	case PageData:
 		if d.opt {
-			if p.DefinitionLevelEncoding() != parquet.Encodings.RLE || len(data) < 4 {
+			if h.defEnc != parquet.Encodings.RLE || len(data) < 4 {
 				return fmt.Errorf("a data page's definition levels are not RLE-encoded")
 			}
 			l := binary.LittleEndian.Uint32(data)
@@ -810,9 +916,8 @@ func (d *PageChunk) startPage(page file.Page) error {
 			d.defs = HybridRuns{Data: data[4 : 4+l], Width: 1}
 			data = data[4+l:]
 		}
-	case *file.DataPageV2:
-		data = p.Data()
-		rl, dl := int(p.RepetitionLevelByteLen()), int(p.DefinitionLevelByteLen())
+	case pageDataV2:
+		rl, dl := h.repLen, h.defLen
 		if rl != 0 || dl < 0 || dl > len(data) {
 			return fmt.Errorf("a data page's levels are malformed")
 		}
@@ -823,7 +928,7 @@ func (d *PageChunk) startPage(page file.Page) error {
 	default:
 		return fmt.Errorf("a page of the column chunk is of an unexpected type")
 	}
-	return d.startValues(page.(file.DataPage), data)
+	return d.startValues(h, data)
 }
 
 // seekPage moves pr to the data page holding row (by the offset index)
@@ -844,12 +949,9 @@ func seekPage(pr file.PageReader, row int64) (p file.Page, err error) {
 }
 
 // startValues starts the values section of a data page.
-func (d *PageChunk) startValues(p file.DataPage, data []byte) error {
-	if p.NumValues() < 0 {
-		return fmt.Errorf("a data page of the column chunk declares a negative count")
-	}
-	d.left = int(p.NumValues())
-	switch enc := parquet.Encoding(p.Encoding()); {
+func (d *PageChunk) startValues(h pageHead, data []byte) error {
+	d.left = h.values
+	switch enc := h.enc; {
 	case enc == parquet.Encodings.Plain:
 		d.coded, d.plain, d.bit = false, data, 0
 	case enc == parquet.Encodings.RLE && d.phys == parquet.Types.Boolean:
@@ -879,4 +981,4 @@ func (d *PageChunk) startValues(p file.DataPage, data []byte) error {
 }
 
 // Close releases the chunk's page reader.
-func (d *PageChunk) Close() { _ = d.pr.Close() }
+func (d *PageChunk) Close() { d.src.close() }
