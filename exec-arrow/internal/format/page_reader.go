@@ -48,7 +48,7 @@ type chunkPages struct {
 	win      []byte
 	winOff   int64
 	codec    compress.Codec // nil: uncompressed
-	limit    int           // the largest uncompressed page
+	limit    int            // the largest uncompressed page
 	head     pageHead
 	body     int64 // the current page's stored bytes, -1 none
 	index    func() ([]metadata.PageLocation, error)

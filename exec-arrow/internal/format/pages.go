@@ -59,19 +59,19 @@ type PageChunk struct {
 	left    int        // values (nulls included) left in the current page
 	head    pageHead   // the current page's header
 	pending bool       // its data is not read yet (see load)
-	row    int64      // the chunk's next row
-	total  int64      // the chunk's rows, by its footer
-	index  bool       // the file has an offset index of the chunk's pages
-	ended  bool       // skipped to the chunk's end
-	defs   HybridRuns // the current page's definition levels
-	coded  bool       // the current page holds dictionary indexes
-	runs   HybridRuns // its indexes
-	plain  []byte     // or its PLAIN values
-	bit    int        // boolean: the next PLAIN value's bit in plain
-	used   bool       // text: this batch took a value of the dictionary
-	extras []string   // text: this batch's PLAIN values
-	empty  bool       // text: one of them is empty
-	out    bool       // text: this batch left a PLAIN value out
+	row     int64      // the chunk's next row
+	total   int64      // the chunk's rows, by its footer
+	index   bool       // the file has an offset index of the chunk's pages
+	ended   bool       // skipped to the chunk's end
+	defs    HybridRuns // the current page's definition levels
+	coded   bool       // the current page holds dictionary indexes
+	runs    HybridRuns // its indexes
+	plain   []byte     // or its PLAIN values
+	bit     int        // boolean: the next PLAIN value's bit in plain
+	used    bool       // text: this batch took a value of the dictionary
+	extras  []string   // text: this batch's PLAIN values
+	empty   bool       // text: one of them is empty
+	out     bool       // text: this batch left a PLAIN value out
 }
 
 // DictBuffers are a worker's buffers for one column slot, reused batch
