@@ -26,7 +26,7 @@ import (
 )
 
 // pagesSchema holds a column of each stored type a PageChunk reads, all
-// OPTIONAL (nullable) but the last.
+// OPTIONAL (nullable) but the last two.
 var pagesSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "i64", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	{Name: "i32", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
@@ -41,6 +41,7 @@ var pagesSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "dec9", Type: &arrow.Decimal128Type{Precision: 9, Scale: 3}, Nullable: true},
 	{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
 	{Name: "req", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "breq", Type: arrow.FixedWidthTypes.Boolean},
 }, nil)
 
 // pagesProtos are the columns as a catalogue declares them.
@@ -49,7 +50,7 @@ var pagesProtos = []*column.Column{
 	{Name: "s", Type: domain.TypeText}, {Name: "key", Type: domain.TypeText}, {Name: "d", Type: domain.TypeDate},
 	{Name: "ms", Type: domain.TypeTimestamp}, {Name: "us", Type: domain.TypeTimestamp}, {Name: "ns", Type: domain.TypeTimestamp},
 	{Name: "dec18", Type: domain.TypeDecimal}, {Name: "dec9", Type: domain.TypeDecimal}, {Name: "b", Type: domain.TypeBoolean},
-	{Name: "req", Type: domain.TypeInteger},
+	{Name: "req", Type: domain.TypeInteger}, {Name: "breq", Type: domain.TypeBoolean},
 }
 
 // writePagesFile writes rows of pagesSchema with nulls at a rate of one
@@ -61,7 +62,7 @@ func writePagesFile(t testing.TB, rows, nullEvery int, props *parquet.WriterProp
 	defer b.Release()
 	for i := range rows {
 		null := func(k int) bool { return nullEvery > 0 && (i*7+k*13)%nullEvery == 0 }
-		for f := range pagesSchema.NumFields() - 1 {
+		for f := range pagesSchema.NumFields() - 2 {
 			if null(f) {
 				b.Field(f).AppendNull()
 			}
@@ -108,6 +109,7 @@ func writePagesFile(t testing.TB, rows, nullEvery int, props *parquet.WriterProp
 			b.Field(11).(*array.BooleanBuilder).Append(i%3 == 1 || i%7 == 0)
 		}
 		b.Field(12).(*array.Int64Builder).Append(int64(i % 5))
+		b.Field(13).(*array.BooleanBuilder).Append(i%5 == 2 || i%11 == 0)
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()

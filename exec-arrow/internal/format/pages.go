@@ -72,6 +72,7 @@ type PageChunk struct {
 	extras  []string   // text: this batch's PLAIN values
 	empty   bool       // text: one of them is empty
 	out     bool       // text: this batch left a PLAIN value out
+	batch   int        // the current batch's rows
 }
 
 // DictBuffers are a worker's buffers for one column slot, reused batch
@@ -83,6 +84,7 @@ type DictBuffers struct {
 	Floats []float64
 	Defs   []int32
 	Valid  []byte
+	Bits   []byte // boolean: the values' bitmap
 	// Keep, when not nil, marks the rows of the batch that may count: a
 	// PLAIN text of another row is left out (null), not copied.
 	Keep []byte
@@ -104,6 +106,10 @@ func (b DictBuffers) Grow(n int, typ domain.ColumnType) DictBuffers {
 		b.Valid = make([]byte, (n+7)/8)
 	}
 	switch typ {
+	case domain.TypeBoolean:
+		if len(b.Bits) < (n+7)/8 {
+			b.Bits = make([]byte, (n+7)/8)
+		}
 	case domain.TypeDate:
 		if len(b.Days) < n {
 			b.Days = make([]arrow.Date32, n)
@@ -387,13 +393,31 @@ func (d *PageChunk) width() int {
 	return 8
 }
 
+// nativeLE reports whether the machine stores integers and floats as
+// Parquet's PLAIN encoding does (little-endian): then PLAIN values are
+// copied as they are, in one move.
+var nativeLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// asBytes is the memory of out as bytes.
+func asBytes[T any](out []T, size int) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), size*len(out))
+}
+
 func (d *PageChunk) copyDays(out []arrow.Date32, data []byte) {
+	if nativeLE {
+		copy(asBytes(out, 4), data[:4*len(out)])
+		return
+	}
 	for i := range out {
 		out[i] = arrow.Date32(int32(binary.LittleEndian.Uint32(data[4*i:])))
 	}
 }
 
 func copyFloats(out []float64, data []byte) {
+	if nativeLE {
+		copy(asBytes(out, 8), data[:8*len(out)])
+		return
+	}
 	for i := range out {
 		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
 	}
@@ -401,11 +425,15 @@ func copyFloats(out []float64, data []byte) {
 
 // copyInts converts len(out) PLAIN integers, timestamps to microseconds.
 func (d *PageChunk) copyInts(out []int64, data []byte) {
-	if d.phys == parquet.Types.Int32 {
+	switch {
+	case d.phys == parquet.Types.Int32:
+		data = data[:4*len(out)]
 		for i := range out {
 			out[i] = int64(int32(binary.LittleEndian.Uint32(data[4*i:])))
 		}
-	} else {
+	case nativeLE:
+		copy(asBytes(out, 8), data[:8*len(out)])
+	default:
 		for i := range out {
 			out[i] = int64(binary.LittleEndian.Uint64(data[8*i:]))
 		}
@@ -453,8 +481,13 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 	valid := buf.Valid[:(n+7)/8]
 	clear(valid)
 	nulls := 0
-	d.used, d.extras, d.empty, d.out = false, d.extras[:0], false, false
+	d.used, d.extras, d.empty, d.out, d.batch = false, d.extras[:0], false, false, n
 	idx := buf.Idx[:n]
+	var bits []byte
+	if d.Typ == domain.TypeBoolean {
+		bits = buf.Bits[:(n+7)/8]
+		clear(bits)
+	}
 	for got := 0; got < n; {
 		if d.left == 0 {
 			if err := d.nextPage(); err != nil {
@@ -478,8 +511,7 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 			err = d.texts(idx[got:got+m], rows, got, buf.Keep)
 			spread(idx[got:got+k], m, rows)
 		case domain.TypeBoolean:
-			err = d.bools(idx[got : got+m])
-			spread(idx[got:got+k], m, rows)
+			err = d.boolBits(bits, got, rows, idx[got:got+m])
 		case domain.TypeDate:
 			err = d.values(m, buf.Idx[got:got+m], func(data []byte) { d.copyDays(buf.Days[got:got+m], data) },
 				func(ix []int32) {
@@ -519,7 +551,7 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 	case domain.TypeText:
 		nulls += d.textColumn(c, idx, valid)
 	case domain.TypeBoolean:
-		boolColumn(c, idx)
+		boolColumn(c, bits)
 	case domain.TypeDate:
 		c.Days, c.Bytes = buf.Days[:n], int64(4*n)
 	case domain.TypeFloat:
@@ -715,6 +747,10 @@ func (d *PageChunk) texts(idx []int32, rows []int32, got int, keep []byte) error
 		}
 	}
 	own := make([]byte, 0, size)
+	if d.extras == nil {
+		// Sized once for the batch: a batch takes at most a value a row.
+		d.extras = make([]string, 0, d.batch)
+	}
 	base := int32(len(d.dTexts) + len(d.extras))
 	for i := range idx {
 		l := int(binary.LittleEndian.Uint32(data))
@@ -760,13 +796,73 @@ func (d *PageChunk) bools(out []int32) error {
 	return nil
 }
 
-// boolColumn makes c the boolean column of values (0 or 1).
-func boolColumn(c *column.Column, vals []int32) {
-	bits := make([]byte, (len(vals)+7)/8)
-	for r, v := range vals {
+// boolBits decodes the next len(scratch) booleans into bits, whose bits
+// at their rows are clear: value i is of row got+rows[i] (got+i when
+// rows is nil). PLAIN booleans of rows in a run are copied bit for bit;
+// others go through scratch.
+func (d *PageChunk) boolBits(bits []byte, got int, rows []int32, scratch []int32) error {
+	m := len(scratch)
+	if !d.coded && rows == nil {
+		if d.bit+m > 8*len(d.plain) {
+			return fmt.Errorf("a data page of the column chunk is shorter than its values")
+		}
+		copyBits(bits, got, d.plain, d.bit, m)
+		d.bit += m
+		return nil
+	}
+	if err := d.bools(scratch); err != nil {
+		return err
+	}
+	for i, v := range scratch {
+		r := got + i
+		if rows != nil {
+			r = got + int(rows[i])
+		}
 		bits[r>>3] |= byte(v) << (r & 7)
 	}
-	data := array.NewData(arrow.FixedWidthTypes.Boolean, len(vals), []*memory.Buffer{nil, memory.NewBufferBytes(bits)}, nil, 0, 0)
+	return nil
+}
+
+// copyBits copies n bits of src from bit spos to dst from bit dpos
+// (least significant bit first), where dst's bits are clear.
+func copyBits(dst []byte, dpos int, src []byte, spos, n int) {
+	if dpos&7 == 0 && spos&7 == 0 {
+		whole := n >> 3
+		copy(dst[dpos>>3:dpos>>3+whole], src[spos>>3:])
+		dpos, spos, n = dpos+8*whole, spos+8*whole, n-8*whole
+	}
+	for n > 0 {
+		k := min(n, 8)
+		s := uint(spos & 7)
+		v := uint16(src[spos>>3]) >> s
+		if int(s)+k > 8 {
+			v |= uint16(src[spos>>3+1]) << (8 - s)
+		}
+		v &= 1<<k - 1
+		o := uint(dpos & 7)
+		dst[dpos>>3] |= byte(v << o)
+		if int(o)+k > 8 {
+			dst[dpos>>3+1] |= byte(v >> (8 - o))
+		}
+		dpos, spos, n = dpos+k, spos+k, n-k
+	}
+}
+
+// skipBools drops the next m booleans (scratch holds m values).
+func (d *PageChunk) skipBools(m int, scratch []int32) error {
+	if d.coded {
+		return d.bools(scratch[:m])
+	}
+	if d.bit+m > 8*len(d.plain) {
+		return fmt.Errorf("a data page of the column chunk is shorter than its values")
+	}
+	d.bit += m
+	return nil
+}
+
+// boolColumn makes c the boolean column of a value bitmap.
+func boolColumn(c *column.Column, bits []byte) {
+	data := array.NewData(arrow.FixedWidthTypes.Boolean, c.N, []*memory.Buffer{nil, memory.NewBufferBytes(bits)}, nil, 0, 0)
 	c.Bools, c.BoolBits, c.Bytes = array.NewBooleanData(data), bits, int64(len(bits))
 	data.Release()
 }
@@ -819,7 +915,7 @@ func (d *PageChunk) Skip(n int, buf DictBuffers) error {
 		}
 		switch {
 		case d.phys == parquet.Types.Boolean:
-			err = d.bools(buf.Idx[:m])
+			err = d.skipBools(m, buf.Idx)
 		case d.coded:
 			err = d.indexes(buf.Idx[:m], d.dictLen())
 		case d.phys == parquet.Types.ByteArray:
