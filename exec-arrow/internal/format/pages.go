@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -630,14 +631,30 @@ func (d *PageChunk) levels(k int, rows []int32, got int, valid []byte, wantRows 
 	if err != nil || m == k || !wantRows {
 		return m, nil, err
 	}
-	rows = rows[:0]
-	for i := range k {
+	return m, presentRows(valid, got, k, rows[:k]), nil
+}
+
+// presentRows lists in rows' memory (at least k long) the i < k whose
+// bit got+i of valid is set, a word of 64 bits at a time where it can.
+func presentRows(valid []byte, got, k int, rows []int32) []int32 {
+	j, i := 0, 0
+	for i < k {
 		p := got + i
-		if valid[p>>3]>>(p&7)&1 != 0 {
-			rows = append(rows, int32(i))
+		if p&63 == 0 && i+64 <= k {
+			for w := binary.LittleEndian.Uint64(valid[p>>3:]); w != 0; w &= w - 1 {
+				rows[j] = int32(i + bits.TrailingZeros64(w))
+				j++
+			}
+			i += 64
+			continue
 		}
+		if valid[p>>3]>>(p&7)&1 != 0 {
+			rows[j] = int32(i)
+			j++
+		}
+		i++
 	}
-	return m, rows, nil
+	return rows[:j]
 }
 
 func setBits(valid []byte, from, k int) {
