@@ -653,7 +653,7 @@ func (d *PageChunk) texts(idx []int32, rows []int32, got int, keep []byte) error
 		}
 		return keep == nil || keep[r>>3]>>(r&7)&1 != 0
 	}
-	data, end, size, all := d.plain, 0, 0, true
+	data, end, size := d.plain, 0, 0
 	for i := range idx {
 		if len(data)-end < 4 {
 			return fmt.Errorf("a data page of the column chunk is shorter than its values")
@@ -665,36 +665,14 @@ func (d *PageChunk) texts(idx []int32, rows []int32, got int, keep []byte) error
 		end += 4 + l
 		if kept(i) {
 			size += l
-		} else {
-			all = false
 		}
 	}
+	own := make([]byte, 0, size)
 	if d.extras == nil {
 		// Sized once for the batch: a batch takes at most a value a row.
 		d.extras = make([]string, 0, d.batch)
 	}
 	base := int32(len(d.dTexts) + len(d.extras))
-	if all {
-		// Every value is kept: their bytes, lengths and all, are copied
-		// in one move, and each text is a view of its own.
-		own := make([]byte, end)
-		copy(own, data[:end])
-		for i, at := 0, 0; i < len(idx); i++ {
-			l := int(binary.LittleEndian.Uint32(own[at:]))
-			var s string
-			if l > 0 {
-				s = unsafe.String(&own[at+4], l)
-			}
-			d.empty = d.empty || l == 0
-			idx[i] = base
-			base++
-			d.extras = append(d.extras, s)
-			at += 4 + l
-		}
-		d.plain = data[end:]
-		return nil
-	}
-	own := make([]byte, 0, size)
 	for i := range idx {
 		l := int(binary.LittleEndian.Uint32(data))
 		if !kept(i) {
