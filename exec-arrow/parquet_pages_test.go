@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"sync/atomic"
 	"testing"
 
@@ -25,7 +26,7 @@ import (
 )
 
 // pagesSchema holds a column of each stored type a PageChunk reads, all
-// OPTIONAL (nullable) but the last.
+// OPTIONAL (nullable) but the last two.
 var pagesSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "i64", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	{Name: "i32", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
@@ -40,6 +41,7 @@ var pagesSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "dec9", Type: &arrow.Decimal128Type{Precision: 9, Scale: 3}, Nullable: true},
 	{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
 	{Name: "req", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "breq", Type: arrow.FixedWidthTypes.Boolean},
 }, nil)
 
 // pagesProtos are the columns as a catalogue declares them.
@@ -48,7 +50,7 @@ var pagesProtos = []*column.Column{
 	{Name: "s", Type: domain.TypeText}, {Name: "key", Type: domain.TypeText}, {Name: "d", Type: domain.TypeDate},
 	{Name: "ms", Type: domain.TypeTimestamp}, {Name: "us", Type: domain.TypeTimestamp}, {Name: "ns", Type: domain.TypeTimestamp},
 	{Name: "dec18", Type: domain.TypeDecimal}, {Name: "dec9", Type: domain.TypeDecimal}, {Name: "b", Type: domain.TypeBoolean},
-	{Name: "req", Type: domain.TypeInteger},
+	{Name: "req", Type: domain.TypeInteger}, {Name: "breq", Type: domain.TypeBoolean},
 }
 
 // writePagesFile writes rows of pagesSchema with nulls at a rate of one
@@ -60,7 +62,7 @@ func writePagesFile(t testing.TB, rows, nullEvery int, props *parquet.WriterProp
 	defer b.Release()
 	for i := range rows {
 		null := func(k int) bool { return nullEvery > 0 && (i*7+k*13)%nullEvery == 0 }
-		for f := range pagesSchema.NumFields() - 1 {
+		for f := range pagesSchema.NumFields() - 2 {
 			if null(f) {
 				b.Field(f).AppendNull()
 			}
@@ -107,6 +109,7 @@ func writePagesFile(t testing.TB, rows, nullEvery int, props *parquet.WriterProp
 			b.Field(11).(*array.BooleanBuilder).Append(i%3 == 1 || i%7 == 0)
 		}
 		b.Field(12).(*array.Int64Builder).Append(int64(i % 5))
+		b.Field(13).(*array.BooleanBuilder).Append(i%5 == 2 || i%11 == 0)
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
@@ -169,17 +172,30 @@ func TestPageChunkMatchesGeneralPath(t *testing.T) {
 				for leaf, proto := range pagesProtos {
 					descr := sch.Column(leaf)
 					require.True(t, format.PageEligible(rgr.MetaData(), leaf, descr, proto), "column %s", proto.Name)
-					comparePageChunk(t, fr, rgr, rg, leaf, proto, n)
+					comparePageChunk(t, fr, rgr, rg, leaf, proto, n, nil)
+					comparePageChunk(t, fr, rgr, rg, leaf, proto, n, bytes.NewReader(data))
 				}
 			}
 		})
 	}
 }
 
-// comparePageChunk reads one column chunk both ways and compares them.
-func comparePageChunk(t *testing.T, fr *pqarrow.FileReader, rgr *file.RowGroupReader, rg, leaf int, proto *column.Column, n int) {
+// openPageChunk opens a column chunk's pages: through the library's
+// page reader, or (src not nil) read from src itself.
+func openPageChunk(t testing.TB, pf *file.Reader, src io.ReaderAt, rg, leaf int, proto *column.Column) (*format.PageChunk, error) {
+	descr := pf.MetaData().Schema.Column(leaf)
+	if src == nil {
+		return format.NewPageChunk(pf.RowGroup(rg), leaf, descr, proto)
+	}
+	cs := format.ChunkSource{Src: src, File: pf, Limit: 64 << 20, IO: &format.PageIO{}}
+	return format.NewPageChunkAt(cs, rg, leaf, descr, proto)
+}
+
+// comparePageChunk reads one column chunk both ways and compares them:
+// its pages read by the library (src nil) or from src itself.
+func comparePageChunk(t *testing.T, fr *pqarrow.FileReader, rgr *file.RowGroupReader, rg, leaf int, proto *column.Column, n int, src io.ReaderAt) {
 	const batch = 6_000
-	d, err := format.NewPageChunk(rgr, leaf, fr.ParquetReader().MetaData().Schema.Column(leaf), proto)
+	d, err := openPageChunk(t, fr.ParquetReader(), src, rg, leaf, proto)
 	require.NoError(t, err)
 	defer d.Close()
 	rr, err := fr.GetRecordReader(context.Background(), []int{leaf}, []int{rg})
@@ -292,23 +308,33 @@ func FuzzPageChunk(f *testing.F) {
 				if !format.PageEligible(rgr.MetaData(), leaf, descr, proto) {
 					continue
 				}
-				d, err := format.NewPageChunk(rgr, leaf, descr, proto)
-				if err != nil {
-					continue
-				}
-				buf := format.DictBuffers{}.Grow(min(n, 128), proto.Type)
-				for off := 0; off < n; off += 128 {
-					k := min(128, n-off)
-					if off%256 == 128 {
-						err = d.Skip(k, buf)
+				// Both ways: through the library's page reader, and read
+				// from the file itself (windows of 4 KiB).
+				for _, own := range []bool{false, true} {
+					var d *format.PageChunk
+					if own {
+						cs := format.ChunkSource{Src: src, File: pf, Limit: limit, IO: &format.PageIO{}}
+						d, err = format.NewPageChunkAt(cs, rg, leaf, descr, proto)
 					} else {
-						_, err = d.Next(k, buf)
+						d, err = format.NewPageChunk(rgr, leaf, descr, proto)
 					}
 					if err != nil {
-						break
+						continue
 					}
+					buf := format.DictBuffers{}.Grow(min(n, 128), proto.Type)
+					for off := 0; off < n; off += 128 {
+						k := min(128, n-off)
+						if off%256 == 128 {
+							err = d.Skip(k, buf)
+						} else {
+							_, err = d.Next(k, buf)
+						}
+						if err != nil {
+							break
+						}
+					}
+					d.Close()
 				}
-				d.Close()
 			}
 		}
 	})
@@ -329,7 +355,8 @@ func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
 // skip of most of a column chunk seeks past its pages — they are not
 // read (nor decompressed) — and the rows after it are decoded as the
 // general path decodes them; without the index, the same skip reads the
-// pages and gives the same rows.
+// pages (the library's reader) or their headers (read from the file
+// itself) and gives the same rows. Both page readers are held to it.
 func TestPageChunkSkipsPagesByOffsetIndex(t *testing.T) {
 	const rows, skip = 200_000, 190_000
 	big := 0
@@ -337,7 +364,8 @@ func TestPageChunkSkipsPagesByOffsetIndex(t *testing.T) {
 		data := writePagesFile(t, rows, 5, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rows),
 			parquet.WithDataPageSize(4<<10), parquet.WithDictionaryPageSizeLimit(16<<10), parquet.WithStoreDecimalAsInteger(true),
 			parquet.WithVersion(parquet.V2_LATEST), parquet.WithPageIndexEnabled(indexed)))
-		for leaf, proto := range pagesProtos {
+		for i := range 2 * len(pagesProtos) {
+			leaf, proto, own := i/2, pagesProtos[i/2], i%2 == 1
 			src := &countingReader{Reader: bytes.NewReader(data)}
 			rp := parquet.NewReaderProperties(memory.DefaultAllocator)
 			rp.BufferedStreamEnabled, rp.BufferSize = true, 4<<10
@@ -346,8 +374,11 @@ func TestPageChunkSkipsPagesByOffsetIndex(t *testing.T) {
 			cc, err := pf.MetaData().RowGroup(0).ColumnChunk(leaf)
 			require.NoError(t, err)
 			require.Equal(t, indexed, cc.GetOffsetIndexLocation() != nil)
-			descr := pf.MetaData().Schema.Column(leaf)
-			d, err := format.NewPageChunk(pf.RowGroup(0), leaf, descr, proto)
+			var from io.ReaderAt
+			if own {
+				from = src
+			}
+			d, err := openPageChunk(t, pf, from, 0, leaf, proto)
 			require.NoError(t, err)
 			before := src.n.Load()
 			buf := format.DictBuffers{}.Grow(skip, proto.Type)
@@ -362,8 +393,8 @@ func TestPageChunkSkipsPagesByOffsetIndex(t *testing.T) {
 				// (the row group's offset indexes, the buffer of 4 KiB).
 			case indexed:
 				big++
-				assert.Less(t, read, cc.TotalCompressedSize()/4, "column %s: the skipped pages were not read", proto.Name)
-			default:
+				assert.Less(t, read, cc.TotalCompressedSize()/4, "column %s (own reader %v): the skipped pages were not read", proto.Name, own)
+			case !own:
 				assert.Greater(t, read, cc.TotalCompressedSize()/2, "column %s: without an index the pages are read", proto.Name)
 			}
 
@@ -382,5 +413,5 @@ func TestPageChunkSkipsPagesByOffsetIndex(t *testing.T) {
 			}
 		}
 	}
-	assert.GreaterOrEqual(t, big, 4, "columns of many pages")
+	assert.GreaterOrEqual(t, big, 8, "columns of many pages")
 }

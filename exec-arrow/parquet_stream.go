@@ -233,7 +233,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		inside = z.Min >= q.Start && z.Max < q.Start+q.Span
 	}
 	g, err := format.OpenRowGroup(ctx, fr, format.RowGroupSpec{Path: pp.p.Path, RG: t.rg, First: int(pp.first[t.rg]),
-		Leaves: pp.leaves, Protos: q.Base, Full: full, Inferred: q.inferred, Bufs: &pr.bufs})
+		Leaves: pp.leaves, Protos: q.Base, Full: full, Inferred: q.inferred, Bufs: &pr.bufs, Src: pp.src, Limit: pp.pageLimit})
 	if err != nil {
 		return err
 	}

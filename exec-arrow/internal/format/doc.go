@@ -3,8 +3,10 @@
 // one column builder per wanted column, recording the segments it read;
 // below it, Parquet is decoded from its pages: whole Arrow records, flat
 // column chunks of PLAIN and dictionary pages straight into a worker's
-// buffers (PageChunk: levels and values, text kept dictionary-encoded),
-// and validity read
+// buffers (PageChunk: levels and values, text kept dictionary-encoded;
+// streamed, its pages read from the file itself, header by header,
+// into memory each worker reuses, and a page none of whose rows is
+// wanted neither decompressed nor decoded), and validity read
 // from definition levels alone (ValidReader), row-group statistics as day
 // zones (StatsZone), Arrow arrays as batch columns (BatchColumn); CSV and
 // NDJSON are cut into records by a Splitter. Guard turns a panic in a

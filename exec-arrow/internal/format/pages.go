@@ -3,12 +3,11 @@ package format
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
@@ -37,7 +36,7 @@ const (
 // timestamps of any unit as microseconds, dates as days, INT32/INT64
 // DECIMALs as int64 coefficients at the file's scale, empty text as null.
 type PageChunk struct {
-	pr    file.PageReader
+	src   pageSource
 	name  string
 	Typ   domain.ColumnType
 	phys  parquet.Type
@@ -55,20 +54,23 @@ type PageChunk struct {
 	dTexts  []string
 	dEmpty  bool // text: some entry is empty (null)
 
-	left   int        // values (nulls included) left in the current page
-	row    int64      // the chunk's next row
-	total  int64      // the chunk's rows, by its footer
-	index  bool       // the file has an offset index of the chunk's pages
-	ended  bool       // skipped to the chunk's end
-	defs   HybridRuns // the current page's definition levels
-	coded  bool       // the current page holds dictionary indexes
-	runs   HybridRuns // its indexes
-	plain  []byte     // or its PLAIN values
-	bit    int        // boolean: the next PLAIN value's bit in plain
-	used   bool       // text: this batch took a value of the dictionary
-	extras []string   // text: this batch's PLAIN values
-	empty  bool       // text: one of them is empty
-	out    bool       // text: this batch left a PLAIN value out
+	left    int        // values (nulls included) left in the current page
+	head    pageHead   // the current page's header
+	pending bool       // its data is not read yet (see load)
+	row     int64      // the chunk's next row
+	total   int64      // the chunk's rows, by its footer
+	index   bool       // the file has an offset index of the chunk's pages
+	ended   bool       // skipped to the chunk's end
+	defs    HybridRuns // the current page's definition levels
+	coded   bool       // the current page holds dictionary indexes
+	runs    HybridRuns // its indexes
+	plain   []byte     // or its PLAIN values
+	bit     int        // boolean: the next PLAIN value's bit in plain
+	used    bool       // text: this batch took a value of the dictionary
+	extras  []string   // text: this batch's PLAIN values
+	empty   bool       // text: one of them is empty
+	out     bool       // text: this batch left a PLAIN value out
+	batch   int        // the current batch's rows
 }
 
 // DictBuffers are a worker's buffers for one column slot, reused batch
@@ -80,9 +82,12 @@ type DictBuffers struct {
 	Floats []float64
 	Defs   []int32
 	Valid  []byte
+	Bits   []byte // boolean: the values' bitmap
 	// Keep, when not nil, marks the rows of the batch that may count: a
 	// PLAIN text of another row is left out (null), not copied.
 	Keep []byte
+	// IO is the slot's memory for reading pages (see PageIO).
+	IO *PageIO
 }
 
 // Grow returns b with each buffer a PageChunk of type typ needs at least
@@ -99,6 +104,10 @@ func (b DictBuffers) Grow(n int, typ domain.ColumnType) DictBuffers {
 		b.Valid = make([]byte, (n+7)/8)
 	}
 	switch typ {
+	case domain.TypeBoolean:
+		if len(b.Bits) < (n+7)/8 {
+			b.Bits = make([]byte, (n+7)/8)
+		}
 	case domain.TypeDate:
 		if len(b.Days) < n {
 			b.Days = make([]arrow.Date32, n)
@@ -237,21 +246,92 @@ func pageEncoding(e parquet.Encoding) bool {
 }
 
 // NewPageChunk opens the pages of column leaf of a row group (see
-// PageEligible) and reads its dictionary, if it has one.
+// PageEligible) through the Parquet library's page reader and reads its
+// dictionary, if it has one.
 func NewPageChunk(rg *file.RowGroupReader, leaf int, descr *schema.Column, proto *column.Column) (*PageChunk, error) {
-	unit, scale, bound, prec, ok := pageKind(descr, proto)
-	if !ok {
+	if _, _, _, _, ok := pageKind(descr, proto); !ok {
 		return nil, fmt.Errorf("the column's stored type is not read page by page")
 	}
 	pr, err := columnPages(rg, leaf)
 	if err != nil {
 		return nil, err
 	}
-	d := &PageChunk{pr: pr, name: proto.Name, Typ: proto.Type, phys: descr.PhysicalType(), opt: descr.MaxDefinitionLevel() == 1,
-		unit: unit, scale: scale, bound: bound, prec: prec, id: column.ColumnIDs.Add(1)}
-	if cc, err := rg.MetaData().ColumnChunk(leaf); err == nil {
-		d.total, d.index = cc.NumValues(), cc.GetOffsetIndexLocation() != nil
+	cc, err := rg.MetaData().ColumnChunk(leaf)
+	if err != nil {
+		_ = pr.Close()
+		return nil, err
 	}
+	return newPageChunk(&arrowPages{pr: pr, index: cc.GetOffsetIndexLocation() != nil}, cc, descr, proto)
+}
+
+// ChunkSource is where a PageChunk reads a row group's column chunks
+// from itself: the file, its footer-parsed reader (for the offset
+// indexes), the largest uncompressed page the file may declare (see
+// PageLimit), and the worker's memory for the column's pages.
+type ChunkSource struct {
+	Src   io.ReaderAt
+	File  *file.Reader
+	Limit int64
+	IO    *PageIO
+}
+
+// NewPageChunkAt opens the pages of column leaf of row group rg (see
+// PageEligible) read from cs itself: header by header, a page's bytes
+// read into the worker's window and decompressed into its page buffer
+// only when one of its rows is decoded. An encrypted column chunk is
+// read as NewPageChunk reads it.
+func NewPageChunkAt(cs ChunkSource, rg, leaf int, descr *schema.Column, proto *column.Column) (*PageChunk, error) {
+	rgm := cs.File.MetaData().RowGroup(rg)
+	cc, err := rgm.ColumnChunk(leaf)
+	if err != nil {
+		return nil, err
+	}
+	if cc.CryptoMetadata() != nil || cs.IO == nil || cs.Src == nil {
+		return NewPageChunk(cs.File.RowGroup(rg), leaf, descr, proto)
+	}
+	if _, _, _, _, ok := pageKind(descr, proto); !ok {
+		return nil, fmt.Errorf("the column's stored type is not read page by page")
+	}
+	var index func() ([]metadata.PageLocation, error)
+	if cc.GetOffsetIndexLocation() != nil {
+		index = func() ([]metadata.PageLocation, error) { return offsetIndex(cs.File, rg, leaf) }
+	}
+	src, err := newChunkPages(cs.Src, cs.IO, cc, cs.File.MetaData().GetSourceFileSize(), cs.Limit, index)
+	if err != nil {
+		return nil, err
+	}
+	return newPageChunk(src, cc, descr, proto)
+}
+
+// offsetIndex reads the page locations of a column chunk; a panic of
+// the Parquet library on a malformed index is errParquetPanic.
+func offsetIndex(pf *file.Reader, rg, leaf int) (locs []metadata.PageLocation, err error) {
+	defer func() {
+		if recover() != nil {
+			locs, err = nil, errParquetPanic
+		}
+	}()
+	rr, err := pf.GetPageIndexReader().RowGroup(rg)
+	if err != nil || rr == nil {
+		return nil, err
+	}
+	oi, err := rr.GetOffsetIndex(leaf)
+	if err != nil || oi == nil {
+		return nil, err
+	}
+	for _, l := range oi.GetPageLocations() {
+		if l != nil {
+			locs = append(locs, *l)
+		}
+	}
+	return locs, nil
+}
+
+func newPageChunk(src pageSource, cc *metadata.ColumnChunkMetaData, descr *schema.Column, proto *column.Column) (*PageChunk, error) {
+	unit, scale, bound, prec, _ := pageKind(descr, proto)
+	d := &PageChunk{src: src, name: proto.Name, Typ: proto.Type, phys: descr.PhysicalType(), opt: descr.MaxDefinitionLevel() == 1,
+		unit: unit, scale: scale, bound: bound, prec: prec, id: column.ColumnIDs.Add(1),
+		total: cc.NumValues(), index: cc.GetOffsetIndexLocation() != nil}
 	// The dictionary is read first, so that a skip may seek past pages.
 	if err := d.nextPage(); err != nil && d.total > 0 {
 		d.Close()
@@ -311,41 +391,6 @@ func (d *PageChunk) width() int {
 	return 8
 }
 
-func (d *PageChunk) copyDays(out []arrow.Date32, data []byte) {
-	for i := range out {
-		out[i] = arrow.Date32(int32(binary.LittleEndian.Uint32(data[4*i:])))
-	}
-}
-
-func copyFloats(out []float64, data []byte) {
-	for i := range out {
-		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
-	}
-}
-
-// copyInts converts len(out) PLAIN integers, timestamps to microseconds.
-func (d *PageChunk) copyInts(out []int64, data []byte) {
-	if d.phys == parquet.Types.Int32 {
-		for i := range out {
-			out[i] = int64(int32(binary.LittleEndian.Uint32(data[4*i:])))
-		}
-	} else {
-		for i := range out {
-			out[i] = int64(binary.LittleEndian.Uint64(data[8*i:]))
-		}
-	}
-	switch {
-	case d.unit == -1000:
-		for i, v := range out {
-			out[i] = v * 1000
-		}
-	case d.unit > 1:
-		for i, v := range out {
-			out[i] = floorDiv(v, d.unit)
-		}
-	}
-}
-
 // checkPrecision refuses, as the general path does, the first decimal
 // coefficient past the column's precision, naming its row within the
 // batch (rows[i], or i when rows is nil, plus base).
@@ -377,14 +422,22 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 	valid := buf.Valid[:(n+7)/8]
 	clear(valid)
 	nulls := 0
-	d.used, d.extras, d.empty, d.out = false, d.extras[:0], false, false
+	d.used, d.extras, d.empty, d.out, d.batch = false, d.extras[:0], false, false, n
 	idx := buf.Idx[:n]
+	var bits []byte
+	if d.Typ == domain.TypeBoolean {
+		bits = buf.Bits[:(n+7)/8]
+		clear(bits)
+	}
 	for got := 0; got < n; {
 		if d.left == 0 {
 			if err := d.nextPage(); err != nil {
 				return nil, err
 			}
 			continue
+		}
+		if err := d.load(); err != nil {
+			return nil, err
 		}
 		k := min(n-got, d.left)
 		m, rows, err := d.levels(k, buf.Defs[:k], got, valid, true)
@@ -399,8 +452,7 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 			err = d.texts(idx[got:got+m], rows, got, buf.Keep)
 			spread(idx[got:got+k], m, rows)
 		case domain.TypeBoolean:
-			err = d.bools(idx[got : got+m])
-			spread(idx[got:got+k], m, rows)
+			err = d.boolBits(bits, got, rows, idx[got:got+m])
 		case domain.TypeDate:
 			err = d.values(m, buf.Idx[got:got+m], func(data []byte) { d.copyDays(buf.Days[got:got+m], data) },
 				func(ix []int32) {
@@ -440,7 +492,7 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 	case domain.TypeText:
 		nulls += d.textColumn(c, idx, valid)
 	case domain.TypeBoolean:
-		boolColumn(c, idx)
+		boolColumn(c, bits)
 	case domain.TypeDate:
 		c.Days, c.Bytes = buf.Days[:n], int64(4*n)
 	case domain.TypeFloat:
@@ -519,27 +571,7 @@ func (d *PageChunk) levels(k int, rows []int32, got int, valid []byte, wantRows 
 	if err != nil || m == k || !wantRows {
 		return m, nil, err
 	}
-	rows = rows[:0]
-	for i := range k {
-		p := got + i
-		if valid[p>>3]>>(p&7)&1 != 0 {
-			rows = append(rows, int32(i))
-		}
-	}
-	return m, rows, nil
-}
-
-func setBits(valid []byte, from, k int) {
-	i, end := from, from+k
-	for ; i < end && i&7 != 0; i++ {
-		valid[i>>3] |= 1 << (i & 7)
-	}
-	for ; i+8 <= end; i += 8 {
-		valid[i>>3] = 0xff
-	}
-	for ; i < end; i++ {
-		valid[i>>3] |= 1 << (i & 7)
-	}
+	return m, presentRows(valid, got, k, rows[:k]), nil
 }
 
 // spread moves the m values at the start of out to their rows (nil: they
@@ -636,6 +668,10 @@ func (d *PageChunk) texts(idx []int32, rows []int32, got int, keep []byte) error
 		}
 	}
 	own := make([]byte, 0, size)
+	if d.extras == nil {
+		// Sized once for the batch: a batch takes at most a value a row.
+		d.extras = make([]string, 0, d.batch)
+	}
 	base := int32(len(d.dTexts) + len(d.extras))
 	for i := range idx {
 		l := int(binary.LittleEndian.Uint32(data))
@@ -659,42 +695,11 @@ func (d *PageChunk) texts(idx []int32, rows []int32, got int, keep []byte) error
 	return nil
 }
 
-// bools decodes the next len(out) booleans as 0 or 1.
-func (d *PageChunk) bools(out []int32) error {
-	if d.coded {
-		if err := d.runs.Decode(out); err != nil {
-			return err
-		}
-		for i, v := range out {
-			out[i] = min(v, 1)
-		}
-		return nil
-	}
-	if d.bit+len(out) > 8*len(d.plain) {
-		return fmt.Errorf("a data page of the column chunk is shorter than its values")
-	}
-	for i := range out {
-		b := d.bit + i
-		out[i] = int32(d.plain[b>>3] >> (b & 7) & 1)
-	}
-	d.bit += len(out)
-	return nil
-}
-
-// boolColumn makes c the boolean column of values (0 or 1).
-func boolColumn(c *column.Column, vals []int32) {
-	bits := make([]byte, (len(vals)+7)/8)
-	for r, v := range vals {
-		bits[r>>3] |= byte(v) << (r & 7)
-	}
-	data := array.NewData(arrow.FixedWidthTypes.Boolean, len(vals), []*memory.Buffer{nil, memory.NewBufferBytes(bits)}, nil, 0, 0)
-	c.Bools, c.BoolBits, c.Bytes = array.NewBooleanData(data), bits, int64(len(bits))
-	data.Release()
-}
-
-// Skip drops the next n rows: with an offset index, the pages wholly
-// among them are neither read nor decompressed (the reader seeks to the
-// page of the first row after them); otherwise they are decoded.
+// Skip drops the next n rows: a page wholly among them is neither
+// decompressed nor decoded (read from its file, its bytes past its
+// header are not read), and with an offset index the pages before the
+// first row after them are not read at all (the reader seeks to its
+// page); the other rows are decoded.
 func (d *PageChunk) Skip(n int, buf DictBuffers) error {
 	if d.index && n > d.left {
 		target := d.row + int64(n)
@@ -702,22 +707,17 @@ func (d *PageChunk) Skip(n int, buf DictBuffers) error {
 			d.row, d.left, d.ended = target, 0, true
 			return nil
 		}
-		page, err := seekPage(d.pr, target)
+		h, ok, err := d.src.seek(target)
 		if err != nil {
 			return err
 		}
-		dp, ok := page.(file.DataPage)
-		if !ok {
-			return fmt.Errorf("the offset index places row %d in no data page", target)
+		if ok {
+			if h.first < 0 || h.first > target {
+				return fmt.Errorf("the offset index does not place row %d", target)
+			}
+			d.head, d.left, d.pending = h, h.values, true
+			n, d.row = int(target-h.first), h.first
 		}
-		first := dp.FirstRowIndex()
-		if first < 0 || first > target {
-			return fmt.Errorf("the offset index does not place row %d", target)
-		}
-		if err := d.startPage(page); err != nil {
-			return err
-		}
-		n, d.row = int(target-first), first
 	}
 	for got := 0; got < n; {
 		if d.left == 0 {
@@ -726,6 +726,16 @@ func (d *PageChunk) Skip(n int, buf DictBuffers) error {
 			}
 			continue
 		}
+		if d.pending && n-got >= d.left {
+			// The whole page is skipped: its values are never looked at.
+			got += d.left
+			d.row += int64(d.left)
+			d.left, d.pending = 0, false
+			continue
+		}
+		if err := d.load(); err != nil {
+			return err
+		}
 		k := min(n-got, d.left)
 		m, _, err := d.levels(k, buf.Defs[:k], 0, buf.Valid, false)
 		if err != nil {
@@ -733,7 +743,7 @@ func (d *PageChunk) Skip(n int, buf DictBuffers) error {
 		}
 		switch {
 		case d.phys == parquet.Types.Boolean:
-			err = d.bools(buf.Idx[:m])
+			err = d.skipBools(m, buf.Idx)
 		case d.coded:
 			err = d.indexes(buf.Idx[:m], d.dictLen())
 		case d.phys == parquet.Types.ByteArray:
@@ -770,37 +780,57 @@ func (d *PageChunk) skipTexts(m int) error {
 }
 
 // nextPage moves to the next data page, reading a dictionary page met
-// on the way.
+// on the way; the data page's header alone is read (see load).
 func (d *PageChunk) nextPage() error {
 	if d.ended {
 		return fmt.Errorf("the column chunk ends early")
 	}
 	for {
-		page, err := readPage(d.pr)
+		h, err := d.src.next()
+		if err == io.EOF {
+			return fmt.Errorf("the column chunk ends early")
+		}
 		if err != nil {
 			return err
 		}
-		if page == nil {
-			return fmt.Errorf("the column chunk ends early")
-		}
-		if p, ok := page.(*file.DictionaryPage); ok {
-			if err := d.readDictionary(p.Data(), int(p.NumValues())); err != nil {
+		switch h.kind {
+		case pageDictionary:
+			data, err := d.src.data()
+			if err != nil {
+				return err
+			}
+			if err := d.readDictionary(data, h.values); err != nil {
 				return err
 			}
 			continue
+		case PageData, pageDataV2:
+		default:
+			continue // an index page, or a kind of page to come: not data
 		}
-		return d.startPage(page)
+		d.head, d.left, d.pending = h, h.values, true
+		return nil
 	}
 }
 
+// load reads and starts the current data page when it is pending.
+func (d *PageChunk) load() error {
+	if !d.pending {
+		return nil
+	}
+	d.pending = false
+	data, err := d.src.data()
+	if err != nil {
+		return err
+	}
+	return d.startPage(d.head, data)
+}
+
 // startPage starts a data page: its definition levels, then its values.
-func (d *PageChunk) startPage(page file.Page) error {
-	var data []byte
-	switch p := page.(type) {
-	case *file.DataPageV1:
-		data = p.Data()
+func (d *PageChunk) startPage(h pageHead, data []byte) error {
+	switch h.kind {
+	case PageData:
 		if d.opt {
-			if p.DefinitionLevelEncoding() != parquet.Encodings.RLE || len(data) < 4 {
+			if h.defEnc != parquet.Encodings.RLE || len(data) < 4 {
 				return fmt.Errorf("a data page's definition levels are not RLE-encoded")
 			}
 			l := binary.LittleEndian.Uint32(data)
@@ -810,9 +840,8 @@ func (d *PageChunk) startPage(page file.Page) error {
 			d.defs = HybridRuns{Data: data[4 : 4+l], Width: 1}
 			data = data[4+l:]
 		}
-	case *file.DataPageV2:
-		data = p.Data()
-		rl, dl := int(p.RepetitionLevelByteLen()), int(p.DefinitionLevelByteLen())
+	case pageDataV2:
+		rl, dl := h.repLen, h.defLen
 		if rl != 0 || dl < 0 || dl > len(data) {
 			return fmt.Errorf("a data page's levels are malformed")
 		}
@@ -823,7 +852,7 @@ func (d *PageChunk) startPage(page file.Page) error {
 	default:
 		return fmt.Errorf("a page of the column chunk is of an unexpected type")
 	}
-	return d.startValues(page.(file.DataPage), data)
+	return d.startValues(h, data)
 }
 
 // seekPage moves pr to the data page holding row (by the offset index)
@@ -844,12 +873,9 @@ func seekPage(pr file.PageReader, row int64) (p file.Page, err error) {
 }
 
 // startValues starts the values section of a data page.
-func (d *PageChunk) startValues(p file.DataPage, data []byte) error {
-	if p.NumValues() < 0 {
-		return fmt.Errorf("a data page of the column chunk declares a negative count")
-	}
-	d.left = int(p.NumValues())
-	switch enc := parquet.Encoding(p.Encoding()); {
+func (d *PageChunk) startValues(h pageHead, data []byte) error {
+	d.left = h.values
+	switch enc := h.enc; {
 	case enc == parquet.Encodings.Plain:
 		d.coded, d.plain, d.bit = false, data, 0
 	case enc == parquet.Encodings.RLE && d.phys == parquet.Types.Boolean:
@@ -879,4 +905,4 @@ func (d *PageChunk) startValues(p file.DataPage, data []byte) error {
 }
 
 // Close releases the chunk's page reader.
-func (d *PageChunk) Close() { _ = d.pr.Close() }
+func (d *PageChunk) Close() { d.src.close() }

@@ -3,6 +3,7 @@ package format
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -38,7 +39,9 @@ type RowGroup struct {
 // RowGroupSpec says what a RowGroup reads: per slot of protos, its leaf
 // column; the slots wanted for their values (in leaf order) and those
 // inferred from text; the file row of the row group's first row; and
-// the worker's buffers per slot.
+// the worker's buffers per slot. With Src, the column chunks decoded from
+// their pages are read from it directly (see NewPageChunkAt), each
+// page's uncompressed size at most Limit bytes.
 type RowGroupSpec struct {
 	Path     string
 	RG       int
@@ -48,6 +51,8 @@ type RowGroupSpec struct {
 	Full     []int
 	Inferred []bool
 	Bufs     *[]DictBuffers
+	Src      io.ReaderAt
+	Limit    int64
 }
 
 // OpenRowGroup opens the pages and readers of a row group.
@@ -66,7 +71,14 @@ func OpenRowGroup(ctx context.Context, fr *pqarrow.FileReader, sp RowGroupSpec) 
 			rest = append(rest, sp.Leaves[s])
 			continue
 		}
-		d, err := NewPageChunk(rgr, sp.Leaves[s], descr, sp.Protos[s])
+		var d *PageChunk
+		var err error
+		if sp.Src != nil {
+			cs := ChunkSource{Src: sp.Src, File: pf, Limit: sp.Limit, IO: g.pageIO(s)}
+			d, err = NewPageChunkAt(cs, sp.RG, sp.Leaves[s], descr, sp.Protos[s])
+		} else {
+			d, err = NewPageChunk(rgr, sp.Leaves[s], descr, sp.Protos[s])
+		}
 		if err != nil {
 			g.Close()
 			return nil, fmt.Errorf("file %s, row group %d, column %s: %w", sp.Path, sp.RG, sp.Protos[s].Name, err)
@@ -180,6 +192,16 @@ func (g *RowGroup) buffers(s, n int) DictBuffers {
 	bufs[s] = bufs[s].Grow(n, g.protos[s].Type)
 	*g.bufs = bufs
 	return bufs[s]
+}
+
+// pageIO is the worker's page memory of slot s.
+func (g *RowGroup) pageIO(s int) *PageIO {
+	g.buffers(s, 0)
+	bufs := *g.bufs
+	if bufs[s].IO == nil {
+		bufs[s].IO = &PageIO{}
+	}
+	return bufs[s].IO
 }
 
 // Close releases the row group's readers.

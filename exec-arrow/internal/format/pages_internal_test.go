@@ -1,0 +1,120 @@
+package format
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// TestCopyBits: copying n bits between any two offsets gives the bits a
+// bit-by-bit copy gives, and leaves the destination's other bits clear.
+func TestCopyBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	src := make([]byte, 64)
+	for i := range src {
+		src[i] = byte(rng.Uint32())
+	}
+	bit := func(b []byte, i int) byte { return b[i>>3] >> (i & 7) & 1 }
+	for range 2000 {
+		spos, dpos := rng.IntN(200), rng.IntN(200)
+		n := min(rng.IntN(8*len(src)), 8*len(src)-spos, 8*len(src)-dpos)
+		dst := make([]byte, len(src))
+		copyBits(dst, dpos, src, spos, n)
+		for i := range 8 * len(dst) {
+			want := byte(0)
+			if i >= dpos && i < dpos+n {
+				want = bit(src, spos+i-dpos)
+			}
+			if bit(dst, i) != want {
+				t.Fatalf("spos %d dpos %d n %d: bit %d is %d, want %d", spos, dpos, n, i, bit(dst, i), want)
+			}
+		}
+	}
+}
+
+// TestParsePageHeader: the page headers of a file, version 1 and 2 data
+// pages and a dictionary page, read as the library reads them; every
+// shorter prefix of a header is errShortHeader, never a wrong header.
+func TestParsePageHeader(t *testing.T) {
+	sc := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	for _, v2 := range []bool{false, true} {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+		for i := range 5000 {
+			if i%7 == 0 {
+				b.Field(0).AppendNull()
+			} else {
+				b.Field(0).(*array.StringBuilder).Append(string(rune('a' + i%20)))
+			}
+		}
+		rec := b.NewRecordBatch()
+		props := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Snappy), parquet.WithDataPageSize(1 << 10)}
+		if v2 {
+			props = append(props, parquet.WithDataPageVersion(parquet.DataPageV2))
+		}
+		var buf bytes.Buffer
+		w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(props...), pqarrow.DefaultWriterProps())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+		b.Release()
+		data := buf.Bytes()
+		pf, err := file.NewParquetReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc, err := pf.MetaData().RowGroup(0).ColumnChunk(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := pf.RowGroup(0).GetColumnPageReader(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := cc.DictionaryPageOffset()
+		end := pos + cc.TotalCompressedSize()
+		pages := 0
+		for pr.Next() {
+			want, err := headOf(pr.Page())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, n, err := parsePageHeader(data[pos:end])
+			if err != nil {
+				t.Fatalf("page %d: %v", pages, err)
+			}
+			if got.kind != want.kind || got.values != want.values || got.enc != want.enc ||
+				(got.kind == PageData && got.defEnc != want.defEnc) || got.defLen != want.defLen || got.repLen != want.repLen {
+				t.Fatalf("page %d: got %+v, want %+v", pages, got, want)
+			}
+			if v2 && got.kind != pageDataV2 && got.kind != pageDictionary {
+				t.Fatalf("page %d: kind %d", pages, got.kind)
+			}
+			for k := range n {
+				if _, _, err := parsePageHeader(data[pos : pos+int64(k)]); !errors.Is(err, errShortHeader) {
+					t.Fatalf("page %d, %d of %d bytes: %v", pages, k, n, err)
+				}
+			}
+			pos += int64(n + got.raw)
+			pages++
+		}
+		if pages < 3 || pos != end {
+			t.Fatalf("%d pages, ended at %d of %d", pages, pos, end)
+		}
+	}
+}
