@@ -44,10 +44,21 @@ func open(inv *invocation) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
+	limitMemory(s.Config)
 	return compose.OpenSetup(inv.ctx, s, inv.io.err, compose.Options{
 		UnchosenAudit: terminalAudit(inv, s.Config, plainSay(inv.io.err)),
 		OneShot:       true,
 	})
+}
+
+// limitMemory sets Go's soft memory limit for a process that opens the
+// catalogue's sources (serve, mcp, ask, query), unless GOMEMLIMIT is set:
+// the collector keeps the heap under the documented ceiling
+// (docs/operations.md, "Memory under load").
+func limitMemory(cfg *config.Config) {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(engine.SoftMemoryLimit(cfg.Runtime.WorkingSetMaxBytes))
+	}
 }
 
 // openServing builds the process of a serving command (serve, mcp) from
@@ -60,11 +71,7 @@ func openServing(inv *invocation, opts compose.Options, overrides ...config.Over
 		return nil, nil, err
 	}
 	logger := newLogger(cfg, inv.io.err)
-	if ws := cfg.Runtime.WorkingSetMaxBytes; os.Getenv("GOMEMLIMIT") == "" {
-		// The collector keeps the heap under the documented ceiling
-		// (docs/operations.md, "Memory under load").
-		debug.SetMemoryLimit(engine.SoftMemoryLimit(ws))
-	}
+	limitMemory(cfg)
 	if cfg.Demo() {
 		logger.Info(strings.TrimPrefix(compose.DemoNoticeFor(cfg), "sutura: "))
 	}
