@@ -171,3 +171,22 @@ func TestBytesFollowTheRecords(t *testing.T) {
 	// Slots at least 3/8 full, at most a block's slack a partition.
 	require.Less(t, per, 21.0+8/0.375+float64(nParts*blockSize)/n+1)
 }
+
+// TestReserveTakesPairsWithoutRehash: a partition reserved for n pairs
+// holds them at the load bound without growing, and keeps what it held.
+func TestReserveTakesPairsWithoutRehash(t *testing.T) {
+	var p part
+	for i := range 100 {
+		add(&p, 1, uint32(i)*2654435761, fmt.Sprint(i))
+	}
+	p.reserve(10_000)
+	size := len(p.slots)
+	require.GreaterOrEqual(t, 3*size, 4*10_000)
+	for i := range 10_000 {
+		add(&p, 1, uint32(i)*2654435761, fmt.Sprint(i))
+	}
+	require.Equal(t, size, len(p.slots), "no rehash for the reserved pairs")
+	require.Equal(t, 10_000, p.n, "the first hundred were held already")
+	p.reserve(10) // never shrinks
+	require.Equal(t, size, len(p.slots))
+}
