@@ -6,7 +6,6 @@ import (
 	"testing/fstest"
 
 	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -59,20 +58,7 @@ func loadPages(t *testing.T, data []byte, wants []format.Want, serial, general b
 // booleans), in files with and without nulls, without dictionaries, of
 // version-2 data pages — and the same rows and segments.
 func TestFillThroughPagesMatchesPqarrow(t *testing.T) {
-	base := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(30_000), parquet.WithDataPageSize(4 << 10),
-		parquet.WithDictionaryPageSizeLimit(16 << 10), parquet.WithCompression(compress.Codecs.Snappy),
-		parquet.WithStoreDecimalAsInteger(true), parquet.WithVersion(parquet.V2_LATEST)}
-	cases := []struct {
-		name      string
-		nullEvery int
-		props     []parquet.WriterProperty
-	}{
-		{"nulls, dictionaries falling back", 5, nil},
-		{"no nulls", 0, nil},
-		{"mostly nulls", 2, nil},
-		{"no dictionaries", 7, []parquet.WriterProperty{parquet.WithDictionaryDefault(false)}},
-		{"version-2 data pages", 3, []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2)}},
-	}
+	base, cases := pagesFileCases()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			data := writePagesFile(t, 100_000, tc.nullEvery, parquet.NewWriterProperties(append(base, tc.props...)...))

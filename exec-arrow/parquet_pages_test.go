@@ -44,6 +44,31 @@ var pagesSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "breq", Type: arrow.FixedWidthTypes.Boolean},
 }, nil)
 
+// pagesFileCase is one shape of file writePagesFile writes: its nulls
+// (one in nullEvery) and its writer's properties beyond the base ones.
+type pagesFileCase struct {
+	name      string
+	nullEvery int
+	props     []parquet.WriterProperty
+}
+
+// pagesFileCases are the base writer properties (small row groups and
+// pages, snappy, decimals as integers) and the shapes the decoder tests
+// compare both paths on.
+func pagesFileCases() ([]parquet.WriterProperty, []pagesFileCase) {
+	base := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(30_000), parquet.WithDataPageSize(4 << 10),
+		parquet.WithDictionaryPageSizeLimit(16 << 10), parquet.WithCompression(compress.Codecs.Snappy),
+		parquet.WithStoreDecimalAsInteger(true), parquet.WithVersion(parquet.V2_LATEST)}
+	return base, []pagesFileCase{
+		{"nulls, dictionaries falling back", 5, nil},
+		{"no nulls", 0, nil},
+		{"mostly nulls", 2, nil},
+		{"no dictionaries", 7, []parquet.WriterProperty{parquet.WithDictionaryDefault(false)}},
+		{"version-2 data pages", 3, []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2)}},
+		{"a page index (skips seek)", 4, []parquet.WriterProperty{parquet.WithPageIndexEnabled(true)}},
+	}
+}
+
 // pagesProtos are the columns as a catalogue declares them.
 var pagesProtos = []*column.Column{
 	{Name: "i64", Type: domain.TypeInteger}, {Name: "i32", Type: domain.TypeInteger}, {Name: "f", Type: domain.TypeFloat},
@@ -131,21 +156,7 @@ func writePagesFile(t testing.TB, rows, nullEvery int, props *parquet.WriterProp
 // microseconds, dates in days, INT32 and INT64 decimals as coefficients
 // at the file's scale.
 func TestPageChunkMatchesGeneralPath(t *testing.T) {
-	base := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(30_000), parquet.WithDataPageSize(4 << 10),
-		parquet.WithDictionaryPageSizeLimit(16 << 10), parquet.WithCompression(compress.Codecs.Snappy),
-		parquet.WithStoreDecimalAsInteger(true), parquet.WithVersion(parquet.V2_LATEST)}
-	cases := []struct {
-		name      string
-		nullEvery int
-		props     []parquet.WriterProperty
-	}{
-		{"nulls, dictionaries falling back", 5, nil},
-		{"no nulls", 0, nil},
-		{"mostly nulls", 2, nil},
-		{"no dictionaries", 7, []parquet.WriterProperty{parquet.WithDictionaryDefault(false)}},
-		{"version-2 data pages", 3, []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2)}},
-		{"a page index (skips seek)", 4, []parquet.WriterProperty{parquet.WithPageIndexEnabled(true)}},
-	}
+	base, cases := pagesFileCases()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			data := writePagesFile(t, 70_000, tc.nullEvery, parquet.NewWriterProperties(append(base, tc.props...)...))
