@@ -70,6 +70,10 @@ type part struct {
 	n      int      // pairs
 	blocks [][]byte // records; a ref is block<<16 | offset
 	heap   int64    // capacity of the blocks
+	// doublings counts the times the table grew because pairs filled it
+	// (not because room was reserved ahead): tests hold it to zero where
+	// reserve should have made the room.
+	doublings int
 }
 
 // blockSize is the capacity of a block of records (a longer record has a
@@ -222,7 +226,10 @@ func push[T string | []byte](p *part, g uint32, v T) uint32 {
 
 // rehash doubles the table (at least 64 slots) and places every slot
 // again; it reads only the slots.
-func (p *part) rehash() { p.resize(max(2*len(p.slots), 64)) }
+func (p *part) rehash() {
+	p.doublings++
+	p.resize(max(2*len(p.slots), 64))
+}
 
 // reserve makes room for n pairs in all without a rehash. Pairs met in
 // the order of another table's slots (a spilled run, a worker's set being

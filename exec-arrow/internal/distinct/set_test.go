@@ -190,3 +190,22 @@ func TestReserveTakesPairsWithoutRehash(t *testing.T) {
 	p.reserve(10) // never shrinks
 	require.Equal(t, size, len(p.slots))
 }
+
+// TestAbsorbReservesAhead: pairs absorbed from another set come in its
+// slots' order, and piled up in a table that doubled from empty as they
+// came (a search walking the pile each time); the table that takes them
+// is sized for them first and never doubles while they come.
+func TestAbsorbReservesAhead(t *testing.T) {
+	src, dst := New(t.TempDir()), New(t.TempDir())
+	for i := range 200_000 {
+		v := fmt.Sprintf("session-%08d", i)
+		src.AddString(0, HashString(v), v)
+	}
+	dst.Absorb(src, []int32{0})
+	for i := range dst.parts {
+		require.Zero(t, dst.parts[i].doublings, "partition %d doubled while absorbing", i)
+	}
+	got, err := dst.Counts(1, func(int64) error { return nil })
+	require.NoError(t, err)
+	require.Equal(t, []int64{200_000}, got)
+}
