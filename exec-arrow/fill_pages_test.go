@@ -56,7 +56,9 @@ func loadPages(t *testing.T, data []byte, wants []format.Want, serial, general b
 // stored type (text with empty values and dictionaries falling back to
 // PLAIN pages, timestamps of each unit, INT32 and INT64 decimals, dates,
 // booleans), in files with and without nulls, without dictionaries, of
-// version-2 data pages — and the same rows and segments.
+// version-2 data pages — and the same rows and segments. The page path
+// reads the chunks from the file itself (NewPageChunkAt), not through the
+// Parquet library's page reader: its loader holds pages read that way.
 func TestFillThroughPagesMatchesPqarrow(t *testing.T) {
 	base, cases := pagesFileCases()
 	for _, tc := range cases {
@@ -64,9 +66,11 @@ func TestFillThroughPagesMatchesPqarrow(t *testing.T) {
 			data := writePagesFile(t, 100_000, tc.nullEvery, parquet.NewWriterProperties(append(base, tc.props...)...))
 			ref, want, err := loadPages(t, data, pagesWants(), true, true)
 			require.NoError(t, err)
+			assert.Zero(t, ref.PageMemory())
 			for _, serial := range []bool{true, false} {
 				l, got, err := loadPages(t, data, pagesWants(), serial, false)
 				require.NoError(t, err)
+				assert.Positive(t, l.PageMemory(), "pages read from the file itself")
 				assert.Equal(t, ref.Rows, l.Rows)
 				assert.Equal(t, ref.Segs, l.Segs)
 				require.Len(t, got, len(want))
@@ -99,7 +103,8 @@ func TestFillThroughPagesMatchesPqarrow(t *testing.T) {
 // TestFillThroughPagesRefusesAsPqarrow: a decimal past its declared
 // precision fails the load through the page decoder with the error the
 // pqarrow path gives, naming the same file row; so does a load of two
-// row groups whose bad value is in the second.
+// row groups whose bad value is in the second (both read from the file
+// itself, see TestFillThroughPagesMatchesPqarrow).
 func TestFillThroughPagesRefusesAsPqarrow(t *testing.T) {
 	data := writePagesFile(t, 50_000, 4, parquet.NewWriterProperties(parquet.WithStoreDecimalAsInteger(true),
 		parquet.WithMaxRowGroupLength(20_000)))
@@ -107,8 +112,9 @@ func TestFillThroughPagesRefusesAsPqarrow(t *testing.T) {
 		wants := []format.Want{{Name: "dec18", Type: domain.TypeDecimal, Spec: column.DecimalSpec{Precision: prec, Scale: 2, Scaled: true}}}
 		_, _, werr := loadPages(t, data, wants, true, true)
 		require.Error(t, werr)
-		_, _, gerr := loadPages(t, data, wants, true, false)
+		l, _, gerr := loadPages(t, data, wants, true, false)
 		require.Error(t, gerr)
+		assert.Positive(t, l.PageMemory(), "precision %d", prec)
 		assert.Equal(t, werr.Error(), gerr.Error(), "precision %d", prec)
 	}
 }
