@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"testing/fstest"
 
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -116,5 +118,28 @@ func TestFillThroughPagesRefusesAsPqarrow(t *testing.T) {
 		require.Error(t, gerr)
 		assert.Positive(t, l.PageMemory(), "precision %d", prec)
 		assert.Equal(t, werr.Error(), gerr.Error(), "precision %d", prec)
+	}
+}
+
+// TestFillThroughPagesFallsBackToPqarrow: a column chunk the page reader
+// refuses to open (here, its dictionary page's header is malformed) is
+// read through pqarrow, as the other columns are: the load fails as the
+// pqarrow load does, not with the page reader's own error.
+func TestFillThroughPagesFallsBackToPqarrow(t *testing.T) {
+	data := writePagesFile(t, 20_000, 5, parquet.NewWriterProperties(parquet.WithStoreDecimalAsInteger(true)))
+	pf, err := file.NewParquetReader(bytes.NewReader(data))
+	require.NoError(t, err)
+	cc, err := pf.MetaData().RowGroup(0).ColumnChunk(pf.MetaData().Schema.ColumnIndexByName("s"))
+	require.NoError(t, err)
+	require.True(t, cc.HasDictionaryPage())
+	data[cc.DictionaryPageOffset()] = 0 // the header ends before its first field
+	wants := []format.Want{{Name: "i64", Type: domain.TypeInteger}, {Name: "s", Type: domain.TypeText}}
+	_, _, werr := loadPages(t, data, wants, true, true)
+	require.Error(t, werr)
+	for _, serial := range []bool{true, false} {
+		l, _, gerr := loadPages(t, data, wants, serial, false)
+		require.Error(t, gerr)
+		assert.Equal(t, werr.Error(), gerr.Error())
+		assert.Positive(t, l.PageMemory(), "i64 read from the file itself")
 	}
 }
