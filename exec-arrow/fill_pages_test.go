@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"testing/fstest"
 
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -56,7 +58,9 @@ func loadPages(t *testing.T, data []byte, wants []format.Want, serial, general b
 // stored type (text with empty values and dictionaries falling back to
 // PLAIN pages, timestamps of each unit, INT32 and INT64 decimals, dates,
 // booleans), in files with and without nulls, without dictionaries, of
-// version-2 data pages — and the same rows and segments.
+// version-2 data pages — and the same rows and segments. The page path
+// reads the chunks from the file itself (NewPageChunkAt), not through the
+// Parquet library's page reader: its loader holds pages read that way.
 func TestFillThroughPagesMatchesPqarrow(t *testing.T) {
 	base, cases := pagesFileCases()
 	for _, tc := range cases {
@@ -64,9 +68,11 @@ func TestFillThroughPagesMatchesPqarrow(t *testing.T) {
 			data := writePagesFile(t, 100_000, tc.nullEvery, parquet.NewWriterProperties(append(base, tc.props...)...))
 			ref, want, err := loadPages(t, data, pagesWants(), true, true)
 			require.NoError(t, err)
+			assert.Zero(t, ref.PageMemory())
 			for _, serial := range []bool{true, false} {
 				l, got, err := loadPages(t, data, pagesWants(), serial, false)
 				require.NoError(t, err)
+				assert.Positive(t, l.PageMemory(), "pages read from the file itself")
 				assert.Equal(t, ref.Rows, l.Rows)
 				assert.Equal(t, ref.Segs, l.Segs)
 				require.Len(t, got, len(want))
@@ -99,7 +105,8 @@ func TestFillThroughPagesMatchesPqarrow(t *testing.T) {
 // TestFillThroughPagesRefusesAsPqarrow: a decimal past its declared
 // precision fails the load through the page decoder with the error the
 // pqarrow path gives, naming the same file row; so does a load of two
-// row groups whose bad value is in the second.
+// row groups whose bad value is in the second (both read from the file
+// itself, see TestFillThroughPagesMatchesPqarrow).
 func TestFillThroughPagesRefusesAsPqarrow(t *testing.T) {
 	data := writePagesFile(t, 50_000, 4, parquet.NewWriterProperties(parquet.WithStoreDecimalAsInteger(true),
 		parquet.WithMaxRowGroupLength(20_000)))
@@ -107,8 +114,32 @@ func TestFillThroughPagesRefusesAsPqarrow(t *testing.T) {
 		wants := []format.Want{{Name: "dec18", Type: domain.TypeDecimal, Spec: column.DecimalSpec{Precision: prec, Scale: 2, Scaled: true}}}
 		_, _, werr := loadPages(t, data, wants, true, true)
 		require.Error(t, werr)
-		_, _, gerr := loadPages(t, data, wants, true, false)
+		l, _, gerr := loadPages(t, data, wants, true, false)
 		require.Error(t, gerr)
+		assert.Positive(t, l.PageMemory(), "precision %d", prec)
 		assert.Equal(t, werr.Error(), gerr.Error(), "precision %d", prec)
+	}
+}
+
+// TestFillThroughPagesFallsBackToPqarrow: a column chunk the page reader
+// refuses to open (here, its dictionary page's header is malformed) is
+// read through pqarrow, as the other columns are: the load fails as the
+// pqarrow load does, not with the page reader's own error.
+func TestFillThroughPagesFallsBackToPqarrow(t *testing.T) {
+	data := writePagesFile(t, 20_000, 5, parquet.NewWriterProperties(parquet.WithStoreDecimalAsInteger(true)))
+	pf, err := file.NewParquetReader(bytes.NewReader(data))
+	require.NoError(t, err)
+	cc, err := pf.MetaData().RowGroup(0).ColumnChunk(pf.MetaData().Schema.ColumnIndexByName("s"))
+	require.NoError(t, err)
+	require.True(t, cc.HasDictionaryPage())
+	data[cc.DictionaryPageOffset()] = 0 // the header ends before its first field
+	wants := []format.Want{{Name: "i64", Type: domain.TypeInteger}, {Name: "s", Type: domain.TypeText}}
+	_, _, werr := loadPages(t, data, wants, true, true)
+	require.Error(t, werr)
+	for _, serial := range []bool{true, false} {
+		l, _, gerr := loadPages(t, data, wants, serial, false)
+		require.Error(t, gerr)
+		assert.Equal(t, werr.Error(), gerr.Error())
+		assert.Positive(t, l.PageMemory(), "i64 read from the file itself")
 	}
 }

@@ -50,6 +50,7 @@ func (l *Loader) readParquet(p files.Part) error {
 		return fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
 	}
 	defer pf.Close()
+	l.src, l.limit = src, limit // read by readPages
 	if err := CheckRows(p.Path, pf.MetaData()); err != nil {
 		return err
 	}
@@ -184,41 +185,6 @@ func (l *Loader) pageDirect(fr *pqarrow.FileReader, rg, leaf, i int) bool {
 func (l *Loader) proto(i int) *column.Column {
 	w := l.wants[i]
 	return &column.Column{Name: w.Name, Type: w.Type, Spec: w.Spec}
-}
-
-// readPages decodes the n rows of a chunk (see pageDirect) into want i's
-// builder, loadBatch at a time, through one set of scratch buffers; a
-// value the column's type refuses names its file row (base is the row
-// group's first).
-func (l *Loader) readPages(ctx context.Context, p files.Part, fr *pqarrow.FileReader, rg, leaf, i, base, n int) error {
-	b := l.Builders[i].(column.ColumnAppender)
-	fail := func(err error) error {
-		return fmt.Errorf("file %s, row group %d, column %s: %w", p.Path, rg, l.wants[i].Name, err)
-	}
-	proto := l.proto(i)
-	d, err := NewPageChunk(fr.ParquetReader().RowGroup(rg), leaf, fr.ParquetReader().MetaData().Schema.Column(leaf), proto)
-	if err != nil {
-		return fail(err)
-	}
-	defer d.Close()
-	buf := DictBuffers{}.Grow(min(n, loadBatch), proto.Type)
-	for off := 0; off < n; {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		k := min(loadBatch, n-off)
-		c, err := d.Next(k, buf)
-		if ae, ok := err.(*ArrowErr); ok {
-			return LoadError(p.Path, proto.Name, base+off+ae.Row+1, "row", ae.Err)
-		} else if err != nil {
-			return fail(err)
-		}
-		if row, err := b.AppendColumn(c); err != nil {
-			return LoadError(p.Path, proto.Name, base+off+row+1, "row", err)
-		}
-		off += k
-	}
-	return nil
 }
 
 // readRowGroup converts the wanted columns of row group rg, n rows by its

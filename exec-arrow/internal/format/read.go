@@ -52,8 +52,12 @@ type Loader struct {
 	Serial   bool // decode Parquet columns on one goroutine (a background fill)
 	Segs     []column.Segment
 	group    int
-	// Meter is told the bytes the builders hold, every loadBatch rows.
+	// Meter is told the bytes the builders and page readers hold, every
+	// loadBatch rows.
 	Meter func(total int64) error
+	src   io.ReaderAt // the Parquet file being read (see readPages)
+	limit int64       // its largest uncompressed page (see PageLimit)
+	pages pagePool
 }
 
 // NewLoader reads the columns of wants from parts of fsys into builders;
@@ -90,7 +94,7 @@ func (l *Loader) Tick() error {
 	if l.Meter == nil {
 		return nil
 	}
-	var total int64
+	total := l.pages.bytes(false)
 	for _, b := range l.Builders {
 		total += b.Size()
 	}
@@ -305,7 +309,7 @@ func (l *Loader) reserve(n int) error {
 	if l.check {
 		return nil
 	}
-	var total int64
+	total := l.pages.bytes(false)
 	for _, b := range l.Builders {
 		total += b.Size()
 		if r, ok := b.(column.Reserver); ok {
