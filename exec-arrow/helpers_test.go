@@ -131,14 +131,20 @@ func refusal(t testing.TB, err error) domain.Code {
 
 // stopsOnCancel runs ask five times, each with a context cancelled 20 ms
 // in, requires every run to end with context.Canceled, and asserts that
-// the median time from the cancellation to ask's return is under bound.
-// The median, not every run: on a machine busy with other work one run
-// may be descheduled for longer than the engine takes to stop, while an
-// engine that does not stop makes every run late. after, when set, checks
-// the engine after each run.
-func stopsOnCancel(t *testing.T, bound time.Duration, ask func(context.Context) error, after func()) {
+// the median time from the cancellation to ask's return is under bound,
+// or, on a machine so busy that the work itself runs slowly, under a
+// quarter of the time reference takes there, timed first (reference runs
+// the same question uncancelled, where that leaves the engine under test
+// as it was): an engine that does not stop returns about that whole time
+// after. The median, not every run: one run may be descheduled for longer
+// than the engine takes to stop, while an engine that does not stop makes
+// every run late. after, when set, checks the engine after each run.
+func stopsOnCancel(t *testing.T, bound time.Duration, reference func() error, ask func(context.Context) error, after func()) {
 	t.Helper()
 	const runs = 5
+	began := time.Now()
+	require.NoError(t, reference(), "uncancelled")
+	full := time.Since(began)
 	latencies := make([]time.Duration, 0, runs)
 	for range runs {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -165,6 +171,6 @@ func stopsOnCancel(t *testing.T, bound time.Duration, ask func(context.Context) 
 		}
 	}
 	slices.Sort(latencies)
-	t.Logf("returned after cancellation in %v (sorted)", latencies)
-	assert.Less(t, latencies[runs/2], bound, "median time from cancellation to return")
+	t.Logf("returned after cancellation in %v (sorted); uncancelled it took %v", latencies, full)
+	assert.Less(t, latencies[runs/2], max(bound, full/4), "median time from cancellation to return")
 }

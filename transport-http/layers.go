@@ -37,8 +37,19 @@ const (
 )
 
 // correlationPattern is what a caller's correlation id must look like to
-// be adopted: it ends up in logs and audit records.
-var correlationPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+// be adopted (with at most maxCorrelationID bytes, see adoptable): it ends
+// up in logs and audit records.
+var correlationPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`)
+
+// maxCorrelationID is the longest correlation id adopted. It is checked
+// apart from the pattern: a bounded repetition compiles to a program of
+// one copy per repetition, paid at every process start.
+const maxCorrelationID = 128
+
+// adoptable reports whether a caller's correlation id is adopted.
+func adoptable(id string) bool {
+	return len(id) <= maxCorrelationID && correlationPattern.MatchString(id)
+}
 
 // requestState travels in a request's context from the outermost layer:
 // the route it matched, its correlation id and its response status.
@@ -118,7 +129,7 @@ func (s *Server) trace(next http.Handler) http.Handler {
 		start := time.Now()
 		st := stateOf(r.Context())
 		st.correlationID = r.Header.Get(CorrelationHeader)
-		if !correlationPattern.MatchString(st.correlationID) {
+		if !adoptable(st.correlationID) {
 			st.correlationID = rand.Text()
 		}
 		w.Header().Set(CorrelationHeader, st.correlationID)

@@ -36,14 +36,17 @@ func TestCorrelationID(t *testing.T) {
 	assert.Equal(t, "req-42.a_b:c", e.audit.Records()[0].CorrelationID, "in the audit record")
 	assert.Contains(t, e.logs.String(), "correlation_id=req-42.a_b:c", "in the log")
 
-	for _, bad := range []string{"", "has space", strings.Repeat("x", 200), "<script>", "-leading"} {
+	long := strings.Repeat("x", maxCorrelationID)
+	r = e.ask(t, qAnswer, map[string]string{CorrelationHeader: long})
+	assert.Equal(t, long, r.header.Get(CorrelationHeader), "the longest id is adopted")
+	for _, bad := range []string{"", "has space", long + "x", strings.Repeat("x", 200), "<script>", "-leading"} {
 		r = e.ask(t, qAnswer, map[string]string{CorrelationHeader: bad})
 		minted := r.header.Get(CorrelationHeader)
-		assert.Regexp(t, correlationPattern, minted)
+		assert.True(t, adoptable(minted), minted)
 		assert.NotEqual(t, bad, minted)
 	}
 	recs := e.audit.Records()
-	assert.NotEqual(t, recs[1].CorrelationID, recs[2].CorrelationID, "each request mints its own")
+	assert.NotEqual(t, recs[2].CorrelationID, recs[3].CorrelationID, "each request mints its own")
 }
 
 func TestHostAllowlist(t *testing.T) {

@@ -76,11 +76,16 @@ var (
 	// projectID is the shape of a project id, with an optional domain
 	// prefix (example.com:project).
 	projectID = regexp.MustCompile(`^([a-z0-9.-]+:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$`)
-	// datasetID is the shape of a dataset id.
-	datasetID = regexp.MustCompile(`^[A-Za-z0-9_]{1,1000}$`)
+	// datasetID is the shape of a dataset id, at most maxDatasetID
+	// bytes long (checked apart: a bounded repetition compiles to a
+	// program of a thousand copies, 13 ms at every process start).
+	datasetID = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 	// location is the shape of a location name.
 	location = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]*$`)
 )
+
+// maxDatasetID is the longest dataset id BigQuery accepts.
+const maxDatasetID = 1024
 
 // normalize validates cfg and fills its defaults. It is the one check of
 // a bigquery source's settings: configuration only checks the shape of
@@ -99,7 +104,7 @@ func (cfg *Config) normalize() error {
 		return refuse("location", "is required: the location of the datasets the models read (EU, US, europe-west1)")
 	case !location.MatchString(cfg.Location):
 		return refuse("location", "is not a BigQuery location name")
-	case cfg.Dataset != "" && !datasetID.MatchString(cfg.Dataset):
+	case cfg.Dataset != "" && (len(cfg.Dataset) > maxDatasetID || !datasetID.MatchString(cfg.Dataset)):
 		return refuse("dataset", "is not a BigQuery dataset id (letters, digits and underscores)")
 	case cfg.MaximumBytesBilled < 0:
 		return refuse("maximum_bytes_billed", "may not be negative")

@@ -2,6 +2,7 @@ package bigquery_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -117,6 +118,7 @@ func TestConfig(t *testing.T) {
 		{"bad project", func(c *bigquery.Config) { c.Project = "a`b" }, "project"},
 		{"no location", func(c *bigquery.Config) { c.Location = "" }, "location"},
 		{"bad dataset", func(c *bigquery.Config) { c.Dataset = "a.b" }, "dataset"},
+		{"dataset too long", func(c *bigquery.Config) { c.Dataset = strings.Repeat("d", 1025) }, "dataset"},
 		{"negative bytes", func(c *bigquery.Config) { c.MaximumBytesBilled = -1 }, "maximum_bytes_billed"},
 		{"plain endpoint elsewhere", func(c *bigquery.Config) { c.Endpoint = "http://bq.example.com/" }, "endpoint"},
 		{"endpoint with credentials", func(c *bigquery.Config) { c.Endpoint = "https://u:p@bq.example.com/" }, "endpoint"},

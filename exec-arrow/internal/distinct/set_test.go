@@ -209,3 +209,36 @@ func TestAbsorbReservesAhead(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int64{200_000}, got)
 }
+
+// Counting a set whose pairs were spilled reads each partition's runs
+// back into a table reserved ahead (room for the largest run beside what
+// is held): no partition doubles while its runs come back.
+func TestCountsReserveForSpilledRuns(t *testing.T) {
+	s := New(t.TempDir())
+	defer s.Close()
+	for i := range 200_000 {
+		v := fmt.Sprintf("session-%08d", i)
+		s.AddString(0, HashString(v), v)
+	}
+	_, err := s.Spill()
+	require.NoError(t, err)
+	for i := range 1_000 { // and some held in memory beside the run
+		v := fmt.Sprintf("late-%08d", i)
+		s.AddString(0, HashString(v), v)
+	}
+	before := make([]int, len(s.parts)) // doublings of adding the late pairs
+	for i := range s.parts {
+		before[i] = s.parts[i].doublings
+	}
+	part := 0
+	got, err := s.Counts(1, func(b int64) error {
+		if b >= 0 { // the bytes partition part took to read its runs back
+			require.Equal(t, before[part], s.parts[part].doublings, "partition %d doubled while reading its runs back", part)
+			part++
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, len(s.parts), part, "every partition read its runs back")
+	require.Equal(t, []int64{201_000}, got)
+}

@@ -189,8 +189,17 @@ func TestPassRatesOrder(t *testing.T) {
 	if !r.filterFirst() {
 		t.Fatal("a 3% filter after a 50% range: filters should go first")
 	}
+	if r.sparseRange() {
+		t.Fatal("a 50% range is not sparse")
+	}
 	var s passRates
+	if s.sparseRange() {
+		t.Fatal("a range never tested is not sparse")
+	}
 	s.ranges(1000, 40)
+	if !s.sparseRange() {
+		t.Fatal("a 4% range is sparse")
+	}
 	s.filters(40, 30)
 	if s.filterFirst() {
 		t.Fatal("a 4% range before a 75% filter: the range should stay first")
@@ -252,6 +261,14 @@ func TestSelectRangeMatchesRowByRow(t *testing.T) {
 			if fmt.Sprint(s.sel[:k], s.bucket[:k]) != fmt.Sprint(wantSel, wantBucket) {
 				t.Errorf("selectRange, date %v, nulls %v: rows or buckets differ from row by row", date, nulls)
 			}
+			// Rates of a sparse range: rows selected first, buckets after.
+			s.order = passRates{rangeIn: 100, rangeOut: 10}
+			clear(s.bucket[:cap(s.bucket)])
+			k = q.selectRange(s, &Batch{Lo: lo, Hi: hi, Cols: []*column.Column{c}})
+			if fmt.Sprint(s.sel[:k], s.bucket[:k]) != fmt.Sprint(wantSel, wantBucket) {
+				t.Errorf("selectRange after a sparse range, date %v, nulls %v: rows or buckets differ from row by row", date, nulls)
+			}
+			s.order = passRates{}
 			k = q.rangeOn(s, &Batch{Lo: lo, Hi: hi, Cols: []*column.Column{c}}, s.identity(lo, hi))
 			if fmt.Sprint(s.sel[:k], s.bucket[:k]) != fmt.Sprint(wantSel, wantBucket) {
 				t.Errorf("rangeOn, date %v, nulls %v: rows or buckets differ from row by row", date, nulls)
