@@ -97,14 +97,17 @@ var waitBound = 30 * time.Second
 func (c *cache) Reserve(n int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	err := c.reservePreemptingLocked(n, nil)
-	if err == nil || n > c.limit {
+	return c.busyLocked(n, c.reservePreemptingLocked(n, nil))
+}
+
+// busyLocked is err, a question's refused reservation of n bytes, as
+// gate.Busy when another question runs and n alone would fit: that
+// question holds memory this one may have once it ends.
+func (c *cache) busyLocked(n int64, err error) error {
+	if err == nil || n > c.limit || c.gate.Active() <= 1 {
 		return err
 	}
-	if c.gate.Active() > 1 {
-		return gate.Busy{Err: err}
-	}
-	return err
+	return gate.Busy{Err: err}
 }
 
 // reservePreemptingLocked is reserveLocked that, when the bytes do not
@@ -253,7 +256,7 @@ func (ce *colEntry) ReserveDerived(n int64) error {
 	c := ce.t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.reservePreemptingLocked(n, ce)
+	return c.busyLocked(n, c.reservePreemptingLocked(n, ce))
 }
 
 // AccountDerived records n bytes already allocated for ce's column (or
@@ -475,7 +478,10 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 	// The builders' reservation becomes the columns'.
 	if total > reserved {
 		if err := c.reserveLocked(total - reserved); err != nil {
-			return err
+			if fill {
+				return err
+			}
+			return c.busyLocked(total-reserved, err)
 		}
 	} else {
 		c.used -= reserved - total

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"sync"
 	"testing"
@@ -9,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/gate"
 )
 
 // TestConcurrentColdQuestionsWaitForMemory asks 24 cold questions at once
@@ -116,4 +120,52 @@ func TestHeldFillsWaitForStartFills(t *testing.T) {
 	reads = e.cache.reads.Load()
 	assert.Equal(t, want, run(t, e, p))
 	assert.Equal(t, reads, e.cache.reads.Load(), "started: answered from the cache the fill loaded")
+}
+
+// TestEveryReservationWaitsWhileOthersRun: a question's reservation that
+// does not fit while another question holds memory is refused as
+// gate.Busy (the question gives back what it holds and is asked again
+// when that one ends), whichever reservation it is — working memory, or
+// a structure derived from a cached column (a join's index, codes) — and
+// is refused for good only when no other question runs.
+func TestEveryReservationWaitsWhileOthersRun(t *testing.T) {
+	dir := t.TempDir()
+	writeShop(t, dir, shopOptions{rows: 20_000, rowGroup: 5_000})
+	const limit = 64 << 20
+	e, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit})
+	require.NoError(t, err)
+	run(t, e, sixQuestions(t)[0])
+	require.NoError(t, e.Settle(context.Background())) // its columns cached
+	c := e.cache
+	var ce *colEntry
+	c.mu.Lock()
+	for _, tb := range c.tables {
+		for _, x := range tb.cols {
+			ce = x
+		}
+	}
+	require.NotNil(t, ce, "a cached column")
+	ce.pins++ // the asking question's
+	c.mu.Unlock()
+
+	c.enter() // the holding question
+	require.NoError(t, c.Reserve(limit/2))
+	c.enter() // the asking question
+	var busy gate.Busy
+	assert.ErrorAs(t, c.Reserve(limit*3/4), &busy, "working memory")
+	assert.ErrorAs(t, ce.ReserveDerived(limit*3/4), &busy, "a derived structure")
+	c.Release(limit / 2)
+	c.leave() // the holder ends
+	c.mu.Lock()
+	c.used += limit / 2 // what is held now is the asker's own
+	c.mu.Unlock()
+	for name, err := range map[string]error{"working memory": c.Reserve(limit * 3 / 4), "a derived structure": ce.ReserveDerived(limit * 3 / 4)} {
+		assert.False(t, errors.As(err, &busy), "%s alone: refused for good", name)
+		assert.Equal(t, domain.ResourcesExhausted, refusal(t, err), name)
+	}
+	c.mu.Lock()
+	c.used -= limit / 2
+	ce.pins--
+	c.mu.Unlock()
+	c.leave()
 }

@@ -121,14 +121,25 @@ type nullMask struct {
 	n     int    // values recorded
 	valid []bool // per value; nil until the first null, as most columns have none
 	nulls int
+	room  int // values reserved for (see Reserve): the capacity valid starts with
+}
+
+// firstNull starts valid at the first null, with room for the values
+// reserved, or for more values.
+func (m *nullMask) firstNull(more int) {
+	room := m.room
+	if room < m.n+more {
+		room = max(m.n+more, 2*m.n)
+	}
+	m.valid = make([]bool, m.n, room)
+	for i := range m.valid {
+		m.valid[i] = true
+	}
 }
 
 func (m *nullMask) add(ok bool) {
 	if !ok && m.valid == nil {
-		m.valid = make([]bool, m.n, max(m.n+1, 2*m.n))
-		for i := range m.valid {
-			m.valid[i] = true
-		}
+		m.firstNull(1)
 	}
 	if m.valid != nil {
 		m.valid = append(m.valid, ok)

@@ -140,10 +140,15 @@ type Reserver interface {
 	RowBytes() int64
 }
 
+// Reserve makes room for n more values' validity: now when a null was
+// seen, else at the first null, if any (the builders meter that room with
+// their values).
 func (m *nullMask) Reserve(n int) {
 	if m.valid != nil {
 		m.valid = growTo(m.valid, n)
+		return
 	}
+	m.room = max(m.room, m.n+n)
 }
 
 // growTo returns s with room for n more elements. A builder reserves
@@ -197,10 +202,7 @@ func (m *nullMask) addBits(valid []byte, n int) {
 		return
 	}
 	if m.valid == nil {
-		m.valid = make([]bool, m.n, max(m.n+n, 2*m.n))
-		for i := range m.valid {
-			m.valid[i] = true
-		}
+		m.firstNull(n)
 	}
 	m.valid = slices.Grow(m.valid, n)
 	for i := 0; i < n; i++ {

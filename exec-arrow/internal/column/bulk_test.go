@@ -50,3 +50,33 @@ func TestAppendColumnValidity(t *testing.T) {
 	assert.Equal(t, o.Arr.NullN(), w.Arr.NullN())
 	assert.Equal(t, 3, w.Arr.NullN())
 }
+
+// A builder reserved for its rows starts its validity, at the first null,
+// with the room reserved: filling the rest never grows it, and the
+// validity is what the rows say.
+func TestReservedMaskStartsWithItsRoom(t *testing.T) {
+	var b IntBuilder
+	b.Typ = domain.TypeInteger
+	b.Reserve(1_000)
+	ints := make([]int64, 100)
+	valid := make([]byte, 100/8+1)
+	for i := range 100 {
+		if i != 37 {
+			valid[i>>3] |= 1 << (i & 7)
+		}
+	}
+	_, err := b.AppendColumn(&Column{Type: domain.TypeInteger, N: 100, Ints: ints})
+	require.NoError(t, err)
+	require.Nil(t, b.Mask.valid, "no null yet")
+	for range 9 {
+		_, err := b.AppendColumn(&Column{Type: domain.TypeInteger, N: 100, Ints: ints, Valid: valid})
+		require.NoError(t, err)
+		require.Equal(t, 1_000, cap(b.Mask.valid), "the reserved room, taken once")
+	}
+	c := b.Finish("x")
+	require.Equal(t, 1_000, c.N)
+	require.Equal(t, 9, c.Arr.NullN())
+	for r := range int32(1_000) {
+		require.Equal(t, r < 100 || r%100 != 37, c.IsValid(r), "row %d", r)
+	}
+}
