@@ -291,7 +291,7 @@ func (s *termState) toSet() {
 // far once they are dense (DistinctDenseShare). A codebook's set stays a
 // set: its bitsets were the smaller form it outgrew (fitBits).
 func (s *termState) densify(t *TermPlan) {
-	if t.Codes == nil || s.set == nil {
+	if t.Codes == nil || s.set == nil || s.set.Len() == 0 {
 		return
 	}
 	set, bits := s.set.Bytes(), int64(len(s.n))*int64(s.words)*8

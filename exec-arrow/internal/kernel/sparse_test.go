@@ -232,3 +232,19 @@ func TestDistinctSparseNeverBits(t *testing.T) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 }
+
+// TestDistinctSparseEmpty: a sparse term that meets no pair (no rows, no
+// groups yet, a merge of nothing) keeps its empty set.
+func TestDistinctSparseEmpty(t *testing.T) {
+	c := newSparseCase(2, 200_000, 3, 10, 10, 0)
+	tp := c.plan(true)
+	s := newTermState(tp)
+	s.updateDistinct(tp, nil, nil, nil)
+	s.merge(tp, newTermState(tp), nil, nil)
+	if s.set == nil || s.bits != nil {
+		t.Fatal("an empty sparse term made bitsets")
+	}
+	if got := counts(t, s, 0); len(got) != 0 {
+		t.Fatalf("counts %v", got)
+	}
+}
