@@ -38,6 +38,9 @@ type TermPlan struct {
 	// meets in a codebook instead.
 	Codes *column.CodeSet
 	words int
+	// sparse: the term's pairs start in a distinct.Pairs, and become
+	// bitsets only once dense (termState.densify).
+	sparse bool
 	// count_distinct over a streamed integer or date column whose Parquet
 	// statistics bound it: a value v has code v-lo+1 (at most base)
 	// without hashing; a value outside (statistics that do not hold) is
@@ -48,6 +51,27 @@ type TermPlan struct {
 	// index. Streamed text keeps the smallest (largest) text itself.
 	Rank []int32
 }
+
+// DistinctSparseBytes is the most memory a cached column's count_distinct
+// term plans for its bitsets (a bit per code per group, over the group
+// space) and still starts in them: above it, the term's (group, code)
+// pairs start in a distinct.Pairs, and move to bitsets once that set takes
+// more than 1/DistinctDenseShare of the bitsets of the groups met so far
+// (densify). A filtered question that meets a few codes per group then
+// never touches (let alone zeroes, merges and counts) groups × domain
+// bits, while a dense one ends in the bitsets having built a set of at
+// most an eighth of their size (docs/performance.md). Tests change both.
+var DistinctSparseBytes int64 = 1 << 20
+
+// DistinctDenseShare: pairs become bitsets once their set passes this
+// share of the bitsets' memory, or 1/64 of it when the pairs met per row
+// the batches spanned, over all the column's rows at 16 bytes a pair,
+// would pass the bitsets. A set holds a pair in 11 to 21 bytes, so at an
+// eighth the pairs are about one in a thousand bits: dense enough that a
+// set would keep growing towards the bitsets; the projection turns a term
+// that meets a new pair in most rows into bitsets early, having spent
+// little on its set.
+var DistinctDenseShare int64 = 8
 
 // DistinctBitsetMaxBytes bounds the bitsets count_distinct keeps per
 // worker (one bit per distinct value per group); above it, a set of
@@ -97,6 +121,7 @@ func NewTermPlan(ctx context.Context, t domain.Term, slot int, held *column.Deri
 		}
 		if hi, lo := bits.Mul64(words*8, groupSpace); hi == 0 && lo <= bound {
 			tp.words = int(words)
+			tp.sparse = int64(lo) > DistinctSparseBytes
 		}
 	case domain.Min, domain.Max:
 		tp.Op = OpMin
@@ -163,10 +188,13 @@ type termState struct {
 	// batch dictionary's codes).
 	words int
 	bits  []uint64
-	set   map[uint64]struct{}
+	set   *distinct.Pairs
 	book  *codebook
-	base  int32 // codes up to base are the term's span codes, the book's follow
-	m     DictMap
+	// spanned: the rows the batches that added to a cached column's set
+	// spanned (densify).
+	spanned int64
+	base    int32 // codes up to base are the term's span codes, the book's follow
+	m       DictMap
 	// dset holds the values, with their groups, once the codebook passes
 	// DistinctBookMax values (distinct.go).
 	dset *distinct.Set
@@ -182,6 +210,9 @@ func newTermState(t *TermPlan) *termState {
 			s.words = (int(t.Base) + 1 + 63) / 64
 		case t.words > 0:
 			s.words = t.words
+			if t.sparse {
+				s.set = distinct.NewPairs(0)
+			}
 		default:
 			s.dset = distinct.New(SpillDir) // spillable, unlike a map
 		}
@@ -243,23 +274,46 @@ func (s *termState) toSet() {
 	// Sized for the pairs to come, not the few set so far: a set is made
 	// when the bitsets would pass their bound, so many more pairs follow,
 	// and growing a map from empty rehashes it a dozen times.
-	set := make(map[uint64]struct{}, 1<<16)
+	set := distinct.NewPairs(1 << 16)
 	for g := 0; s.words > 0 && g < len(s.bits)/s.words; g++ {
 		for w, x := range s.bits[g*s.words : (g+1)*s.words] {
 			for x != 0 {
 				b := bits.TrailingZeros64(x)
 				x &= x - 1
-				set[uint64(g)<<32|uint64(w*64+b)] = struct{}{}
+				set.Add(uint64(g)<<32 | uint64(w*64+b))
 			}
 		}
 	}
 	s.set, s.bits = set, nil
 }
 
+// densify turns a cached column's pairs into bitsets of the groups met so
+// far once they are dense (DistinctDenseShare). A codebook's set stays a
+// set: its bitsets were the smaller form it outgrew (fitBits).
+func (s *termState) densify(t *TermPlan) {
+	if t.Codes == nil || s.set == nil || s.set.Len() == 0 {
+		return
+	}
+	set, bits := s.set.Bytes(), int64(len(s.n))*int64(s.words)*8
+	proj := int64(s.set.Len()) * 16 * int64(t.Col.N) / max(s.spanned, 1)
+	if set*DistinctDenseShare > bits || set*64 > bits && proj > bits {
+		s.toBits()
+	}
+}
+
+// toBits turns the pairs into bitsets of the groups met so far.
+func (s *termState) toBits() {
+	s.bits = make([]uint64, len(s.n)*s.words)
+	for k := range s.set.All() {
+		s.bits[int(k>>32)*s.words+int(uint32(k)>>6)] |= 1 << (k & 63)
+	}
+	s.set = nil
+}
+
 // addDistinct records code (≥ 1) in group g.
 func (s *termState) addDistinct(g int32, code int32) {
 	if s.set != nil {
-		s.set[uint64(g)<<32|uint64(code)] = struct{}{}
+		s.set.Add(uint64(g)<<32 | uint64(code))
 		return
 	}
 	s.bits[int(g)*s.words+int(code>>6)] |= 1 << (uint(code) & 63)
@@ -457,11 +511,22 @@ func (s *termState) updateDistinct(t *TermPlan, c *column.Column, rows, gids []i
 			}
 			return
 		}
+		var ks [aheadBatch]uint64
+		n := 0
+		if len(rows) > 0 {
+			s.spanned += int64(rows[len(rows)-1]-rows[0]) + 1
+		}
 		for k, r := range rows {
 			if code := codes[r]; code > 0 {
-				s.set[uint64(gids[k])<<32|uint64(code)] = struct{}{}
+				ks[n] = uint64(gids[k])<<32 | uint64(code)
+				if n++; n == aheadBatch {
+					s.set.AddKeys(ks[:])
+					n = 0
+				}
 			}
 		}
+		s.set.AddKeys(ks[:n])
+		s.densify(t)
 		return
 	}
 	if t.Base > 0 {
@@ -579,11 +644,19 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 		return s.base + tr[k-s.base]
 	}
 	if src.set != nil {
-		s.toSet()
-		for k := range src.set {
-			s.set[uint64(remap[k>>32])<<32|uint64(code(int32(k&(1<<32-1))))] = struct{}{}
+		if t.Codes == nil {
+			s.toSet()
 		}
+		s.spanned += src.spanned
+		for k := range src.set.All() {
+			s.addDistinct(remap[k>>32], code(int32(k&(1<<32-1))))
+		}
+		s.densify(t)
 		return
+	}
+	if t.Codes != nil && s.set != nil {
+		// src's pairs grew into bitsets: s's, with them, are as dense.
+		s.toBits()
 	}
 	if tr == nil && s.set == nil && s.words == src.words {
 		w := s.words
@@ -631,7 +704,7 @@ func (s *termState) DistinctCounts(ng int, mem *Reservation) ([]int64, error) {
 		}
 		return out, nil
 	}
-	for k := range s.set {
+	for k := range s.set.All() {
 		out[k>>32]++
 	}
 	return out, nil
@@ -639,7 +712,7 @@ func (s *termState) DistinctCounts(ng int, mem *Reservation) ([]int64, error) {
 
 // bytes estimates the memory s holds.
 func (s *termState) bytes() int64 {
-	n := int64(8*(cap(s.i)+cap(s.f)+cap(s.fc)+cap(s.n)+cap(s.bits))) + int64(16*cap(s.dec.v)) + int64(24*len(s.set)) + int64(16*cap(s.s))
+	n := int64(8*(cap(s.i)+cap(s.f)+cap(s.fc)+cap(s.n)+cap(s.bits))) + int64(16*cap(s.dec.v)) + s.set.Bytes() + int64(16*cap(s.s))
 	if s.book != nil {
 		n += s.book.size
 	}
