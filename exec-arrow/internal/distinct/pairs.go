@@ -14,7 +14,12 @@ type Pairs struct {
 	n     int
 	shift uint8 // 64 - log2(len(slots))
 	sink  uint64
+	grew  int // tables rebuilt larger (see Grew)
 }
+
+// Grew is how many times the set rebuilt its table larger, its keys
+// rehashed into it.
+func (p *Pairs) Grew() int { return p.grew }
 
 // pairsMin is the fewest slots a table has.
 const pairsMin = 64
@@ -40,6 +45,9 @@ func (p *Pairs) reserve(n int) {
 		return
 	}
 	old := p.slots
+	if len(old) > 0 {
+		p.grew++
+	}
 	p.slots, p.shift = make([]uint64, c), 64
 	for s := c; s > 1; s >>= 1 {
 		p.shift--
@@ -55,6 +63,14 @@ func (p *Pairs) reserve(n int) {
 		}
 	}
 }
+
+// Grow makes room for n more keys without a rehash. Keys taken from
+// another set come in the order of its slots, the order of where their
+// searches start: inserted into a table that starts smaller and doubles
+// as they come, linear probing piles them up in runs every later search
+// walks. A table grown first for all of them is at least as large as
+// theirs, and they land in order near where their searches start.
+func (p *Pairs) Grow(n int) { p.reserve(p.n + n) }
 
 // Add records k (nonzero).
 func (p *Pairs) Add(k uint64) {

@@ -188,7 +188,7 @@ type termState struct {
 	// batch dictionary's codes).
 	words int
 	bits  []uint64
-	set   *distinct.Pairs
+	set   *pairSet
 	book  *codebook
 	// spanned: the rows the batches that added to a cached column's set
 	// spanned (densify).
@@ -211,7 +211,7 @@ func newTermState(t *TermPlan) *termState {
 		case t.words > 0:
 			s.words = t.words
 			if t.sparse {
-				s.set = distinct.NewPairs(0)
+				s.set = &pairSet{p: distinct.NewPairs(0)}
 			}
 		default:
 			s.dset = distinct.New(SpillDir) // spillable, unlike a map
@@ -274,13 +274,13 @@ func (s *termState) toSet() {
 	// Sized for the pairs to come, not the few set so far: a set is made
 	// when the bitsets would pass their bound, so many more pairs follow,
 	// and growing a map from empty rehashes it a dozen times.
-	set := distinct.NewPairs(1 << 16)
+	set := &pairSet{m: make(map[uint64]struct{}, 1<<16)}
 	for g := 0; s.words > 0 && g < len(s.bits)/s.words; g++ {
 		for w, x := range s.bits[g*s.words : (g+1)*s.words] {
 			for x != 0 {
 				b := bits.TrailingZeros64(x)
 				x &= x - 1
-				set.Add(uint64(g)<<32 | uint64(w*64+b))
+				set.add(uint64(g)<<32 | uint64(w*64+b))
 			}
 		}
 	}
@@ -291,11 +291,11 @@ func (s *termState) toSet() {
 // far once they are dense (DistinctDenseShare). A codebook's set stays a
 // set: its bitsets were the smaller form it outgrew (fitBits).
 func (s *termState) densify(t *TermPlan) {
-	if t.Codes == nil || s.set == nil || s.set.Len() == 0 {
+	if t.Codes == nil || s.set == nil || s.set.len() == 0 {
 		return
 	}
-	set, bits := s.set.Bytes(), int64(len(s.n))*int64(s.words)*8
-	proj := int64(s.set.Len()) * 16 * int64(t.Col.N) / max(s.spanned, 1)
+	set, bits := s.set.bytes(), int64(len(s.n))*int64(s.words)*8
+	proj := int64(s.set.len()) * 16 * int64(t.Col.N) / max(s.spanned, 1)
 	if set*DistinctDenseShare > bits || set*64 > bits && proj > bits {
 		s.toBits()
 	}
@@ -304,7 +304,7 @@ func (s *termState) densify(t *TermPlan) {
 // toBits turns the pairs into bitsets of the groups met so far.
 func (s *termState) toBits() {
 	s.bits = make([]uint64, len(s.n)*s.words)
-	for k := range s.set.All() {
+	for k := range s.set.all() {
 		s.bits[int(k>>32)*s.words+int(uint32(k)>>6)] |= 1 << (k & 63)
 	}
 	s.set = nil
@@ -313,7 +313,7 @@ func (s *termState) toBits() {
 // addDistinct records code (≥ 1) in group g.
 func (s *termState) addDistinct(g int32, code int32) {
 	if s.set != nil {
-		s.set.Add(uint64(g)<<32 | uint64(code))
+		s.set.add(uint64(g)<<32 | uint64(code))
 		return
 	}
 	s.bits[int(g)*s.words+int(code>>6)] |= 1 << (uint(code) & 63)
@@ -520,12 +520,12 @@ func (s *termState) updateDistinct(t *TermPlan, c *column.Column, rows, gids []i
 			if code := codes[r]; code > 0 {
 				ks[n] = uint64(gids[k])<<32 | uint64(code)
 				if n++; n == aheadBatch {
-					s.set.AddKeys(ks[:])
+					s.set.addKeys(ks[:])
 					n = 0
 				}
 			}
 		}
-		s.set.AddKeys(ks[:n])
+		s.set.addKeys(ks[:n])
 		s.densify(t)
 		return
 	}
@@ -648,7 +648,13 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 			s.toSet()
 		}
 		s.spanned += src.spanned
-		for k := range src.set.All() {
+		if s.set != nil {
+			// Room for all of src's pairs first: they come in the order
+			// of its slots, where their searches start, and in a table
+			// growing from smaller they would pile up (distinct.Pairs.Grow).
+			s.set.grow(src.set.len())
+		}
+		for k := range src.set.all() {
 			s.addDistinct(remap[k>>32], code(int32(k&(1<<32-1))))
 		}
 		s.densify(t)
@@ -704,7 +710,7 @@ func (s *termState) DistinctCounts(ng int, mem *Reservation) ([]int64, error) {
 		}
 		return out, nil
 	}
-	for k := range s.set.All() {
+	for k := range s.set.all() {
 		out[k>>32]++
 	}
 	return out, nil
@@ -712,7 +718,7 @@ func (s *termState) DistinctCounts(ng int, mem *Reservation) ([]int64, error) {
 
 // bytes estimates the memory s holds.
 func (s *termState) bytes() int64 {
-	n := int64(8*(cap(s.i)+cap(s.f)+cap(s.fc)+cap(s.n)+cap(s.bits))) + int64(16*cap(s.dec.v)) + s.set.Bytes() + int64(16*cap(s.s))
+	n := int64(8*(cap(s.i)+cap(s.f)+cap(s.fc)+cap(s.n)+cap(s.bits))) + int64(16*cap(s.dec.v)) + s.set.bytes() + int64(16*cap(s.s))
 	if s.book != nil {
 		n += s.book.size
 	}
