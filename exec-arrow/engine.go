@@ -11,6 +11,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/check"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/footer"
 )
 
 // DefaultWorkingSetMaxBytes is the working-set ceiling when Config leaves
@@ -84,8 +85,10 @@ type Engine struct {
 	cfg    Config
 	models map[string]*domain.Model
 	cache  *cache
-	// footers are the Parquet footers Estimate read (estimate.go).
-	footers footers
+	// footers are the Parquet footers read: start-up checks, spans,
+	// estimates and scans all read through them, so a file's footer is
+	// decoded once while its bytes stay the same.
+	footers *footer.Cache
 	// deferred are the text parts Validate sampled (CheckDeferred).
 	deferred check.Deferred
 }
@@ -116,7 +119,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Parallelism == 0 {
 		cfg.Parallelism = runtime.GOMAXPROCS(0)
 	}
-	e := &Engine{cfg: cfg, models: map[string]*domain.Model{}, cache: newCache(cfg.WorkingSetMaxBytes)}
+	e := &Engine{cfg: cfg, models: map[string]*domain.Model{}, cache: newCache(cfg.WorkingSetMaxBytes), footers: &footer.Cache{}}
 	for i := range cfg.Models {
 		m := &cfg.Models[i]
 		if m.Source != "" && m.Source != cfg.Source {

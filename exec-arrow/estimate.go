@@ -3,10 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"sync"
 
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 
 	"sutura.dev/domain"
@@ -58,7 +55,7 @@ func (e *Engine) Estimate(ctx context.Context, plan *domain.Plan) (bytes int64, 
 				bytes += p.Size
 				continue
 			}
-			md, err := e.footers.get(e, p)
+			md, err := e.footer(p)
 			if err != nil {
 				bytes += p.Size
 				continue
@@ -69,42 +66,17 @@ func (e *Engine) Estimate(ctx context.Context, plan *domain.Plan) (bytes int64, 
 	return bytes, true, nil
 }
 
-// footers keeps the Parquet footers estimates read, by file identity; a
-// file whose size or modification time changed is read again.
-type footers struct {
-	mu sync.Mutex
-	by map[string]*metadata.FileMetaData
-}
-
-// maxFooters bounds how many footers are kept; past it the oldest are
-// dropped wholesale, which only costs reading them again.
-const maxFooters = 4096
-
-func (f *footers) get(e *Engine, p files.Part) (*metadata.FileMetaData, error) {
-	key := p.Path + "\x00" + strconv.FormatInt(p.Size, 10) + "\x00" + strconv.FormatInt(p.Mtime, 10)
-	f.mu.Lock()
-	md := f.by[key]
-	f.mu.Unlock()
-	if md != nil {
-		return md, nil
-	}
+// footer reads the footer of Parquet part p through the engine's footers.
+func (e *Engine) footer(p files.Part) (*metadata.FileMetaData, error) {
 	l := format.NewLoader(context.Background(), e.cfg.Files, nil, false, nil)
 	src, closer, err := l.ParquetSource(p)
 	if err != nil {
 		return nil, err
 	}
 	defer closer()
-	pf, err := file.NewParquetReader(src)
+	md, err := e.footers.Read(src, p.Path)
 	if err != nil {
 		return nil, fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
 	}
-	md = pf.MetaData()
-	_ = pf.Close()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.by == nil || len(f.by) >= maxFooters {
-		f.by = map[string]*metadata.FileMetaData{}
-	}
-	f.by[key] = md
 	return md, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/footer"
 )
 
 // sortedParquet is n rows of (day, amount), day rising from 2024-01-01 by
@@ -88,4 +89,35 @@ func TestEstimate(t *testing.T) {
 	_, known, err := e.Estimate(context.Background(), &domain.Plan{Legs: []domain.Leg{leg, leg}})
 	require.NoError(t, err)
 	assert.False(t, known)
+}
+
+// TestFootersDecodedOncePerFile: start-up checks, the data span, an
+// estimate and every streamed question read a Parquet file's footer
+// through the engine's footers, so it is decoded once while the file's
+// bytes stay the same — and again, with the new answer, once they change.
+func TestFootersDecodedOncePerFile(t *testing.T) {
+	model := domain.Model{Name: "t", Source: "files", Table: "t", Columns: []domain.ModelColumn{col("day", domain.TypeDate), col("amount", domain.TypeInteger)}}
+	leg := domain.Leg{Base: tbl("t", "t0", model.Columns...), TimeColumn: "day", Metrics: []domain.MetricRef{metric("total", sum("amount"))}}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.parquet")
+	require.NoError(t, os.WriteFile(path, sortedParquet(t, 7300, 100, 1000), 0o644))
+	ctx := context.Background()
+	decoded := footer.Decodes()
+	e, err := New(ctx, Config{Source: "files", Files: os.DirFS(dir), Models: []domain.Model{model}, NoCacheFill: true})
+	require.NoError(t, err)
+	require.NoError(t, e.Validate(ctx))
+	_, _, ok, err := e.DataSpan(ctx, "t", "day")
+	require.NoError(t, err)
+	require.True(t, ok)
+	plan := mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", leg)
+	_, _, err = e.Estimate(ctx, plan)
+	require.NoError(t, err)
+	before := run(t, e, plan)
+	require.Equal(t, before, run(t, e, plan))
+	assert.EqualValues(t, 1, footer.Decodes()-decoded, "footer decodes of one file")
+
+	require.NoError(t, os.WriteFile(path, sortedParquet(t, 3650, 100, 1000), 0o644))
+	after := run(t, e, plan)
+	assert.NotEqual(t, before, after, "a rewritten file answered from its old footer")
+	assert.EqualValues(t, 2, footer.Decodes()-decoded, "footer decodes after the file changed")
 }

@@ -15,6 +15,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/footer"
 	"sutura.dev/exec-arrow/internal/format"
 	"sutura.dev/exec-arrow/internal/kernel"
 )
@@ -44,7 +45,7 @@ const readBuffer = format.ReadBuffer
 // openParquetPart reads the footer of p, finds the wanted columns, and
 // skips the row groups whose time-column statistics miss the range, or
 // whose statistics of a filter's column say no row passes it.
-func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, mem *kernel.Reservation) (*parquetPart, error) {
+func openParquetPart(ctx context.Context, fsys fs.FS, fc *footer.Cache, p files.Part, q *query, mem *kernel.Reservation) (*parquetPart, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -58,12 +59,12 @@ func openParquetPart(ctx context.Context, fsys fs.FS, p files.Part, q *query, me
 		closer()
 		return nil, fmt.Errorf("file %s: %w", p.Path, err)
 	}
-	pf, err := file.NewParquetReader(src)
+	md, err := fc.Read(src, p.Path)
 	if err != nil {
 		closer()
 		return nil, fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
 	}
-	pp := &parquetPart{p: p, src: src, closeFn: closer, md: pf.MetaData(), pageLimit: limit}
+	pp := &parquetPart{p: p, src: src, closeFn: closer, md: md, pageLimit: limit}
 	if err := format.CheckRows(p.Path, pp.md); err != nil {
 		pp.close()
 		return nil, err

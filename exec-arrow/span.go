@@ -80,7 +80,7 @@ func (e *Engine) dataSpan(ctx context.Context, model, name string) (first, last 
 		if p.Format != files.FormatParquet {
 			continue
 		}
-		pmin, pmax, told, err := check.ParquetSpan(ctx, e.cfg.Files, p, name)
+		pmin, pmax, told, err := check.ParquetSpan(ctx, e.cfg.Files, e.footers, p, name)
 		if err != nil || !told {
 			return 0, 0, false, err
 		}

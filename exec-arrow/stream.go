@@ -74,7 +74,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *kernel.Reservation
 		sp := &streamPart{p: p, seen: make([]atomic.Bool, len(q.Base))}
 		if p.Format == files.FormatParquet {
 			e.cache.reads.Add(1)
-			pq, err := openParquetPart(ctx, fsys, p, q, mem)
+			pq, err := openParquetPart(ctx, fsys, e.footers, p, q, mem)
 			if err != nil {
 				fp.closeParts()
 				return nil, err

@@ -470,6 +470,7 @@ var EngineLayers = []string{
 	"internal/distinct", // exact distinct counts per group: partitioned, spillable sets
 	"internal/gate",     // questions refused for memory others hold, asked again when one ends
 	"internal/files",    // a table's files: names, formats, codecs, parts, identity
+	"internal/footer",   // Parquet footers decoded once while their bytes stay the same
 	"internal/column",   // a loaded column, its builders and what is derived from it
 	"internal/format",   // reading files into columns: the loader, Parquet pages, CSV and NDJSON
 	"internal/check",    // start-up checks of a table's files: footers, text samples, the deferred whole read

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/footer"
 	"sutura.dev/exec-arrow/internal/format"
 )
 
@@ -31,6 +31,9 @@ var errSampled = errors.New("sampled")
 type Config struct {
 	Files  fs.FS
 	OnRead func()
+	// Footers keeps the Parquet footers read, for the questions that
+	// follow (nil keeps none).
+	Footers *footer.Cache
 }
 
 // Table checks one model's table: its files exist, its declared columns
@@ -55,7 +58,7 @@ func Table(ctx context.Context, cfg Config, m *domain.Model) (deferred []files.P
 	for _, p := range tf.Parts {
 		switch {
 		case p.Format == files.FormatParquet && !untyped:
-			rest, err := footerRest(ctx, cfg.Files, p, wants)
+			rest, err := footerRest(ctx, cfg, p, wants)
 			if err != nil {
 				return nil, nil, false, fmt.Errorf("model %s: %w", m.Name, err)
 			}
@@ -147,8 +150,8 @@ func read(ctx context.Context, cfg Config, m *domain.Model, l *format.Loader, p 
 // sound and every wanted column present; it returns the wants whose
 // values must still be read to be checked (the footer does not vouch for
 // them).
-func footerRest(ctx context.Context, fsys fs.FS, p files.Part, wants []format.Want) ([]format.Want, error) {
-	md, closer, err := Footer(ctx, fsys, p)
+func footerRest(ctx context.Context, cfg Config, p files.Part, wants []format.Want) ([]format.Want, error) {
+	md, closer, err := Footer(ctx, cfg.Files, p, cfg.Footers)
 	if err != nil {
 		return nil, err
 	}
@@ -166,24 +169,22 @@ func footerRest(ctx context.Context, fsys fs.FS, p files.Part, wants []format.Wa
 	return rest, nil
 }
 
-// Footer opens Parquet part p and reads its footer, whose row counts must
-// be sound; closer releases the file.
-func Footer(ctx context.Context, fsys fs.FS, p files.Part) (md *metadata.FileMetaData, closer func(), err error) {
+// Footer opens Parquet part p and reads its footer through fc (nil: decoded
+// every time), whose row counts must be sound; closer releases the file.
+func Footer(ctx context.Context, fsys fs.FS, p files.Part, fc *footer.Cache) (md *metadata.FileMetaData, closer func(), err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	l := format.NewLoader(ctx, fsys, nil, false, nil)
-	src, closeSrc, err := l.ParquetSource(p)
+	src, closer, err := l.ParquetSource(p)
 	if err != nil {
 		return nil, nil, err
 	}
-	pf, err := file.NewParquetReader(src)
+	md, err = fc.Read(src, p.Path)
 	if err != nil {
-		closeSrc()
+		closer()
 		return nil, nil, fmt.Errorf("file %s: not a Parquet file: %w", p.Path, err)
 	}
-	closer = func() { pf.Close(); closeSrc() }
-	md = pf.MetaData()
 	if err := format.CheckRows(p.Path, md); err != nil {
 		closer()
 		return nil, nil, err

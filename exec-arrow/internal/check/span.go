@@ -9,14 +9,15 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/footer"
 	"sutura.dev/exec-arrow/internal/format"
 )
 
 // ParquetSpan is the day range of column in one Parquet part from its
-// footer alone: told is false when a row group holding values lacks
-// statistics, or the column is not a date or a timestamp.
-func ParquetSpan(ctx context.Context, fsys fs.FS, p files.Part, column string) (lo, hi int32, told bool, err error) {
-	md, closer, err := Footer(ctx, fsys, p)
+// footer alone (read through fc): told is false when a row group holding
+// values lacks statistics, or the column is not a date or a timestamp.
+func ParquetSpan(ctx context.Context, fsys fs.FS, fc *footer.Cache, p files.Part, column string) (lo, hi int32, told bool, err error) {
+	md, closer, err := Footer(ctx, fsys, p, fc)
 	if err != nil {
 		return 0, 0, false, err
 	}
