@@ -55,6 +55,7 @@ func RulesMarkdown() string {
 	fmt.Fprintf(&b, "- no-init: no `func init()` in any `.go` file, tests included, of the modules matching %s.\n", code(InitFree))
 	fmt.Fprintf(&b, "- one-admission-bound: `%s` declares `func %s`; exactly one non-test reference to it, "+
 		"under any import name, and it is in module `%s`.\n", AdmissionPackage, AdmissionConstructor, AdmissionCaller)
+	fmt.Fprintf(&b, "- engine-layers: the packages of `%s`, lowest first (each may import only those before it): %s.\n", EngineFolder, code(EngineLayers))
 	return b.String()
 }
 

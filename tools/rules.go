@@ -81,7 +81,7 @@ var Rules = []Rule{
 		ID:   RuleEngineLayers,
 		Name: "engine-layers",
 		Reason: "the embedded engine is a few packages, each read in a sitting, that import one way only (EngineLayers, " +
-			"lowest first: files, column, format, kernel, then the root that binds, executes, streams and combines); " +
+			"lowest first: from distinct sets, files and footers up to the root that binds, executes, streams and combines); " +
 			"a lower package importing a higher one, in its code or its tests, ties what it provides to the code that " +
 			"uses it, and the engine becomes one package again in all but name",
 	},
