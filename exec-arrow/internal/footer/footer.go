@@ -28,7 +28,7 @@ import (
 // (decoded, a footer takes a few times its bytes); past the bound the
 // footers kept are dropped wholesale, which only costs decoding them
 // again. A footer over a quarter of the bound is never kept.
-const MaxBytes = 16 << 20
+const MaxBytes = 8 << 20
 
 // tail is the length of a Parquet file's end: the footer's length and
 // the magic bytes.
@@ -75,12 +75,13 @@ func (c *Cache) Read(src parquet.ReaderAtSeeker, key string) (*metadata.FileMeta
 		// decodes it or says what is wrong, as it always did.
 		return library(src)
 	}
-	raw := make([]byte, n)
-	if _, err := src.ReadAt(raw, size-tail-n); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("parquet: could not read footer: %w", err)
+	at := size - tail - n
+	if md, err := c.kept(src, key, at, n); md != nil || err != nil {
+		return md, err
 	}
-	if md := c.kept(key, raw); md != nil {
-		return md, nil
+	raw := make([]byte, n)
+	if _, err := src.ReadAt(raw, at); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("parquet: could not read footer: %w", err)
 	}
 	decodes.Add(1)
 	md, err := metadata.NewFileMetaData(raw, nil)
@@ -116,17 +117,37 @@ func library(src parquet.ReaderAtSeeker) (*metadata.FileMetaData, error) {
 	return pf.MetaData(), nil
 }
 
-func (c *Cache) kept(key string, raw []byte) *metadata.FileMetaData {
+// kept returns the footer kept for key when the n bytes of src at offset
+// at are those it was decoded from. They are compared a window at a time
+// through a pooled buffer: a fresh buffer the size of a large footer
+// costs more in first-touched pages than the comparison.
+func (c *Cache) kept(src io.ReaderAt, key string, at, n int64) (*metadata.FileMetaData, error) {
 	if c == nil {
-		return nil
+		return nil, nil
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.by[key]; ok && bytes.Equal(e.raw, raw) {
-		return e.md
+	e, ok := c.by[key]
+	c.mu.Unlock()
+	if !ok || int64(len(e.raw)) != n {
+		return nil, nil
 	}
-	return nil
+	bp := windows.Get().(*[]byte)
+	defer windows.Put(bp)
+	buf := *bp
+	for off := int64(0); off < n; off += int64(len(buf)) {
+		w := buf[:min(int64(len(buf)), n-off)]
+		if _, err := src.ReadAt(w, at+off); err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("parquet: could not read footer: %w", err)
+		}
+		if !bytes.Equal(w, e.raw[off:off+int64(len(w))]) {
+			return nil, nil
+		}
+	}
+	return e.md, nil
 }
+
+// windows are the buffers kept footers are compared through.
+var windows = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
 func (c *Cache) keep(key string, raw []byte, md *metadata.FileMetaData) {
 	if c == nil {

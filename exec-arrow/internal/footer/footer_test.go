@@ -19,6 +19,12 @@ import (
 // parquetOf writes one Parquet file of an int64 column holding values.
 func parquetOf(t *testing.T, values ...int64) []byte {
 	t.Helper()
+	return parquetGrouped(t, 0, values...)
+}
+
+// parquetGrouped writes values in row groups of rowGroup rows (0: one).
+func parquetGrouped(t *testing.T, rowGroup int64, values ...int64) []byte {
+	t.Helper()
 	schema := arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
@@ -26,7 +32,11 @@ func parquetOf(t *testing.T, values ...int64) []byte {
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(schema, &buf, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps())
+	props := parquet.NewWriterProperties()
+	if rowGroup > 0 {
+		props = parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rowGroup))
+	}
+	w, err := pqarrow.NewFileWriter(schema, &buf, props, pqarrow.DefaultWriterProps())
 	require.NoError(t, err)
 	require.NoError(t, w.Write(rec))
 	require.NoError(t, w.Close())
@@ -72,6 +82,36 @@ func TestReadDecodesAgainWhenTheBytesChange(t *testing.T) {
 	require.NotSame(t, md, md2)
 	require.EqualValues(t, 9, maxOf(t, md2), "a rewritten file was read through its old footer")
 	require.EqualValues(t, 3, maxOf(t, md), "a footer handed out earlier changed")
+}
+
+func TestReadComparesALargeFooterWholly(t *testing.T) {
+	// A footer of several comparison windows whose only difference is
+	// in the statistics of its last row group.
+	values := make([]int64, 3000)
+	for i := range values {
+		values[i] = int64(i % 100)
+	}
+	before := parquetGrouped(t, 1, values...)
+	values[len(values)-1] = 77
+	after := parquetGrouped(t, 1, values...)
+	require.Len(t, after, len(before))
+	n := len(before)
+	require.Greater(t, int(uint32(before[n-8])|uint32(before[n-7])<<8|uint32(before[n-6])<<16), 3*64<<10, "the footer spans several windows")
+	var c Cache
+	md, err := c.Read(bytes.NewReader(before), "big.parquet")
+	require.NoError(t, err)
+	again, err := c.Read(bytes.NewReader(before), "big.parquet")
+	require.NoError(t, err)
+	require.Same(t, md, again)
+	changed, err := c.Read(bytes.NewReader(after), "big.parquet")
+	require.NoError(t, err)
+	require.NotSame(t, md, changed, "a change in the footer's last window went unseen")
+	last := changed.NumRowGroups() - 1
+	cc, err := changed.RowGroup(last).ColumnChunk(0)
+	require.NoError(t, err)
+	st, err := cc.Statistics()
+	require.NoError(t, err)
+	require.EqualValues(t, 77, st.(*metadata.Int64Statistics).Max())
 }
 
 func TestReadKeepsFootersApartByKey(t *testing.T) {
