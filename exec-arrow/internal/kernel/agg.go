@@ -271,10 +271,7 @@ func (s *termState) toSet() {
 	if s.set != nil {
 		return
 	}
-	// Sized for the pairs to come, not the few set so far: a set is made
-	// when the bitsets would pass their bound, so many more pairs follow,
-	// and growing a map from empty rehashes it a dozen times.
-	set := &pairSet{m: make(map[uint64]struct{}, 1<<16)}
+	set := &pairSet{r: &distinct.Runs{}}
 	for g := 0; s.words > 0 && g < len(s.bits)/s.words; g++ {
 		for w, x := range s.bits[g*s.words : (g+1)*s.words] {
 			for x != 0 {
