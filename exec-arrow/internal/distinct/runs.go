@@ -18,6 +18,7 @@ type Runs struct {
 	keys   []uint64 // keys[:sorted] ascending and distinct, the rest as added
 	sorted int
 	spare  []uint64 // the sort's scratch
+	other  []uint64 // an absorbed set's keys, ascending and distinct
 }
 
 // runMin is the fewest appended keys a compaction sorts.
@@ -25,6 +26,9 @@ const runMin = 1 << 13
 
 // Add records k.
 func (r *Runs) Add(k uint64) {
+	if r.other != nil {
+		r.flatten()
+	}
 	if len(r.keys) == cap(r.keys) {
 		// Twice the room, where append would add a quarter: each
 		// growth is a copy into memory touched for the first time.
@@ -48,6 +52,9 @@ func (r *Runs) Grow(n int) { r.keys = slices.Grow(r.keys, n) }
 
 // Len is the number of distinct keys.
 func (r *Runs) Len() int {
+	if r.other != nil {
+		r.flatten()
+	}
 	r.compact()
 	return len(r.keys)
 }
@@ -57,17 +64,82 @@ func (r *Runs) Bytes() int64 {
 	if r == nil {
 		return 0
 	}
-	return 8 * int64(cap(r.keys)+cap(r.spare))
+	return 8 * int64(cap(r.keys)+cap(r.spare)+cap(r.other))
 }
 
 // All yields every key once, in ascending order (none of a nil set).
 func (r *Runs) All() iter.Seq[uint64] {
-	var keys []uint64
-	if r != nil {
-		r.compact()
-		keys = r.keys
+	if r == nil {
+		return slices.Values([]uint64(nil))
 	}
-	return slices.Values(keys)
+	r.compact()
+	return func(yield func(uint64) bool) { union(r.keys, r.other, yield) }
+}
+
+// union yields the keys of a or b (each ascending and distinct) once
+// each, in ascending order.
+func union(a, b []uint64, yield func(uint64) bool) {
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		var k uint64
+		switch {
+		case j == len(b) || i < len(a) && a[i] < b[j]:
+			k, i = a[i], i+1
+		case i == len(a) || b[j] < a[i]:
+			k, j = b[j], j+1
+		default:
+			k, i, j = a[i], i+1, j+1
+		}
+		if !yield(k) {
+			return
+		}
+	}
+}
+
+// flatten merges the absorbed keys into the set's own.
+func (r *Runs) flatten() {
+	r.compact()
+	keys := make([]uint64, 0, len(r.keys)+len(r.other)+runMin)
+	union(r.keys, r.other, func(k uint64) bool {
+		keys = append(keys, k)
+		return true
+	})
+	r.keys, r.sorted, r.other = keys, len(keys), nil
+}
+
+// Absorb takes src's keys into r, each as f translates it, and leaves
+// src empty: when they are not in order once translated, they are sorted
+// where they lie (by their top 32 bits alone, in order, when f keeps
+// every key's low 32 bits), then kept as a second run that All merges
+// with r's as it yields them; nothing is copied into fresh memory.
+func (r *Runs) Absorb(src *Runs, f func(uint64) uint64, keepLow bool) {
+	if r.other != nil {
+		r.flatten()
+	}
+	src.compact()
+	ks, tmp := src.keys, src.spare
+	*src = Runs{}
+	for i, k := range ks {
+		ks[i] = f(k)
+	}
+	if !slices.IsSorted(ks) {
+		if cap(tmp) < len(ks) {
+			tmp = make([]uint64, len(ks))
+		}
+		b := tmp[:len(ks)]
+		if keepLow {
+			// ks is in order of the keys before f: a stable sort by the
+			// new top bits keeps each one's low bits in order (unless f
+			// sent two top bits to one).
+			if out := radixSort(ks, b, 4); &out[0] != &ks[0] {
+				ks, b = out, ks
+			}
+		}
+		if !slices.IsSorted(ks) {
+			ks = radixSort(ks, b, 0)
+		}
+	}
+	r.other = slices.Compact(ks)
 }
 
 // compact sorts the appended keys and merges them, once each, into the
@@ -82,7 +154,7 @@ func (r *Runs) compact() {
 		r.spare = make([]uint64, 0, cap(keys)-s)
 	}
 	spare := r.spare[:len(keys)-s]
-	tail := radixSort(keys[s:], spare)
+	tail := radixSort(keys[s:], spare, 0)
 	if &tail[0] != &spare[0] {
 		tail = spare[:copy(spare, tail)]
 	}
@@ -114,17 +186,18 @@ func (r *Runs) compact() {
 	r.sorted = len(r.keys)
 }
 
-// radixSort sorts a ascending, least significant byte first, through
-// tmp (as long as a), and returns the one of them holding the result: a
-// byte every key shares takes no pass.
-func radixSort(a, tmp []uint64) []uint64 {
+// radixSort sorts a ascending by its bytes from byte from on (0: the
+// whole key), least significant first and stable, through tmp (as long
+// as a), and returns the one of them holding the result: a byte every
+// key shares takes no pass.
+func radixSort(a, tmp []uint64, from int) []uint64 {
 	var count [8][256]int
 	for _, k := range a {
-		for d := range count {
+		for d := from; d < len(count); d++ {
 			count[d][byte(k>>(8*d))]++
 		}
 	}
-	for d := range count {
+	for d := from; d < len(count); d++ {
 		if count[d][byte(a[0]>>(8*d))] == len(a) {
 			continue
 		}

@@ -1,6 +1,7 @@
 package distinct
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -82,7 +83,7 @@ func TestRadixSort(t *testing.T) {
 				a[i] = r.Uint64()&mask | 1<<40
 			}
 			want := slices.Sorted(slices.Values(a))
-			if got := radixSort(a, make([]uint64, n)); !slices.Equal(got, want) {
+			if got := radixSort(a, make([]uint64, n), 0); !slices.Equal(got, want) {
 				t.Fatalf("mask %#x, %d keys: not sorted", mask, n)
 			}
 		}
@@ -133,5 +134,76 @@ func BenchmarkRunsAdd(b *testing.B) {
 			ps.Add(k)
 		}
 		_ = ps.Len()
+	}
+}
+
+// TestRunsAbsorb takes a set's keys into another, translated: groups
+// renumbered (low bits kept, so sorted by their top bits alone), codes
+// renumbered too, groups merged into one (which the top-bit sort alone
+// would leave out of order), and keys already in order; then adds more,
+// and checks every step against a map.
+func TestRunsAbsorb(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	perm := r.Perm(300)
+	codes := r.Perm(5000)
+	cases := []struct {
+		name    string
+		f       func(uint64) uint64
+		keepLow bool
+	}{
+		{"groups renumbered", func(k uint64) uint64 { return uint64(perm[k>>32])<<32 | k&(1<<32-1) }, true},
+		{"groups and codes renumbered", func(k uint64) uint64 { return uint64(perm[k>>32])<<32 | uint64(codes[k&(1<<32-1)]) }, false},
+		{"groups merged", func(k uint64) uint64 { return k>>32%7<<32 | k&(1<<32-1) }, true},
+		{"in order", func(k uint64) uint64 { return k + 1<<32 }, true},
+	}
+	for _, c := range cases {
+		for _, n := range []int{0, 1, 100, 3 * runMin} {
+			t.Run(fmt.Sprintf("%s, %d keys", c.name, n), func(t *testing.T) {
+				dst, src, want := &Runs{}, &Runs{}, map[uint64]bool{}
+				key := func() uint64 { return uint64(r.IntN(300))<<32 | uint64(r.IntN(5000)) }
+				for range 2 * runMin {
+					k := key()
+					dst.Add(k)
+					want[k] = true
+				}
+				for range n {
+					k := key()
+					src.Add(k)
+					want[c.f(k)] = true
+				}
+				src.Add(key()) // pending, not yet compacted
+				for k := range src.All() {
+					want[c.f(k)] = true
+				}
+				dst.Absorb(src, c.f, c.keepLow)
+				if src.Len() != 0 || src.Bytes() != 0 {
+					t.Fatalf("src keeps %d keys in %d bytes", src.Len(), src.Bytes())
+				}
+				var got []uint64
+				for k := range dst.All() {
+					got = append(got, k)
+				}
+				checkSorted(t, got, want)
+				k := key()
+				dst.Add(k)
+				want[k] = true
+				checkRuns(t, dst, want)
+			})
+		}
+	}
+}
+
+func checkSorted(t *testing.T, got []uint64, want map[uint64]bool) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d keys, want %d", len(got), len(want))
+	}
+	for i, k := range got {
+		if !want[k] {
+			t.Fatalf("key %#x was never added", k)
+		}
+		if i > 0 && got[i-1] >= k {
+			t.Fatalf("keys %#x then %#x: not sorted and distinct", got[i-1], k)
+		}
 	}
 }

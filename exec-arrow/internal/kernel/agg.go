@@ -645,6 +645,13 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 			s.toSet()
 		}
 		s.spanned += src.spanned
+		if s.set != nil && s.set.r != nil && src.set.r != nil {
+			// Sorted runs take the other's translated where they lie.
+			s.set.r.Absorb(src.set.r, func(k uint64) uint64 {
+				return uint64(remap[k>>32])<<32 | uint64(code(int32(k&(1<<32-1))))
+			}, tr == nil)
+			return
+		}
 		if s.set != nil {
 			// Room for all of src's pairs first: they come in the order
 			// of its slots, where their searches start, and in a table
