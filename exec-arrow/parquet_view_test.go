@@ -26,8 +26,9 @@ import (
 // of 8 bytes, so views are met with levels before the values (OPTIONAL
 // columns, version-1 pages) too. Batches with a null, batches across two
 // pages, dictionary pages and timestamps converted to microseconds are
-// copied, and must read the same. (INT64 decimals are their coefficients
-// as they are: viewed too.)
+// copied, and must read the same; a null's value is 0 (dictionary values
+// of a page with nulls are put at their rows, the others cleared). INT64
+// decimals are their coefficients as they are: viewed too.
 func TestPageChunkViewsPlainIntegers(t *testing.T) {
 	base := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(30_000), parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithStoreDecimalAsInteger(true), parquet.WithVersion(parquet.V2_LATEST), parquet.WithDictionaryDefault(false)}
@@ -43,6 +44,7 @@ func TestPageChunkViewsPlainIntegers(t *testing.T) {
 		{"nulls", 5, []parquet.WriterProperty{big}, []string{"req"}},
 		{"pages of 64 KiB", 0, []parquet.WriterProperty{parquet.WithDataPageSize(64 << 10)}, []string{"i64", "us", "req", "dec18"}},
 		{"dictionaries", 0, []parquet.WriterProperty{big, parquet.WithDictionaryDefault(true), parquet.WithDictionaryPageSizeLimit(1 << 20)}, nil},
+		{"dictionaries, nulls", 3, []parquet.WriterProperty{big, parquet.WithDictionaryDefault(true), parquet.WithDictionaryPageSizeLimit(1 << 20)}, nil},
 	}
 	cols := map[string]int{}
 	for leaf, p := range pagesProtos {
@@ -79,6 +81,9 @@ func TestPageChunkViewsPlainIntegers(t *testing.T) {
 							if want.IsValid(r) != got.IsValid(r) || want.Cell(r) != got.Cell(r) {
 								require.Equal(t, want.Cell(r), got.Cell(r), "column %s, row group %d, row %d", name, rg, off+int(r))
 								require.Equal(t, want.IsValid(r), got.IsValid(r), "column %s, row group %d, row %d", name, rg, off+int(r))
+							}
+							if !got.IsValid(r) {
+								require.Zero(t, got.Ints[r], "column %s, row group %d, row %d: a null's value", name, rg, off+int(r))
 							}
 						}
 						if unsafe.SliceData(got.Ints) != unsafe.SliceData(bufs.Ints) {

@@ -479,25 +479,37 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 				})
 			spread(buf.Floats[got:got+k], m, rows)
 		default:
+			// Dictionary values of a page with nulls go straight to their
+			// rows, the others cleared at once: a column mostly null
+			// (revenue of the few purchases) spreads a value a row.
+			scatter := rows != nil && d.coded
 			if got == 0 && k == n && rows == nil {
 				view = d.view(n)
 			}
-			if view == nil {
-				err = d.values(m, buf.Idx[got:got+m], func(data []byte) { d.copyInts(buf.Ints[got:got+m], data) },
+			vals, at := buf.Ints[got:got+m], rows // the values, and their rows (nil: in order)
+			switch {
+			case view != nil:
+				vals = view
+			case scatter:
+				vals, at = buf.Ints[got:got+k], nil
+				clear(vals)
+				err = d.values(m, buf.Idx[got:got+m], nil, func(ix []int32) {
+					for i, j := range ix {
+						vals[rows[i]] = d.dInts[j]
+					}
+				})
+			default:
+				err = d.values(m, buf.Idx[got:got+m], func(data []byte) { d.copyInts(vals, data) },
 					func(ix []int32) {
 						for i, j := range ix {
-							buf.Ints[got+i] = d.dInts[j]
+							vals[i] = d.dInts[j]
 						}
 					})
 			}
 			if err == nil && d.bound > 0 {
-				vals := buf.Ints[got : got+m]
-				if view != nil {
-					vals = view
-				}
-				err = d.checkPrecision(vals, rows, got)
+				err = d.checkPrecision(vals, at, got)
 			}
-			if view == nil {
+			if view == nil && !scatter {
 				spread(buf.Ints[got:got+k], m, rows)
 			}
 		}
