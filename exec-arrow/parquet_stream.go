@@ -70,15 +70,13 @@ func openParquetPart(ctx context.Context, fsys fs.FS, fc *footer.Cache, p files.
 		return nil, err
 	}
 	sch := pp.md.Schema
-	for _, c := range q.Base {
+	for s, c := range q.Base {
 		idx := sch.ColumnIndexByName(c.Name)
 		if idx < 0 {
 			pp.close()
 			return nil, fmt.Errorf("file %s: column %s is missing", p.Path, c.Name)
 		}
 		pp.leaves = append(pp.leaves, idx)
-	}
-	for s, c := range q.Base {
 		if !c.ValidOnly {
 			pp.full = append(pp.full, s)
 		}
@@ -151,7 +149,8 @@ type parquetReaders struct {
 	noSelect bool // selecting rows first did not pay (see parquetTask)
 	// sel selects the rows of the worker's batches, kept across its row
 	// groups (with the pass rates that order its tests); nil until used.
-	sel *kernel.Selector
+	sel  *kernel.Selector
+	keep []byte // a batch's selected rows (reused: fresh memory faults on first touch)
 	// zoneTried and zoneSkipped count the batches checked against the
 	// range by their time column's zone, and those it skipped.
 	zoneTried, zoneSkipped int
@@ -298,7 +297,8 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			if selecting = texts && len(rows) < n/4; !selecting {
 				pr.noSelect = true
 			}
-			keep = make([]byte, (n+7)/8)
+			pr.keep = append(pr.keep[:0], make([]byte, (n+7)/8)...)
+			keep = pr.keep
 			for _, r := range rows {
 				keep[r>>3] |= 1 << (r & 7)
 			}

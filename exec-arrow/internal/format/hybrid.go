@@ -49,6 +49,7 @@ type HybridRuns struct {
 	packed int    // values left in the current bit-packed run
 	acc    uint64 // bits of the packed run read ahead
 	bits   uint   // how many
+	top    int32  // the largest value of a repeated run so far
 }
 
 // Decode fills out with the next len(out) values.
@@ -199,6 +200,7 @@ func (h *HybridRuns) header() error {
 		v = v<<8 | uint32(h.Data[i])
 	}
 	h.repeat, h.value, h.Data = int(hdr>>1), int32(v), h.Data[nb:]
+	h.top = max(h.top, h.value)
 	return nil
 }
 

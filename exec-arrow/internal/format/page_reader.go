@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -21,6 +22,10 @@ type pageSource interface {
 	next() (pageHead, error)
 	data() ([]byte, error)
 	seek(row int64) (h pageHead, ok bool, err error)
+	// align notes where the values of the page data returned lie, so
+	// that the next page's land on a multiple of 8 bytes if they start
+	// as far into it (see PageChunk.view).
+	align(values []byte)
 	close()
 }
 
@@ -31,6 +36,8 @@ type pageSource interface {
 // first touched again.
 type PageIO struct {
 	win, out []byte
+	pad      int     // where in out a page is decompressed (see align)
+	dict     []int64 // an integer chunk's dictionary (see readDictionary)
 }
 
 // maxHeader is the longest page header read (statistics included).
@@ -178,12 +185,12 @@ func (c *chunkPages) data() ([]byte, error) {
 		}
 		return raw, nil
 	}
-	out := c.io.out
-	if cap(out) < h.size {
-		out = make([]byte, h.size, h.size+h.size/8)
+	out, pad := c.io.out, c.io.pad
+	if cap(out) < h.size+pad {
+		out = make([]byte, h.size+pad, h.size+pad+h.size/8)
 		c.io.out = out
 	}
-	out = out[:h.size]
+	out = out[pad : pad+h.size]
 	copy(out, raw[:levels])
 	got, err := compress.Decode(c.codec, out[levels:], raw[levels:])
 	if err != nil {
@@ -229,6 +236,17 @@ func (c *chunkPages) seek(row int64) (pageHead, bool, error) {
 	return h, true, nil
 }
 
+func (c *chunkPages) align(values []byte) {
+	out := c.io.out[:cap(c.io.out)]
+	if len(values) == 0 || len(out) == 0 {
+		return
+	}
+	at := uintptr(unsafe.Pointer(&values[0]))
+	if base := uintptr(unsafe.Pointer(&out[0])); at >= base && at < base+uintptr(len(out)) {
+		c.io.pad = (c.io.pad + 8 - int(at%8)) % 8
+	}
+}
+
 func (c *chunkPages) close() {}
 
 // arrowPages are the pages of a column chunk as the Parquet library's
@@ -268,6 +286,8 @@ func (a *arrowPages) seek(row int64) (pageHead, bool, error) {
 	}
 	return h, true, err
 }
+
+func (a *arrowPages) align([]byte) {}
 
 func (a *arrowPages) close() { _ = a.pr.Close() }
 

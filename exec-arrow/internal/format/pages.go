@@ -37,6 +37,7 @@ const (
 // DECIMALs as int64 coefficients at the file's scale, empty text as null.
 type PageChunk struct {
 	src   pageSource
+	io    *PageIO // the worker's memory for the column's pages (nil: none)
 	name  string
 	Typ   domain.ColumnType
 	phys  parquet.Type
@@ -261,7 +262,7 @@ func NewPageChunk(rg *file.RowGroupReader, leaf int, descr *schema.Column, proto
 		_ = pr.Close()
 		return nil, err
 	}
-	return newPageChunk(&arrowPages{pr: pr, index: cc.GetOffsetIndexLocation() != nil}, cc, descr, proto)
+	return newPageChunk(&arrowPages{pr: pr, index: cc.GetOffsetIndexLocation() != nil}, nil, cc, descr, proto)
 }
 
 // ChunkSource is where a PageChunk reads a row group's column chunks
@@ -300,7 +301,7 @@ func NewPageChunkAt(cs ChunkSource, rg, leaf int, descr *schema.Column, proto *c
 	if err != nil {
 		return nil, err
 	}
-	return newPageChunk(src, cc, descr, proto)
+	return newPageChunk(src, cs.IO, cc, descr, proto)
 }
 
 // offsetIndex reads the page locations of a column chunk; a panic of
@@ -327,9 +328,9 @@ func offsetIndex(pf *file.Reader, rg, leaf int) (locs []metadata.PageLocation, e
 	return locs, nil
 }
 
-func newPageChunk(src pageSource, cc *metadata.ColumnChunkMetaData, descr *schema.Column, proto *column.Column) (*PageChunk, error) {
+func newPageChunk(src pageSource, io *PageIO, cc *metadata.ColumnChunkMetaData, descr *schema.Column, proto *column.Column) (*PageChunk, error) {
 	unit, scale, bound, prec, _ := pageKind(descr, proto)
-	d := &PageChunk{src: src, name: proto.Name, Typ: proto.Type, phys: descr.PhysicalType(), opt: descr.MaxDefinitionLevel() == 1,
+	d := &PageChunk{src: src, io: io, name: proto.Name, Typ: proto.Type, phys: descr.PhysicalType(), opt: descr.MaxDefinitionLevel() == 1,
 		unit: unit, scale: scale, bound: bound, prec: prec, id: column.ColumnIDs.Add(1),
 		total: cc.NumValues(), index: cc.GetOffsetIndexLocation() != nil}
 	// The dictionary is read first, so that a skip may seek past pages.
@@ -377,7 +378,14 @@ func (d *PageChunk) readDictionary(data []byte, n int) error {
 		d.dFloats = make([]float64, n)
 		copyFloats(d.dFloats, data)
 	default:
-		d.dInts = make([]int64, n)
+		// In the worker's memory, reused chunk after chunk (a batch's
+		// integers are copied out of it): a fresh dictionary per chunk
+		// is memory touched for the first time.
+		if d.io != nil && cap(d.io.dict) >= n {
+			d.dInts = d.io.dict[:n]
+		} else if d.dInts = make([]int64, n); d.io != nil {
+			d.io.dict = d.dInts
+		}
 		d.copyInts(d.dInts, data)
 	}
 	return nil
@@ -424,6 +432,7 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 	nulls := 0
 	d.used, d.extras, d.empty, d.out, d.batch = false, d.extras[:0], false, false, n
 	idx := buf.Idx[:n]
+	var view []int64 // the batch's integers where their page lies (see view)
 	var bits []byte
 	if d.Typ == domain.TypeBoolean {
 		bits = buf.Bits[:(n+7)/8]
@@ -470,16 +479,39 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 				})
 			spread(buf.Floats[got:got+k], m, rows)
 		default:
-			err = d.values(m, buf.Idx[got:got+m], func(data []byte) { d.copyInts(buf.Ints[got:got+m], data) },
-				func(ix []int32) {
+			// Dictionary values of a page with nulls go straight to their
+			// rows, the others cleared at once: a column mostly null
+			// (revenue of the few purchases) spreads a value a row.
+			scatter := rows != nil && d.coded
+			if got == 0 && k == n && rows == nil {
+				view = d.view(n)
+			}
+			vals, at := buf.Ints[got:got+m], rows // the values, and their rows (nil: in order)
+			switch {
+			case view != nil:
+				vals = view
+			case scatter:
+				vals, at = buf.Ints[got:got+k], nil
+				clear(vals)
+				err = d.values(m, buf.Idx[got:got+m], nil, func(ix []int32) {
 					for i, j := range ix {
-						buf.Ints[got+i] = d.dInts[j]
+						vals[rows[i]] = d.dInts[j]
 					}
 				})
-			if err == nil && d.bound > 0 {
-				err = d.checkPrecision(buf.Ints[got:got+m], rows, got)
+			default:
+				err = d.values(m, buf.Idx[got:got+m], func(data []byte) { d.copyInts(vals, data) },
+					func(ix []int32) {
+						for i, j := range ix {
+							vals[i] = d.dInts[j]
+						}
+					})
 			}
-			spread(buf.Ints[got:got+k], m, rows)
+			if err == nil && d.bound > 0 {
+				err = d.checkPrecision(vals, at, got)
+			}
+			if view == nil && !scatter {
+				spread(buf.Ints[got:got+k], m, rows)
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -499,11 +531,33 @@ func (d *PageChunk) Next(n int, buf DictBuffers) (*column.Column, error) {
 		c.Floats, c.Bytes = buf.Floats[:n], int64(8*n)
 	default:
 		c.Ints, c.Bytes, c.Scale = buf.Ints[:n], int64(8*n), d.scale
+		if view != nil {
+			c.Ints = view
+		}
 	}
 	if nulls > 0 {
 		c.Valid = valid
 	}
 	return c, nil
+}
+
+// view returns the next n values of a page of PLAIN 64-bit integers
+// that need no conversion, in the page's memory, when they start on a
+// multiple of 8 bytes (nil otherwise, or when the page is short of them):
+// a batch all of whose values are in one page reads them where they were
+// decompressed instead of a copy. That memory is reused only when the
+// chunk's next page is read, in a later batch, and a batch's columns are
+// done with by then (DictBuffers).
+func (d *PageChunk) view(n int) []int64 {
+	if d.coded || d.phys != parquet.Types.Int64 || d.unit == -1000 || d.unit > 1 || !nativeLE || n == 0 || 8*n > len(d.plain) {
+		return nil
+	}
+	p := unsafe.Pointer(&d.plain[0])
+	if uintptr(p)%8 != 0 {
+		return nil
+	}
+	d.plain = d.plain[8*n:]
+	return unsafe.Slice((*int64)(p), n)
 }
 
 // textColumn makes c the text column of the batch's indexes: into the
@@ -622,6 +676,11 @@ func (d *PageChunk) dictLen() int {
 func (d *PageChunk) indexes(idx []int32, size int) error {
 	if err := d.runs.Decode(idx); err != nil {
 		return err
+	}
+	if w := d.runs.Width; w < 31 && 1<<w <= size && d.runs.top < int32(size) {
+		// No bit-packed index passes its width, nor any repeated one
+		// met so far the dictionary (event types: 2 bits, 4 entries).
+		return nil
 	}
 	bad := false
 	for _, i := range idx {
@@ -878,6 +937,7 @@ func (d *PageChunk) startValues(h pageHead, data []byte) error {
 	switch enc := h.enc; {
 	case enc == parquet.Encodings.Plain:
 		d.coded, d.plain, d.bit = false, data, 0
+		d.src.align(data)
 	case enc == parquet.Encodings.RLE && d.phys == parquet.Types.Boolean:
 		// Booleans as runs of one bit, after the runs' length.
 		if len(data) < 4 || uint64(binary.LittleEndian.Uint32(data)) > uint64(len(data)-4) {

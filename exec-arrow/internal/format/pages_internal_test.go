@@ -118,3 +118,51 @@ func TestParsePageHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexesOutOfRange: an index past the dictionary is an error,
+// whether it is bit-packed or repeated, when the indexes' width could
+// hold it and when it could not (a repeated value's bytes may hold more
+// than its width), and in a later batch than the run that held it.
+func TestIndexesOutOfRange(t *testing.T) {
+	packed := func(w uint, vals ...uint64) []byte { // one group of 8 values
+		var acc uint64
+		for i, v := range vals {
+			acc |= v << (uint(i) * w)
+		}
+		out := []byte{1<<1 | 1}
+		for i := uint(0); i < w; i++ {
+			out = append(out, byte(acc>>(8*i)))
+		}
+		return out
+	}
+	repeated := func(n int, v byte) []byte { return []byte{byte(n << 1), v} }
+	cases := []struct {
+		name string
+		w    uint
+		size int
+		data []byte
+		bad  bool
+	}{
+		{"packed, all in", 2, 4, packed(2, 0, 1, 2, 3, 3, 2, 1, 0), false},
+		{"packed, past a dictionary of 3", 2, 3, packed(2, 0, 1, 2, 3, 0, 0, 0, 0), true},
+		{"repeated, past the width", 2, 4, repeated(8, 200), true},
+		{"repeated, in", 2, 4, repeated(8, 3), false},
+		{"repeated, past a dictionary of 3", 2, 3, repeated(8, 3), true},
+		{"repeated then packed, the repeat past", 2, 4, append(repeated(4, 9), packed(2, 1, 1, 1, 1, 1, 1, 1, 1)...), true},
+		{"packed then repeated, the repeat past", 2, 4, append(packed(2, 1, 1, 1, 1, 1, 1, 1, 1), repeated(4, 9)...), true},
+		{"packed then repeated, in", 2, 4, append(packed(2, 1, 1, 1, 1, 1, 1, 1, 1), repeated(4, 2)...), false},
+	}
+	for _, c := range cases {
+		d := &PageChunk{runs: HybridRuns{Data: c.data, Width: c.w}}
+		var err error
+		for i := 0; i < 12 && err == nil; i += 4 {
+			if i == 8 && len(d.runs.Data) == 0 && d.runs.repeat == 0 && d.runs.packed == 0 {
+				break // a case of 8 values
+			}
+			err = d.indexes(make([]int32, 4), c.size)
+		}
+		if (err != nil) != c.bad {
+			t.Errorf("%s: error %v, want one: %v", c.name, err, c.bad)
+		}
+	}
+}

@@ -271,10 +271,7 @@ func (s *termState) toSet() {
 	if s.set != nil {
 		return
 	}
-	// Sized for the pairs to come, not the few set so far: a set is made
-	// when the bitsets would pass their bound, so many more pairs follow,
-	// and growing a map from empty rehashes it a dozen times.
-	set := &pairSet{m: make(map[uint64]struct{}, 1<<16)}
+	set := &pairSet{r: &distinct.Runs{}}
 	for g := 0; s.words > 0 && g < len(s.bits)/s.words; g++ {
 		for w, x := range s.bits[g*s.words : (g+1)*s.words] {
 			for x != 0 {
@@ -648,6 +645,13 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 			s.toSet()
 		}
 		s.spanned += src.spanned
+		if s.set != nil && s.set.r != nil && src.set.r != nil {
+			// Sorted runs take the other's translated where they lie.
+			s.set.r.Absorb(src.set.r, func(k uint64) uint64 {
+				return uint64(remap[k>>32])<<32 | uint64(code(int32(k&(1<<32-1))))
+			}, tr == nil)
+			return
+		}
 		if s.set != nil {
 			// Room for all of src's pairs first: they come in the order
 			// of its slots, where their searches start, and in a table
