@@ -31,7 +31,8 @@ type parquetPart struct {
 	leaves  []int // per slot: the leaf column
 	full    []int // the slots read for their values, in leaf order of the record
 	keep    []bool
-	first   []int64 // per row group: its first row within the file
+	first   []int64  // per row group: its first row within the file
+	zones   []rgZone // per row group: its time column's statistics
 	// pageLimit is the largest uncompressed page it may declare.
 	pageLimit int64
 	// workerBytes estimates what one worker holds to decode a row group:
@@ -84,13 +85,16 @@ func openParquetPart(ctx context.Context, fsys fs.FS, fc *footer.Cache, p files.
 	nrg := pp.md.NumRowGroups()
 	pp.keep = make([]bool, nrg)
 	pp.first = make([]int64, nrg)
+	pp.zones = make([]rgZone, nrg)
 	var row, maxRows int64
 	maxChunk := make([]int64, len(q.Base))
 	for rg := 0; rg < nrg; rg++ {
 		rgm := pp.md.RowGroup(rg)
 		pp.first[rg] = row
 		row += rgm.NumRows()
-		pp.keep[rg] = q.rowGroupMeets(rgm, pp.leaves[q.TimeSlot], sch.Column(pp.leaves[q.TimeSlot])) &&
+		var meets bool
+		pp.zones[rg], meets = q.rowGroupMeets(rgm, pp.leaves[q.TimeSlot], sch.Column(pp.leaves[q.TimeSlot]))
+		pp.keep[rg] = meets &&
 			q.MayCount(func(s int) (column.ChunkStats, bool) {
 				return format.ChunkStats(rgm, pp.leaves[s], sch.Column(pp.leaves[s]), q.Base[s].Type)
 			})
@@ -124,19 +128,34 @@ func (pp *parquetPart) close() {
 	}
 }
 
+// rgZone is what a row group's time-column statistics say: its days (when
+// ok) and whether it may hold a null. They are decoded once per row group
+// and question (arrow-go re-encodes statistics on every decode: 40 µs a
+// row group, 32 ms of serial time at 814 row groups).
+type rgZone struct {
+	z         column.DayZone
+	ok, nulls bool
+}
+
 // rowGroupMeets reports whether a row group may hold a row of the range,
-// from the statistics of its time column: a row group whose days all fall
-// outside the range, or whose time column is all null, holds none.
-func (q *query) rowGroupMeets(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column) bool {
+// from the statistics of its time column, and what they say: a row group
+// whose days all fall outside the range, or whose time column is all
+// null, holds none.
+func (q *query) rowGroupMeets(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column) (rgZone, bool) {
 	cc, err := rgm.ColumnChunk(leaf)
 	if err != nil {
-		return true
+		return rgZone{}, true
 	}
-	if st, err := cc.Statistics(); err == nil && st != nil && st.HasNullCount() && st.NullCount() >= rgm.NumRows() {
-		return false
+	st, err := cc.Statistics()
+	if err != nil || st == nil {
+		return rgZone{}, true
 	}
-	z, ok := format.StatsZone(rgm, leaf, descr, false)
-	return !ok || q.Meets(z)
+	if st.HasNullCount() && st.NullCount() >= rgm.NumRows() {
+		return rgZone{}, false
+	}
+	var rz rgZone
+	rz.z, rz.nulls, rz.ok = format.ZoneOf(st, descr)
+	return rz, !rz.ok || q.Meets(rz.z)
 }
 
 // parquetReaders are one worker's readers of the table's Parquet parts,
@@ -214,24 +233,19 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	}
 	rgm := pp.md.RowGroup(t.rg)
 	nrows := int(rgm.NumRows())
-	tdescr := pp.md.Schema.Column(pp.leaves[q.TimeSlot])
 	// A row group whose statistics put every time in one bucket of the
 	// range does not read the time column, unless something else does.
 	bucket, one := int32(0), false
 	full := pp.full
-	if q.timeOnly {
-		if z, ok := format.StatsZone(rgm, pp.leaves[q.TimeSlot], tdescr, true); ok {
-			if bucket, one = q.OneBucket(z); one {
-				full = slices.DeleteFunc(slices.Clone(full), func(s int) bool { return s == q.TimeSlot })
-			}
+	rz := pp.zones[t.rg]
+	if q.timeOnly && rz.ok && !rz.nulls {
+		if bucket, one = q.OneBucket(rz.z); one {
+			full = slices.DeleteFunc(slices.Clone(full), func(s int) bool { return s == q.TimeSlot })
 		}
 	}
 	// A row group whose statistics put every time in the range needs no
 	// batch checked against it.
-	inside := false
-	if z, ok := format.StatsZone(rgm, pp.leaves[q.TimeSlot], tdescr, false); ok {
-		inside = z.Min >= q.Start && z.Max < q.Start+q.Span
-	}
+	inside := rz.ok && rz.z.Min >= q.Start && rz.z.Max < q.Start+q.Span
 	g, err := format.OpenRowGroup(ctx, fr, format.RowGroupSpec{Path: pp.p.Path, RG: t.rg, First: int(pp.first[t.rg]),
 		Leaves: pp.leaves, Protos: q.Base, Full: full, Inferred: q.inferred, Bufs: &pr.bufs, Src: pp.src, Limit: pp.pageLimit})
 	if err != nil {

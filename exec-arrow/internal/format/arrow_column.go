@@ -22,23 +22,32 @@ func StatsZone(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column, n
 		return column.DayZone{}, false
 	}
 	st, err := cc.Statistics()
-	if err != nil || st == nil || !st.HasMinMax() {
+	if err != nil {
 		return column.DayZone{}, false
 	}
-	if noNulls && (descr.MaxDefinitionLevel() > 0 && (!st.HasNullCount() || st.NullCount() > 0)) {
-		return column.DayZone{}, false
+	z, nulls, ok := ZoneOf(st, descr)
+	return z, ok && !(noNulls && nulls)
+}
+
+// ZoneOf is the day range that decoded statistics st of a date or
+// timestamp column give, and whether the column may hold a null (the
+// statistics do not say it holds none); ok is false when st tells no range.
+func ZoneOf(st metadata.TypedStatistics, descr *schema.Column) (z column.DayZone, nulls, ok bool) {
+	if st == nil || !st.HasMinMax() {
+		return column.DayZone{}, false, false
 	}
+	nulls = descr.MaxDefinitionLevel() > 0 && (!st.HasNullCount() || st.NullCount() > 0)
 	toDay, ok := ParquetDay(descr)
 	if !ok {
-		return column.DayZone{}, false
+		return column.DayZone{}, false, false
 	}
 	switch s := st.(type) {
 	case *metadata.Int32Statistics:
-		return column.DayZone{Min: toDay(int64(s.Min())), Max: toDay(int64(s.Max()))}, true
+		return column.DayZone{Min: toDay(int64(s.Min())), Max: toDay(int64(s.Max()))}, nulls, true
 	case *metadata.Int64Statistics:
-		return column.DayZone{Min: toDay(s.Min()), Max: toDay(s.Max())}, true
+		return column.DayZone{Min: toDay(s.Min()), Max: toDay(s.Max())}, nulls, true
 	}
-	return column.DayZone{}, false
+	return column.DayZone{}, false, false
 }
 
 // BatchColumn makes a batch column of the prototype's type from one
