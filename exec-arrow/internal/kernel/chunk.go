@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"math/bits"
+
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 
 	"sutura.dev/domain"
@@ -219,15 +221,21 @@ func (q *Query) selectRows(s *scratch, b *Batch, same bool) int {
 	ranged := !b.OneBucket && !b.inside // the range is tested per row
 	all := b.Hi - b.Lo
 	var n int
-	if early && ranged && s.order.filterFirst() {
-		n = s.identity(b.Lo, b.Hi)
-		n = q.earlyFilters(s, b, n, same)
+	switch {
+	case early && !ranged && s.order.sparseFilters():
+		// Every row is in the range and the filters pass few: they go
+		// first, and only the survivors' buckets are found.
+		n = q.filterSpan(s, b, same)
+		s.order.filters(all, n)
+		q.bucketsOf(s, b, n)
+	case early && ranged && s.order.filterFirst():
+		n = q.filterSpan(s, b, same)
 		s.order.filters(all, n)
 		if m := n; n > 0 {
 			n = q.rangeOn(s, b, n)
 			s.order.ranges(m, n)
 		}
-	} else {
+	default:
 		n = q.selectRange(s, b)
 		if ranged {
 			s.order.ranges(all, n)
@@ -242,6 +250,28 @@ func (q *Query) selectRows(s *scratch, b *Batch, same bool) int {
 		s.masked = true
 	}
 	return n
+}
+
+// filterSpan selects the rows of b that pass the early filters, buckets
+// not set. The first of them, when tested by its outcome per entry of a
+// cached dictionary over a column with no null, runs over the batch's
+// codes in order (no selection vector is read); the rest, and any other
+// first filter, over its survivors (the first tested again: it passes
+// them all).
+func (q *Query) filterSpan(s *scratch, b *Batch, same bool) int {
+	var f *Predicate
+	if len(q.BaseFilters) > 0 {
+		f = q.BaseFilters[0]
+	} else if i := bits.TrailingZeros64(q.Needs[0]); i < len(q.Required) {
+		f = q.Required[i]
+	}
+	lo, hi := b.Lo, b.Hi
+	if f == nil || b.Cols[f.Slot].Valid != nil || f.AnyValue || f.dictOut == nil || b.Cols[f.Slot] != f.Col {
+		return q.earlyFilters(s, b, s.identity(lo, hi), same)
+	}
+	j := column.SelectCodes(s.sel[:hi-lo], f.Col.Idx[lo:hi], lo, f.dictOut)
+	s.sel, s.bucket = s.sel[:j], s.bucket[:j]
+	return q.earlyFilters(s, b, j, same)
 }
 
 // earlyFilters drops the positions failing a caller filter on the base
@@ -276,6 +306,12 @@ func (r *passRates) filterFirst() bool {
 		return false
 	}
 	return 4*r.filterOut*r.rangeIn < 3*r.rangeOut*r.filterIn
+}
+
+// sparseFilters reports whether the filters have passed under a quarter
+// of the positions they were tested on (once they were).
+func (r *passRates) sparseFilters() bool {
+	return r.filterIn > 0 && 4*r.filterOut < r.filterIn
 }
 
 // sparseRange reports whether the range has passed under a quarter of
@@ -396,12 +432,10 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			if s.order.sparseRange() {
 				// Few rows were in the range so far: select first, and
 				// find the day of the selected rows only.
-				ints := t.Ints
-				j = selectTimes(sel, ints[lo:hi], lo, first, length, valid)
-				for k, r := range sel[:j] {
-					bucket[k] = of[uint64(ints[r]-first)/perDay]
-				}
-				break
+				j = column.SelectTimes(sel, t.Ints[lo:hi], lo, first, length, valid)
+				s.sel = sel[:j]
+				q.bucketsOf(s, b, j)
+				return j
 			}
 			if valid != nil {
 				for i, us := range t.Ints[lo:hi] {
@@ -424,24 +458,26 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 	return j
 }
 
-// selectTimes writes to sel the rows lo+i whose time ints[i] falls in
-// the range of length microseconds from first (and is not null by
-// valid), branch-free as selectRange's loops, and returns how many.
-func selectTimes(sel []int32, ints []int64, lo int, first int64, length uint64, valid []byte) int {
-	j := 0
-	if valid != nil {
-		for i, us := range ints {
-			r := lo + i
-			sel[j] = int32(r)
-			j += BitOf(uint64(us-first) < length) & int(valid[r>>3]>>(r&7)&1)
+// bucketsOf sets the bucket of each of the n selected rows of b, whose
+// times are in the range and not null.
+func (q *Query) bucketsOf(s *scratch, b *Batch, n int) {
+	sel, bucket, of, t := s.sel[:n], s.bucket[:n], q.BucketOf, b.Cols[q.TimeSlot]
+	switch {
+	case b.OneBucket:
+		for k := range bucket {
+			bucket[k] = b.Bucket
 		}
-		return j
+	case t.Days != nil:
+		for k, r := range sel {
+			bucket[k] = of[int32(t.Days[r])-q.Start]
+		}
+	default:
+		first, ints := int64(q.Start)*perDay, t.Ints
+		for k, r := range sel {
+			bucket[k] = of[uint64(ints[r]-first)/perDay]
+		}
 	}
-	for i, us := range ints {
-		sel[j] = int32(lo + i)
-		j += BitOf(uint64(us-first) < length)
-	}
-	return j
+	s.sel, s.bucket = sel, bucket
 }
 
 // sameNeeds reports whether every metric needs the same required
