@@ -31,13 +31,13 @@ func (q *Query) chunk(s *scratch, p *Partial, b *Batch) {
 		return
 	}
 	for i, j := range q.Joins {
-		from, fc := s.sel[:n], j.FromCol
+		from, fc, keys := s.sel[:n], j.FromCol, s.keys[:n]
 		if j.From == 0 {
 			fc = b.Cols[j.FromSlot]
 		} else {
-			from = s.mapped[j.From][:n]
+			from, keys = s.mapped[j.From][:n], nil
 		}
-		j.Apply(fc, from, s.mapped[j.To][:n], &s.joinMaps[i])
+		j.Apply(fc, from, s.mapped[j.To][:n], &s.joinMaps[i], keys)
 	}
 	for _, f := range q.JoinFilters {
 		f.Eval(f.Col, s.mapped[f.Alias][:n], s.pass[:n], nil)

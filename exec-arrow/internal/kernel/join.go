@@ -67,7 +67,9 @@ func NewJoinStep(ctx context.Context, from, to int, fromKey, toKey *column.Deriv
 
 // Apply writes to out[k] the to-row of the row from[k] of c (-1: none); c
 // is the key column of this batch. m caches a streamed dictionary's rows.
-func (s *JoinStep) Apply(c *column.Column, from []int32, out []int32, m *DictMap) {
+// keys, when from holds no -1 (the base table's rows), is scratch room
+// for as many keys (nil: none).
+func (s *JoinStep) Apply(c *column.Column, from []int32, out []int32, m *DictMap, keys []uint64) {
 	switch {
 	case s.fromDict != nil && c == s.FromCol:
 		for k, r := range from {
@@ -94,6 +96,20 @@ func (s *JoinStep) Apply(c *column.Column, from []int32, out []int32, m *DictMap
 				m.vals[i] = t
 			}
 			out[k] = max(t, -1)
+		}
+	case s.idx != nil && s.idx.Dense != nil && c.Valid == nil && keys != nil:
+		// The keys are gathered first, in a loop short enough to keep
+		// many rows' reads in flight, then looked up.
+		d, lo, ints, ks := s.idx.Dense, s.idx.Min, c.Ints, keys[:len(from)]
+		for k, r := range from {
+			ks[k] = uint64(ints[r] - lo)
+		}
+		for k, o := range ks {
+			t := int32(-1)
+			if o < uint64(len(d)) {
+				t = d[o] - 1
+			}
+			out[k] = t
 		}
 	case s.idx != nil && s.idx.Dense != nil:
 		d, lo := s.idx.Dense, s.idx.Min
