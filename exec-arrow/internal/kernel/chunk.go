@@ -344,7 +344,7 @@ func (q *Query) rangeOn(s *scratch, b *Batch, n int) int {
 		days := t.Days
 		for _, r := range sel {
 			o := int32(days[r]) - start
-			in := BitOf(uint32(o) < span)
+			in := column.BitOf(uint32(o) < span)
 			if valid != nil {
 				in &= int(valid[r>>3] >> (r & 7) & 1)
 			}
@@ -355,7 +355,7 @@ func (q *Query) rangeOn(s *scratch, b *Batch, n int) int {
 		first, length, ints := int64(start)*perDay, uint64(span)*perDay, t.Ints
 		for _, r := range sel {
 			o := uint64(ints[r] - first)
-			in := BitOf(o < length) & int(valid[r>>3]>>(r&7)&1)
+			in := column.BitOf(o < length) & int(valid[r>>3]>>(r&7)&1)
 			sel[j], bucket[j] = r, of[o/perDay&-uint64(in)]
 			j += in
 		}
@@ -364,7 +364,7 @@ func (q *Query) rangeOn(s *scratch, b *Batch, n int) int {
 		first, length, ints := int64(start)*perDay, uint64(span)*perDay, t.Ints
 		for _, r := range sel {
 			o := uint64(ints[r] - first)
-			in := BitOf(o < length)
+			in := column.BitOf(o < length)
 			sel[j], bucket[j] = r, of[o/perDay&-uint64(in)]
 			j += in
 		}
@@ -411,7 +411,7 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			// Branch-free, as below.
 			for i, d := range t.Days[lo:hi] {
 				o, r := int32(d)-start, lo+i
-				in := BitOf(uint32(o) < span)
+				in := column.BitOf(uint32(o) < span)
 				if valid != nil {
 					in &= int(valid[r>>3] >> (r & 7) & 1)
 				}
@@ -440,7 +440,7 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			if valid != nil {
 				for i, us := range t.Ints[lo:hi] {
 					o, r := uint64(us-first), lo+i
-					in := BitOf(o < length) & int(valid[r>>3]>>(r&7)&1)
+					in := column.BitOf(o < length) & int(valid[r>>3]>>(r&7)&1)
 					sel[j], bucket[j] = int32(r), of[o/perDay&-uint64(in)]
 					j += in
 				}
@@ -448,7 +448,7 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			}
 			for i, us := range t.Ints[lo:hi] {
 				o := uint64(us - first)
-				in := BitOf(o < length)
+				in := column.BitOf(o < length)
 				sel[j], bucket[j] = int32(lo+i), of[o/perDay&-uint64(in)]
 				j += in
 			}
@@ -472,9 +472,14 @@ func (q *Query) bucketsOf(s *scratch, b *Batch, n int) {
 			bucket[k] = of[int32(t.Days[r])-q.Start]
 		}
 	default:
+		// The times are gathered first (column.Gather), a block at a time.
 		first, ints := int64(q.Start)*perDay, t.Ints
-		for k, r := range sel {
-			bucket[k] = of[uint64(ints[r]-first)/perDay]
+		var times [256]int64
+		for k0 := 0; k0 < n; k0 += len(times) {
+			rows := sel[k0:min(k0+len(times), n)]
+			for k, us := range column.Gather(times[:], ints, rows) {
+				bucket[k0+k] = of[uint64(us-first)/perDay]
+			}
 		}
 	}
 	s.sel, s.bucket = sel, bucket
@@ -525,7 +530,7 @@ func (q *Query) maskMetrics(s *scratch, b *Batch, n int) int {
 	for i, rp := range q.Required {
 		rp.Eval(b.Cols[rp.Slot], s.sel[:n], pass, &s.reqMaps[i])
 		for k, ok := range pass {
-			bits[k] |= uint64(BitOf(ok)) << i // branch-free: filters are unpredictable
+			bits[k] |= uint64(column.BitOf(ok)) << i // branch-free: filters are unpredictable
 		}
 	}
 	// With few required filters, the mask of every combination of them
@@ -540,13 +545,13 @@ func (q *Query) maskMetrics(s *scratch, b *Batch, n int) int {
 		for k, c := range bits {
 			m := table[c&(1<<maxTabled-1)]
 			sel[j], bucket[j], mask[j] = sel[k], bucket[k], m
-			j += BitOf(m != 0)
+			j += column.BitOf(m != 0)
 		}
 	} else {
 		for k, c := range bits {
 			m := q.metricMask(c)
 			sel[j], bucket[j], mask[j] = sel[k], bucket[k], m
-			j += BitOf(m != 0)
+			j += column.BitOf(m != 0)
 		}
 	}
 	s.sel, s.bucket = s.sel[:j], s.bucket[:j]
@@ -562,18 +567,9 @@ const maxTabled = 6
 func (q *Query) metricMask(b uint64) uint64 {
 	var m uint64
 	for mi, need := range q.Needs {
-		m |= uint64(BitOf(b&need == need)) << mi
+		m |= uint64(column.BitOf(b&need == need)) << mi
 	}
 	return m
-}
-
-// BitOf is 1 for true and 0 for false, compiled without a branch.
-func BitOf(b bool) int {
-	var i int
-	if b {
-		i = 1
-	}
-	return i
 }
 
 // filter drops the positions whose base row fails p (c is the batch's
@@ -606,7 +602,7 @@ func (s *scratch) filter(p *Predicate, c *column.Column, n int, m *DictMap) int 
 		bits, j := c.BoolBits, 0
 		for k, r := range sel {
 			sel[j], bucket[j] = r, bucket[k]
-			j += BitOf(out[bits[r>>3]>>(r&7)&1])
+			j += column.BitOf(out[bits[r>>3]>>(r&7)&1])
 		}
 		s.sel, s.bucket = sel[:j], bucket[:j]
 		return j
@@ -618,7 +614,7 @@ func (s *scratch) filter(p *Predicate, c *column.Column, n int, m *DictMap) int 
 	idx, j := c.Idx, 0
 	for k, r := range sel {
 		sel[j], bucket[j] = r, bucket[k]
-		j += BitOf(res[idx[r]])
+		j += column.BitOf(res[idx[r]])
 	}
 	s.sel, s.bucket = sel[:j], bucket[:j]
 	return j
@@ -637,12 +633,12 @@ func (s *scratch) compact(n int, keep []bool, joined int) int {
 			for a := 1; a <= joined; a++ {
 				s.mapped[a][j] = s.mapped[a][k]
 			}
-			j += BitOf(keep[k])
+			j += column.BitOf(keep[k])
 		}
 	default:
 		for k := range sel {
 			sel[j], bucket[j] = sel[k], bucket[k]
-			j += BitOf(keep[k])
+			j += column.BitOf(keep[k])
 		}
 	}
 	s.sel, s.bucket = sel[:j], bucket[:j]
