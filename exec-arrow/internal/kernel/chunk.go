@@ -35,7 +35,7 @@ func (q *Query) chunk(s *scratch, p *Partial, b *Batch) {
 		if j.From == 0 {
 			fc = b.Cols[j.FromSlot]
 		} else {
-			from, keys = s.mapped[j.From][:n], nil
+			from = s.mapped[j.From][:n]
 		}
 		j.Apply(fc, from, s.mapped[j.To][:n], &s.joinMaps[i], keys)
 	}

@@ -8,10 +8,10 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 )
 
-// A dense integer join over the base table's rows gathers the keys first
-// (Apply given scratch keys): the same to-rows as row by row, for keys
-// below, inside (with and without a row) and above the index, over rows
-// of a selection that skips some.
+// A dense integer join gathers the keys first (Apply given scratch
+// keys): the same to-rows as row by row, for keys below, inside (with and
+// without a row) and above the index, over rows of a selection that
+// skips some and holds no row (-1) at places.
 func TestJoinApplyGathersFirst(t *testing.T) {
 	const n = 1_000
 	rng := rand.New(rand.NewPCG(11, 12))
@@ -19,8 +19,8 @@ func TestJoinApplyGathersFirst(t *testing.T) {
 	for i := range keys.Ints {
 		keys.Ints[i] = 90 + rng.Int64N(40) // the index holds 100..119
 	}
-	keys.Ints[0], keys.Ints[1], keys.Ints[2] = -1<<63, 1<<63-1, 100
-	dense := make([]int32, 20) // dense[v-100] is row+1, 0: none
+	keys.Ints[0], keys.Ints[1], keys.Ints[2] = 100, -1<<63, 1<<63-1 // row 0 is read for no row
+	dense := make([]int32, 20)                                      // dense[v-100] is row+1, 0: none
 	for v := range dense {
 		if v%3 != 1 {
 			dense[v] = int32(v + 1)
@@ -32,8 +32,12 @@ func TestJoinApplyGathersFirst(t *testing.T) {
 		if r%4 == 3 {
 			continue
 		}
-		from = append(from, r)
 		w := int32(-1)
+		if r%7 == 5 {
+			from, want = append(from, -1), append(want, -1) // no row (an earlier join's)
+			continue
+		}
+		from = append(from, r)
 		if v := keys.Ints[r]; v >= 100 && v < 120 && dense[v-100] != 0 {
 			w = dense[v-100] - 1
 		}
