@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -50,10 +49,6 @@ func BenchmarkCachedRevenue(b *testing.B) {
 		Start: start, Span: span, BucketOf: bucketOf, Buckets: make([]domain.Date, 24),
 		Required: []*Predicate{purchase}, Needs: []uint64{1},
 		Metrics: []*MetricPlan{{Name: "revenue", Required: []int{0}, Terms: []*TermPlan{{Op: OpSum, Slot: 2, Col: amount}}}}}
-	if os.Getenv("DIRECT") != "" {
-		amount.Valid = nil
-		q.DirectOK = true
-	}
 	cols := []*column.Column{tcol, kind, amount}
 	defer threadCPU(b)()
 	for range b.N {
