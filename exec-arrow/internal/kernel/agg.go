@@ -393,10 +393,14 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 			return
 		}
 		var ovf int64
-		var vals [256]int64 // gathered first (column.Gather)
+		var vals [256]int64 // gathered first (column.Gather), nulls' too
+		ints := c.Ints
+		if len(ints) < c.N { // no values buffer: every row is null
+			ints = make([]int64, c.N)
+		}
 		for k0 := 0; k0 < len(rows); k0 += len(vals) {
 			block := rows[k0:min(k0+len(vals), len(rows))]
-			for k, v := range column.Gather(vals[:], c.Ints, block) {
+			for k, v := range column.Gather(vals[:], ints, block) {
 				if nulls && !c.IsValid(block[k]) {
 					continue
 				}

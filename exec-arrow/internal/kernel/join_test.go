@@ -54,7 +54,8 @@ func TestJoinApplyGathersFirst(t *testing.T) {
 
 // An integer sum over a column with nulls gathers its values a block at a
 // time: the same sums and non-null counts as row by row, over selections
-// shorter than, as long as and longer than a block, skipping rows.
+// shorter than, as long as and longer than a block, skipping rows; a
+// column of nulls with no values buffer sums nothing.
 func TestSumGathersInBlocks(t *testing.T) {
 	const n, ng = 2_000, 5
 	rng := rand.New(rand.NewPCG(13, 14))
@@ -66,6 +67,13 @@ func TestSumGathersInBlocks(t *testing.T) {
 		}
 	}
 	tp := &TermPlan{Op: OpSum, Col: c}
+	empty := &column.Column{N: n, Valid: make([]byte, n/8)} // every row null, no values
+	s := newTermState(tp)
+	s.grow(tp, 1)
+	s.update(tp, empty, []int32{0, 5, n - 1}, []int32{0, 0, 0}, nil)
+	if s.i[0] != 0 || s.n[0] != 0 {
+		t.Errorf("a column of nulls with no values summed to %d over %d values", s.i[0], s.n[0])
+	}
 	for _, size := range []int{0, 7, 256, 257, 700} {
 		var rows, gids []int32
 		want, wantN := make([]int64, ng), make([]int64, ng)
