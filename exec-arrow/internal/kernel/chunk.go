@@ -432,10 +432,13 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			if s.order.sparseRange() {
 				// Few rows were in the range so far: select first, and
 				// find the day of the selected rows only.
-				j = column.SelectTimes(sel, t.Ints[lo:hi], lo, first, length, valid)
-				s.sel = sel[:j]
-				q.bucketsOf(s, b, j)
-				return j
+				// Their times were just read: no gather (bucketsOf).
+				ints := t.Ints
+				j = column.SelectTimes(sel, ints[lo:hi], lo, first, length, valid)
+				for k, r := range sel[:j] {
+					bucket[k] = of[uint64(ints[r]-first)/perDay]
+				}
+				break
 			}
 			if valid != nil {
 				for i, us := range t.Ints[lo:hi] {
