@@ -153,20 +153,20 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *kernel.Meter, s
 func (q *query) slotUses(slot int) int {
 	n := 0
 	for _, d := range q.Dims {
-		n += kernel.BitOf(d.Alias == 0 && d.Slot == slot)
+		n += column.BitOf(d.Alias == 0 && d.Slot == slot)
 	}
 	for _, f := range q.BaseFilters {
-		n += kernel.BitOf(f.Slot == slot)
+		n += column.BitOf(f.Slot == slot)
 	}
 	for _, f := range q.Required {
-		n += kernel.BitOf(f.Slot == slot)
+		n += column.BitOf(f.Slot == slot)
 	}
 	for _, j := range q.Joins {
-		n += kernel.BitOf(j.From == 0 && j.FromSlot == slot)
+		n += column.BitOf(j.From == 0 && j.FromSlot == slot)
 	}
 	for _, m := range q.Metrics {
 		for _, t := range m.Terms {
-			n += kernel.BitOf(t.Slot == slot)
+			n += column.BitOf(t.Slot == slot)
 		}
 	}
 	return n

@@ -138,7 +138,7 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *kernel.Meter)
 		mapped[0] = sel
 		for i, s := range steps {
 			rows := make([]int32, len(sel))
-			s.Apply(s.FromCol, mapped[s.From], rows, &maps[i])
+			s.Apply(s.FromCol, mapped[s.From], rows, &maps[i], nil)
 			mapped[s.To] = rows
 		}
 		pass = append(pass[:0], make([]bool, len(sel))...)

@@ -390,15 +390,23 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 			return
 		}
 		var ovf int64
-		for k, r := range rows {
-			if nulls && !c.IsValid(r) {
-				continue
+		var vals [256]int64 // gathered first (column.Gather), nulls' too
+		ints := c.Ints
+		if len(ints) < c.N { // no values buffer: every row is null
+			ints = make([]int64, c.N)
+		}
+		for k0 := 0; k0 < len(rows); k0 += len(vals) {
+			block := rows[k0:min(k0+len(vals), len(rows))]
+			for k, v := range column.Gather(vals[:], ints, block) {
+				if nulls && !c.IsValid(block[k]) {
+					continue
+				}
+				g := gids[k0+k]
+				var o int64
+				s.i[g], o = addInt(s.i[g], v)
+				ovf |= o
+				s.n[g]++
 			}
-			g := gids[k]
-			var o int64
-			s.i[g], o = addInt(s.i[g], c.Ints[r])
-			ovf |= o
-			s.n[g]++
 		}
 		s.iovf |= ovf
 	case opCount:

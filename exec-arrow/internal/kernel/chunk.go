@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"math/bits"
+
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 
 	"sutura.dev/domain"
@@ -29,13 +31,13 @@ func (q *Query) chunk(s *scratch, p *Partial, b *Batch) {
 		return
 	}
 	for i, j := range q.Joins {
-		from, fc := s.sel[:n], j.FromCol
+		from, fc, keys := s.sel[:n], j.FromCol, s.keys[:n]
 		if j.From == 0 {
 			fc = b.Cols[j.FromSlot]
 		} else {
 			from = s.mapped[j.From][:n]
 		}
-		j.Apply(fc, from, s.mapped[j.To][:n], &s.joinMaps[i])
+		j.Apply(fc, from, s.mapped[j.To][:n], &s.joinMaps[i], keys)
 	}
 	for _, f := range q.JoinFilters {
 		f.Eval(f.Col, s.mapped[f.Alias][:n], s.pass[:n], nil)
@@ -219,15 +221,21 @@ func (q *Query) selectRows(s *scratch, b *Batch, same bool) int {
 	ranged := !b.OneBucket && !b.inside // the range is tested per row
 	all := b.Hi - b.Lo
 	var n int
-	if early && ranged && s.order.filterFirst() {
-		n = s.identity(b.Lo, b.Hi)
-		n = q.earlyFilters(s, b, n, same)
+	switch {
+	case early && !ranged && s.order.sparseFilters():
+		// Every row is in the range and the filters pass few: they go
+		// first, and only the survivors' buckets are found.
+		n = q.filterSpan(s, b, same)
+		s.order.filters(all, n)
+		q.bucketsOf(s, b, n)
+	case early && ranged && s.order.filterFirst():
+		n = q.filterSpan(s, b, same)
 		s.order.filters(all, n)
 		if m := n; n > 0 {
 			n = q.rangeOn(s, b, n)
 			s.order.ranges(m, n)
 		}
-	} else {
+	default:
 		n = q.selectRange(s, b)
 		if ranged {
 			s.order.ranges(all, n)
@@ -242,6 +250,28 @@ func (q *Query) selectRows(s *scratch, b *Batch, same bool) int {
 		s.masked = true
 	}
 	return n
+}
+
+// filterSpan selects the rows of b that pass the early filters, buckets
+// not set. The first of them, when tested by its outcome per entry of a
+// cached dictionary over a column with no null, runs over the batch's
+// codes in order (no selection vector is read); the rest, and any other
+// first filter, over its survivors (the first tested again: it passes
+// them all).
+func (q *Query) filterSpan(s *scratch, b *Batch, same bool) int {
+	var f *Predicate
+	if len(q.BaseFilters) > 0 {
+		f = q.BaseFilters[0]
+	} else if i := bits.TrailingZeros64(q.Needs[0]); i < len(q.Required) {
+		f = q.Required[i]
+	}
+	lo, hi := b.Lo, b.Hi
+	if f == nil || b.Cols[f.Slot].Valid != nil || f.AnyValue || f.dictOut == nil || b.Cols[f.Slot] != f.Col {
+		return q.earlyFilters(s, b, s.identity(lo, hi), same)
+	}
+	j := column.SelectCodes(s.sel[:hi-lo], f.Col.Idx[lo:hi], lo, f.dictOut)
+	s.sel, s.bucket = s.sel[:j], s.bucket[:j]
+	return q.earlyFilters(s, b, j, same)
 }
 
 // earlyFilters drops the positions failing a caller filter on the base
@@ -278,6 +308,12 @@ func (r *passRates) filterFirst() bool {
 	return 4*r.filterOut*r.rangeIn < 3*r.rangeOut*r.filterIn
 }
 
+// sparseFilters reports whether the filters have passed under a quarter
+// of the positions they were tested on (once they were).
+func (r *passRates) sparseFilters() bool {
+	return r.filterIn > 0 && 4*r.filterOut < r.filterIn
+}
+
 // sparseRange reports whether the range has passed under a quarter of
 // the rows it was tested on (once it was): selecting before finding
 // buckets then saves the day of most rows.
@@ -308,7 +344,7 @@ func (q *Query) rangeOn(s *scratch, b *Batch, n int) int {
 		days := t.Days
 		for _, r := range sel {
 			o := int32(days[r]) - start
-			in := BitOf(uint32(o) < span)
+			in := column.BitOf(uint32(o) < span)
 			if valid != nil {
 				in &= int(valid[r>>3] >> (r & 7) & 1)
 			}
@@ -319,7 +355,7 @@ func (q *Query) rangeOn(s *scratch, b *Batch, n int) int {
 		first, length, ints := int64(start)*perDay, uint64(span)*perDay, t.Ints
 		for _, r := range sel {
 			o := uint64(ints[r] - first)
-			in := BitOf(o < length) & int(valid[r>>3]>>(r&7)&1)
+			in := column.BitOf(o < length) & int(valid[r>>3]>>(r&7)&1)
 			sel[j], bucket[j] = r, of[o/perDay&-uint64(in)]
 			j += in
 		}
@@ -328,7 +364,7 @@ func (q *Query) rangeOn(s *scratch, b *Batch, n int) int {
 		first, length, ints := int64(start)*perDay, uint64(span)*perDay, t.Ints
 		for _, r := range sel {
 			o := uint64(ints[r] - first)
-			in := BitOf(o < length)
+			in := column.BitOf(o < length)
 			sel[j], bucket[j] = r, of[o/perDay&-uint64(in)]
 			j += in
 		}
@@ -375,7 +411,7 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			// Branch-free, as below.
 			for i, d := range t.Days[lo:hi] {
 				o, r := int32(d)-start, lo+i
-				in := BitOf(uint32(o) < span)
+				in := column.BitOf(uint32(o) < span)
 				if valid != nil {
 					in &= int(valid[r>>3] >> (r & 7) & 1)
 				}
@@ -396,8 +432,9 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			if s.order.sparseRange() {
 				// Few rows were in the range so far: select first, and
 				// find the day of the selected rows only.
+				// Their times were just read: no gather (bucketsOf).
 				ints := t.Ints
-				j = selectTimes(sel, ints[lo:hi], lo, first, length, valid)
+				j = column.SelectTimes(sel, ints[lo:hi], lo, first, length, valid)
 				for k, r := range sel[:j] {
 					bucket[k] = of[uint64(ints[r]-first)/perDay]
 				}
@@ -406,7 +443,7 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			if valid != nil {
 				for i, us := range t.Ints[lo:hi] {
 					o, r := uint64(us-first), lo+i
-					in := BitOf(o < length) & int(valid[r>>3]>>(r&7)&1)
+					in := column.BitOf(o < length) & int(valid[r>>3]>>(r&7)&1)
 					sel[j], bucket[j] = int32(r), of[o/perDay&-uint64(in)]
 					j += in
 				}
@@ -414,7 +451,7 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			}
 			for i, us := range t.Ints[lo:hi] {
 				o := uint64(us - first)
-				in := BitOf(o < length)
+				in := column.BitOf(o < length)
 				sel[j], bucket[j] = int32(lo+i), of[o/perDay&-uint64(in)]
 				j += in
 			}
@@ -424,24 +461,31 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 	return j
 }
 
-// selectTimes writes to sel the rows lo+i whose time ints[i] falls in
-// the range of length microseconds from first (and is not null by
-// valid), branch-free as selectRange's loops, and returns how many.
-func selectTimes(sel []int32, ints []int64, lo int, first int64, length uint64, valid []byte) int {
-	j := 0
-	if valid != nil {
-		for i, us := range ints {
-			r := lo + i
-			sel[j] = int32(r)
-			j += BitOf(uint64(us-first) < length) & int(valid[r>>3]>>(r&7)&1)
+// bucketsOf sets the bucket of each of the n selected rows of b, whose
+// times are in the range and not null.
+func (q *Query) bucketsOf(s *scratch, b *Batch, n int) {
+	sel, bucket, of, t := s.sel[:n], s.bucket[:n], q.BucketOf, b.Cols[q.TimeSlot]
+	switch {
+	case b.OneBucket:
+		for k := range bucket {
+			bucket[k] = b.Bucket
 		}
-		return j
+	case t.Days != nil:
+		for k, r := range sel {
+			bucket[k] = of[int32(t.Days[r])-q.Start]
+		}
+	default:
+		// The times are gathered first (column.Gather), a block at a time.
+		first, ints := int64(q.Start)*perDay, t.Ints
+		var times [256]int64
+		for k0 := 0; k0 < n; k0 += len(times) {
+			rows := sel[k0:min(k0+len(times), n)]
+			for k, us := range column.Gather(times[:], ints, rows) {
+				bucket[k0+k] = of[uint64(us-first)/perDay]
+			}
+		}
 	}
-	for i, us := range ints {
-		sel[j] = int32(lo + i)
-		j += BitOf(uint64(us-first) < length)
-	}
-	return j
+	s.sel, s.bucket = sel, bucket
 }
 
 // sameNeeds reports whether every metric needs the same required
@@ -489,7 +533,7 @@ func (q *Query) maskMetrics(s *scratch, b *Batch, n int) int {
 	for i, rp := range q.Required {
 		rp.Eval(b.Cols[rp.Slot], s.sel[:n], pass, &s.reqMaps[i])
 		for k, ok := range pass {
-			bits[k] |= uint64(BitOf(ok)) << i // branch-free: filters are unpredictable
+			bits[k] |= uint64(column.BitOf(ok)) << i // branch-free: filters are unpredictable
 		}
 	}
 	// With few required filters, the mask of every combination of them
@@ -504,13 +548,13 @@ func (q *Query) maskMetrics(s *scratch, b *Batch, n int) int {
 		for k, c := range bits {
 			m := table[c&(1<<maxTabled-1)]
 			sel[j], bucket[j], mask[j] = sel[k], bucket[k], m
-			j += BitOf(m != 0)
+			j += column.BitOf(m != 0)
 		}
 	} else {
 		for k, c := range bits {
 			m := q.metricMask(c)
 			sel[j], bucket[j], mask[j] = sel[k], bucket[k], m
-			j += BitOf(m != 0)
+			j += column.BitOf(m != 0)
 		}
 	}
 	s.sel, s.bucket = s.sel[:j], s.bucket[:j]
@@ -526,18 +570,9 @@ const maxTabled = 6
 func (q *Query) metricMask(b uint64) uint64 {
 	var m uint64
 	for mi, need := range q.Needs {
-		m |= uint64(BitOf(b&need == need)) << mi
+		m |= uint64(column.BitOf(b&need == need)) << mi
 	}
 	return m
-}
-
-// BitOf is 1 for true and 0 for false, compiled without a branch.
-func BitOf(b bool) int {
-	var i int
-	if b {
-		i = 1
-	}
-	return i
 }
 
 // filter drops the positions whose base row fails p (c is the batch's
@@ -570,7 +605,7 @@ func (s *scratch) filter(p *Predicate, c *column.Column, n int, m *DictMap) int 
 		bits, j := c.BoolBits, 0
 		for k, r := range sel {
 			sel[j], bucket[j] = r, bucket[k]
-			j += BitOf(out[bits[r>>3]>>(r&7)&1])
+			j += column.BitOf(out[bits[r>>3]>>(r&7)&1])
 		}
 		s.sel, s.bucket = sel[:j], bucket[:j]
 		return j
@@ -582,7 +617,7 @@ func (s *scratch) filter(p *Predicate, c *column.Column, n int, m *DictMap) int 
 	idx, j := c.Idx, 0
 	for k, r := range sel {
 		sel[j], bucket[j] = r, bucket[k]
-		j += BitOf(res[idx[r]])
+		j += column.BitOf(res[idx[r]])
 	}
 	s.sel, s.bucket = sel[:j], bucket[:j]
 	return j
@@ -601,12 +636,12 @@ func (s *scratch) compact(n int, keep []bool, joined int) int {
 			for a := 1; a <= joined; a++ {
 				s.mapped[a][j] = s.mapped[a][k]
 			}
-			j += BitOf(keep[k])
+			j += column.BitOf(keep[k])
 		}
 	default:
 		for k := range sel {
 			sel[j], bucket[j] = sel[k], bucket[k]
-			j += BitOf(keep[k])
+			j += column.BitOf(keep[k])
 		}
 	}
 	s.sel, s.bucket = sel[:j], bucket[:j]

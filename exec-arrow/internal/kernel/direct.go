@@ -171,14 +171,14 @@ func (t directTest) apply(keep []uint8, lo, hi int) {
 		out, bits := t.p.boolOutcomes(), c.BoolBits
 		for i := range keep {
 			r := lo + i
-			keep[i] &= uint8(BitOf(out[bits[r>>3]>>(r&7)&1]))
+			keep[i] &= uint8(column.BitOf(out[bits[r>>3]>>(r&7)&1]))
 		}
 		return
 	}
 	idx := c.Idx[lo:hi]
 	if res := t.p.dictOut; res != nil && c == t.p.Col {
 		for i, x := range idx {
-			keep[i] &= uint8(BitOf(res[x]))
+			keep[i] &= uint8(column.BitOf(res[x]))
 		}
 		return
 	}

@@ -67,7 +67,8 @@ func NewJoinStep(ctx context.Context, from, to int, fromKey, toKey *column.Deriv
 
 // Apply writes to out[k] the to-row of the row from[k] of c (-1: none); c
 // is the key column of this batch. m caches a streamed dictionary's rows.
-func (s *JoinStep) Apply(c *column.Column, from []int32, out []int32, m *DictMap) {
+// keys, when not nil, is scratch room for as many keys.
+func (s *JoinStep) Apply(c *column.Column, from []int32, out []int32, m *DictMap, keys []uint64) {
 	switch {
 	case s.fromDict != nil && c == s.FromCol:
 		for k, r := range from {
@@ -94,6 +95,20 @@ func (s *JoinStep) Apply(c *column.Column, from []int32, out []int32, m *DictMap
 				m.vals[i] = t
 			}
 			out[k] = max(t, -1)
+		}
+	case s.idx != nil && s.idx.Dense != nil && c.Valid == nil && keys != nil && len(c.Ints) > 0:
+		// The keys are gathered first (row 0's for no row), in a loop
+		// short enough to keep many rows' reads in flight, then looked up.
+		d, lo, ints, ks := s.idx.Dense, s.idx.Min, c.Ints, keys[:len(from)]
+		for k, r := range from {
+			ks[k] = uint64(ints[max(r, 0)] - lo)
+		}
+		for k, o := range ks {
+			t := int32(-1)
+			if o < uint64(len(d)) && from[k] >= 0 {
+				t = d[o] - 1
+			}
+			out[k] = t
 		}
 	case s.idx != nil && s.idx.Dense != nil:
 		d, lo := s.idx.Dense, s.idx.Min

@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -284,4 +285,132 @@ func floorDiv(a, b int64) int64 {
 		q--
 	}
 	return q
+}
+
+// A batch inside the range whose filters passed few rows so far selects
+// by its filters first and finds the buckets of the survivors only
+// (filterSpan, column.SelectCodes, bucketsOf): the same rows and buckets as the
+// range first, for filters passing some, no and every row, a filter over
+// codes and one that cannot be (nulls, no cached outcomes), a caller
+// filter with a required one, times on a day's first and last
+// microsecond, one-bucket batches, and batches of every length mod 4
+// that do not start at row 0. So does a batch whose range is tested
+// per row, after filters that passed fewer rows than the range.
+func TestInsideFiltersFirstKeepTheRows(t *testing.T) {
+	const n, start, span = 9_000, int32(20_000), int32(60)
+	rng := rand.New(rand.NewPCG(7, 8))
+	id := func() uint64 { return column.ColumnIDs.Add(1) }
+	tcol := &column.Column{ID: id(), Type: domain.TypeTimestamp, N: n, Ints: make([]int64, n)}
+	dates := &column.Column{ID: id(), Type: domain.TypeDate, N: n, Days: make([]arrow.Date32, n)}
+	kind := &column.Column{ID: id(), Type: domain.TypeText, N: n, Idx: make([]int32, n), Dict: []string{"view", "click", "purchase"}}
+	nullKind := &column.Column{ID: id(), Type: domain.TypeText, N: n, Idx: kind.Idx, Dict: kind.Dict, Valid: make([]byte, (n+7)/8)}
+	for i := range n {
+		d := int64(start + rng.Int32N(span))
+		switch i % 5 {
+		case 0:
+			tcol.Ints[i] = d * perDay // a day's first microsecond
+		case 1:
+			tcol.Ints[i] = (d+1)*perDay - 1 // its last
+		default:
+			tcol.Ints[i] = d*perDay + rng.Int64N(perDay)
+		}
+		dates.Days[i] = arrow.Date32(d)
+		if k := rng.IntN(100); k < 4 {
+			kind.Idx[i] = 2
+		} else if k < 30 {
+			kind.Idx[i] = 1
+		}
+		if i%11 != 2 {
+			bitutil.SetBit(nullKind.Valid, i)
+		}
+	}
+	bucketOf := make([]int32, span)
+	for d := range bucketOf {
+		bucketOf[d] = int32(d) / 7
+	}
+	pred := func(slot int, c *column.Column, out ...bool) *Predicate {
+		p := &Predicate{Slot: slot, Col: c, texts: map[string]bool{}}
+		for k, ok := range out {
+			if ok {
+				p.texts[c.Dict[k]] = true
+			}
+		}
+		if c.Valid == nil {
+			p.dictOut = out
+		}
+		return p
+	}
+	some := func() *Predicate { return pred(2, kind, false, false, true) }
+	shapes := []struct {
+		name     string
+		filters  []*Predicate
+		required []*Predicate
+	}{
+		{"required, some rows", nil, []*Predicate{some()}},
+		{"required, no row", nil, []*Predicate{pred(2, kind, false, false, false)}},
+		{"required, every row", nil, []*Predicate{pred(2, kind, true, true, true)}},
+		{"caller and required", []*Predicate{pred(2, kind, false, true, true)}, []*Predicate{some()}},
+		{"required with nulls", nil, []*Predicate{pred(3, nullKind, false, false, true)}},
+		{"no cached outcomes", nil, []*Predicate{{Slot: 2, Col: kind, texts: map[string]bool{"purchase": true}}}},
+	}
+	for _, sh := range shapes {
+		for _, date := range []bool{false, true} {
+			time := tcol
+			if date {
+				time = dates
+			}
+			cols := []*column.Column{time, nil, kind, nullKind}
+			q := &Query{Rows: n, Parallel: 1, Aliases: 1, Base: cols, Start: start, Span: span,
+				BucketOf: bucketOf, Buckets: make([]domain.Date, 9), BaseFilters: sh.filters,
+				Required: sh.required, Needs: []uint64{1}}
+			for _, c := range []struct{ one, ranged bool }{{false, false}, {true, false}, {false, true}} {
+				one := c.one
+				for _, edge := range [][2]int{{0, 4096}, {4096, 4101}, {4101, 4103}, {4103, 4106}, {4106, n}} {
+					b := func() *Batch {
+						b := &Batch{Lo: edge[0], Hi: edge[1], Cols: cols, inside: !c.ranged}
+						if one {
+							b.OneBucket, b.Bucket, b.Cols = true, 3, []*column.Column{nil, nil, kind, nullKind}
+						}
+						return b
+					}
+					s := newScratch(q)
+					k := q.selectRows(s, b(), true)
+					want := fmt.Sprint(s.sel[:k], s.bucket[:k])
+					// Only the survivors' times may be read: the others
+					// are moved out of the range (a read would index
+					// past the buckets).
+					kept := map[int32]bool{}
+					for _, r := range s.sel[:k] {
+						kept[r] = true
+					}
+					moved := *time
+					moved.Ints, moved.Days = slices.Clone(time.Ints), slices.Clone(time.Days)
+					for r := range n {
+						if !kept[int32(r)] && date {
+							moved.Days[r] = arrow.Date32(start - 1)
+						} else if !kept[int32(r)] {
+							moved.Ints[r] = int64(start)*perDay - 1
+						}
+					}
+					s.order = passRates{filterIn: 100, filterOut: 1}
+					if c.ranged { // the range tested on the filters' rows
+						s.order.rangeIn, s.order.rangeOut = 100, 90
+					}
+					clear(s.bucket[:cap(s.bucket)])
+					bm := b()
+					if !one {
+						bm.Cols = []*column.Column{&moved, nil, kind, nullKind}
+					}
+					k = q.selectRows(s, bm, true)
+					if c.ranged && s.order.rangeIn-100 != int64(k) {
+						t.Fatalf("%s: range tested on %d positions, want the filters' %d", sh.name, s.order.rangeIn-100, k)
+					}
+					if got := fmt.Sprint(s.sel[:k], s.bucket[:k]); got != want {
+						t.Errorf("%s, date %v, %+v, rows %v: filters first selected %s, want %s", sh.name, date, c, edge, got, want)
+					}
+					putScratch(s)
+				}
+			}
+		}
+	}
 }

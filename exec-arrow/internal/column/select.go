@@ -1,0 +1,71 @@
+package column
+
+// Row selection over a batch's values, branch-free: each row is written
+// at the next free place of the selection, which moves past it only when
+// it passes (a branch on values in no order would be a coin toss per
+// row).
+
+// SelectCodes writes to sel (as long as idx) the rows lo+i whose code
+// idx[i] passes by res, and returns how many. It takes four rows a step,
+// each written at the step's next free place (half the instructions of a
+// row a step).
+func SelectCodes(sel, idx []int32, lo int, res []bool) int {
+	j, i := 0, 0
+	for ; i+4 <= len(idx); i += 4 {
+		c, w, r := (*[4]int32)(idx[i:i+4]), (*[4]int32)(sel[j:j+4]), int32(lo+i)
+		w[0] = r
+		a := BitOf(res[c[0]])
+		w[a&3] = r + 1
+		a += BitOf(res[c[1]])
+		w[a&3] = r + 2
+		a += BitOf(res[c[2]])
+		w[a&3] = r + 3
+		j += a + BitOf(res[c[3]])
+	}
+	for ; i < len(idx); i++ {
+		sel[j] = int32(lo + i)
+		j += BitOf(res[idx[i]])
+	}
+	return j
+}
+
+// SelectTimes writes to sel the rows lo+i whose time ints[i] falls in
+// the range of length microseconds from first (and is not null by
+// valid), and returns how many.
+func SelectTimes(sel []int32, ints []int64, lo int, first int64, length uint64, valid []byte) int {
+	j := 0
+	if valid != nil {
+		for i, us := range ints {
+			r := lo + i
+			sel[j] = int32(r)
+			j += BitOf(uint64(us-first) < length) & int(valid[r>>3]>>(r&7)&1)
+		}
+		return j
+	}
+	for i, us := range ints {
+		sel[j] = int32(lo + i)
+		j += BitOf(uint64(us-first) < length)
+	}
+	return j
+}
+
+// BitOf is 1 for true and 0 for false, compiled without a branch.
+func BitOf(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
+}
+
+// Gather writes src[rows[k]] to dst[k] (dst as long as rows) and returns
+// dst. Rows read far apart (a sparse selection of a large column) miss
+// the caches; a loop that does nothing else keeps many of those reads in
+// flight, where a loop using each value as it comes waits on them.
+func Gather[T any](dst, src []T, rows []int32) []T {
+	dst = dst[:len(rows)]
+	for k, r := range rows {
+		dst[k] = src[r]
+	}
+	return dst
+}

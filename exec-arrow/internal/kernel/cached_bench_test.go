@@ -1,0 +1,61 @@
+package kernel
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+
+	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+)
+
+// BenchmarkCachedRevenue aggregates 10 M cached rows as the warm revenue
+// question does (docs/performance.md, issue 30): timestamps in no order
+// over two years, every batch inside the range, a required filter on a
+// text column passing 3% of rows, and a sum by month over an integer
+// column null where the filter fails. It reports the CPU time of the
+// benchmark's thread per operation besides the wall time.
+//
+//	cd exec-arrow && go test -run '^$' -bench CachedRevenue -count 5 ./internal/kernel
+func BenchmarkCachedRevenue(b *testing.B) {
+	const n, start, span = 10_000_000, int32(19_723), int32(731)
+	rng := rand.New(rand.NewPCG(7, 8))
+	id := func() uint64 { return column.ColumnIDs.Add(1) }
+	tcol := &column.Column{ID: id(), Name: "t", Type: domain.TypeTimestamp, N: n, Ints: make([]int64, n)}
+	kind := &column.Column{ID: id(), Name: "kind", Type: domain.TypeText, N: n, Idx: make([]int32, n),
+		Dict: []string{"view", "click", "purchase", "add_to_cart"}}
+	amount := &column.Column{ID: id(), Name: "amount", Type: domain.TypeInteger, N: n, Ints: make([]int64, n),
+		Valid: make([]byte, (n+7)/8)}
+	for i := range n {
+		tcol.Ints[i] = int64(start)*perDay + rng.Int64N(int64(span)*perDay)
+		switch k := rng.IntN(1000); {
+		case k < 30:
+			kind.Idx[i] = 2
+			amount.Ints[i] = 500 + rng.Int64N(20_000)
+			bitutil.SetBit(amount.Valid, i)
+		case k < 150:
+			kind.Idx[i] = 3
+		case k < 450:
+			kind.Idx[i] = 1
+		}
+	}
+	bucketOf := make([]int32, span)
+	for d := range bucketOf {
+		bucketOf[d] = int32(d) / 31
+	}
+	purchase := &Predicate{Slot: 1, Col: kind, texts: map[string]bool{"purchase": true}, dictOut: []bool{false, false, true, false}}
+	q := &Query{Rows: n, Parallel: 1, Aliases: 1, Base: []*column.Column{tcol, kind, amount},
+		Start: start, Span: span, BucketOf: bucketOf, Buckets: make([]domain.Date, 24),
+		Required: []*Predicate{purchase}, Needs: []uint64{1},
+		Metrics: []*MetricPlan{{Name: "revenue", Required: []int{0}, Terms: []*TermPlan{{Op: OpSum, Slot: 2, Col: amount}}}}}
+	cols := []*column.Column{tcol, kind, amount}
+	defer threadCPU(b)()
+	for range b.N {
+		s, p := newScratch(q), newPartial(q)
+		for lo := 0; lo < n; lo += column.ChunkRows {
+			q.chunk(s, p, &Batch{Lo: lo, Hi: min(lo+column.ChunkRows, n), Cols: cols, inside: true})
+		}
+		putScratch(s)
+	}
+}
