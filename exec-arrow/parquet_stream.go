@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -31,8 +32,9 @@ type parquetPart struct {
 	leaves  []int // per slot: the leaf column
 	full    []int // the slots read for their values, in leaf order of the record
 	keep    []bool
-	first   []int64  // per row group: its first row within the file
-	zones   []rgZone // per row group: its time column's statistics
+	first   []int64      // per row group: its first row within the file
+	zones   []rgZone     // per row group: its time column's statistics
+	bounds  map[int]bool // per slot: its integer sums bounded (bounded)
 	// pageLimit is the largest uncompressed page it may declare.
 	pageLimit int64
 	// workerBytes estimates what one worker holds to decode a row group:
@@ -126,6 +128,35 @@ func (pp *parquetPart) close() {
 		pp.closeFn()
 		pp.closeFn = nil
 	}
+}
+
+// bounded reports whether the statistics of every row group pp reads
+// bound the magnitude of slot's integers so that their sum, in any order,
+// stays within int64; it is computed once per part and slot.
+func (pp *parquetPart) bounded(slot int) bool {
+	if b, ok := pp.bounds[slot]; ok {
+		return b
+	}
+	total, b := int64(0), true
+	sch := pp.md.Schema
+	for rg, keep := range pp.keep {
+		if !keep || !b {
+			continue
+		}
+		rgm := pp.md.RowGroup(rg)
+		st, ok := format.ChunkStats(rgm, pp.leaves[slot], sch.Column(pp.leaves[slot]), domain.TypeInteger)
+		m := max(st.ILo, -st.ILo, st.IHi, -st.IHi)
+		if n := rgm.NumRows(); !ok || st.Text || st.ILo == math.MinInt64 || m > 0 && n > (math.MaxInt64-total)/m {
+			b = false
+		} else {
+			total += m * n
+		}
+	}
+	if pp.bounds == nil {
+		pp.bounds = map[int]bool{}
+	}
+	pp.bounds[slot] = b
+	return b
 }
 
 // rgZone is what a row group's time-column statistics say: its days (when

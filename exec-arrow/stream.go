@@ -53,7 +53,12 @@ type fileProducer struct {
 	// known from their footers: direct[w] lists worker w's, and it reads
 	// them without waiting for a dispatcher. The dispatcher (run) numbers
 	// the rest, from part dispatchFrom and group firstDispatched on.
-	direct          [][]task
+	direct [][]task
+	// claim holds those row groups instead when every term is order-free
+	// (kernel.TermPlan.OrderFree): a worker takes the next one left, so
+	// none idles while another still has its share (next counts them out).
+	claim           []task
+	next            atomic.Int64
 	dispatchFrom    int
 	firstDispatched int
 }
@@ -99,13 +104,16 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *kernel.Reservation
 		fp.work[w] = make(chan task, 2)
 	}
 	fp.direct = make([][]task, q.Parallel)
+	claim := fp.orderFree()
 	group := 0
 	for _, sp := range fp.parts {
 		if sp.pq == nil {
 			break
 		}
 		for rg, ok := range sp.pq.keep {
-			if ok {
+			if ok && claim {
+				fp.claim = append(fp.claim, task{group: group, part: sp, rg: rg})
+			} else if ok {
 				w := group % q.Parallel
 				fp.direct[w] = append(fp.direct[w], task{group: group, part: sp, rg: rg})
 			}
@@ -115,6 +123,30 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *kernel.Reservation
 	}
 	fp.firstDispatched = group
 	return fp, nil
+}
+
+// orderFree reports whether the question's answer is the same whichever
+// worker reads which row group: every term is order-free, an integer sum
+// only when the statistics of every row group read bound its column so
+// that no partial sum can pass int64 (the largest magnitude a row group
+// holds times its rows, summed).
+func (fp *fileProducer) orderFree() bool {
+	bounded := func(slot int) bool {
+		for _, sp := range fp.parts {
+			if sp.pq == nil || !sp.pq.bounded(slot) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, m := range fp.q.Metrics {
+		for _, t := range m.Terms {
+			if !t.OrderFree(bounded) {
+				return false
+			}
+		}
+	}
+	return len(fp.q.Metrics) > 0
 }
 
 // Run numbers the groups of the parts from dispatchFrom on (a text part
@@ -162,6 +194,11 @@ func (fp *fileProducer) Scan(ctx context.Context, w int, each func(*kernel.Batch
 	var fields []string // a text block's wanted fields, reused
 	for _, t := range fp.direct[w] {
 		if err := fp.parquetTask(ctx, &pr, t, each); err != nil {
+			return err
+		}
+	}
+	for i := int(fp.next.Add(1)) - 1; i < len(fp.claim); i = int(fp.next.Add(1)) - 1 {
+		if err := fp.parquetTask(ctx, &pr, fp.claim[i], each); err != nil {
 			return err
 		}
 	}

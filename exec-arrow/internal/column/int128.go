@@ -190,3 +190,17 @@ func CompareScaled(a I128, sa int32, b I128, sb int32) int {
 	}
 	return x.Cmp(y)
 }
+
+// DecimalQuotient is the float64 nearest to (a × 10^-sa) / (b × 10^-sb),
+// correctly rounded (b ≠ 0).
+func DecimalQuotient(a I128, sa int32, b *big.Int, sb int32) float64 {
+	num := a.Big()
+	den := new(big.Int).Set(b)
+	if sa > sb {
+		den.Mul(den, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sa-sb)), nil))
+	} else if sb > sa {
+		num.Mul(num, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sb-sa)), nil))
+	}
+	f, _ := new(big.Rat).SetFrac(num, den).Float64()
+	return f
+}

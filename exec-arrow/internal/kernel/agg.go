@@ -52,6 +52,20 @@ type TermPlan struct {
 	Rank []int32
 }
 
+// OrderFree reports whether the term's answer is the same whichever rows
+// each partial meets: a float's or a decimal's is not (compensation,
+// signed zeros, overflow past 38 digits), an integer sum's only when
+// bounded says no partial of its slot can pass int64.
+func (t *TermPlan) OrderFree(bounded func(slot int) bool) bool {
+	switch {
+	case t.Op == opCount || t.Op == OpDistinct || t.Op == opCountIf:
+		return true
+	case t.Float || t.Dec:
+		return false
+	}
+	return t.Op == OpMin || t.Op == OpMax || bounded(t.Slot)
+}
+
 // DistinctSparseBytes is the most memory a cached column's count_distinct
 // term plans for its bitsets (a bit per code per group, over the group
 // space) and still starts in them: above it, the term's (group, code)

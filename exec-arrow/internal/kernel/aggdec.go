@@ -205,21 +205,7 @@ func (d *decState) finish(avg bool, g int, n int64) Value {
 		return Value{Kind: domain.KindDecimal, Overflow: true}
 	}
 	if avg {
-		return Value{Kind: domain.KindFloat, F: DecimalQuotient(x, d.sc, big.NewInt(n), 0)}
+		return Value{Kind: domain.KindFloat, F: column.DecimalQuotient(x, d.sc, big.NewInt(n), 0)}
 	}
 	return Value{Kind: domain.KindDecimal, D: x, Sc: d.sc}
-}
-
-// DecimalQuotient is the float64 nearest to (a × 10^-sa) / (b × 10^-sb),
-// correctly rounded (b ≠ 0).
-func DecimalQuotient(a column.I128, sa int32, b *big.Int, sb int32) float64 {
-	num := a.Big()
-	den := new(big.Int).Set(b)
-	if sa > sb {
-		den.Mul(den, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sa-sb)), nil))
-	} else if sb > sa {
-		num.Mul(num, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sb-sa)), nil))
-	}
-	f, _ := new(big.Rat).SetFrac(num, den).Float64()
-	return f
 }

@@ -15,8 +15,9 @@
 // Contract: the same rows give the same bits whatever the producer
 // (cached segments, streamed row groups or blocks, a federated leg's rows)
 // and whatever the scheduling: group g goes to worker g mod Parallel and
-// partials merge in worker order. Working memory is taken from a
-// Reservation (refused with resources_exhausted when the Budget cannot
-// hold it); the context is checked every batch. It imports column, distinct and
-// format (for Guard) of the engine's packages, nothing above them.
+// partials merge in worker order, unless every term is OrderFree (then any
+// worker may take any group). Working memory is taken from a Reservation
+// (refused with resources_exhausted when the Budget cannot hold it); the
+// context is checked every batch. It imports column, distinct and format
+// (for Guard) of the engine's packages, nothing above them.
 package kernel

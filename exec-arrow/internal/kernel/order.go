@@ -69,10 +69,10 @@ func FirstN(ctx context.Context, ng, n int, cmpFn func(a, b int) int) ([]int, er
 // docs/reference.md); otherwise as float64.
 func Quotient(sum, n Value) float64 {
 	if sum.Kind == domain.KindDecimal && n.Kind == domain.KindInt {
-		return DecimalQuotient(sum.D, sum.Sc, big.NewInt(n.I), 0)
+		return column.DecimalQuotient(sum.D, sum.Sc, big.NewInt(n.I), 0)
 	}
 	if sum.Kind == domain.KindDecimal && n.Kind == domain.KindDecimal {
-		return DecimalQuotient(sum.D, sum.Sc, n.D.Big(), n.Sc)
+		return column.DecimalQuotient(sum.D, sum.Sc, n.D.Big(), n.Sc)
 	}
 	return sum.Num() / n.Num()
 }
