@@ -139,14 +139,7 @@ func (fp *fileProducer) orderFree() bool {
 		}
 		return true
 	}
-	for _, m := range fp.q.Metrics {
-		for _, t := range m.Terms {
-			if !t.OrderFree(bounded) {
-				return false
-			}
-		}
-	}
-	return len(fp.q.Metrics) > 0
+	return fp.q.OrderFree(bounded)
 }
 
 // Run numbers the groups of the parts from dispatchFrom on (a text part

@@ -66,6 +66,20 @@ func (t *TermPlan) OrderFree(bounded func(slot int) bool) bool {
 	return t.Op == OpMin || t.Op == OpMax || bounded(t.Slot)
 }
 
+// OrderFree reports whether the question's answer is the same whichever
+// worker meets which group: it has terms, and every one is order-free
+// (TermPlan.OrderFree, with bounded for integer sums).
+func (q *Query) OrderFree(bounded func(slot int) bool) bool {
+	for _, m := range q.Metrics {
+		for _, t := range m.Terms {
+			if !t.OrderFree(bounded) {
+				return false
+			}
+		}
+	}
+	return len(q.Metrics) > 0
+}
+
 // DistinctSparseBytes is the most memory a cached column's count_distinct
 // term plans for its bitsets (a bit per code per group, over the group
 // space) and still starts in them: above it, the term's (group, code)
@@ -202,7 +216,7 @@ type termState struct {
 	// batch dictionary's codes).
 	words int
 	bits  []uint64
-	set   *pairSet
+	set   *distinct.PairSet
 	book  *codebook
 	// spanned: the rows the batches that added to a cached column's set
 	// spanned (densify).
@@ -225,7 +239,7 @@ func newTermState(t *TermPlan) *termState {
 		case t.words > 0:
 			s.words = t.words
 			if t.sparse {
-				s.set = &pairSet{p: distinct.NewPairs(0)}
+				s.set = &distinct.PairSet{Pairs: distinct.NewPairs(0)}
 			}
 		default:
 			s.dset = distinct.New(SpillDir) // spillable, unlike a map
@@ -285,13 +299,13 @@ func (s *termState) toSet() {
 	if s.set != nil {
 		return
 	}
-	set := &pairSet{r: &distinct.Runs{}}
+	set := &distinct.PairSet{Runs: &distinct.Runs{}}
 	for g := 0; s.words > 0 && g < len(s.bits)/s.words; g++ {
 		for w, x := range s.bits[g*s.words : (g+1)*s.words] {
 			for x != 0 {
 				b := bits.TrailingZeros64(x)
 				x &= x - 1
-				set.add(uint64(g)<<32 | uint64(w*64+b))
+				set.Add(uint64(g)<<32 | uint64(w*64+b))
 			}
 		}
 	}
@@ -302,11 +316,11 @@ func (s *termState) toSet() {
 // far once they are dense (DistinctDenseShare). A codebook's set stays a
 // set: its bitsets were the smaller form it outgrew (fitBits).
 func (s *termState) densify(t *TermPlan) {
-	if t.Codes == nil || s.set == nil || s.set.len() == 0 {
+	if t.Codes == nil || s.set == nil || s.set.Len() == 0 {
 		return
 	}
-	set, bits := s.set.bytes(), int64(len(s.n))*int64(s.words)*8
-	proj := int64(s.set.len()) * 16 * int64(t.Col.N) / max(s.spanned, 1)
+	set, bits := s.set.Bytes(), int64(len(s.n))*int64(s.words)*8
+	proj := int64(s.set.Len()) * 16 * int64(t.Col.N) / max(s.spanned, 1)
 	if set*DistinctDenseShare > bits || set*64 > bits && proj > bits {
 		s.toBits()
 	}
@@ -315,7 +329,7 @@ func (s *termState) densify(t *TermPlan) {
 // toBits turns the pairs into bitsets of the groups met so far.
 func (s *termState) toBits() {
 	s.bits = make([]uint64, len(s.n)*s.words)
-	for k := range s.set.all() {
+	for k := range s.set.All() {
 		s.bits[int(k>>32)*s.words+int(uint32(k)>>6)] |= 1 << (k & 63)
 	}
 	s.set = nil
@@ -324,7 +338,7 @@ func (s *termState) toBits() {
 // addDistinct records code (≥ 1) in group g.
 func (s *termState) addDistinct(g int32, code int32) {
 	if s.set != nil {
-		s.set.add(uint64(g)<<32 | uint64(code))
+		s.set.Add(uint64(g)<<32 | uint64(code))
 		return
 	}
 	s.bits[int(g)*s.words+int(code>>6)] |= 1 << (uint(code) & 63)
@@ -539,12 +553,12 @@ func (s *termState) updateDistinct(t *TermPlan, c *column.Column, rows, gids []i
 			if code := codes[r]; code > 0 {
 				ks[n] = uint64(gids[k])<<32 | uint64(code)
 				if n++; n == aheadBatch {
-					s.set.addKeys(ks[:])
+					s.set.AddKeys(ks[:])
 					n = 0
 				}
 			}
 		}
-		s.set.addKeys(ks[:n])
+		s.set.AddKeys(ks[:n])
 		s.densify(t)
 		return
 	}
@@ -667,9 +681,9 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 			s.toSet()
 		}
 		s.spanned += src.spanned
-		if s.set != nil && s.set.r != nil && src.set.r != nil {
+		if s.set != nil && s.set.Runs != nil && src.set.Runs != nil {
 			// Sorted runs take the other's translated where they lie.
-			s.set.r.Absorb(src.set.r, func(k uint64) uint64 {
+			s.set.Runs.Absorb(src.set.Runs, func(k uint64) uint64 {
 				return uint64(remap[k>>32])<<32 | uint64(code(int32(k&(1<<32-1))))
 			}, tr == nil)
 			return
@@ -678,9 +692,9 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 			// Room for all of src's pairs first: they come in the order
 			// of its slots, where their searches start, and in a table
 			// growing from smaller they would pile up (distinct.Pairs.Grow).
-			s.set.grow(src.set.len())
+			s.set.Grow(src.set.Len())
 		}
-		for k := range src.set.all() {
+		for k := range src.set.All() {
 			s.addDistinct(remap[k>>32], code(int32(k&(1<<32-1))))
 		}
 		s.densify(t)
@@ -736,7 +750,7 @@ func (s *termState) DistinctCounts(ng int, mem *Reservation) ([]int64, error) {
 		}
 		return out, nil
 	}
-	for k := range s.set.all() {
+	for k := range s.set.All() {
 		out[k>>32]++
 	}
 	return out, nil
@@ -744,7 +758,7 @@ func (s *termState) DistinctCounts(ng int, mem *Reservation) ([]int64, error) {
 
 // bytes estimates the memory s holds.
 func (s *termState) bytes() int64 {
-	n := int64(8*(cap(s.i)+cap(s.f)+cap(s.fc)+cap(s.n)+cap(s.bits))) + int64(16*cap(s.dec.v)) + s.set.bytes() + int64(16*cap(s.s))
+	n := int64(8*(cap(s.i)+cap(s.f)+cap(s.fc)+cap(s.n)+cap(s.bits))) + int64(16*cap(s.dec.v)) + s.set.Bytes() + int64(16*cap(s.s))
 	if s.book != nil {
 		n += s.book.size
 	}

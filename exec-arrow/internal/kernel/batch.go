@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"sync/atomic"
 
 	"sutura.dev/exec-arrow/internal/column"
 )
@@ -50,8 +51,9 @@ type Producer interface {
 	// is fed, or at the first error.
 	Run(ctx context.Context) error
 	// scan reads worker w's share of the batches (the groups g with
-	// g mod P = w), in order, calling each for every batch that may hold
-	// a row of the question's range, until each returns an error.
+	// g mod P = w, in order; when every term is order-free, those the
+	// worker takes first), calling each for every batch that may hold a
+	// row of the question's range, until each returns an error.
 	Scan(ctx context.Context, w int, each func(*Batch) error) error
 	// close releases what the producer holds and reports what only the
 	// end of the rows can tell; it is called once, after run and every
@@ -66,6 +68,12 @@ type cachedProducer struct {
 	segs  []column.Segment
 	zones []column.DayZone
 	cols  []*column.Column
+	// claim: every term is order-free with no bound on integer sums
+	// (Query.OrderFree), so a worker takes the next segment left (next
+	// counts those taken) instead of its groups g mod P: a worker that
+	// starts late or meets denser segments leaves no core idle at the end.
+	claim bool
+	next  atomic.Int64
 }
 
 // NewCachedProducer scans the cached columns of q's base slots (held by
@@ -75,27 +83,46 @@ func NewCachedProducer(q *Query, held map[string]*column.Derived, segs []column.
 	for i, proto := range q.Base {
 		cols[i] = held[proto.Name].Column()
 	}
-	return &cachedProducer{q: q, segs: segs, cols: cols, zones: held[q.Base[q.TimeSlot].Name].Zones(segs)}
+	unbounded := func(int) bool { return false }
+	return &cachedProducer{q: q, segs: segs, cols: cols, zones: held[q.Base[q.TimeSlot].Name].Zones(segs), claim: q.OrderFree(unbounded)}
 }
 
 func (p *cachedProducer) Scan(ctx context.Context, w int, each func(*Batch) error) error {
+	if p.claim {
+		for i := int(p.next.Add(1)) - 1; i < len(p.segs); i = int(p.next.Add(1)) - 1 {
+			if err := p.segment(ctx, i, each); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for i, s := range p.segs {
-		if s.Group%p.q.Parallel != w || !p.q.Meets(p.zones[i]) {
+		if s.Group%p.q.Parallel != w {
 			continue
 		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		b := &Batch{Lo: s.Lo, Hi: s.Hi, Group: s.Group, Cols: p.cols}
-		if p.cols[p.q.TimeSlot].Valid == nil {
-			b.Bucket, b.OneBucket = p.q.OneBucket(p.zones[i])
-			b.inside = p.q.inside(p.zones[i])
-		}
-		if err := each(b); err != nil {
+		if err := p.segment(ctx, i, each); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// segment hands segment i to each when its zone may hold a row of the
+// range.
+func (p *cachedProducer) segment(ctx context.Context, i int, each func(*Batch) error) error {
+	if !p.q.Meets(p.zones[i]) {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s := p.segs[i]
+	b := &Batch{Lo: s.Lo, Hi: s.Hi, Group: s.Group, Cols: p.cols}
+	if p.cols[p.q.TimeSlot].Valid == nil {
+		b.Bucket, b.OneBucket = p.q.OneBucket(p.zones[i])
+		b.inside = p.q.inside(p.zones[i])
+	}
+	return each(b)
 }
 
 func (p *cachedProducer) Run(context.Context) error { return nil }

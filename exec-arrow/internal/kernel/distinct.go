@@ -44,7 +44,7 @@ func (s *termState) toDistinct(t *TermPlan) {
 			}
 		}
 	}
-	for k := range s.set.all() {
+	for k := range s.set.All() {
 		s.addBookValue(uint32(k>>32), int32(k&(1<<32-1)), &buf)
 	}
 	s.book, s.bits, s.set, s.words, s.m = nil, nil, nil, 0, DictMap{}

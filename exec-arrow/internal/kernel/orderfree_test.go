@@ -1,9 +1,14 @@
 package kernel
 
 import (
+	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // TestOrderFreeTerms: only terms whose answer no order of rows can change
@@ -31,5 +36,63 @@ func TestOrderFreeTerms(t *testing.T) {
 	} {
 		assert.Equal(t, tc.whenBound, tc.term.OrderFree(bounded), "%s, bounded", tc.name)
 		assert.Equal(t, tc.without, tc.term.OrderFree(unbounded), "%s, unbounded", tc.name)
+	}
+}
+
+// TestCachedSegmentsClaimedWhenOrderFree: over cached columns, a question
+// whose terms are order-free (with no bound on integer sums) lets any
+// worker take the next segment left, each exactly once; any other keeps
+// worker w on the segments of groups g mod P, in order.
+func TestCachedSegmentsClaimedWhenOrderFree(t *testing.T) {
+	segs := make([]column.Segment, 40)
+	zones := make([]column.DayZone, len(segs))
+	for i := range segs {
+		segs[i] = column.Segment{Lo: i * 10, Hi: i*10 + 10, Group: i / 2}
+		zones[i] = column.DayZone{Min: 0, Max: 0}
+	}
+	query := func(terms ...*TermPlan) *Query {
+		return &Query{Parallel: 2, Span: 1, BucketOf: []int32{0}, Metrics: []*MetricPlan{{Terms: terms}}}
+	}
+	unbounded := func(int) bool { return false }
+	for _, tc := range []struct {
+		name  string
+		q     *Query
+		claim bool
+	}{
+		{"counts and distinct counts", query(&TermPlan{Op: opCount}, &TermPlan{Op: OpDistinct}), true},
+		{"an integer sum, unbounded", query(&TermPlan{Op: opCount}, &TermPlan{Op: OpSum}), false},
+		{"a float max", query(&TermPlan{Op: OpMax, Float: true}), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.claim, tc.q.OrderFree(unbounded))
+			p := &cachedProducer{q: tc.q, segs: segs, zones: zones, cols: []*column.Column{{}}, claim: tc.q.OrderFree(unbounded)}
+			// Worker 1 starts after worker 0 has finished: claiming, worker
+			// 0 takes every segment; dealt, each takes its own.
+			seen := make([][]int, 2)
+			for w := range 2 {
+				require.NoError(t, p.Scan(context.Background(), w, func(b *Batch) error {
+					seen[w] = append(seen[w], b.Lo/10)
+					return nil
+				}))
+			}
+			if tc.claim {
+				assert.Len(t, seen[0], len(segs), "the first worker took what was left")
+				assert.Empty(t, seen[1])
+			}
+			all := append(slices.Clone(seen[0]), seen[1]...)
+			slices.Sort(all)
+			assert.Len(t, all, len(segs), "every segment once")
+			assert.Equal(t, len(segs), len(slices.Compact(all)), "no segment twice")
+			if !tc.claim {
+				for w := range 2 {
+					for k, i := range seen[w] {
+						assert.Equal(t, w, segs[i].Group%2, "worker %d met segment %d", w, i)
+						if k > 0 {
+							assert.Less(t, seen[w][k-1], i, "worker %d in order", w)
+						}
+					}
+				}
+			}
+		})
 	}
 }

@@ -144,13 +144,13 @@ func TestDistinctDensify(t *testing.T) {
 	s := newTermState(tp)
 	dense.run(tp, s, 0, 1)
 	if s.set != nil || s.bits == nil {
-		t.Fatalf("a dense term kept a set of %d pairs after its first batch", s.set.len())
+		t.Fatalf("a dense term kept a set of %d pairs after its first batch", s.set.Len())
 	}
 	s = newTermState(tp)
 	keepSet(s) // no projection: the share alone
 	dense.run(tp, s, 0, len(dense.batches))
 	if s.set != nil {
-		t.Fatalf("a set of %d bytes stayed a set beside bitsets of %d", s.set.bytes(), len(s.n)*tp.words*8)
+		t.Fatalf("a set of %d bytes stayed a set beside bitsets of %d", s.set.Bytes(), len(s.n)*tp.words*8)
 	}
 	sparse := newSparseCase(9, 200_000, 9, 20000, 1000, 0.02)
 	s = newTermState(tp)
@@ -261,19 +261,19 @@ func TestDistinctSparseMergeGrowsFirst(t *testing.T) {
 	c.run(tp, b, 1, len(c.batches))
 	a.grow(tp, 240)
 	b.grow(tp, 240)
-	if a.set == nil || b.set == nil || a.set.len()*8 > b.set.len() {
+	if a.set == nil || b.set == nil || a.set.Len()*8 > b.set.Len() {
 		t.Fatalf("want a small set merged with a large one")
 	}
 	remap := make([]int32, 240)
 	for g := range remap {
 		remap[g] = int32(g)
 	}
-	grew := a.set.p.Grew()
+	grew := a.set.Pairs.Grew()
 	a.merge(tp, b, remap, nil)
 	if a.set == nil {
 		t.Fatal("the merged pairs made bitsets")
 	}
-	if n := a.set.p.Grew() - grew; n > 1 {
+	if n := a.set.Pairs.Grew() - grew; n > 1 {
 		t.Fatalf("the set grew %d times while the pairs came", n)
 	}
 	pairs := map[[2]int32]bool{}
