@@ -61,6 +61,9 @@ type fileProducer struct {
 	next            atomic.Int64
 	dispatchFrom    int
 	firstDispatched int
+	// dicts[s] is how many distinct values the last text block parsed
+	// held in slot s: the next block's dictionary starts that large.
+	dicts []atomic.Int32
 }
 
 // producer returns the batches of the question's base table: its cached
@@ -73,7 +76,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *kernel.Reservation
 	if m != nil {
 		fsys = countingFS{FS: fsys, n: &m.Bytes}
 	}
-	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), bufs: make(chan []byte, 2*q.Parallel+2)}
+	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), bufs: make(chan []byte, 2*q.Parallel+2), dicts: make([]atomic.Int32, len(q.Base))}
 	var perWorker int64
 	for _, p := range q.tf.Parts {
 		sp := &streamPart{p: p, seen: make([]atomic.Bool, len(q.Base))}

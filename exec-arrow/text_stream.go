@@ -198,6 +198,9 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 		if r, ok := bl.(column.Reserver); ok {
 			r.Reserve(n)
 		}
+		if r, ok := bl.(column.DictReserver); ok {
+			r.ReserveDict(min(int(fp.dicts[s].Load()), n))
+		}
 		for k := 0; k < n; k++ {
 			v := fields[k*len(q.Base)+s]
 			if v == "" {
@@ -209,6 +212,9 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 			}
 		}
 		cols[s] = format.WithID(bl.Finish(proto.Name))
+		if d := cols[s].Dict; d != nil {
+			fp.dicts[s].Store(int32(len(d)))
+		}
 		return nil
 	}
 	if err := build(q.TimeSlot); err != nil {

@@ -421,6 +421,21 @@ func (b *textBuilder) AppendText(s string) error {
 	return nil
 }
 
+// DictReserver is a text builder, whose dictionary can be sized ahead.
+type DictReserver interface {
+	// ReserveDict sizes the dictionary for d distinct values (a hint: a
+	// stream's last block of the same column held d), so that a column
+	// of many distinct values does not grow its table step by step.
+	ReserveDict(d int)
+}
+
+func (b *textBuilder) ReserveDict(d int) {
+	if !b.check && b.seen == nil && d > 0 {
+		b.seen = make(map[string]int32, d)
+		b.dict = make([]string, 0, d)
+	}
+}
+
 // intern returns the dictionary code of s, adding it when new.
 func (b *textBuilder) intern(s string) int32 {
 	if b.seen == nil {

@@ -80,3 +80,38 @@ func TestReservedMaskStartsWithItsRoom(t *testing.T) {
 		require.Equal(t, r < 100 || r%100 != 37, c.IsValid(r), "row %d", r)
 	}
 }
+
+// TestReservedDictionaryBuildsTheSameColumn: a text builder whose
+// dictionary was sized ahead (too small, exact, too large) builds the
+// column the unsized one builds, its codes in first-seen order and its
+// nulls kept; a hint after the first value, or in a check, changes nothing.
+func TestReservedDictionaryBuildsTheSameColumn(t *testing.T) {
+	vals := []string{"b", "a", "", "b", "c", "a", "", "d"}
+	build := func(hint int) *Column {
+		bl := NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
+		if hint >= 0 {
+			bl.(DictReserver).ReserveDict(hint)
+		}
+		for _, v := range vals {
+			if v == "" {
+				bl.AppendNull()
+				continue
+			}
+			require.NoError(t, bl.AppendText(v))
+			bl.(DictReserver).ReserveDict(1000) // too late: ignored
+		}
+		return bl.Finish("t")
+	}
+	want := build(-1)
+	assert.Equal(t, []string{"b", "a", "c", "d"}, want.Dict)
+	for _, hint := range []int{0, 1, 4, 1 << 16} {
+		got := build(hint)
+		assert.Equal(t, want.Dict, got.Dict, "hint %d", hint)
+		assert.Equal(t, want.Idx, got.Idx, "hint %d", hint)
+		assert.Equal(t, want.Valid, got.Valid, "hint %d", hint)
+	}
+	check := NewBuilderSpec(domain.TypeText, DecimalSpec{}, true)
+	check.(DictReserver).ReserveDict(8)
+	require.NoError(t, check.AppendText("x"))
+	assert.Nil(t, check.Finish("t"))
+}
