@@ -48,7 +48,8 @@ type fileProducer struct {
 	fsys  fs.FS
 	parts []*streamPart
 	work  []chan task
-	bufs  chan []byte // text block buffers, recycled
+	bufs  chan []byte  // text block buffers, recycled
+	spans chan []int32 // text blocks' record spans, recycled
 	// The row groups of the Parquet parts before the first text part are
 	// known from their footers: direct[w] lists worker w's, and it reads
 	// them without waiting for a dispatcher. The dispatcher (run) numbers
@@ -76,7 +77,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *kernel.Reservation
 	if m != nil {
 		fsys = countingFS{FS: fsys, n: &m.Bytes}
 	}
-	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), bufs: make(chan []byte, 2*q.Parallel+2), dicts: make([]atomic.Int32, len(q.Base))}
+	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), bufs: make(chan []byte, 2*q.Parallel+2), spans: make(chan []int32, 2*q.Parallel+2), dicts: make([]atomic.Int32, len(q.Base))}
 	var perWorker int64
 	for _, p := range q.tf.Parts {
 		sp := &streamPart{p: p, seen: make([]atomic.Bool, len(q.Base))}

@@ -64,6 +64,11 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 			return blocks, fmt.Errorf("file %s: %w", sp.p.Path, err)
 		}
 		if ok && !format.Blank(s.Buf[lo:hi], s.CSV) {
+			if spans == nil {
+				if spans, err = fp.spanBuf(); err != nil {
+					return blocks, err
+				}
+			}
 			spans = append(spans, int32(lo), int32(hi))
 		}
 		if len(spans) == 2*column.ChunkRows || (!ok && len(spans) > 0) {
@@ -106,6 +111,22 @@ func (fp *fileProducer) recycle(b []byte) {
 	select {
 	case fp.bufs <- b:
 	default:
+	}
+}
+
+// spanBuf returns a recycled slice for a block's record spans, or a new
+// one of a whole block's room, accounted as buffer is (appending a
+// block's spans to a slice grown from nothing was half a second of
+// serial copying over 20 M records: docs/performance.md).
+func (fp *fileProducer) spanBuf() ([]int32, error) {
+	select {
+	case s := <-fp.spans:
+		return s[:0], nil
+	default:
+		if err := fp.mem.Grow(8 * column.ChunkRows); err != nil {
+			return nil, err
+		}
+		return make([]int32, 0, 2*column.ChunkRows), nil
 	}
 }
 
@@ -173,6 +194,12 @@ func (fp *fileProducer) exactError(ctx context.Context, sp *streamPart, err erro
 func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string, each func(*kernel.Batch) error) error {
 	q, b := fp.q, t.block
 	defer fp.recycle(b.buf)
+	defer func() {
+		select {
+		case fp.spans <- b.spans:
+		default:
+		}
+	}()
 	n := len(b.spans) / 2
 	if cap(*scratch) < n*len(q.Base) {
 		*scratch = make([]string, n*len(q.Base))
