@@ -12,8 +12,9 @@
 // a set grows without copying what it holds. A set's memory is what Bytes
 // reports; Spill writes every partition to a temporary file (unlinked as
 // soon as it is created, so nothing is left behind if the process dies)
-// and frees the memory; Counts then reads the partitions back one at a
-// time, so counting needs the memory of one partition, about a 64th of
-// the pairs. Sets of several workers merge with Absorb, partition by
+// and frees the memory; Counts then reads the partitions back a
+// partition at a time on each core, so counting needs the memory of one
+// partition, about a 64th of the pairs, and uses one per core when its
+// caller grants it. Sets of several workers merge with Absorb, partition by
 // partition, on GOMAXPROCS goroutines.
 package distinct

@@ -1,7 +1,6 @@
 package distinct
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
@@ -48,8 +47,7 @@ type Set struct {
 	dir   string
 	parts [nParts]part
 	file  *os.File // this set's spill file, unlinked
-	w     *bufio.Writer
-	size  int64 // bytes written to file
+	size  int64    // bytes written to file
 	runs  []run
 	sink  uint64 // what AddStrings's probes ahead read, kept so they stay
 }
@@ -70,6 +68,8 @@ type part struct {
 	n      int      // pairs
 	blocks [][]byte // records; a ref is block<<16 | offset
 	heap   int64    // capacity of the blocks
+	vbytes int64    // the values' bytes, summed (a spill's size is 12n + vbytes)
+	sink   byte     // what write's reads ahead read, kept so they stay
 	// doublings counts the times the table grew because pairs filled it
 	// (not because room was reserved ahead): tests hold it to zero where
 	// reserve should have made the room.
@@ -221,6 +221,7 @@ func push[T string | []byte](p *part, g uint32, v T) uint32 {
 	}
 	p.blocks[k] = append(b, v...)
 	p.n++
+	p.vbytes += int64(len(v))
 	return uint32(k)<<16 | uint32(off)
 }
 
@@ -308,8 +309,11 @@ func (s *Set) Len() int {
 // Spilled reports whether the set has written pairs to disk.
 func (s *Set) Spilled() bool { return len(s.runs) > 0 }
 
-// Spill writes the pairs held in memory to the set's file, partition by
-// partition, and frees their memory. It returns the bytes freed.
+// Spill writes the pairs held in memory to the set's file and frees their
+// memory. It returns the bytes freed. Each partition's place in the file
+// is known before it is written (12 bytes and the value per pair), so the
+// partitions are written on GOMAXPROCS goroutines, a partition at a time
+// each, through a buffer of 1 MiB per goroutine.
 func (s *Set) Spill() (int64, error) {
 	freed := s.Bytes()
 	if s.Len() == 0 {
@@ -321,39 +325,93 @@ func (s *Set) Spill() (int64, error) {
 			return 0, fmt.Errorf("distinct set spill: %w", err)
 		}
 		_ = os.Remove(f.Name()) // the open file lives until it is closed
-		s.file, s.w = f, bufio.NewWriterSize(f, 1<<20)
+		s.file = f
 	}
 	r := run{f: s.file}
-	var err error
 	for i := range s.parts {
-		r.off[i] = s.size
 		p := &s.parts[i]
-		r.pairs[i] = p.n
-		p.each(func(g, k uint32, v []byte) {
-			if err != nil {
-				return
+		r.off[i], r.pairs[i] = s.size, p.n
+		s.size += 12*int64(p.n) + p.vbytes
+	}
+	r.off[nParts] = s.size
+	var next atomic.Int32
+	errs := make([]error, min(runtime.GOMAXPROCS(0), nParts))
+	var wg sync.WaitGroup
+	for w := range errs {
+		wg.Go(func() {
+			buf := make([]byte, 0, 1<<20)
+			for i := next.Add(1) - 1; i < nParts && errs[w] == nil; i = next.Add(1) - 1 {
+				errs[w] = s.parts[i].write(s.file, r.off[i], buf)
+				s.parts[i] = part{}
 			}
-			var hdr [12]byte
-			binary.LittleEndian.PutUint32(hdr[0:], g)
-			binary.LittleEndian.PutUint32(hdr[4:], k)
-			binary.LittleEndian.PutUint32(hdr[8:], uint32(len(v)))
-			if _, err = s.w.Write(hdr[:]); err == nil {
-				_, err = s.w.Write(v)
-			}
-			s.size += int64(len(hdr) + len(v))
 		})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return 0, fmt.Errorf("distinct set spill: %w", err)
 		}
-		*p = part{}
-	}
-	r.off[nParts] = s.size
-	if err := s.w.Flush(); err != nil {
-		return 0, fmt.Errorf("distinct set spill: %w", err)
 	}
 	s.runs = append(s.runs, r)
 	Spills.Add(1)
 	return freed, nil
+}
+
+// write writes p's pairs (group, hash bits, length, value) to f from off
+// on, through buf. A slot's record lies anywhere in the blocks: the refs
+// of 64 slots are gathered first and their records read after, so that
+// the misses of many are in flight at once.
+func (p *part) write(f *os.File, off int64, buf []byte) error {
+	var refs [64]uint64
+	n, start, want := 0, off, 12*int64(p.n)+p.vbytes
+	var sink byte
+	emit := func() error {
+		for _, x := range refs[:n] {
+			sink += p.blocks[uint32(x)>>16][uint32(x)&0xffff]
+		}
+		for _, x := range refs[:n] {
+			g, v := p.record(uint32(x))
+			if len(buf)+12+len(v) > cap(buf) && len(buf) > 0 {
+				if _, err := f.WriteAt(buf, off); err != nil {
+					return err
+				}
+				off += int64(len(buf))
+				buf = buf[:0]
+			}
+			buf = binary.LittleEndian.AppendUint32(buf, g)
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(x>>32)^mix(g))
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v)))
+			buf = append(buf, v...)
+		}
+		n = 0
+		return nil
+	}
+	for _, x := range p.slots {
+		if x == 0 {
+			continue
+		}
+		refs[n] = x
+		n++
+		if n == len(refs) {
+			if err := emit(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := emit(); err != nil {
+		return err
+	}
+	p.sink = sink
+	if len(buf) > 0 {
+		if _, err := f.WriteAt(buf, off); err != nil {
+			return err
+		}
+		off += int64(len(buf))
+	}
+	if got := off - start; got != want {
+		return fmt.Errorf("a partition wrote %d bytes where it counted %d", got, want)
+	}
+	return nil
 }
 
 // Absorb moves every pair of src into s, src's group g becoming s's
@@ -387,55 +445,76 @@ func (s *Set) Absorb(src *Set, remap []int32) {
 		s.runs = append(s.runs, r)
 	}
 	// The runs now belong to s, and with them src's file.
-	src.runs, src.file, src.w, src.size = nil, nil, nil, 0
+	src.runs, src.file, src.size = nil, nil, 0
 }
 
 // Counts returns the number of distinct values of each of ng groups and
-// empties the set. A partition with spilled pairs is read back and
-// deduplicated in memory; account is told the bytes that takes (and,
-// negative, those given back after) and may refuse them.
+// empties the set. The partitions are counted on GOMAXPROCS goroutines, a
+// partition at a time each; a partition with spilled pairs is read back
+// and deduplicated in memory first, and account is told the bytes that
+// takes (and, negative, those given back after). When account refuses
+// them while another partition holds its bytes, the goroutine waits for
+// that one to give them back and asks again: Counts fails only when a
+// partition's bytes are refused with no other held, so it needs the
+// memory of one partition (a 64th of the pairs) to finish, and uses that
+// of one per core when it has it.
 func (s *Set) Counts(ng int, account func(int64) error) ([]int64, error) {
+	c := &counting{s: s, ng: ng, account: account}
+	c.given = sync.NewCond(&c.mu)
+	workers := min(runtime.GOMAXPROCS(0), nParts)
+	outs := make([][]int64, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { outs[w] = c.work() })
+	}
+	wg.Wait()
+	if c.err != nil {
+		return nil, c.err
+	}
 	out := make([]int64, ng)
+	for _, o := range outs {
+		for g, n := range o {
+			out[g] += n
+		}
+	}
+	return out, nil
+}
+
+// counting is one Counts call shared by its goroutines: the partitions
+// they take in turn (next), and the bytes they hold under mu (held: the
+// partitions whose bytes account took; given signals one gave them back).
+type counting struct {
+	s       *Set
+	ng      int
+	account func(int64) error
+	next    atomic.Int32
+	mu      sync.Mutex
+	given   *sync.Cond
+	held    int
+	err     error
+}
+
+// work counts the partitions this goroutine takes, until none is left or
+// one has failed.
+func (c *counting) work() []int64 {
+	out := make([]int64, c.ng)
 	var buf []byte
-	for i := range s.parts {
-		p := &s.parts[i]
+	for i := c.next.Add(1) - 1; i < nParts; i = c.next.Add(1) - 1 {
+		p := &c.s.parts[i]
 		var extra int64
-		if len(s.runs) > 0 {
+		if len(c.s.runs) > 0 {
+			if c.failed() {
+				return nil
+			}
 			before := p.bytes()
-			// Room for the largest run beside what is held: a run comes in
-			// its table's order, and a table at least that large takes it
-			// without piling up (later doublings keep the order harmless).
-			largest := 0
-			for _, r := range s.runs {
-				largest = max(largest, r.pairs[i])
+			var err error
+			if buf, err = c.s.readBack(int(i), buf); err == nil {
+				extra = max(p.bytes()-before, 0) + int64(cap(buf))
+				err = c.take(extra)
 			}
-			p.reserve(p.n + largest)
-			for _, r := range s.runs {
-				n := r.off[i+1] - r.off[i]
-				if n == 0 {
-					continue
-				}
-				if int64(cap(buf)) < n {
-					buf = make([]byte, n)
-				}
-				b := buf[:n]
-				if _, err := r.f.ReadAt(b, r.off[i]); err != nil && err != io.EOF {
-					return nil, fmt.Errorf("distinct set: read a spilled partition: %w", err)
-				}
-				for len(b) >= 12 {
-					g := binary.LittleEndian.Uint32(b[0:])
-					k := binary.LittleEndian.Uint32(b[4:])
-					l := int(binary.LittleEndian.Uint32(b[8:]))
-					if r.remap != nil {
-						g = uint32(r.remap[g])
-					}
-					add(p, g, k, b[12:12+l])
-					b = b[12+l:]
-				}
-			}
-			extra = max(p.bytes()-before, 0) + int64(cap(buf))
-			if err := account(extra); err != nil {
-				return nil, err
+			if err != nil {
+				c.fail(err)
+				return nil
 			}
 		}
 		for _, x := range p.slots {
@@ -446,10 +525,88 @@ func (s *Set) Counts(ng int, account func(int64) error) ([]int64, error) {
 		}
 		*p = part{}
 		if extra > 0 {
-			_ = account(-extra)
+			c.mu.Lock()
+			_ = c.account(-extra)
+			c.held--
+			c.given.Broadcast()
+			c.mu.Unlock()
 		}
 	}
-	return out, nil
+	return out
+}
+
+// take has account take n bytes, waiting while it refuses them and
+// another partition holds its own; it fails once another goroutine has.
+func (c *counting) take(n int64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.err == nil {
+		err := c.account(n)
+		if err == nil {
+			c.held++
+			return nil
+		}
+		if c.held == 0 {
+			return err
+		}
+		c.given.Wait()
+	}
+	return c.err
+}
+
+// failed reports whether a goroutine has failed.
+func (c *counting) failed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err != nil
+}
+
+// fail records the first error and wakes the goroutines waiting in take.
+func (c *counting) fail(err error) {
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.given.Broadcast()
+	c.mu.Unlock()
+}
+
+// readBack adds partition i's spilled pairs to it, reading each run's
+// share through buf (grown as needed and returned).
+func (s *Set) readBack(i int, buf []byte) ([]byte, error) {
+	p := &s.parts[i]
+	// Room for the largest run beside what is held: a run comes in its
+	// table's order, and a table at least that large takes it without
+	// piling up (later doublings keep the order harmless).
+	largest := 0
+	for _, r := range s.runs {
+		largest = max(largest, r.pairs[i])
+	}
+	p.reserve(p.n + largest)
+	for _, r := range s.runs {
+		n := r.off[i+1] - r.off[i]
+		if n == 0 {
+			continue
+		}
+		if int64(cap(buf)) < n {
+			buf = make([]byte, n)
+		}
+		b := buf[:n]
+		if _, err := r.f.ReadAt(b, r.off[i]); err != nil && err != io.EOF {
+			return buf, fmt.Errorf("distinct set: read a spilled partition: %w", err)
+		}
+		for len(b) >= 12 {
+			g := binary.LittleEndian.Uint32(b[0:])
+			k := binary.LittleEndian.Uint32(b[4:])
+			l := int(binary.LittleEndian.Uint32(b[8:]))
+			if r.remap != nil {
+				g = uint32(r.remap[g])
+			}
+			add(p, g, k, b[12:12+l])
+			b = b[12+l:]
+		}
+	}
+	return buf, nil
 }
 
 // Close gives back the set's spill files.

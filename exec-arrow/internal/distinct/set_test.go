@@ -3,7 +3,9 @@ package distinct
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -212,8 +214,10 @@ func TestAbsorbReservesAhead(t *testing.T) {
 
 // Counting a set whose pairs were spilled reads each partition's runs
 // back into a table reserved ahead (room for the largest run beside what
-// is held): no partition doubles while its runs come back.
+// is held): no partition doubles while its runs come back. One
+// goroutine counts, so the partitions come in order.
 func TestCountsReserveForSpilledRuns(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	s := New(t.TempDir())
 	defer s.Close()
 	for i := range 200_000 {
@@ -241,4 +245,42 @@ func TestCountsReserveForSpilledRuns(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, len(s.parts), part, "every partition read its runs back")
 	require.Equal(t, []int64{201_000}, got)
+}
+
+// TestCountsWaitForRoom: partitions counted on several goroutines each
+// ask for their bytes; a refusal while another partition holds its bytes
+// waits for them instead of failing, so an account that grants one
+// partition at a time still gets exact counts, never two held at once.
+func TestCountsWaitForRoom(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	s := New(t.TempDir())
+	defer s.Close()
+	for i := range 100_000 {
+		v := fmt.Sprintf("v-%06d", i)
+		s.AddString(uint32(i%3), HashString(v), v)
+	}
+	_, err := s.Spill()
+	require.NoError(t, err)
+	var mu sync.Mutex
+	held, most, refused := 0, 0, 0
+	got, err := s.Counts(3, func(n int64) error {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case n < 0:
+			held--
+		case held > 0:
+			refused++
+			return fmt.Errorf("no room")
+		default:
+			held++
+			most = max(most, held)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, []int64{33_334, 33_333, 33_333}, got)
+	require.Equal(t, 1, most, "partitions held at once")
+	require.Zero(t, held, "every partition's bytes given back")
+	t.Logf("%d refusals waited for room", refused)
 }
