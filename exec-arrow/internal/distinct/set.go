@@ -509,8 +509,9 @@ func (c *counting) work() []int64 {
 			before := p.bytes()
 			var err error
 			if buf, err = c.s.readBack(int(i), buf); err == nil {
-				extra = max(p.bytes()-before, 0) + int64(cap(buf))
-				err = c.take(extra)
+				if extra = max(p.bytes()-before, 0) + int64(cap(buf)); extra > 0 {
+					err = c.take(extra) // held until given back below
+				}
 			}
 			if err != nil {
 				c.fail(err)

@@ -284,3 +284,32 @@ func TestCountsWaitForRoom(t *testing.T) {
 	require.Zero(t, held, "every partition's bytes given back")
 	t.Logf("%d refusals waited for room", refused)
 }
+
+// TestCountsAskOnlyForBytes: a partition that read nothing back (the run
+// holds none of its pairs, its table had room) asks for no bytes, so it
+// holds nothing another partition would wait for.
+func TestCountsAskOnlyForBytes(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	s := New(t.TempDir())
+	defer s.Close()
+	s.AddString(0, HashString("one"), "one") // one partition of 64 spills a pair
+	_, err := s.Spill()
+	require.NoError(t, err)
+	for i := range 10_000 { // and every partition holds pairs in memory
+		v := fmt.Sprintf("v-%05d", i)
+		s.AddString(0, HashString(v), v)
+	}
+	var mu sync.Mutex
+	zero := 0
+	got, err := s.Counts(1, func(n int64) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if n == 0 {
+			zero++
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, []int64{10_001}, got)
+	require.Zero(t, zero, "partitions that asked for no bytes")
+}
