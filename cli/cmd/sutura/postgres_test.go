@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -135,22 +136,40 @@ func TestPostgresCancellationFreesBackendAndSlot(t *testing.T) {
 	db, err := postgres.New(context.Background(), d.Config(demo.SourceAlias, b.Definitions().Models))
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
-	active := func() int {
-		var n int
-		row := pgtestQuery(t, d, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE '%net_sales%' AND pid <> pg_backend_pid()`)
-		require.NoError(t, row.Scan(&n))
-		return n
-	}
+	active := activeStatements(t, d, "net_sales")
 	elapsed := askAndCancel(t, db, func() bool { return active() > 0 })
 	require.Eventually(t, func() bool { return active() == 0 }, time.Second, 10*time.Millisecond, "the backend is idle within a second")
 	t.Logf("slot back %v after cancel", elapsed)
 }
 
-// pgtestQuery runs one query as the superuser in d's database.
-func pgtestQuery(t *testing.T, d *pgtest.Database, sql string) pgx.Row {
+// activeStatements returns a probe counting the statements other than its
+// own that are running in d's database and whose text contains fragment. It
+// holds one superuser connection for the whole test, so a probe polled every
+// few milliseconds does not open a connection per poll (on a loaded machine
+// that alone could outlast the window polled in), and it is safe to call
+// from the goroutine assert.Eventually runs it on. A failed probe reports
+// the error and counts -1, which satisfies no condition.
+func activeStatements(t *testing.T, d *pgtest.Database, fragment string) func() int {
 	cfg := d.Config("q", nil)
 	conn, err := pgx.Connect(context.Background(), fmt.Sprintf("postgres://%s:%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Password, cfg.Host, cfg.Port, cfg.Database))
 	require.NoError(t, err)
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn.QueryRow(context.Background(), sql)
+	var mu sync.Mutex
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		conn.Close(context.Background())
+	})
+	return func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+			AND state = 'active' AND strpos(query, $1) > 0 AND pid <> pg_backend_pid()`, fragment).Scan(&n); err != nil {
+			t.Errorf("pg_stat_activity: %v", err)
+			return -1
+		}
+		return n
+	}
 }

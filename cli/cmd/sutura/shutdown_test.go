@@ -23,29 +23,28 @@ import (
 )
 
 // TestShutdownLetsInFlightQuestionsFinishThenCancels serves the demo from
-// a real Postgres whose orders table is a view that sleeps three seconds
-// before it yields its rows, so a question is in flight for as long as the
-// test needs, whatever the machine's speed. A SIGTERM while it runs: with
-// a long grace the question finishes and is answered; with a grace of one
-// second it is cancelled at the database, the process exits right after
-// the grace, and no statement is left running.
+// a real Postgres whose orders table is a view that sleeps before it yields
+// its rows, so a question is in flight for as long as the test needs,
+// whatever the machine's speed. A SIGTERM while it runs: with a long grace
+// the question (a three-second pause) finishes and is answered; with a
+// grace of one second the question (now a sixty-second pause, so its end
+// cannot be the pause running out) is cancelled at the database, the
+// process exits right after the grace, and no statement is left running.
 func TestShutdownLetsInFlightQuestionsFinishThenCancels(t *testing.T) {
 	b, err := mdcatalog.Load(demo.Catalog(), demo.Version)
 	require.NoError(t, err)
 	d := pgtest.New(t)
 	d.Load(t, demo.Data(), b.Definitions().Models)
 	d.Exec(t, `ALTER TABLE orders RENAME TO orders_data`)
-	d.Exec(t, `CREATE VIEW orders AS SELECT o.* FROM orders_data o CROSS JOIN (SELECT pg_sleep(3)) AS pause`)
+	pause := func(seconds int) {
+		d.Exec(t, fmt.Sprintf(`CREATE OR REPLACE VIEW orders AS SELECT o.* FROM orders_data o CROSS JOIN (SELECT pg_sleep(%d)) AS pause`, seconds))
+	}
+	pause(0) // serve reads each time column's newest day before it listens
 	pc := d.Config(demo.SourceAlias, nil)
 	catalog := withoutAnchors(t, "../../../examples/demo/catalog")
-	active := func() int {
-		var n int
-		require.NoError(t, pgtestQuery(t, d, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
-			AND state = 'active' AND query LIKE '%orders%' AND pid <> pg_backend_pid()`).Scan(&n))
-		return n
-	}
+	active := activeStatements(t, d, "orders")
 
-	run := func(grace int) (status int, reqErr, exitErr error, exitAfter time.Duration) {
+	run := func(grace, seconds int) (status int, reqErr, exitErr error, exitAfter time.Duration) {
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "pgpass"), pc.Password, 0o600))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(fmt.Sprintf(`catalogs:
@@ -55,6 +54,7 @@ sources:
 security: {identity: single-user}
 `, catalog, pc.Host, pc.Port, pc.Database, pc.User)), 0o600))
 		s := serve(t, "SUTURA_CONFIG_DIR="+dir, "SUTURA__RUNTIME__SHUTDOWN_GRACE_SECONDS="+strconv.Itoa(grace))
+		pause(seconds)
 		type result struct {
 			status int
 			err    error
@@ -86,21 +86,21 @@ security: {identity: single-user}
 		return r.status, r.err, exitErr, exitAfter
 	}
 
-	status, err, exitErr, after := run(30)
+	status, err, exitErr, after := run(30, 3)
 	require.NoError(t, err, "with a long grace the in-flight question is answered")
 	assert.Equal(t, 200, status)
 	assert.NoError(t, exitErr, "every request finished within the grace: exit 0")
 	t.Logf("grace 30 s: answered, exited %v after SIGTERM", after)
 
-	_, err, exitErr, after = run(1)
+	_, err, exitErr, after = run(1, 60)
 	assert.Error(t, err, "after a one-second grace the question is cancelled and its connection closed")
 	var ee *exec.ExitError
 	if assert.ErrorAs(t, exitErr, &ee, "requests were cancelled: the exit status says so") {
 		assert.Equal(t, exitFail, ee.ExitCode())
 	}
 	assert.Less(t, after, 2500*time.Millisecond, "the process exits right after the grace")
-	assert.Eventually(t, func() bool { return active() == 0 }, time.Second, 20*time.Millisecond,
-		"the cancelled statement does not go on running at the database")
+	assert.Eventually(t, func() bool { return active() == 0 }, 5*time.Second, 20*time.Millisecond,
+		"the cancelled statement does not go on running at the database (its pause is 60 s)")
 	t.Logf("grace 1 s: cancelled, exited %v after SIGTERM", after)
 }
 
