@@ -463,6 +463,9 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 		return err
 	}
 	byName := l.Columns()
+	for _, col := range byName {
+		col.DropDictHash() // a cached column's distinct values are counted by code
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if t.loaded && (l.Rows != t.rows || !sameSegments(l.Segs, t.segs)) {

@@ -63,8 +63,9 @@ type fileProducer struct {
 	dispatchFrom    int
 	firstDispatched int
 	// dicts[s] is how many distinct values the last text block parsed
-	// held in slot s: the next block's dictionary starts that large.
-	dicts []atomic.Int32
+	// held in slot s, and dictBytes[s] their bytes: the next block's
+	// dictionary is sized from them (column.DictReserver).
+	dicts, dictBytes []atomic.Int32
 }
 
 // producer returns the batches of the question's base table: its cached
@@ -77,7 +78,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *kernel.Reservation
 	if m != nil {
 		fsys = countingFS{FS: fsys, n: &m.Bytes}
 	}
-	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), bufs: make(chan []byte, 2*q.Parallel+2), spans: make(chan []int32, 2*q.Parallel+2), dicts: make([]atomic.Int32, len(q.Base))}
+	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), bufs: make(chan []byte, 2*q.Parallel+2), spans: make(chan []int32, 2*q.Parallel+2), dicts: make([]atomic.Int32, len(q.Base)), dictBytes: make([]atomic.Int32, len(q.Base))}
 	var perWorker int64
 	for _, p := range q.tf.Parts {
 		sp := &streamPart{p: p, seen: make([]atomic.Bool, len(q.Base))}

@@ -226,7 +226,7 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 			r.Reserve(n)
 		}
 		if r, ok := bl.(column.DictReserver); ok {
-			r.ReserveDict(min(int(fp.dicts[s].Load()), n))
+			r.ReserveDict(min(int(fp.dicts[s].Load()), n), int(fp.dictBytes[s].Load()))
 		}
 		for k := 0; k < n; k++ {
 			v := fields[k*len(q.Base)+s]
@@ -241,6 +241,7 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 		cols[s] = format.WithID(bl.Finish(proto.Name))
 		if d := cols[s].Dict; d != nil {
 			fp.dicts[s].Store(int32(len(d)))
+			fp.dictBytes[s].Store(int32(cols[s].DictBytes()))
 		}
 		return nil
 	}

@@ -395,8 +395,7 @@ func (b *dateBuilder) Finish(name string) *Column {
 // textBuilder builds text columns dictionary-encoded.
 type textBuilder struct {
 	check bool
-	seen  map[string]int32
-	dict  []string
+	in    interner
 	bytes int64
 	idx   []int32
 	mask  nullMask
@@ -404,6 +403,10 @@ type textBuilder struct {
 	dictID    uint64
 	dictCodes []int32
 }
+
+// ErrTextTooLarge is the problem of a text column whose distinct values
+// pass the 2 GiB an Arrow string array can hold.
+var ErrTextTooLarge = errors.New("a text column's distinct values pass 2 GiB")
 
 func (b *textBuilder) AppendNull() {
 	if !b.check {
@@ -416,40 +419,45 @@ func (b *textBuilder) AppendText(s string) error {
 	if b.check {
 		return nil
 	}
-	b.idx = append(b.idx, b.intern(s))
+	k, ok := b.intern(s)
+	if !ok {
+		return ErrTextTooLarge
+	}
+	b.idx = append(b.idx, k)
 	b.mask.add(true)
 	return nil
 }
 
 // DictReserver is a text builder, whose dictionary can be sized ahead.
 type DictReserver interface {
-	// ReserveDict sizes the dictionary for d distinct values (a hint: a
-	// stream's last block of the same column held d), so that a column
-	// of many distinct values does not grow its table step by step.
-	ReserveDict(d int)
+	// ReserveDict sizes the dictionary for d distinct values of n bytes
+	// in all (a hint: a stream's last block of the same column held as
+	// many), so that a column of many distinct values does not grow its
+	// table and its bytes step by step.
+	ReserveDict(d, n int)
 }
 
-func (b *textBuilder) ReserveDict(d int) {
-	if !b.check && b.seen == nil && d > 0 {
-		b.seen = make(map[string]int32, d)
-		b.dict = make([]string, 0, d)
+func (b *textBuilder) ReserveDict(d, n int) {
+	if !b.check {
+		b.in.reserve(d, n)
 	}
 }
 
-// intern returns the dictionary code of s, adding it when new.
-func (b *textBuilder) intern(s string) int32 {
-	if b.seen == nil {
-		b.seen = map[string]int32{}
+// dictEntryBytes is what a distinct value holds besides its bytes: its
+// offset, hash and table slots while building, its string header in the
+// column's Dict after.
+const dictEntryBytes = 48
+
+// intern returns the dictionary code of s, adding it when new (the
+// interner copies its bytes: the reader's buffer is not ours to keep); ok
+// is false when the dictionary cannot hold it (ErrTextTooLarge).
+func (b *textBuilder) intern(s string) (int32, bool) {
+	n := b.in.len()
+	k, ok := b.in.intern(s)
+	if ok && b.in.len() > n {
+		b.bytes += int64(len(s)) + dictEntryBytes
 	}
-	k, ok := b.seen[s]
-	if !ok {
-		s = strings.Clone(s) // the reader's buffer is not ours to keep
-		k = int32(len(b.dict))
-		b.dict = append(b.dict, s)
-		b.seen[s] = k
-		b.bytes += int64(len(s)) + 64
-	}
-	return k
+	return k, ok
 }
 
 func (b *textBuilder) AppendInt(v int64) error { return b.AppendText(strconv.FormatInt(v, 10)) }
@@ -469,14 +477,16 @@ func (b *textBuilder) Finish(name string) *Column {
 		return nil
 	}
 	indices := wrap(arrow.PrimitiveTypes.Int32, arrow.Int32Traits.CastToBytes(b.idx), len(b.idx), &b.mask)
-	sb := array.NewStringBuilder(memory.DefaultAllocator)
-	sb.AppendValues(b.dict, nil)
-	dict := sb.NewArray()
+	hashes := b.in.hashes
+	dict := b.in.strings()
 	typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 	arr := array.NewDictionaryArray(typ, indices, dict)
 	indices.Release()
 	dict.Release()
-	return New(name, domain.TypeText, arr)
+	c := New(name, domain.TypeText, arr)
+	c.DictHash = hashes
+	c.Bytes += int64(8 * cap(hashes))
+	return c
 }
 
 // InferBuilder keeps an undeclared column's text and the types every value

@@ -98,7 +98,11 @@ func (b *textBuilder) AppendArray(arr arrow.Array) bool {
 	for k := range codes {
 		codes[k] = -1 // empty text is null
 		if dict.IsValid(k) && dict.Value(k) != "" {
-			codes[k] = b.intern(dict.Value(k))
+			code, ok := b.intern(dict.Value(k))
+			if !ok {
+				return false // the values, one by one, meet ErrTextTooLarge
+			}
+			codes[k] = code
 		}
 	}
 	for i := 0; i < a.Len(); i++ {
@@ -291,7 +295,10 @@ func (b *textBuilder) AppendColumn(c *Column) (int, error) {
 		}
 		code := codes[k]
 		if code < 0 {
-			code = b.intern(c.Dict[k])
+			var ok bool
+			if code, ok = b.intern(c.Dict[k]); !ok {
+				return i, ErrTextTooLarge
+			}
 			codes[k] = code
 		}
 		b.idx = append(b.idx, code)

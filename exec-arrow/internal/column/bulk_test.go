@@ -90,7 +90,7 @@ func TestReservedDictionaryBuildsTheSameColumn(t *testing.T) {
 	build := func(hint int) *Column {
 		bl := NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
 		if hint >= 0 {
-			bl.(DictReserver).ReserveDict(hint)
+			bl.(DictReserver).ReserveDict(hint, 4*hint)
 		}
 		for _, v := range vals {
 			if v == "" {
@@ -98,7 +98,7 @@ func TestReservedDictionaryBuildsTheSameColumn(t *testing.T) {
 				continue
 			}
 			require.NoError(t, bl.AppendText(v))
-			bl.(DictReserver).ReserveDict(1000) // too late: ignored
+			bl.(DictReserver).ReserveDict(1000, 1000) // too late: ignored
 		}
 		return bl.Finish("t")
 	}
@@ -111,7 +111,7 @@ func TestReservedDictionaryBuildsTheSameColumn(t *testing.T) {
 		assert.Equal(t, want.Valid, got.Valid, "hint %d", hint)
 	}
 	check := NewBuilderSpec(domain.TypeText, DecimalSpec{}, true)
-	check.(DictReserver).ReserveDict(8)
+	check.(DictReserver).ReserveDict(8, 8)
 	require.NoError(t, check.AppendText("x"))
 	assert.Nil(t, check.Finish("t"))
 }

@@ -45,6 +45,10 @@ type Column struct {
 	BoolBits []byte   // boolean: the value bitmap
 	Idx      []int32  // text: dictionary index per row
 	Dict     []string // text: the dictionary
+	// DictHash, when set, is distinct.HashString of each Dict entry (the
+	// builder that interned them kept it, and Bytes counts it); nil means
+	// unknown.
+	DictHash []uint64
 	// Decimal: the values are coefficients at Scale fractional digits, in
 	// Ints, or in Dec when one of them needs more than 64 bits.
 	Scale int32
@@ -89,6 +93,34 @@ func New(name string, typ domain.ColumnType, arr arrow.Array) *Column {
 	}
 	c.Bytes = ArrayBytes(arr.Data())
 	return c
+}
+
+// DropDictHash forgets DictHash and its bytes: a column kept, rather
+// than scanned once, is counted distinct through its codes, and need not
+// hold eight bytes a value for it.
+func (c *Column) DropDictHash() {
+	if c.DictHash != nil {
+		c.Bytes -= int64(8 * cap(c.DictHash))
+		c.DictHash = nil
+	}
+}
+
+// DictBytes is the size of a text column's dictionary entries, summed.
+func (c *Column) DictBytes() int {
+	a, ok := c.Arr.(*array.Dictionary)
+	if !ok {
+		n := 0
+		for _, s := range c.Dict {
+			n += len(s)
+		}
+		return n
+	}
+	d, ok := a.Dictionary().(*array.String)
+	if !ok || d.Len() == 0 {
+		return 0
+	}
+	offs := d.ValueOffsets()
+	return int(offs[len(offs)-1] - offs[0])
 }
 
 // ArrayBytes is the size of the buffers of d, its children and dictionary.

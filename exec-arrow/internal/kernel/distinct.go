@@ -94,19 +94,28 @@ func (s *termState) updateCodes(codes []int32, rows, gids []int32) {
 const aheadBatch = 128
 
 // updateTexts adds rows rows[k] of text column c to groups gids[k] of the
-// set, aheadBatch pairs at a time.
+// set, aheadBatch pairs at a time, with the hashes the column's builder
+// kept when it has them.
 func (s *termState) updateTexts(c *column.Column, rows, gids []int32) {
 	var gs [aheadBatch]uint32
 	var hs [aheadBatch]uint64
 	var vs [aheadBatch]string
 	nulls := c.Valid != nil
+	known := c.DictHash // the builder's hashes: no text hashed twice
 	n := 0
 	for k, r := range rows {
 		if nulls && !c.IsValid(r) {
 			continue
 		}
-		v := c.Dict[c.Idx[r]]
-		gs[n], hs[n], vs[n] = uint32(gids[k]), distinct.HashString(v), v
+		i := c.Idx[r]
+		v := c.Dict[i]
+		h := uint64(0)
+		if known != nil {
+			h = known[i]
+		} else {
+			h = distinct.HashString(v)
+		}
+		gs[n], hs[n], vs[n] = uint32(gids[k]), h, v
 		if n++; n == aheadBatch {
 			s.dset.AddStrings(gs[:], hs[:], vs[:])
 			n = 0

@@ -1,0 +1,159 @@
+package column
+
+import (
+	"math"
+	"math/bits"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"sutura.dev/exec-arrow/internal/distinct"
+)
+
+// interner numbers the distinct texts of a column in the order they first
+// arrive. Their bytes lie end to end in one buffer, which becomes the value
+// buffer of the column's Arrow dictionary as it is (no text is copied
+// twice, none is allocated on its own), and each keeps its hash
+// (distinct.HashString), which the column carries for the distinct sets
+// that would otherwise hash every row's text again.
+//
+// The table is open addressing with linear probing: a slot holds the high
+// 32 bits of a text's hash beside its code + 1 (0 is an empty slot), so a
+// probe compares bytes only when those bits match.
+type interner struct {
+	data   []byte
+	offs   []int32 // text k is data[offs[k]:offs[k+1]]; offs[0] = 0
+	hashes []uint64
+	slots  []uint64
+	mask   uint64
+}
+
+// maxDataBytes is the most bytes of distinct text one column can hold: an
+// Arrow string array's offsets are 32-bit.
+var maxDataBytes = math.MaxInt32 // tests lower it
+
+// reserve makes room for d distinct texts of n bytes in all (a hint).
+func (t *interner) reserve(d, n int) {
+	if t.slots != nil || d <= 0 {
+		return
+	}
+	t.grow(d)
+	t.offs = make([]int32, 1, d+1)
+	t.hashes = make([]uint64, 0, d)
+	if n > 0 {
+		t.data = make([]byte, 0, min(n, maxDataBytes))
+	}
+}
+
+// grow sizes the table for d texts at most half full, re-placing those it
+// holds.
+func (t *interner) grow(d int) {
+	n := 16
+	for n < 2*d {
+		n *= 2
+	}
+	slots := takeSlots(n)
+	mask := uint64(n - 1)
+	for k, h := range t.hashes {
+		i := h & mask
+		for slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		slots[i] = h>>32<<32 | uint64(k+1)
+	}
+	giveSlots(t.slots)
+	t.slots, t.mask = slots, mask
+}
+
+// A streamed block's table is built again for every block of a column,
+// and fresh memory costs the first touch of each of its pages, where a
+// table used before is only cleared: tables of 2^minPooled to 2^maxPooled
+// slots (32 KiB to 2 MiB) are kept for the next block of their size. A
+// smaller one stays in the processor's caches anyway; a larger one (a
+// whole cached column's) is left to the collector.
+const minPooled, maxPooled = 12, 18
+
+var slotPools [maxPooled + 1]sync.Pool // *[]uint64 of 2^k slots
+
+// takeSlots returns an empty table of n slots (a power of two).
+func takeSlots(n int) []uint64 {
+	k := bits.TrailingZeros(uint(n))
+	if k < minPooled || k > maxPooled {
+		return make([]uint64, n)
+	}
+	if p, ok := slotPools[k].Get().(*[]uint64); ok {
+		clear(*p)
+		return *p
+	}
+	return make([]uint64, n)
+}
+
+// giveSlots keeps a table for takeSlots, when it is of a pooled size.
+func giveSlots(s []uint64) {
+	if k := bits.TrailingZeros(uint(len(s))); len(s) > 0 && k >= minPooled && k <= maxPooled {
+		slotPools[k].Put(&s)
+	}
+}
+
+// len is the number of distinct texts.
+func (t *interner) len() int { return len(t.hashes) }
+
+// intern returns the code of s, adding s when new; ok is false, and
+// nothing is added, when s would take the texts past maxDataBytes.
+func (t *interner) intern(s string) (code int32, ok bool) {
+	if t.slots == nil {
+		t.reserve(8, 0)
+	}
+	h := distinct.HashString(s)
+	tag := h >> 32 << 32
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		x := t.slots[i]
+		if x == 0 {
+			break
+		}
+		if x&^(1<<32-1) == tag {
+			k := int32(x) - 1
+			if string(t.data[t.offs[k]:t.offs[k+1]]) == s {
+				return k, true
+			}
+		}
+	}
+	if len(t.data)+len(s) > maxDataBytes {
+		return 0, false
+	}
+	code = int32(len(t.hashes))
+	t.data = append(t.data, s...)
+	t.offs = append(t.offs, int32(len(t.data)))
+	t.hashes = append(t.hashes, h)
+	if 2*len(t.hashes) > len(t.slots) {
+		t.grow(len(t.hashes))
+	} else {
+		i := h & t.mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & t.mask
+		}
+		t.slots[i] = tag | uint64(code+1)
+	}
+	return code, true
+}
+
+// strings returns the Arrow string array of the texts in code order, over
+// the interner's own bytes; the interner is not used after it.
+func (t *interner) strings() arrow.Array {
+	if t.offs == nil {
+		t.offs = []int32{0}
+	}
+	data := t.data
+	if data == nil {
+		data = []byte{}
+	}
+	offs := arrow.Int32Traits.CastToBytes(t.offs)
+	d := array.NewData(arrow.BinaryTypes.String, len(t.hashes),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(offs), memory.NewBufferBytes(data)}, nil, 0, 0)
+	defer d.Release()
+	giveSlots(t.slots)
+	t.slots = nil
+	return array.MakeFromData(d)
+}
