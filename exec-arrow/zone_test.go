@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"context"
 	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -77,4 +79,51 @@ func TestPruningKeepsAnswers(t *testing.T) {
 		b := run(t, newEngine(t, os.DirFS(shuffled), model), p)
 		assert.Equal(t, b, a, "range %v", rg)
 	}
+}
+
+// TestDayIndexKeepsAnswers asks order-free questions over a few days of
+// two years of times stored in no order — a count by day, a distinct
+// count by week, over a timestamp column and over a date column — from
+// the files and then from the cache, where their rows are read through
+// the time column's day index (column.DayIndexes counts it built): the
+// answers are the same.
+func TestDayIndexKeepsAnswers(t *testing.T) {
+	const n = 5 * column.ChunkRows
+	rng := rand.New(rand.NewPCG(3, 4))
+	lines := make([]string, n)
+	first := domain.DateOf(2024, 1, 1)
+	for i := range lines {
+		d := first + domain.Date(rng.IntN(730))
+		at := time.Unix(int64(d)*86400+rng.Int64N(86400), 0).UTC().Format(time.RFC3339)
+		lines[i] = d.String() + "," + at + ",u" + strconv.Itoa(rng.IntN(5000)) + "," + strconv.Itoa(rng.IntN(1000))
+	}
+	dir := t.TempDir()
+	write(t, dir, "t.csv", "day,at,user,amount\n"+strings.Join(lines, "\n")+"\n")
+	cols := []domain.ModelColumn{col("day", domain.TypeDate), col("at", domain.TypeTimestamp), col("user", domain.TypeText), col("amount", domain.TypeInteger)}
+	model := domain.Model{Name: "t", Source: "files", Table: "t", Columns: cols}
+	var plans []*domain.Plan
+	for _, timeColumn := range []string{"at", "day"} {
+		for _, q := range []struct {
+			g          domain.Grain
+			start, end string
+			m          domain.MetricRef
+		}{
+			{domain.Day, "2025-03-03", "2025-03-08", metric("n", count("amount"))},
+			{domain.Week, "2024-06-03", "2024-06-17", metric("users", simple(domain.CountDistinct, "user"))},
+		} {
+			plans = append(plans, mkPlan(t, q.g, q.start, q.end, domain.Leg{Base: tbl("t", "t0", cols...), TimeColumn: timeColumn, Metrics: []domain.MetricRef{q.m}}))
+		}
+	}
+	streamed, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), Models: []domain.Model{model}, NoCacheFill: true})
+	require.NoError(t, err)
+	cached := newEngine(t, os.DirFS(dir), model)
+	built := column.DayIndexes.Load()
+	for _, p := range plans {
+		want := run(t, streamed, p)
+		require.NotEmpty(t, want)
+		run(t, cached, p) // loads the columns
+		require.NoError(t, cached.Settle(context.Background()))
+		assert.Equal(t, want, run(t, cached, p), "from the cache, %s by %s over %s", p.Legs[0].Metrics[0].Name, p.Grain, p.Legs[0].TimeColumn)
+	}
+	assert.Equal(t, int64(2), column.DayIndexes.Load()-built, "one index for each time column")
 }

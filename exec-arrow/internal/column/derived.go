@@ -32,6 +32,9 @@ type Derived struct {
 	zoneOnce sync.Once
 	zoneList []DayZone // per-segment day ranges of a time column; see Zones
 
+	daysOnce sync.Once
+	days     *DayIndex // a time column's rows by day; see Days
+
 	codesMu  sync.Mutex
 	codes    *CodeSet
 	rankMu   sync.Mutex

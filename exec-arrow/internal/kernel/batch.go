@@ -24,6 +24,12 @@ type Batch struct {
 	// (known from a cached segment's zone): the time column only gives
 	// each row its bucket.
 	inside bool
+	// days, when set, holds the rows of this cached segment (segment
+	// seg) by day: a range holding few of them reads those alone
+	// (selectByDay). Set only when every term is order-free: the rows
+	// come in day order.
+	days *column.DayIndex
+	seg  int
 	// picked, when set, is what a Selector found for this batch (the
 	// rows that may count, their buckets and metric masks): chunk starts
 	// from it instead of selecting again.
@@ -68,6 +74,9 @@ type cachedProducer struct {
 	segs  []column.Segment
 	zones []column.DayZone
 	cols  []*column.Column
+	// days is the time column's rows by day, when it has them and every
+	// term is order-free (column.Derived.Days).
+	days *column.DayIndex
 	// claim: every term is order-free with no bound on integer sums
 	// (Query.OrderFree), so a worker takes the next segment left (next
 	// counts those taken) instead of its groups g mod P: a worker that
@@ -84,7 +93,12 @@ func NewCachedProducer(q *Query, held map[string]*column.Derived, segs []column.
 		cols[i] = held[proto.Name].Column()
 	}
 	unbounded := func(int) bool { return false }
-	return &cachedProducer{q: q, segs: segs, cols: cols, zones: held[q.Base[q.TimeSlot].Name].Zones(segs), claim: q.OrderFree(unbounded)}
+	t := held[q.Base[q.TimeSlot].Name]
+	p := &cachedProducer{q: q, segs: segs, cols: cols, zones: t.Zones(segs), claim: q.OrderFree(unbounded)}
+	if p.claim && !q.Base[q.TimeSlot].ValidOnly && column.FewDays(p.zones, q.Span) {
+		p.days = t.Days(segs, p.zones)
+	}
+	return p
 }
 
 func (p *cachedProducer) Scan(ctx context.Context, w int, each func(*Batch) error) error {
@@ -117,7 +131,7 @@ func (p *cachedProducer) segment(ctx context.Context, i int, each func(*Batch) e
 		return err
 	}
 	s := p.segs[i]
-	b := &Batch{Lo: s.Lo, Hi: s.Hi, Group: s.Group, Cols: p.cols}
+	b := &Batch{Lo: s.Lo, Hi: s.Hi, Group: s.Group, Cols: p.cols, days: p.days, seg: i}
 	if p.cols[p.q.TimeSlot].Valid == nil {
 		b.Bucket, b.OneBucket = p.q.OneBucket(p.zones[i])
 		b.inside = p.q.inside(p.zones[i])

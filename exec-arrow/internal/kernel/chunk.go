@@ -390,6 +390,8 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			bucket[i] = b.Bucket
 		}
 		j = len(sel)
+	} else if n, ok := q.selectByDayOf(s, b); ok {
+		j = n
 	} else {
 		t := b.Cols[q.TimeSlot]
 		start, span, of := q.Start, uint32(q.Span), q.BucketOf
@@ -459,6 +461,15 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 	}
 	s.sel, s.bucket = sel[:j], bucket[:j]
 	return j
+}
+
+// selectByDayOf selects the rows of cached segment b in the range through
+// its day index (Batch.days, column.DayIndex.Select), when they are few.
+func (q *Query) selectByDayOf(s *scratch, b *Batch) (n int, ok bool) {
+	if b.days == nil || b.inside || q.Span == 0 {
+		return 0, false
+	}
+	return b.days.Select(b.seg, b.Lo, b.Hi-b.Lo, q.Start, q.Start+q.Span, q.BucketOf, s.sel[:b.Hi-b.Lo], s.bucket[:b.Hi-b.Lo])
 }
 
 // bucketsOf sets the bucket of each of the n selected rows of b, whose

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 )
 
@@ -93,6 +94,48 @@ func TestCachedSegmentsClaimedWhenOrderFree(t *testing.T) {
 					}
 				}
 			}
+		})
+	}
+}
+
+// A cached segment is read through its time column's day index only when
+// every term is order-free (the index gives rows in day order) and the
+// range spans under a quarter of the column's days (else no segment could
+// use it, and none is built).
+func TestDayIndexOnlyForOrderFreeFewDays(t *testing.T) {
+	const n = 4 * column.ChunkRows
+	ints := make([]int64, n)
+	for i := range ints {
+		ints[i] = int64(i%100) * perDay // days 0..99 in every segment
+	}
+	var segs []column.Segment
+	for lo := 0; lo < n; lo += column.ChunkRows {
+		segs = append(segs, column.Segment{Lo: lo, Hi: lo + column.ChunkRows, Group: len(segs)})
+	}
+	for _, tc := range []struct {
+		name  string
+		span  int32
+		term  *TermPlan
+		index bool
+	}{
+		{"a count over 10 of 100 days", 10, &TermPlan{Op: opCount}, true},
+		{"a count over 30 of 100 days", 30, &TermPlan{Op: opCount}, false},
+		{"a float sum over 10 of 100 days", 10, &TermPlan{Op: OpSum, Float: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &column.Column{ID: column.ColumnIDs.Add(1), Name: "t", Type: domain.TypeTimestamp, N: n, Ints: ints}
+			held := map[string]*column.Derived{"t": column.NewDerived(c, nil)}
+			bucketOf := make([]int32, tc.span)
+			q := &Query{Parallel: 1, Rows: n, Start: 20, Span: tc.span, BucketOf: bucketOf, Base: []*column.Column{{Name: "t", Type: domain.TypeTimestamp}},
+				Metrics: []*MetricPlan{{Terms: []*TermPlan{tc.term}}}}
+			p := NewCachedProducer(q, held, segs)
+			batches := 0
+			require.NoError(t, p.Scan(context.Background(), 0, func(b *Batch) error {
+				batches++
+				assert.Equal(t, tc.index, b.days != nil)
+				return nil
+			}))
+			assert.Equal(t, len(segs), batches)
 		})
 	}
 }

@@ -414,3 +414,85 @@ func TestInsideFiltersFirstKeepTheRows(t *testing.T) {
 		}
 	}
 }
+
+// A cached time column's day index (column.Derived.Days) selects the
+// rows and buckets its times do when the range holds under a quarter of a
+// segment's rows — in day order, each day's rows in row order — and is
+// left alone otherwise (the rows then come in order): timestamps across
+// 1970-01-01 (days before it floor, not truncate) on a day's first and
+// last microsecond, and dates; segments not at row 0, and a last one
+// shorter. A column with a null has no index.
+func TestDayIndexSelectsTheRangesRows(t *testing.T) {
+	const n, seg = 10_000, 4_096
+	rng := rand.New(rand.NewPCG(7, 8))
+	ints := make([]int64, n)
+	for i := range ints {
+		d := int64(-50 + rng.Int32N(100))
+		switch i % 4 {
+		case 0:
+			ints[i] = d * perDay
+		case 1:
+			ints[i] = d*perDay - 1
+		default:
+			ints[i] = d*perDay + rng.Int64N(perDay)
+		}
+	}
+	dates := make([]arrow.Date32, n)
+	for i, us := range ints {
+		dates[i] = arrow.Date32(floorDiv(us, perDay))
+	}
+	var segs []column.Segment
+	for lo := 0; lo < n; lo += seg {
+		segs = append(segs, column.Segment{Lo: lo, Hi: min(lo+seg, n), Group: len(segs)})
+	}
+	for _, c := range []*column.Column{
+		{ID: column.ColumnIDs.Add(1), Type: domain.TypeTimestamp, N: n, Ints: ints},
+		{ID: column.ColumnIDs.Add(1), Type: domain.TypeDate, N: n, Days: dates},
+	} {
+		d := column.NewDerived(c, nil)
+		zones := d.Zones(segs)
+		x := d.Days(segs, zones)
+		if x == nil {
+			t.Fatalf("%s: a column without nulls has a day index", c.Type)
+		}
+		for _, r := range []struct {
+			start, span int32
+			byDay       bool
+		}{{-3, 6, true}, {-60, 12, true}, {40, 30, true}, {-30, 60, false}} {
+			bucketOf := make([]int32, r.span)
+			for k := range bucketOf {
+				bucketOf[k] = int32(k) / 5
+			}
+			q := &Query{Rows: n, Start: r.start, Span: r.span, BucketOf: bucketOf, Buckets: make([]domain.Date, r.span/5+1)}
+			for k, sg := range segs {
+				type pick struct{ day, row, bucket int32 }
+				var want []pick
+				for row := sg.Lo; row < sg.Hi; row++ {
+					if o := int32(dates[row]) - r.start; o >= 0 && o < r.span {
+						want = append(want, pick{int32(dates[row]), int32(row), bucketOf[o]})
+					}
+				}
+				if r.byDay {
+					slices.SortStableFunc(want, func(a, b pick) int { return int(a.day - b.day) })
+				}
+				s := newScratch(q)
+				got := q.selectRange(s, &Batch{Lo: sg.Lo, Hi: sg.Hi, Cols: []*column.Column{c}, days: x, seg: k})
+				var gotPicks []pick
+				for i, row := range s.sel[:got] {
+					gotPicks = append(gotPicks, pick{int32(dates[row]), row, s.bucket[i]})
+				}
+				if fmt.Sprint(gotPicks) != fmt.Sprint(want) {
+					t.Errorf("%s, days %d+%d, segment %d: rows or buckets differ from the times' (by day %v)", c.Type, r.start, r.span, k, r.byDay)
+				}
+				putScratch(s)
+			}
+		}
+	}
+	valid := make([]byte, (n+7)/8)
+	bitutil.SetBit(valid, 0)
+	nulls := &column.Column{Type: domain.TypeTimestamp, N: n, Ints: ints, Valid: valid}
+	d := column.NewDerived(nulls, nil)
+	if d.Days(segs, d.Zones(segs)) != nil {
+		t.Error("a column with a null has a day index")
+	}
+}

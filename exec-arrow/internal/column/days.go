@@ -1,0 +1,148 @@
+package column
+
+import (
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// DayIndexes counts the day indexes built in the process, for tests.
+var DayIndexes atomic.Int64
+
+// DayIndex holds, for each segment of a cached time column with no null,
+// the segment's rows ordered by day (and by row within a day), so that a
+// range of a few days out of many is read row by row in those days alone
+// rather than by testing every row's time: what a range over times stored
+// in no order needs (docs/performance.md, "What a warm run reuses").
+type DayIndex struct {
+	segs []dayRows
+}
+
+// dayRows is one segment's index: rows[offs[d-min]:offs[d-min+1]] are the
+// rows (offsets from the segment's first) of day d, for min ≤ d ≤ the
+// segment's last day; offs is nil for a segment not indexed.
+type dayRows struct {
+	min  int32
+	offs []int32
+	rows []uint16
+}
+
+// Select writes to sel and bucket the rows of segment k (whose first row
+// is lo, of n rows) whose day is in [first, end) — in day order, each
+// day's rows in row order — each with bucket of[day-first], and returns
+// how many, when they are under a quarter of the segment's rows. ok is
+// false, and nothing is written, otherwise or when the segment is not
+// indexed: testing every row's time is then as fast, and keeps the rows
+// in order.
+func (x *DayIndex) Select(k, lo, n int, first, end int32, of, sel, bucket []int32) (m int, ok bool) {
+	s := &x.segs[k]
+	if s.offs == nil {
+		return 0, false
+	}
+	a, b := max(first, s.min)-s.min, min(end, s.min+int32(len(s.offs))-1)-s.min
+	if a >= b {
+		return 0, true
+	}
+	if 4*int(s.offs[b]-s.offs[a]) >= n {
+		return 0, false
+	}
+	for d := a; d < b; d++ {
+		bk := of[d+s.min-first]
+		for _, r := range s.rows[s.offs[d]:s.offs[d+1]] {
+			sel[m], bucket[m] = int32(lo)+int32(r), bk
+			m++
+		}
+	}
+	return m, true
+}
+
+// FewDays reports whether a range of span days covers under a quarter of
+// the days of zones: only then can a day index spare a scan of their
+// segments.
+func FewDays(zones []DayZone, span int32) bool {
+	lo, hi := int64(math.MaxInt32), int64(math.MinInt32)
+	for _, z := range zones {
+		if z.Max >= z.Min {
+			lo, hi = min(lo, int64(z.Min)), max(hi, int64(z.Max))
+		}
+	}
+	return hi >= lo && 4*int64(span) < hi-lo+1
+}
+
+// Days returns the day index of a cached date or timestamp column over
+// segs (whose zones are zones), built once. A segment is indexed when it
+// holds at most ChunkRows rows and spans at most as many days as rows;
+// nil when the column holds a null, or when the working set cannot hold
+// two bytes a row and four a day. Safe for concurrent use.
+func (d *Derived) Days(segs []Segment, zones []DayZone) *DayIndex {
+	d.daysOnce.Do(func() {
+		c := d.col
+		if c.Valid != nil || (c.Days == nil && len(c.Ints) < c.N) || len(zones) != len(segs) {
+			return
+		}
+		size := int64(2 * c.N)
+		for k, s := range segs {
+			if indexed(s, zones[k]) {
+				size += 4 * int64(zones[k].Max-zones[k].Min+2)
+			}
+		}
+		if d.reserve(size) != nil {
+			return
+		}
+		x := &DayIndex{segs: make([]dayRows, len(segs))}
+		rows := make([]uint16, c.N)
+		// Segments on every core: the first question to read the column
+		// by day waits for the index.
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(runtime.GOMAXPROCS(0), len(segs)) {
+			wg.Go(func() {
+				scratch := make([]int32, ChunkRows)
+				for k := int(next.Add(1)) - 1; k < len(segs); k = int(next.Add(1)) - 1 {
+					if s := segs[k]; indexed(s, zones[k]) {
+						x.segs[k] = indexSegment(c, s, zones[k], rows[s.Lo:s.Hi], scratch)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		DayIndexes.Add(1)
+		d.days = x
+	})
+	return d.days
+}
+
+// indexed reports whether a segment is small enough to index.
+func indexed(s Segment, z DayZone) bool {
+	n := s.Hi - s.Lo
+	return n > 0 && n <= ChunkRows && z.Max >= z.Min && int64(z.Max)-int64(z.Min) < int64(n)
+}
+
+// indexSegment orders segment s's rows by day into rows (a counting
+// sort), with scratch room for a day per row.
+func indexSegment(c *Column, s Segment, z DayZone, rows []uint16, scratch []int32) dayRows {
+	offs := make([]int32, z.Max-z.Min+2)
+	days := scratch[:s.Hi-s.Lo]
+	if c.Days != nil {
+		for i, d := range c.Days[s.Lo:s.Hi] {
+			days[i] = int32(d) - z.Min
+		}
+	} else {
+		for i, us := range c.Ints[s.Lo:s.Hi] {
+			days[i] = DayOfMicros(us) - z.Min
+		}
+	}
+	for _, d := range days {
+		offs[d+1]++
+	}
+	for i := 1; i < len(offs); i++ {
+		offs[i] += offs[i-1]
+	}
+	next := append([]int32(nil), offs[:len(offs)-1]...)
+	for i, d := range days {
+		rows[next[d]] = uint16(i)
+		next[d]++
+	}
+	return dayRows{min: z.Min, offs: offs, rows: rows}
+}
