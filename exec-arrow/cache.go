@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -271,6 +272,24 @@ func (ce *colEntry) AccountDerived(n int64) {
 	}
 }
 
+// Hold pins ce until release, for a structure derived from it in the
+// background; ok is false when ce is retired.
+func (ce *colEntry) Hold() (release func(), ok bool) {
+	c := ce.t.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ce.dead {
+		return nil, false
+	}
+	ce.pins++
+	return func() {
+		c.mu.Lock()
+		ce.pins--
+		c.gate.Signal()
+		c.mu.Unlock()
+	}, true
+}
+
 // Retired reports whether ce was evicted or replaced.
 func (ce *colEntry) Retired() bool {
 	c := ce.t.c
@@ -409,7 +428,7 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 	c.mu.Lock()
 	var missing []format.Want
 	for _, w := range wants {
-		if t.lookupLocked(w) == nil && !containsWant(missing, w) {
+		if t.lookupLocked(w) == nil && !slices.Contains(missing, w) {
 			missing = append(missing, w)
 		}
 	}
@@ -468,7 +487,7 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if t.loaded && (l.Rows != t.rows || !sameSegments(l.Segs, t.segs)) {
+	if t.loaded && (l.Rows != t.rows || !slices.Equal(l.Segs, t.segs)) {
 		return fmt.Errorf("table %s changed while it was read", tf.Name)
 	}
 	var total int64
@@ -505,27 +524,6 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 		pin()
 	}
 	return nil
-}
-
-func containsWant(ws []format.Want, w format.Want) bool {
-	for _, x := range ws {
-		if x == w {
-			return true
-		}
-	}
-	return false
-}
-
-func sameSegments(a, b []column.Segment) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // heldIn returns what is derived from c, a column of v (nil when the table

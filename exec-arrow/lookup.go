@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
@@ -40,7 +41,7 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *kernel.Meter)
 			return 0, fmt.Errorf("column %s names alias %s, which the leg does not define", ref.Column, ref.Alias)
 		}
 		w := e.wantOf(tables[a], ref.Column)
-		if !containsWant(wants[a], w) {
+		if !slices.Contains(wants[a], w) {
 			wants[a] = append(wants[a], w)
 		}
 		return a, nil

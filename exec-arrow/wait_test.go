@@ -169,3 +169,42 @@ func TestEveryReservationWaitsWhileOthersRun(t *testing.T) {
 	c.mu.Unlock()
 	c.leave()
 }
+
+// A column held for a structure built in the background (colEntry.Hold)
+// is not evicted to make room until the build releases it; a column
+// already evicted cannot be held.
+func TestHeldColumnIsNotEvicted(t *testing.T) {
+	dir := t.TempDir()
+	writeShop(t, dir, shopOptions{rows: 20_000, rowGroup: 5_000})
+	e, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: 64 << 20})
+	require.NoError(t, err)
+	run(t, e, sixQuestions(t)[0])
+	require.NoError(t, e.Settle(context.Background()))
+	c := e.cache
+	var cols []*colEntry
+	c.mu.Lock()
+	for _, tb := range c.tables {
+		for _, x := range tb.cols {
+			cols = append(cols, x)
+		}
+	}
+	c.mu.Unlock()
+	require.NotEmpty(t, cols)
+	held := cols[0]
+	release, ok := held.Hold()
+	require.True(t, ok)
+	c.mu.Lock()
+	for v := c.victimLocked(); v != nil; v = c.victimLocked() {
+		require.NotSame(t, held, v, "the held column is no victim")
+		c.retireColLocked(v)
+	}
+	assert.False(t, held.dead)
+	c.mu.Unlock()
+	release()
+	c.mu.Lock()
+	assert.Same(t, held, c.victimLocked(), "released, it is the last one left")
+	c.retireColLocked(held)
+	c.mu.Unlock()
+	_, ok = held.Hold()
+	assert.False(t, ok, "an evicted column cannot be held")
+}

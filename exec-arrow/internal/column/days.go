@@ -70,47 +70,80 @@ func FewDays(zones []DayZone, span int32) bool {
 	return hi >= lo && 4*int64(span) < hi-lo+1
 }
 
-// Days returns the day index of a cached date or timestamp column over
-// segs (whose zones are zones), built once. A segment is indexed when it
-// holds at most ChunkRows rows and spans at most as many days as rows;
-// nil when the column holds a null, or when the working set cannot hold
-// two bytes a row and four a day. Safe for concurrent use.
-func (d *Derived) Days(segs []Segment, zones []DayZone) *DayIndex {
+// Days returns the day index of a cached date or timestamp column when
+// BuildDays has built it, else nil.
+func (d *Derived) Days() *DayIndex { return d.days.Load() }
+
+// BuildDays starts building the column's day index over segs (whose
+// zones are zones), once, in the background: the question that asks reads
+// the rows as before, and those after it read them through the index
+// (Days), so no answer waits for it. The owner holds the column for the
+// build. A segment is indexed when it holds at most ChunkRows rows and
+// spans at most as many days as rows; no index is built when the column
+// holds a null, or when the working set cannot hold two bytes a row and
+// four a day.
+func (d *Derived) BuildDays(segs []Segment, zones []DayZone) {
 	d.daysOnce.Do(func() {
+		d.daysDone = make(chan struct{})
 		c := d.col
-		if c.Valid != nil || (c.Days == nil && len(c.Ints) < c.N) || len(zones) != len(segs) {
+		release, ok := func() {}, true
+		if d.owner != nil {
+			release, ok = d.owner.Hold()
+		}
+		if !ok || c.Valid != nil || (c.Days == nil && len(c.Ints) < c.N) || len(zones) != len(segs) {
+			close(d.daysDone)
 			return
 		}
-		size := int64(2 * c.N)
-		for k, s := range segs {
-			if indexed(s, zones[k]) {
-				size += 4 * int64(zones[k].Max-zones[k].Min+2)
+		go func() {
+			defer close(d.daysDone)
+			defer release()
+			if x := buildDays(d, segs, zones); x != nil {
+				d.days.Store(x)
+				DayIndexes.Add(1)
 			}
-		}
-		if d.reserve(size) != nil {
-			return
-		}
-		x := &DayIndex{segs: make([]dayRows, len(segs))}
-		rows := make([]uint16, c.N)
-		// Segments on every core: the first question to read the column
-		// by day waits for the index.
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range min(runtime.GOMAXPROCS(0), len(segs)) {
-			wg.Go(func() {
-				scratch := make([]int32, ChunkRows)
-				for k := int(next.Add(1)) - 1; k < len(segs); k = int(next.Add(1)) - 1 {
-					if s := segs[k]; indexed(s, zones[k]) {
-						x.segs[k] = indexSegment(c, s, zones[k], rows[s.Lo:s.Hi], scratch)
-					}
-				}
-			})
-		}
-		wg.Wait()
-		DayIndexes.Add(1)
-		d.days = x
+		}()
 	})
-	return d.days
+}
+
+// AwaitDays waits for the build BuildDays started to end (at once when
+// none was started): for tests.
+func (d *Derived) AwaitDays() {
+	d.daysOnce.Do(func() {
+		d.daysDone = make(chan struct{})
+		close(d.daysDone)
+	})
+	<-d.daysDone
+}
+
+// buildDays builds the day index of d's column, or returns nil when the
+// working set cannot hold it.
+func buildDays(d *Derived, segs []Segment, zones []DayZone) *DayIndex {
+	c := d.col
+	size := int64(2 * c.N)
+	for k, s := range segs {
+		if indexed(s, zones[k]) {
+			size += 4 * int64(zones[k].Max-zones[k].Min+2)
+		}
+	}
+	if d.reserve(size) != nil {
+		return nil
+	}
+	x := &DayIndex{segs: make([]dayRows, len(segs))}
+	rows := make([]uint16, c.N)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(segs)) {
+		wg.Go(func() {
+			scratch := make([]int32, ChunkRows)
+			for k := int(next.Add(1)) - 1; k < len(segs); k = int(next.Add(1)) - 1 {
+				if s := segs[k]; indexed(s, zones[k]) {
+					x.segs[k] = indexSegment(c, s, zones[k], rows[s.Lo:s.Hi], scratch)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return x
 }
 
 // indexed reports whether a segment is small enough to index.

@@ -1,6 +1,9 @@
 package column
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Owner is what the derived structures of a cached column are accounted
 // to: the cache entry that holds the column and its Derived. It is how a
@@ -14,6 +17,9 @@ type Owner interface {
 	AccountDerived(n int64)
 	// Retired reports whether the column was evicted or replaced.
 	Retired() bool
+	// Hold keeps the column from eviction until release is called, for a
+	// structure built in the background; ok is false when it is retired.
+	Hold() (release func(), ok bool)
 }
 
 // Derived holds what is derived from one column on demand: its day zones,
@@ -33,7 +39,8 @@ type Derived struct {
 	zoneList []DayZone // per-segment day ranges of a time column; see Zones
 
 	daysOnce sync.Once
-	days     *DayIndex // a time column's rows by day; see Days
+	days     atomic.Pointer[DayIndex] // a time column's rows by day; see BuildDays
+	daysDone chan struct{}            // closed when the build BuildDays started ends
 
 	codesMu  sync.Mutex
 	codes    *CodeSet

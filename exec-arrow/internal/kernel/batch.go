@@ -96,7 +96,9 @@ func NewCachedProducer(q *Query, held map[string]*column.Derived, segs []column.
 	t := held[q.Base[q.TimeSlot].Name]
 	p := &cachedProducer{q: q, segs: segs, cols: cols, zones: t.Zones(segs), claim: q.OrderFree(unbounded)}
 	if p.claim && !q.Base[q.TimeSlot].ValidOnly && column.FewDays(p.zones, q.Span) {
-		p.days = t.Days(segs, p.zones)
+		if p.days = t.Days(); p.days == nil {
+			t.BuildDays(segs, p.zones) // for the questions after this one
+		}
 	}
 	return p
 }

@@ -101,7 +101,9 @@ func TestCachedSegmentsClaimedWhenOrderFree(t *testing.T) {
 // A cached segment is read through its time column's day index only when
 // every term is order-free (the index gives rows in day order) and the
 // range spans under a quarter of the column's days (else no segment could
-// use it, and none is built).
+// use it, and none is built). The first such question starts the build in
+// the background and reads its rows as before; the next one reads them
+// through the index.
 func TestDayIndexOnlyForOrderFreeFewDays(t *testing.T) {
 	const n = 4 * column.ChunkRows
 	ints := make([]int64, n)
@@ -128,14 +130,18 @@ func TestDayIndexOnlyForOrderFreeFewDays(t *testing.T) {
 			bucketOf := make([]int32, tc.span)
 			q := &Query{Parallel: 1, Rows: n, Start: 20, Span: tc.span, BucketOf: bucketOf, Base: []*column.Column{{Name: "t", Type: domain.TypeTimestamp}},
 				Metrics: []*MetricPlan{{Terms: []*TermPlan{tc.term}}}}
-			p := NewCachedProducer(q, held, segs)
-			batches := 0
-			require.NoError(t, p.Scan(context.Background(), 0, func(b *Batch) error {
-				batches++
-				assert.Equal(t, tc.index, b.days != nil)
-				return nil
-			}))
-			assert.Equal(t, len(segs), batches)
+			scan := func(index bool) {
+				batches := 0
+				require.NoError(t, NewCachedProducer(q, held, segs).Scan(context.Background(), 0, func(b *Batch) error {
+					batches++
+					assert.Equal(t, index, b.days != nil)
+					return nil
+				}))
+				assert.Equal(t, len(segs), batches)
+			}
+			scan(false) // no answer waits for the index
+			held["t"].AwaitDays()
+			scan(tc.index)
 		})
 	}
 }
