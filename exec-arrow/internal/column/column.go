@@ -107,20 +107,11 @@ func (c *Column) DropDictHash() {
 
 // DictBytes is the size of a text column's dictionary entries, summed.
 func (c *Column) DictBytes() int {
-	a, ok := c.Arr.(*array.Dictionary)
-	if !ok {
-		n := 0
-		for _, s := range c.Dict {
-			n += len(s)
-		}
-		return n
+	n := 0
+	for _, s := range c.Dict {
+		n += len(s)
 	}
-	d, ok := a.Dictionary().(*array.String)
-	if !ok || d.Len() == 0 {
-		return 0
-	}
-	offs := d.ValueOffsets()
-	return int(offs[len(offs)-1] - offs[0])
+	return n
 }
 
 // ArrayBytes is the size of the buffers of d, its children and dictionary.

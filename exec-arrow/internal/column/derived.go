@@ -23,7 +23,8 @@ type Owner interface {
 }
 
 // Derived holds what is derived from one column on demand: its day zones,
-// group codes, byte-order ranks, dictionary lookup and join indexes. The
+// day index, group codes, byte-order ranks, dictionary lookup and join
+// indexes. The
 // column does not hold it; whoever holds the column does (the cache entry
 // of a cached column, a combine for the columns it builds), and its bytes
 // are accounted to that Owner.

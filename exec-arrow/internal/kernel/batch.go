@@ -26,8 +26,8 @@ type Batch struct {
 	inside bool
 	// days, when set, holds the rows of this cached segment (segment
 	// seg) by day: a range holding few of them reads those alone
-	// (selectByDay). Set only when every term is order-free: the rows
-	// come in day order.
+	// (Query.selectByDayOf). Set only when every term is order-free:
+	// the rows come in day order.
 	days *column.DayIndex
 	seg  int
 	// picked, when set, is what a Selector found for this batch (the
