@@ -2,6 +2,7 @@ package column
 
 import (
 	"math"
+	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -29,13 +30,15 @@ type dayRows struct {
 }
 
 // Select writes to sel and bucket the rows of segment k (whose first row
-// is lo, of n rows) whose day is in [first, end) — in day order, each
-// day's rows in row order — each with bucket of[day-first], and returns
-// how many, when they are under a quarter of the segment's rows. ok is
-// false, and nothing is written, otherwise or when the segment is not
-// indexed: testing every row's time is then as fast, and keeps the rows
-// in order.
-func (x *DayIndex) Select(k, lo, n int, first, end int32, of, sel, bucket []int32) (m int, ok bool) {
+// is lo, of n rows) whose day is in [first, end), each with bucket
+// of[day-first], and returns how many, when they are under a quarter of
+// the segment's rows. They come in day order, each day's rows in row
+// order, unless inRowOrder asks for row order — the order a test of every
+// row's time gives, which a term whose answer depends on the order of its
+// rows needs (a float sum). ok is false, and nothing is written,
+// otherwise or when the segment is not indexed: testing every row's time
+// is then as fast, and keeps the rows in order.
+func (x *DayIndex) Select(k, lo, n int, first, end int32, of, sel, bucket []int32, inRowOrder bool) (m int, ok bool) {
 	s := &x.segs[k]
 	if s.offs == nil {
 		return 0, false
@@ -47,10 +50,31 @@ func (x *DayIndex) Select(k, lo, n int, first, end int32, of, sel, bucket []int3
 	if 4*int(s.offs[b]-s.offs[a]) >= n {
 		return 0, false
 	}
+	if !inRowOrder {
+		for d := a; d < b; d++ {
+			bk := of[d+s.min-first]
+			for _, r := range s.rows[s.offs[d]:s.offs[d+1]] {
+				sel[m], bucket[m] = int32(lo)+int32(r), bk
+				m++
+			}
+		}
+		return m, true
+	}
+	// The days' rows mark a bitmap of the segment, read back in order;
+	// bucket[r] holds row r's bucket meanwhile, and is compacted as the
+	// rows are read (the m-th row read is row m or after it).
+	var marked [ChunkRows / 64]uint64
 	for d := a; d < b; d++ {
 		bk := of[d+s.min-first]
 		for _, r := range s.rows[s.offs[d]:s.offs[d+1]] {
-			sel[m], bucket[m] = int32(lo)+int32(r), bk
+			marked[r>>6] |= 1 << (r & 63)
+			bucket[r] = bk
+		}
+	}
+	for w, word := range marked[:(n+63)/64] {
+		for ; word != 0; word &= word - 1 {
+			r := w<<6 + bits.TrailingZeros64(word)
+			sel[m], bucket[m] = int32(lo+r), bucket[r]
 			m++
 		}
 	}

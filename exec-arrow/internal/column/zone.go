@@ -10,6 +10,12 @@ import (
 // (nulls ignored). A segment with no value has min > max.
 type DayZone struct{ Min, Max int32 }
 
+// Within reports whether the zone holds a day and all its days are in
+// [first, end).
+func (z DayZone) Within(first, end int32) bool {
+	return z.Min <= z.Max && z.Min >= first && z.Max < end
+}
+
 // Zones returns the day range of every segment of a cached date or
 // timestamp column, computed once per column. Questions read a bounded
 // range, and tables are usually stored roughly in time order, so whole

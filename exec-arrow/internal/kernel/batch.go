@@ -26,10 +26,11 @@ type Batch struct {
 	inside bool
 	// days, when set, holds the rows of this cached segment (segment
 	// seg) by day: a range holding few of them reads those alone
-	// (Query.selectByDayOf). Set only when every term is order-free:
-	// the rows come in day order.
-	days *column.DayIndex
-	seg  int
+	// (Query.selectByDayOf), in day order when every term is order-free
+	// (anyOrder), else in row order.
+	days     *column.DayIndex
+	seg      int
+	anyOrder bool
 	// picked, when set, is what a Selector found for this batch (the
 	// rows that may count, their buckets and metric masks): chunk starts
 	// from it instead of selecting again.
@@ -74,8 +75,8 @@ type cachedProducer struct {
 	segs  []column.Segment
 	zones []column.DayZone
 	cols  []*column.Column
-	// days is the time column's rows by day, when it has them and every
-	// term is order-free (column.Derived.Days).
+	// days is the time column's rows by day, when it has them
+	// (column.Derived.Days).
 	days *column.DayIndex
 	// claim: every term is order-free with no bound on integer sums
 	// (Query.OrderFree), so a worker takes the next segment left (next
@@ -95,7 +96,7 @@ func NewCachedProducer(q *Query, held map[string]*column.Derived, segs []column.
 	unbounded := func(int) bool { return false }
 	t := held[q.Base[q.TimeSlot].Name]
 	p := &cachedProducer{q: q, segs: segs, cols: cols, zones: t.Zones(segs), claim: q.OrderFree(unbounded)}
-	if p.claim && !q.Base[q.TimeSlot].ValidOnly && column.FewDays(p.zones, q.Span) {
+	if !q.Base[q.TimeSlot].ValidOnly && column.FewDays(p.zones, q.Span) {
 		if p.days = t.Days(); p.days == nil {
 			t.BuildDays(segs, p.zones) // for the questions after this one
 		}
@@ -133,10 +134,10 @@ func (p *cachedProducer) segment(ctx context.Context, i int, each func(*Batch) e
 		return err
 	}
 	s := p.segs[i]
-	b := &Batch{Lo: s.Lo, Hi: s.Hi, Group: s.Group, Cols: p.cols, days: p.days, seg: i}
+	b := &Batch{Lo: s.Lo, Hi: s.Hi, Group: s.Group, Cols: p.cols, days: p.days, seg: i, anyOrder: p.claim}
 	if p.cols[p.q.TimeSlot].Valid == nil {
 		b.Bucket, b.OneBucket = p.q.OneBucket(p.zones[i])
-		b.inside = p.q.inside(p.zones[i])
+		b.inside = p.zones[i].Within(p.q.Start, p.q.Start+p.q.Span)
 	}
 	return each(b)
 }
@@ -153,11 +154,6 @@ func (q *Query) OneBucket(z column.DayZone) (int32, bool) {
 		return 0, false
 	}
 	return q.BucketOf[lo], true
-}
-
-// inside reports whether every day of a zone is in the question's range.
-func (q *Query) inside(z column.DayZone) bool {
-	return z.Min <= z.Max && z.Min >= q.Start && z.Max < q.Start+q.Span
 }
 
 // Meets reports whether a zone may hold a row of the question's range.

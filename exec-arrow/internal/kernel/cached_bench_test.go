@@ -59,3 +59,63 @@ func BenchmarkCachedRevenue(b *testing.B) {
 		putScratch(s)
 	}
 }
+
+// BenchmarkCachedFewDays aggregates a sum of floats and one of integers by
+// week over two weeks of 10 M cached rows whose times are in no order over
+// two years: by testing every row's time ("scan"), and through the time
+// column's day index, in row order as those sums need ("rows",
+// column.DayIndex.Rows), and in day order as an order-free term would
+// allow ("days", column.DayIndex.Select).
+//
+//	cd exec-arrow && go test -run '^$' -bench CachedFewDays -count 5 ./internal/kernel
+func BenchmarkCachedFewDays(b *testing.B) {
+	const n, first, days, start, span = 10_000_000, int32(19_723), int32(731), int32(20_100), int32(14)
+	rng := rand.New(rand.NewPCG(9, 10))
+	id := func() uint64 { return column.ColumnIDs.Add(1) }
+	tcol := &column.Column{ID: id(), Name: "t", Type: domain.TypeTimestamp, N: n, Ints: make([]int64, n)}
+	price := &column.Column{ID: id(), Name: "price", Type: domain.TypeFloat, N: n, Floats: make([]float64, n)}
+	cents := &column.Column{ID: id(), Name: "cents", Type: domain.TypeInteger, N: n, Ints: make([]int64, n)}
+	for i := range n {
+		tcol.Ints[i] = int64(first)*perDay + rng.Int64N(int64(days)*perDay)
+		price.Floats[i] = rng.Float64() * 100
+		cents.Ints[i] = rng.Int64N(10_000)
+	}
+	var segs []column.Segment
+	for lo := 0; lo < n; lo += column.ChunkRows {
+		segs = append(segs, column.Segment{Lo: lo, Hi: min(lo+column.ChunkRows, n), Group: len(segs)})
+	}
+	d := column.NewDerived(tcol, nil)
+	d.BuildDays(segs, d.Zones(segs))
+	d.AwaitDays()
+	bucketOf := make([]int32, span)
+	for k := range bucketOf {
+		bucketOf[k] = int32(k) / 7
+	}
+	cols := []*column.Column{tcol, price, cents}
+	for _, bc := range []struct {
+		name     string
+		term     *TermPlan
+		days     *column.DayIndex
+		anyOrder bool
+	}{
+		{"float/scan", &TermPlan{Op: OpSum, Slot: 1, Col: price, Float: true}, nil, false},
+		{"float/rows", &TermPlan{Op: OpSum, Slot: 1, Col: price, Float: true}, d.Days(), false},
+		{"float/days", &TermPlan{Op: OpSum, Slot: 1, Col: price, Float: true}, d.Days(), true},
+		{"integer/scan", &TermPlan{Op: OpSum, Slot: 2, Col: cents}, nil, false},
+		{"integer/rows", &TermPlan{Op: OpSum, Slot: 2, Col: cents}, d.Days(), false},
+		{"integer/days", &TermPlan{Op: OpSum, Slot: 2, Col: cents}, d.Days(), true},
+	} {
+		q := &Query{Rows: n, Parallel: 1, Aliases: 1, Base: cols, Start: start, Span: span, BucketOf: bucketOf,
+			Buckets: make([]domain.Date, 2), Metrics: []*MetricPlan{{Name: "sum", Terms: []*TermPlan{bc.term}}}}
+		b.Run(bc.name, func(b *testing.B) {
+			defer threadCPU(b)()
+			for range b.N {
+				s, p := newScratch(q), newPartial(q)
+				for k, sg := range segs {
+					q.chunk(s, p, &Batch{Lo: sg.Lo, Hi: sg.Hi, Cols: cols, days: bc.days, seg: k, anyOrder: bc.anyOrder})
+				}
+				putScratch(s)
+			}
+		})
+	}
+}

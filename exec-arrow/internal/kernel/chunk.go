@@ -464,12 +464,14 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 }
 
 // selectByDayOf selects the rows of cached segment b in the range through
-// its day index (Batch.days, column.DayIndex.Select), when they are few.
+// its day index (Batch.days, column.DayIndex.Select), when they are few:
+// in day order when any order will do, else in row order.
 func (q *Query) selectByDayOf(s *scratch, b *Batch) (n int, ok bool) {
 	if b.days == nil || b.inside || q.Span == 0 {
 		return 0, false
 	}
-	return b.days.Select(b.seg, b.Lo, b.Hi-b.Lo, q.Start, q.Start+q.Span, q.BucketOf, s.sel[:b.Hi-b.Lo], s.bucket[:b.Hi-b.Lo])
+	n = b.Hi - b.Lo
+	return b.days.Select(b.seg, b.Lo, n, q.Start, q.Start+q.Span, q.BucketOf, s.sel[:n], s.bucket[:n], !b.anyOrder)
 }
 
 // bucketsOf sets the bucket of each of the n selected rows of b, whose

@@ -417,8 +417,9 @@ func TestInsideFiltersFirstKeepTheRows(t *testing.T) {
 
 // A cached time column's day index (column.Derived.Days) selects the
 // rows and buckets its times do when the range holds under a quarter of a
-// segment's rows — in day order, each day's rows in row order — and is
-// left alone otherwise (the rows then come in order): timestamps across
+// segment's rows — in day order, each day's rows in row order, when any
+// order will do, else in row order — and is left alone otherwise (the
+// rows then come in order): timestamps across
 // 1970-01-01 (days before it floor, not truncate) on a day's first and
 // last microsecond, and dates; segments not at row 0, and a last one
 // shorter. A column with a null has no index.
@@ -474,19 +475,22 @@ func TestDayIndexSelectsTheRangesRows(t *testing.T) {
 						want = append(want, pick{int32(dates[row]), int32(row), bucketOf[o]})
 					}
 				}
+				inRows := slices.Clone(want)
 				if r.byDay {
 					slices.SortStableFunc(want, func(a, b pick) int { return int(a.day - b.day) })
 				}
-				s := newScratch(q)
-				got := q.selectRange(s, &Batch{Lo: sg.Lo, Hi: sg.Hi, Cols: []*column.Column{c}, days: x, seg: k})
-				var gotPicks []pick
-				for i, row := range s.sel[:got] {
-					gotPicks = append(gotPicks, pick{int32(dates[row]), row, s.bucket[i]})
+				for _, anyOrder := range []bool{true, false} {
+					s := newScratch(q)
+					got := q.selectRange(s, &Batch{Lo: sg.Lo, Hi: sg.Hi, Cols: []*column.Column{c}, days: x, seg: k, anyOrder: anyOrder})
+					var gotPicks []pick
+					for i, row := range s.sel[:got] {
+						gotPicks = append(gotPicks, pick{int32(dates[row]), row, s.bucket[i]})
+					}
+					if w := map[bool][]pick{true: want, false: inRows}[anyOrder]; fmt.Sprint(gotPicks) != fmt.Sprint(w) {
+						t.Errorf("%s, days %d+%d, segment %d, any order %v: rows or buckets differ from the times' (by day %v)", c.Type, r.start, r.span, k, anyOrder, r.byDay)
+					}
+					putScratch(s)
 				}
-				if fmt.Sprint(gotPicks) != fmt.Sprint(want) {
-					t.Errorf("%s, days %d+%d, segment %d: rows or buckets differ from the times' (by day %v)", c.Type, r.start, r.span, k, r.byDay)
-				}
-				putScratch(s)
 			}
 		}
 	}
