@@ -65,6 +65,12 @@ func (s *Splitter) Next() (lo, hi int, ok bool, err error) {
 			}
 			return lo, hi, true, nil
 		}
+		// No line end yet: the quotes of the record's bytes so far count
+		// before the search moves past them (a read may end inside a
+		// quoted field).
+		if s.CSV && bytes.Count(s.Buf[s.Pos:], []byte{'"'})%2 == 1 {
+			s.inQuotes = !s.inQuotes
+		}
 		s.Pos = len(s.Buf)
 		if err := s.Fill(); err != nil {
 			return 0, 0, false, err

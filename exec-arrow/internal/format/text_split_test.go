@@ -1,0 +1,130 @@
+package format
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"testing"
+)
+
+// trickle reads at most a few bytes at a time.
+type trickle struct {
+	r   io.Reader
+	rng *rand.Rand
+}
+
+func (t *trickle) Read(p []byte) (int, error) {
+	return t.r.Read(p[:min(len(p), 1+t.rng.IntN(300))])
+}
+
+// refRecords splits CSV text into records byte by byte: a line end ends
+// a record when the quotes since the record began are even; a carriage
+// return before it is dropped.
+func refRecords(data []byte) []string {
+	var out []string
+	start, quotes := 0, 0
+	for i, c := range data {
+		switch {
+		case c == '"':
+			quotes++
+		case c == '\n' && quotes%2 == 0:
+			out = append(out, string(bytes.TrimSuffix(data[start:i], []byte{'\r'})))
+			start, quotes = i+1, 0
+		}
+	}
+	if start < len(data) {
+		out = append(out, string(bytes.TrimSuffix(data[start:], []byte{'\r'})))
+	}
+	return out
+}
+
+// The splitter cuts CSV text where a byte-by-byte reading does — quoted
+// line ends inside records, records of many lines, files with quotes
+// everywhere, rarely and nowhere — whatever the reads' sizes and however
+// often the records read so far are cut off (as a block is).
+func TestSplitterCutsWhereQuotesAllow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, quoteEvery := range []int{0, 3, 40, 2000} {
+		for round := range 6 {
+			var buf bytes.Buffer
+			for range 200 + rng.IntN(2000) {
+				for f := range 1 + rng.IntN(5) {
+					if f > 0 {
+						buf.WriteByte(',')
+					}
+					if quoteEvery > 0 && rng.IntN(quoteEvery) == 0 {
+						buf.WriteString(`"a,` + map[bool]string{true: "\n", false: `""`}[rng.IntN(2) == 0] + `b"`)
+						continue
+					}
+					for range rng.IntN(30) {
+						buf.WriteByte('a' + byte(rng.IntN(26)))
+					}
+				}
+				buf.WriteString(map[bool]string{true: "\r\n", false: "\n"}[rng.IntN(5) == 0])
+			}
+			if rng.IntN(2) == 0 {
+				buf.WriteString("tail,without,end")
+			}
+			data := buf.Bytes()
+			want := refRecords(data)
+			s := &Splitter{Reader: &trickle{bytes.NewReader(data), rng}, CSV: true}
+			var got []string
+			for {
+				lo, hi, ok, err := s.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ok {
+					break
+				}
+				got = append(got, string(s.Buf[lo:hi]))
+				if rng.IntN(7) == 0 {
+					s.Cut(nil)
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("quotes 1 in %d, round %d: %d records, want %d", quoteEvery, round, len(got), len(want))
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("quotes 1 in %d, round %d: record %d is %q, want %q", quoteEvery, round, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// FuzzSplitter holds the splitter to a byte-by-byte reading of any text
+// (refRecords), whatever the reads' sizes (the input's first byte seeds
+// them) and however often the records read so far are cut off.
+func FuzzSplitter(f *testing.F) {
+	f.Add([]byte("a,\"b\nc\",d\ne,f\r\n\"g\"\"h\",i"), uint64(1))
+	f.Add([]byte("\"\"\"\n\n\"x\ny\"\n"), uint64(7))
+	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		s := &Splitter{Reader: &trickle{bytes.NewReader(data), rng}, CSV: true}
+		var got []string
+		for {
+			lo, hi, ok, err := s.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			got = append(got, string(s.Buf[lo:hi]))
+			if rng.IntN(3) == 0 {
+				s.Cut(nil)
+			}
+		}
+		want := refRecords(data)
+		if len(got) != len(want) {
+			t.Fatalf("%d records, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("record %d is %q, want %q", i, got[i], want[i])
+			}
+		}
+	})
+}
