@@ -286,25 +286,7 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 			}
 			continue
 		}
-		f := 0
-		for {
-			i := bytes.IndexByte(rec, ',')
-			end := i
-			if i < 0 {
-				end = len(rec)
-			}
-			if f < b.nfields {
-				if s := want[f]; s > 0 {
-					out[s-1] = format.UnsafeString(rec[:end])
-				}
-			}
-			f++
-			if i < 0 {
-				break
-			}
-			rec = rec[i+1:]
-		}
-		if f != b.nfields {
+		if format.SplitFields(rec, want, out) != b.nfields {
 			return format.ErrFastPath
 		}
 	}

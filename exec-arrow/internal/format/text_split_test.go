@@ -128,3 +128,37 @@ func FuzzSplitter(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSplitFields holds SplitFields to bytes.Split at commas: the same
+// number of fields, and each wanted field the same bytes (the record's
+// first byte, modulo 3, leaves every third field unwanted from there).
+func FuzzSplitFields(f *testing.F) {
+	f.Add([]byte("1,2024-08-27T08:52:32Z,41f25fdba476a4e5,649568,20693,CZ,mobile,view,true,false,"))
+	f.Add([]byte(",,,,,,,,,,,,,,,,,"))
+	f.Add([]byte("-,-5,,x,\x2d\x2c\x2b"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, rec []byte) {
+		fields := bytes.Split(rec, []byte{','})
+		skip := 0
+		if len(rec) > 0 {
+			skip = int(rec[0]) % 3
+		}
+		want, out := make([]int, len(fields)), make([]string, len(fields))
+		for k := range want {
+			if k%3 != skip {
+				want[k] = k + 1
+			}
+		}
+		if n := SplitFields(rec, want[:max(0, len(want)-skip)], out); n != len(fields) {
+			t.Fatalf("%d fields, want %d", n, len(fields))
+		}
+		for k, fld := range fields {
+			if k < len(want)-skip && want[k] > 0 && out[k] != string(fld) {
+				t.Fatalf("field %d is %q, want %q", k, out[k], fld)
+			}
+			if (k >= len(want)-skip || want[k] == 0) && out[k] != "" {
+				t.Fatalf("field %d was not wanted but set", k)
+			}
+		}
+	})
+}
