@@ -276,7 +276,9 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 	for k := 0; k < len(b.spans)/2; k++ {
 		rec := b.buf[b.spans[2*k]:b.spans[2*k+1]]
 		out := fields[k*slots : (k+1)*slots]
-		if bytes.IndexByte(rec, '"') >= 0 || bytes.IndexByte(rec, '\r') >= 0 {
+		switch n := format.SplitFields(rec, want, out); n {
+		case b.nfields:
+		case -1:
 			fs, err := format.CSVFields(rec, b.nfields)
 			if err != nil {
 				return err
@@ -284,9 +286,7 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 			for s, f := range b.at {
 				out[s] = fs[f]
 			}
-			continue
-		}
-		if format.SplitFields(rec, want, out) != b.nfields {
+		default:
 			return format.ErrFastPath
 		}
 	}

@@ -145,13 +145,14 @@ func CSVFields(rec []byte, n int) ([]string, error) {
 // what they keep.
 func UnsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// SplitFields cuts an unquoted CSV record at its commas and returns how
-// many fields it has; out[want[f]-1] is set to field f when f is within
-// want and want[f] > 0. The fields share rec's bytes. Commas are found
-// eight bytes at a time: a record's fields are a few bytes each, where a
-// call per field to bytes.IndexByte costs three times as much.
+// SplitFields cuts a CSV record at its commas and returns how many
+// fields it has; out[want[f]-1] is set to field f when f is within want
+// and want[f] > 0. The fields share rec's bytes. A record holding a quote
+// or a carriage return is not cut: SplitFields returns -1 and it is left
+// to CSVFields. Commas are found eight bytes at a time: a record's fields
+// are a few bytes each, where a call per field to bytes.IndexByte costs
+// three times as much.
 func SplitFields(rec []byte, want []int, out []string) int {
-	const low7, high = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
 	f, start, i := 0, 0, 0
 	field := func(end int) {
 		if f < len(want) && want[f] > 0 {
@@ -160,21 +161,32 @@ func SplitFields(rec []byte, want []int, out []string) int {
 		f, start = f+1, end+1
 	}
 	for ; i+8 <= len(rec); i += 8 {
-		x := binary.LittleEndian.Uint64(rec[i:]) ^ 0x2c2c2c2c2c2c2c2c // a comma is 0
-		// The high bit of each byte that is 0, exactly (no carry crosses
-		// a byte: each sum is at most 0xfe).
-		zero := ^((x&low7 + low7) | x | low7)
-		for ; zero != 0; zero &= zero - 1 {
-			field(i + bits.TrailingZeros64(zero)>>3)
+		x := binary.LittleEndian.Uint64(rec[i:])
+		if zeroBytes(x^0x2222222222222222)|zeroBytes(x^0x0d0d0d0d0d0d0d0d) != 0 {
+			return -1 // a quote or a carriage return
+		}
+		for commas := zeroBytes(x ^ 0x2c2c2c2c2c2c2c2c); commas != 0; commas &= commas - 1 {
+			field(i + bits.TrailingZeros64(commas)>>3)
 		}
 	}
 	for ; i < len(rec); i++ {
-		if rec[i] == ',' {
+		switch rec[i] {
+		case ',':
 			field(i)
+		case '"', '\r':
+			return -1
 		}
 	}
 	field(len(rec))
 	return f
+}
+
+// zeroBytes sets the high bit of each byte of x that is 0, and no other
+// bit (no carry crosses a byte: each sum is at most 0xfe; the shortcut
+// (x-0x01…)&^x&0x80… also flags a 0x01 byte above a 0 byte).
+func zeroBytes(x uint64) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	return ^((x&low7 + low7) | x | low7)
 }
 
 // ValidFromText is the validity of slot s (nil: no null): a field is null

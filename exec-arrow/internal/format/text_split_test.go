@@ -131,14 +131,24 @@ func FuzzSplitter(f *testing.F) {
 
 // FuzzSplitFields holds SplitFields to bytes.Split at commas: the same
 // number of fields, and each wanted field the same bytes (the record's
-// first byte, modulo 3, leaves every third field unwanted from there).
+// first byte, modulo 3, leaves every third field unwanted from there) —
+// or -1 exactly when the record holds a quote or a carriage return.
 func FuzzSplitFields(f *testing.F) {
 	f.Add([]byte("1,2024-08-27T08:52:32Z,41f25fdba476a4e5,649568,20693,CZ,mobile,view,true,false,"))
 	f.Add([]byte(",,,,,,,,,,,,,,,,,"))
 	f.Add([]byte("-,-5,,x,\x2d\x2c\x2b"))
 	f.Add([]byte(""))
+	f.Add([]byte("abcdefgh,\"q\",x"))
+	f.Add([]byte("a,\"b\",cdefghijklmnop"))
+	f.Add([]byte("abcdefghijklmnop,x\r"))
 	f.Fuzz(func(t *testing.T, rec []byte) {
 		fields := bytes.Split(rec, []byte{','})
+		if bytes.ContainsAny(rec, "\"\r") {
+			if n := SplitFields(rec, nil, nil); n != -1 {
+				t.Fatalf("a record with a quote or a carriage return: %d, want -1", n)
+			}
+			return
+		}
 		skip := 0
 		if len(rec) > 0 {
 			skip = int(rec[0]) % 3
