@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -65,33 +66,42 @@ func TestSplitterCutsWhereQuotesAllow(t *testing.T) {
 			if rng.IntN(2) == 0 {
 				buf.WriteString("tail,without,end")
 			}
-			data := buf.Bytes()
-			want := refRecords(data)
-			s := &Splitter{Reader: &trickle{bytes.NewReader(data), rng}, CSV: true}
-			var got []string
-			for {
-				lo, hi, ok, err := s.Next()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !ok {
-					break
-				}
-				got = append(got, string(s.Buf[lo:hi]))
-				if rng.IntN(7) == 0 {
-					s.Cut(nil)
-				}
-			}
-			if len(got) != len(want) {
-				t.Fatalf("quotes 1 in %d, round %d: %d records, want %d", quoteEvery, round, len(got), len(want))
-			}
-			for i := range want {
-				if got[i] != want[i] {
-					t.Fatalf("quotes 1 in %d, round %d: record %d is %q, want %q", quoteEvery, round, i, got[i], want[i])
-				}
+			if msg := splitLikeReference(buf.Bytes(), rng, 7); msg != "" {
+				t.Fatalf("quotes 1 in %d, round %d: %s", quoteEvery, round, msg)
 			}
 		}
 	}
+}
+
+// splitLikeReference splits data with reads of random sizes, cutting the
+// records read so far off after one record in cutEvery (on average), and
+// says how the records differ from refRecords', or "" when they do not.
+func splitLikeReference(data []byte, rng *rand.Rand, cutEvery int) string {
+	s := &Splitter{Reader: &trickle{bytes.NewReader(data), rng}, CSV: true}
+	var got []string
+	for {
+		lo, hi, ok, err := s.Next()
+		if err != nil {
+			return err.Error()
+		}
+		if !ok {
+			break
+		}
+		got = append(got, string(s.Buf[lo:hi]))
+		if rng.IntN(cutEvery) == 0 {
+			s.Cut(nil)
+		}
+	}
+	want := refRecords(data)
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d records, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			return fmt.Sprintf("record %d is %q, want %q", i, got[i], want[i])
+		}
+	}
+	return ""
 }
 
 // FuzzSplitter holds the splitter to a byte-by-byte reading of any text
@@ -101,30 +111,8 @@ func FuzzSplitter(f *testing.F) {
 	f.Add([]byte("a,\"b\nc\",d\ne,f\r\n\"g\"\"h\",i"), uint64(1))
 	f.Add([]byte("\"\"\"\n\n\"x\ny\"\n"), uint64(7))
 	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
-		rng := rand.New(rand.NewPCG(seed, 1))
-		s := &Splitter{Reader: &trickle{bytes.NewReader(data), rng}, CSV: true}
-		var got []string
-		for {
-			lo, hi, ok, err := s.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !ok {
-				break
-			}
-			got = append(got, string(s.Buf[lo:hi]))
-			if rng.IntN(3) == 0 {
-				s.Cut(nil)
-			}
-		}
-		want := refRecords(data)
-		if len(got) != len(want) {
-			t.Fatalf("%d records, want %d", len(got), len(want))
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("record %d is %q, want %q", i, got[i], want[i])
-			}
+		if msg := splitLikeReference(data, rand.New(rand.NewPCG(seed, 1)), 3); msg != "" {
+			t.Fatal(msg)
 		}
 	})
 }
