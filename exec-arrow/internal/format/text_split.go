@@ -94,7 +94,9 @@ func (s *Splitter) Fill() error {
 		copy(nb, s.Buf)
 		s.Buf = nb
 	}
-	n, err := s.Reader.Read(s.Buf[len(s.Buf):cap(s.Buf)])
+	// At most readMax a read: what is read past a block's last record is
+	// copied into the next block's buffer (Cut).
+	n, err := s.Reader.Read(s.Buf[len(s.Buf):min(cap(s.Buf), len(s.Buf)+readMax)])
 	s.Buf = s.Buf[:len(s.Buf)+n]
 	if err == io.EOF {
 		s.Eof = true
@@ -102,6 +104,9 @@ func (s *Splitter) Fill() error {
 	}
 	return err
 }
+
+// readMax bounds one read of Fill.
+const readMax = 256 << 10
 
 // Cut hands the records read so far to the caller and keeps the unread
 // rest in a fresh buffer.
