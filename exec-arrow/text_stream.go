@@ -10,6 +10,7 @@ import (
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/format"
 	"sutura.dev/exec-arrow/internal/kernel"
+	"sutura.dev/exec-arrow/internal/text"
 )
 
 // textBlock is a run of records of a CSV or NDJSON part, cut at record
@@ -45,7 +46,7 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 	if err != nil {
 		return 0, err
 	}
-	s := &format.Splitter{Mem: fp.mem, Reader: rc, CSV: sp.p.Format == files.FormatCSV, Buf: buf}
+	s := &text.Splitter{Mem: fp.mem, Reader: rc, CSV: sp.p.Format == files.FormatCSV, Buf: buf}
 	var at []int
 	nfields := 0
 	if s.CSV {
@@ -63,7 +64,7 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 		if err != nil {
 			return blocks, fmt.Errorf("file %s: %w", sp.p.Path, err)
 		}
-		if ok && !format.Blank(s.Buf[lo:hi], s.CSV) {
+		if ok && !text.Blank(s.Buf[lo:hi], s.CSV) {
 			if spans == nil {
 				if spans, err = fp.spanBuf(); err != nil {
 					return blocks, err
@@ -132,7 +133,7 @@ func (fp *fileProducer) spanBuf() ([]int32, error) {
 
 // csvHeader reads the header record (after a byte-order mark) and finds
 // the field of every wanted column.
-func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *format.Splitter) ([]int, int, error) {
+func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *text.Splitter) ([]int, int, error) {
 	for len(s.Buf) < 3 && !s.Eof {
 		if err := s.Fill(); err != nil {
 			return nil, 0, fmt.Errorf("file %s: %w", sp.p.Path, err)
@@ -146,16 +147,16 @@ func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *format
 		return nil, 0, fmt.Errorf("file %s: %w", sp.p.Path, err)
 	}
 	if !ok || hi == lo {
-		return nil, 0, fp.exactError(ctx, sp, format.ErrFastPath)
+		return nil, 0, fp.exactError(ctx, sp, text.ErrFastPath)
 	}
-	header, err := format.CSVFields(s.Buf[lo:hi], -1)
+	header, err := text.CSVFields(s.Buf[lo:hi], -1)
 	if err != nil {
 		return nil, 0, fp.exactError(ctx, sp, err)
 	}
 	pos := map[string]int{}
 	for i, h := range header {
 		if _, dup := pos[h]; dup {
-			return nil, 0, fp.exactError(ctx, sp, format.ErrFastPath)
+			return nil, 0, fp.exactError(ctx, sp, text.ErrFastPath)
 		}
 		pos[h] = i
 	}
@@ -163,7 +164,7 @@ func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *format
 	for i, c := range fp.q.Base {
 		j, ok := pos[c.Name]
 		if !ok {
-			return nil, 0, fp.exactError(ctx, sp, format.ErrFastPath)
+			return nil, 0, fp.exactError(ctx, sp, text.ErrFastPath)
 		}
 		at[i] = j
 	}
@@ -218,7 +219,7 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 	build := func(s int) error {
 		proto := q.Base[s]
 		if proto.ValidOnly {
-			cols[s] = &column.Column{Name: proto.Name, Type: proto.Type, N: n, Valid: format.ValidFromText(fields, s, len(q.Base), n), ValidOnly: true, ID: column.ColumnIDs.Add(1)}
+			cols[s] = &column.Column{Name: proto.Name, Type: proto.Type, N: n, Valid: text.ValidFromText(fields, s, len(q.Base), n), ValidOnly: true, ID: column.ColumnIDs.Add(1)}
 			return nil
 		}
 		bl := column.NewBuilderSpec(proto.Type, proto.Spec, false)
@@ -276,10 +277,10 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 	for k := 0; k < len(b.spans)/2; k++ {
 		rec := b.buf[b.spans[2*k]:b.spans[2*k+1]]
 		out := fields[k*slots : (k+1)*slots]
-		switch n := format.SplitFields(rec, want, out); n {
+		switch n := text.SplitFields(rec, want, out); n {
 		case b.nfields:
 		case -1:
-			fs, err := format.CSVFields(rec, b.nfields)
+			fs, err := text.CSVFields(rec, b.nfields)
 			if err != nil {
 				return err
 			}
@@ -287,7 +288,7 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 				out[s] = fs[f]
 			}
 		default:
-			return format.ErrFastPath
+			return text.ErrFastPath
 		}
 	}
 	return nil
@@ -300,12 +301,12 @@ func (fp *fileProducer) ndjsonBlock(sp *streamPart, b *textBlock, fields []strin
 	q := fp.q
 	slots := len(q.Base)
 	var obj map[string]json.RawMessage
-	tc := &format.TextCapture{}
+	tc := &text.TextCapture{}
 	for k := 0; k < len(b.spans)/2; k++ {
 		line := bytes.TrimSpace(b.buf[b.spans[2*k]:b.spans[2*k+1]])
 		clear(obj)
 		if err := json.Unmarshal(line, &obj); err != nil || obj == nil {
-			return format.ErrFastPath
+			return text.ErrFastPath
 		}
 		for s, c := range q.Base {
 			raw, ok := obj[c.Name]

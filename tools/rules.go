@@ -472,6 +472,7 @@ var EngineLayers = []string{
 	"internal/files",    // a table's files: names, formats, codecs, parts, identity
 	"internal/footer",   // Parquet footers decoded once while their bytes stay the same
 	"internal/column",   // a loaded column, its builders and what is derived from it
+	"internal/text",     // CSV and NDJSON text cut into records and fields
 	"internal/format",   // reading files into columns: the loader, Parquet pages, CSV and NDJSON
 	"internal/check",    // start-up checks of a table's files: footers, text samples, the deferred whole read
 	"internal/kernel",   // the vectorised kernels: keys, predicates, aggregation, joins, the scan

@@ -9,7 +9,7 @@
 // wanted neither decompressed nor decoded), and validity read
 // from definition levels alone (ValidReader), row-group statistics as day
 // zones (StatsZone), Arrow arrays as batch columns (BatchColumn); CSV and
-// NDJSON are cut into records by a Splitter. Guard turns a panic in a
+// NDJSON are cut into records by package text's Splitter. Guard turns a panic in a
 // goroutine the engine starts into an error.
 //
 // Contract: a Parquet footer is not taken at its word where it sizes work
