@@ -55,3 +55,24 @@ func TestCSVQuotedFieldsAcrossBuffers(t *testing.T) {
 	require.NoError(t, cached.Settle(context.Background()))
 	assert.Equal(t, want, run(t, cached, p), "from the cache")
 }
+
+// A carriage return before the one a line feed drops belongs to the
+// field, as encoding/csv reads it ("b\r\r\n" ends in "b\r"); the stream
+// cut it off records holding one, so "b" and "b\r" were one value
+// streamed and two from the cache. Both now count two places by day.
+func TestCSVCarriageReturnsKeptAsEncodingCSVKeepsThem(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "t.csv", "day,place\r\n2025-01-01,b\r\n2025-01-01,b\r\r\n2025-01-02,b\r\r\n2025-01-02,b\r")
+	cols := []domain.ModelColumn{col("day", domain.TypeDate), col("place", domain.TypeText)}
+	model := domain.Model{Name: "t", Source: "files", Table: "t", Columns: cols}
+	p := mkPlan(t, domain.Day, "2025-01-01", "2025-01-03", domain.Leg{Base: tbl("t", "t0", cols...), TimeColumn: "day",
+		Metrics: []domain.MetricRef{metric("places", simple(domain.CountDistinct, "place"))}})
+	want := [][]string{{"2025-01-01", "2"}, {"2025-01-02", "2"}}
+	streamed, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), Models: []domain.Model{model}, NoCacheFill: true})
+	require.NoError(t, err)
+	assert.Equal(t, want, run(t, streamed, p), "streamed")
+	cached := newEngine(t, os.DirFS(dir), model)
+	run(t, cached, p)
+	require.NoError(t, cached.Settle(context.Background()))
+	assert.Equal(t, want, run(t, cached, p), "from the cache")
+}

@@ -142,16 +142,21 @@ func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *text.S
 	if bytes.HasPrefix(s.Buf, []byte{0xEF, 0xBB, 0xBF}) {
 		s.Start, s.Pos = 3, 3
 	}
-	lo, hi, ok, err := s.Next()
-	if err != nil {
-		return nil, 0, fmt.Errorf("file %s: %w", sp.p.Path, err)
-	}
-	if !ok || hi == lo {
-		return nil, 0, fp.exactError(ctx, sp, text.ErrFastPath)
-	}
-	header, err := text.CSVFields(s.Buf[lo:hi], -1)
-	if err != nil {
-		return nil, 0, fp.exactError(ctx, sp, err)
+	var header []string
+	for header == nil {
+		lo, hi, ok, err := s.Next()
+		if err != nil {
+			return nil, 0, fmt.Errorf("file %s: %w", sp.p.Path, err)
+		}
+		if !ok {
+			return nil, 0, fp.exactError(ctx, sp, text.ErrFastPath)
+		}
+		if lo == hi {
+			continue // encoding/csv skips blank lines, before the header too
+		}
+		if header, err = text.CSVFields(s.Buf[lo:text.LineEnd(s.Buf, hi)], -1); err != nil {
+			return nil, 0, fp.exactError(ctx, sp, err)
+		}
 	}
 	pos := map[string]int{}
 	for i, h := range header {
@@ -275,12 +280,13 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 		want[f] = s + 1
 	}
 	for k := 0; k < len(b.spans)/2; k++ {
-		rec := b.buf[b.spans[2*k]:b.spans[2*k+1]]
+		lo, hi := int(b.spans[2*k]), int(b.spans[2*k+1])
+		rec := b.buf[lo:hi]
 		out := fields[k*slots : (k+1)*slots]
 		switch n := text.SplitFields(rec, want, out); n {
 		case b.nfields:
 		case -1:
-			fs, err := text.CSVFields(rec, b.nfields)
+			fs, err := text.CSVFields(b.buf[lo:text.LineEnd(b.buf, hi)], b.nfields)
 			if err != nil {
 				return err
 			}

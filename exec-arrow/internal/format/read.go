@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -148,84 +146,6 @@ func (l *Loader) ReadPart(p files.Part) error {
 // load; it never holds the value.
 func LoadError(file, col string, line int, unit string, err error) error {
 	return fmt.Errorf("file %s, column %s, %s %d: %w", file, col, unit, line, err)
-}
-
-func (l *Loader) readCSV(p files.Part, r io.Reader) error {
-	br := bufio.NewReaderSize(r, 1<<16)
-	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
-		_, _ = br.Discard(3)
-	}
-	cr := csv.NewReader(br)
-	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if err == io.EOF {
-		return fmt.Errorf("file %s: no header row", p.Path)
-	}
-	if err != nil {
-		return fmt.Errorf("file %s: %w", p.Path, csvErr(err))
-	}
-	pos := map[string]int{}
-	for i, h := range header {
-		if j, dup := pos[h]; dup {
-			return fmt.Errorf("file %s: %s", p.Path, duplicateHeader(h, j, i, l.wants))
-		}
-		pos[h] = i
-	}
-	at := make([]int, len(l.wants))
-	for i, w := range l.wants {
-		j, ok := pos[w.Name]
-		if !ok {
-			return fmt.Errorf("file %s: column %s is missing from the header", p.Path, w.Name)
-		}
-		at[i] = j
-	}
-	for n := 1; ; n++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			l.segment((n - 1) % column.ChunkRows)
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("file %s: %w", p.Path, csvErr(err))
-		}
-		for i, j := range at {
-			s := rec[j]
-			if s == "" {
-				l.Builders[i].AppendNull()
-				continue
-			}
-			if err := l.Builders[i].AppendText(s); err != nil {
-				line, _ := cr.FieldPos(j)
-				return LoadError(p.Path, l.wants[i].Name, line, "line", err)
-			}
-		}
-		l.Rows++
-		if err := l.every(n); err != nil {
-			return err
-		}
-	}
-}
-
-// duplicateHeader describes a header that names one column at fields i
-// and j (0-based): by its name when the model declares it, else by its
-// positions only, since any other header text is the file's, never
-// repeated in an error.
-func duplicateHeader(h string, i, j int, wants []Want) string {
-	for _, w := range wants {
-		if w.Name == h {
-			return fmt.Sprintf("the header names column %s twice (fields %d and %d)", h, i+1, j+1)
-		}
-	}
-	return fmt.Sprintf("the header names one column twice (fields %d and %d)", i+1, j+1)
-}
-
-// csvErr keeps the position of a CSV syntax error and drops the text.
-func csvErr(err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("line %d: %w", pe.Line, pe.Err)
-	}
-	return err
 }
 
 func (l *Loader) readNDJSON(p files.Part, r io.Reader) error {

@@ -128,8 +128,30 @@ func Blank(line []byte, csv bool) bool {
 	return len(bytes.TrimSpace(line)) == 0
 }
 
+// LineEnd is where the record Next returned as buf[lo:hi] ends with its
+// line end: past the "\r\n" or "\n" that follows it, or the carriage
+// return that ends the input, if one does. What CSVFields parses must
+// keep it, for encoding/csv to read the record's carriage returns as it
+// reads them in the whole input: it drops one before a line feed and one
+// at the end of the input, and keeps any other ("a,b\r\r\n" ends in the
+// field "b\r", the record without its line end in "b"; "\r\r" is a
+// record, "\r" none).
+func LineEnd(buf []byte, hi int) int {
+	switch {
+	case hi+1 < len(buf) && buf[hi] == '\r' && buf[hi+1] == '\n':
+		return hi + 2
+	case hi < len(buf) && buf[hi] == '\n':
+		return hi + 1
+	case hi+1 == len(buf) && buf[hi] == '\r': // dropped at the end of the input
+		return hi + 1
+	}
+	return hi
+}
+
 // CSVFields parses one record with encoding/csv (for records holding
-// quotes or carriage returns), requiring n fields when n ≥ 0.
+// quotes or carriage returns), requiring n fields when n ≥ 0; rec ends
+// with the record's line end (LineEnd). It returns ErrFastPath when rec
+// holds more than one record.
 func CSVFields(rec []byte, n int) ([]string, error) {
 	r := csv.NewReader(bytes.NewReader(rec))
 	r.FieldsPerRecord = n
