@@ -1,0 +1,109 @@
+package column
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// referenceMicros is what ParseMicros must give: time.Parse's reading.
+func referenceMicros(s string) (int64, bool) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, false
+	}
+	return t.UnixMicro(), true
+}
+
+// timestampLike is a timestamp of the usual spelling from rng, now and
+// then out of range or damaged in one byte, with 0 to 10 digits of
+// fraction, and now and then another zone.
+func timestampLike(rng *rand.Rand) string {
+	s := fmt.Sprintf("%04d-%02d-%02dT%02d:%02d:%02d", rng.IntN(10000), 1+rng.IntN(13), 1+rng.IntN(32),
+		rng.IntN(25), rng.IntN(61), rng.IntN(61))
+	if k := rng.IntN(12); k > 0 {
+		s += "." + fmt.Sprintf("%010d", rng.Int64N(1e10))[:k-1]
+	}
+	switch rng.IntN(10) {
+	case 0:
+		s += "+02:00"
+	case 1:
+		s += "z"
+	default:
+		s += "Z"
+	}
+	if rng.IntN(8) == 0 {
+		b := []byte(s)
+		b[rng.IntN(len(b))] = "0123456789-:T.Z x"[rng.IntN(17)]
+		s = string(b)
+	}
+	return s
+}
+
+// TestParseMicrosAsTimeParse: on timestamps of every year from 0 to
+// 9999, with fractions of every length, out-of-range fields, other zones
+// and damaged bytes, ParseMicros gives time.Parse's answer.
+func TestParseMicrosAsTimeParse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	fast := 0
+	for range 300_000 {
+		s := timestampLike(rng)
+		got, gotOK := ParseMicros(s)
+		want, wantOK := referenceMicros(s)
+		if got != want || gotOK != wantOK {
+			t.Fatalf("%q: ParseMicros %d %v, time.Parse %d %v", s, got, gotOK, want, wantOK)
+		}
+		if _, ok := parseZulu(s); ok {
+			fast++
+		}
+	}
+	if fast < 50_000 {
+		t.Fatalf("only %d of the timestamps were read without time.Parse", fast)
+	}
+	for _, s := range []string{"1970-01-01T00:00:00Z", "1969-12-31T23:59:59.999999999Z", "0001-01-01T00:00:00.000001Z",
+		"2024-02-29T12:00:00.5Z", "2023-02-29T12:00:00Z", "2025-06-01T24:00:00Z", "2025-06-01T23:59:60Z", "2025-06-01T00:00:00.Z"} {
+		got, gotOK := ParseMicros(s)
+		want, wantOK := referenceMicros(s)
+		if got != want || gotOK != wantOK {
+			t.Fatalf("%q: ParseMicros %d %v, time.Parse %d %v", s, got, gotOK, want, wantOK)
+		}
+	}
+}
+
+// FuzzParseMicros: for any text, ParseMicros gives what time.Parse with
+// RFC 3339 and Time.UnixMicro give, valid or not.
+func FuzzParseMicros(f *testing.F) {
+	for _, s := range []string{"2025-06-01T12:34:56Z", "2025-06-01T12:34:56.123456789Z", "0000-01-01T00:00:00Z",
+		"2025-06-01T12:34:56+02:00", "2025-13-01T00:00:00Z", "2025-06-01T12:34:56.1234567891Z", "2025-06-01t12:34:56z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, gotOK := ParseMicros(s)
+		want, wantOK := referenceMicros(s)
+		if got != want || gotOK != wantOK {
+			t.Fatalf("%q: ParseMicros %d %v, time.Parse %d %v", s, got, gotOK, want, wantOK)
+		}
+	})
+}
+
+// BenchmarkParseMicros reads a CSV file's usual timestamps, without and
+// with a fraction, and one time.Parse must read.
+func BenchmarkParseMicros(b *testing.B) {
+	for _, s := range []string{"2024-08-27T08:52:32Z", "2024-08-27T08:52:32.123456Z", "2024-08-27T08:52:32+02:00"} {
+		b.Run(s, func(b *testing.B) {
+			for b.Loop() {
+				if _, ok := ParseMicros(s); !ok {
+					b.Fatal("not read")
+				}
+			}
+		})
+		b.Run(s+"/time.Parse", func(b *testing.B) {
+			for b.Loop() {
+				if _, ok := referenceMicros(s); !ok {
+					b.Fatal("not read")
+				}
+			}
+		})
+	}
+}
