@@ -47,13 +47,7 @@ func TestCSVQuotedFieldsAcrossBuffers(t *testing.T) {
 	model := domain.Model{Name: "t", Source: "files", Table: "t", Columns: cols}
 	p := mkPlan(t, domain.Month, "2025-01-01", "2026-01-01", domain.Leg{Base: tbl("t", "t0", cols...), TimeColumn: "day",
 		Metrics: []domain.MetricRef{metric("n", count("amount")), metric("total", simple(domain.Sum, "amount"))}})
-	streamed, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), Models: []domain.Model{model}, NoCacheFill: true})
-	require.NoError(t, err)
-	assert.Equal(t, want, run(t, streamed, p), "streamed")
-	cached := newEngine(t, os.DirFS(dir), model)
-	run(t, cached, p)
-	require.NoError(t, cached.Settle(context.Background()))
-	assert.Equal(t, want, run(t, cached, p), "from the cache")
+	streamedAndCached(t, dir, model, p, want)
 }
 
 // A carriage return before the one a line feed drops belongs to the
@@ -70,6 +64,14 @@ func TestCSVCarriageReturnsKeptAsEncodingCSVKeepsThem(t *testing.T) {
 	p := mkPlan(t, domain.Day, "2025-01-01", "2025-01-03", domain.Leg{Base: tbl("t", "t0", cols...), TimeColumn: "day",
 		Metrics: []domain.MetricRef{metric("places", simple(domain.CountDistinct, "place"))}})
 	want := [][]string{{"2025-01-01", "2"}, {"2025-01-02", "2"}}
+	streamedAndCached(t, dir, model, p, want)
+}
+
+// streamedAndCached asks p of model, whose files are in dir, streamed by
+// an engine that fills no cache, then from a cache filled by the first
+// answer: both must be want.
+func streamedAndCached(t *testing.T, dir string, model domain.Model, p *domain.Plan, want [][]string) {
+	t.Helper()
 	streamed, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), Models: []domain.Model{model}, NoCacheFill: true})
 	require.NoError(t, err)
 	assert.Equal(t, want, run(t, streamed, p), "streamed")

@@ -134,29 +134,12 @@ func (fp *fileProducer) spanBuf() ([]int32, error) {
 // csvHeader reads the header record (after a byte-order mark) and finds
 // the field of every wanted column.
 func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *text.Splitter) ([]int, int, error) {
-	for len(s.Buf) < 3 && !s.Eof {
-		if err := s.Fill(); err != nil {
-			return nil, 0, fmt.Errorf("file %s: %w", sp.p.Path, err)
-		}
+	header, bad, err := s.Header()
+	if err != nil {
+		return nil, 0, fmt.Errorf("file %s: %w", sp.p.Path, err)
 	}
-	if bytes.HasPrefix(s.Buf, []byte{0xEF, 0xBB, 0xBF}) {
-		s.Start, s.Pos = 3, 3
-	}
-	var header []string
-	for header == nil {
-		lo, hi, ok, err := s.Next()
-		if err != nil {
-			return nil, 0, fmt.Errorf("file %s: %w", sp.p.Path, err)
-		}
-		if !ok {
-			return nil, 0, fp.exactError(ctx, sp, text.ErrFastPath)
-		}
-		if lo == hi {
-			continue // encoding/csv skips blank lines, before the header too
-		}
-		if header, err = text.CSVFields(s.Buf[lo:text.LineEnd(s.Buf, hi)], -1); err != nil {
-			return nil, 0, fp.exactError(ctx, sp, err)
-		}
+	if bad != nil {
+		return nil, 0, fp.exactError(ctx, sp, bad)
 	}
 	pos := map[string]int{}
 	for i, h := range header {

@@ -64,29 +64,12 @@ func (l *Loader) readCSV(p files.Part, r io.Reader) error {
 func (l *Loader) splitCSV(p files.Part, r io.Reader) error {
 	s := &text.Splitter{Reader: r, CSV: true, Buf: make([]byte, 0, csvBuffer)}
 	spare := make([]byte, 0, csvBuffer)
-	for len(s.Buf) < 3 && !s.Eof {
-		if err := s.Fill(); err != nil {
-			return fmt.Errorf("file %s: %w", p.Path, err)
-		}
+	header, bad, err := s.Header()
+	if err != nil {
+		return fmt.Errorf("file %s: %w", p.Path, err)
 	}
-	if bytes.HasPrefix(s.Buf, []byte{0xEF, 0xBB, 0xBF}) {
-		s.Start, s.Pos = 3, 3
-	}
-	var header []string
-	for header == nil {
-		lo, hi, ok, err := s.Next()
-		if err != nil {
-			return fmt.Errorf("file %s: %w", p.Path, err)
-		}
-		if !ok {
-			return &reread{text.ErrFastPath}
-		}
-		if lo == hi {
-			continue // encoding/csv skips blank lines, before the header too
-		}
-		if header, err = text.CSVFields(s.Buf[lo:text.LineEnd(s.Buf, hi)], -1); err != nil {
-			return &reread{err}
-		}
+	if bad != nil {
+		return &reread{bad}
 	}
 	at, err := csvColumns(p, header, l.wants)
 	if err != nil {

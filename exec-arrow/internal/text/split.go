@@ -80,6 +80,38 @@ func (s *Splitter) Next() (lo, hi int, ok bool, err error) {
 	}
 }
 
+// Header reads the CSV header record as encoding/csv reads it: after a
+// byte-order mark and any blank lines. err is a read that failed; a
+// header the splitter does not parse itself — none, or one encoding/csv
+// refuses — leaves header nil and says why in bad, for the reference
+// reader to name exactly.
+func (s *Splitter) Header() (header []string, bad, err error) {
+	for len(s.Buf) < 3 && !s.Eof {
+		if err := s.Fill(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if bytes.HasPrefix(s.Buf, []byte{0xEF, 0xBB, 0xBF}) {
+		s.Start, s.Pos = 3, 3
+	}
+	for {
+		lo, hi, ok, err := s.Next()
+		switch {
+		case err != nil:
+			return nil, nil, err
+		case !ok:
+			return nil, ErrFastPath, nil
+		case lo == hi:
+			continue // encoding/csv skips blank lines, before the header too
+		}
+		header, err := CSVFields(s.Buf[lo:LineEnd(s.Buf, hi)], -1)
+		if err != nil {
+			return nil, err, nil
+		}
+		return header, nil, nil
+	}
+}
+
 // Fill reads more input onto the end of buf, growing it (and the
 // question's reservation) when it is full.
 func (s *Splitter) Fill() error {
