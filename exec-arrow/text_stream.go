@@ -262,6 +262,7 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 	for s, f := range b.at {
 		want[f] = s + 1
 	}
+	want = text.Wanted(want)
 	for k := 0; k < len(b.spans)/2; k++ {
 		lo, hi := int(b.spans[2*k]), int(b.spans[2*k+1])
 		rec := b.buf[lo:hi]

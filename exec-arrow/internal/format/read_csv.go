@@ -86,7 +86,7 @@ func (l *Loader) splitCSV(p files.Part, r io.Reader) error {
 		}
 		slot[i] = want[f] - 1
 	}
-	fields := make([]string, places)
+	fields, want := make([]string, places), text.Wanted(want)
 	ahead := l.aheadOf(p)
 	for n := 1; ; {
 		if s.Start >= csvCut {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -129,6 +130,7 @@ func FuzzSplitFields(f *testing.F) {
 	f.Add([]byte("abcdefgh,\"q\",x"))
 	f.Add([]byte("a,\"b\",cdefghijklmnop"))
 	f.Add([]byte("abcdefghijklmnop,x\r"))
+	f.Add([]byte("b,xxxxxxxxxxxxxxxx,yyy,zzzzzzzz,,wwwwwwwwwwwwwwwwwwww,v"))
 	f.Fuzz(func(t *testing.T, rec []byte) {
 		fields := bytes.Split(rec, []byte{','})
 		if bytes.ContainsAny(rec, "\"\r") {
@@ -159,4 +161,29 @@ func FuzzSplitFields(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSplitFieldsCountsPastTheWanted: with want cut after its last wanted
+// field (Wanted), the fields after it are counted, not set, in whole
+// words and in the tail alike.
+func TestSplitFieldsCountsPastTheWanted(t *testing.T) {
+	for _, rec := range []string{
+		"id,xxxxxxxxxxxxxxxx,yyy,zzzzzzzz,,wwwwwwwwwwwwwwwwwwww,v",
+		"1,2024-08-27T08:52:32Z,41f25fdba476a4e5,649568,20693,CZ,mobile,view,true,false,",
+		"a,b,,,,,,,,,,,,,,,,,,,,,,,,,",
+	} {
+		fields := strings.Split(rec, ",")
+		for last := range 3 {
+			want := make([]int, len(fields))
+			want[last] = 1
+			want = Wanted(want)
+			if len(want) != last+1 {
+				t.Fatalf("Wanted kept %d fields, want %d", len(want), last+1)
+			}
+			out := []string{"unset"}
+			if n := SplitFields([]byte(rec), want, out); n != len(fields) || out[0] != fields[last] {
+				t.Fatalf("%q, field %d wanted: %d fields, %q; want %d, %q", rec, last, n, out[0], len(fields), fields[last])
+			}
+		}
+	}
 }
