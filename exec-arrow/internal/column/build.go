@@ -135,9 +135,9 @@ func ParseDay(s string) (int32, bool) {
 // ParseMicros parses an RFC 3339 timestamp as UTC microseconds, as
 // time.Parse(time.RFC3339Nano, s) and Time.UnixMicro do. The usual
 // spelling, "YYYY-MM-DDTHH:MM:SS" with up to nine digits of fraction and
-// "Z", is read here (time.Parse took 28–39 ns a value, a fifth of the CPU
-// of a question over a CSV file: docs/performance.md); any other is left
-// to time.Parse (FuzzParseMicros holds them equal).
+// "Z", is read here (time.Parse took 31–35 ns a value, a seventh of the
+// CPU sutura validate spent on a CSV file: docs/performance.md); any
+// other is left to time.Parse (FuzzParseMicros holds them equal).
 func ParseMicros(s string) (int64, bool) {
 	if us, ok := parseZulu(s); ok {
 		return us, true
@@ -176,8 +176,10 @@ func parseZulu(s string) (us int64, ok bool) {
 	if last := monthDays[m]; d > last && (m != 2 || d > 29 || y%4 != 0 || y%100 == 0 && y%400 != 0) {
 		return 0, false
 	}
-	// Days since 1970-01-01 of a proleptic Gregorian date (the civil
-	// algorithm of domain's dates, for years from 1).
+	// Days since 1970-01-01 of a proleptic Gregorian date: the civil
+	// algorithm of domain.DateOf, for a valid date of a year from 1
+	// (DateOf also normalises out-of-range months, as time.Date does: a
+	// call to it made this read 5-7 ns slower).
 	if m <= 2 {
 		y--
 	}
