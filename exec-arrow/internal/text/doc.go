@@ -4,12 +4,15 @@
 // field does not end one: the parity of the quotes since the record began
 // tells), SplitFields cuts a record free of quotes and carriage returns
 // at its commas eight bytes at a time, and CSVFields leaves any other
-// record to encoding/csv.
+// record to encoding/csv. An Object reads the wanted members of an NDJSON
+// line in one scan, without decoding the line into a map.
 //
 // Contract: the records and fields found are those encoding/csv finds in
 // the same bytes, for every input encoding/csv reads without an error
 // (FuzzSplitter, FuzzSplitFields, and the format package's loader target
-// check it); input this package does not cut itself is reported
-// (ErrFastPath, a field count of -1), never guessed at. It imports column
+// check it), and the members an Object reads are those encoding/json puts
+// in a map[string]json.RawMessage (FuzzObject, FuzzLoaderNDJSON); input
+// this package does not read itself is reported (ErrFastPath, a field
+// count of -1, Object.Read's false), never guessed at. It imports column
 // of the engine's packages, nothing above it.
 package text
