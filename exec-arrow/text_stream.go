@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"sutura.dev/exec-arrow/internal/column"
@@ -290,21 +289,22 @@ func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
 func (fp *fileProducer) ndjsonBlock(sp *streamPart, b *textBlock, fields []string) error {
 	q := fp.q
 	slots := len(q.Base)
-	var obj map[string]json.RawMessage
+	names := make([]string, slots)
+	for s, c := range q.Base {
+		names[s] = c.Name
+	}
+	rd := format.NewNDJSONReader(names)
 	tc := &text.TextCapture{}
 	for k := 0; k < len(b.spans)/2; k++ {
-		line := bytes.TrimSpace(b.buf[b.spans[2*k]:b.spans[2*k+1]])
-		clear(obj)
-		if err := json.Unmarshal(line, &obj); err != nil || obj == nil {
+		if !rd.Line(bytes.TrimSpace(b.buf[b.spans[2*k]:b.spans[2*k+1]])) {
 			return text.ErrFastPath
 		}
-		for s, c := range q.Base {
-			raw, ok := obj[c.Name]
-			if ok && !sp.seen[s].Load() {
+		for s := range q.Base {
+			if rd.Present(s) && !sp.seen[s].Load() {
 				sp.seen[s].Store(true)
 			}
 			tc.Value = ""
-			if err := format.AppendJSON(tc, raw); err != nil {
+			if err := rd.Append(s, tc); err != nil {
 				return err
 			}
 			fields[k*slots+s] = tc.Value

@@ -1,15 +1,11 @@
 package format
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
 	"runtime"
-	"strconv"
 
 	"golang.org/x/sync/errgroup"
 
@@ -146,81 +142,6 @@ func (l *Loader) ReadPart(p files.Part) error {
 // load; it never holds the value.
 func LoadError(file, col string, line int, unit string, err error) error {
 	return fmt.Errorf("file %s, column %s, %s %d: %w", file, col, unit, line, err)
-}
-
-func (l *Loader) readNDJSON(p files.Part, r io.Reader) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
-	seen := make([]bool, len(l.wants))
-	var obj map[string]json.RawMessage
-	line, objects := 0, 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		clear(obj)
-		if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
-			return fmt.Errorf("file %s, line %d: not a JSON object", p.Path, line)
-		}
-		objects++
-		for i, w := range l.wants {
-			raw, ok := obj[w.Name]
-			if ok {
-				seen[i] = true
-			}
-			if err := AppendJSON(l.Builders[i], raw); err != nil {
-				return LoadError(p.Path, w.Name, line, "line", err)
-			}
-		}
-		l.Rows++
-		if err := l.every(objects); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("file %s, after line %d: %w", p.Path, line, err)
-	}
-	l.segment(objects % column.ChunkRows)
-	for i, ok := range seen {
-		if !ok && objects > 0 {
-			return fmt.Errorf("file %s: column %s is missing (no object holds it)", p.Path, l.wants[i].Name)
-		}
-	}
-	return nil
-}
-
-// AppendJSON appends one NDJSON value: null or absent is null, a string is
-// its text, a number its literal, a boolean true/false; arrays and objects
-// are refused.
-func AppendJSON(b column.Builder, raw json.RawMessage) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		b.AppendNull()
-		return nil
-	}
-	switch raw[0] {
-	case '"':
-		s, err := strconv.Unquote(string(raw))
-		if err != nil {
-			var v string
-			if json.Unmarshal(raw, &v) != nil {
-				return column.ErrNotScalar
-			}
-			s = v
-		}
-		if s == "" {
-			b.AppendNull()
-			return nil
-		}
-		return b.AppendText(s)
-	case '{', '[':
-		return column.ErrNotScalar
-	case 't', 'f':
-		return b.AppendText(string(raw))
-	}
-	return b.AppendText(string(raw))
 }
 
 // reserve makes room for n rows in every builder that can, after metering

@@ -1,0 +1,148 @@
+package format
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/text"
+)
+
+// NDJSONReader reads the wanted members of NDJSON lines as
+// encoding/json's map[string]json.RawMessage holds them: a line
+// text.Object reads is read without the map, any other line by
+// encoding/json (so its verdict on a line is encoding/json's). A reader
+// is one goroutine's; the values it holds share the line's bytes until
+// the next line.
+type NDJSONReader struct {
+	names  []string
+	obj    *text.Object
+	m      map[string]json.RawMessage
+	vals   [][]byte
+	simple []bool
+}
+
+// NewNDJSONReader returns a reader of the members named names.
+func NewNDJSONReader(names []string) *NDJSONReader {
+	return &NDJSONReader{names: names, obj: text.NewObject(names), vals: make([][]byte, len(names)),
+		simple: make([]bool, len(names))}
+}
+
+// Line reads one line without the white space around it; false: it is
+// not a JSON object.
+func (r *NDJSONReader) Line(line []byte) bool {
+	if r.obj.Read(line, r.vals, r.simple) {
+		return true
+	}
+	clear(r.m)
+	if err := json.Unmarshal(line, &r.m); err != nil || r.m == nil {
+		return false
+	}
+	clear(r.simple)
+	for i, n := range r.names {
+		r.vals[i] = r.m[n] // nil when absent; a value present is never empty
+	}
+	return true
+}
+
+// Present reports whether the line held member i (a null included).
+func (r *NDJSONReader) Present(i int) bool { return r.vals[i] != nil }
+
+// Append appends member i's value to b as AppendJSON does; a string
+// without escapes, a number or a boolean is appended as a view of the
+// line (the builders copy what they keep).
+func (r *NDJSONReader) Append(i int, b column.Builder) error {
+	raw := r.vals[i]
+	switch {
+	case r.simple[i] && len(raw) == 2:
+		b.AppendNull()
+		return nil
+	case r.simple[i]:
+		return b.AppendText(text.UnsafeString(raw[1 : len(raw)-1]))
+	case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9' || raw[0] == 't' || raw[0] == 'f'):
+		return b.AppendText(text.UnsafeString(raw))
+	}
+	return AppendJSON(b, raw)
+}
+
+func (l *Loader) readNDJSON(p files.Part, r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
+	seen := make([]bool, len(l.wants))
+	names := make([]string, len(l.wants))
+	for i, w := range l.wants {
+		names[i] = w.Name
+	}
+	rd := NewNDJSONReader(names)
+	line, objects := 0, 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		if !rd.Line(b) {
+			return fmt.Errorf("file %s, line %d: not a JSON object", p.Path, line)
+		}
+		objects++
+		for i, w := range l.wants {
+			if rd.Present(i) {
+				seen[i] = true
+			}
+			if err := rd.Append(i, l.Builders[i]); err != nil {
+				return LoadError(p.Path, w.Name, line, "line", err)
+			}
+		}
+		l.Rows++
+		if err := l.every(objects); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("file %s, after line %d: %w", p.Path, line, err)
+	}
+	l.segment(objects % column.ChunkRows)
+	for i, ok := range seen {
+		if !ok && objects > 0 {
+			return fmt.Errorf("file %s: column %s is missing (no object holds it)", p.Path, l.wants[i].Name)
+		}
+	}
+	return nil
+}
+
+// AppendJSON appends one NDJSON value: null or absent is null, a string is
+// its text, a number its literal, a boolean true/false; arrays and objects
+// are refused.
+func AppendJSON(b column.Builder, raw json.RawMessage) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		b.AppendNull()
+		return nil
+	}
+	switch raw[0] {
+	case '"':
+		s, err := strconv.Unquote(string(raw))
+		if err != nil {
+			var v string
+			if json.Unmarshal(raw, &v) != nil {
+				return column.ErrNotScalar
+			}
+			s = v
+		}
+		if s == "" {
+			b.AppendNull()
+			return nil
+		}
+		return b.AppendText(s)
+	case '{', '[':
+		return column.ErrNotScalar
+	case 't', 'f':
+		return b.AppendText(string(raw))
+	}
+	return b.AppendText(string(raw))
+}
