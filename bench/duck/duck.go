@@ -18,11 +18,12 @@ import (
 )
 
 // Table is one table of a data set: its name (the file is
-// <Name>.csv or <Name>.parquet) and, for CSV, its columns with the types
-// the catalogue declares in DuckDB's read_csv `columns` syntax, plus any
-// further read_csv options (", timestampformat = '…'").
+// <Name>.csv, <Name>.ndjson or <Name>.parquet) and, for the text formats,
+// its columns with the types the catalogue declares in the `columns`
+// syntax of DuckDB's read_csv and read_json, plus any further options
+// both take (", timestampformat = '…'").
 type Table struct {
-	Name, Cols, CSVOptions string
+	Name, Cols, TextOptions string
 }
 
 // DemoTables are the demo data set's tables.
@@ -39,9 +40,9 @@ var DemoTables = []Table{
 
 // Options say where the data is and how DuckDB reaches it.
 type Options struct {
-	// Dir holds <table>.csv or <table>.parquet for each demo table.
+	// Dir holds <table>.<Format> for each table.
 	Dir string
-	// Format is "csv" or "parquet".
+	// Format is "csv", "ndjson" or "parquet".
 	Format string
 	// Load copies every table into DuckDB's memory at Open; otherwise
 	// each table is a view that reads the file on every query.
@@ -77,7 +78,9 @@ func Open(ctx context.Context, o Options) (*sql.DB, error) {
 		var src string
 		switch o.Format {
 		case "csv":
-			src = fmt.Sprintf(`read_csv(%s, header = true, auto_detect = false, delim = ',', quote = '"', nullstr = '', columns = {%s}%s)`, lit, t.Cols, t.CSVOptions)
+			src = fmt.Sprintf(`read_csv(%s, header = true, auto_detect = false, delim = ',', quote = '"', nullstr = '', columns = {%s}%s)`, lit, t.Cols, t.TextOptions)
+		case "ndjson":
+			src = fmt.Sprintf(`read_json(%s, format = 'newline_delimited', columns = {%s}%s)`, lit, t.Cols, t.TextOptions)
 		case "parquet":
 			src = fmt.Sprintf(`read_parquet(%s)`, lit)
 		default:

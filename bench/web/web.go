@@ -29,11 +29,12 @@ const Version = "web-1"
 // Pages is the row count of the pages table; sections are fixed.
 const Pages = 50_000
 
-// Tables are the data set's tables as DuckDB reads the CSV files.
+// Tables are the data set's tables as DuckDB reads the CSV and NDJSON
+// files.
 var Tables = []duck.Table{
 	{Name: "events", Cols: `event_id: 'BIGINT', event_time: 'TIMESTAMP', session_id: 'VARCHAR', user_id: 'BIGINT',
 		page_id: 'BIGINT', country: 'VARCHAR', device: 'VARCHAR', event_type: 'VARCHAR', is_view: 'BOOLEAN',
-		is_purchase: 'BOOLEAN', revenue_cents: 'BIGINT'`, CSVOptions: `, timestampformat = '%Y-%m-%dT%H:%M:%SZ'`},
+		is_purchase: 'BOOLEAN', revenue_cents: 'BIGINT'`, TextOptions: `, timestampformat = '%Y-%m-%dT%H:%M:%SZ'`},
 	{Name: "pages", Cols: `page_id: 'BIGINT', section_id: 'BIGINT', path: 'VARCHAR'`},
 	{Name: "sections", Cols: `section_id: 'BIGINT', section_name: 'VARCHAR'`},
 }
@@ -96,7 +97,8 @@ func sectionsSQL() string {
 }
 
 // Generate writes events.<format>, pages.<format> and sections.<format>
-// into dir ("parquet" or "csv"), events with rows rows. The output is
+// into dir ("parquet", "csv" or "ndjson": one JSON object a line, a null
+// written as null), events with rows rows. The output is
 // deterministic in content (DuckDB's hash of the row number), and
 // events.<format> is written last, so its presence means the set is whole.
 func Generate(ctx context.Context, dir, format string, rows int64) error {
@@ -115,6 +117,8 @@ func Generate(ctx context.Context, dir, format string, rows int64) error {
 		opts = "FORMAT parquet, COMPRESSION snappy"
 	case "csv":
 		opts = "FORMAT csv, HEADER true, DELIMITER ',', TIMESTAMPFORMAT '%Y-%m-%dT%H:%M:%SZ'"
+	case "ndjson":
+		opts = "FORMAT json, TIMESTAMPFORMAT '%Y-%m-%dT%H:%M:%SZ'"
 	default:
 		return fmt.Errorf("unknown format %q", format)
 	}

@@ -79,6 +79,12 @@ var engines = map[string]factory{
 	"duckdb-csv": {formats: []string{"csv"}, open: func(ctx context.Context, d dataSet, _ config) (engine.Engine, error) {
 		return duck.NewEngine(ctx, "duckdb-csv", duck.Options{Dir: d.dir("csv"), Format: "csv", Tables: d.tables()})
 	}},
+	"sutura-ndjson": {formats: []string{"ndjson"}, open: func(ctx context.Context, d dataSet, c config) (engine.Engine, error) {
+		return suturaEngine(ctx, "sutura-ndjson", d, "ndjson", c)
+	}},
+	"duckdb-ndjson": {formats: []string{"ndjson"}, open: func(ctx context.Context, d dataSet, _ config) (engine.Engine, error) {
+		return duck.NewEngine(ctx, "duckdb-ndjson", duck.Options{Dir: d.dir("ndjson"), Format: "ndjson", Tables: d.tables()})
+	}},
 	"duckdb-memory": {formats: []string{"parquet"}, open: func(ctx context.Context, d dataSet, _ config) (engine.Engine, error) {
 		return duck.NewEngine(ctx, "duckdb-memory", duck.Options{Dir: d.dir("parquet"), Format: "parquet", Load: true, Tables: d.tables()})
 	}},
@@ -100,4 +106,4 @@ var engines = map[string]factory{
 
 // referenceOrder is where the reference answers come from: the first of
 // these engines a run measures.
-var referenceOrder = []string{"duckdb-parquet", "duckdb-memory", "duckdb-csv"}
+var referenceOrder = []string{"duckdb-parquet", "duckdb-memory", "duckdb-csv", "duckdb-ndjson"}

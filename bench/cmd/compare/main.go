@@ -166,6 +166,9 @@ func ensureData(ctx context.Context, c config, d dataSet) error {
 			if _, err := os.Stat(filepath.Join(d.dir(f), "orders."+f)); err == nil {
 				continue
 			}
+			if f == "ndjson" {
+				return fmt.Errorf("%s: the demo generator writes csv and parquet; NDJSON is generated for -shape web", e)
+			}
 			if gen == "" {
 				gen = filepath.Join(c.work, "demo-gen")
 				if err := os.MkdirAll(c.work, 0o755); err != nil {

@@ -30,7 +30,7 @@ func ensureWebData(ctx context.Context, c config, d dataSet) error {
 		}
 	}
 	var have string
-	for _, f := range []string{"parquet", "csv"} {
+	for _, f := range []string{"parquet", "csv", "ndjson"} {
 		if _, err := os.Stat(filepath.Join(d.dir(f), "events."+f)); err == nil {
 			have = f
 			continue
@@ -47,7 +47,7 @@ func ensureWebData(ctx context.Context, c config, d dataSet) error {
 		have = f
 	}
 	if have == "" {
-		return fmt.Errorf("no web data: the engines read neither parquet nor csv")
+		return fmt.Errorf("no web data: the engines read no format")
 	}
 	anchor, err := web.Anchor(ctx, d.dir(have), have)
 	if err != nil {
@@ -59,7 +59,7 @@ func ensureWebData(ctx context.Context, c config, d dataSet) error {
 // startupFormats are the formats whose sutura engine the run measured.
 func startupFormats(c config) []string {
 	var out []string
-	for _, f := range []string{"parquet", "csv"} {
+	for _, f := range []string{"parquet", "csv", "ndjson"} {
 		if slices.Contains(c.engines, "sutura-"+f) {
 			out = append(out, f)
 		}
