@@ -1,6 +1,10 @@
 package text
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+)
 
 // Object reads an NDJSON line's members as encoding/json reads the line
 // into a map[string]json.RawMessage, for the keys it was made for. It
@@ -20,6 +24,17 @@ type Object struct {
 	names []string
 	index map[string]int // names' positions, when there are many
 	same  [][2]int       // {i, j}: names[i] repeats names[j], j < i
+	// keys are the members of the last line read, in its order, each as
+	// its key's bytes from the opening quote to the colon with nothing
+	// between them (nil when there was white space) and the key's name
+	// index (-1: none): lines from one writer spell their keys alike, and
+	// a member spelt as the last line's is matched by one comparison.
+	keys []memberKey
+}
+
+type memberKey struct {
+	lit []byte
+	k   int
 }
 
 // maxDepth is the deepest nesting of arrays and objects inside a member's
@@ -98,37 +113,19 @@ func (o *Object) read(line []byte, vals [][]byte, simple []bool) bool {
 	if i < len(line) && line[i] == '}' {
 		return skipSpace(line, i+1) == len(line)
 	}
-	for {
-		if i >= len(line) || line[i] != '"' {
+	for m := 0; ; m++ {
+		var k, vs int
+		if m < len(o.keys) && o.keys[m].lit != nil && len(line)-i >= len(o.keys[m].lit) &&
+			string(line[i:i+len(o.keys[m].lit)]) == string(o.keys[m].lit) {
+			k, vs = o.keys[m].k, skipSpace(line, i+len(o.keys[m].lit))
+		} else if k, vs = o.key(line, i, m); vs < 0 {
 			return false
 		}
-		ks := i + 1
-		ke, wide := ks, false
-		for ; ke < len(line); ke++ {
-			c := line[ke]
-			if c == '"' {
-				break
-			}
-			if c == '\\' || c < 0x20 {
-				return false
-			}
-			if c >= utf8.RuneSelf {
-				wide = true
-			}
-		}
-		if ke >= len(line) || wide && !utf8.Valid(line[ks:ke]) {
-			return false
-		}
-		i = skipSpace(line, ke+1)
-		if i >= len(line) || line[i] != ':' {
-			return false
-		}
-		vs := skipSpace(line, i+1)
 		ve, plain := value(line, vs, 0)
 		if ve < 0 {
 			return false
 		}
-		if k := o.lookup(line[ks:ke]); k >= 0 {
+		if k >= 0 {
 			vals[k] = line[vs:ve:ve]
 			if simple != nil {
 				simple[k] = plain
@@ -149,16 +146,56 @@ func (o *Object) read(line []byte, vals [][]byte, simple []bool) bool {
 	}
 }
 
+// key reads the key of member m at line[i] and the colon after it, and
+// returns its name index (-1: none) and where the value starts (-1: a key
+// Read does not read itself); it notes how the key is spelt for the next
+// line.
+func (o *Object) key(line []byte, i, m int) (k, vs int) {
+	if i >= len(line) || line[i] != '"' {
+		return -1, -1
+	}
+	ks := i + 1
+	ke, wide := ks, false
+	for {
+		ke = nextSpecial(line, ke)
+		if ke >= len(line) {
+			return -1, -1
+		}
+		c := line[ke]
+		if c == '"' {
+			break
+		}
+		if c == '\\' || c < 0x20 {
+			return -1, -1
+		}
+		wide = true
+		ke++
+	}
+	if wide && !utf8.Valid(line[ks:ke]) {
+		return -1, -1
+	}
+	i = skipSpace(line, ke+1)
+	if i >= len(line) || line[i] != ':' {
+		return -1, -1
+	}
+	k = o.lookup(line[ks:ke])
+	for len(o.keys) <= m {
+		o.keys = append(o.keys, memberKey{})
+	}
+	mk := &o.keys[m]
+	lit := mk.lit[:0]
+	mk.k, mk.lit = k, nil
+	if i == ke+1 {
+		mk.lit = append(lit, line[ks-1:i+1]...)
+	}
+	return k, skipSpace(line, i+1)
+}
+
 // skipSpace returns the first index from i of a byte that is not JSON's
 // white space.
 func skipSpace(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
 	}
 	return i
 }
@@ -191,7 +228,10 @@ func value(b []byte, i, depth int) (end int, plain bool) {
 // closing quote), or -1.
 func str(b []byte, i int) (end int, plain bool) {
 	plain = true
-	for i < len(b) {
+	for {
+		if i = nextSpecial(b, i); i >= len(b) {
+			return -1, false
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -219,14 +259,41 @@ func str(b []byte, i int) (end int, plain bool) {
 			default:
 				return -1, false
 			}
-		default:
-			if c >= utf8.RuneSelf {
-				plain = false
-			}
+		default: // past ASCII
+			plain = false
 			i++
 		}
 	}
-	return -1, false
+}
+
+// nextSpecial returns the index from i of the first byte of b that is a
+// quote, a backslash, a control byte or past ASCII (len(b): none is),
+// looking at eight bytes at a time.
+func nextSpecial(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
+}
+
+// special sets the high bit of each byte of x that nextSpecial stops at,
+// and no other bit (no carry crosses a byte).
+func special(x uint64) uint64 {
+	const (
+		low7  = 0x7f7f7f7f7f7f7f7f
+		high  = 0x8080808080808080
+		quote = 0x2222222222222222
+		slash = 0x5c5c5c5c5c5c5c5c
+		upTo  = 0x6060606060606060 // a 7-bit byte plus 0x60 reaches 0x80 from 0x20 on
+	)
+	return zeroBytes(x^quote) | zeroBytes(x^slash) | (x|^(x&low7+upTo))&high
 }
 
 func isHex(c byte) bool {

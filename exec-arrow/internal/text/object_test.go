@@ -57,6 +57,12 @@ func readBoth(t *testing.T, line []byte) (okFew, okMany bool) {
 		if ok {
 			sameAsMap(t, line, names, vals, simple)
 		}
+		// Again, its keys now spelt as the last line's.
+		if again := o.Read(line, vals, simple); again != ok {
+			t.Fatalf("%q: read %v, then %v", line, ok, again)
+		} else if ok {
+			sameAsMap(t, line, names, vals, simple)
+		}
 		if len(names) == len(fewNames) {
 			okFew = ok
 		} else {
@@ -132,6 +138,9 @@ func TestObjectReadsAsEncodingJSON(t *testing.T) {
 func TestObjectReadsWhatEncodingJSONWrites(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	texts := []string{"", "x", "hello world", "quote\"d", "back\\slash", "é ü 漢", "tab\t", "line\nend", "<&>", "\u2028"}
+	// One reader over every line, as a part's lines are read.
+	long := NewObject(manyNamesList)
+	vals, simple := make([][]byte, len(manyNamesList)), make([]bool, len(manyNamesList))
 	for range 5000 {
 		obj := map[string]any{}
 		for range rng.IntN(12) {
@@ -168,6 +177,10 @@ func TestObjectReadsWhatEncodingJSONWrites(t *testing.T) {
 		if ok, _ := readBoth(t, line); !ok {
 			t.Fatalf("%q: encoding/json's own output was left to encoding/json", line)
 		}
+		if !long.Read(line, vals, simple) {
+			t.Fatalf("%q: left by the reader of every line", line)
+		}
+		sameAsMap(t, line, manyNamesList, vals, simple)
 	}
 }
 
