@@ -50,6 +50,9 @@ type fileProducer struct {
 	work  []chan task
 	bufs  chan []byte  // text block buffers, recycled
 	spans chan []int32 // text blocks' record spans, recycled
+	// bufSize is the capacity the last block's buffer grew to: a buffer
+	// made afresh starts there rather than growing by copying again.
+	bufSize atomic.Int64
 	// The row groups of the Parquet parts before the first text part are
 	// known from their footers: direct[w] lists worker w's, and it reads
 	// them without waiting for a dispatcher. The dispatcher (run) numbers
@@ -78,7 +81,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *kernel.Reservation
 	if m != nil {
 		fsys = countingFS{FS: fsys, n: &m.Bytes}
 	}
-	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), bufs: make(chan []byte, 2*q.Parallel+2), spans: make(chan []int32, 2*q.Parallel+2), dicts: make([]atomic.Int32, len(q.Base)), dictBytes: make([]atomic.Int32, len(q.Base))}
+	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), bufs: make(chan []byte, inFlight(q.Parallel)), spans: make(chan []int32, inFlight(q.Parallel)), dicts: make([]atomic.Int32, len(q.Base)), dictBytes: make([]atomic.Int32, len(q.Base))}
 	var perWorker int64
 	for _, p := range q.tf.Parts {
 		sp := &streamPart{p: p, seen: make([]atomic.Bool, len(q.Base))}
