@@ -80,8 +80,10 @@ func (l *Loader) readNDJSON(p files.Part, r io.Reader) error {
 	}
 	rd := NewNDJSONReader(names)
 	line, objects := 0, 0
+	ahead, read := l.aheadOf(p), int64(0)
 	for sc.Scan() {
 		line++
+		read += int64(len(sc.Bytes())) + 1 // the line feed
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
 			continue
@@ -101,6 +103,11 @@ func (l *Loader) readNDJSON(p files.Part, r io.Reader) error {
 		l.Rows++
 		if err := l.every(objects); err != nil {
 			return err
+		}
+		if objects%column.ChunkRows == 0 {
+			if err := l.reserveAhead(&ahead, objects, read); err != nil {
+				return err
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {

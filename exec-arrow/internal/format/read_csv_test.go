@@ -142,36 +142,44 @@ func FuzzLoaderCSV(f *testing.F) {
 // TestCSVLoadReservesAhead: a load that keeps its values takes room for
 // the whole part once its first block is read, at the size of the records
 // so far, and meters it then; a check keeps nothing and reserves nothing.
+// So does an NDJSON load.
 func TestCSVLoadReservesAhead(t *testing.T) {
 	const rows = 12 * column.ChunkRows
-	var b strings.Builder
-	b.WriteString("id,name\n")
+	var csvText, ndjson strings.Builder
+	csvText.WriteString("id,name\n")
 	for i := range rows {
-		fmt.Fprintf(&b, "%07d,n%03d\n", i, i%100)
+		fmt.Fprintf(&csvText, "%07d,n%03d\n", i, i%100)
+		fmt.Fprintf(&ndjson, "{\"id\":%d,\"name\":\"n%03d\"}\n", i, i%100)
 	}
-	data := []byte(b.String())
-	fsys := fstest.MapFS{"t.csv": {Data: data}}
-	p := files.Part{Path: "t.csv", Format: files.FormatCSV, Size: int64(len(data))}
-	for _, check := range []bool{false, true} {
-		var l *Loader
-		var early int64 // the most metered while two blocks at most were read
-		meter := func(total int64) error {
-			if l.Rows <= 2*column.ChunkRows {
-				early = max(early, total)
+	for _, part := range []struct {
+		path   string
+		format files.Format
+		data   string
+	}{{"t.csv", files.FormatCSV, csvText.String()}, {"t.ndjson", files.FormatNDJSON, ndjson.String()}} {
+		data := []byte(part.data)
+		fsys := fstest.MapFS{part.path: {Data: data}}
+		p := files.Part{Path: part.path, Format: part.format, Size: int64(len(data))}
+		for _, check := range []bool{false, true} {
+			var l *Loader
+			var early int64 // the most metered while two blocks at most were read
+			meter := func(total int64) error {
+				if l.Rows <= 2*column.ChunkRows {
+					early = max(early, total)
+				}
+				return nil
 			}
-			return nil
+			l = NewLoader(context.Background(), fsys, []Want{{Name: "id", Type: domain.TypeInteger}, {Name: "name", Type: domain.TypeText}}, check, meter)
+			require.NoError(t, l.ReadPart(p))
+			require.Equal(t, rows, l.Rows)
+			whole := int64(rows) * (9 + 5) // IntBuilder and textBuilder RowBytes
+			if check {
+				assert.Less(t, early, whole/10, "%s: a check reserves nothing", part.path)
+				continue
+			}
+			assert.GreaterOrEqual(t, early, whole, "%s: the whole part's room, metered after its first block", part.path)
+			assert.Less(t, early, 2*whole, "%s: no more than the part holds, and the dictionary so far", part.path)
+			cols := l.Columns()
+			assert.Equal(t, domain.Cell(domain.Int(int64(rows-1))), cols["id"].Cell(rows-1))
 		}
-		l = NewLoader(context.Background(), fsys, []Want{{Name: "id", Type: domain.TypeInteger}, {Name: "name", Type: domain.TypeText}}, check, meter)
-		require.NoError(t, l.ReadPart(p))
-		require.Equal(t, rows, l.Rows)
-		whole := int64(rows) * (9 + 5) // IntBuilder and textBuilder RowBytes
-		if check {
-			assert.Less(t, early, whole/10, "a check reserves nothing")
-			continue
-		}
-		assert.GreaterOrEqual(t, early, whole, "the whole part's room, metered after its first block")
-		assert.Less(t, early, 2*whole, "no more than the part holds, and the dictionary so far")
-		cols := l.Columns()
-		assert.Equal(t, domain.Cell(domain.Int(int64(rows-1))), cols["id"].Cell(rows-1))
 	}
 }
