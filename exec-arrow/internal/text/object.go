@@ -19,7 +19,8 @@ import (
 // error, a key with an escape or invalid UTF-8, nesting past maxDepth —
 // is reported false, never guessed at; the caller then decodes it with
 // encoding/json, whose error is the answer. FuzzObject checks this
-// against encoding/json.
+// against encoding/json. An Object is one goroutine's: it keeps how the
+// last line spelt its keys.
 type Object struct {
 	names []string
 	index map[string]int // names' positions, when there are many
