@@ -49,9 +49,11 @@ type Loader struct {
 	// Meter is told the bytes the builders and page readers hold, every
 	// loadBatch rows.
 	Meter func(total int64) error
-	src   io.ReaderAt // the Parquet file being read (see readPages)
-	limit int64       // its largest uncompressed page (see PageLimit)
-	pages pagePool
+	// reading is the bytes the text reader's buffers grew by (readerMem).
+	reading int64
+	src     io.ReaderAt // the Parquet file being read (see readPages)
+	limit   int64       // its largest uncompressed page (see PageLimit)
+	pages   pagePool
 }
 
 // NewLoader reads the columns of wants from parts of fsys into builders;
@@ -88,11 +90,21 @@ func (l *Loader) Tick() error {
 	if l.Meter == nil {
 		return nil
 	}
-	total := l.pages.bytes(false)
+	total := l.pages.bytes(false) + l.reading
 	for _, b := range l.Builders {
 		total += b.Size()
 	}
 	return l.Meter(total)
+}
+
+// readerMem meters the growth of a text reader's buffers as part of the
+// Loader's total, when it happens: a record of hundreds of megabytes grows
+// them before the next Tick, and was not metered at all.
+type readerMem struct{ l *Loader }
+
+func (m readerMem) Grow(n int64) error {
+	m.l.reading += n
+	return m.l.Tick()
 }
 
 // every runs after the n-th row of a file: the context every ctxBatch
@@ -150,7 +162,7 @@ func (l *Loader) reserve(n int) error {
 	if l.check {
 		return nil
 	}
-	total := l.pages.bytes(false)
+	total := l.pages.bytes(false) + l.reading
 	for _, b := range l.Builders {
 		total += b.Size()
 		if r, ok := b.(column.Reserver); ok {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -181,5 +182,35 @@ func TestCSVLoadReservesAhead(t *testing.T) {
 			cols := l.Columns()
 			assert.Equal(t, domain.Cell(domain.Int(int64(rows-1))), cols["id"].Cell(rows-1))
 		}
+	}
+}
+
+// TestCSVLoadMetersItsBuffers: what the CSV reader's buffers grow by is
+// part of what a load meters, as they grow: a record of 16 MiB is refused
+// by a working set of 8 MiB before the next row, and read within one of
+// 64 MiB.
+func TestCSVLoadMetersItsBuffers(t *testing.T) {
+	data := []byte("a,b\n1," + strings.Repeat("x", 16<<20) + "\n2,y\n")
+	fsys := fstest.MapFS{"t.csv": {Data: data}}
+	p := files.Part{Path: "t.csv", Format: files.FormatCSV, Size: int64(len(data))}
+	errFull := errors.New("the working set is full")
+	for _, limit := range []int64{8 << 20, 64 << 20} {
+		var most int64
+		meter := func(total int64) error {
+			most = max(most, total)
+			if total > limit {
+				return errFull
+			}
+			return nil
+		}
+		l := NewLoader(context.Background(), fsys, []Want{{Name: "a", Type: domain.TypeInteger}}, false, meter)
+		err := l.ReadPart(p)
+		if limit < 16<<20 {
+			require.ErrorIs(t, err, errFull, "a 16 MiB record within 8 MiB")
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, 2, l.Rows)
+		assert.GreaterOrEqual(t, most, int64(16<<20), "the buffer that held the record was metered")
 	}
 }
