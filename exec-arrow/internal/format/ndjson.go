@@ -1,7 +1,6 @@
 package format
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -70,9 +69,17 @@ func (r *NDJSONReader) Append(i int, b column.Builder) error {
 	return AppendJSON(b, raw)
 }
 
+// readNDJSON reads an NDJSON part line by line with the stream's
+// text.Splitter (what its buffers grow by to hold a long line is metered)
+// and each line with an NDJSONReader; it reads what decoding each line
+// into a map read (FuzzLoaderNDJSON), but for a line over 64 MiB, which
+// bufio.Scanner refused unmetered and a question's stream reads.
 func (l *Loader) readNDJSON(p files.Part, r io.Reader) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
+	// The two buffers of textBuffer bytes are part of the fixed overhead,
+	// as the CSV reader's (readCSV).
+	defer func() { l.reading = 0 }()
+	s := &text.Splitter{Mem: readerMem{l}, Reader: r, Buf: make([]byte, 0, textBuffer)}
+	spare := make([]byte, 0, textBuffer)
 	seen := make([]bool, len(l.wants))
 	names := make([]string, len(l.wants))
 	for i, w := range l.wants {
@@ -80,11 +87,21 @@ func (l *Loader) readNDJSON(p files.Part, r io.Reader) error {
 	}
 	rd := NewNDJSONReader(names)
 	line, objects := 0, 0
-	ahead, read := l.aheadOf(p), int64(0)
-	for sc.Scan() {
+	ahead := l.aheadOf(p)
+	for {
+		if s.Start >= textCut {
+			ahead.behind += int64(s.Start)
+			spare = s.Cut(spare)
+		}
+		lo, hi, ok, err := s.Next()
+		if err != nil {
+			return fmt.Errorf("file %s, after line %d: %w", p.Path, line, err)
+		}
+		if !ok {
+			break
+		}
 		line++
-		read += int64(len(sc.Bytes())) + 1 // the line feed
-		b := bytes.TrimSpace(sc.Bytes())
+		b := bytes.TrimSpace(s.Buf[lo:hi])
 		if len(b) == 0 {
 			continue
 		}
@@ -105,13 +122,10 @@ func (l *Loader) readNDJSON(p files.Part, r io.Reader) error {
 			return err
 		}
 		if objects%column.ChunkRows == 0 {
-			if err := l.reserveAhead(&ahead, objects, read); err != nil {
+			if err := l.reserveAhead(&ahead, objects, ahead.behind+int64(s.Start)); err != nil {
 				return err
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("file %s, after line %d: %w", p.Path, line, err)
 	}
 	l.segment(objects % column.ChunkRows)
 	for i, ok := range seen {

@@ -13,11 +13,12 @@ import (
 	"sutura.dev/exec-arrow/internal/text"
 )
 
-// csvBuffer is the room the CSV reader reads into; the records read are
-// handed on and the buffer reused once csvCut bytes of it are behind.
+// textBuffer is the room the CSV and NDJSON readers read into; the
+// records read are handed on and the buffer reused once textCut bytes of
+// it are behind.
 const (
-	csvBuffer = 1 << 20
-	csvCut    = csvBuffer / 2
+	textBuffer = 1 << 20
+	textCut    = textBuffer / 2
 )
 
 // reread is a part the CSV reader leaves to the reference reader: cause is
@@ -62,12 +63,12 @@ func (l *Loader) readCSV(p files.Part, r io.Reader) error {
 // splitCSV is readCSV's own reading; a *reread error leaves the part to
 // the reference reader.
 func (l *Loader) splitCSV(p files.Part, r io.Reader) error {
-	// The two buffers of csvBuffer bytes are part of the fixed overhead
+	// The two buffers of textBuffer bytes are part of the fixed overhead
 	// (docs/operations.md, "Memory under load"); what they grow by to
 	// hold a longer record is metered.
 	defer func() { l.reading = 0 }()
-	s := &text.Splitter{Mem: readerMem{l}, Reader: r, CSV: true, Buf: make([]byte, 0, csvBuffer)}
-	spare := make([]byte, 0, csvBuffer)
+	s := &text.Splitter{Mem: readerMem{l}, Reader: r, CSV: true, Buf: make([]byte, 0, textBuffer)}
+	spare := make([]byte, 0, textBuffer)
 	header, bad, err := s.Header()
 	if err != nil {
 		return fmt.Errorf("file %s: %w", p.Path, err)
@@ -93,7 +94,7 @@ func (l *Loader) splitCSV(p files.Part, r io.Reader) error {
 	fields, want := make([]string, places), text.Wanted(want)
 	ahead := l.aheadOf(p)
 	for n := 1; ; {
-		if s.Start >= csvCut {
+		if s.Start >= textCut {
 			ahead.behind += int64(s.Start)
 			spare = s.Cut(spare)
 		}

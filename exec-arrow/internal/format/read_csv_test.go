@@ -185,32 +185,42 @@ func TestCSVLoadReservesAhead(t *testing.T) {
 	}
 }
 
-// TestCSVLoadMetersItsBuffers: what the CSV reader's buffers grow by is
-// part of what a load meters, as they grow: a record of 16 MiB is refused
-// by a working set of 8 MiB before the next row, and read within one of
-// 64 MiB.
-func TestCSVLoadMetersItsBuffers(t *testing.T) {
-	data := []byte("a,b\n1," + strings.Repeat("x", 16<<20) + "\n2,y\n")
-	fsys := fstest.MapFS{"t.csv": {Data: data}}
-	p := files.Part{Path: "t.csv", Format: files.FormatCSV, Size: int64(len(data))}
+// TestTextLoadMetersItsBuffers: what the CSV and NDJSON readers' buffers
+// grow by is part of what a load meters, as they grow: a record of 16 MiB
+// is refused by a working set of 8 MiB before the next row, and read
+// within one of 64 MiB.
+func TestTextLoadMetersItsBuffers(t *testing.T) {
+	long := strings.Repeat("x", 16<<20)
 	errFull := errors.New("the working set is full")
-	for _, limit := range []int64{8 << 20, 64 << 20} {
-		var most int64
-		meter := func(total int64) error {
-			most = max(most, total)
-			if total > limit {
-				return errFull
+	for _, part := range []struct {
+		path   string
+		format files.Format
+		data   string
+	}{
+		{"t.csv", files.FormatCSV, "a,b\n1," + long + "\n2,y\n"},
+		{"t.ndjson", files.FormatNDJSON, `{"a":1,"b":"` + long + `"}` + "\n" + `{"a":2,"b":"y"}`},
+	} {
+		data := []byte(part.data)
+		fsys := fstest.MapFS{part.path: {Data: data}}
+		p := files.Part{Path: part.path, Format: part.format, Size: int64(len(data))}
+		for _, limit := range []int64{8 << 20, 64 << 20} {
+			var most int64
+			meter := func(total int64) error {
+				most = max(most, total)
+				if total > limit {
+					return errFull
+				}
+				return nil
 			}
-			return nil
+			l := NewLoader(context.Background(), fsys, []Want{{Name: "a", Type: domain.TypeInteger}}, false, meter)
+			err := l.ReadPart(p)
+			if limit < 16<<20 {
+				require.ErrorIs(t, err, errFull, "%s: a 16 MiB record within 8 MiB", part.path)
+				continue
+			}
+			require.NoError(t, err, part.path)
+			assert.Equal(t, 2, l.Rows, part.path)
+			assert.GreaterOrEqual(t, most, int64(16<<20), "%s: the buffer that held the record was metered", part.path)
 		}
-		l := NewLoader(context.Background(), fsys, []Want{{Name: "a", Type: domain.TypeInteger}}, false, meter)
-		err := l.ReadPart(p)
-		if limit < 16<<20 {
-			require.ErrorIs(t, err, errFull, "a 16 MiB record within 8 MiB")
-			continue
-		}
-		require.NoError(t, err)
-		assert.Equal(t, 2, l.Rows)
-		assert.GreaterOrEqual(t, most, int64(16<<20), "the buffer that held the record was metered")
 	}
 }
