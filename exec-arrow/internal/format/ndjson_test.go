@@ -3,13 +3,11 @@ package format
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
@@ -62,31 +60,10 @@ func (l *Loader) readNDJSONReference(p files.Part, r io.Reader) error {
 }
 
 // loadNDJSON reads data as NDJSON part t.ndjson into builders of wants,
-// with the Loader or the reference, and renders what it read as loadCSV
-// does.
+// with the Loader or the reference, and renders what it read (loadPart).
 func loadNDJSON(data []byte, wants []Want, reference bool) string {
-	fsys := fstest.MapFS{"t.ndjson": {Data: data}}
-	p := files.Part{Path: "t.ndjson", Format: files.FormatNDJSON, Size: int64(len(data))}
-	l := NewLoader(context.Background(), fsys, wants, false, nil)
-	var err error
-	if reference {
-		err = l.readNDJSONReference(p, bytes.NewReader(data))
-	} else {
-		err = l.ReadPart(p)
-	}
-	if err != nil {
-		return "error: " + err.Error()
-	}
-	var b strings.Builder
-	cols := l.Columns()
-	for r := range l.Rows {
-		for _, w := range wants {
-			fmt.Fprintf(&b, "%q ", cols[w.Name].Cell(int32(r)).Render())
-		}
-		b.WriteByte('\n')
-	}
-	fmt.Fprintf(&b, "rows %d segments %v", l.Rows, l.Segs)
-	return b.String()
+	ref := func(l *Loader, p files.Part) error { return l.readNDJSONReference(p, bytes.NewReader(data)) }
+	return loadPart("t.ndjson", files.FormatNDJSON, data, wants, reference, ref)
 }
 
 // ndjsonWants wants a, b and c, as text, or b as an integer and c as a

@@ -19,15 +19,23 @@ import (
 )
 
 // loadCSV reads data as CSV part t.csv into builders of wants with
-// readCSV (reference false) or readCSVReference, and renders what it read:
-// every row's cells, then the segments. A failure is its error's text.
+// readCSV (reference false) or readCSVReference, and renders what it read
+// (loadPart).
 func loadCSV(data []byte, wants []Want, reference bool) string {
-	fsys := fstest.MapFS{"t.csv": {Data: data}}
-	p := files.Part{Path: "t.csv", Format: files.FormatCSV, Size: int64(len(data))}
+	ref := func(l *Loader, p files.Part) error { return l.readCSVReference(p, bytes.NewReader(data)) }
+	return loadPart("t.csv", files.FormatCSV, data, wants, reference, ref)
+}
+
+// loadPart reads data as part path into builders of wants, with the
+// Loader or (reference) with ref, and renders what it read: every row's
+// cells, then the segments. A failure is its error's text.
+func loadPart(path string, format files.Format, data []byte, wants []Want, reference bool, ref func(*Loader, files.Part) error) string {
+	fsys := fstest.MapFS{path: {Data: data}}
+	p := files.Part{Path: path, Format: format, Size: int64(len(data))}
 	l := NewLoader(context.Background(), fsys, wants, false, nil)
 	var err error
 	if reference {
-		err = l.readCSVReference(p, bytes.NewReader(data))
+		err = ref(l, p)
 	} else {
 		err = l.ReadPart(p)
 	}
