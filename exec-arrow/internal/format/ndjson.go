@@ -117,14 +117,8 @@ func (l *Loader) readNDJSON(p files.Part, r io.Reader) error {
 				return LoadError(p.Path, w.Name, line, "line", err)
 			}
 		}
-		l.Rows++
-		if err := l.every(objects); err != nil {
+		if err := l.counted(&ahead, objects, ahead.behind+int64(s.Start)); err != nil {
 			return err
-		}
-		if objects%column.ChunkRows == 0 {
-			if err := l.reserveAhead(&ahead, objects, ahead.behind+int64(s.Start)); err != nil {
-				return err
-			}
 		}
 	}
 	l.segment(objects % column.ChunkRows)

@@ -134,14 +134,8 @@ func (l *Loader) splitCSV(p files.Part, r io.Reader) error {
 				return &reread{err}
 			}
 		}
-		l.Rows++
-		if err := l.every(n); err != nil {
+		if err := l.counted(&ahead, n, ahead.behind+int64(s.Start)); err != nil {
 			return err
-		}
-		if n%column.ChunkRows == 0 {
-			if err := l.reserveAhead(&ahead, n, ahead.behind+int64(s.Start)); err != nil {
-				return err
-			}
 		}
 		n++
 	}
@@ -163,6 +157,19 @@ type ahead struct {
 // (not compressed).
 func (l *Loader) aheadOf(p files.Part) ahead {
 	return ahead{on: !l.check && p.Codec == files.CodecNone && p.Size > 0, size: p.Size}
+}
+
+// counted runs after the n-th record of a text part, read bytes into
+// it: the row is counted, then every and, each block, reserveAhead.
+func (l *Loader) counted(a *ahead, n int, read int64) error {
+	l.Rows++
+	if err := l.every(n); err != nil {
+		return err
+	}
+	if n%column.ChunkRows == 0 {
+		return l.reserveAhead(a, n, read)
+	}
+	return nil
 }
 
 // reserveAhead runs after the n-th record of a part, read bytes into it:
