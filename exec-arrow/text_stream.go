@@ -207,7 +207,7 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 	fields := (*scratch)[:n*len(q.Base)] // every field is set below
 	var err error
 	if t.part.p.Format == files.FormatCSV {
-		err = fp.csvBlock(b, fields)
+		err = text.CSVBlock(b.buf, b.spans, b.at, b.nfields, fields)
 	} else {
 		err = fp.ndjsonBlock(t.part, b, fields)
 	}
@@ -260,39 +260,6 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 		}
 	}
 	return each(&kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols})
-}
-
-// csvBlock splits every record of b into its fields and keeps the wanted
-// ones: fields[k*slots+s] is record k's field of slot s. A record holding
-// a quote or a carriage return is parsed by encoding/csv; a record of the
-// wrong width is left to the reference reader.
-func (fp *fileProducer) csvBlock(b *textBlock, fields []string) error {
-	slots := len(fp.q.Base)
-	// want[f] is the slot of field f + 1 (0: not wanted).
-	want := make([]int, b.nfields)
-	for s, f := range b.at {
-		want[f] = s + 1
-	}
-	want = text.Wanted(want)
-	for k := 0; k < len(b.spans)/2; k++ {
-		lo, hi := int(b.spans[2*k]), int(b.spans[2*k+1])
-		rec := b.buf[lo:hi]
-		out := fields[k*slots : (k+1)*slots]
-		switch n := text.SplitFields(rec, want, out); n {
-		case b.nfields:
-		case -1:
-			fs, err := text.CSVFields(b.buf[lo:text.LineEnd(b.buf, hi)], b.nfields)
-			if err != nil {
-				return err
-			}
-			for s, f := range b.at {
-				out[s] = fs[f]
-			}
-		default:
-			return text.ErrFastPath
-		}
-	}
-	return nil
 }
 
 // ndjsonBlock decodes every object of b as the reference reader does and

@@ -247,6 +247,40 @@ func SplitFields(rec []byte, want []int, out []string) int {
 	return f
 }
 
+// CSVBlock splits every record of a block into its fields and keeps the
+// wanted ones: record k is buf[spans[2k]:spans[2k+1]] (without its line
+// end), the wanted field of slot s is at[s], a record has nfields fields,
+// and fields[k*len(at)+s] is set to record k's field of slot s. A record
+// holding a quote or a carriage return is parsed by encoding/csv
+// (CSVFields); a record of another width is ErrFastPath, left to the
+// reference reader.
+func CSVBlock(buf []byte, spans []int32, at []int, nfields int, fields []string) error {
+	slots := len(at)
+	want := make([]int, nfields) // want[f] is the slot of field f + 1 (0: not wanted)
+	for s, f := range at {
+		want[f] = s + 1
+	}
+	want = Wanted(want)
+	for k := 0; k < len(spans)/2; k++ {
+		lo, hi := int(spans[2*k]), int(spans[2*k+1])
+		out := fields[k*slots : (k+1)*slots]
+		switch n := SplitFields(buf[lo:hi], want, out); n {
+		case nfields:
+		case -1:
+			fs, err := CSVFields(buf[lo:LineEnd(buf, hi)], nfields)
+			if err != nil {
+				return err
+			}
+			for s, f := range at {
+				out[s] = fs[f]
+			}
+		default:
+			return ErrFastPath
+		}
+	}
+	return nil
+}
+
 // Wanted is want up to its last wanted field, for SplitFields.
 func Wanted(want []int) []int {
 	n := len(want)
