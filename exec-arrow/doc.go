@@ -48,7 +48,10 @@
 // SampleRows records of a CSV or NDJSON part; CheckDeferred reads the rest
 // and withdraws a model it fails on (Ready, and questions on it fail as
 // unavailable). A question parses only the columns whose values it reads
-// (a column it only counts is never parsed).
+// (a column it only counts is never parsed), and of a streamed CSV or
+// NDJSON block, past its time and filter columns, only the rows that may
+// count: a value that does not parse in a row the range or a filter
+// drops does not stop it.
 //
 // # Streaming, cache and working set
 //

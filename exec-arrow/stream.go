@@ -216,7 +216,7 @@ func (fp *fileProducer) Scan(ctx context.Context, w int, each func(*kernel.Batch
 		}
 		var err error
 		if t.block != nil {
-			err = fp.textTask(ctx, t, &fields, each)
+			err = fp.textTask(ctx, &pr, t, &fields, each)
 		} else {
 			err = fp.parquetTask(ctx, &pr, t, each)
 		}

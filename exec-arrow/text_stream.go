@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
@@ -190,8 +191,11 @@ func (fp *fileProducer) exactError(ctx context.Context, sp *streamPart, err erro
 
 // textTask parses one block into a batch and hands it to each when it may
 // hold a row of the range. The time column is parsed first: a block
-// outside the range is not parsed further.
-func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string, each func(*kernel.Batch) error) error {
+// outside the range is not parsed further. Then (late materialisation)
+// the columns of the filters are parsed and the rows that may count are
+// selected (pr's selector); the other columns are parsed only for those
+// rows, the rest left null, as a Parquet batch leaves them out.
+func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task, scratch *[]string, each func(*kernel.Batch) error) error {
 	q, b := fp.q, t.block
 	defer fp.recycle(b.buf)
 	defer func() {
@@ -215,6 +219,7 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 		return fp.exactError(ctx, t.part, err)
 	}
 	cols := make([]*column.Column, len(q.Base))
+	var keep []byte // when set, the rows whose other columns are parsed
 	build := func(s int) error {
 		proto := q.Base[s]
 		if proto.ValidOnly {
@@ -230,7 +235,7 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 		}
 		for k := 0; k < n; k++ {
 			v := fields[k*len(q.Base)+s]
-			if v == "" {
+			if v == "" || keep != nil && keep[k>>3]&(1<<(k&7)) == 0 {
 				bl.AppendNull()
 				continue
 			}
@@ -251,15 +256,52 @@ func (fp *fileProducer) textTask(ctx context.Context, t task, scratch *[]string,
 	if !q.Meets(column.ZoneOf(cols[q.TimeSlot], 0, n)) {
 		return nil
 	}
-	for s := range q.Base {
-		if s == q.TimeSlot {
-			continue
+	batch := &kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols}
+	if q.selectsText() {
+		for _, s := range q.SelectSlots() {
+			if cols[s] == nil {
+				if err := build(s); err != nil {
+					return fp.exactError(ctx, t.part, err)
+				}
+			}
 		}
-		if err := build(s); err != nil {
-			return fp.exactError(ctx, t.part, err)
+		if pr.sel == nil {
+			pr.sel = q.NewSelector()
+		}
+		rows := pr.sel.Rows(batch)
+		if len(rows) == 0 {
+			return nil
+		}
+		if len(rows) < n {
+			pr.keep = append(pr.keep[:0], make([]byte, (n+7)/8)...)
+			keep = pr.keep
+			for _, r := range rows {
+				keep[r>>3] |= 1 << (r & 7)
+			}
 		}
 	}
-	return each(&kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols})
+	for s := range q.Base {
+		if cols[s] == nil {
+			if err := build(s); err != nil {
+				return fp.exactError(ctx, t.part, err)
+			}
+		}
+	}
+	return each(batch)
+}
+
+// selectsText reports whether a text block's rows are selected before its
+// columns are parsed: when some column is parsed that the selection does
+// not read (selecting costs nothing else: the aggregation starts from the
+// rows selected instead of selecting them itself).
+func (q *query) selectsText() bool {
+	sel := q.SelectSlots()
+	for s, c := range q.Base {
+		if !c.ValidOnly && !slices.Contains(sel, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // ndjsonBlock decodes every object of b as the reference reader does and

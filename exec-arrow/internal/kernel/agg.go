@@ -412,7 +412,11 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 					continue
 				}
 				g := gids[k]
-				f[g], fc[g] = twoSum(f[g], fc[g], c.Floats[r])
+				if PlainFloatSums {
+					f[g] += c.Floats[r]
+				} else {
+					f[g], fc[g] = twoSum(f[g], fc[g], c.Floats[r])
+				}
 				s.n[g]++
 			}
 			return

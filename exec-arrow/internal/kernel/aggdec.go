@@ -7,9 +7,10 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 )
 
-// PlainFloatSums makes float sums over columns with no null add plainly,
-// without compensation: a benchmark's hook, to measure what compensation
-// costs (docs/performance.md). Never set it outside a benchmark.
+// PlainFloatSums makes float sums add plainly, without compensation: a
+// benchmark's hook, to measure what compensation costs
+// (docs/performance.md), and a test's, to make a sum's bits tell the
+// order of its rows. Never set it outside a benchmark or a test.
 var PlainFloatSums bool
 
 // twoSum adds x to the sum s whose compensation is c (Neumaier's
