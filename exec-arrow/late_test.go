@@ -125,6 +125,13 @@ func untunedStreamedAsLoaded(t *testing.T, index bool) {
 		mkPlan(t, domain.Quarter, "2025-01-01", "2026-01-01", mixed),
 		mkPlan(t, domain.Day, "2024-02-01", "2024-02-03", mixed),
 	}
+	streamedAsCached(t, dir, plans)
+}
+
+// streamedAsCached asks plans of the files in dir streamed, then from the
+// cache (filled and settled), and requires the same answers, none empty.
+func streamedAsCached(t *testing.T, dir string, plans []*domain.Plan) {
+	t.Helper()
 	streamed, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
 	require.NoError(t, err)
 	got := answers(t, streamed, plans, false)

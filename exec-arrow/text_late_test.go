@@ -132,16 +132,7 @@ func TestTextStreamedAsLoaded(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			dir := t.TempDir()
 			write(t, dir, f.name, f.content)
-			streamed, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
-			require.NoError(t, err)
-			got := answers(t, streamed, plans, false)
-			cached := newEngine(t, os.DirFS(dir))
-			answers(t, cached, plans, true)
-			want := answers(t, cached, plans, false)
-			for i := range plans {
-				require.NotEmpty(t, want[i], "question %d", i)
-				assert.Equal(t, want[i], got[i], "question %d", i)
-			}
+			streamedAsCached(t, dir, plans)
 		})
 	}
 }
