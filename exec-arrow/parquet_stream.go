@@ -192,7 +192,8 @@ func (q *query) rowGroupMeets(rgm *metadata.RowGroupMetaData, leaf int, descr *s
 // parquetReaders are one worker's readers of the table's Parquet parts,
 // opened on its first row group of each, and the buffers its PageChunks
 // decode into (per slot; a batch's columns are done with when the next
-// batch is decoded).
+// batch is decoded). Its selector and keep buffer serve the worker's text
+// blocks too (textTask).
 type parquetReaders struct {
 	files    map[*parquetPart]*pqarrow.FileReader
 	bufs     []format.DictBuffers

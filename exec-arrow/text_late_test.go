@@ -166,15 +166,15 @@ func BenchmarkTextStreamed(b *testing.B) {
 		return domain.Leg{Base: tbl("events", "t0", cols...), TimeColumn: "t", Metrics: ms}
 	}
 	purchase := domain.RequiredFilter{Op: domain.Equals, Column: "kind", Value: "purchase"}
-	byUser := leg(metric("amount", sum("amount")))
-	byUser.Dimensions = []domain.DimensionRef{dim("kind", "t0", "kind")}
+	byKind := leg(metric("amount", sum("amount")))
+	byKind.Dimensions = []domain.DimensionRef{dim("kind", "t0", "kind")}
 	questions := []struct {
 		name string
 		plan *domain.Plan
 	}{
 		{"month", mkPlan(b, domain.Day, "2025-03-01", "2025-04-01", leg(metric("users", simple(domain.CountDistinct, "user")), metric("amount", sum("amount"))))},
 		{"purchases", mkPlan(b, domain.Quarter, "2024-01-01", "2026-01-01", leg(metric("buyers", simple(domain.CountDistinct, "user"), purchase), metric("spent", sum("amount"), purchase)))},
-		{"all", mkPlan(b, domain.Year, "2024-01-01", "2026-01-01", byUser)},
+		{"all", mkPlan(b, domain.Year, "2024-01-01", "2026-01-01", byKind)},
 	}
 	for _, f := range []struct{ name, content string }{{"events.csv", csv.String()}, {"events.ndjson", ndjson.String()}} {
 		dir := b.TempDir()

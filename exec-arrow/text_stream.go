@@ -257,8 +257,8 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 		return nil
 	}
 	batch := &kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols}
-	if q.selectsText() {
-		for _, s := range q.SelectSlots() {
+	if sel := q.SelectSlots(); selectsText(q, sel) {
+		for _, s := range sel {
 			if cols[s] == nil {
 				if err := build(s); err != nil {
 					return fp.exactError(ctx, t.part, err)
@@ -291,11 +291,11 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 }
 
 // selectsText reports whether a text block's rows are selected before its
-// columns are parsed: when some column is parsed that the selection does
-// not read (selecting costs nothing else: the aggregation starts from the
-// rows selected instead of selecting them itself).
-func (q *query) selectsText() bool {
-	sel := q.SelectSlots()
+// columns are parsed: when some column is parsed that the selection (which
+// reads the slots sel) does not read. Selecting costs nothing else: the
+// aggregation starts from the rows selected instead of selecting them
+// itself.
+func selectsText(q *query, sel []int) bool {
 	for s, c := range q.Base {
 		if !c.ValidOnly && !slices.Contains(sel, s) {
 			return true
