@@ -37,6 +37,15 @@ type CostReporter interface {
 	ExecuteWithCost(ctx context.Context, plan *domain.Plan) (*domain.RowSet, domain.Cost, error)
 }
 
+// Preparer is the optional ability of a data system to ready itself for
+// plans it is about to execute, all of them, before the first: the
+// embedded engine reads a table of text files that several of them share
+// once, into its cache (docs/operations.md, "One-shot commands"). Prepare
+// never fails a plan: what it could not ready is executed as before.
+type Preparer interface {
+	Prepare(ctx context.Context, plans []*domain.Plan)
+}
+
 // PrincipalExecutor is the optional ability of a data system to run a plan
 // as the caller (posture impersonation-at-source), so the database's own
 // grants and row-level security decide per caller. A data system without

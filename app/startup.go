@@ -141,9 +141,7 @@ func CheckAnchor(ctx context.Context, b *domain.Bundle, metric string, sources m
 		return &AnchorError{Metric: metric, Err: errors.New("the metric declares no anchor")}
 	}
 	fail := func(err error) error { return &AnchorError{Metric: metric, Expected: m.Anchor.Value, Err: err} }
-	r := m.Anchor.Range
-	q := domain.Question{Metrics: []string{metric}, Grain: m.CoarsestGrain(), Range: domain.TimeSpan{Fixed: &r}}
-	plan, reason := semantic.Compile(b, domain.LocalOperator, q, r.Start)
+	plan, reason := anchorPlan(b, m)
 	if reason != nil {
 		return fail(fmt.Errorf("refused (%s): %s", reason.Code(), reason.Detail()))
 	}
@@ -167,6 +165,52 @@ func CheckAnchor(ctx context.Context, b *domain.Bundle, metric string, sources m
 		return &AnchorError{Metric: metric, Expected: m.Anchor.Value, Produced: produced}
 	}
 	return nil
+}
+
+// anchorPlan compiles the anchor of m: its single value over the anchor
+// range at its coarsest grain, with no dimensions or filters, asked by the
+// local operator.
+func anchorPlan(b *domain.Bundle, m *domain.Metric) (*domain.Plan, *domain.Reason) {
+	r := m.Anchor.Range
+	q := domain.Question{Metrics: []string{m.Name}, Grain: m.CoarsestGrain(), Range: domain.TimeSpan{Fixed: &r}}
+	return semantic.Compile(b, domain.LocalOperator, q, r.Start)
+}
+
+// Prepare hands each data system that can prepare (Preparer) the plans it
+// is about to execute for a one-shot command (sutura ask, query), before
+// Check runs the anchors: the plans of the bundle's anchors and of q as
+// caller asks it (each leg's, when q spans data systems), compiled as
+// Check and Answer compile them. Anchors and a question reading one table
+// of text files then parse it once. A question Answer will refuse, or
+// asked for its estimate only, adds no plan.
+func (s *Surface) Prepare(ctx context.Context, caller Caller, q domain.Question) {
+	b := s.cfg.Catalog.Bundle()
+	bySource := map[string][]*domain.Plan{}
+	add := func(p *domain.Plan) { bySource[p.Legs[0].Source] = append(bySource[p.Legs[0].Source], p) }
+	for _, name := range AnchoredMetrics(b) {
+		if m, ok := b.Metric(name); ok {
+			if p, reason := anchorPlan(b, m); reason == nil {
+				add(p)
+			}
+		}
+	}
+	if !q.DryRun {
+		today := domain.DateFromTime(s.cfg.Now().UTC())
+		if p, reason := semantic.CompileWith(b, caller.Principal, q, today, s.gov.ceilings()); reason == nil {
+			for i := range p.Legs {
+				if p.Federated() {
+					add(p.LegPlan(i, p.RowCap))
+				} else {
+					add(p)
+				}
+			}
+		}
+	}
+	for src, plans := range bySource {
+		if pr, ok := s.cfg.Sources[src].System.(Preparer); ok {
+			pr.Prepare(ctx, plans)
+		}
+	}
 }
 
 // Check is the start-up validation of the surface (docs/contract.md §2.3, §8),

@@ -148,6 +148,12 @@ type Options struct {
 	// cache fill, which only a later question would use. The checks a
 	// source deferred past start-up (CheckDeferred) are left to the caller.
 	OneShot bool
+	// Question, when set, is the one question a one-shot process will ask,
+	// as the local operator: the sources are readied for it and for the
+	// anchors together (app.Surface.Prepare) before the start-up
+	// validation runs the anchors, so a table of text files both read is
+	// parsed once.
+	Question *domain.Question
 }
 
 // ValidationError is the start-up validation that failed (docs/contract.md
@@ -255,6 +261,9 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 	})
 	if err != nil {
 		return nil, err
+	}
+	if opts.Question != nil {
+		p.Surface.Prepare(ctx, app.Caller{Principal: domain.LocalOperator, Transport: "cli"}, *opts.Question)
 	}
 	if err := p.Surface.Check(ctx); err != nil {
 		return nil, &ValidationError{Err: err}

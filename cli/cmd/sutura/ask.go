@@ -159,7 +159,7 @@ func runAsk(inv *invocation) error {
 // or the refusal once, on stderr. An answer without rows over a range
 // outside the metric's data says so (zeroRowsNote).
 func answer(inv *invocation, q domain.Question) error {
-	p, err := open(inv)
+	p, err := open(inv, &q)
 	if err != nil {
 		return err
 	}

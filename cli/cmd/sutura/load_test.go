@@ -72,7 +72,7 @@ func TestLoadAdmission(t *testing.T) {
 
 // openLoad opens the process on the embedded demo with env.
 func openLoad(tb testing.TB, env config.Env) *process {
-	p, err := open(&invocation{ctx: context.Background(), io: streams{err: io.Discard}, env: env})
+	p, err := open(&invocation{ctx: context.Background(), io: streams{err: io.Discard}, env: env}, nil)
 	require.NoError(tb, err)
 	tb.Cleanup(p.Close)
 	return p

@@ -38,8 +38,10 @@ func load(inv *invocation) (*setup, error) { return compose.Load(inv.env, inv.io
 // open builds the process for the commands that answer questions one at a
 // time (ask, query): one-shot (compose.Options.OneShot), so no background
 // fill or deferred check runs; every value a question reads is still
-// parsed as it is read. Its notices are plain "sutura: " lines.
-func open(inv *invocation) (*process, error) {
+// parsed as it is read. The sources are readied for q, its one question
+// (nil: none), and the anchors together (compose.Options.Question). Its
+// notices are plain "sutura: " lines.
+func open(inv *invocation, q *domain.Question) (*process, error) {
 	s, err := load(inv)
 	if err != nil {
 		return nil, err
@@ -48,6 +50,7 @@ func open(inv *invocation) (*process, error) {
 	return compose.OpenSetup(inv.ctx, s, inv.io.err, compose.Options{
 		UnchosenAudit: terminalAudit(inv, s.Config, plainSay(inv.io.err)),
 		OneShot:       true,
+		Question:      q,
 	})
 }
 

@@ -70,6 +70,14 @@ func (t *TermPlan) OrderFree(bounded func(slot int) bool) bool {
 // worker meets which group: it has terms, and every one is order-free
 // (TermPlan.OrderFree, with bounded for integer sums).
 func (q *Query) OrderFree(bounded func(slot int) bool) bool {
+	if q.union() {
+		for _, mb := range q.Members {
+			if !mb.Q.OrderFree(mapped(mb, bounded)) {
+				return false
+			}
+		}
+		return true
+	}
 	for _, m := range q.Metrics {
 		for _, t := range m.Terms {
 			if !t.OrderFree(bounded) {

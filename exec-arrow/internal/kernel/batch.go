@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"slices"
+
 	"context"
 	"sync/atomic"
 
@@ -35,6 +37,9 @@ type Batch struct {
 	// rows that may count, their buckets and metric masks): chunk starts
 	// from it instead of selecting again.
 	picked *picked
+	// members, in a union's batch, holds each member's batch as its
+	// selector picked it (Selector.Rows of a union).
+	members []Batch
 }
 
 // picked is a Selector's result for one batch, in the selector's
@@ -149,6 +154,9 @@ func (p *cachedProducer) Close() error { return nil }
 // OneBucket reports whether every day of a zone (of a time column with no
 // null) is in the range and in one bucket, and which.
 func (q *Query) OneBucket(z column.DayZone) (int32, bool) {
+	if q.union() {
+		return 0, false
+	}
 	lo, hi := z.Min-q.Start, z.Max-q.Start
 	if z.Min > z.Max || lo < 0 || hi >= q.Span || q.BucketOf[lo] != q.BucketOf[hi] {
 		return 0, false
@@ -158,5 +166,8 @@ func (q *Query) OneBucket(z column.DayZone) (int32, bool) {
 
 // Meets reports whether a zone may hold a row of the question's range.
 func (q *Query) Meets(z column.DayZone) bool {
+	if q.union() {
+		return slices.ContainsFunc(q.Members, func(mb Member) bool { return mb.Q.Meets(z) })
+	}
 	return z.Min <= z.Max && z.Max >= q.Start && z.Min < q.Start+q.Span
 }

@@ -765,6 +765,9 @@ type Selector struct {
 	q  *Query
 	s  *scratch
 	pk picked
+	// A union's: each member's selector and batch.
+	members []*Selector
+	batches []Batch
 }
 
 // NewSelector returns a selector of q's rows; Release gives back its
@@ -772,11 +775,19 @@ type Selector struct {
 func (q *Query) NewSelector() *Selector { return &Selector{q: q, s: newScratch(q)} }
 
 // Release gives back the selector's buffers.
-func (sl *Selector) Release() { putScratch(sl.s) }
+func (sl *Selector) Release() {
+	for _, m := range sl.members {
+		m.Release()
+	}
+	putScratch(sl.s)
+}
 
 // SelectSlots are the base slots a Selector reads: the time column's
 // and those of the base-table and required filters.
 func (q *Query) SelectSlots() []int {
+	if q.union() {
+		return q.unionSlots()
+	}
 	slots := []int{q.TimeSlot}
 	for _, f := range q.BaseFilters {
 		slots = append(slots, f.Slot)
@@ -794,6 +805,9 @@ func (q *Query) SelectSlots() []int {
 // call, starts from them instead of selecting again.
 func (sl *Selector) Rows(b *Batch) []int32 {
 	s, q := sl.s, sl.q
+	if q.union() {
+		return sl.unionRows(b)
+	}
 	s.masked = false
 	n := q.selectRows(s, b, q.sameNeeds())
 	sl.pk = picked{sel: s.sel[:n], bucket: s.bucket[:n], masked: s.masked}

@@ -2,7 +2,8 @@
 // (the base table's slots, the range and its buckets, the joins, the
 // filters, the metrics and their terms, the group keys) is scanned batch
 // by batch from a Producer by Scan, on Query.Parallel workers, into
-// Partial aggregates that merge in worker order. count_distinct over many
+// Partial aggregates that merge in worker order; ScanAll scans a union of
+// questions over one table in one pass (union.go). count_distinct over many
 // streamed values keeps them in partitioned distinct.Sets, which spill to
 // disk when the Reservation cannot grow (distinct.go). Inside a batch: the
 // selection vector narrowed by range, bucket and predicates, the metrics'

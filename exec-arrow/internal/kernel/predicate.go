@@ -351,6 +351,14 @@ func (p *Predicate) mayPass(st column.ChunkStats) bool {
 // every metric a required filter it needs, passes no row of it,
 // whatever the order of its rows.
 func (q *Query) MayCount(stats func(slot int) (column.ChunkStats, bool)) bool {
+	if q.union() {
+		for _, mb := range q.Members {
+			if mb.Q.MayCount(func(s int) (column.ChunkStats, bool) { return stats(mb.Slots[s]) }) {
+				return true
+			}
+		}
+		return false
+	}
 	fails := func(p *Predicate) bool {
 		st, ok := stats(p.Slot)
 		return ok && !p.mayPass(st)

@@ -31,6 +31,10 @@ type Query struct {
 
 	Dims  []DimRef
 	Radix []uint64 // per dimension: the starting radix of its codes
+
+	// Members, when set, makes the query a union: the questions of its
+	// members scanned together over one base table (union.go).
+	Members []Member
 }
 
 // DimRef is a grouped dimension: a column with fixed codes (cached or

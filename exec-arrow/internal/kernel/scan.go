@@ -197,20 +197,47 @@ func scratchBytes(q *Query) int64 {
 // g mod P = w, in order, and the partials merge in worker order, so an
 // answer does not depend on scheduling nor on where the rows came from.
 func Scan(ctx context.Context, q *Query, src Producer, mem *Reservation, m *Meter) (*Partial, error) {
-	workers := q.Parallel
-	if err := mem.Grow(int64(workers) * scratchBytes(q)); err != nil {
+	out, err := ScanAll(ctx, q, src, mem, m)
+	if err != nil {
 		return nil, err
 	}
-	parts := make([]*Partial, workers)
-	helds := make([]int64, workers) // what mem holds for each partial
+	return out[0], nil
+}
+
+// ScanAll is Scan of a union (Query.Members): one pass over src, whose
+// batches hold the union's slots, aggregates each member's rows into a
+// partial of its own, as Scan of that member alone would; it returns
+// them in the members' order. A query that is not a union is its one
+// member.
+func ScanAll(ctx context.Context, q *Query, src Producer, mem *Reservation, m *Meter) ([]*Partial, error) {
+	members := q.Members
+	if !q.union() {
+		members = []Member{{Q: q}}
+	}
+	workers := q.Parallel
+	for _, mb := range members {
+		if err := mem.Grow(int64(workers) * scratchBytes(mb.Q)); err != nil {
+			return nil, err
+		}
+	}
+	// parts[i][w] is member i's partial on worker w; helds[i][w] what mem
+	// holds for it.
+	parts := make([][]*Partial, len(members))
+	helds := make([][]int64, len(members))
+	for i := range members {
+		parts[i], helds[i] = make([]*Partial, workers), make([]int64, workers)
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(format.Guard(func() error { return src.Run(gctx) }))
 	for w := 0; w < workers; w++ {
 		g.Go(format.Guard(func() error {
-			p := newPartial(q)
-			parts[w] = p
-			s := newScratch(q)
-			defer putScratch(s)
+			ss := make([]*scratch, len(members))
+			bufs := make([]Batch, len(members))
+			for i, mb := range members {
+				parts[i][w] = newPartial(mb.Q)
+				ss[i] = newScratch(mb.Q)
+				defer putScratch(ss[i])
+			}
 			return src.Scan(gctx, w, func(b *Batch) error {
 				if err := gctx.Err(); err != nil {
 					return err
@@ -219,8 +246,17 @@ func Scan(ctx context.Context, q *Query, src Producer, mem *Reservation, m *Mete
 				if WorkerHook != nil {
 					WorkerHook()
 				}
-				q.chunk(s, p, b)
-				return q.account(p, mem, &helds[w])
+				for i, mb := range members {
+					bi := b
+					if q.union() {
+						bi = q.member(i, b, &bufs[i])
+					}
+					mb.Q.chunk(ss[i], parts[i][w], bi)
+					if err := mb.Q.account(parts[i][w], mem, &helds[i][w]); err != nil {
+						return err
+					}
+				}
+				return nil
 			})
 		}))
 	}
@@ -228,18 +264,30 @@ func Scan(ctx context.Context, q *Query, src Producer, mem *Reservation, m *Mete
 	if cerr := src.Close(); err == nil {
 		err = cerr
 	}
+	out := make([]*Partial, len(members))
+	for i, mb := range members {
+		if err == nil {
+			out[i], err = mb.Q.mergeWorkers(ctx, parts[i], mem, helds[i])
+		}
+	}
 	if err != nil {
-		closeAll(parts)
+		for _, ps := range parts {
+			closeAll(ps)
+		}
 		return nil, err
 	}
+	return out, nil
+}
+
+// mergeWorkers folds the workers' partials into the first, in worker
+// order.
+func (q *Query) mergeWorkers(ctx context.Context, parts []*Partial, mem *Reservation, helds []int64) (*Partial, error) {
 	out := parts[0]
 	for w, p := range parts[1:] {
 		if err := ctx.Err(); err != nil {
-			closeAll(parts)
 			return nil, err
 		}
 		if err := q.merge(ctx, out, p, mem, &helds[0]); err != nil {
-			closeAll(parts)
 			return nil, err
 		}
 		// What p moved into out is out's now.
@@ -247,6 +295,7 @@ func Scan(ctx context.Context, q *Query, src Producer, mem *Reservation, m *Mete
 			mem.Shrink(helds[w+1] - n)
 		}
 		p.Close()
+		parts[w+1] = nil
 	}
 	return out, nil
 }

@@ -1,0 +1,55 @@
+package app_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sutura.dev/app/apptest"
+	"sutura.dev/domain"
+)
+
+// preparing is a data system that records the plans it is readied for.
+type preparing struct {
+	*apptest.System
+	plans [][]*domain.Plan
+}
+
+func (p *preparing) Prepare(_ context.Context, plans []*domain.Plan) {
+	p.plans = append(p.plans, plans)
+}
+
+// TestPrepareHandsTheAnchorsAndTheQuestion: Surface.Prepare gives a data
+// system that can prepare, in one call, the plan of every anchor on it and
+// the plan of the question as its caller would have it compiled; a
+// question Answer refuses, or asked for its estimate, adds none.
+func TestPrepareHandsTheAnchorsAndTheQuestion(t *testing.T) {
+	sys := &preparing{System: &apptest.System{}}
+	s, _, _ := newSurface(t, sys, 1, 5*time.Second)
+	ctx := context.Background()
+
+	s.Prepare(ctx, anon, question(t, `{"metrics":["revenue"],"grain":"month","range":{"start":"2025-03-01","end":"2025-05-01"},"dimensions":["city"]}`))
+	require.Len(t, sys.plans, 1, "one call")
+	require.Len(t, sys.plans[0], 2, "the anchor and the question")
+	anchor, q := sys.plans[0][0], sys.plans[0][1]
+	assert.Equal(t, domain.Year, anchor.Grain, "the anchor at its coarsest grain")
+	assert.Equal(t, domain.Range{Start: domain.DateOf(2025, 1, 1), End: domain.DateOf(2026, 1, 1)}, anchor.Range)
+	assert.Empty(t, anchor.Legs[0].Dimensions)
+	assert.Equal(t, domain.Month, q.Grain)
+	assert.Equal(t, domain.Range{Start: domain.DateOf(2025, 3, 1), End: domain.DateOf(2025, 5, 1)}, q.Range)
+	require.Len(t, q.Legs[0].Dimensions, 1)
+	assert.Equal(t, "city", q.Legs[0].Dimensions[0].Name)
+
+	for _, js := range []string{
+		`{"metrics":["secret_revenue"],"grain":"month","range":{"start":"2025-03-01","end":"2025-05-01"}}`, // not in anon's audience
+		`{"metrics":["revenue"],"grain":"month","range":{"start":"2025-03-01","end":"2025-05-01"},"dry_run":true}`,
+	} {
+		sys.plans = nil
+		s.Prepare(ctx, anon, question(t, js))
+		require.Len(t, sys.plans, 1)
+		assert.Len(t, sys.plans[0], 1, "the anchor alone: %s", js)
+	}
+}
