@@ -77,6 +77,13 @@
 // took (Config.NoCacheFill turns this off; Settle waits for it). Text
 // columns are cached dictionary-encoded.
 //
+// A process that knows the plans it is about to execute (a one-shot
+// command's anchors and its question) hands them to Prepare: the plans
+// that would each stream one table are answered in one scan of its files,
+// each column read once for the rows any of them may count, and Execute
+// of an equal plan takes that answer, once, while the files are those
+// scanned. A plan Prepare could not answer so is executed as before.
+//
 // Everything the engine holds is accounted against
 // Config.WorkingSetMaxBytes: cached columns and what is derived from them
 // (group codes, join indexes, byte-order ranks), a load while it grows, a

@@ -91,6 +91,9 @@ type Engine struct {
 	footers *footer.Cache
 	// deferred are the text parts Validate sampled (CheckDeferred).
 	deferred check.Deferred
+	// prepared are the answers Prepare found and Execute has not taken
+	// (guarded by cache.mu).
+	prepared []*prepared
 }
 
 // log is the configured logger, or one that discards.

@@ -41,6 +41,15 @@ func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *kernel.Meter
 	if err := e.withdrawn(plan); err != nil {
 		return nil, err
 	}
+	if p, ok := e.takePrepared(plan); ok {
+		if m != nil {
+			m.Rows.Add(p.rows)
+			m.Bytes.Add(p.read)
+			m.Cached.Add(p.cached)
+			m.Loaded.Add(p.loaded)
+		}
+		return p.rs, p.err
+	}
 	if len(plan.Legs) == 1 && plan.Legs[0].Kind == domain.LegLookup {
 		rs, err := e.lookup(ctx, plan, m)
 		if err != nil {

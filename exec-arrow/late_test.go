@@ -129,7 +129,9 @@ func untunedStreamedAsLoaded(t *testing.T, index bool) {
 }
 
 // streamedAsCached asks plans of the files in dir streamed, then from the
-// cache (filled and settled), and requires the same answers, none empty.
+// cache (filled and settled), then all prepared together (one scan of
+// their table: Engine.Prepare), and requires the same answers, none
+// empty.
 func streamedAsCached(t *testing.T, dir string, plans []*domain.Plan) {
 	t.Helper()
 	streamed, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
@@ -138,9 +140,16 @@ func streamedAsCached(t *testing.T, dir string, plans []*domain.Plan) {
 	cached := newEngine(t, os.DirFS(dir))
 	answers(t, cached, plans, true)
 	want := answers(t, cached, plans, false)
+	together, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
+	require.NoError(t, err)
+	together.Prepare(context.Background(), plans)
+	require.Equal(t, int64(1), together.cache.reads.Load(), "Prepare reads the file once for every plan")
+	prepared := answers(t, together, plans, false)
+	require.Equal(t, int64(1), together.cache.reads.Load(), "every plan is answered by the scan Prepare ran")
 	for i := range plans {
 		require.NotEmpty(t, want[i], "question %d", i)
 		assert.Equal(t, want[i], got[i], "question %d", i)
+		assert.Equal(t, want[i], prepared[i], "question %d, prepared with the others", i)
 	}
 }
 

@@ -313,15 +313,25 @@ const spanCodes = 1 << 26
 // bound them: the values are then coded by offset, not hashed.
 func (fp *fileProducer) spanDistinct() {
 	q := fp.q
-	for _, mp := range q.Metrics {
-		for _, tp := range mp.Terms {
-			if tp.Op != kernel.OpDistinct || tp.Codes != nil || q.inferred[tp.Slot] ||
-				(tp.Col.Type != domain.TypeInteger && tp.Col.Type != domain.TypeDate) {
-				continue
-			}
-			lo, hi, ok := fp.statsSpan(tp.Slot)
-			if ok && hi-lo < spanCodes {
-				tp.Lo, tp.Base = lo, int32(hi-lo+1)
+	members := q.Members // a union's, each reading the union's slots
+	if len(members) == 0 {
+		members = []kernel.Member{{Q: &q.Query}}
+	}
+	for _, mb := range members {
+		for _, mp := range mb.Q.Metrics {
+			for _, tp := range mp.Terms {
+				slot := tp.Slot
+				if mb.Slots != nil {
+					slot = mb.Slots[slot]
+				}
+				if tp.Op != kernel.OpDistinct || tp.Codes != nil || q.inferred[slot] ||
+					(tp.Col.Type != domain.TypeInteger && tp.Col.Type != domain.TypeDate) {
+					continue
+				}
+				lo, hi, ok := fp.statsSpan(slot)
+				if ok && hi-lo < spanCodes {
+					tp.Lo, tp.Base = lo, int32(hi-lo+1)
+				}
 			}
 		}
 	}

@@ -1,0 +1,212 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/kernel"
+)
+
+// prepared is the answer Prepare found for one plan, until Execute takes
+// it: the plan as it was asked (its JSON), the identity of the files
+// scanned, and the answer (or the error the plan ends in) with what the
+// scan read.
+type prepared struct {
+	plan       []byte
+	tf         string
+	rs         *domain.RowSet
+	err        error
+	rows, read int64
+	// cached and loaded are the tables it found cached and read
+	// (kernel.Meter).
+	cached, loaded int64
+}
+
+// Prepare readies the engine for plans a process is about to execute, all
+// of them, before the first (a one-shot command's anchors and its
+// question; docs/operations.md, "One-shot commands"). The plans that would
+// each stream the same base table are answered together, in one scan of
+// its files: a union (kernel.ScanAll) reads each column once, for the
+// rows any of them may count, and aggregates each plan's rows as its own
+// scan would. Execute of an equal plan then returns that answer, once,
+// while the table's files are still those scanned; ExecuteWithCost
+// reports the scan that answered them all.
+//
+// Prepare never fails a plan and answers no plan of its own accord: a
+// plan it cannot answer so (another source, a lookup, a table the cache
+// holds, a table no other plan reads, a scan that fails or does not fit)
+// is executed as before. A later call replaces what an earlier one left
+// untaken.
+func (e *Engine) Prepare(ctx context.Context, plans []*domain.Plan) {
+	e.cache.mu.Lock()
+	e.prepared = nil
+	e.cache.mu.Unlock()
+	type entry struct {
+		q   *query
+		key []byte
+	}
+	groups := map[string][]entry{}
+	var order []string
+	for _, plan := range plans {
+		if plan == nil || len(plan.Legs) != 1 || plan.Legs[0].Kind == domain.LegLookup ||
+			plan.Legs[0].Source != e.cfg.Source || e.withdrawn(plan) != nil {
+			continue
+		}
+		key, err := json.Marshal(plan)
+		if err != nil {
+			continue
+		}
+		q, err := e.bind(ctx, plan, nil, false)
+		if err != nil {
+			continue
+		}
+		if !q.streamed {
+			q.release()
+			continue
+		}
+		g := q.tf.ID + "\x00" + q.Base[q.TimeSlot].Name
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], entry{q, key})
+	}
+	for _, g := range order {
+		es := groups[g]
+		qs := make([]*query, len(es))
+		for i, en := range es {
+			qs[i] = en.q
+		}
+		if len(es) > 1 {
+			if out := e.answerTogether(ctx, qs); out != nil {
+				for i, p := range out {
+					p.plan = es[i].key
+				}
+				e.cache.mu.Lock()
+				e.prepared = append(e.prepared, out...)
+				e.cache.mu.Unlock()
+			}
+		}
+		for _, q := range qs {
+			q.release()
+		}
+	}
+}
+
+// takePrepared returns, once, the answer Prepare found for a plan equal to
+// plan, when the files of its base table are still those it scanned.
+func (e *Engine) takePrepared(plan *domain.Plan) (*prepared, bool) {
+	e.cache.mu.Lock()
+	n := len(e.prepared)
+	e.cache.mu.Unlock()
+	if n == 0 {
+		return nil, false
+	}
+	key, err := json.Marshal(plan)
+	if err != nil {
+		return nil, false
+	}
+	e.cache.mu.Lock()
+	defer e.cache.mu.Unlock()
+	for i, p := range e.prepared {
+		if !bytes.Equal(p.plan, key) {
+			continue
+		}
+		e.prepared = append(e.prepared[:i], e.prepared[i+1:]...)
+		t := plan.Legs[0].Base
+		if tf, err := files.Locate(e.cfg.Files, t.Path[len(t.Path)-1]); err != nil || tf.ID != p.tf {
+			return nil, false
+		}
+		return p, true
+	}
+	return nil, false
+}
+
+// answerTogether answers the streamed queries qs, which read one base
+// table by one time column, in one scan of its files; nil when they
+// cannot be (their columns of one name differ in type) or the scan failed.
+func (e *Engine) answerTogether(ctx context.Context, qs []*query) []*prepared {
+	e.cache.enter()
+	defer e.cache.leave()
+	u := unionOf(qs)
+	if u == nil {
+		return nil
+	}
+	mem := &kernel.Reservation{Budget: e.cache}
+	defer mem.Done()
+	var m kernel.Meter
+	src, err := e.producer(ctx, u, mem, &m)
+	if err != nil {
+		return nil
+	}
+	for _, q := range qs {
+		q.Rows = u.Rows
+	}
+	parts, err := kernel.ScanAll(ctx, &u.Query, src, mem, &m)
+	if err != nil {
+		return nil
+	}
+	out := make([]*prepared, len(qs))
+	for i, q := range qs {
+		var qm kernel.Meter
+		qm.Bytes.Store(m.Bytes.Load())
+		qm.Visited.Store(m.Visited.Load())
+		finishMeter(&qm, q)
+		rs, err := q.result(ctx, parts[i], mem)
+		parts[i].Close()
+		if ctx.Err() != nil {
+			for _, p := range parts[i+1:] {
+				p.Close()
+			}
+			return nil
+		}
+		if err != nil {
+			err = e.fail(ctx, err)
+		}
+		out[i] = &prepared{tf: q.tf.ID, rs: rs, err: err, rows: qm.Rows.Load(), read: qm.Bytes.Load(),
+			cached: qm.Cached.Load(), loaded: qm.Loaded.Load()}
+	}
+	for _, q := range qs {
+		e.scheduleFill(q, mem.Peak)
+	}
+	return out
+}
+
+// unionOf is the union of the streamed queries qs (kernel.Member): one
+// slot per column name any of them reads, read for its values when one
+// of them reads them. Nil when two of them read a column of one name as
+// different types, or their time columns differ.
+func unionOf(qs []*query) *query {
+	u := &query{tf: qs[0].tf, streamed: true}
+	u.Parallel, u.Aliases = qs[0].Parallel, 1
+	slotOf := map[string]int{}
+	for _, q := range qs {
+		mb := kernel.Member{Q: &q.Query, Slots: make([]int, len(q.Base))}
+		for s, c := range q.Base {
+			j, ok := slotOf[c.Name]
+			if !ok {
+				j = len(u.Base)
+				slotOf[c.Name] = j
+				u.Base = append(u.Base, &column.Column{Name: c.Name, Type: c.Type, Spec: c.Spec, ValidOnly: c.ValidOnly, ID: column.ColumnIDs.Add(1)})
+				u.inferred = append(u.inferred, q.inferred[s])
+			}
+			uc := u.Base[j]
+			if uc.Type != c.Type || uc.Spec != c.Spec || u.inferred[j] != q.inferred[s] {
+				return nil
+			}
+			uc.ValidOnly = uc.ValidOnly && c.ValidOnly
+			mb.Slots[s] = j
+		}
+		u.Members = append(u.Members, mb)
+	}
+	u.TimeSlot = slotOf[qs[0].Base[qs[0].TimeSlot].Name]
+	for i, q := range qs {
+		if u.Members[i].Slots[q.TimeSlot] != u.TimeSlot || u.Base[u.TimeSlot].ValidOnly {
+			return nil
+		}
+	}
+	return u
+}
