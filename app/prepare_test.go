@@ -8,7 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sutura.dev/app"
 	"sutura.dev/app/apptest"
+	"sutura.dev/app/budget"
 	"sutura.dev/domain"
 )
 
@@ -51,5 +53,45 @@ func TestPrepareHandsTheAnchorsAndTheQuestion(t *testing.T) {
 		s.Prepare(ctx, anon, question(t, js))
 		require.Len(t, sys.plans, 1)
 		assert.Len(t, sys.plans[0], 1, "the anchor alone: %s", js)
+	}
+}
+
+// preparingEstimated is an estimating data system that records the plans
+// it is readied for.
+type preparingEstimated struct {
+	*estimated
+	plans [][]*domain.Plan
+}
+
+func (p *preparingEstimated) Prepare(_ context.Context, plans []*domain.Plan) {
+	p.plans = append(p.plans, plans)
+}
+
+// TestPrepareLeavesGovernedQuestionsToAnswer: a question Answer could
+// refuse before executing it — its estimate over the scan ceiling, or a
+// budget that applies to its caller — is not handed to Prepare: the data
+// system is readied for the anchor alone, and Answer governs the question
+// as before.
+func TestPrepareLeavesGovernedQuestionsToAnswer(t *testing.T) {
+	ctx := context.Background()
+	const q = `{"metrics":["revenue"],"grain":"month","range":{"start":"2025-03-01","end":"2025-05-01"}}`
+	limits := budget.Limits{Window: time.Minute, MaxBytes: 1 << 40, MaxQuestions: 10}
+	for _, tt := range []struct {
+		name  string
+		bytes int64
+		spend app.Spend
+		plans int
+	}{
+		{"within the ceiling, no budget", 1000, app.Spend{MaxScanBytes: 1000}, 2},
+		{"over the ceiling", 1001, app.Spend{MaxScanBytes: 1000}, 1},
+		{"a budget applies", 10, app.Spend{Budget: budget.Policy{Default: &limits}, Ledger: budget.NewMemory()}, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sys := &preparingEstimated{estimated: newEstimated(tt.bytes, 7, true)}
+			s, _, _ := newSurface(t, sys, 1, 5*time.Second, withSpend(tt.spend))
+			s.Prepare(ctx, anon, question(t, q))
+			require.Len(t, sys.plans, 1)
+			assert.Len(t, sys.plans[0], tt.plans)
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"sutura.dev/app/budget"
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
 )
@@ -176,14 +177,20 @@ func anchorPlan(b *domain.Bundle, m *domain.Metric) (*domain.Plan, *domain.Reaso
 	return semantic.Compile(b, domain.LocalOperator, q, r.Start)
 }
 
-// Prepare hands each data system that can prepare (Preparer) the plans it
-// is about to execute for a one-shot command (sutura ask, query), before
-// Check runs the anchors: the plans of the bundle's anchors and of q as
-// caller asks it (each leg's, when q spans data systems), compiled as
-// Check and Answer compile them. Anchors and a question reading one table
-// of text files then parse it once. A question Answer will refuse, or
-// asked for its estimate only, adds no plan.
+// Prepare hands each data system that can prepare (Preparer) the plans a
+// one-shot command (sutura ask, query) is about to execute, before Check
+// runs the anchors: the plans of the bundle's anchors and of q as caller
+// asks it, compiled as Check and Answer compile them. A data system may
+// then answer the plans that read one table in one scan of it
+// (docs/operations.md, "One-shot commands"). The question's plan is
+// handed over only when nothing Answer checks before executing it could
+// refuse it: it compiles for the caller, is no dry run and reads one data
+// system, its estimate is within the scan ceiling, and no budget applies
+// to the caller (a budget is checked and debited by Answer alone). The
+// work is bounded by the request timeout, as Answer's is.
 func (s *Surface) Prepare(ctx context.Context, caller Caller, q domain.Question) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	defer cancel()
 	b := s.cfg.Catalog.Bundle()
 	bySource := map[string][]*domain.Plan{}
 	add := func(p *domain.Plan) { bySource[p.Legs[0].Source] = append(bySource[p.Legs[0].Source], p) }
@@ -194,23 +201,37 @@ func (s *Surface) Prepare(ctx context.Context, caller Caller, q domain.Question)
 			}
 		}
 	}
-	if !q.DryRun {
-		today := domain.DateFromTime(s.cfg.Now().UTC())
-		if p, reason := semantic.CompileWith(b, caller.Principal, q, today, s.gov.ceilings()); reason == nil {
-			for i := range p.Legs {
-				if p.Federated() {
-					add(p.LegPlan(i, p.RowCap))
-				} else {
-					add(p)
-				}
-			}
-		}
+	if p := s.admitted(ctx, b, caller, q); p != nil {
+		add(p)
 	}
 	for src, plans := range bySource {
 		if pr, ok := s.cfg.Sources[src].System.(Preparer); ok {
 			pr.Prepare(ctx, plans)
 		}
 	}
+}
+
+// admitted is the plan of q as caller asks it, when Answer would execute
+// it on one data system without a budget to check: nil otherwise
+// (Prepare).
+func (s *Surface) admitted(ctx context.Context, b *domain.Bundle, caller Caller, q domain.Question) *domain.Plan {
+	if q.DryRun || s.spend.meter.Applies(caller.Principal) {
+		return nil
+	}
+	today := domain.DateFromTime(s.cfg.Now().UTC())
+	p, reason := semantic.CompileWith(b, caller.Principal, q, today, s.gov.ceilings())
+	if reason != nil || p.Federated() {
+		return nil
+	}
+	src, ok := s.cfg.Sources[p.Legs[0].Source]
+	if !ok || src.System == nil {
+		return nil
+	}
+	est, err := s.estimate(ctx, p, []Source{src})
+	if err != nil || budget.Ceiling(est, s.spend.maxScan) != nil {
+		return nil
+	}
+	return p
 }
 
 // Check is the start-up validation of the surface (docs/contract.md §2.3, §8),

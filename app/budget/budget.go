@@ -142,6 +142,12 @@ func (m *Meter) Audience(principal domain.Principal) string {
 	return a
 }
 
+// Applies reports whether a budget holds principal's questions.
+func (m *Meter) Applies(principal domain.Principal) bool {
+	_, _, ok := m.policy.For(principal)
+	return ok
+}
+
 // Admit is the refusal budget_exhausted, with the time until the window
 // renews, when answering principal's question estimated at bytes would
 // overdraw its window (one more question, or bytes more than remain); nil

@@ -151,8 +151,7 @@ type Options struct {
 	// Question, when set, is the one question a one-shot process will ask,
 	// as the local operator: the sources are readied for it and for the
 	// anchors together (app.Surface.Prepare) before the start-up
-	// validation runs the anchors, so a table of text files both read is
-	// parsed once.
+	// validation runs the anchors, so a table both read is scanned once.
 	Question *domain.Question
 }
 

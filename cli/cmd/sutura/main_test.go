@@ -207,30 +207,6 @@ func TestAskQueryCompileOnDemo(t *testing.T) {
 	assert.NotContains(t, stmt, "East", "values are bound, never in the statement")
 }
 
-// TestQueryReadsTheTableItsAnchorsShareOnce: `sutura query` readies the
-// embedded engine for its question and the anchors together
-// (app.Surface.Prepare), so the demo's orders table, which the anchors of
-// net_sales and order_count read too, is read once, ahead, and the
-// question is answered from the cache: its leg says so.
-func TestQueryReadsTheTableItsAnchorsShareOnce(t *testing.T) {
-	q := filepath.Join(t.TempDir(), "q.json")
-	require.NoError(t, os.WriteFile(q, []byte(byChannel), 0o600))
-	code, out, errOut := runCLI(t, nil, "query", "--json", q)
-	require.Equal(t, exitOK, code, errOut)
-	var body struct {
-		Outcome     string `json:"outcome"`
-		Explanation struct {
-			Legs []struct {
-				Cache string `json:"cache"`
-			} `json:"legs"`
-		} `json:"explanation"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(out), &body), out)
-	require.Equal(t, "answer", body.Outcome, out)
-	require.Len(t, body.Explanation.Legs, 1, out)
-	assert.Equal(t, "hit", body.Explanation.Legs[0].Cache, "the question reads the orders table the anchors read")
-}
-
 func TestRefusalsAndCanaryValues(t *testing.T) {
 	const canary = "Zz\u200bCanary"
 	code, out, errOut := runCLI(t, nil, "ask", "net_sales", "--grain", "month", "--from", "2025-01-01", "--to", "2025-02-01", "--where", "area=Atlantis")
