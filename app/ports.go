@@ -40,7 +40,7 @@ type CostReporter interface {
 // Preparer is the optional ability of a data system to ready itself for
 // plans it is about to execute, all of them, before the first: the
 // embedded engine answers the plans that read one table in one scan of it
-// (docs/operations.md, "One-shot commands"). Prepare never fails a plan:
+// (docs/operations.md, "Anchors and a question share a scan"). Prepare never fails a plan:
 // what it could not ready is executed as before.
 type Preparer interface {
 	Prepare(ctx context.Context, plans []*domain.Plan)

@@ -27,33 +27,42 @@ func (p *preparing) Prepare(_ context.Context, plans []*domain.Plan) {
 // TestPrepareHandsTheAnchorsAndTheQuestion: Surface.Prepare gives a data
 // system that can prepare, in one call, the plan of every anchor on it and
 // the plan of the question as its caller would have it compiled; a
-// question Answer refuses, or asked for its estimate, adds none.
+// question Answer refuses, or asked for its estimate, adds none, and so
+// does no question.
 func TestPrepareHandsTheAnchorsAndTheQuestion(t *testing.T) {
 	sys := &preparing{System: &apptest.System{}}
 	s, _, _ := newSurface(t, sys, 1, 5*time.Second)
 	ctx := context.Background()
 
-	s.Prepare(ctx, anon, question(t, `{"metrics":["revenue"],"grain":"month","range":{"start":"2025-03-01","end":"2025-05-01"},"dimensions":["city"]}`))
+	q := question(t, `{"metrics":["revenue"],"grain":"month","range":{"start":"2025-03-01","end":"2025-05-01"},"dimensions":["city"]}`)
+	s.Prepare(ctx, anon, &q)
 	require.Len(t, sys.plans, 1, "one call")
 	require.Len(t, sys.plans[0], 2, "the anchor and the question")
-	anchor, q := sys.plans[0][0], sys.plans[0][1]
+	anchor, qp := sys.plans[0][0], sys.plans[0][1]
 	assert.Equal(t, domain.Year, anchor.Grain, "the anchor at its coarsest grain")
 	assert.Equal(t, domain.Range{Start: domain.DateOf(2025, 1, 1), End: domain.DateOf(2026, 1, 1)}, anchor.Range)
 	assert.Empty(t, anchor.Legs[0].Dimensions)
-	assert.Equal(t, domain.Month, q.Grain)
-	assert.Equal(t, domain.Range{Start: domain.DateOf(2025, 3, 1), End: domain.DateOf(2025, 5, 1)}, q.Range)
-	require.Len(t, q.Legs[0].Dimensions, 1)
-	assert.Equal(t, "city", q.Legs[0].Dimensions[0].Name)
+	assert.Equal(t, domain.Month, qp.Grain)
+	assert.Equal(t, domain.Range{Start: domain.DateOf(2025, 3, 1), End: domain.DateOf(2025, 5, 1)}, qp.Range)
+	require.Len(t, qp.Legs[0].Dimensions, 1)
+	assert.Equal(t, "city", qp.Legs[0].Dimensions[0].Name)
 
 	for _, js := range []string{
 		`{"metrics":["secret_revenue"],"grain":"month","range":{"start":"2025-03-01","end":"2025-05-01"}}`, // not in anon's audience
 		`{"metrics":["revenue"],"grain":"month","range":{"start":"2025-03-01","end":"2025-05-01"},"dry_run":true}`,
 	} {
 		sys.plans = nil
-		s.Prepare(ctx, anon, question(t, js))
+		q := question(t, js)
+		s.Prepare(ctx, anon, &q)
 		require.Len(t, sys.plans, 1)
 		assert.Len(t, sys.plans[0], 1, "the anchor alone: %s", js)
 	}
+
+	// A serving process has no question: the anchors alone.
+	sys.plans = nil
+	s.Prepare(ctx, anon, nil)
+	require.Len(t, sys.plans, 1)
+	assert.Len(t, sys.plans[0], 1)
 }
 
 // preparingEstimated is an estimating data system that records the plans
@@ -89,7 +98,8 @@ func TestPrepareLeavesGovernedQuestionsToAnswer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sys := &preparingEstimated{estimated: newEstimated(tt.bytes, 7, true)}
 			s, _, _ := newSurface(t, sys, 1, 5*time.Second, withSpend(tt.spend))
-			s.Prepare(ctx, anon, question(t, q))
+			question := question(t, q)
+			s.Prepare(ctx, anon, &question)
 			require.Len(t, sys.plans, 1)
 			assert.Len(t, sys.plans[0], tt.plans)
 		})

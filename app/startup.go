@@ -177,18 +177,19 @@ func anchorPlan(b *domain.Bundle, m *domain.Metric) (*domain.Plan, *domain.Reaso
 	return semantic.Compile(b, domain.LocalOperator, q, r.Start)
 }
 
-// Prepare hands each data system that can prepare (Preparer) the plans a
-// one-shot command (sutura ask, query) is about to execute, before Check
-// runs the anchors: the plans of the bundle's anchors and of q as caller
-// asks it, compiled as Check and Answer compile them. A data system may
-// then answer the plans that read one table in one scan of it
-// (docs/operations.md, "One-shot commands"). The question's plan is
-// handed over only when nothing Answer checks before executing it could
-// refuse it: it compiles for the caller, is no dry run and reads one data
-// system, its estimate is within the scan ceiling, and no budget applies
-// to the caller (a budget is checked and debited by Answer alone). The
-// work is bounded by the request timeout, as Answer's is.
-func (s *Surface) Prepare(ctx context.Context, caller Caller, q domain.Question) {
+// Prepare hands each data system that can prepare (Preparer) the plans
+// the start-up validation, and q when not nil (the one question of a
+// one-shot command: sutura ask, query), are about to have it execute,
+// before Check runs the anchors: the plans of the bundle's anchors, as
+// Check compiles them, and of q as caller asks it, as Answer compiles it.
+// A data system may then answer the plans that read one table in one scan
+// of it (docs/operations.md, "Anchors and a question share a scan"). q's
+// plan is handed over only when nothing Answer checks before executing it
+// could refuse it: it compiles for the caller, is no dry run and reads
+// one data system, its estimate is within the scan ceiling, and no budget
+// applies to the caller (a budget is checked and debited by Answer
+// alone). The work is bounded by the request timeout, as Answer's is.
+func (s *Surface) Prepare(ctx context.Context, caller Caller, q *domain.Question) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
 	defer cancel()
 	b := s.cfg.Catalog.Bundle()
@@ -201,8 +202,10 @@ func (s *Surface) Prepare(ctx context.Context, caller Caller, q domain.Question)
 			}
 		}
 	}
-	if p := s.admitted(ctx, b, caller, q); p != nil {
-		add(p)
+	if q != nil {
+		if p := s.admitted(ctx, b, caller, *q); p != nil {
+			add(p)
+		}
 	}
 	for src, plans := range bySource {
 		if pr, ok := s.cfg.Sources[src].System.(Preparer); ok {

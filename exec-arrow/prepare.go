@@ -27,14 +27,14 @@ type prepared struct {
 }
 
 // Prepare readies the engine for plans a process is about to execute, all
-// of them, before the first (a one-shot command's anchors and its
-// question; docs/operations.md, "One-shot commands"). The plans that would
-// each stream the same base table are answered together, in one scan of
-// its files: a union (kernel.ScanAll) reads each column once, for the
-// rows any of them may count, and aggregates each plan's rows as its own
-// scan would. Execute of an equal plan then returns that answer, once,
-// while the table's files are still those scanned; ExecuteWithCost
-// reports the scan that answered them all.
+// of them, before the first (the anchors at start, with a one-shot
+// command's question; docs/operations.md, "Anchors and a question share a
+// scan"). The plans that would each stream the same base table are
+// answered together, in one scan of its files: a union (kernel.ScanAll)
+// reads each column once, for the rows any of them may count, and
+// aggregates each plan's rows as its own scan would. Execute of an equal
+// plan then returns that answer, once, while the table's files are still
+// those scanned; ExecuteWithCost reports the scan that answered them all.
 //
 // Prepare never fails a plan and answers no plan of its own accord: a
 // plan it cannot answer so (another source, a lookup, a table the cache

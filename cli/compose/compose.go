@@ -150,8 +150,9 @@ type Options struct {
 	OneShot bool
 	// Question, when set, is the one question a one-shot process will ask,
 	// as the local operator: the sources are readied for it and for the
-	// anchors together (app.Surface.Prepare) before the start-up
-	// validation runs the anchors, so a table both read is scanned once.
+	// anchors together (app.Surface.Prepare, which readies them for the
+	// anchors alone when it is nil) before the start-up validation runs
+	// the anchors, so a table they read is scanned once.
 	Question *domain.Question
 }
 
@@ -261,9 +262,7 @@ func OpenSetup(ctx context.Context, s *Setup, logs io.Writer, opts Options) (_ *
 	if err != nil {
 		return nil, err
 	}
-	if opts.Question != nil {
-		p.Surface.Prepare(ctx, app.Caller{Principal: domain.LocalOperator, Transport: "cli"}, *opts.Question)
-	}
+	p.Surface.Prepare(ctx, app.Caller{Principal: domain.LocalOperator, Transport: "cli"}, opts.Question)
 	if err := p.Surface.Check(ctx); err != nil {
 		return nil, &ValidationError{Err: err}
 	}
