@@ -9,6 +9,7 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/join"
 	"sutura.dev/exec-arrow/internal/kernel"
 )
 
@@ -116,7 +117,7 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *kernel.Meter, s
 	for i, j := range leg.Joins {
 		from, fc := col(domain.ColumnRef{Alias: j.FromAlias, Column: j.FromColumn})
 		to, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
-		s, err := kernel.NewJoinStep(ctx, from, i+1, heldIn(q.views[from], fc), heldIn(q.views[to], tc))
+		s, err := join.NewStep(ctx, from, i+1, heldIn(q.views[from], fc), heldIn(q.views[to], tc))
 		if err != nil {
 			return nil, fmt.Errorf("join %s: model %s: %w", j.Relationship, j.To.Model, err)
 		}
@@ -285,7 +286,7 @@ func (e *Engine) acquire(ctx context.Context, t domain.Table, wants []format.Wan
 	fsys := e.cfg.Files
 	var read atomic.Int64
 	if m != nil {
-		fsys = countingFS{FS: fsys, n: &read}
+		fsys = files.Counting(fsys, &read)
 	}
 	v, err := e.cache.acquire(ctx, fsys, tf, wants)
 	if m != nil {

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
-	"sutura.dev/exec-arrow/internal/kernel"
+	"sutura.dev/exec-arrow/internal/gate"
 )
 
 // claimParquet writes rows rows in row groups of 100: a date, a small
@@ -110,7 +110,7 @@ func claimedAndDealt(t *testing.T, e *Engine, plan *domain.Plan) (claimed, dealt
 	q, err := e.bind(ctx, plan, nil, true)
 	require.NoError(t, err)
 	defer q.release()
-	mem := &kernel.Reservation{Budget: e.cache}
+	mem := &gate.Reservation{Budget: e.cache}
 	defer mem.Done()
 	src, err := e.producer(ctx, q, mem, nil)
 	require.NoError(t, err)

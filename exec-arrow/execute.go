@@ -85,7 +85,7 @@ func (e *Engine) attempt(ctx context.Context, plan *domain.Plan, m *kernel.Meter
 	}
 	cached = !q.streamed
 	answered := false
-	mem := &kernel.Reservation{Budget: e.cache}
+	mem := &gate.Reservation{Budget: e.cache}
 	defer func() {
 		// After the question has given its memory back: the fill is
 		// queued only when the columns fit beside what others hold and
@@ -138,7 +138,7 @@ func tooLarge(format string, args ...any) error {
 }
 
 // result finishes the aggregates, orders the groups and builds the rows.
-func (q *query) result(ctx context.Context, p *kernel.Partial, mem *kernel.Reservation) (*domain.RowSet, error) {
+func (q *query) result(ctx context.Context, p *kernel.Partial, mem *gate.Reservation) (*domain.RowSet, error) {
 	ng := p.Groups.Len()
 	rowCap := q.plan.RowCap
 	if rowCap <= 0 {
@@ -267,7 +267,7 @@ func (q *query) result(ctx context.Context, p *kernel.Partial, mem *kernel.Reser
 }
 
 // values finishes every metric in every group.
-func (q *query) values(ctx context.Context, p *kernel.Partial, ng int, mem *kernel.Reservation) ([][]kernel.Value, error) {
+func (q *query) values(ctx context.Context, p *kernel.Partial, ng int, mem *gate.Reservation) ([][]kernel.Value, error) {
 	out := make([][]kernel.Value, len(q.Metrics))
 	for m, mp := range q.Metrics {
 		distinct := make([][]int64, len(mp.Terms))

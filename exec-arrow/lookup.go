@@ -8,6 +8,8 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/gate"
+	"sutura.dev/exec-arrow/internal/join"
 	"sutura.dev/exec-arrow/internal/kernel"
 )
 
@@ -97,11 +99,11 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *kernel.Meter)
 		a := alias[ref.Alias]
 		return a, views[a].cols[ref.Column]
 	}
-	var steps []*kernel.JoinStep
+	var steps []*join.Step
 	for i, j := range leg.Joins {
 		from, fc := col(domain.ColumnRef{Alias: j.FromAlias, Column: j.FromColumn})
 		to, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
-		s, err := kernel.NewJoinStep(ctx, from, i+1, heldIn(views[from], fc), heldIn(views[to], tc))
+		s, err := join.NewStep(ctx, from, i+1, heldIn(views[from], fc), heldIn(views[to], tc))
 		if err != nil {
 			return nil, fmt.Errorf("join %s: model %s: %w", j.Relationship, j.To.Model, err)
 		}
@@ -117,15 +119,15 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *kernel.Meter)
 		}
 		preds = append(preds, p)
 	}
-	mem := &kernel.Reservation{Budget: e.cache}
+	mem := &gate.Reservation{Budget: e.cache}
 	defer mem.Done()
 	n := views[0].rows
 	out := &domain.RowSet{Columns: append([]domain.Column(nil), plan.Columns...), Rows: [][]domain.Cell{}}
 	mapped := make([][]int32, len(tables))
 	var (
 		pass  []bool
-		maps  = make([]kernel.DictMap, len(steps))
-		fmaps = make([]kernel.DictMap, len(preds))
+		maps  = make([]column.DictMap, len(steps))
+		fmaps = make([]column.DictMap, len(preds))
 	)
 	for lo := 0; lo < n; lo += column.ChunkRows {
 		if err := ctx.Err(); err != nil {

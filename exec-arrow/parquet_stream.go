@@ -18,6 +18,7 @@ import (
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/footer"
 	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/gate"
 	"sutura.dev/exec-arrow/internal/kernel"
 )
 
@@ -48,7 +49,7 @@ const readBuffer = format.ReadBuffer
 // openParquetPart reads the footer of p, finds the wanted columns, and
 // skips the row groups whose time-column statistics miss the range, or
 // whose statistics of a filter's column say no row passes it.
-func openParquetPart(ctx context.Context, fsys fs.FS, fc *footer.Cache, p files.Part, q *query, mem *kernel.Reservation) (*parquetPart, error) {
+func openParquetPart(ctx context.Context, fsys fs.FS, fc *footer.Cache, p files.Part, q *query, mem *gate.Reservation) (*parquetPart, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

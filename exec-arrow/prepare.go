@@ -8,6 +8,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/gate"
 	"sutura.dev/exec-arrow/internal/kernel"
 )
 
@@ -135,7 +136,7 @@ func (e *Engine) answerTogether(ctx context.Context, qs []*query) []*prepared {
 	if u == nil {
 		return nil
 	}
-	mem := &kernel.Reservation{Budget: e.cache}
+	mem := &gate.Reservation{Budget: e.cache}
 	defer mem.Done()
 	var m kernel.Meter
 	src, err := e.producer(ctx, u, mem, &m)

@@ -3,11 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/check"
-	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/format"
 )
@@ -58,53 +56,5 @@ func (e *Engine) dataSpan(ctx context.Context, model, name string) (first, last 
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("model %s: %w", m.Name, err)
 	}
-	var text []files.Part
-	var read int64 // bytes that must be read whole: text parts, compressed Parquet
-	lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
-	days, known := e.deferred.TextDays(model, name) // the text parts, read whole by the checks
-	if known {
-		lo, hi = days.Lo, days.Hi
-	}
-	for _, p := range tf.Parts {
-		if p.Format == files.FormatParquet && p.Codec != files.CodecNone || p.Format != files.FormatParquet && !known {
-			read += p.Size
-		}
-		if p.Format != files.FormatParquet && !known {
-			text = append(text, p)
-		}
-	}
-	if read > spanReadMax {
-		return 0, 0, false, nil
-	}
-	for _, p := range tf.Parts {
-		if p.Format != files.FormatParquet {
-			continue
-		}
-		pmin, pmax, told, err := check.ParquetSpan(ctx, e.cfg.Files, e.footers, p, name)
-		if err != nil || !told {
-			return 0, 0, false, err
-		}
-		lo, hi = min(lo, pmin), max(hi, pmax)
-	}
-	if len(text) > 0 {
-		l := format.NewLoader(ctx, e.cfg.Files, []format.Want{w}, false, nil)
-		for _, p := range text {
-			if err := l.ReadPart(p); err != nil {
-				if ctx.Err() != nil {
-					return 0, 0, false, ctx.Err()
-				}
-				return 0, 0, false, fmt.Errorf("model %s: %w", m.Name, err)
-			}
-		}
-		c := l.Columns()[name]
-		if c == nil || (c.Type != domain.TypeDate && c.Type != domain.TypeTimestamp) {
-			return 0, 0, false, nil
-		}
-		z := column.ZoneOf(c, 0, c.N)
-		lo, hi = min(lo, z.Min), max(hi, z.Max)
-	}
-	if lo > hi {
-		return 0, 0, false, nil
-	}
-	return domain.Date(lo), domain.Date(hi), true, nil
+	return check.TableSpan(ctx, e.cfg.Files, e.footers, &e.deferred, tf, model, w, spanReadMax)
 }

@@ -14,6 +14,7 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/gate"
 	"sutura.dev/exec-arrow/internal/kernel"
 )
 
@@ -44,7 +45,7 @@ type streamPart struct {
 // is read.
 type fileProducer struct {
 	q     *query
-	mem   *kernel.Reservation
+	mem   *gate.Reservation
 	fsys  fs.FS
 	parts []*streamPart
 	work  []chan task
@@ -73,13 +74,13 @@ type fileProducer struct {
 
 // producer returns the batches of the question's base table: its cached
 // columns, or a stream of its files.
-func (e *Engine) producer(ctx context.Context, q *query, mem *kernel.Reservation, m *kernel.Meter) (kernel.Producer, error) {
+func (e *Engine) producer(ctx context.Context, q *query, mem *gate.Reservation, m *kernel.Meter) (kernel.Producer, error) {
 	if !q.streamed {
 		return kernel.NewCachedProducer(&q.Query, q.views[0].derived, q.views[0].segs), nil
 	}
 	fsys := e.cfg.Files
 	if m != nil {
-		fsys = countingFS{FS: fsys, n: &m.Bytes}
+		fsys = files.Counting(fsys, &m.Bytes)
 	}
 	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), bufs: make(chan []byte, inFlight(q.Parallel)), spans: make(chan []int32, inFlight(q.Parallel)), dicts: make([]atomic.Int32, len(q.Base)), dictBytes: make([]atomic.Int32, len(q.Base))}
 	var perWorker int64
@@ -278,7 +279,7 @@ func (e *Engine) resolveTypes(ctx context.Context, tf *files.Table, wants []form
 	}
 	fsys := e.cfg.Files
 	if m != nil {
-		fsys = countingFS{FS: fsys, n: &m.Bytes}
+		fsys = files.Counting(fsys, &m.Bytes)
 	}
 	l := format.NewLoader(ctx, fsys, probe, false, nil)
 	for i := range l.Builders {

@@ -468,13 +468,15 @@ const EngineFolder = "exec-arrow"
 // package of the module (internal/... included) must be listed.
 var EngineLayers = []string{
 	"internal/distinct", // exact distinct counts per group: partitioned, spillable sets
-	"internal/gate",     // questions refused for memory others hold, asked again when one ends
+	"internal/gate",     // a question's share of the working set; refused for memory others hold, asked again when one ends
 	"internal/files",    // a table's files: names, formats, codecs, parts, identity
 	"internal/footer",   // Parquet footers decoded once while their bytes stay the same
 	"internal/column",   // a loaded column, its builders and what is derived from it
 	"internal/text",     // CSV and NDJSON text cut into records and fields
 	"internal/format",   // reading files into columns: the loader, Parquet pages, CSV and NDJSON
 	"internal/check",    // start-up checks of a table's files: footers, text samples, the deferred whole read
-	"internal/kernel",   // the vectorised kernels: keys, predicates, aggregation, joins, the scan
+	"internal/join",     // the rows of a joined table from the key values joined to it
+	"internal/kernel",   // the vectorised kernels: keys, predicates, aggregation, the scan, unions
+	"internal/legrows",  // a federated plan's legs' rows as the combine takes them
 	".",                 // the engine: bind, execute, stream, cache, meter cost, combine legs
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 
+	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/footer"
 	"sutura.dev/exec-arrow/internal/format"
@@ -69,4 +71,63 @@ func ParquetSpan(ctx context.Context, fsys fs.FS, fc *footer.Cache, p files.Part
 		lo, hi = min(lo, toDay(mn)), max(hi, toDay(mx))
 	}
 	return lo, hi, true, nil
+}
+
+// TableSpan is the first and the last day (both included) on which column
+// w of table tf (model's) holds a value, when it is cheap to tell
+// (Engine.DataSpan): Parquet parts from their footers; text parts from
+// the deferred check's whole read of them (d) once every one was read,
+// else, with compressed Parquet parts, read for that one column when they
+// hold at most maxRead bytes together. ok is false when a part cannot
+// tell cheaply or the column holds no value.
+func TableSpan(ctx context.Context, fsys fs.FS, fc *footer.Cache, d *Deferred, tf *files.Table, model string, w format.Want, maxRead int64) (first, last domain.Date, ok bool, err error) {
+	var text []files.Part
+	var read int64 // bytes that must be read whole: text parts, compressed Parquet
+	lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
+	days, known := d.TextDays(model, w.Name) // the text parts, read whole by the checks
+	if known {
+		lo, hi = days.Lo, days.Hi
+	}
+	for _, p := range tf.Parts {
+		if p.Format == files.FormatParquet && p.Codec != files.CodecNone || p.Format != files.FormatParquet && !known {
+			read += p.Size
+		}
+		if p.Format != files.FormatParquet && !known {
+			text = append(text, p)
+		}
+	}
+	if read > maxRead {
+		return 0, 0, false, nil
+	}
+	for _, p := range tf.Parts {
+		if p.Format != files.FormatParquet {
+			continue
+		}
+		pmin, pmax, told, err := ParquetSpan(ctx, fsys, fc, p, w.Name)
+		if err != nil || !told {
+			return 0, 0, false, err
+		}
+		lo, hi = min(lo, pmin), max(hi, pmax)
+	}
+	if len(text) > 0 {
+		l := format.NewLoader(ctx, fsys, []format.Want{w}, false, nil)
+		for _, p := range text {
+			if err := l.ReadPart(p); err != nil {
+				if ctx.Err() != nil {
+					return 0, 0, false, ctx.Err()
+				}
+				return 0, 0, false, fmt.Errorf("model %s: %w", model, err)
+			}
+		}
+		c := l.Columns()[w.Name]
+		if c == nil || (c.Type != domain.TypeDate && c.Type != domain.TypeTimestamp) {
+			return 0, 0, false, nil
+		}
+		z := column.ZoneOf(c, 0, c.N)
+		lo, hi = min(lo, z.Min), max(hi, z.Max)
+	}
+	if lo > hi {
+		return 0, 0, false, nil
+	}
+	return domain.Date(lo), domain.Date(hi), true, nil
 }

@@ -133,7 +133,7 @@ func dictColumn(proto *column.Column, a *array.Dictionary) *column.Column {
 }
 
 // WithID numbers c afresh, so per-batch caches keyed by a column ID
-// (kernel.DictMap) never take it for another batch's column.
+// (column.DictMap) never take it for another batch's column.
 func WithID(c *column.Column) *column.Column {
 	c.ID = column.ColumnIDs.Add(1)
 	return c

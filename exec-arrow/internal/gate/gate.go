@@ -12,6 +12,9 @@
 // that fits the working set alone is therefore always answered once the
 // others have ended. A Gate is guarded by its caller's mutex: every method
 // is called with it held.
+//
+// A Reservation is one question's share of the working set: what it took
+// from the Budget (the engine's cache), given back when it ends.
 package gate
 
 import (

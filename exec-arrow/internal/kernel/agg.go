@@ -9,6 +9,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/distinct"
+	"sutura.dev/exec-arrow/internal/gate"
 )
 
 // TermOp is an aggregate kernel.
@@ -230,7 +231,7 @@ type termState struct {
 	// spanned (densify).
 	spanned int64
 	base    int32 // codes up to base are the term's span codes, the book's follow
-	m       DictMap
+	m       column.DictMap
 	// dset holds the values, with their groups, once the codebook passes
 	// DistinctBookMax values (distinct.go).
 	dset *distinct.Set
@@ -588,7 +589,7 @@ func (s *termState) updateDistinct(t *TermPlan, c *column.Column, rows, gids []i
 		return
 	}
 	if c.Type == domain.TypeText {
-		s.m.reset(c)
+		s.m.Reset(c)
 	}
 	for k, r := range rows {
 		code := s.book.codeOf(c, r, &s.m)
@@ -742,7 +743,7 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 
 // DistinctCounts returns the number of distinct values per group; the
 // memory a spilled distinct set takes to count is taken from mem.
-func (s *termState) DistinctCounts(ng int, mem *Reservation) ([]int64, error) {
+func (s *termState) DistinctCounts(ng int, mem *gate.Reservation) ([]int64, error) {
 	if s.dset != nil {
 		return s.dset.Counts(ng, func(n int64) error {
 			if n < 0 {

@@ -593,7 +593,7 @@ func (q *Query) metricMask(b uint64) uint64 {
 // column with no null whose outcome is known per dictionary entry or per
 // boolean value is tested and compacted in one pass; others go through
 // eval and compact.
-func (s *scratch) filter(p *Predicate, c *column.Column, n int, m *DictMap) int {
+func (s *scratch) filter(p *Predicate, c *column.Column, n int, m *column.DictMap) int {
 	sel, bucket := s.sel[:n], s.bucket[:n]
 	var res []bool // outcome per dictionary index
 	switch {
@@ -601,11 +601,11 @@ func (s *scratch) filter(p *Predicate, c *column.Column, n int, m *DictMap) int 
 	case c.Type == domain.TypeText && p.dictOut != nil && c == p.Col:
 		res = p.dictOut
 	case c.Type == domain.TypeText && len(c.Dict) <= n:
-		m.reset(c)
+		m.Reset(c)
 		for k := range c.Dict {
 			p.textOutcome(c.Dict, m, int32(k))
 		}
-		vals, idx := m.vals, c.Idx
+		vals, idx := m.Vals, c.Idx
 		j := 0
 		for k, r := range sel {
 			sel[j], bucket[j] = r, bucket[k]
@@ -678,7 +678,7 @@ func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 		c, book, m := b.Cols[dim.Slot], p.Books[d], &p.maps[d]
 		dc := s.dcodes[d][:n]
 		if c.Type == domain.TypeText {
-			m.reset(c)
+			m.Reset(c)
 			valid, idx := c.Valid, c.Idx
 			for k, r := range s.sel[:n] {
 				if valid != nil && !bitutil.BitIsSet(valid, int(r)) {
@@ -686,10 +686,10 @@ func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 					continue
 				}
 				i := idx[r]
-				code := m.vals[i]
+				code := m.Vals[i]
 				if code < 0 {
 					code = book.text(c.Dict[i])
-					m.vals[i] = code
+					m.Vals[i] = code
 				}
 				dc[k] = code
 			}

@@ -161,7 +161,7 @@ func (q *Query) direct(s *scratch, p *Partial, b *Batch) bool {
 type directTest struct {
 	p *Predicate
 	c *column.Column
-	m *DictMap
+	m *column.DictMap
 }
 
 // apply clears keep[i] for the row lo+i that fails the test.
@@ -182,11 +182,11 @@ func (t directTest) apply(keep []uint8, lo, hi int) {
 		}
 		return
 	}
-	t.m.reset(c)
+	t.m.Reset(c)
 	for k := range c.Dict {
 		t.p.textOutcome(c.Dict, t.m, int32(k))
 	}
-	vals := t.m.vals
+	vals := t.m.Vals
 	for i, x := range idx {
 		keep[i] &= uint8(vals[x]) // 0 or 1: every entry's outcome is set
 	}

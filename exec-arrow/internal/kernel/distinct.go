@@ -9,6 +9,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/distinct"
+	"sutura.dev/exec-arrow/internal/gate"
 )
 
 // DistinctBookMax is the most values a worker numbers in its codebook for
@@ -47,7 +48,7 @@ func (s *termState) toDistinct(t *TermPlan) {
 	for k := range s.set.All() {
 		s.addBookValue(uint32(k>>32), int32(k&(1<<32-1)), &buf)
 	}
-	s.book, s.bits, s.set, s.words, s.m = nil, nil, nil, 0, DictMap{}
+	s.book, s.bits, s.set, s.words, s.m = nil, nil, nil, 0, column.DictMap{}
 }
 
 // addBookValue adds the value of the codebook's code k to group g.
@@ -189,7 +190,7 @@ func (p *Partial) Close() {
 // account brings the bytes mem holds for p from *held to what p holds
 // now; when they do not fit, p's distinct sets spill first, and only then
 // is the question refused.
-func (q *Query) account(p *Partial, mem *Reservation, held *int64) error {
+func (q *Query) account(p *Partial, mem *gate.Reservation, held *int64) error {
 	n := p.bytes(q)
 	if n <= *held {
 		return nil

@@ -9,31 +9,6 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 )
 
-// DictMap caches a number per dictionary index of one column's dictionary,
-// computed the first time a row needs it (-1 until then): the outcome of a
-// predicate, a worker's code of the value, the joined row. A streamed batch
-// brings a new dictionary; a cached column keeps its own for every batch.
-type DictMap struct {
-	col  uint64
-	vals []int32
-}
-
-// reset prepares m for c's dictionary, keeping what it holds when it is
-// already for c.
-func (m *DictMap) reset(c *column.Column) {
-	if m.col == c.ID && len(m.vals) == len(c.Dict) {
-		return
-	}
-	m.col = c.ID
-	if cap(m.vals) < len(c.Dict) {
-		m.vals = make([]int32, len(c.Dict))
-	}
-	m.vals = m.vals[:len(c.Dict)]
-	for i := range m.vals {
-		m.vals[i] = -1
-	}
-}
-
 // codebook numbers the distinct values of a streamed column as one worker
 // meets them: code 0 is null, 1+k the k-th value met. It is the streaming
 // counterpart of a cached column's codeSet: it holds only the values the
@@ -172,17 +147,17 @@ func (b *codebook) into(dst *codebook) []int32 {
 
 // codeOf returns the code of row r of c in b (0 for null), m caching the
 // codes of c's dictionary entries for text.
-func (b *codebook) codeOf(c *column.Column, r int32, m *DictMap) int32 {
+func (b *codebook) codeOf(c *column.Column, r int32, m *column.DictMap) int32 {
 	if !c.IsValid(r) {
 		return 0
 	}
 	switch c.Type {
 	case domain.TypeText:
 		i := c.Idx[r]
-		k := m.vals[i]
+		k := m.Vals[i]
 		if k < 0 {
 			k = b.text(c.Dict[i])
-			m.vals[i] = k
+			m.Vals[i] = k
 		}
 		return k
 	case domain.TypeFloat:

@@ -96,11 +96,11 @@ func newPredicate(alias int, held *column.Derived, values []string, negate, keep
 
 // textOutcome is the outcome of dictionary entry k of a streamed batch's
 // column, computed once per batch and entry.
-func (p *Predicate) textOutcome(dict []string, m *DictMap, k int32) bool {
-	v := m.vals[k]
+func (p *Predicate) textOutcome(dict []string, m *column.DictMap, k int32) bool {
+	v := m.Vals[k]
 	if v < 0 {
 		v = int32(b2i(p.texts[dict[k]] != p.negate))
-		m.vals[k] = v
+		m.Vals[k] = v
 	}
 	return v != 0
 }
@@ -148,7 +148,7 @@ func RequiredPredicate(held *column.Derived, rf domain.RequiredFilter) (*Predica
 // unmatched join); c is the batch's column for a base-table predicate and
 // p.col for a joined one. m caches per-batch dictionary outcomes. Each
 // column type has its own loop.
-func (p *Predicate) Eval(c *column.Column, rows []int32, out []bool, m *DictMap) {
+func (p *Predicate) Eval(c *column.Column, rows []int32, out []bool, m *column.DictMap) {
 	valid, keepNull := c.Valid, p.keepNull
 	null := func(r int32) bool { return r < 0 || (valid != nil && !bitutil.BitIsSet(valid, int(r))) }
 	if p.AnyValue {
@@ -170,7 +170,7 @@ func (p *Predicate) Eval(c *column.Column, rows []int32, out []bool, m *DictMap)
 			}
 			return
 		}
-		m.reset(c)
+		m.Reset(c)
 		if len(c.Dict) <= len(rows) {
 			// A batch's dictionary smaller than its rows (the usual
 			// filter column): every entry's outcome first, then one load
@@ -178,7 +178,7 @@ func (p *Predicate) Eval(c *column.Column, rows []int32, out []bool, m *DictMap)
 			for k := range c.Dict {
 				p.textOutcome(c.Dict, m, int32(k))
 			}
-			vals := m.vals
+			vals := m.Vals
 			if valid == nil {
 				for k, r := range rows {
 					out[k] = r >= 0 && vals[idx[r]] != 0 || r < 0 && keepNull

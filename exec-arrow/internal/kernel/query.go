@@ -3,6 +3,7 @@ package kernel
 import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/join"
 )
 
 // Query is what the kernels read of a bound query: the slots of the
@@ -22,7 +23,7 @@ type Query struct {
 	BucketOf []int32 // day-start → bucket
 	Buckets  []domain.Date
 
-	Joins       []*JoinStep
+	Joins       []*join.Step
 	BaseFilters []*Predicate // caller filters on the base table
 	JoinFilters []*Predicate // caller filters on joined tables
 	Required    []*Predicate // distinct required filters, all on the base table

@@ -8,6 +8,7 @@ import (
 
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/gate"
 )
 
 // Partial is one worker's aggregation: its groups, the codebooks of the
@@ -15,15 +16,15 @@ import (
 // group and the term states.
 type Partial struct {
 	Groups *grouper
-	Books  []*codebook    // per dimension: nil when the codes are fixed
-	maps   []DictMap      // per dimension: a batch dictionary's codes
-	Rows   [][]int64      // per metric, per group
-	Terms  [][]*termState // per metric, per term
+	Books  []*codebook      // per dimension: nil when the codes are fixed
+	maps   []column.DictMap // per dimension: a batch dictionary's codes
+	Rows   [][]int64        // per metric, per group
+	Terms  [][]*termState   // per metric, per term
 }
 
 func newPartial(q *Query) *Partial {
 	p := &Partial{Groups: newGrouper(len(q.Buckets), q.Radix), Rows: make([][]int64, len(q.Metrics)),
-		Terms: make([][]*termState, len(q.Metrics)), Books: make([]*codebook, len(q.Dims)), maps: make([]DictMap, len(q.Dims))}
+		Terms: make([][]*termState, len(q.Metrics)), Books: make([]*codebook, len(q.Dims)), maps: make([]column.DictMap, len(q.Dims))}
 	for d, dim := range q.Dims {
 		if dim.Codes == nil {
 			p.Books[d] = newCodebook(dim.Col.Type)
@@ -93,9 +94,9 @@ type scratch struct {
 	order  passRates // what the range and the early filters passed
 
 	// Per-batch dictionary caches of base-table text columns.
-	filterMaps []DictMap // per base caller filter
-	reqMaps    []DictMap // per required filter
-	joinMaps   []DictMap // per join
+	filterMaps []column.DictMap // per base caller filter
+	reqMaps    []column.DictMap // per required filter
+	joinMaps   []column.DictMap // per join
 }
 
 // scratchPool keeps scratch buffers between queries: a small question
@@ -160,9 +161,9 @@ func newScratch(q *Query) *scratch {
 		}
 		s.reqs[i] = s.reqs[i][:n]
 	}
-	s.filterMaps = make([]DictMap, len(q.BaseFilters))
-	s.reqMaps = make([]DictMap, len(q.Required))
-	s.joinMaps = make([]DictMap, len(q.Joins))
+	s.filterMaps = make([]column.DictMap, len(q.BaseFilters))
+	s.reqMaps = make([]column.DictMap, len(q.Required))
+	s.joinMaps = make([]column.DictMap, len(q.Joins))
 	return s
 }
 
@@ -196,7 +197,7 @@ func scratchBytes(q *Query) int64 {
 // partial, on q.parallel workers. Worker w reads the groups g with
 // g mod P = w, in order, and the partials merge in worker order, so an
 // answer does not depend on scheduling nor on where the rows came from.
-func Scan(ctx context.Context, q *Query, src Producer, mem *Reservation, m *Meter) (*Partial, error) {
+func Scan(ctx context.Context, q *Query, src Producer, mem *gate.Reservation, m *Meter) (*Partial, error) {
 	out, err := ScanAll(ctx, q, src, mem, m)
 	if err != nil {
 		return nil, err
@@ -209,7 +210,7 @@ func Scan(ctx context.Context, q *Query, src Producer, mem *Reservation, m *Mete
 // partial of its own, as Scan of that member alone would; it returns
 // them in the members' order. A query that is not a union is its one
 // member.
-func ScanAll(ctx context.Context, q *Query, src Producer, mem *Reservation, m *Meter) ([]*Partial, error) {
+func ScanAll(ctx context.Context, q *Query, src Producer, mem *gate.Reservation, m *Meter) ([]*Partial, error) {
 	members := q.Members
 	if !q.union() {
 		members = []Member{{Q: q}}
@@ -281,7 +282,7 @@ func ScanAll(ctx context.Context, q *Query, src Producer, mem *Reservation, m *M
 
 // mergeWorkers folds the workers' partials into the first, in worker
 // order.
-func (q *Query) mergeWorkers(ctx context.Context, parts []*Partial, mem *Reservation, helds []int64) (*Partial, error) {
+func (q *Query) mergeWorkers(ctx context.Context, parts []*Partial, mem *gate.Reservation, helds []int64) (*Partial, error) {
 	out := parts[0]
 	for w, p := range parts[1:] {
 		if err := ctx.Err(); err != nil {
@@ -302,7 +303,7 @@ func (q *Query) mergeWorkers(ctx context.Context, parts []*Partial, mem *Reserva
 
 // merge folds src into dst, translating the codes of dimensions and
 // distinct values each worker numbered itself.
-func (q *Query) merge(ctx context.Context, dst, src *Partial, mem *Reservation, held *int64) error {
+func (q *Query) merge(ctx context.Context, dst, src *Partial, mem *gate.Reservation, held *int64) error {
 	trs := make([][]int32, len(q.Dims))
 	for d, b := range src.Books {
 		if b != nil {

@@ -345,7 +345,7 @@ func (t *TextCapture) Size() int64 { return 0 }
 func (t *TextCapture) Finish(string) *column.Column { return nil }
 
 // Grower is the working-set reservation a reader grows before it takes
-// more memory (the question's kernel.Reservation).
+// more memory (the question's gate.Reservation).
 type Grower interface {
 	Grow(n int64) error
 }

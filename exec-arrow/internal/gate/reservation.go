@@ -1,4 +1,4 @@
-package kernel
+package gate
 
 import "sync"
 

@@ -1,4 +1,7 @@
-package kernel
+// Package join finds the rows of a joined table from the key values of
+// the rows joined to it: one LEFT JOIN of a question (Step), over the
+// join indexes a key column derives (column.Derived).
+package join
 
 import (
 	"context"
@@ -7,9 +10,9 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 )
 
-// JoinStep is one LEFT JOIN of a query: rows of alias to are found from
+// Step is one LEFT JOIN of a query: rows of alias to are found from
 // the rows of alias from.
-type JoinStep struct {
+type Step struct {
 	From, To int
 	FromSlot int            // the key's base slot, when from is 0
 	FromCol  *column.Column // the key column (a joined one, or the base column or its prototype)
@@ -24,12 +27,12 @@ type JoinStep struct {
 	strs map[string]int32
 }
 
-// NewJoinStep prepares the lookup of to's rows from values of fromKey's
+// NewStep prepares the lookup of to's rows from values of fromKey's
 // column, building (or finding) the join index among toKey's derived
 // structures.
-func NewJoinStep(ctx context.Context, from, to int, fromKey, toKey *column.Derived) (*JoinStep, error) {
+func NewStep(ctx context.Context, from, to int, fromKey, toKey *column.Derived) (*Step, error) {
 	fromCol, toCol := fromKey.Column(), toKey.Column()
-	s := &JoinStep{From: from, To: to, FromCol: fromCol}
+	s := &Step{From: from, To: to, FromCol: fromCol}
 	// Same-typed keys compare as integers (floats by their bits); keys of
 	// different types compare by canonical rendering, as text parameters
 	// would.
@@ -68,7 +71,7 @@ func NewJoinStep(ctx context.Context, from, to int, fromKey, toKey *column.Deriv
 // Apply writes to out[k] the to-row of the row from[k] of c (-1: none); c
 // is the key column of this batch. m caches a streamed dictionary's rows.
 // keys, when not nil, is scratch room for as many keys.
-func (s *JoinStep) Apply(c *column.Column, from []int32, out []int32, m *DictMap, keys []uint64) {
+func (s *Step) Apply(c *column.Column, from []int32, out []int32, m *column.DictMap, keys []uint64) {
 	switch {
 	case s.fromDict != nil && c == s.FromCol:
 		for k, r := range from {
@@ -79,20 +82,20 @@ func (s *JoinStep) Apply(c *column.Column, from []int32, out []int32, m *DictMap
 			out[k] = s.fromDict[c.Idx[r]]
 		}
 	case s.toLook != nil:
-		m.reset(c)
+		m.Reset(c)
 		for k, r := range from {
 			if r < 0 || !c.IsValid(r) {
 				out[k] = -1
 				continue
 			}
 			i := c.Idx[r]
-			t := m.vals[i]
+			t := m.Vals[i]
 			if t < 0 {
 				t = -2 // looked up: no row
 				if look, ok := s.lookText(c.Dict[i]); ok {
 					t = look
 				}
-				m.vals[i] = t
+				m.Vals[i] = t
 			}
 			out[k] = max(t, -1)
 		}
@@ -146,7 +149,7 @@ func (s *JoinStep) Apply(c *column.Column, from []int32, out []int32, m *DictMap
 }
 
 // lookText finds the to-row of a text key of a streamed batch.
-func (s *JoinStep) lookText(v string) (int32, bool) {
+func (s *Step) lookText(v string) (int32, bool) {
 	k, ok := s.toLook[v]
 	if !ok {
 		return 0, false
