@@ -188,10 +188,10 @@ func anchorPlan(b *domain.Bundle, m *domain.Metric) (*domain.Plan, *domain.Reaso
 // could refuse it: it compiles for the caller, is no dry run and reads
 // one data system, its estimate is within the scan ceiling, and no budget
 // applies to the caller (a budget is checked and debited by Answer
-// alone). The work is bounded by the request timeout, as Answer's is.
+// alone). A data system handed q's plan is given the request timeout to
+// prepare, as Answer would be; the anchors alone are not bounded, as
+// Check does not bound them.
 func (s *Surface) Prepare(ctx context.Context, caller Caller, q *domain.Question) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
-	defer cancel()
 	b := s.cfg.Catalog.Bundle()
 	bySource := map[string][]*domain.Plan{}
 	add := func(p *domain.Plan) { bySource[p.Legs[0].Source] = append(bySource[p.Legs[0].Source], p) }
@@ -202,15 +202,27 @@ func (s *Surface) Prepare(ctx context.Context, caller Caller, q *domain.Question
 			}
 		}
 	}
+	var asked string // the source of q's plan, whose work the request timeout bounds
 	if q != nil {
-		if p := s.admitted(ctx, b, caller, *q); p != nil {
+		qctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+		p := s.admitted(qctx, b, caller, *q)
+		cancel()
+		if p != nil {
 			add(p)
+			asked = p.Legs[0].Source
 		}
 	}
 	for src, plans := range bySource {
-		if pr, ok := s.cfg.Sources[src].System.(Preparer); ok {
-			pr.Prepare(ctx, plans)
+		pr, ok := s.cfg.Sources[src].System.(Preparer)
+		if !ok {
+			continue
 		}
+		pctx, cancel := ctx, context.CancelFunc(func() {})
+		if src == asked {
+			pctx, cancel = context.WithTimeout(ctx, s.cfg.RequestTimeout)
+		}
+		pr.Prepare(pctx, plans)
+		cancel()
 	}
 }
 
