@@ -14,21 +14,26 @@ import (
 	"sutura.dev/domain"
 )
 
-// preparing is a data system that records the plans it is readied for.
+// preparing is a data system that records the plans it is readied for,
+// and whether each call had a deadline.
 type preparing struct {
 	*apptest.System
-	plans [][]*domain.Plan
+	plans     [][]*domain.Plan
+	deadlines []bool
 }
 
-func (p *preparing) Prepare(_ context.Context, plans []*domain.Plan) {
+func (p *preparing) Prepare(ctx context.Context, plans []*domain.Plan) {
 	p.plans = append(p.plans, plans)
+	_, ok := ctx.Deadline()
+	p.deadlines = append(p.deadlines, ok)
 }
 
 // TestPrepareHandsTheAnchorsAndTheQuestion: Surface.Prepare gives a data
 // system that can prepare, in one call, the plan of every anchor on it and
 // the plan of the question as its caller would have it compiled; a
 // question Answer refuses, or asked for its estimate, adds none, and so
-// does no question.
+// does no question. Only a call with the question has the request
+// timeout.
 func TestPrepareHandsTheAnchorsAndTheQuestion(t *testing.T) {
 	sys := &preparing{System: &apptest.System{}}
 	s, _, _ := newSurface(t, sys, 1, 5*time.Second)
@@ -38,6 +43,7 @@ func TestPrepareHandsTheAnchorsAndTheQuestion(t *testing.T) {
 	s.Prepare(ctx, anon, &q)
 	require.Len(t, sys.plans, 1, "one call")
 	require.Len(t, sys.plans[0], 2, "the anchor and the question")
+	assert.Equal(t, []bool{true}, sys.deadlines, "with the question, under the request timeout")
 	anchor, qp := sys.plans[0][0], sys.plans[0][1]
 	assert.Equal(t, domain.Year, anchor.Grain, "the anchor at its coarsest grain")
 	assert.Equal(t, domain.Range{Start: domain.DateOf(2025, 1, 1), End: domain.DateOf(2026, 1, 1)}, anchor.Range)
@@ -58,11 +64,12 @@ func TestPrepareHandsTheAnchorsAndTheQuestion(t *testing.T) {
 		assert.Len(t, sys.plans[0], 1, "the anchor alone: %s", js)
 	}
 
-	// A serving process has no question: the anchors alone.
-	sys.plans = nil
+	// A serving process has no question: the anchors alone, unbounded.
+	sys.plans, sys.deadlines = nil, nil
 	s.Prepare(ctx, anon, nil)
 	require.Len(t, sys.plans, 1)
 	assert.Len(t, sys.plans[0], 1)
+	assert.Equal(t, []bool{false}, sys.deadlines, "the anchors alone are not bounded")
 }
 
 // preparingEstimated is an estimating data system that records the plans
