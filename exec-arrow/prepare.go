@@ -110,20 +110,24 @@ func (e *Engine) takePrepared(plan *domain.Plan) (*prepared, bool) {
 	if err != nil {
 		return nil, false
 	}
+	var found *prepared
 	e.cache.mu.Lock()
-	defer e.cache.mu.Unlock()
 	for i, p := range e.prepared {
-		if !bytes.Equal(p.plan, key) {
-			continue
+		if bytes.Equal(p.plan, key) {
+			found = p
+			e.prepared = append(e.prepared[:i], e.prepared[i+1:]...)
+			break
 		}
-		e.prepared = append(e.prepared[:i], e.prepared[i+1:]...)
-		t := plan.Legs[0].Base
-		if tf, err := files.Locate(e.cfg.Files, t.Path[len(t.Path)-1]); err != nil || tf.ID != p.tf {
-			return nil, false
-		}
-		return p, true
 	}
-	return nil, false
+	e.cache.mu.Unlock()
+	if found == nil {
+		return nil, false
+	}
+	t := plan.Legs[0].Base
+	if tf, err := files.Locate(e.cfg.Files, t.Path[len(t.Path)-1]); err != nil || tf.ID != found.tf {
+		return nil, false
+	}
+	return found, true
 }
 
 // answerTogether answers the streamed queries qs, which read one base
