@@ -3,6 +3,7 @@ package app
 import (
 	"strings"
 
+	"sutura.dev/app/explain"
 	"sutura.dev/domain"
 	"sutura.dev/semantic"
 )
@@ -35,7 +36,7 @@ type CatalogView struct {
 
 // MetricView describes one metric to a caller: what it measures, over
 // which model and time column, its grains and dimensions, the required
-// filters that are part of its meaning (in words, RequiredFilterText) and
+// filters that are part of its meaning (in words, explain.RequiredFilterText) and
 // its anchor, and the span of its data where its data system tells it
 // cheaply. The members added after the first version are optional in the
 // schema, so the manifest did not narrow.
@@ -135,9 +136,9 @@ func DescribeBundle(b *domain.Bundle, p domain.Principal) CatalogView {
 		}
 		visible[m.Name] = true
 		mv := MetricView{Name: m.Name, Description: m.Description, Grains: m.Grains, Digest: b.MetricDigest(m.Name), Dimensions: []DimensionView{},
-			Model: m.Model, TimeColumn: m.TimeColumn, Measure: MeasureText(m)}
+			Model: m.Model, TimeColumn: m.TimeColumn, Measure: explain.MeasureText(m)}
 		for _, f := range m.RequiredFilters {
-			mv.RequiredFilters = append(mv.RequiredFilters, RequiredFilterText(f))
+			mv.RequiredFilters = append(mv.RequiredFilters, explain.RequiredFilterText(f))
 		}
 		if a := m.Anchor; a != nil {
 			mv.Anchor = &AnchorView{Start: a.Range.Start.String(), End: a.Range.End.String(), Value: a.Value}

@@ -43,11 +43,3 @@ func TestDescribeShowsMeaningButNotRequiredFilterValues(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(body), hidden, "a required filter's value is never shown")
 }
-
-func TestMeasureText(t *testing.T) {
-	ratio := &domain.Metric{Measure: &domain.Measure{Ratio: &domain.Ratio{
-		Numerator:   domain.Term{CountIf: "is_returned"},
-		Denominator: domain.Term{Aggregate: domain.Count, Column: "order_id"}, ZeroDenominator: domain.YieldsNull}}}
-	assert.Equal(t, "count_if(is_returned) / count(order_id) (zero denominator yields null)", app.MeasureText(ratio))
-	assert.Equal(t, "authored SQL", app.MeasureText(&domain.Metric{AuthoredSQL: map[string]string{"postgres": "x"}}))
-}

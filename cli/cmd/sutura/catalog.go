@@ -11,13 +11,14 @@ import (
 
 	"sutura.dev/app"
 	"sutura.dev/app/allowlist"
+	"sutura.dev/app/explain"
 	"sutura.dev/cli/compose"
 	"sutura.dev/domain"
 )
 
 // metricView is what the catalogue commands show of one metric. Required
 // filters are part of a metric's meaning; they are shown in words (the
-// column and the kind of condition, app.RequiredFilterText), never their
+// column and the kind of condition, explain.RequiredFilterText), never their
 // value. DataSpan is the span of the metric's data when its data system
 // can tell it cheaply (describe opens the sources to ask).
 type metricView struct {
@@ -52,13 +53,13 @@ type catalogView struct {
 
 func viewMetric(b *domain.Bundle, m *domain.Metric) metricView {
 	v := metricView{
-		Name: m.Name, Description: m.Description, Measure: app.MeasureText(m),
+		Name: m.Name, Description: m.Description, Measure: explain.MeasureText(m),
 		Model: m.Model, TimeColumn: m.TimeColumn, Grains: m.Grains,
 		RequiredFilters: []string{}, Audience: m.Audience,
 		Anchor: m.Anchor, Digest: b.MetricDigest(m.Name), Dimensions: []dimensionView{},
 	}
 	for _, f := range m.RequiredFilters {
-		v.RequiredFilters = append(v.RequiredFilters, app.RequiredFilterText(f))
+		v.RequiredFilters = append(v.RequiredFilters, explain.RequiredFilterText(f))
 	}
 	for _, d := range m.Dimensions {
 		v.Dimensions = append(v.Dimensions, dimensionView{Name: d.Name, Filterable: d.Filterable, Values: d.Values, Via: d.Via, Description: d.Description})
