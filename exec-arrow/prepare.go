@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
@@ -50,11 +51,25 @@ func (e *Engine) Prepare(ctx context.Context, plans []*domain.Plan) {
 		q   *query
 		key []byte
 	}
-	groups := map[string][]entry{}
-	var order []string
+	// Only a plan that shares its table and time column with another is
+	// bound here: one alone is bound when it executes, once.
+	table := func(p *domain.Plan) string {
+		return strings.Join(p.Legs[0].Base.Path, "\x00") + "\x00\x00" + p.Legs[0].TimeColumn
+	}
+	var eligible []*domain.Plan
+	shared := map[string]int{}
 	for _, plan := range plans {
 		if plan == nil || len(plan.Legs) != 1 || plan.Legs[0].Kind == domain.LegLookup ||
 			plan.Legs[0].Source != e.cfg.Source || e.withdrawn(plan) != nil {
+			continue
+		}
+		eligible = append(eligible, plan)
+		shared[table(plan)]++
+	}
+	groups := map[string][]entry{}
+	var order []string
+	for _, plan := range eligible {
+		if shared[table(plan)] < 2 {
 			continue
 		}
 		key, err := json.Marshal(plan)

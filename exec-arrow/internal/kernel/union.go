@@ -101,10 +101,8 @@ func (sl *Selector) unionRows(b *Batch) []int32 {
 	words := s.keys[:(n+63)/64]
 	clear(words)
 	for i := range q.Members {
-		mb := &sl.batches[i]
-		*mb = Batch{Lo: b.Lo, Hi: b.Hi, Group: b.Group, Cols: mb.Cols}
-		b.members = nil
-		mb = q.member(i, b, mb)
+		b.members = nil // member builds the batch in sl.batches[i]
+		mb := q.member(i, b, &sl.batches[i])
 		for _, r := range sl.members[i].Rows(mb) {
 			words[r>>6] |= 1 << (r & 63)
 		}
