@@ -17,7 +17,8 @@ func tally(m *kernel.Meter, fileBytes int64) {
 
 // cacheState is whether an execution answered from cached columns
 // (docs/contract.md §16): hit when every table it read was cached, miss
-// when none was (or it streamed its files), partial otherwise.
+// when none was, partial otherwise. A streamed base table counts as read
+// from its files, so a streamed base joined to cached tables is partial.
 func cacheState(m *kernel.Meter) string {
 	cached, loaded := m.Cached.Load(), m.Loaded.Load()
 	switch {

@@ -29,13 +29,18 @@ func (e *Engine) ExecuteWithCost(ctx context.Context, plan *domain.Plan) (*domai
 
 // finishMeter adds to m what the bound query read once its scan is over: the base
 // rows visited, every row of each joined table, and the bytes of the
-// cached columns scanned (files read were counted as they were read).
+// cached columns scanned (files read were counted as they were read); and
+// tallies each table, a streamed base table as read from its files.
 func finishMeter(m *kernel.Meter, q *query) {
 	if m == nil {
 		return
 	}
 	visited := m.Visited.Load()
 	m.Rows.Add(visited)
+	if q.streamed {
+		// A streamed base table has no view: it was read from its files.
+		tally(m, 1)
+	}
 	for i, v := range q.views {
 		if v == nil {
 			continue

@@ -13,6 +13,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 func TestRealizedCost(t *testing.T) {
@@ -69,6 +70,19 @@ func TestRealizedCost(t *testing.T) {
 	assert.Less(t, warm.BytesRead, cold.BytesRead)
 	assert.Equal(t, domain.CacheMiss, cold.Cache, "the cold execution read both tables from their files")
 	assert.Equal(t, domain.CacheHit, warm.Cache, "the warm one found both in the cache")
+
+	// Streaming the base table (as when its cached columns would not fit
+	// beside the question's working memory) while the joined table is
+	// cached is partial: the base was read from its file.
+	var sm kernel.Meter
+	_, _, err = e.attempt(context.Background(), plan, &sm, true)
+	require.NoError(t, err)
+	assert.Equal(t, domain.CachePartial, cacheState(&sm), "a streamed base beside a cached joined table")
+	lookupBytes := int64(0)
+	for _, c := range e.cache.tables["regions"].cols {
+		lookupBytes += c.col.Bytes
+	}
+	assert.Equal(t, fileSize("fact.csv")+lookupBytes, sm.Bytes.Load(), "the base's file and the joined table's cached columns")
 
 	// A refused execution still reports what it read.
 	tiny := mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", leg)
