@@ -16,6 +16,7 @@ import (
 	"sutura.dev/exec-arrow/internal/format"
 	"sutura.dev/exec-arrow/internal/gate"
 	"sutura.dev/exec-arrow/internal/kernel"
+	"sutura.dev/exec-arrow/internal/text"
 )
 
 // task is one unit of streamed work for a worker: a Parquet row group to
@@ -193,7 +194,7 @@ func (fp *fileProducer) Run(ctx context.Context) error {
 func (fp *fileProducer) Scan(ctx context.Context, w int, each func(*kernel.Batch) error) error {
 	var pr parquetReaders
 	defer pr.release()
-	var fields []string // a text block's wanted fields, reused
+	var fields text.Fields // a text block's wanted fields, reused
 	for _, t := range fp.direct[w] {
 		if err := fp.parquetTask(ctx, &pr, t, each); err != nil {
 			return err

@@ -195,7 +195,7 @@ func (fp *fileProducer) exactError(ctx context.Context, sp *streamPart, err erro
 // the columns of the filters are parsed and the rows that may count are
 // selected (pr's selector); the other columns are parsed only for those
 // rows, the rest left null, as a Parquet batch leaves them out.
-func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task, scratch *[]string, each func(*kernel.Batch) error) error {
+func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task, fields *text.Fields, each func(*kernel.Batch) error) error {
 	q, b := fp.q, t.block
 	defer fp.recycle(b.buf)
 	defer func() {
@@ -205,10 +205,12 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 		}
 	}()
 	n := len(b.spans) / 2
-	if cap(*scratch) < n*len(q.Base) {
-		*scratch = make([]string, n*len(q.Base))
+	only := make([]bool, len(q.Base))
+	for s, c := range q.Base {
+		only[s] = c.ValidOnly
 	}
-	fields := (*scratch)[:n*len(q.Base)] // every field is set below
+	fields.Copy = t.part.p.Format == files.FormatNDJSON
+	fields.Reset(n, only)
 	var err error
 	if t.part.p.Format == files.FormatCSV {
 		err = text.CSVBlock(b.buf, b.spans, b.at, b.nfields, fields)
@@ -218,12 +220,18 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 	if err != nil {
 		return fp.exactError(ctx, t.part, err)
 	}
+	if grown := fields.Copied() - fields.Held; grown > 0 {
+		if err := fp.mem.Grow(grown); err != nil {
+			return err
+		}
+		fields.Held += grown
+	}
 	cols := make([]*column.Column, len(q.Base))
 	var keep []byte // when set, the rows whose other columns are parsed
 	build := func(s int) error {
 		proto := q.Base[s]
 		if proto.ValidOnly {
-			cols[s] = &column.Column{Name: proto.Name, Type: proto.Type, N: n, Valid: text.ValidFromText(fields, s, len(q.Base), n), ValidOnly: true, ID: column.ColumnIDs.Add(1)}
+			cols[s] = &column.Column{Name: proto.Name, Type: proto.Type, N: n, Valid: text.ValidFromText(fields.Column(s)), ValidOnly: true, ID: column.ColumnIDs.Add(1)}
 			return nil
 		}
 		bl := column.NewBuilderSpec(proto.Type, proto.Spec, false)
@@ -233,8 +241,7 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 		if r, ok := bl.(column.DictReserver); ok {
 			r.ReserveDict(min(int(fp.dicts[s].Load()), n), int(fp.dictBytes[s].Load()))
 		}
-		for k := 0; k < n; k++ {
-			v := fields[k*len(q.Base)+s]
+		for k, v := range fields.Column(s) {
 			if v == "" || keep != nil && keep[k>>3]&(1<<(k&7)) == 0 {
 				bl.AppendNull()
 				continue
@@ -307,10 +314,9 @@ func selectsText(q *query, sel []int) bool {
 // ndjsonBlock decodes every object of b as the reference reader does and
 // keeps the wanted values' text (a JSON null, an absent key and "" are
 // empty: null).
-func (fp *fileProducer) ndjsonBlock(sp *streamPart, b *textBlock, fields []string) error {
+func (fp *fileProducer) ndjsonBlock(sp *streamPart, b *textBlock, fields *text.Fields) error {
 	q := fp.q
-	slots := len(q.Base)
-	names := make([]string, slots)
+	names := make([]string, len(q.Base))
 	for s, c := range q.Base {
 		names[s] = c.Name
 	}
@@ -328,9 +334,10 @@ func (fp *fileProducer) ndjsonBlock(sp *streamPart, b *textBlock, fields []strin
 			if err := rd.Append(s, tc); err != nil {
 				return err
 			}
-			fields[k*slots+s] = tc.Value
+			fields.Put(k, s, tc.Value)
 		}
 	}
+	fields.Seal()
 	sp.objects.Add(int64(len(b.spans) / 2))
 	return nil
 }

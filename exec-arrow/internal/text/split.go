@@ -250,20 +250,20 @@ func SplitFields(rec []byte, want []int, out []string) int {
 // CSVBlock splits every record of a block into its fields and keeps the
 // wanted ones: record k is buf[spans[2k]:spans[2k+1]] (without its line
 // end), the wanted field of slot s is at[s], a record has nfields fields,
-// and fields[k*len(at)+s] is set to record k's field of slot s. A record
+// and record k's field of slot s is put in f (reset for the block). A record
 // holding a quote or a carriage return is parsed by encoding/csv
 // (CSVFields); a record of another width is ErrFastPath, left to the
 // reference reader.
-func CSVBlock(buf []byte, spans []int32, at []int, nfields int, fields []string) error {
+func CSVBlock(buf []byte, spans []int32, at []int, nfields int, f *Fields) error {
 	slots := len(at)
-	want := make([]int, nfields) // want[f] is the slot of field f + 1 (0: not wanted)
-	for s, f := range at {
-		want[f] = s + 1
+	want := make([]int, nfields) // want[i] is the slot of field i + 1 (0: not wanted)
+	for s, i := range at {
+		want[i] = s + 1
 	}
 	want = Wanted(want)
+	out := make([]string, slots)
 	for k := 0; k < len(spans)/2; k++ {
 		lo, hi := int(spans[2*k]), int(spans[2*k+1])
-		out := fields[k*slots : (k+1)*slots]
 		switch n := SplitFields(buf[lo:hi], want, out); n {
 		case nfields:
 		case -1:
@@ -271,13 +271,17 @@ func CSVBlock(buf []byte, spans []int32, at []int, nfields int, fields []string)
 			if err != nil {
 				return err
 			}
-			for s, f := range at {
-				out[s] = fs[f]
+			for s, i := range at {
+				out[s] = fs[i]
 			}
 		default:
 			return ErrFastPath
 		}
+		for s, v := range out {
+			f.Put(k, s, v)
+		}
 	}
+	f.Seal()
 	return nil
 }
 
@@ -298,21 +302,21 @@ func zeroBytes(x uint64) uint64 {
 	return ^((x&low7 + low7) | x | low7)
 }
 
-// ValidFromText is the validity of slot s (nil: no null): a field is null
-// when empty.
-func ValidFromText(fields []string, s, stride, n int) []byte {
+// ValidFromText is the validity of a column of fields (nil: no null): a
+// field is null when empty.
+func ValidFromText(fields []string) []byte {
 	nulls := 0
-	for k := 0; k < n; k++ {
-		if fields[k*stride+s] == "" {
+	for _, v := range fields {
+		if v == "" {
 			nulls++
 		}
 	}
 	if nulls == 0 {
 		return nil
 	}
-	bits := make([]byte, (n+7)/8)
-	for k := 0; k < n; k++ {
-		if fields[k*stride+s] != "" {
+	bits := make([]byte, (len(fields)+7)/8)
+	for k, v := range fields {
+		if v != "" {
 			bits[k/8] |= 1 << (k % 8)
 		}
 	}
