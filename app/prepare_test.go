@@ -112,3 +112,21 @@ func TestPrepareLeavesGovernedQuestionsToAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestPrepareBundleHandsTheNewAnchors: a refresh readies the sources it
+// opened for the new bundle with that bundle's anchors, as CheckBundle
+// runs them, and never the sources in force.
+func TestPrepareBundleHandsTheNewAnchors(t *testing.T) {
+	inForce := &preparing{System: &apptest.System{}}
+	s, _, _ := newSurface(t, inForce, 1, 5*time.Second)
+	opened := &preparing{System: &apptest.System{}}
+	b := apptest.Bundle(t, "v2")
+	s.PrepareBundle(context.Background(), b, apptest.Sources(opened))
+	assert.Empty(t, inForce.plans, "the sources in force are not readied")
+	require.Len(t, opened.plans, 1, "one call")
+	require.Len(t, opened.plans[0], len(app.AnchoredMetrics(b)), "every anchor of the new bundle")
+	anchor := opened.plans[0][0]
+	assert.Equal(t, domain.Year, anchor.Grain, "the anchor at its coarsest grain")
+	assert.Empty(t, anchor.Legs[0].Dimensions)
+	assert.Equal(t, []bool{false}, opened.deadlines, "anchors are not bounded")
+}

@@ -193,36 +193,54 @@ func anchorPlan(b *domain.Bundle, m *domain.Metric) (*domain.Plan, *domain.Reaso
 // Check does not bound them.
 func (s *Surface) Prepare(ctx context.Context, caller Caller, q *domain.Question) {
 	b := s.cfg.Catalog.Bundle()
-	bySource := map[string][]*domain.Plan{}
-	add := func(p *domain.Plan) { bySource[p.Legs[0].Source] = append(bySource[p.Legs[0].Source], p) }
-	for _, name := range AnchoredMetrics(b) {
-		if m, ok := b.Metric(name); ok {
-			if p, reason := anchorPlan(b, m); reason == nil {
-				add(p)
-			}
-		}
-	}
+	bySource := anchorPlans(b)
 	var asked string // the source of q's plan, whose work the request timeout bounds
 	if q != nil {
 		qctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
 		p := s.admitted(qctx, b, caller, *q)
 		cancel()
 		if p != nil {
-			add(p)
+			bySource[p.Legs[0].Source] = append(bySource[p.Legs[0].Source], p)
 			asked = p.Legs[0].Source
 		}
 	}
 	for src, plans := range bySource {
-		pr, ok := s.cfg.Sources[src].System.(Preparer)
-		if !ok {
-			continue
-		}
 		pctx, cancel := ctx, context.CancelFunc(func() {})
 		if src == asked {
 			pctx, cancel = context.WithTimeout(ctx, s.cfg.RequestTimeout)
 		}
-		pr.Prepare(pctx, plans)
+		prepare(pctx, s.cfg.Sources[src], plans)
 		cancel()
+	}
+}
+
+// PrepareBundle hands the data systems of sources that can prepare the
+// plans of b's anchors, as CheckBundle is about to run them: a catalogue
+// refresh, like a start, checks the anchors over one table in one scan.
+func (s *Surface) PrepareBundle(ctx context.Context, b *domain.Bundle, sources map[string]Source) {
+	for src, plans := range anchorPlans(b) {
+		prepare(ctx, sources[src], plans)
+	}
+}
+
+// anchorPlans is the plans of b's anchors, as the anchor check compiles
+// them, by source.
+func anchorPlans(b *domain.Bundle) map[string][]*domain.Plan {
+	bySource := map[string][]*domain.Plan{}
+	for _, name := range AnchoredMetrics(b) {
+		if m, ok := b.Metric(name); ok {
+			if p, reason := anchorPlan(b, m); reason == nil {
+				bySource[p.Legs[0].Source] = append(bySource[p.Legs[0].Source], p)
+			}
+		}
+	}
+	return bySource
+}
+
+// prepare hands plans to src's data system when it can prepare.
+func prepare(ctx context.Context, src Source, plans []*domain.Plan) {
+	if pr, ok := src.System.(Preparer); ok {
+		pr.Prepare(ctx, plans)
 	}
 }
 

@@ -13,7 +13,8 @@ import (
 // the start-up validation against the sources opened for its own models
 // (every table and declared column of the new bundle, anchors included),
 // not against the models the process opened with, and the text files
-// start-up would only sample read whole; only a bundle that
+// start-up would only sample read whole (its anchors prepared together,
+// as at a start: app.Surface.PrepareBundle); only a bundle that
 // passes is swapped in, atomically. The sources opened to validate it are
 // closed again: questions keep running on the process's sources, which
 // execute any plan of their source from the plan itself. The data spans of
@@ -36,6 +37,7 @@ func (p *Process) Refresh(ctx context.Context) error {
 		return fmt.Errorf("the refreshed catalogue's sources do not open: %w", err)
 	}
 	defer opened.close()
+	p.Surface.PrepareBundle(ctx, b, opened.sources)
 	if err := p.Surface.CheckBundle(ctx, b, opened.sources); err != nil {
 		return fmt.Errorf("the refreshed catalogue does not validate: %w", err)
 	}
