@@ -193,3 +193,50 @@ func BenchmarkTextStreamed(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWebText streams three questions over the web shape's events
+// as bench/cmd/compare writes them (records of about 100 bytes in CSV
+// and 230 in NDJSON, times in no order): a quarter by day (the time
+// column alone), a year by country (a text dimension) and revenue by
+// month under a required filter. SUTURA_BENCH_WEB_TEXT names a
+// directory holding csv/events.csv and ndjson/events.ndjson, for
+// instance the first 2 000 000 lines of the generated files
+// (docs/performance.md, "Text fields column by column").
+func BenchmarkWebText(b *testing.B) {
+	dir := os.Getenv("SUTURA_BENCH_WEB_TEXT")
+	if dir == "" {
+		b.Skip("SUTURA_BENCH_WEB_TEXT names no directory of the web shape's text files")
+	}
+	cols := []domain.ModelColumn{col("event_time", domain.TypeTimestamp), col("event_id", domain.TypeInteger), col("country", domain.TypeText),
+		col("event_type", domain.TypeText), col("revenue_cents", domain.TypeInteger)}
+	leg := func(ms ...domain.MetricRef) domain.Leg {
+		return domain.Leg{Base: tbl("events", "t0", cols...), TimeColumn: "event_time", Metrics: ms}
+	}
+	purchase := domain.RequiredFilter{Op: domain.Equals, Column: "event_type", Value: "purchase"}
+	byCountry := leg(metric("n", count("event_id")))
+	byCountry.Dimensions = []domain.DimensionRef{dim("country", "t0", "country")}
+	qs := []struct {
+		name string
+		plan *domain.Plan
+	}{
+		{"day", mkPlan(b, domain.Day, "2025-04-01", "2025-07-01", leg(metric("n", count("event_id"))))},
+		{"country", mkPlan(b, domain.Year, "2025-01-01", "2026-01-01", byCountry)},
+		{"revenue", mkPlan(b, domain.Month, "2024-01-01", "2026-01-01", leg(metric("rev", sum("revenue_cents"), purchase)))},
+	}
+	for _, f := range []string{"csv", "ndjson"} {
+		sub := dir + "/" + f
+		e, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(sub), NoCacheFill: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, q := range qs {
+			b.Run(f+"/"+q.name, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := e.Execute(context.Background(), q.plan); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
