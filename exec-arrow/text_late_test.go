@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -161,17 +162,11 @@ func BenchmarkTextStreamed(b *testing.B) {
 		fmt.Fprintf(&csv, "%s,%s,%s,%s\n", ts, kind, user, amount)
 		fmt.Fprintf(&ndjson, `{"t":%q,"kind":%q,"user":%q,"amount":%s}`+"\n", ts, kind, user, amount)
 	}
-	cols := []domain.ModelColumn{col("t", domain.TypeTimestamp), col("kind", domain.TypeText), col("user", domain.TypeText), col("amount", domain.TypeInteger)}
-	leg := func(ms ...domain.MetricRef) domain.Leg {
-		return domain.Leg{Base: tbl("events", "t0", cols...), TimeColumn: "t", Metrics: ms}
-	}
+	leg := eventsLeg("t", col("t", domain.TypeTimestamp), col("kind", domain.TypeText), col("user", domain.TypeText), col("amount", domain.TypeInteger))
 	purchase := domain.RequiredFilter{Op: domain.Equals, Column: "kind", Value: "purchase"}
 	byKind := leg(metric("amount", sum("amount")))
 	byKind.Dimensions = []domain.DimensionRef{dim("kind", "t0", "kind")}
-	questions := []struct {
-		name string
-		plan *domain.Plan
-	}{
+	questions := []benchQuestion{
 		{"month", mkPlan(b, domain.Day, "2025-03-01", "2025-04-01", leg(metric("users", simple(domain.CountDistinct, "user")), metric("amount", sum("amount"))))},
 		{"purchases", mkPlan(b, domain.Quarter, "2024-01-01", "2026-01-01", leg(metric("buyers", simple(domain.CountDistinct, "user"), purchase), metric("spent", sum("amount"), purchase)))},
 		{"all", mkPlan(b, domain.Year, "2024-01-01", "2026-01-01", byKind)},
@@ -179,18 +174,7 @@ func BenchmarkTextStreamed(b *testing.B) {
 	for _, f := range []struct{ name, content string }{{"events.csv", csv.String()}, {"events.ndjson", ndjson.String()}} {
 		dir := b.TempDir()
 		write(b, dir, f.name, f.content)
-		e, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
-		require.NoError(b, err)
-		for _, q := range questions {
-			b.Run(strings.TrimPrefix(f.name, "events.")+"/"+q.name, func(b *testing.B) {
-				b.SetBytes(int64(len(f.content)))
-				for b.Loop() {
-					if _, err := e.Execute(context.Background(), q.plan); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
+		benchQuestions(b, dir, strings.TrimPrefix(f.name, "events."), int64(len(f.content)), questions)
 	}
 }
 
@@ -207,36 +191,48 @@ func BenchmarkWebText(b *testing.B) {
 	if dir == "" {
 		b.Skip("SUTURA_BENCH_WEB_TEXT names no directory of the web shape's text files")
 	}
-	cols := []domain.ModelColumn{col("event_time", domain.TypeTimestamp), col("event_id", domain.TypeInteger), col("country", domain.TypeText),
-		col("event_type", domain.TypeText), col("revenue_cents", domain.TypeInteger)}
-	leg := func(ms ...domain.MetricRef) domain.Leg {
-		return domain.Leg{Base: tbl("events", "t0", cols...), TimeColumn: "event_time", Metrics: ms}
-	}
+	leg := eventsLeg("event_time", col("event_time", domain.TypeTimestamp), col("event_id", domain.TypeInteger), col("country", domain.TypeText),
+		col("event_type", domain.TypeText), col("revenue_cents", domain.TypeInteger))
 	purchase := domain.RequiredFilter{Op: domain.Equals, Column: "event_type", Value: "purchase"}
 	byCountry := leg(metric("n", count("event_id")))
 	byCountry.Dimensions = []domain.DimensionRef{dim("country", "t0", "country")}
-	qs := []struct {
-		name string
-		plan *domain.Plan
-	}{
+	qs := []benchQuestion{
 		{"day", mkPlan(b, domain.Day, "2025-04-01", "2025-07-01", leg(metric("n", count("event_id"))))},
 		{"country", mkPlan(b, domain.Year, "2025-01-01", "2026-01-01", byCountry)},
 		{"revenue", mkPlan(b, domain.Month, "2024-01-01", "2026-01-01", leg(metric("rev", sum("revenue_cents"), purchase)))},
 	}
 	for _, f := range []string{"csv", "ndjson"} {
-		sub := dir + "/" + f
-		e, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(sub), NoCacheFill: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, q := range qs {
-			b.Run(f+"/"+q.name, func(b *testing.B) {
-				for b.Loop() {
-					if _, err := e.Execute(context.Background(), q.plan); err != nil {
-						b.Fatal(err)
-					}
+		benchQuestions(b, filepath.Join(dir, f), f, 0, qs)
+	}
+}
+
+type benchQuestion struct {
+	name string
+	plan *domain.Plan
+}
+
+// benchQuestions streams each question over the files of dir, as
+// sub-benchmarks prefix/name (of size bytes, when not 0).
+func benchQuestions(b *testing.B, dir, prefix string, size int64, qs []benchQuestion) {
+	e, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
+	require.NoError(b, err)
+	for _, q := range qs {
+		b.Run(prefix+"/"+q.name, func(b *testing.B) {
+			if size > 0 {
+				b.SetBytes(size)
+			}
+			for b.Loop() {
+				if _, err := e.Execute(context.Background(), q.plan); err != nil {
+					b.Fatal(err)
 				}
-			})
-		}
+			}
+		})
+	}
+}
+
+// eventsLeg makes legs over a table events of cols, by time column t.
+func eventsLeg(t string, cols ...domain.ModelColumn) func(ms ...domain.MetricRef) domain.Leg {
+	return func(ms ...domain.MetricRef) domain.Leg {
+		return domain.Leg{Base: tbl("events", "t0", cols...), TimeColumn: t, Metrics: ms}
 	}
 }
