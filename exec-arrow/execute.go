@@ -12,6 +12,7 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/gate"
 	"sutura.dev/exec-arrow/internal/kernel"
+	"sutura.dev/exec-arrow/internal/rank"
 )
 
 // Execute runs the plan's single leg over the source's files and returns
@@ -214,7 +215,7 @@ func (q *query) result(ctx context.Context, p *kernel.Partial, mem *gate.Reserva
 	default:
 		mv := vals[0]
 		less = func(a, b int) int {
-			if c := kernel.CompareValues(mv[a], mv[b], top.Descending()); c != 0 {
+			if c := rank.CompareValues(mv[a], mv[b], top.Descending()); c != 0 {
 				return c
 			}
 			return keyCmp(a, b)
@@ -231,7 +232,7 @@ func (q *query) result(ctx context.Context, p *kernel.Partial, mem *gate.Reserva
 		for i := range order {
 			order[i] = i
 		}
-	} else if order, err = kernel.FirstN(ctx, ng, keep, less); err != nil {
+	} else if order, err = rank.FirstN(ctx, ng, keep, less); err != nil {
 		return nil, err
 	}
 	if len(order) > rowCap {

@@ -1,13 +1,17 @@
-package kernel
+// Package rank orders a question's groups as its answer lists them:
+// the first n of millions of groups by a bounded heap (a top-n), and
+// metric values compared as the answer sorts them (nulls last, either
+// direction). It imports kernel for its values, nothing above it.
+package rank
 
 import (
 	"cmp"
 	"context"
-	"math/big"
 	"slices"
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 // FirstN returns the first n of the groups 0..ng-1 in the order of cmp,
@@ -64,22 +68,9 @@ func FirstN(ctx context.Context, ng, n int, cmpFn func(a, b int) int) ([]int, er
 	return h, nil
 }
 
-// Quotient is an average's sum divided by its count: for a decimal sum,
-// the float64 nearest to the exact quotient (as a decimal avg is finished,
-// docs/reference.md); otherwise as float64.
-func Quotient(sum, n Value) float64 {
-	if sum.Kind == domain.KindDecimal && n.Kind == domain.KindInt {
-		return column.DecimalQuotient(sum.D, sum.Sc, big.NewInt(n.I), 0)
-	}
-	if sum.Kind == domain.KindDecimal && n.Kind == domain.KindDecimal {
-		return column.DecimalQuotient(sum.D, sum.Sc, n.D.Big(), n.Sc)
-	}
-	return sum.Num() / n.Num()
-}
-
 // CompareValues orders two values of one metric, desc reversing the
 // order of non-null values; nulls come last either way.
-func CompareValues(a, b Value, desc bool) int {
+func CompareValues(a, b kernel.Value, desc bool) int {
 	switch {
 	case a.Null && b.Null:
 		return 0
