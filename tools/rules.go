@@ -467,6 +467,7 @@ const EngineFolder = "exec-arrow"
 // import packages listed before it, never one listed after it; every
 // package of the module (internal/... included) must be listed.
 var EngineLayers = []string{
+	"internal/thrift",   // Thrift's compact protocol read from bytes (Parquet page headers)
 	"internal/distinct", // exact distinct counts per group: partitioned, spillable sets
 	"internal/gate",     // a question's share of the working set; refused for memory others hold, asked again when one ends
 	"internal/files",    // a table's files: names, formats, codecs, parts, identity

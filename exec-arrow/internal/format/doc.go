@@ -18,6 +18,6 @@
 // file); a value that does not parse as its column's type is an error
 // naming the file, the column and the line or row, never the value. The
 // context is checked every 4 096 lines and the working set (the Loader's
-// meter) every 65 536 rows. It imports files and column of the engine's
-// packages, nothing above them.
+// meter) every 65 536 rows. It imports thrift, files and column of the
+// engine's packages, nothing above them.
 package format

@@ -3,9 +3,10 @@ package format
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/apache/arrow-go/v18/parquet"
+
+	"sutura.dev/exec-arrow/internal/thrift"
 )
 
 // pageHead is what a PageChunk needs of a page header: its kind
@@ -29,192 +30,30 @@ var errShortHeader = errors.New("the page header is cut short")
 // errBadHeader: the page header is not a Parquet page header.
 var errBadHeader = errors.New("a page header is malformed")
 
-// Thrift compact protocol types.
-const (
-	tTrue   = 1
-	tFalse  = 2
-	tByte   = 3
-	tI16    = 4
-	tI32    = 5
-	tI64    = 6
-	tDouble = 7
-	tBinary = 8
-	tList   = 9
-	tSet    = 10
-	tMap    = 11
-	tStruct = 12
-)
-
-// compact reads Thrift's compact protocol from bytes.
-type compact struct {
-	b   []byte
-	pos int
-}
-
-func (c *compact) byte() (byte, error) {
-	if c.pos >= len(c.b) {
-		return 0, errShortHeader
-	}
-	v := c.b[c.pos]
-	c.pos++
-	return v, nil
-}
-
-func (c *compact) uvarint() (uint64, error) {
-	var v uint64
-	for shift := uint(0); shift < 64; shift += 7 {
-		b, err := c.byte()
-		if err != nil {
-			return 0, err
-		}
-		v |= uint64(b&0x7f) << shift
-		if b < 0x80 {
-			return v, nil
-		}
-	}
-	return 0, errBadHeader
-}
-
-func (c *compact) varint() (int64, error) {
-	u, err := c.uvarint()
-	return int64(u>>1) ^ -int64(u&1), err
-}
-
-// i32 reads an integer field that must fit in 32 bits.
-func (c *compact) i32(typ byte) (int32, error) {
-	if typ != tI32 && typ != tI16 && typ != tByte {
-		return 0, errBadHeader
-	}
-	if typ == tByte {
-		b, err := c.byte()
-		return int32(int8(b)), err
-	}
-	v, err := c.varint()
-	if err == nil && (v < math.MinInt32 || v > math.MaxInt32) {
-		err = errBadHeader
-	}
-	return int32(v), err
-}
-
-// field reads a field header: its type (0 at the struct's end) and id.
-func (c *compact) field(last int16) (typ byte, id int16, err error) {
-	b, err := c.byte()
-	if err != nil || b == 0 {
-		return 0, 0, err
-	}
-	typ = b & 0x0f
-	if d := int16(b >> 4); d != 0 {
-		return typ, last + d, nil
-	}
-	v, err := c.varint()
-	if err == nil && (v < math.MinInt16 || v > math.MaxInt16) {
-		err = errBadHeader
-	}
-	return typ, int16(v), err
-}
-
-// skip skips a value of type typ (depth: the structures it is nested in).
-func (c *compact) skip(typ byte, depth int) error {
-	if depth > 16 {
+// headerErr gives a Thrift reader's error the page header's words.
+func headerErr(err error) error {
+	switch {
+	case errors.Is(err, thrift.ErrShort):
+		return errShortHeader
+	case errors.Is(err, thrift.ErrMalformed):
 		return errBadHeader
 	}
-	switch typ {
-	case tTrue, tFalse:
-		return nil
-	case tByte:
-		_, err := c.byte()
-		return err
-	case tI16, tI32, tI64:
-		_, err := c.uvarint()
-		return err
-	case tDouble:
-		return c.advance(8)
-	case tBinary:
-		n, err := c.uvarint()
-		if err != nil {
-			return err
-		}
-		if n > math.MaxInt32 {
-			return errBadHeader
-		}
-		return c.advance(int(n))
-	case tList, tSet:
-		b, err := c.byte()
-		if err != nil {
-			return err
-		}
-		n, elem := uint64(b>>4), b&0x0f
-		if n == 15 {
-			if n, err = c.uvarint(); err != nil {
-				return err
-			}
-		}
-		return c.skipN(n, []byte{elem}, depth)
-	case tMap:
-		n, err := c.uvarint()
-		if err != nil || n == 0 {
-			return err
-		}
-		kv, err := c.byte()
-		if err != nil {
-			return err
-		}
-		return c.skipN(n, []byte{kv >> 4, kv & 0x0f}, depth)
-	case tStruct:
-		var last int16
-		for {
-			t, id, err := c.field(last)
-			if err != nil || t == 0 {
-				return err
-			}
-			if err := c.skip(t, depth+1); err != nil {
-				return err
-			}
-			last = id
-		}
-	}
-	return errBadHeader
-}
-
-// skipN skips n elements of each of types (a list's, or a map's key and
-// value); a boolean element takes a byte.
-func (c *compact) skipN(n uint64, types []byte, depth int) error {
-	if n > uint64(len(c.b)-c.pos) {
-		return errShortHeader // every element takes at least a byte
-	}
-	for range n {
-		for _, t := range types {
-			var err error
-			if t == tTrue || t == tFalse {
-				_, err = c.byte()
-			} else {
-				err = c.skip(t, depth+1)
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (c *compact) advance(n int) error {
-	if n > len(c.b)-c.pos {
-		return errShortHeader
-	}
-	c.pos += n
-	return nil
+	return err
 }
 
 // parsePageHeader reads a Parquet PageHeader (Thrift, compact protocol)
 // from the start of b and returns it and its length in bytes;
 // errShortHeader when b ends first.
 func parsePageHeader(b []byte) (pageHead, int, error) {
-	c := &compact{b: b}
+	h, n, err := readPageHeader(&thrift.Reader{B: b})
+	return h, n, headerErr(err)
+}
+
+func readPageHeader(c *thrift.Reader) (pageHead, int, error) {
 	h := pageHead{kind: -1, size: -1, raw: -1, first: -1, compressed: true}
 	var last int16
 	for {
-		typ, id, err := c.field(last)
+		typ, id, err := c.Field(last)
 		if err != nil {
 			return h, 0, err
 		}
@@ -223,14 +62,14 @@ func parsePageHeader(b []byte) (pageHead, int, error) {
 		}
 		last = id
 		switch {
-		case id == 1 && typ == tI32:
-			v, err := c.i32(typ)
+		case id == 1 && typ == thrift.TypeI32:
+			v, err := c.I32(typ)
 			if err != nil {
 				return h, 0, err
 			}
 			h.kind = int(v)
-		case (id == 2 || id == 3) && typ == tI32:
-			v, err := c.i32(typ)
+		case (id == 2 || id == 3) && typ == thrift.TypeI32:
+			v, err := c.I32(typ)
 			if err != nil {
 				return h, 0, err
 			}
@@ -239,12 +78,12 @@ func parsePageHeader(b []byte) (pageHead, int, error) {
 			} else {
 				h.raw = int(v)
 			}
-		case (id == 5 || id == 7 || id == 8) && typ == tStruct:
-			if err := c.pageStruct(&h, id); err != nil {
+		case (id == 5 || id == 7 || id == 8) && typ == thrift.TypeStruct:
+			if err := pageStruct(c, &h, id); err != nil {
 				return h, 0, err
 			}
 		default:
-			if err := c.skip(typ, 0); err != nil {
+			if err := c.Skip(typ, 0); err != nil {
 				return h, 0, err
 			}
 		}
@@ -252,32 +91,32 @@ func parsePageHeader(b []byte) (pageHead, int, error) {
 	if h.kind < 0 || h.size < 0 || h.raw < 0 {
 		return h, 0, errBadHeader
 	}
-	return h, c.pos, nil
+	return h, c.Pos, nil
 }
 
 // pageStruct reads the data (5), dictionary (7) or version-2 data (8)
 // page header of a page.
-func (c *compact) pageStruct(h *pageHead, which int16) error {
+func pageStruct(c *thrift.Reader, h *pageHead, which int16) error {
 	var last int16
 	for {
-		typ, id, err := c.field(last)
+		typ, id, err := c.Field(last)
 		if err != nil || typ == 0 {
 			return err
 		}
 		last = id
-		if typ == tTrue || typ == tFalse {
+		if typ == thrift.TypeTrue || typ == thrift.TypeFalse {
 			if which == 8 && id == 7 {
-				h.compressed = typ == tTrue
+				h.compressed = typ == thrift.TypeTrue
 			}
 			continue
 		}
-		if typ != tI32 || (which == 8 && id > 6) || (which != 8 && id > 4) {
-			if err := c.skip(typ, 1); err != nil {
+		if typ != thrift.TypeI32 || (which == 8 && id > 6) || (which != 8 && id > 4) {
+			if err := c.Skip(typ, 1); err != nil {
 				return err
 			}
 			continue
 		}
-		v, err := c.i32(typ)
+		v, err := c.I32(typ)
 		if err != nil {
 			return err
 		}
