@@ -38,8 +38,7 @@ func finishMeter(m *kernel.Meter, q *query) {
 	visited := m.Visited.Load()
 	m.Rows.Add(visited)
 	if q.streamed {
-		// A streamed base table has no view: it was read from its files.
-		tally(m, 1)
+		m.Loaded.Add(1) // a streamed base table has no view: it was read from its files
 	}
 	for i, v := range q.views {
 		if v == nil {
