@@ -26,6 +26,8 @@ type task struct {
 	part  *streamPart
 	rg    int        // Parquet: the row group within the part
 	block *textBlock // CSV, NDJSON: the records
+	// NDJSON read in ranges (block nil): the lines that start in [lo, hi).
+	lo, hi int64
 }
 
 // streamPart is one file of the streamed table.
@@ -36,6 +38,10 @@ type streamPart struct {
 	// many objects it has (a column no object holds is an error).
 	seen    []atomic.Bool
 	objects atomic.Int64
+	// NDJSON read in ranges: the file, opened by the dispatcher and
+	// closed with the producer, and its size.
+	file fs.File
+	size int64
 }
 
 // fileProducer streams the base table's files. One dispatcher walks the
@@ -45,16 +51,12 @@ type streamPart struct {
 // time-column statistics miss the range is skipped before any page of it
 // is read.
 type fileProducer struct {
-	q     *query
-	mem   *gate.Reservation
-	fsys  fs.FS
-	parts []*streamPart
-	work  []chan task
-	bufs  chan []byte  // text block buffers, recycled
-	spans chan []int32 // text blocks' record spans, recycled
-	// bufSize is the capacity the last block's buffer grew to: a buffer
-	// made afresh starts there rather than growing by copying again.
-	bufSize atomic.Int64
+	q      *query
+	mem    *gate.Reservation
+	fsys   fs.FS
+	parts  []*streamPart
+	work   []chan task
+	blocks *text.Blocks // text block buffers and spans, recycled
 	// The row groups of the Parquet parts before the first text part are
 	// known from their footers: direct[w] lists worker w's, and it reads
 	// them without waiting for a dispatcher. The dispatcher (run) numbers
@@ -83,7 +85,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *gate.Reservation, 
 	if m != nil {
 		fsys = files.Counting(fsys, &m.Bytes)
 	}
-	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), bufs: make(chan []byte, inFlight(q.Parallel)), spans: make(chan []int32, inFlight(q.Parallel)), dicts: make([]atomic.Int32, len(q.Base)), dictBytes: make([]atomic.Int32, len(q.Base))}
+	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), blocks: text.NewBlocks(mem, q.Parallel), dicts: make([]atomic.Int32, len(q.Base)), dictBytes: make([]atomic.Int32, len(q.Base))}
 	var perWorker int64
 	for _, p := range q.tf.Parts {
 		sp := &streamPart{p: p, seen: make([]atomic.Bool, len(q.Base))}
@@ -181,7 +183,10 @@ func (fp *fileProducer) Run(ctx context.Context) error {
 			}
 			continue
 		}
-		n, err := fp.splitText(ctx, sp, group, send)
+		n, err := fp.rangeText(ctx, sp, group, send)
+		if n < 0 {
+			n, err = fp.splitText(ctx, sp, group, send)
+		}
 		group += n
 		if err != nil {
 			return err
@@ -195,6 +200,7 @@ func (fp *fileProducer) Scan(ctx context.Context, w int, each func(*kernel.Batch
 	var pr parquetReaders
 	defer pr.release()
 	var fields text.Fields // a text block's wanted fields, reused
+	var ranged text.Ranged // an NDJSON range's bytes, reused
 	for _, t := range fp.direct[w] {
 		if err := fp.parquetTask(ctx, &pr, t, each); err != nil {
 			return err
@@ -217,9 +223,13 @@ func (fp *fileProducer) Scan(ctx context.Context, w int, each func(*kernel.Batch
 			return nil
 		}
 		var err error
-		if t.block != nil {
+		switch {
+		case t.block != nil:
 			err = fp.textTask(ctx, &pr, t, &fields, each)
-		} else {
+			fp.blocks.Put(t.block.buf, t.block.spans)
+		case t.part.pq == nil:
+			err = fp.rangeTask(ctx, &pr, t, &ranged, &fields, each)
+		default:
 			err = fp.parquetTask(ctx, &pr, t, each)
 		}
 		if err != nil {
@@ -249,6 +259,9 @@ func (fp *fileProducer) closeParts() {
 	for _, sp := range fp.parts {
 		if sp.pq != nil {
 			sp.pq.close()
+		}
+		if sp.file != nil {
+			sp.file.Close()
 		}
 	}
 }

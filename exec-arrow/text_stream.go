@@ -3,7 +3,9 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	"sutura.dev/exec-arrow/internal/column"
@@ -42,7 +44,7 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 		return 0, err
 	}
 	defer rc.Close()
-	buf, err := fp.buffer()
+	buf, err := fp.blocks.Buffer()
 	if err != nil {
 		return 0, err
 	}
@@ -66,7 +68,7 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 		}
 		if ok && !text.Blank(s.Buf[lo:hi], s.CSV) {
 			if spans == nil {
-				if spans, err = fp.spanBuf(); err != nil {
+				if spans, err = fp.blocks.Spans(); err != nil {
 					return blocks, err
 				}
 			}
@@ -75,14 +77,12 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 		if len(spans) == 2*column.ChunkRows || (!ok && len(spans) > 0) {
 			fp.q.streamedRows.Add(int64(len(spans) / 2))
 			b := &textBlock{spans: spans, at: at, nfields: nfields}
-			fresh, err := fp.buffer()
+			fresh, err := fp.blocks.Buffer()
 			if err != nil {
 				return blocks, err
 			}
 			b.buf = s.Cut(fresh)
-			if c := int64(cap(b.buf)); c > fp.bufSize.Load() {
-				fp.bufSize.Store(c)
-			}
+			fp.blocks.Grew(cap(b.buf))
 			if err := send(task{group: first + blocks, part: sp, block: b}); err != nil {
 				return blocks, err
 			}
@@ -95,52 +95,73 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 	}
 }
 
-// buffer returns a recycled block buffer, or a new one accounted against
-// the question's working memory, of the size the last block needed. A
-// buffer grows to hold a block (see Splitter.Fill, which accounts the
-// growth); blocks in flight are bounded by the workers' queues, so the
-// buffers are too, and the recycling channel holds them all (inFlight):
-// a buffer it dropped was made again and grown by copying, 0.5 s of a
-// 20 M-line NDJSON question's 8.5 s of CPU.
-func (fp *fileProducer) buffer() ([]byte, error) {
-	select {
-	case b := <-fp.bufs:
-		return b[:0], nil
-	default:
-		size := max(fp.bufSize.Load(), 1<<20)
-		if err := fp.mem.Grow(size); err != nil {
-			return nil, err
-		}
-		return make([]byte, 0, size), nil
+// rangeText hands an uncompressed NDJSON part to the workers in ranges
+// of rangeBytes, one group each, when its file allows positioned reads:
+// each worker reads and splits its own ranges (rangeTask), so the read's
+// copy and the search for line ends are not one goroutine's work for
+// all (docs/performance.md, "NDJSON read in ranges"). It returns -1 for a
+// part splitText is to read.
+func (fp *fileProducer) rangeText(ctx context.Context, sp *streamPart, first int, send func(task) error) (int, error) {
+	if sp.p.Format != files.FormatNDJSON || sp.p.Codec != files.CodecNone {
+		return -1, nil
 	}
+	f, err := fp.fsys.Open(sp.p.Path)
+	if err != nil {
+		return 0, fmt.Errorf("file %s: %w", sp.p.Path, err)
+	}
+	st, err := f.Stat()
+	ra, ok := f.(io.ReaderAt)
+	if ok && err == nil {
+		if _, err = ra.ReadAt(nil, 0); errors.Is(err, io.EOF) { // a wrapper may offer ReadAt without it
+			err = nil
+		}
+	}
+	if !ok || err != nil {
+		f.Close()
+		return -1, nil
+	}
+	sp.file, sp.size = f, st.Size()
+	groups := 0
+	for lo := int64(0); lo < sp.size; lo += rangeBytes {
+		if err := send(task{group: first + groups, part: sp, lo: lo, hi: min(lo+rangeBytes, sp.size)}); err != nil {
+			return groups, err
+		}
+		groups++
+	}
+	return groups, nil
 }
 
-// inFlight bounds the text blocks of a question with workers workers at
-// once: two queued per worker, one in each worker's hands, the one the
-// dispatcher is sending and the one it is filling.
-func inFlight(workers int) int { return 3*workers + 2 }
+// rangeBytes is the size of an NDJSON range: a block of column.ChunkRows
+// records of 128 bytes, fewer of longer ones.
+const rangeBytes = 8 << 20
 
-func (fp *fileProducer) recycle(b []byte) {
-	select {
-	case fp.bufs <- b:
-	default:
+// rangeTask reads the lines of t's range and parses them block by block,
+// as textTask parses a block the dispatcher cut.
+func (fp *fileProducer) rangeTask(ctx context.Context, pr *parquetReaders, t task, r *text.Ranged, fields *text.Fields, each func(*kernel.Batch) error) error {
+	r.Src, r.Size, r.Mem = t.part.file.(io.ReaderAt), t.part.size, fp.mem
+	buf, err := r.Read(t.lo, t.hi)
+	if err != nil {
+		return fmt.Errorf("file %s: %w", t.part.p.Path, err)
 	}
-}
-
-// spanBuf returns a recycled slice for a block's record spans, or a new
-// one of a whole block's room, accounted as buffer is (appending a
-// block's spans to a slice grown from nothing was half a second of
-// serial copying over 20 M records: docs/performance.md).
-func (fp *fileProducer) spanBuf() ([]int32, error) {
-	select {
-	case s := <-fp.spans:
-		return s[:0], nil
-	default:
-		if err := fp.mem.Grow(8 * column.ChunkRows); err != nil {
-			return nil, err
+	spans, err := fp.blocks.Spans()
+	if err != nil {
+		return err
+	}
+	defer func() { fp.blocks.Put(nil, spans) }()
+	for at := 0; at < len(buf); {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		return make([]int32, 0, 2*column.ChunkRows), nil
+		if at, spans = text.Lines(buf, at, spans[:0], column.ChunkRows); len(spans) == 0 {
+			return nil // blank lines
+		}
+		fp.q.streamedRows.Add(int64(len(spans) / 2))
+		b := &textBlock{buf: buf, spans: spans}
+		if err := fp.textTask(ctx, pr, task{group: t.group, part: t.part, block: b}, fields, each); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // csvHeader reads the header record (after a byte-order mark) and finds
@@ -197,13 +218,6 @@ func (fp *fileProducer) exactError(ctx context.Context, sp *streamPart, err erro
 // rows, the rest left null, as a Parquet batch leaves them out.
 func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task, fields *text.Fields, each func(*kernel.Batch) error) error {
 	q, b := fp.q, t.block
-	defer fp.recycle(b.buf)
-	defer func() {
-		select {
-		case fp.spans <- b.spans:
-		default:
-		}
-	}()
 	n := len(b.spans) / 2
 	only := make([]bool, len(q.Base))
 	for s, c := range q.Base {
