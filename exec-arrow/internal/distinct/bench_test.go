@@ -46,6 +46,39 @@ func BenchmarkSessions(b *testing.B) {
 	})
 }
 
+// BenchmarkSessionsMerge times only what follows the adds: two workers'
+// sets of 2 M pairs each (the same sessions in both, in other weeks too)
+// absorbed one into the other, and counted.
+func BenchmarkSessionsMerge(b *testing.B) {
+	const n = 4_000_000
+	vs, gs := sessionValues(n)
+	hs := make([]uint64, n)
+	for i, v := range vs {
+		hs[i] = HashString(v)
+	}
+	remap := make([]int32, 53)
+	for g := range remap {
+		remap[g] = int32(g)
+	}
+	for b.Loop() {
+		b.StopTimer()
+		a, c := New(b.TempDir()), New(b.TempDir())
+		for i := 0; i < n; i += 128 {
+			j := min(i+128, n)
+			s := a
+			if i%256 != 0 {
+				s = c
+			}
+			s.AddStrings(gs[i:j], hs[i:j], vs[i:j])
+		}
+		b.StartTimer()
+		a.Absorb(c, remap)
+		if _, err := a.Counts(53, func(int64) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func benchSessions(b *testing.B, gs []uint32, hs []uint64, vs []string, add func(s *Set, lo, hi int)) {
 	n := len(vs)
 	for range b.N {

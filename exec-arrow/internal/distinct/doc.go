@@ -15,6 +15,11 @@
 // and frees the memory; Counts then reads the partitions back a
 // partition at a time on each core, so counting needs the memory of one
 // partition, about a 64th of the pairs, and uses one per core when its
-// caller grants it. Sets of several workers merge with Absorb, partition by
-// partition, on GOMAXPROCS goroutines.
+// caller grants it. Sets of several workers merge with Absorb, which
+// moves no pair held in memory: the absorbed set's partitions are kept
+// beside the absorbing set's, and Counts counts a pair of theirs only
+// where no table before theirs holds it alike (a lookup, where moving it
+// grew a table and copied its record); the partitions of a set that
+// spills are written as runs of their own, their groups renumbered as the
+// absorbing set's.
 package distinct

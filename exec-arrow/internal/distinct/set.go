@@ -50,6 +50,18 @@ type Set struct {
 	size  int64    // bytes written to file
 	runs  []run
 	sink  uint64 // what AddStrings's probes ahead read, kept so they stay
+	// pending holds the partitions of the sets absorbed while none had
+	// spilled, as they were, each with the groups its own became in s:
+	// Counts counts their pairs where s holds none alike, without
+	// moving them into s's tables first (Absorb).
+	pending []pendingSet
+}
+
+// pendingSet is an absorbed set's partitions and its groups' groups in
+// the set that absorbed it.
+type pendingSet struct {
+	parts *[nParts]part
+	remap []int32
 }
 
 // part is one partition: an open-addressing table (linear probing) over
@@ -166,6 +178,26 @@ func add[T string | []byte](p *part, g, k uint32, v T) {
 		if uint32(x>>32) == t {
 			if rg, rv := p.record(uint32(x)); rg == g && string(rv) == string(v) {
 				return
+			}
+		}
+	}
+}
+
+// has reports whether p holds (g, v), of hash bits k.
+func (p *part) has(g, k uint32, v []byte) bool {
+	if p.n == 0 {
+		return false
+	}
+	t := tag(g, k)
+	mask := uint32(len(p.slots) - 1)
+	for i := t >> p.shift; ; i = (i + 1) & mask {
+		x := p.slots[i]
+		if x == 0 {
+			return false
+		}
+		if uint32(x>>32) == t {
+			if rg, rv := p.record(uint32(x)); rg == g && string(rv) == string(v) {
+				return true
 			}
 		}
 	}
@@ -294,14 +326,26 @@ func (s *Set) Bytes() int64 {
 	for i := range s.parts {
 		n += s.parts[i].bytes()
 	}
+	for _, pd := range s.pending {
+		n += int64(4 * cap(pd.remap))
+		for i := range pd.parts {
+			n += pd.parts[i].bytes()
+		}
+	}
 	return n
 }
 
-// Len is the number of pairs held in memory.
+// Len is the number of pairs held in memory (a pair absorbed from
+// another set counted as often as the sets hold it).
 func (s *Set) Len() int {
 	n := 0
 	for i := range s.parts {
 		n += s.parts[i].n
+	}
+	for _, pd := range s.pending {
+		for i := range pd.parts {
+			n += pd.parts[i].n
+		}
 	}
 	return n
 }
@@ -327,9 +371,31 @@ func (s *Set) Spill() (int64, error) {
 		_ = os.Remove(f.Name()) // the open file lives until it is closed
 		s.file = f
 	}
-	r := run{f: s.file}
-	for i := range s.parts {
-		p := &s.parts[i]
+	if err := s.spillParts(&s.parts, nil); err != nil {
+		return 0, err
+	}
+	for _, pd := range s.pending {
+		if err := s.spillParts(pd.parts, pd.remap); err != nil {
+			return 0, err
+		}
+	}
+	s.pending = nil
+	return freed, nil
+}
+
+// spillParts writes parts to s's file as one run whose groups become
+// remap's (nil: they are s's) and empties them.
+func (s *Set) spillParts(parts *[nParts]part, remap []int32) error {
+	held := 0
+	for i := range parts {
+		held += parts[i].n
+	}
+	if held == 0 {
+		return nil
+	}
+	r := run{f: s.file, remap: remap}
+	for i := range parts {
+		p := &parts[i]
 		r.off[i], r.pairs[i] = s.size, p.n
 		s.size += 12*int64(p.n) + p.vbytes
 	}
@@ -341,20 +407,20 @@ func (s *Set) Spill() (int64, error) {
 		wg.Go(func() {
 			buf := make([]byte, 0, 1<<20)
 			for i := next.Add(1) - 1; i < nParts && errs[w] == nil; i = next.Add(1) - 1 {
-				errs[w] = s.parts[i].write(s.file, r.off[i], buf)
-				s.parts[i] = part{}
+				errs[w] = parts[i].write(s.file, r.off[i], buf)
+				parts[i] = part{}
 			}
 		})
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return 0, fmt.Errorf("distinct set spill: %w", err)
+			return fmt.Errorf("distinct set spill: %w", err)
 		}
 	}
 	s.runs = append(s.runs, r)
 	Spills.Add(1)
-	return freed, nil
+	return nil
 }
 
 // write writes p's pairs (group, hash bits, length, value) to f from off
@@ -414,24 +480,31 @@ func (p *part) write(f *os.File, off int64, buf []byte) error {
 	return nil
 }
 
-// Absorb moves every pair of src into s, src's group g becoming s's
-// remap[g]; src is left empty. The partitions move on GOMAXPROCS
-// goroutines, a partition at a time each, so the memory of both sets
-// together grows by about that many partitions.
+// Absorb takes every pair of src into s, src's group g becoming s's
+// remap[g], and leaves src empty. Pairs held in memory are not moved:
+// src's partitions are kept as they are beside s's (pending), and Counts
+// counts a pair of theirs only where s and the sets absorbed before hold
+// none alike: moving them grew s's tables and copied every record, a
+// fifth of the CPU of a distinct count over 8 M session ids
+// (docs/performance.md, "Distinct sets absorbed without moving"). That
+// needs remap one-to-one, as the groups of two workers are; a remap that
+// is not has the pairs moved at once, as are src's spilled runs.
 func (s *Set) Absorb(src *Set, remap []int32) {
-	var next atomic.Int32
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), nParts) {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < nParts; i = next.Add(1) - 1 {
-				p, d := &src.parts[i], &s.parts[i]
-				d.reserve(d.n + p.n)
-				p.each(func(g, k uint32, v []byte) { add(d, uint32(remap[g]), k, v) })
-				*p = part{}
+	if !oneToOne(remap) {
+		s.absorbNow(src, remap)
+	} else {
+		for _, pd := range src.pending {
+			m := make([]int32, len(pd.remap))
+			for g, x := range pd.remap {
+				m[g] = remap[x]
 			}
-		})
+			s.pending = append(s.pending, pendingSet{parts: pd.parts, remap: m})
+		}
+		if held := src.parts; src.Len() > 0 {
+			s.pending = append(s.pending, pendingSet{parts: &held, remap: remap})
+		}
+		src.parts, src.pending = [nParts]part{}, nil
 	}
-	wg.Wait()
 	for _, r := range src.runs {
 		if r.remap == nil {
 			r.remap = remap
@@ -448,10 +521,69 @@ func (s *Set) Absorb(src *Set, remap []int32) {
 	src.runs, src.file, src.size = nil, nil, 0
 }
 
+// oneToOne reports whether no two groups of remap become one.
+func oneToOne(remap []int32) bool {
+	seen := make(map[int32]struct{}, len(remap))
+	for _, g := range remap {
+		if _, dup := seen[g]; dup {
+			return false
+		}
+		seen[g] = struct{}{}
+	}
+	return true
+}
+
+// absorbNow moves every pair src holds in memory (its pending sets' too)
+// into s's tables. The partitions move on GOMAXPROCS goroutines, a
+// partition at a time each, so the memory of both sets together grows by
+// about that many partitions.
+func (s *Set) absorbNow(src *Set, remap []int32) {
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), nParts) {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < nParts; i = next.Add(1) - 1 {
+				d := &s.parts[i]
+				src.pendingInto(d, int(i), remap)
+				p := &src.parts[i]
+				d.reserve(d.n + p.n)
+				p.each(func(g, k uint32, v []byte) { add(d, uint32(remap[g]), k, v) })
+				*p = part{}
+			}
+		})
+	}
+	wg.Wait()
+	src.pending = nil
+}
+
+// pendingInto moves partition i of s's pending sets into d, their groups
+// becoming then remap's (nil: s's own).
+func (s *Set) pendingInto(d *part, i int, remap []int32) {
+	n := d.n
+	for _, pd := range s.pending {
+		n += pd.parts[i].n
+	}
+	d.reserve(n)
+	for _, pd := range s.pending {
+		p := &pd.parts[i]
+		p.each(func(g, k uint32, v []byte) {
+			dg := pd.remap[g]
+			if remap != nil {
+				dg = remap[dg]
+			}
+			add(d, uint32(dg), k, v)
+		})
+		*p = part{}
+	}
+}
+
 // Counts returns the number of distinct values of each of ng groups and
 // empties the set. The partitions are counted on GOMAXPROCS goroutines, a
-// partition at a time each; a partition with spilled pairs is read back
-// and deduplicated in memory first, and account is told the bytes that
+// partition at a time each. Without spilled pairs, a partition's pairs
+// from absorbed sets are each looked up in the tables before theirs and
+// counted where none holds them alike; a partition with spilled pairs
+// has those pairs and the spilled ones read back into its table and
+// deduplicated in memory first, and account is told the bytes that
 // takes (and, negative, those given back after). When account refuses
 // them while another partition holds its bytes, the goroutine waits for
 // that one to give them back and asks again: Counts fails only when a
@@ -460,6 +592,18 @@ func (s *Set) Absorb(src *Set, remap []int32) {
 // of one per core when it has it.
 func (s *Set) Counts(ng int, account func(int64) error) ([]int64, error) {
 	c := &counting{s: s, ng: ng, account: account}
+	if len(s.runs) == 0 {
+		for _, pd := range s.pending[:max(len(s.pending)-1, 0)] {
+			inv := make([]int32, ng)
+			for g := range inv {
+				inv[g] = -1
+			}
+			for g, dg := range pd.remap {
+				inv[dg] = int32(g)
+			}
+			c.inv = append(c.inv, inv)
+		}
+	}
 	c.given = sync.NewCond(&c.mu)
 	workers := min(runtime.GOMAXPROCS(0), nParts)
 	outs := make([][]int64, workers)
@@ -468,6 +612,7 @@ func (s *Set) Counts(ng int, account func(int64) error) ([]int64, error) {
 		wg.Go(func() { outs[w] = c.work() })
 	}
 	wg.Wait()
+	s.pending = nil // every partition of theirs was counted and emptied
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -484,8 +629,11 @@ func (s *Set) Counts(ng int, account func(int64) error) ([]int64, error) {
 // they take in turn (next), and the bytes they hold under mu (held: the
 // partitions whose bytes account took; given signals one gave them back).
 type counting struct {
-	s       *Set
-	ng      int
+	s  *Set
+	ng int
+	// inv[j][g] is the group of pending set j that became s's group g
+	// (-1: none), for each pending set but the last.
+	inv     [][]int32
 	account func(int64) error
 	next    atomic.Int32
 	mu      sync.Mutex
@@ -507,6 +655,7 @@ func (c *counting) work() []int64 {
 				return nil
 			}
 			before := p.bytes()
+			c.s.pendingInto(p, int(i), nil)
 			var err error
 			if buf, err = c.s.readBack(int(i), buf); err == nil {
 				if extra = max(p.bytes()-before, 0) + int64(cap(buf)); extra > 0 {
@@ -524,6 +673,7 @@ func (c *counting) work() []int64 {
 				out[g]++
 			}
 		}
+		c.countPending(int(i), p, out)
 		*p = part{}
 		if extra > 0 {
 			c.mu.Lock()
@@ -534,6 +684,35 @@ func (c *counting) work() []int64 {
 		}
 	}
 	return out
+}
+
+// countPending adds to out the pairs of partition i of s's pending sets
+// that p (s's own partition) and the pending sets before theirs hold
+// none alike, and empties those partitions.
+func (c *counting) countPending(i int, p *part, out []int64) {
+	pending := c.s.pending
+	for k, pd := range pending {
+		q := &pd.parts[i]
+		for _, x := range q.slots {
+			if x == 0 {
+				continue
+			}
+			g, v := q.record(uint32(x))
+			h, dg := uint32(x>>32)^mix(g), uint32(pd.remap[g])
+			held := p.has(dg, h, v)
+			for j := 0; j < k && !held; j++ {
+				if jg := c.inv[j][dg]; jg >= 0 {
+					held = pending[j].parts[i].has(uint32(jg), h, v)
+				}
+			}
+			if !held {
+				out[dg]++
+			}
+		}
+	}
+	for _, pd := range pending {
+		pd.parts[i] = part{}
+	}
 }
 
 // take has account take n bytes, waiting while it refuses them and

@@ -313,3 +313,103 @@ func TestCountsAskOnlyForBytes(t *testing.T) {
 	require.Equal(t, []int64{10_001}, got)
 	require.Zero(t, zero, "partitions that asked for no bytes")
 }
+
+// TestAbsorbedSetsCountedInPlace: four workers' sets, overlapping, each
+// with its groups numbered its own way, absorbed in turn (and one set
+// absorbing another before it is absorbed itself), are counted without
+// their pairs moving: the counts equal a map's, whether nothing spilled,
+// the set holding them spilled after absorbing, or a set absorbed had
+// spilled before; and a remap that joins two groups (moved at once)
+// still counts a value once per group.
+func TestAbsorbedSetsCountedInPlace(t *testing.T) {
+	const ng = 9
+	for _, spill := range []string{"none", "after", "before"} {
+		t.Run(spill, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(5, 6))
+			want := map[string]bool{}
+			sets := make([]*Set, 4)
+			remaps := make([][]int32, 4)
+			for w := range sets {
+				sets[w] = New(t.TempDir())
+				remaps[w] = make([]int32, ng)
+				for g, x := range r.Perm(ng) {
+					remaps[w][g] = int32(x)
+				}
+				for i := range 30_000 {
+					v := fmt.Sprintf("s%05d", r.IntN(40_000))
+					g := uint32(r.IntN(ng))
+					sets[w].AddString(g, HashString(v), v)
+					want[fmt.Sprint(remaps[w][g], ":", v)] = true
+					if spill == "before" && w == 2 && i == 20_000 {
+						_, err := sets[w].Spill()
+						require.NoError(t, err)
+					}
+				}
+			}
+			// Set 3 absorbs set 2 first, its groups becoming set 3's
+			// (the composition gives them their final group).
+			inv3 := make([]int32, ng)
+			for g, x := range remaps[3] {
+				inv3[x] = int32(g)
+			}
+			via3 := make([]int32, ng)
+			for g, x := range remaps[2] {
+				via3[g] = inv3[x]
+			}
+			sets[3].Absorb(sets[2], via3)
+			dst := sets[0]
+			defer dst.Close()
+			// The final groups are set 0's: set 0's remap is where its own
+			// groups land, so the others' are given relative to it.
+			inv0 := make([]int32, ng)
+			for g, x := range remaps[0] {
+				inv0[x] = int32(g)
+			}
+			for _, w := range []int{1, 3} {
+				m := make([]int32, ng)
+				for g, x := range remaps[w] {
+					m[g] = inv0[x]
+				}
+				before := sets[w].Bytes()
+				dst.Absorb(sets[w], m)
+				require.Zero(t, sets[w].Len(), "set %d is left empty", w)
+				require.Less(t, sets[w].Bytes(), before)
+				sets[w].Close()
+			}
+			if spill == "none" {
+				require.Len(t, dst.pending, 3, "three sets' pairs were kept where they were")
+			}
+			if spill == "after" {
+				_, err := dst.Spill()
+				require.NoError(t, err)
+				require.Zero(t, dst.Len())
+			}
+			wantCounts := make([]int64, ng)
+			for k := range want {
+				var g int
+				_, err := fmt.Sscanf(k, "%d:", &g)
+				require.NoError(t, err)
+				wantCounts[inv0[g]]++
+			}
+			got, err := dst.Counts(ng, func(int64) error { return nil })
+			require.NoError(t, err)
+			require.Equal(t, wantCounts, got)
+			require.Zero(t, dst.Len(), "counting empties the set")
+		})
+	}
+	t.Run("joined groups", func(t *testing.T) {
+		dst, src := New(t.TempDir()), New(t.TempDir())
+		defer dst.Close()
+		for _, v := range []string{"a", "b"} {
+			src.AddString(0, HashString(v), v)
+			src.AddString(1, HashString(v), v)
+		}
+		src.AddString(1, HashString("c"), "c")
+		dst.AddString(0, HashString("a"), "a")
+		dst.Absorb(src, []int32{0, 0}) // both of src's groups become group 0
+		require.Empty(t, dst.pending, "moved at once")
+		got, err := dst.Counts(1, func(int64) error { return nil })
+		require.NoError(t, err)
+		require.Equal(t, []int64{3}, got)
+	})
+}
