@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -136,6 +139,64 @@ func TestTextStreamedAsLoaded(t *testing.T) {
 			streamedAsCached(t, dir, plans)
 		})
 	}
+	// The NDJSON file (about 17 MB) is read in ranges by the workers when
+	// its file allows positioned reads, and cut by the dispatcher when it
+	// does not: the same answers either way.
+	dir := t.TempDir()
+	write(t, dir, "events.ndjson", ndjson.String())
+	want := answers(t, newEngine(t, os.DirFS(dir)), plans, false)
+	for _, positioned := range []bool{true, false} {
+		fsys := &readsCounted{FS: os.DirFS(dir), positioned: positioned}
+		e, err := New(context.Background(), Config{Source: "files", Files: fsys, NoCacheFill: true})
+		require.NoError(t, err)
+		assert.Equal(t, want, answers(t, e, plans, false), "positioned reads: %v", positioned)
+		if positioned {
+			assert.Greater(t, fsys.readAts.Load(), int64(2), "several ranges")
+			assert.Zero(t, fsys.reads.Load(), "no sequential read")
+		} else {
+			assert.Greater(t, fsys.reads.Load(), int64(0))
+		}
+	}
+}
+
+// readsCounted counts the reads of the files it opens: sequential ones,
+// and positioned ones when it offers them (positioned).
+type readsCounted struct {
+	fs.FS
+	positioned     bool
+	reads, readAts atomic.Int64
+}
+
+func (c *readsCounted) Open(name string) (fs.File, error) {
+	f, err := c.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	seq := &sequential{File: f, n: &c.reads}
+	if !c.positioned {
+		return seq, nil
+	}
+	return &positioned{sequential: seq, n: &c.readAts}, nil
+}
+
+type sequential struct {
+	fs.File
+	n *atomic.Int64
+}
+
+func (f *sequential) Read(p []byte) (int, error) {
+	f.n.Add(1)
+	return f.File.Read(p)
+}
+
+type positioned struct {
+	*sequential
+	n *atomic.Int64
+}
+
+func (f *positioned) ReadAt(p []byte, off int64) (int, error) {
+	f.n.Add(1)
+	return f.File.(io.ReaderAt).ReadAt(p, off)
 }
 
 // BenchmarkTextStreamed streams questions over a CSV and an NDJSON file
