@@ -6,17 +6,20 @@ import (
 	"testing"
 )
 
-// sessionValues is n 16-byte hex values (about 0.8 n distinct) and their
-// groups (53 weeks), the shape of the web benchmark's sessions question.
-func sessionValues(n int) ([]string, []uint32) {
+// sessionValues is n 16-byte hex values (about 0.8 n distinct), their
+// groups (53 weeks) and their hashes: the shape of the web benchmark's
+// sessions question.
+func sessionValues(n int) ([]string, []uint32, []uint64) {
 	r := rand.New(rand.NewPCG(1, 2))
 	vs := make([]string, n)
 	gs := make([]uint32, n)
+	hs := make([]uint64, n)
 	for i := range vs {
 		vs[i] = fmt.Sprintf("%016x", r.Uint64N(uint64(n)*4/5)*0x9e3779b97f4a7c15)
 		gs[i] = uint32(r.IntN(53))
+		hs[i] = HashString(vs[i])
 	}
-	return vs, gs
+	return vs, gs, hs
 }
 
 // BenchmarkSessions adds 1 M (week, session) pairs to each of two sets,
@@ -24,11 +27,7 @@ func sessionValues(n int) ([]string, []uint32) {
 // counts.
 func BenchmarkSessions(b *testing.B) {
 	const n = 2_000_000
-	vs, gs := sessionValues(n)
-	hs := make([]uint64, n)
-	for i, v := range vs {
-		hs[i] = HashString(v)
-	}
+	vs, gs, hs := sessionValues(n)
 	b.Run("one", func(b *testing.B) {
 		benchSessions(b, gs, hs, vs, func(s *Set, lo, hi int) {
 			for i := lo; i < hi; i++ {
@@ -51,11 +50,7 @@ func BenchmarkSessions(b *testing.B) {
 // absorbed one into the other, and counted.
 func BenchmarkSessionsMerge(b *testing.B) {
 	const n = 4_000_000
-	vs, gs := sessionValues(n)
-	hs := make([]uint64, n)
-	for i, v := range vs {
-		hs[i] = HashString(v)
-	}
+	vs, gs, hs := sessionValues(n)
 	remap := make([]int32, 53)
 	for g := range remap {
 		remap[g] = int32(g)
