@@ -344,11 +344,15 @@ func (fp *fileProducer) ndjsonBlock(sp *streamPart, b *textBlock, fields *text.F
 			if rd.Present(s) && !sp.seen[s].Load() {
 				sp.seen[s].Store(true)
 			}
-			tc.Value = ""
-			if err := rd.Append(s, tc); err != nil {
-				return err
+			v, ok := rd.Text(s)
+			if !ok {
+				tc.Value = ""
+				if err := rd.Append(s, tc); err != nil {
+					return err
+				}
+				v = tc.Value
 			}
-			fields.Put(k, s, tc.Value)
+			fields.Put(k, s, v)
 		}
 	}
 	fields.Seal()

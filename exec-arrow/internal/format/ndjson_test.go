@@ -137,3 +137,48 @@ func FuzzLoaderNDJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestTextAsAppendHandsIt: wherever Text answers, it answers what Append
+// hands a builder (a null as ""), over values of every kind; it leaves
+// to Append the strings with escapes or bytes past ASCII, objects and
+// arrays.
+func TestTextAsAppendHandsIt(t *testing.T) {
+	names := []string{"a", "b"}
+	values := []string{`"x"`, `""`, `null`, `0`, `-12.5e3`, `true`, `false`, `"caf\u00e9"`, `"é"`, `"a\"b"`, `{"c":1}`, `[1,2]`, `" padded "`}
+	for _, a := range values {
+		for _, b := range []string{"", `,"b":` + a} {
+			line := `{"a":` + a + b + `}`
+			rd := NewNDJSONReader(names)
+			if !rd.Line([]byte(line)) {
+				t.Fatalf("line %s not read", line)
+			}
+			for i := range names {
+				got, ok := rd.Text(i)
+				var tc textCapture
+				err := rd.Append(i, &tc)
+				if !ok {
+					if a == `"x"` || a == `null` || a == `0` || a == `true` {
+						t.Errorf("%s: member %d left to Append", line, i)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: Append failed where Text answered: %v", line, err)
+				}
+				if got != tc.v {
+					t.Errorf("%s: member %d: Text %q, Append %q", line, i, got, tc.v)
+				}
+			}
+		}
+	}
+}
+
+// textCapture keeps the last text appended ("" for a null).
+type textCapture struct {
+	column.Builder
+	v string
+}
+
+func (c *textCapture) AppendNull() { c.v = "" }
+
+func (c *textCapture) AppendText(s string) error { c.v = s; return nil }

@@ -354,11 +354,26 @@ func number(b []byte, i int) int {
 	return i
 }
 
+// digits returns the first index from i of a byte of b that is not a
+// decimal digit (len(b): none is), looking at eight bytes at a time.
 func digits(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		if m := notDigits(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
 	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
 		i++
 	}
 	return i
+}
+
+// notDigits sets the high bit of each byte of x that is not '0' to '9',
+// and no other bit: a byte t = x^'0' is a digit when t < 10, and t&0x7f +
+// 0x76 reaches 0x80 from 10 on without a carry out of its byte.
+func notDigits(x uint64) uint64 {
+	t := x ^ 0x3030303030303030
+	return (t&0x7f7f7f7f7f7f7f7f + 0x7676767676767676 | t) & 0x8080808080808080
 }
 
 func literal(b []byte, i int, lit string) int {

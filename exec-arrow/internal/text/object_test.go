@@ -216,3 +216,22 @@ func BenchmarkObject(b *testing.B) {
 		}
 	})
 }
+
+// TestDigitsEveryByte: digits stops at the first byte that is not a
+// decimal digit, whichever of the 256 it is and wherever it lies in the
+// eight bytes looked at together.
+func TestDigitsEveryByte(t *testing.T) {
+	for c := range 256 {
+		for at := range 12 {
+			b := []byte(strings.Repeat("7", 12) + "1")
+			b[at] = byte(c)
+			want := at
+			if c >= '0' && c <= '9' {
+				want = len(b)
+			}
+			if got := digits(b, 0); got != want {
+				t.Fatalf("byte %#x at %d: digits %d, want %d", c, at, got, want)
+			}
+		}
+	}
+}
