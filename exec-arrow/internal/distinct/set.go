@@ -521,14 +521,24 @@ func (s *Set) Absorb(src *Set, remap []int32) {
 	src.runs, src.file, src.size = nil, nil, 0
 }
 
-// oneToOne reports whether no two groups of remap become one.
+// oneToOne reports whether no two groups of remap become one, in a pass
+// and a bitset of the groups (a map cost more than the merge it spares
+// once the groups are many). A negative group, which no merge makes, is
+// taken as not one-to-one: its pairs are moved at once, as before.
 func oneToOne(remap []int32) bool {
-	seen := make(map[int32]struct{}, len(remap))
+	top := int32(-1)
 	for _, g := range remap {
-		if _, dup := seen[g]; dup {
+		if g < 0 {
 			return false
 		}
-		seen[g] = struct{}{}
+		top = max(top, g)
+	}
+	seen := make([]uint64, top/64+1)
+	for _, g := range remap {
+		if seen[g>>6]&(1<<(g&63)) != 0 {
+			return false
+		}
+		seen[g>>6] |= 1 << (g & 63)
 	}
 	return true
 }
