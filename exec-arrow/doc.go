@@ -60,8 +60,10 @@
 // path, size and modification time of every part) scans them; otherwise it
 // streams the files through the same aggregation: Parquet row groups
 // (only the wanted column chunks; a row group whose time-column statistics
-// miss the range is skipped before any page of it is read), CSV and NDJSON
-// blocks of 65 536 records cut by one reader and parsed on every core.
+// miss the range is skipped before any page of it is read), CSV blocks of
+// 65 536 records cut by one reader and parsed on every core, and an
+// uncompressed NDJSON file in ranges of 8 MiB that every core reads and
+// cuts itself (a compressed one as CSV is).
 // Joined (lookup) tables are always read whole into the cache, since a join
 // reaches their rows by position. A column read only for its validity (the
 // input of count, an is_not_null filter) is read from Parquet definition
@@ -235,15 +237,19 @@
 //
 // # Packages
 //
-// The engine is five packages that import one way, lowest first (tools
-// rule engine-layers fails on an import upwards, tests included):
+// The engine is fourteen packages that import one way, lowest first
+// (tools rule engine-layers lists them and fails on an import upwards,
+// tests included; docs/architecture.md §4 draws them). Among them:
 //
 //   - internal/files: a table's files in the fs.FS (name to format and
 //     codec, parts, identity, link confinement);
 //   - internal/column: a loaded column, its builders, segments, and the
 //     structures derived from it (column.Derived, held beside the column);
+//   - internal/text: CSV and NDJSON text cut into records and fields;
 //   - internal/format: reading files into columns (the loader; Parquet
 //     pages, dictionaries and validity; CSV and NDJSON records);
+//   - internal/distinct: exact distinct counts per group, in partitioned
+//     sets that spill;
 //   - internal/kernel: the vectorised kernels over batches of a bound
 //     kernel.Query (predicates, joins, group keys, terms, the scan);
 //   - this package: the Engine and Combiner; binding a plan against the
