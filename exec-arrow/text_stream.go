@@ -16,7 +16,8 @@ import (
 )
 
 // textBlock is a run of records of a CSV or NDJSON part, cut at record
-// boundaries by the dispatcher: record i is buf[spans[2i]:spans[2i+1]],
+// boundaries by the dispatcher (splitText) or, in an NDJSON range, by the
+// worker that read it (rangeTask): record i is buf[spans[2i]:spans[2i+1]],
 // without its line end.
 type textBlock struct {
 	buf   []byte
