@@ -22,9 +22,11 @@ import (
 type textBlock struct {
 	buf   []byte
 	spans []int32
-	// CSV: the field of each slot, and the number of fields a record has.
+	// CSV: the field of each slot, the number of fields a record has, and
+	// whether a record may hold a quote (false: none does).
 	at      []int
 	nfields int
+	quoted  bool
 }
 
 // textWorkerBytes estimates what one worker holds to parse a block of p
@@ -77,7 +79,7 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 		}
 		if len(spans) == 2*column.ChunkRows || (!ok && len(spans) > 0) {
 			fp.q.streamedRows.Add(int64(len(spans) / 2))
-			b := &textBlock{spans: spans, at: at, nfields: nfields}
+			b := &textBlock{spans: spans, at: at, nfields: nfields, quoted: s.Quoted}
 			fresh, err := fp.blocks.Buffer()
 			if err != nil {
 				return blocks, err
@@ -228,7 +230,7 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 	fields.Reset(n, only)
 	var err error
 	if t.part.p.Format == files.FormatCSV {
-		err = text.CSVBlock(b.buf, b.spans, b.at, b.nfields, fields)
+		err = text.CSVBlock(b.buf, b.spans, b.at, b.nfields, b.quoted, fields)
 	} else {
 		err = fp.ndjsonBlock(t.part, b, fields)
 	}

@@ -109,7 +109,11 @@ func (l *Loader) splitCSV(p files.Part, r io.Reader) error {
 		if lo == hi {
 			continue
 		}
-		switch text.SplitFields(s.Buf[lo:hi], want, fields) {
+		split := text.SplitFields
+		if !s.Quoted { // no record since the last cut held a quote: this one holds none
+			split = text.SplitUnquoted
+		}
+		switch split(s.Buf[lo:hi], want, fields) {
 		case len(header):
 		case -1:
 			rec, err := text.CSVFields(s.Buf[lo:text.LineEnd(s.Buf, hi)], len(header))

@@ -28,6 +28,28 @@ type Splitter struct {
 	Pos      int // where the search for its end resumes
 	inQuotes bool
 	Eof      bool
+	// Quoted reports whether a record since the last Cut (the header
+	// included) held a quote: when it is false, the records Cut hands
+	// over hold none.
+	Quoted bool
+	// noQuote is where the search for a quote resumes: Buf[Pos:noQuote]
+	// holds none. The search runs once per quote and once per read, not
+	// once per record.
+	noQuote int
+}
+
+// quoteBefore reports whether Buf[s.Pos:end] holds a quote.
+func (s *Splitter) quoteBefore(end int) bool {
+	if end <= s.noQuote {
+		return false
+	}
+	from := max(s.noQuote, s.Pos)
+	if i := bytes.IndexByte(s.Buf[from:], '"'); i >= 0 {
+		s.noQuote = from + i
+	} else {
+		s.noQuote = len(s.Buf)
+	}
+	return s.noQuote < end
 }
 
 // Next returns the next record's span in s.buf, without its line end
@@ -39,7 +61,8 @@ func (s *Splitter) Next() (lo, hi int, ok bool, err error) {
 			nl := s.Pos + i
 			if s.CSV {
 				seg := s.Buf[s.Pos:nl]
-				if s.inQuotes || bytes.IndexByte(seg, '"') >= 0 {
+				if s.inQuotes || s.quoteBefore(nl) {
+					s.Quoted = true
 					if bytes.Count(seg, []byte{'"'})%2 == 1 {
 						s.inQuotes = !s.inQuotes
 					}
@@ -70,8 +93,11 @@ func (s *Splitter) Next() (lo, hi int, ok bool, err error) {
 		// No line end yet: the quotes of the record's bytes so far count
 		// before the search moves past them (a read may end inside a
 		// quoted field).
-		if s.CSV && bytes.Count(s.Buf[s.Pos:], []byte{'"'})%2 == 1 {
-			s.inQuotes = !s.inQuotes
+		if s.CSV && (s.inQuotes || s.quoteBefore(len(s.Buf))) {
+			s.Quoted = true
+			if bytes.Count(s.Buf[s.Pos:], []byte{'"'})%2 == 1 {
+				s.inQuotes = !s.inQuotes
+			}
 		}
 		s.Pos = len(s.Buf)
 		if err := s.Fill(); err != nil {
@@ -147,7 +173,9 @@ func (s *Splitter) Cut(fresh []byte) []byte {
 	rest := old[s.Start:]
 	s.Buf = append(fresh[:0], rest...)
 	s.Pos -= s.Start
+	s.noQuote = max(s.noQuote-s.Start, 0)
 	s.Start = 0
+	s.Quoted = false // Next returns at a record's end: no byte of the next one is read yet
 	return old
 }
 
@@ -214,6 +242,21 @@ func UnsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), l
 // record's last passes want up to it: the commas after it are only
 // counted.
 func SplitFields(rec []byte, want []int, out []string) int {
+	return splitFields(rec, want, out, true)
+}
+
+// SplitUnquoted is SplitFields for a record the caller knows holds no
+// quote (Splitter.Quoted is false): it is cut at its commas, whole words
+// not searched for quotes and carriage returns.
+func SplitUnquoted(rec []byte, want []int, out []string) int {
+	return splitFields(rec, want, out, false)
+}
+
+// splitFields is SplitFields; unchecked, the caller knows rec holds no
+// quote, and whole words are not searched for quotes and carriage
+// returns (CSVBlock says why a carriage return outside quotes is a byte
+// like another).
+func splitFields(rec []byte, want []int, out []string, checked bool) int {
 	f, start, i := 0, 0, 0
 	field := func(end int) {
 		if f < len(want) && want[f] > 0 {
@@ -223,7 +266,7 @@ func SplitFields(rec []byte, want []int, out []string) int {
 	}
 	for ; i+8 <= len(rec); i += 8 {
 		x := binary.LittleEndian.Uint64(rec[i:])
-		if zeroBytes(x^0x2222222222222222)|zeroBytes(x^0x0d0d0d0d0d0d0d0d) != 0 {
+		if checked && zeroBytes(x^0x2222222222222222)|zeroBytes(x^0x0d0d0d0d0d0d0d0d) != 0 {
 			return -1 // a quote or a carriage return
 		}
 		commas := zeroBytes(x ^ 0x2c2c2c2c2c2c2c2c)
@@ -253,8 +296,13 @@ func SplitFields(rec []byte, want []int, out []string) int {
 // and record k's field of slot s is put in f (reset for the block). A record
 // holding a quote or a carriage return is parsed by encoding/csv
 // (CSVFields); a record of another width is ErrFastPath, left to the
-// reference reader.
-func CSVBlock(buf []byte, spans []int32, at []int, nfields int, f *Fields) error {
+// reference reader. quoted is false only when no record holds a quote
+// (Splitter.Quoted): the block is then cut at its commas without
+// searching every word for quotes and carriage returns. Outside quotes,
+// encoding/csv reads a carriage return as any other byte but the one
+// before a line end, which the splitter leaves out of the record as
+// encoding/csv drops it (TestCarriageReturnsOutsideQuotes).
+func CSVBlock(buf []byte, spans []int32, at []int, nfields int, quoted bool, f *Fields) error {
 	slots := len(at)
 	want := make([]int, nfields) // want[i] is the slot of field i + 1 (0: not wanted)
 	for s, i := range at {
@@ -264,7 +312,7 @@ func CSVBlock(buf []byte, spans []int32, at []int, nfields int, f *Fields) error
 	out := make([]string, slots)
 	for k := 0; k < len(spans)/2; k++ {
 		lo, hi := int(spans[2*k]), int(spans[2*k+1])
-		switch n := SplitFields(buf[lo:hi], want, out); n {
+		switch n := splitFields(buf[lo:hi], want, out, quoted); n {
 		case nfields:
 		case -1:
 			fs, err := CSVFields(buf[lo:LineEnd(buf, hi)], nfields)

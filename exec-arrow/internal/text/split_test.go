@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -80,6 +81,7 @@ func TestSplitterCutsWhereQuotesAllow(t *testing.T) {
 func splitLikeReference(data []byte, rng *rand.Rand, cutEvery int) string {
 	s := &Splitter{Reader: &trickle{bytes.NewReader(data), rng}, CSV: true}
 	var got []string
+	quoted := false // a record since the last cut holds a quote
 	for {
 		lo, hi, ok, err := s.Next()
 		if err != nil {
@@ -89,8 +91,13 @@ func splitLikeReference(data []byte, rng *rand.Rand, cutEvery int) string {
 			break
 		}
 		got = append(got, string(s.Buf[lo:hi]))
+		quoted = quoted || bytes.IndexByte(s.Buf[lo:hi], '"') >= 0
+		if s.Quoted != quoted {
+			return fmt.Sprintf("record %d: Quoted is %v, want %v", len(got)-1, s.Quoted, quoted)
+		}
 		if rng.IntN(cutEvery) == 0 {
 			s.Cut(nil)
+			quoted = false
 		}
 	}
 	want := refRecords(data)
@@ -152,6 +159,12 @@ func FuzzSplitFields(f *testing.F) {
 		if n := SplitFields(rec, want[:max(0, len(want)-skip)], out); n != len(fields) {
 			t.Fatalf("%d fields, want %d", n, len(fields))
 		}
+		// Unchecked (a block the splitter found free of quotes and
+		// carriage returns), the same fields.
+		unchecked := make([]string, len(fields))
+		if n := splitFields(rec, want[:max(0, len(want)-skip)], unchecked, false); n != len(fields) || !slices.Equal(unchecked, out) {
+			t.Fatalf("unchecked: %d fields %q, want %d fields %q", n, unchecked, len(fields), out)
+		}
 		for k, fld := range fields {
 			if k < len(want)-skip && want[k] > 0 && out[k] != string(fld) {
 				t.Fatalf("field %d is %q, want %q", k, out[k], fld)
@@ -183,6 +196,97 @@ func TestSplitFieldsCountsPastTheWanted(t *testing.T) {
 			out := []string{"unset"}
 			if n := SplitFields([]byte(rec), want, out); n != len(fields) || out[0] != fields[last] {
 				t.Fatalf("%q, field %d wanted: %d fields, %q; want %d, %q", rec, last, n, out[0], len(fields), fields[last])
+			}
+		}
+	}
+}
+
+// TestCarriageReturnsOutsideQuotes: outside quotes, encoding/csv reads
+// a record's carriage returns as bytes of its fields, but the one before
+// its line end (which the splitter drops from the record): a record
+// free of quotes is its bytes cut at the commas, what CSVBlock relies on
+// when the splitter saw no quote. Every record of up to eight bytes of
+// "a", "," and "\r" is tried, each ending in a line feed and at the end
+// of the input.
+func TestCarriageReturnsOutsideQuotes(t *testing.T) {
+	buf := make([]byte, 0, 2<<20) // reused: a Splitter's first read grows a smaller one
+	var try func(rec []byte)
+	try = func(rec []byte) {
+		if len(rec) > 0 {
+			for _, end := range []string{"\n", ""} {
+				data := append(append([]byte{}, rec...), end...)
+				s := &Splitter{Reader: bytes.NewReader(data), CSV: true, Buf: buf[:0]}
+				lo, hi, ok, err := s.Next()
+				if err != nil || !ok || lo == hi {
+					continue // no record: nothing to cut
+				}
+				want, err := CSVFields(s.Buf[lo:LineEnd(s.Buf, hi)], -1)
+				if err != nil {
+					t.Fatalf("%q: %v", data, err)
+				}
+				got := bytes.Split(s.Buf[lo:hi], []byte{','})
+				if len(got) != len(want) {
+					t.Fatalf("%q: %d fields cut at commas, encoding/csv reads %q", data, len(got), want)
+				}
+				for i := range want {
+					if string(got[i]) != want[i] {
+						t.Fatalf("%q: field %d is %q cut at commas, %q read by encoding/csv", data, i, got[i], want[i])
+					}
+				}
+			}
+		}
+		if len(rec) < 8 {
+			for _, c := range []byte("a,\r") {
+				try(append(rec, c))
+			}
+		}
+	}
+	try(nil)
+}
+
+// TestCSVBlockUnquoted: a block the splitter says holds no quote is cut
+// at its commas, carriage returns and all, and one that may hold a quote
+// is searched word by word; either way its fields are those encoding/csv
+// reads.
+func TestCSVBlockUnquoted(t *testing.T) {
+	for _, tc := range []struct {
+		data   string
+		quoted bool
+	}{
+		{"a,b,c\nd,e,f\ngggggggggggg,hhhhhhhhhhhh,iiiiiiiiiiii\n", false},
+		{"a,b\rb,c\r\nd,e,f\r\r\ngggggggggggg,hhhhhhh\rhhhhh,iiiiiiiiiiii\n", false},
+		{"a,\"b,b\",c\nd,e,f\ngggggggggggg,\"hhhhhhh,hhhhh\",iiiiiiiiiiii\n", true},
+	} {
+		data := []byte(tc.data)
+		s := &Splitter{Reader: bytes.NewReader(data), CSV: true}
+		var spans []int32
+		for {
+			lo, hi, ok, err := s.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			spans = append(spans, int32(lo), int32(hi))
+		}
+		if s.Quoted != tc.quoted {
+			t.Fatalf("%q: Quoted %v, want %v", tc.data, s.Quoted, tc.quoted)
+		}
+		var f Fields
+		f.Reset(len(spans)/2, make([]bool, 3))
+		if err := CSVBlock(s.Buf, spans, []int{0, 1, 2}, 3, tc.quoted, &f); err != nil {
+			t.Fatalf("%q: %v", tc.data, err)
+		}
+		for k := range len(spans) / 2 {
+			want, err := CSVFields(s.Buf[spans[2*k]:LineEnd(s.Buf, int(spans[2*k+1]))], 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for c := range 3 {
+				if got := f.Column(c)[k]; got != want[c] {
+					t.Fatalf("%q record %d field %d: %q, want %q", tc.data, k, c, got, want[c])
+				}
 			}
 		}
 	}
