@@ -258,14 +258,8 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 		if r, ok := bl.(column.DictReserver); ok {
 			r.ReserveDict(min(int(fp.dicts[s].Load()), n), int(fp.dictBytes[s].Load()))
 		}
-		for k, v := range fields.Column(s) {
-			if v == "" || keep != nil && keep[k>>3]&(1<<(k&7)) == 0 {
-				bl.AppendNull()
-				continue
-			}
-			if err := bl.AppendText(v); err != nil {
-				return err
-			}
+		if err := column.AppendTexts(bl, fields.Column(s), keep); err != nil {
+			return err
 		}
 		cols[s] = format.WithID(bl.Finish(proto.Name))
 		if d := cols[s].Dict; d != nil {

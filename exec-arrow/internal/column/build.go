@@ -3,6 +3,7 @@ package column
 import (
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -763,3 +764,113 @@ func (b ViaText) AppendDecimal(v I128, scale int32) error {
 func (b ViaText) AppendBool(v bool) error    { return b.Builder.AppendText(strconv.FormatBool(v)) }
 func (b ViaText) AppendDate(d int32) error   { return b.Builder.AppendText(domain.Date(d).String()) }
 func (b ViaText) AppendMicros(v int64) error { return b.Builder.AppendText(RenderTimestamp(v)) }
+
+// nullsAppender is a builder that appends a run of nulls at once.
+type nullsAppender interface{ appendNulls(n int) }
+
+// AppendTexts appends texts to b as AppendText does, an empty text as a
+// null; so is text k when keep is not nil and its bit k is clear (a row
+// a selection dropped is not parsed). A run of nulls is appended at once
+// where b can, and eight dropped rows of a clear byte of keep are passed
+// over at once: a selective filter drops most rows.
+func AppendTexts(b Builder, texts []string, keep []byte) error {
+	if keep == nil {
+		for _, v := range texts {
+			if v == "" {
+				b.AppendNull()
+				continue
+			}
+			if err := b.AppendText(v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	nulls := 0
+	for k := 0; k < len(texts); {
+		if k&7 == 0 && k+8 <= len(texts) && keep[k>>3] == 0 {
+			nulls, k = nulls+8, k+8
+			continue
+		}
+		v := texts[k]
+		if v == "" || keep[k>>3]&(1<<(k&7)) == 0 {
+			nulls, k = nulls+1, k+1
+			continue
+		}
+		k++
+		appendNulls(b, nulls)
+		nulls = 0
+		if err := b.AppendText(v); err != nil {
+			return err
+		}
+	}
+	appendNulls(b, nulls)
+	return nil
+}
+
+// appendNulls appends n nulls to b, at once where b can.
+func appendNulls(b Builder, n int) {
+	if n == 0 {
+		return
+	}
+	if na, ok := b.(nullsAppender); ok {
+		na.appendNulls(n)
+		return
+	}
+	for range n {
+		b.AppendNull()
+	}
+}
+
+// grown is s with n zero values appended.
+func grown[T any](s []T, n int) []T {
+	l := len(s)
+	s = slices.Grow(s, n)[:l+n]
+	clear(s[l:])
+	return s
+}
+
+// addNulls records n nulls.
+func (m *nullMask) addNulls(n int) {
+	if m.valid == nil {
+		m.firstNull(n)
+	}
+	m.valid = grown(m.valid, n)
+	m.n += n
+	m.nulls += n
+}
+
+func (b *IntBuilder) appendNulls(n int) {
+	if !b.check {
+		b.Vals = grown(b.Vals, n)
+		b.Mask.addNulls(n)
+	}
+}
+
+func (b *floatBuilder) appendNulls(n int) {
+	if !b.check {
+		b.vals = grown(b.vals, n)
+		b.mask.addNulls(n)
+	}
+}
+
+func (b *boolBuilder) appendNulls(n int) {
+	if !b.check {
+		b.vals = grown(b.vals, n)
+		b.mask.addNulls(n)
+	}
+}
+
+func (b *dateBuilder) appendNulls(n int) {
+	if !b.check {
+		b.vals = grown(b.vals, n)
+		b.mask.addNulls(n)
+	}
+}
+
+func (b *textBuilder) appendNulls(n int) {
+	if !b.check {
+		b.idx = grown(b.idx, n)
+		b.mask.addNulls(n)
+	}
+}

@@ -1,6 +1,7 @@
 package column
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -114,4 +115,66 @@ func TestReservedDictionaryBuildsTheSameColumn(t *testing.T) {
 	check.(DictReserver).ReserveDict(8, 8)
 	require.NoError(t, check.AppendText("x"))
 	assert.Nil(t, check.Finish("t"))
+}
+
+// TestAppendTextsAsOneByOne: AppendTexts builds, for every type, the
+// column that AppendText and AppendNull build row by row: empty texts and
+// rows keep drops are null, whether keep is nil, drops whole bytes, single
+// rows or none, and whether the first null comes first, later or never.
+func TestAppendTextsAsOneByOne(t *testing.T) {
+	values := map[domain.ColumnType][]string{
+		domain.TypeInteger:   {"1", "-7", "42", "9000"},
+		domain.TypeFloat:     {"1.5", "-0.25", "3"},
+		domain.TypeBoolean:   {"true", "false"},
+		domain.TypeDate:      {"2025-01-02", "2024-12-31"},
+		domain.TypeTimestamp: {"2025-01-02T03:04:05Z", "2024-08-27T08:52:32Z"},
+		domain.TypeText:      {"view", "purchase", "click"},
+		domain.TypeDecimal:   {"1.25", "-3.50"},
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for typ, vals := range values {
+		for round := range 40 {
+			n := 1 + rng.IntN(70)
+			texts := make([]string, n)
+			for k := range texts {
+				if round%4 != 0 && rng.IntN(5) == 0 {
+					continue // empty: null
+				}
+				texts[k] = vals[rng.IntN(len(vals))]
+			}
+			var keep []byte
+			if round%3 != 0 {
+				keep = make([]byte, (n+7)/8)
+				for k := range n {
+					if round%3 == 1 && rng.IntN(3) == 0 || round%3 == 2 && k/8%2 == 0 {
+						keep[k>>3] |= 1 << (k & 7)
+					}
+				}
+			}
+			spec := DecimalSpec{Precision: 10, Scale: 2}
+			bulk, one := NewBuilderSpec(typ, spec, false), NewBuilderSpec(typ, spec, false)
+			require.NoError(t, AppendTexts(bulk, texts, keep))
+			for k, v := range texts {
+				if v == "" || keep != nil && keep[k>>3]&(1<<(k&7)) == 0 {
+					one.AppendNull()
+					continue
+				}
+				require.NoError(t, one.AppendText(v))
+			}
+			got, want := bulk.Finish("c"), one.Finish("c")
+			require.Equal(t, want.N, got.N, "%s round %d", typ, round)
+			for r := range int32(want.N) {
+				require.Equal(t, want.IsValid(r), got.IsValid(r), "%s round %d row %d", typ, round, r)
+				if want.IsValid(r) {
+					require.Equal(t, want.Cell(r), got.Cell(r), "%s round %d row %d", typ, round, r)
+				}
+			}
+		}
+	}
+}
+
+// AppendTexts returns the error of a text its builder refuses.
+func TestAppendTextsRefuses(t *testing.T) {
+	b := NewBuilder(domain.TypeInteger, false)
+	assert.Error(t, AppendTexts(b, []string{"", "1", "x"}, nil))
 }
