@@ -94,10 +94,20 @@ func TestTextStreamedAsLoaded(t *testing.T) {
 			ev.price = strconv.Itoa(rng.IntN(100_000)) + "." + strconv.Itoa(10+rng.IntN(90))
 		}
 	}
-	var csv, ndjson strings.Builder
+	var csv, quoted, ndjson strings.Builder
 	csv.WriteString("t,kind,user,amount,price\n")
-	for _, ev := range events {
+	// The time field in the middle, and users quoted now and then, each
+	// holding a comma or a line end: blocks with quoted records are split
+	// record by record as encoding/csv reads them, the others at their
+	// commas alone (text.CSVBlock).
+	quoted.WriteString("kind,user,t,amount,price\n")
+	for i, ev := range events {
 		fmt.Fprintf(&csv, "%s,%s,%s,%s,%s\n", ev.t, ev.kind, ev.user, ev.amount, ev.price)
+		user := ev.user
+		if i%7 == 2 && user != "" {
+			user = `"` + user + map[bool]string{true: ",x", false: "\ny"}[i%2 == 0] + `"`
+		}
+		fmt.Fprintf(&quoted, "%s,%s,%s,%s,%s\n", ev.kind, user, ev.t, ev.amount, ev.price)
 		obj := map[string]any{"t": ev.t, "kind": ev.kind, "user": ev.user}
 		if ev.amount != "" {
 			obj["amount"] = json.Number(ev.amount)
@@ -139,6 +149,11 @@ func TestTextStreamedAsLoaded(t *testing.T) {
 			streamedAsCached(t, dir, plans)
 		})
 	}
+	t.Run("quoted.csv", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, dir, "events.csv", quoted.String())
+		streamedAsCached(t, dir, plans)
+	})
 	// The NDJSON file (about 17 MB) is read in ranges by the workers when
 	// its file allows positioned reads, and cut by the dispatcher when it
 	// does not: the same answers either way.
