@@ -264,19 +264,27 @@ func splitFields(rec []byte, want []int, out []string, checked bool) int {
 		}
 		f, start = f+1, end+1
 	}
-	for ; i+8 <= len(rec); i += 8 {
+	for ; i+8 <= len(rec) && f < len(want); i += 8 {
 		x := binary.LittleEndian.Uint64(rec[i:])
 		if checked && zeroBytes(x^0x2222222222222222)|zeroBytes(x^0x0d0d0d0d0d0d0d0d) != 0 {
 			return -1 // a quote or a carriage return
 		}
-		commas := zeroBytes(x ^ 0x2c2c2c2c2c2c2c2c)
-		if f >= len(want) { // past the wanted fields: only counted
-			f += bits.OnesCount64(commas)
-			continue
-		}
-		for ; commas != 0; commas &= commas - 1 {
+		for commas := zeroBytes(x ^ 0x2c2c2c2c2c2c2c2c); commas != 0; commas &= commas - 1 {
 			field(i + bits.TrailingZeros64(commas)>>3)
 		}
+	}
+	// Past the wanted fields, the commas are only counted: unchecked, at
+	// once by the vectorised count.
+	if f >= len(want) && !checked {
+		f += bytes.Count(rec[i:], comma)
+		i = len(rec)
+	}
+	for ; i+8 <= len(rec); i += 8 {
+		x := binary.LittleEndian.Uint64(rec[i:])
+		if zeroBytes(x^0x2222222222222222)|zeroBytes(x^0x0d0d0d0d0d0d0d0d) != 0 {
+			return -1
+		}
+		f += bits.OnesCount64(zeroBytes(x ^ 0x2c2c2c2c2c2c2c2c))
 	}
 	for ; i < len(rec); i++ {
 		switch rec[i] {
@@ -341,6 +349,8 @@ func Wanted(want []int) []int {
 	}
 	return want[:n]
 }
+
+var comma = []byte{','}
 
 // zeroBytes sets the high bit of each byte of x that is 0, and no other
 // bit (no carry crosses a byte: each sum is at most 0xfe; the shortcut
