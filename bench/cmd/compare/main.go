@@ -59,7 +59,8 @@ type config struct {
 	startups int
 	// filesAsIs leaves the page cache as the engines before left it: by
 	// default every data file an engine reads is read once before its
-	// process starts (warmFiles).
+	// process starts (warm): a first answer's, and with -startup each
+	// sutura serve's and sutura query's.
 	filesAsIs bool
 }
 
@@ -80,7 +81,7 @@ func main() {
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of each first answer to this path prefix (+engine.case.pprof), and of its warm runs (+engine.case.warm.pprof)")
 	flag.StringVar(&c.shape, "shape", "demo", "data set: demo (the demo generator's orders, sorted by date) or web (web events: shuffled timestamps, millions of distinct session ids, a 50k-row pages table)")
 	flag.BoolVar(&c.startup, "startup", false, "also measure sutura's start-up: `sutura serve` until ready, and `sutura query` total per question against its first answer (built from -repo)")
-	flag.BoolVar(&c.filesAsIs, "files-as-is", false, "do not read an engine's data files before its process starts: its first answer then reads from the disk whatever the page cache no longer holds")
+	flag.BoolVar(&c.filesAsIs, "files-as-is", false, "do not read an engine's data files before its process starts (a first answer's, and with -startup each sutura serve's and sutura query's): it then reads from the disk whatever the page cache no longer holds")
 	flag.IntVar(&c.startups, "startup-runs", 3, "start-ups of `sutura serve` per format with -startup (the median is reported)")
 	flag.Parse()
 	log.SetFlags(0)
@@ -223,12 +224,10 @@ func runChild(ctx context.Context, c config, engineName, caseName string) (repor
 			args = append(args, "-"+f.Name+"="+f.Value.String())
 		}
 	})
-	if !c.filesAsIs {
-		d := dataSet{work: c.work, rows: c.rows, shape: c.shape}
-		for _, f := range engines[engineName].formats {
-			if err := warmFiles(d.dir(f)); err != nil {
-				return report{}, err
-			}
+	d := dataSet{work: c.work, rows: c.rows, shape: c.shape}
+	for _, f := range engines[engineName].formats {
+		if err := c.warm(d, f); err != nil {
+			return report{}, err
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
@@ -249,6 +248,16 @@ func runChild(ctx context.Context, c config, engineName, caseName string) (repor
 		rep.ProcessPeakRSS = ru.Maxrss * 1024
 	}
 	return rep, nil
+}
+
+// warm reads the files of format f (warmFiles) before a process reads
+// them, unless -files-as-is: every first answer, every start of sutura
+// serve and every sutura query finds them in the page cache alike.
+func (c config) warm(d dataSet, f string) error {
+	if c.filesAsIs {
+		return nil
+	}
+	return warmFiles(d.dir(f))
 }
 
 // warmFiles reads every file under dir once, so that the first answer of

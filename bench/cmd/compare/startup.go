@@ -235,6 +235,11 @@ func measureStartup(ctx context.Context, w io.Writer, c config, d dataSet, idx [
 		var peak int64
 		for range c.startups {
 			log.Printf("sutura serve on %s (load %s) …", f, loadAvg())
+			if err := c.warm(d, f); err != nil {
+				fmt.Fprintf(w, "| %s | FAILED: %v |\n", f, err)
+				ok = false
+				break
+			}
 			s, err := startServe(ctx, bin, cfg, c.timeout)
 			if err != nil {
 				fmt.Fprintf(w, "| %s | FAILED: %v |\n", f, err)
@@ -279,7 +284,10 @@ func measureStartup(ctx context.Context, w io.Writer, c config, d dataSet, idx [
 				continue
 			}
 			log.Printf("sutura query %s on %s (load %s) …", bc.Name, f, loadAvg())
-			total, peak, err := queryOnce(ctx, bin, cfg, file, c.timeout)
+			total, peak, err := 0.0, int64(0), c.warm(d, f)
+			if err == nil {
+				total, peak, err = queryOnce(ctx, bin, cfg, file, c.timeout)
+			}
 			if err != nil {
 				fmt.Fprintf(w, "| %s | %s | FAILED: %v |\n", bc.Name, f, err)
 				ok = false
