@@ -20,6 +20,7 @@ import (
 	"sutura.dev/exec-arrow/internal/format"
 	"sutura.dev/exec-arrow/internal/gate"
 	"sutura.dev/exec-arrow/internal/kernel"
+	"sutura.dev/exec-arrow/internal/text"
 )
 
 // parquetPart is one Parquet file of a streamed table: its footer, where
@@ -202,7 +203,8 @@ type parquetReaders struct {
 	// sel selects the rows of the worker's batches, kept across its row
 	// groups (with the pass rates that order its tests); nil until used.
 	sel  *kernel.Selector
-	keep []byte // a batch's selected rows (reused: fresh memory faults on first touch)
+	keep []byte    // a batch's selected rows (reused: fresh memory faults on first touch)
+	late text.Late // CSV blocks narrowed to the records in the range (lateBlock)
 	// zoneTried and zoneSkipped count the batches checked against the
 	// range by their time column's zone, and those it skipped.
 	zoneTried, zoneSkipped int

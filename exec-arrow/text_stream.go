@@ -220,7 +220,13 @@ func (fp *fileProducer) exactError(ctx context.Context, sp *streamPart, err erro
 // selected (pr's selector); the other columns are parsed only for those
 // rows, the rest left null, as a Parquet batch leaves them out.
 func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task, fields *text.Fields, each func(*kernel.Batch) error) error {
-	q, b := fp.q, t.block
+	q := fp.q
+	b, err := fp.lateBlock(pr, t)
+	if err != nil {
+		return fp.exactError(ctx, t.part, err)
+	} else if b == nil {
+		return nil // no record in the range
+	}
 	n := len(b.spans) / 2
 	only := make([]bool, len(q.Base))
 	for s, c := range q.Base {
@@ -228,7 +234,6 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 	}
 	fields.Copy = t.part.p.Format == files.FormatNDJSON
 	fields.Reset(n, only)
-	var err error
 	if t.part.p.Format == files.FormatCSV {
 		err = text.CSVBlock(b.buf, b.spans, b.at, b.nfields, b.quoted, fields)
 	} else {
@@ -306,6 +311,28 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 		}
 	}
 	return each(batch)
+}
+
+// lateBlock is t's block, or, for a CSV block read for a field after the
+// time field, its records in the range when they are few (text.Late):
+// textTask then splits their other fields alone. Nil when none is.
+func (fp *fileProducer) lateBlock(pr *parquetReaders, t task) (*textBlock, error) {
+	q, b, ts := fp.q, t.block, fp.q.TimeSlot
+	if t.part.p.Format != files.FormatCSV || slices.Max(b.at) <= b.at[ts] {
+		return b, nil
+	}
+	spans, err := pr.late.Narrow(b.buf, b.spans, b.at[ts], b.nfields, b.quoted, func(times []string, keep []byte) (int, error) {
+		bl := column.NewBuilderSpec(q.Base[ts].Type, q.Base[ts].Spec, false)
+		if err := column.AppendTexts(bl, times, nil); err != nil {
+			return 0, err
+		}
+		tc := bl.Finish(q.Base[ts].Name)
+		return q.InRange(tc, column.ZoneOf(tc, 0, tc.N), keep), nil
+	})
+	if spans == nil || err != nil {
+		return nil, err
+	}
+	return &textBlock{buf: b.buf, spans: spans, at: b.at, nfields: b.nfields, quoted: b.quoted}, nil
 }
 
 // selectsText reports whether a text block's rows are selected before its

@@ -1,9 +1,9 @@
 package kernel
 
 import (
-	"slices"
-
 	"context"
+	"math/bits"
+	"slices"
 	"sync/atomic"
 
 	"sutura.dev/exec-arrow/internal/column"
@@ -170,4 +170,59 @@ func (q *Query) Meets(z column.DayZone) bool {
 		return slices.ContainsFunc(q.Members, func(mb Member) bool { return mb.Q.Meets(z) })
 	}
 	return z.Min <= z.Max && z.Max >= q.Start && z.Min < q.Start+q.Span
+}
+
+// InRange sets bit r of keep (cleared first) for each row r of the time
+// column t whose time falls in the question's range (a union's: some
+// member's), and returns how many it set; a null time is in no range.
+// z is t's zone: when the range holds it and t has no null, every row is
+// in without a test. A producer parsing text splits a record's other
+// fields only for those rows, which are all the rows a Selector may pick.
+func (q *Query) InRange(t *column.Column, z column.DayZone, keep []byte) int {
+	within := func(q *Query) bool { return z.Within(q.Start, q.Start+q.Span) }
+	if t.Valid == nil && (within(q) || slices.ContainsFunc(q.Members, func(mb Member) bool { return within(mb.Q) })) {
+		for i := range keep {
+			keep[i] = 0xff
+		}
+		if t.N%8 != 0 {
+			keep[t.N>>3] = 1<<(t.N%8) - 1
+		}
+		return t.N
+	}
+	clear(keep)
+	if q.union() {
+		for _, mb := range q.Members {
+			mb.Q.inRange(t, keep)
+		}
+	} else {
+		q.inRange(t, keep)
+	}
+	n := 0
+	for _, b := range keep {
+		n += bits.OnesCount8(b)
+	}
+	return n
+}
+
+func (q *Query) inRange(t *column.Column, keep []byte) {
+	start, span := q.Start, uint32(q.Span)
+	first, length := int64(start)*perDay, uint64(span)*perDay
+	for i := range keep { // eight rows' bits in a register, one store
+		var b byte
+		if lo, hi := 8*i, min(8*i+8, t.N); t.Days != nil {
+			for j, d := range t.Days[lo:hi] {
+				b |= byte(column.BitOf(uint32(int32(d)-start) < span)) << j
+			}
+		} else {
+			for j, us := range t.Ints[lo:hi] {
+				b |= byte(column.BitOf(uint64(us-first) < length)) << j
+			}
+		}
+		keep[i] |= b
+	}
+	if t.Valid != nil { // a null time is in no range
+		for i := range keep {
+			keep[i] &= t.Valid[i]
+		}
+	}
 }

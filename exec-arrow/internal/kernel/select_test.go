@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -502,5 +503,69 @@ func TestDayIndexSelectsTheRangesRows(t *testing.T) {
 	d.AwaitDays()
 	if d.Days() != nil {
 		t.Error("a column with a null has a day index")
+	}
+}
+
+// InRange sets the rows whose day falls in the range of the question, or
+// of some member of a union, and no null: on timestamps (negative ones,
+// before 1970, included) and dates alike, as a row-by-row test of the day
+// says; with a zone the range holds, every row but those of a null time.
+func TestInRangeByDay(t *testing.T) {
+	const n = 1_003
+	rng := rand.New(rand.NewPCG(8, 9))
+	ts := &column.Column{Type: domain.TypeTimestamp, N: n, Ints: make([]int64, n), Valid: make([]byte, (n+7)/8)}
+	ds := &column.Column{Type: domain.TypeDate, N: n, Days: make([]arrow.Date32, n)}
+	day := make([]int32, n)
+	for r := range n {
+		day[r] = int32(rng.IntN(40)) - 20
+		ts.Ints[r] = int64(day[r])*perDay + rng.Int64N(perDay)
+		ds.Days[r] = arrow.Date32(day[r])
+		if r%9 != 4 {
+			ts.Valid[r>>3] |= 1 << (r & 7)
+		}
+	}
+	one := &Query{Start: -3, Span: 5}
+	union := &Query{Members: []Member{{Q: &Query{Start: 10, Span: 2}}, {Q: &Query{Start: -15, Span: 1}}}}
+	in := func(q *Query, d int32) bool {
+		if q.union() {
+			return slices.ContainsFunc(q.Members, func(mb Member) bool { return d >= mb.Q.Start && d < mb.Q.Start+mb.Q.Span })
+		}
+		return d >= q.Start && d < q.Start+q.Span
+	}
+	for _, q := range []*Query{one, union} {
+		for _, c := range []*column.Column{ts, ds} {
+			keep := bytes.Repeat([]byte{0xff}, (n+7)/8)               // InRange clears it
+			got := q.InRange(c, column.DayZone{Min: 1, Max: 0}, keep) // no zone: each row tested
+			want := 0
+			for r := range n {
+				w := in(q, day[r]) && (c.Valid == nil || c.Valid[r>>3]>>(r&7)&1 != 0)
+				if w {
+					want++
+				}
+				if set := keep[r>>3]>>(r&7)&1 != 0; set != w {
+					t.Fatalf("%s, union %v, row %d (day %d): in range %v, want %v", c.Type, q.union(), r, day[r], set, w)
+				}
+			}
+			if got != want || want == 0 {
+				t.Fatalf("%s, union %v: %d rows, want %d (not 0)", c.Type, q.union(), got, want)
+			}
+		}
+	}
+	inside := &column.Column{Type: domain.TypeTimestamp, N: n, Ints: make([]int64, n)}
+	for r := range n {
+		inside.Ints[r] = int64(10+r%2)*perDay + int64(r)
+	}
+	z := column.DayZone{Min: 10, Max: 11}
+	for _, q := range []*Query{{Start: 9, Span: 4}, union} {
+		keep := make([]byte, (n+7)/8)
+		if got := q.InRange(inside, z, keep); got != n || keep[len(keep)-1] != 1<<(n%8)-1 {
+			t.Fatalf("union %v: %d rows, last byte %08b; want %d, %08b", q.union(), got, keep[len(keep)-1], n, byte(1<<(n%8)-1))
+		}
+	}
+	inside.Valid = bytes.Repeat([]byte{0xff}, (n+7)/8)
+	inside.Valid[3] = 0xfe // row 24's time is null
+	keep := make([]byte, (n+7)/8)
+	if got := union.InRange(inside, z, keep); got != n-1 || keep[3] != 0xfe {
+		t.Fatalf("a null time: %d rows, want %d, and row 24 out", got, n-1)
 	}
 }

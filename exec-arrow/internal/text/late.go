@@ -1,0 +1,54 @@
+package text
+
+// Late narrows one worker's CSV blocks to the records whose time falls in
+// a question's range, when a field after the time field is wanted: the
+// time field of every record is split and parsed first (the fields after
+// it only counted, so every record's width is still checked), and the
+// caller splits the other fields of the records in the range alone —
+// late materialisation by field (docs/performance.md, "CSV fields split
+// late"). It pays when few records are in the range: when more than a
+// quarter of a block's were, the worker's next 31 blocks are left whole
+// without the test.
+type Late struct {
+	time  Fields
+	in    []byte
+	spans []int32
+	wide  bool
+	n     int
+}
+
+// Narrow returns the spans of the block's records in the range (record k
+// is buf[spans[2k]:spans[2k+1]], its time field timeAt of nfields; quoted
+// as for CSVBlock): spans itself when the block is left whole, nil when
+// no record is in the range. inRange parses the time field of every
+// record, sets bit k of keep (cleared) for each record in the range and
+// returns how many it set. The spans returned are valid until the next
+// call.
+func (l *Late) Narrow(buf []byte, spans []int32, timeAt, nfields int, quoted bool, inRange func(times []string, keep []byte) (int, error)) ([]int32, error) {
+	if l.n++; l.wide && l.n%32 != 0 {
+		return spans, nil
+	}
+	n := len(spans) / 2
+	l.time.Reset(n, []bool{false})
+	if err := CSVBlock(buf, spans, []int{timeAt}, nfields, quoted, &l.time); err != nil {
+		return nil, err
+	}
+	l.in = append(l.in[:0], make([]byte, (n+7)/8)...)
+	in, err := inRange(l.time.Column(0), l.in)
+	if err != nil {
+		return nil, err
+	}
+	switch l.wide = 4*in > n; {
+	case l.wide:
+		return spans, nil
+	case in == 0:
+		return nil, nil
+	}
+	l.spans = l.spans[:0]
+	for k := range n {
+		if l.in[k>>3]&(1<<(k&7)) != 0 {
+			l.spans = append(l.spans, spans[2*k], spans[2*k+1])
+		}
+	}
+	return l.spans, nil
+}
