@@ -51,7 +51,10 @@
 // (a column it only counts is never parsed), and of a streamed CSV or
 // NDJSON block, past its time and filter columns, only the rows that may
 // count: a value that does not parse in a row the range or a filter
-// drops does not stop it.
+// drops does not stop it. A CSV block whose records mostly fall outside
+// the range has only its time field split at first; the other fields
+// are split for the records in the range (every record's field count is
+// checked all the same).
 //
 // # Streaming, cache and working set
 //

@@ -2,10 +2,14 @@
 // fields, as the engine's streaming reader and the Loader read them: a
 // Splitter finds where records end (in CSV a line end inside a quoted
 // field does not end one: the parity of the quotes since the record began
-// tells), SplitFields cuts a record free of quotes and carriage returns
-// at its commas eight bytes at a time, and CSVFields leaves any other
-// record to encoding/csv. An Object reads the wanted members of an NDJSON
-// line in one scan, without decoding the line into a map.
+// tells, and it remembers whether a record held a quote), SplitFields
+// cuts a record free of quotes and carriage returns at its commas eight
+// bytes at a time (SplitUnquoted one the splitter saw no quote in, its
+// carriage returns bytes like others), and CSVFields leaves any other
+// record to encoding/csv. Late narrows a CSV block to the records whose
+// time field its caller finds in a range. An Object reads the wanted
+// members of an NDJSON line in one scan, without decoding the line into a
+// map.
 //
 // Contract: the records and fields found are those encoding/csv finds in
 // the same bytes, for every input encoding/csv reads without an error
