@@ -840,37 +840,17 @@ func (m *nullMask) addNulls(n int) {
 	m.nulls += n
 }
 
-func (b *IntBuilder) appendNulls(n int) {
-	if !b.check {
-		b.Vals = grown(b.Vals, n)
-		b.Mask.addNulls(n)
+// nullsTo appends n nulls to a builder's values and mask, unless it only
+// checks.
+func nullsTo[T any](check bool, vals *[]T, m *nullMask, n int) {
+	if !check {
+		*vals = grown(*vals, n)
+		m.addNulls(n)
 	}
 }
 
-func (b *floatBuilder) appendNulls(n int) {
-	if !b.check {
-		b.vals = grown(b.vals, n)
-		b.mask.addNulls(n)
-	}
-}
-
-func (b *boolBuilder) appendNulls(n int) {
-	if !b.check {
-		b.vals = grown(b.vals, n)
-		b.mask.addNulls(n)
-	}
-}
-
-func (b *dateBuilder) appendNulls(n int) {
-	if !b.check {
-		b.vals = grown(b.vals, n)
-		b.mask.addNulls(n)
-	}
-}
-
-func (b *textBuilder) appendNulls(n int) {
-	if !b.check {
-		b.idx = grown(b.idx, n)
-		b.mask.addNulls(n)
-	}
-}
+func (b *IntBuilder) appendNulls(n int)   { nullsTo(b.check, &b.Vals, &b.Mask, n) }
+func (b *floatBuilder) appendNulls(n int) { nullsTo(b.check, &b.vals, &b.mask, n) }
+func (b *boolBuilder) appendNulls(n int)  { nullsTo(b.check, &b.vals, &b.mask, n) }
+func (b *dateBuilder) appendNulls(n int)  { nullsTo(b.check, &b.vals, &b.mask, n) }
+func (b *textBuilder) appendNulls(n int)  { nullsTo(b.check, &b.idx, &b.mask, n) }
