@@ -134,7 +134,7 @@ func TestAppendTextsAsOneByOne(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for typ, vals := range values {
 		for round := range 40 {
-			n := 1 + rng.IntN(70)
+			n := rng.IntN(70)
 			texts := make([]string, n)
 			for k := range texts {
 				if round%4 != 0 && rng.IntN(5) == 0 {
@@ -177,4 +177,15 @@ func TestAppendTextsAsOneByOne(t *testing.T) {
 func TestAppendTextsRefuses(t *testing.T) {
 	b := NewBuilder(domain.TypeInteger, false)
 	assert.Error(t, AppendTexts(b, []string{"", "1", "x"}, nil))
+}
+
+// A column of no value finishes empty, whatever its type: an empty
+// Boolean array has no values buffer at all (it used to crash New).
+func TestEmptyColumnsFinish(t *testing.T) {
+	for _, typ := range []domain.ColumnType{domain.TypeBoolean, domain.TypeInteger, domain.TypeFloat, domain.TypeText,
+		domain.TypeDate, domain.TypeTimestamp, domain.TypeDecimal} {
+		c := NewBuilderSpec(typ, DecimalSpec{Precision: 10, Scale: 2}, false).Finish("c")
+		require.NotNil(t, c, "%s", typ)
+		assert.Zero(t, c.N, "%s", typ)
+	}
 }

@@ -80,7 +80,9 @@ func New(name string, typ domain.ColumnType, arr arrow.Array) *Column {
 		c.Floats = a.Float64Values()
 	case *array.Boolean:
 		c.Bools = a
-		c.BoolBits = a.Data().Buffers()[1].Bytes()
+		if vals := a.Data().Buffers()[1]; vals != nil { // none in an empty array
+			c.BoolBits = vals.Bytes()
+		}
 	case *array.Date32:
 		c.Days = a.Date32Values()
 	case *array.Dictionary:
