@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 
+	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/format"
@@ -201,6 +202,8 @@ func (fp *fileProducer) csvHeader(ctx context.Context, sp *streamPart, s *text.S
 func (fp *fileProducer) exactError(ctx context.Context, sp *streamPart, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
+	} else if errors.As(err, new(*domain.RefusalError)) { // the working set, not the file
+		return err
 	}
 	wants := make([]format.Want, len(fp.q.Base))
 	for i, c := range fp.q.Base {
@@ -321,7 +324,7 @@ func (fp *fileProducer) lateBlock(pr *parquetReaders, t task) (*textBlock, error
 	if t.part.p.Format != files.FormatCSV || slices.Max(b.at) <= b.at[ts] {
 		return b, nil
 	}
-	spans, err := pr.late.Narrow(b.buf, b.spans, b.at[ts], b.nfields, b.quoted, func(times []string, keep []byte) (int, error) {
+	spans, err := pr.late.Narrow(fp.mem, b.buf, b.spans, b.at[ts], b.nfields, b.quoted, func(times []string, keep []byte) (int, error) {
 		bl := column.NewBuilderSpec(q.Base[ts].Type, q.Base[ts].Spec, false)
 		if err := column.AppendTexts(bl, times, nil); err != nil {
 			return 0, err

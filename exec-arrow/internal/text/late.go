@@ -15,20 +15,32 @@ type Late struct {
 	spans []int32
 	wide  bool
 	n     int
+	held  int64 // what mem has been grown by for the buffers
 }
+
+// lateBytes bounds what Late holds a record: its time field's string,
+// the time column a caller builds from it, its span and its bit.
+const lateBytes = 16 + 9 + 8 + 1
 
 // Narrow returns the spans of the block's records in the range (record k
 // is buf[spans[2k]:spans[2k+1]], its time field timeAt of nfields; quoted
 // as for CSVBlock): spans itself when the block is left whole, nil when
 // no record is in the range. inRange parses the time field of every
 // record, sets bit k of keep (cleared) for each record in the range and
-// returns how many it set. The spans returned are valid until the next
-// call.
-func (l *Late) Narrow(buf []byte, spans []int32, timeAt, nfields int, quoted bool, inRange func(times []string, keep []byte) (int, error)) ([]int32, error) {
+// returns how many it set. What the test holds is grown on mem first,
+// whose refusal is Narrow's error. The spans returned are valid until
+// the next call.
+func (l *Late) Narrow(mem Grower, buf []byte, spans []int32, timeAt, nfields int, quoted bool, inRange func(times []string, keep []byte) (int, error)) ([]int32, error) {
 	if l.n++; l.wide && l.n%32 != 0 {
 		return spans, nil
 	}
 	n := len(spans) / 2
+	if need := int64(n) * lateBytes; need > l.held {
+		if err := mem.Grow(need - l.held); err != nil {
+			return nil, err
+		}
+		l.held = need
+	}
 	l.time.Reset(n, []bool{false})
 	if err := CSVBlock(buf, spans, []int{timeAt}, nfields, quoted, &l.time); err != nil {
 		return nil, err

@@ -42,14 +42,15 @@ func TestLateNarrowsToTheRange(t *testing.T) {
 		}
 		return in, nil
 	}
+	mem := &grower{limit: 1 << 20}
 	var l Late
-	got, err := l.Narrow(buf, spans, 1, 3, false, inRange)
+	got, err := l.Narrow(mem, buf, spans, 1, 3, false, inRange)
 	if err != nil || len(got) != 20 || got[2] != spans[20] || string(buf[got[18]:got[19]]) != "90,t90,x" {
 		t.Fatalf("a tenth in the range: %v, %v", got, err)
 	}
 	every = 2
 	for round := range 64 {
-		got, err := l.Narrow(buf, spans, 1, 3, false, inRange)
+		got, err := l.Narrow(mem, buf, spans, 1, 3, false, inRange)
 		if err != nil || len(got) != len(spans) {
 			t.Fatalf("half in the range, block %d: %d spans, %v; want the block whole", round, len(got), err)
 		}
@@ -57,14 +58,20 @@ func TestLateNarrowsToTheRange(t *testing.T) {
 	if tested != 1+1+2 { // the first, the half, then every 32nd
 		t.Fatalf("tested %d blocks, want 4", tested)
 	}
+	if mem.n != 100*lateBytes {
+		t.Fatalf("grew the working set by %d, want %d once", mem.n, 100*lateBytes)
+	}
+	if _, err := new(Late).Narrow(&grower{limit: 10}, buf, spans, 1, 3, false, inRange); !errors.Is(err, errOver) {
+		t.Fatalf("the working set refused: %v, want its error", err)
+	}
 	none := func(times []string, keep []byte) (int, error) { return 0, nil }
 	var fresh Late
-	if got, err := fresh.Narrow(buf, spans, 1, 3, false, none); got != nil || err != nil {
+	if got, err := fresh.Narrow(mem, buf, spans, 1, 3, false, none); got != nil || err != nil {
 		t.Fatalf("none in the range: %v, %v", got, err)
 	}
 	wide := append(append([]byte{}, buf...), "5,t5,x,extra"...)
 	wideSpans := append(append([]int32{}, spans...), int32(len(buf)), int32(len(wide)))
-	if _, err := fresh.Narrow(wide, wideSpans, 1, 3, false, none); !errors.Is(err, ErrFastPath) {
+	if _, err := fresh.Narrow(mem, wide, wideSpans, 1, 3, false, none); !errors.Is(err, ErrFastPath) {
 		t.Fatalf("a record of four fields: %v, want ErrFastPath", err)
 	}
 }
