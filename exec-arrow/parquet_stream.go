@@ -205,6 +205,10 @@ type parquetReaders struct {
 	sel  *kernel.Selector
 	keep []byte    // a batch's selected rows (reused: fresh memory faults on first touch)
 	late text.Late // CSV blocks narrowed to the records in the range (lateBlock)
+	// lateTime builds the time column late's test reads, reset and reused
+	// block after block (its memory is held in late's share of the
+	// working set).
+	lateTime column.Builder
 	// zoneTried and zoneSkipped count the batches checked against the
 	// range by their time column's zone, and those it skipped.
 	zoneTried, zoneSkipped int

@@ -57,6 +57,7 @@ type fileProducer struct {
 	parts  []*streamPart
 	work   []chan task
 	blocks *text.Blocks // text block buffers and spans, recycled
+	names  []string     // the base columns' names: the NDJSON members read
 	// The row groups of the Parquet parts before the first text part are
 	// known from their footers: direct[w] lists worker w's, and it reads
 	// them without waiting for a dispatcher. The dispatcher (run) numbers
@@ -86,6 +87,9 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *gate.Reservation, 
 		fsys = files.Counting(fsys, &m.Bytes)
 	}
 	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), blocks: text.NewBlocks(mem, q.Parallel), dicts: make([]atomic.Int32, len(q.Base)), dictBytes: make([]atomic.Int32, len(q.Base))}
+	for _, c := range q.Base {
+		fp.names = append(fp.names, c.Name)
+	}
 	var perWorker int64
 	for _, p := range q.tf.Parts {
 		sp := &streamPart{p: p, seen: make([]atomic.Bool, len(q.Base))}

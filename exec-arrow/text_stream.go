@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -239,8 +238,8 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 	fields.Reset(n, only)
 	if t.part.p.Format == files.FormatCSV {
 		err = text.CSVBlock(b.buf, b.spans, b.at, b.nfields, b.quoted, fields)
-	} else {
-		err = fp.ndjsonBlock(t.part, b, fields)
+	} else if err = format.NDJSONBlock(b.buf, b.spans, fp.names, t.part.seen, fields); err == nil {
+		t.part.objects.Add(int64(len(b.spans) / 2))
 	}
 	if err != nil {
 		return fp.exactError(ctx, t.part, err)
@@ -325,7 +324,16 @@ func (fp *fileProducer) lateBlock(pr *parquetReaders, t task) (*textBlock, error
 		return b, nil
 	}
 	spans, err := pr.late.Narrow(fp.mem, b.buf, b.spans, b.at[ts], b.nfields, b.quoted, func(times []string, keep []byte) (int, error) {
-		bl := column.NewBuilderSpec(q.Base[ts].Type, q.Base[ts].Spec, false)
+		bl := pr.lateTime
+		if r, ok := bl.(column.Resetter); ok {
+			r.Reset()
+		} else {
+			bl = column.NewBuilderSpec(q.Base[ts].Type, q.Base[ts].Spec, false)
+			pr.lateTime = bl
+		}
+		if r, ok := bl.(column.Reserver); ok {
+			r.Reserve(len(times))
+		}
 		if err := column.AppendTexts(bl, times, nil); err != nil {
 			return 0, err
 		}
@@ -350,39 +358,4 @@ func selectsText(q *query, sel []int) bool {
 		}
 	}
 	return false
-}
-
-// ndjsonBlock decodes every object of b as the reference reader does and
-// keeps the wanted values' text (a JSON null, an absent key and "" are
-// empty: null).
-func (fp *fileProducer) ndjsonBlock(sp *streamPart, b *textBlock, fields *text.Fields) error {
-	q := fp.q
-	names := make([]string, len(q.Base))
-	for s, c := range q.Base {
-		names[s] = c.Name
-	}
-	rd := format.NewNDJSONReader(names)
-	tc := &text.TextCapture{}
-	for k := 0; k < len(b.spans)/2; k++ {
-		if !rd.Line(bytes.TrimSpace(b.buf[b.spans[2*k]:b.spans[2*k+1]])) {
-			return text.ErrFastPath
-		}
-		for s := range q.Base {
-			if rd.Present(s) && !sp.seen[s].Load() {
-				sp.seen[s].Store(true)
-			}
-			v, ok := rd.Text(s)
-			if !ok {
-				tc.Value = ""
-				if err := rd.Append(s, tc); err != nil {
-					return err
-				}
-				v = tc.Value
-			}
-			fields.Put(k, s, v)
-		}
-	}
-	fields.Seal()
-	sp.objects.Add(int64(len(b.spans) / 2))
-	return nil
 }

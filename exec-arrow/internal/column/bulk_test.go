@@ -189,3 +189,51 @@ func TestEmptyColumnsFinish(t *testing.T) {
 		assert.Zero(t, c.N, "%s", typ)
 	}
 }
+
+// A builder reset builds its next column as a new builder would, nulls
+// before or after included, in the memory it already holds.
+func TestResetBuildsAsNew(t *testing.T) {
+	values := map[domain.ColumnType][]string{
+		domain.TypeInteger:   {"1", "-7", "42"},
+		domain.TypeFloat:     {"1.5", "-0.25"},
+		domain.TypeDate:      {"2025-01-02", "1969-12-31"},
+		domain.TypeTimestamp: {"2025-01-02T03:04:05Z", "1960-08-27T08:52:32Z"},
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for typ, vals := range values {
+		b := NewBuilder(typ, false)
+		r, ok := b.(Resetter)
+		require.True(t, ok, "%s", typ)
+		for round := range 30 {
+			r.Reset()
+			texts := make([]string, rng.IntN(70))
+			for k := range texts {
+				if round%2 == 0 || rng.IntN(4) > 0 {
+					texts[k] = vals[rng.IntN(len(vals))]
+				}
+			}
+			fresh := NewBuilder(typ, false)
+			require.NoError(t, AppendTexts(b, texts, nil))
+			require.NoError(t, AppendTexts(fresh, texts, nil))
+			got, want := b.Finish("c"), fresh.Finish("c")
+			require.Equal(t, want.N, got.N, "%s round %d", typ, round)
+			require.Equal(t, want.Arr.NullN(), got.Arr.NullN(), "%s round %d", typ, round)
+			require.Equal(t, want.Valid == nil, got.Valid == nil, "%s round %d", typ, round)
+			for k := range int32(want.N) {
+				require.Equal(t, want.IsValid(k), got.IsValid(k), "%s round %d row %d", typ, round, k)
+				if want.IsValid(k) {
+					require.Equal(t, want.Cell(k), got.Cell(k), "%s round %d row %d", typ, round, k)
+				}
+			}
+		}
+		full := make([]string, 64)
+		for k := range full {
+			full[k] = vals[0]
+		}
+		require.NoError(t, AppendTexts(b, full, nil))
+		assert.Zero(t, testing.AllocsPerRun(10, func() {
+			r.Reset()
+			_ = AppendTexts(b, full, nil)
+		}), "%s: a reset builder allocates again", typ)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync/atomic"
 
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
@@ -180,4 +181,35 @@ func AppendJSON(b column.Builder, raw json.RawMessage) error {
 		return b.AppendText(string(raw))
 	}
 	return b.AppendText(string(raw))
+}
+
+// NDJSONBlock decodes the object of every record of buf (record k is
+// buf[spans[2k]:spans[2k+1]]) as the reference reader does and puts the
+// text of member names[s] in field s of fields (a JSON null, an absent
+// member and "" are empty: null); seen[s] is set once some record holds
+// member s. A record the reader cannot take is text.ErrFastPath.
+func NDJSONBlock(buf []byte, spans []int32, names []string, seen []atomic.Bool, fields *text.Fields) error {
+	rd := NewNDJSONReader(names)
+	tc := &text.TextCapture{}
+	for k := 0; k < len(spans)/2; k++ {
+		if !rd.Line(bytes.TrimSpace(buf[spans[2*k]:spans[2*k+1]])) {
+			return text.ErrFastPath
+		}
+		for s := range names {
+			if rd.Present(s) && !seen[s].Load() {
+				seen[s].Store(true)
+			}
+			v, ok := rd.Text(s)
+			if !ok {
+				tc.Value = ""
+				if err := rd.Append(s, tc); err != nil {
+					return err
+				}
+				v = tc.Value
+			}
+			fields.Put(k, s, v)
+		}
+	}
+	fields.Seal()
+	return nil
 }
