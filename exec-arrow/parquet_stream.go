@@ -208,7 +208,7 @@ type parquetReaders struct {
 	// lateTime builds the time column late's test reads, reset and reused
 	// block after block (its memory is held in late's share of the
 	// working set).
-	lateTime column.Builder
+	lateTime text.TimeBuilder
 	// zoneTried and zoneSkipped count the batches checked against the
 	// range by their time column's zone, and those it skipped.
 	zoneTried, zoneSkipped int

@@ -323,21 +323,15 @@ func (fp *fileProducer) lateBlock(pr *parquetReaders, t task) (*textBlock, error
 	if t.part.p.Format != files.FormatCSV || slices.Max(b.at) <= b.at[ts] {
 		return b, nil
 	}
-	spans, err := pr.late.Narrow(fp.mem, b.buf, b.spans, b.at[ts], b.nfields, b.quoted, func(times []string, keep []byte) (int, error) {
-		bl := pr.lateTime
-		if r, ok := bl.(column.Resetter); ok {
-			r.Reset()
-		} else {
-			bl = column.NewBuilderSpec(q.Base[ts].Type, q.Base[ts].Spec, false)
-			pr.lateTime = bl
+	if pr.lateTime == nil {
+		bl, ok := column.NewBuilderSpec(q.Base[ts].Type, q.Base[ts].Spec, false).(text.TimeBuilder)
+		if !ok {
+			return b, nil
 		}
-		if r, ok := bl.(column.Reserver); ok {
-			r.Reserve(len(times))
-		}
-		if err := column.AppendTexts(bl, times, nil); err != nil {
-			return 0, err
-		}
-		tc := bl.Finish(q.Base[ts].Name)
+		pr.lateTime = bl
+	}
+	spans, err := pr.late.Narrow(fp.mem, b.buf, b.spans, b.at[ts], b.nfields, b.quoted, pr.lateTime, func(keep []byte) (int, error) {
+		tc := pr.lateTime.Finish(q.Base[ts].Name)
 		return q.InRange(tc, column.ZoneOf(tc, 0, tc.N), keep), nil
 	})
 	if spans == nil || err != nil {

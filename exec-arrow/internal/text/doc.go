@@ -7,7 +7,8 @@
 // bytes at a time (SplitUnquoted one the splitter saw no quote in, its
 // carriage returns bytes like others), and CSVFields leaves any other
 // record to encoding/csv. Late narrows a CSV block to the records whose
-// time field its caller finds in a range. An Object reads the wanted
+// time field its caller finds in a range, building the block's time
+// column (a TimeBuilder, reused) as each record is split. An Object reads the wanted
 // members of an NDJSON line in one scan, without decoding the line into a
 // map.
 //

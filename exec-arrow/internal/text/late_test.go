@@ -5,20 +5,24 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
-// Narrow keeps the records whose time the caller finds in the range, in
-// order, when they are at most a quarter of the block; leaves a block
-// whole when more are, and then tests only every 32nd block; says no
-// record when none is; and fails on a record of another width even out
-// of the range, as CSVBlock does.
+// Narrow builds the block's time column afresh and keeps the records whose
+// time the caller finds in the range, in order, when they are at most a
+// quarter of the block; leaves a block whole when more are, and then
+// tests only every 32nd block; says no record when none is; and fails on
+// a record of another width or a time the builder refuses even out of the
+// range, as CSVBlock and the column would.
 func TestLateNarrowsToTheRange(t *testing.T) {
 	block := func(n int) ([]byte, []int32) {
 		var b strings.Builder
 		var spans []int32
 		for k := range n {
 			lo := b.Len()
-			fmt.Fprintf(&b, "%d,t%d,x", k, k)
+			fmt.Fprintf(&b, "%d,%d,x", k, 1000+k)
 			spans = append(spans, int32(lo), int32(b.Len()))
 			b.WriteByte('\n')
 		}
@@ -28,13 +32,15 @@ func TestLateNarrowsToTheRange(t *testing.T) {
 	// every tenth record is in the range (10 of 100), or every other (50)
 	every := 10
 	tested := 0
-	inRange := func(times []string, keep []byte) (int, error) {
+	times := column.NewBuilder(domain.TypeInteger, false).(TimeBuilder)
+	inRange := func(keep []byte) (int, error) {
 		tested++
-		if len(times) != 100 || times[7] != "t7" {
-			return 0, fmt.Errorf("times %d, times[7] %q", len(times), times[7])
+		c := times.Finish("t")
+		if c.N != 100 || c.Ints[7] != 1007 || c.Valid != nil {
+			return 0, fmt.Errorf("times %d, times[7] %d", c.N, c.Ints[7])
 		}
 		in := 0
-		for k := range times {
+		for k := range c.N {
 			if k%every == 0 {
 				keep[k>>3] |= 1 << (k & 7)
 				in++
@@ -44,13 +50,13 @@ func TestLateNarrowsToTheRange(t *testing.T) {
 	}
 	mem := &grower{limit: 1 << 20}
 	var l Late
-	got, err := l.Narrow(mem, buf, spans, 1, 3, false, inRange)
-	if err != nil || len(got) != 20 || got[2] != spans[20] || string(buf[got[18]:got[19]]) != "90,t90,x" {
+	got, err := l.Narrow(mem, buf, spans, 1, 3, false, times, inRange)
+	if err != nil || len(got) != 20 || got[2] != spans[20] || string(buf[got[18]:got[19]]) != "90,1090,x" {
 		t.Fatalf("a tenth in the range: %v, %v", got, err)
 	}
 	every = 2
 	for round := range 64 {
-		got, err := l.Narrow(mem, buf, spans, 1, 3, false, inRange)
+		got, err := l.Narrow(mem, buf, spans, 1, 3, false, times, inRange)
 		if err != nil || len(got) != len(spans) {
 			t.Fatalf("half in the range, block %d: %d spans, %v; want the block whole", round, len(got), err)
 		}
@@ -61,17 +67,31 @@ func TestLateNarrowsToTheRange(t *testing.T) {
 	if mem.n != 100*lateBytes {
 		t.Fatalf("grew the working set by %d, want %d once", mem.n, 100*lateBytes)
 	}
-	if _, err := new(Late).Narrow(&grower{limit: 10}, buf, spans, 1, 3, false, inRange); !errors.Is(err, errOver) {
+	if _, err := new(Late).Narrow(&grower{limit: 10}, buf, spans, 1, 3, false, times, inRange); !errors.Is(err, errOver) {
 		t.Fatalf("the working set refused: %v, want its error", err)
 	}
-	none := func(times []string, keep []byte) (int, error) { return 0, nil }
+	none := func(keep []byte) (int, error) { return 0, nil }
 	var fresh Late
-	if got, err := fresh.Narrow(mem, buf, spans, 1, 3, false, none); got != nil || err != nil {
+	if got, err := fresh.Narrow(mem, buf, spans, 1, 3, false, times, none); got != nil || err != nil {
 		t.Fatalf("none in the range: %v, %v", got, err)
 	}
-	wide := append(append([]byte{}, buf...), "5,t5,x,extra"...)
+	wide := append(append([]byte{}, buf...), "5,1005,x,extra"...)
 	wideSpans := append(append([]int32{}, spans...), int32(len(buf)), int32(len(wide)))
-	if _, err := fresh.Narrow(mem, wide, wideSpans, 1, 3, false, none); !errors.Is(err, ErrFastPath) {
+	if _, err := fresh.Narrow(mem, wide, wideSpans, 1, 3, false, times, none); !errors.Is(err, ErrFastPath) {
 		t.Fatalf("a record of four fields: %v, want ErrFastPath", err)
+	}
+	bad := append(append([]byte{}, buf...), "5,t5,x"...)
+	badSpans := append(append([]int32{}, spans...), int32(len(buf)), int32(len(bad)))
+	if _, err := fresh.Narrow(mem, bad, badSpans, 1, 3, false, times, none); !errors.As(err, new(column.ErrNotType)) {
+		t.Fatalf("a time that is no integer: %v, want the builder's refusal", err)
+	}
+	empty := append(append([]byte{}, buf...), "5,,x"...)
+	if _, err := fresh.Narrow(mem, empty, badSpans, 1, 3, false, times, func(keep []byte) (int, error) {
+		if c := times.Finish("t"); c.N != 101 || c.IsValid(100) || !c.IsValid(99) {
+			t.Errorf("an empty time: %d values, the last valid %v; want a null", c.N, c.IsValid(100))
+		}
+		return 0, nil
+	}); err != nil {
+		t.Fatalf("an empty time: %v", err)
 	}
 }

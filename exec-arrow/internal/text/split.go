@@ -319,25 +319,35 @@ func CSVBlock(buf []byte, spans []int32, at []int, nfields int, quoted bool, f *
 	want = Wanted(want)
 	out := make([]string, slots)
 	for k := 0; k < len(spans)/2; k++ {
-		lo, hi := int(spans[2*k]), int(spans[2*k+1])
-		switch n := splitFields(buf[lo:hi], want, out, quoted); n {
-		case nfields:
-		case -1:
-			fs, err := CSVFields(buf[lo:LineEnd(buf, hi)], nfields)
-			if err != nil {
-				return err
-			}
-			for s, i := range at {
-				out[s] = fs[i]
-			}
-		default:
-			return ErrFastPath
+		if err := splitRecord(buf, int(spans[2*k]), int(spans[2*k+1]), want, at, out, nfields, quoted); err != nil {
+			return err
 		}
 		for s, v := range out {
 			f.Put(k, s, v)
 		}
 	}
 	f.Seal()
+	return nil
+}
+
+// splitRecord splits the record buf[lo:hi] and puts its field at[s] in
+// out[s] (want is Wanted's, of at), by encoding/csv when the record holds
+// a quote or a carriage return; a record of other than nfields fields is
+// ErrFastPath.
+func splitRecord(buf []byte, lo, hi int, want, at []int, out []string, nfields int, quoted bool) error {
+	switch n := splitFields(buf[lo:hi], want, out, quoted); n {
+	case nfields:
+	case -1:
+		fs, err := CSVFields(buf[lo:LineEnd(buf, hi)], nfields)
+		if err != nil {
+			return err
+		}
+		for s, i := range at {
+			out[s] = fs[i]
+		}
+	default:
+		return ErrFastPath
+	}
 	return nil
 }
 
