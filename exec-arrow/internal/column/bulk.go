@@ -2,6 +2,7 @@ package column
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -187,9 +188,16 @@ func growTo[T any](s []T, n int) []T {
 		return s
 	}
 	out := make([]T, len(s), len(s)+n)
+	var zero T
+	adviseHuge(unsafe.Pointer(unsafe.SliceData(out[:cap(out)])), uintptr(cap(out))*unsafe.Sizeof(zero))
 	copy(out, s)
 	return out
 }
+
+// hugeMin is the least memory growTo advises huge pages for: a few huge
+// pages' worth, so that the ranges advised stay few and large.
+const hugeMin = 8 << 20
+
 func (b *IntBuilder) Reserve(n int)     { b.Vals = growTo(b.Vals, n); b.Mask.Reserve(n) }
 func (b *floatBuilder) Reserve(n int)   { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
 func (b *dateBuilder) Reserve(n int)    { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }

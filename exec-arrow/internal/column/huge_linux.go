@@ -1,0 +1,32 @@
+//go:build linux
+
+package column
+
+import (
+	"syscall"
+	"unsafe"
+)
+
+// hugePage is the size of a transparent huge page on Linux (x86-64 and
+// arm64 with 4 KiB pages).
+const hugePage = 2 << 20
+
+// adviseHuge asks the kernel to back the whole huge pages inside the n
+// bytes at p with transparent huge pages (madvise MADV_HUGEPAGE) before
+// anything touches them: one fault then maps 2 MiB instead of 4 KiB. A
+// column's memory is written whole once reserved, and a first touch costs
+// the most on virtual machines (docs/performance.md, "Huge pages for
+// column memory"). Memory below hugeMin is left alone, so the advice
+// marks few ranges; where the kernel keeps huge pages off, or refuses,
+// nothing changes.
+func adviseHuge(p unsafe.Pointer, n uintptr) {
+	if n < hugeMin {
+		return
+	}
+	start := (uintptr(p)+hugePage-1)&^(hugePage-1) - uintptr(p)
+	end := (uintptr(p)+n)&^(hugePage-1) - uintptr(p)
+	if end <= start {
+		return
+	}
+	_ = syscall.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, start)), end-start), syscall.MADV_HUGEPAGE)
+}

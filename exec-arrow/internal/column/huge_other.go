@@ -1,0 +1,8 @@
+//go:build !linux
+
+package column
+
+import "unsafe"
+
+// adviseHuge does nothing where transparent huge pages are not Linux's.
+func adviseHuge(unsafe.Pointer, uintptr) {}
