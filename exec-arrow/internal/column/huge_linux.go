@@ -15,10 +15,10 @@ const hugePage = 2 << 20
 // bytes at p with transparent huge pages (madvise MADV_HUGEPAGE) before
 // anything touches them: one fault then maps 2 MiB instead of 4 KiB. A
 // column's memory is written whole once reserved, and a first touch costs
-// the most on virtual machines (docs/performance.md, "Huge pages for
-// column memory"). Memory below hugeMin is left alone, so the advice
-// marks few ranges; where the kernel keeps huge pages off, or refuses,
-// nothing changes.
+// the most on virtual machines (docs/performance.md, "Time columns
+// reused, huge pages for columns"). Memory below hugeMin is left alone,
+// so the advice marks few ranges; where the kernel keeps huge pages off,
+// or refuses, nothing changes.
 func adviseHuge(p unsafe.Pointer, n uintptr) {
 	if n < hugeMin {
 		return
