@@ -5,6 +5,7 @@ package column
 import (
 	"bufio"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -52,4 +53,46 @@ func TestGrowToAdvisesHugePages(t *testing.T) {
 		t.Fatalf("flags %v of a reserved column: huge pages advised %v, kernel has them %v", flags, got, thp == nil)
 	}
 	runtime.KeepAlive(s)
+}
+
+// GODEBUG is read as the runtime reads it: the last disablethp counts,
+// a value that is no number is ignored, and another name is no switch.
+func TestDisablesTHP(t *testing.T) {
+	for godebug, want := range map[string]bool{
+		"":                                false,
+		"disablethp=1":                    true,
+		"disablethp=0":                    false,
+		"disablethp=2":                    true,
+		"gctrace=1,disablethp=1":          true,
+		"disablethp=1,disablethp=0":       false,
+		"disablethp=1,disablethp=x":       true,
+		"disablethp=x":                    false,
+		"xdisablethp=1":                   false,
+		"disablethp":                      false,
+		"madvdontneed=1, disablethp=1":    false, // " disablethp" is another name
+		"disablethp=1,madvdontneed=1,x=y": true,
+	} {
+		if got := disablesTHP(godebug); got != want {
+			t.Errorf("GODEBUG=%q: disablethp set %v, want %v", godebug, got, want)
+		}
+	}
+}
+
+// A process started with GODEBUG=disablethp=1 advises no huge page: the
+// test binary runs this test again as such a process.
+func TestNoAdviceWithDisableTHP(t *testing.T) {
+	if os.Getenv("SUTURA_HUGE_CHILD") == "1" {
+		s := growTo([]int64(nil), 4<<20)
+		mid := uintptr(unsafe.Pointer(unsafe.SliceData(s[:1]))) + 16<<20
+		if flags := vmFlags(t, mid); strings.Contains(" "+strings.Join(flags, " ")+" ", " hg ") {
+			t.Fatalf("flags %v: huge pages advised under disablethp=1", flags)
+		}
+		runtime.KeepAlive(s)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestNoAdviceWithDisableTHP$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "SUTURA_HUGE_CHILD=1", "GODEBUG=disablethp=1")
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "PASS") {
+		t.Fatalf("the child: %v\n%s", err, out)
+	}
 }
