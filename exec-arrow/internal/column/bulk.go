@@ -146,19 +146,20 @@ type Reserver interface {
 }
 
 // Resetter is the optional ability of a builder to start again empty
-// and keep its memory, for a caller that builds a column per block and
-// drops it before the next: the column Finish returned shares that memory
-// and is overwritten by what is appended after Reset. Memory a builder
-// takes fresh costs a page fault on first touch, so reuse pays.
+// and keep its values' memory, for a caller that builds a column per
+// block and drops it before the next: the column Finish returned shares
+// that memory and is overwritten by what is appended after Reset. Memory
+// a builder takes fresh costs a page fault on first touch, so reuse pays.
+// The time column builders (dates and timestamps) have it.
 type Resetter interface {
 	Reset()
 }
 
-func (b *IntBuilder) Reset()   { b.Vals = b.Vals[:0]; b.Mask.reset() }
-func (b *dateBuilder) Reset()  { b.vals = b.vals[:0]; b.mask.reset() }
-func (b *floatBuilder) Reset() { b.vals = b.vals[:0]; b.mask.reset() }
+func (b *IntBuilder) Reset()  { b.Vals = b.Vals[:0]; b.Mask.reset() }
+func (b *dateBuilder) Reset() { b.vals = b.vals[:0]; b.mask.reset() }
 
-// reset forgets the values recorded and keeps the room.
+// reset forgets the values recorded; a validity slice made again at the
+// next null takes the room the last one had.
 func (m *nullMask) reset() {
 	m.room = max(m.room, cap(m.valid))
 	m.n, m.nulls, m.valid = 0, 0, nil

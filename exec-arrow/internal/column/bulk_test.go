@@ -195,7 +195,6 @@ func TestEmptyColumnsFinish(t *testing.T) {
 func TestResetBuildsAsNew(t *testing.T) {
 	values := map[domain.ColumnType][]string{
 		domain.TypeInteger:   {"1", "-7", "42"},
-		domain.TypeFloat:     {"1.5", "-0.25"},
 		domain.TypeDate:      {"2025-01-02", "1969-12-31"},
 		domain.TypeTimestamp: {"2025-01-02T03:04:05Z", "1960-08-27T08:52:32Z"},
 	}
