@@ -17,8 +17,8 @@ import (
 // A CSV file of several megabytes whose every text field is quoted —
 // holding commas, doubled quotes and now and then a line end — is read
 // record by record wherever its buffers end (a read ends inside a quoted
-// field every megabyte or so): streamed and from the cache, a count and a
-// sum by month are the ones written.
+// field every megabyte or so), or in ranges: streamed and from the cache,
+// a count and a sum by month are the ones written.
 func TestCSVQuotedFieldsAcrossBuffers(t *testing.T) {
 	const n = 100_000
 	rng := rand.New(rand.NewPCG(11, 12))
@@ -47,6 +47,11 @@ func TestCSVQuotedFieldsAcrossBuffers(t *testing.T) {
 	model := domain.Model{Name: "t", Source: "files", Table: "t", Columns: cols}
 	p := mkPlan(t, domain.Month, "2025-01-01", "2026-01-01", domain.Leg{Base: tbl("t", "t0", cols...), TimeColumn: "day",
 		Metrics: []domain.MetricRef{metric("n", count("amount")), metric("total", simple(domain.Sum, "amount"))}})
+	streamedAndCached(t, dir, model, p, want)
+	// Read by the workers in ranges of 64 KiB, most of which start inside
+	// a quoted field.
+	defer func(b int64) { rangeBytes = b }(rangeBytes)
+	rangeBytes = 64 << 10
 	streamedAndCached(t, dir, model, p, want)
 }
 

@@ -26,7 +26,7 @@ type task struct {
 	part  *streamPart
 	rg    int        // Parquet: the row group within the part
 	block *textBlock // CSV, NDJSON: the records
-	// NDJSON read in ranges (block nil): the lines that start in [lo, hi).
+	// Text read in ranges (block nil): the records that start in [lo, hi).
 	lo, hi int64
 }
 
@@ -38,10 +38,16 @@ type streamPart struct {
 	// many objects it has (a column no object holds is an error).
 	seen    []atomic.Bool
 	objects atomic.Int64
-	// NDJSON read in ranges: the file, opened by the dispatcher and
-	// closed with the producer, and its size.
-	file fs.File
-	size int64
+	// Text read in ranges: the file, opened by the dispatcher and closed
+	// with the producer, and its size; CSV: the field of each slot, the
+	// number of fields a record has, where the records begin (past the
+	// header), and the ranges' quote links.
+	file    fs.File
+	size    int64
+	at      []int
+	nfields int
+	base    int64
+	quotes  *text.Quotes
 }
 
 // fileProducer streams the base table's files. One dispatcher walks the
@@ -204,7 +210,7 @@ func (fp *fileProducer) Scan(ctx context.Context, w int, each func(*kernel.Batch
 	var pr parquetReaders
 	defer pr.release()
 	var fields text.Fields // a text block's wanted fields, reused
-	var ranged text.Ranged // an NDJSON range's bytes, reused
+	var ranged text.Ranged // a text range's bytes, reused
 	for _, t := range fp.direct[w] {
 		if err := fp.parquetTask(ctx, &pr, t, each); err != nil {
 			return err

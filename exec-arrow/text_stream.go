@@ -16,8 +16,8 @@ import (
 )
 
 // textBlock is a run of records of a CSV or NDJSON part, cut at record
-// boundaries by the dispatcher (splitText) or, in an NDJSON range, by the
-// worker that read it (rangeTask): record i is buf[spans[2i]:spans[2i+1]],
+// boundaries by the dispatcher (splitText) or, in a range, by the worker
+// that read it (rangeTask): record i is buf[spans[2i]:spans[2i+1]],
 // without its line end.
 type textBlock struct {
 	buf   []byte
@@ -60,53 +60,47 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 		}
 	}
 	blocks := 0
-	var spans []int32
-	for {
+	for more := true; more; {
 		if err := ctx.Err(); err != nil {
 			return blocks, err
 		}
-		lo, hi, ok, err := s.Next()
+		spans, err := fp.blocks.Spans()
 		if err != nil {
+			return blocks, err
+		}
+		if spans, more, err = s.Block(spans, column.ChunkRows); err != nil {
 			return blocks, fmt.Errorf("file %s: %w", sp.p.Path, err)
+		} else if len(spans) == 0 {
+			fp.blocks.Put(nil, spans)
+			break
 		}
-		if ok && !text.Blank(s.Buf[lo:hi], s.CSV) {
-			if spans == nil {
-				if spans, err = fp.blocks.Spans(); err != nil {
-					return blocks, err
-				}
-			}
-			spans = append(spans, int32(lo), int32(hi))
+		fp.q.streamedRows.Add(int64(len(spans) / 2))
+		b := &textBlock{spans: spans, at: at, nfields: nfields, quoted: s.Quoted}
+		fresh, err := fp.blocks.Buffer()
+		if err != nil {
+			return blocks, err
 		}
-		if len(spans) == 2*column.ChunkRows || (!ok && len(spans) > 0) {
-			fp.q.streamedRows.Add(int64(len(spans) / 2))
-			b := &textBlock{spans: spans, at: at, nfields: nfields, quoted: s.Quoted}
-			fresh, err := fp.blocks.Buffer()
-			if err != nil {
-				return blocks, err
-			}
-			b.buf = s.Cut(fresh)
-			fp.blocks.Grew(cap(b.buf))
-			if err := send(task{group: first + blocks, part: sp, block: b}); err != nil {
-				return blocks, err
-			}
-			blocks++
-			spans = nil
+		b.buf = s.Cut(fresh)
+		fp.blocks.Grew(cap(b.buf))
+		if err := send(task{group: first + blocks, part: sp, block: b}); err != nil {
+			return blocks, err
 		}
-		if !ok {
-			return blocks, nil
-		}
+		blocks++
 	}
+	return blocks, nil
 }
 
-// rangeText hands an uncompressed NDJSON part to the workers in ranges
-// of rangeBytes, one group each, when its file allows positioned reads:
-// each worker reads and splits its own ranges (rangeTask), so the read's
-// copy and the search for line ends are not one goroutine's work for
-// all (docs/performance.md, "NDJSON read in ranges"). It returns -1 for a
-// part splitText is to read.
+// rangeText hands an uncompressed CSV or NDJSON part to the workers in
+// ranges of rangeBytes, one group each, when it holds two ranges a worker
+// and its file allows positioned reads: each worker reads and splits its own ranges (rangeTask), so the
+// read's copy and the search for record ends are not one goroutine's work
+// for all (docs/performance.md, "CSV read in ranges"). A CSV part's header
+// is read first; a CSV range learns whether it starts inside a quoted
+// field from the quotes of the ranges before it (text.Quotes). It returns
+// -1 for a part splitText is to read.
 func (fp *fileProducer) rangeText(ctx context.Context, sp *streamPart, first int, send func(task) error) (int, error) {
-	if sp.p.Format != files.FormatNDJSON || sp.p.Codec != files.CodecNone {
-		return -1, nil
+	if sp.p.Codec != files.CodecNone || sp.p.Size < int64(2*len(fp.work))*rangeBytes {
+		return -1, nil // fewer ranges than two a worker leave a worker idle
 	}
 	f, err := fp.fsys.Open(sp.p.Path)
 	if err != nil {
@@ -124,8 +118,22 @@ func (fp *fileProducer) rangeText(ctx context.Context, sp *streamPart, first int
 		return -1, nil
 	}
 	sp.file, sp.size = f, st.Size()
+	if sp.p.Format == files.FormatCSV {
+		buf, err := fp.blocks.Buffer()
+		if err != nil {
+			return 0, err
+		}
+		s := &text.Splitter{Mem: fp.mem, Reader: io.NewSectionReader(ra, 0, sp.size), CSV: true, Buf: buf}
+		sp.at, sp.nfields, err = fp.csvHeader(ctx, sp, s)
+		fp.blocks.Put(s.Buf, nil)
+		if err != nil {
+			return 0, err
+		}
+		sp.base = int64(s.Start)
+		sp.quotes = text.NewQuotes(int((sp.size - sp.base + rangeBytes - 1) / rangeBytes))
+	}
 	groups := 0
-	for lo := int64(0); lo < sp.size; lo += rangeBytes {
+	for lo := sp.base; lo < sp.size; lo += rangeBytes {
 		if err := send(task{group: first + groups, part: sp, lo: lo, hi: min(lo+rangeBytes, sp.size)}); err != nil {
 			return groups, err
 		}
@@ -134,33 +142,45 @@ func (fp *fileProducer) rangeText(ctx context.Context, sp *streamPart, first int
 	return groups, nil
 }
 
-// rangeBytes is the size of an NDJSON range: a block of column.ChunkRows
-// records of 128 bytes, fewer of longer ones.
-const rangeBytes = 8 << 20
+// rangeBytes is the size of a text range: a block of column.ChunkRows
+// records of 128 bytes, fewer of longer ones. Tests make it small.
+var rangeBytes int64 = 8 << 20
 
-// rangeTask reads the lines of t's range and parses them block by block,
-// as textTask parses a block the dispatcher cut.
+// rangeTask reads the records of t's range and parses them block by
+// block, as textTask parses a block the dispatcher cut.
 func (fp *fileProducer) rangeTask(ctx context.Context, pr *parquetReaders, t task, r *text.Ranged, fields *text.Fields, each func(*kernel.Batch) error) error {
-	r.Src, r.Size, r.Mem = t.part.file.(io.ReaderAt), t.part.size, fp.mem
-	buf, err := r.Read(t.lo, t.hi)
+	sp := t.part
+	r.Src, r.Size, r.Mem = sp.file.(io.ReaderAt), sp.size, fp.mem
+	csv := sp.p.Format == files.FormatCSV
+	var buf []byte
+	quoted, err := true, error(nil)
+	if csv {
+		i := int((t.lo - sp.base) / rangeBytes)
+		buf, quoted, err = r.ReadCSV(t.lo, t.hi, sp.base, func(odd bool) (bool, error) { return sp.quotes.Link(ctx, i, odd) })
+	} else {
+		buf, err = r.Read(t.lo, t.hi)
+	}
 	if err != nil {
-		return fmt.Errorf("file %s: %w", t.part.p.Path, err)
+		return fmt.Errorf("file %s: %w", sp.p.Path, err)
 	}
 	spans, err := fp.blocks.Spans()
 	if err != nil {
 		return err
 	}
 	defer func() { fp.blocks.Put(nil, spans) }()
-	for at := 0; at < len(buf); {
+	var s text.Splitter
+	s.Reset(buf, csv, quoted)
+	for more := true; more; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if at, spans = text.Lines(buf, at, spans[:0], column.ChunkRows); len(spans) == 0 {
-			return nil // blank lines
+		if spans, more, err = s.Block(spans[:0], column.ChunkRows); err != nil || len(spans) == 0 {
+			return err
 		}
 		fp.q.streamedRows.Add(int64(len(spans) / 2))
-		b := &textBlock{buf: buf, spans: spans}
-		if err := fp.textTask(ctx, pr, task{group: t.group, part: t.part, block: b}, fields, each); err != nil {
+		b := &textBlock{buf: buf, spans: spans, at: sp.at, nfields: sp.nfields, quoted: s.Quoted}
+		s.Quoted = false
+		if err := fp.textTask(ctx, pr, task{group: t.group, part: sp, block: b}, fields, each); err != nil {
 			return err
 		}
 	}

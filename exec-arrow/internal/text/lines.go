@@ -98,22 +98,3 @@ func (r *Ranged) fill(at int, off, want int64) (int, error) {
 	r.buf = r.buf[:at+got]
 	return got, nil
 }
-
-// Lines appends to spans the spans of the records of buf from offset at
-// on (record i is buf[spans[2i]:spans[2i+1]], without its line end),
-// skipping blank lines, until it holds max records; it returns where the
-// next record starts (len(buf): none is left) and the spans.
-func Lines(buf []byte, at int, spans []int32, max int) (int, []int32) {
-	for at < len(buf) && len(spans) < 2*max {
-		end := len(buf)
-		next := end
-		if i := bytes.IndexByte(buf[at:], '\n'); i >= 0 {
-			end, next = at+i, at+i+1
-		}
-		if !Blank(buf[at:end], false) {
-			spans = append(spans, int32(at), int32(end))
-		}
-		at = next
-	}
-	return at, spans
-}

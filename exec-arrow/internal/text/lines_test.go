@@ -39,10 +39,28 @@ func records(input []byte) []string {
 	return out
 }
 
+// lines is what a Splitter over a range's bytes finds, max records a
+// block: its NDJSON lines, blank ones left out.
+func lines(t testing.TB, buf []byte, max int) []string {
+	var s Splitter
+	s.Reset(buf, false, true)
+	var out []string
+	for more := true; more; {
+		spans, m, err := s.Block(nil, max)
+		require.NoError(t, err)
+		require.LessOrEqual(t, len(spans), 2*max, "at most max records a block")
+		for k := 0; k < len(spans); k += 2 {
+			out = append(out, string(buf[spans[k]:spans[k+1]]))
+		}
+		more = m
+	}
+	return out
+}
+
 // TestRangedPartitionsTheLines: whatever the ranges' sizes — one byte,
 // shorter than a line, cutting at a line end or just past one — the
 // ranges read every byte once, in order, each range whole lines, and
-// Lines over them finds the records a split of the whole input finds.
+// a Splitter over them finds the records a split of the whole input finds.
 func TestRangedPartitionsTheLines(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	var b bytes.Buffer
@@ -69,14 +87,7 @@ func TestRangedPartitionsTheLines(t *testing.T) {
 				if len(r) > 0 && r[len(r)-1] != '\n' {
 					require.Empty(t, bytes.Join(ranges[i+1:], nil), "only the input's last line has no line end")
 				}
-				var spans []int32
-				for at := 0; at < len(r); {
-					at, spans = Lines(r, at, spans[:0], 3)
-					require.LessOrEqual(t, len(spans), 6, "at most max records a call")
-					for k := 0; k < len(spans); k += 2 {
-						got = append(got, string(r[spans[k]:spans[k+1]]))
-					}
-				}
+				got = append(got, lines(t, r, 3)...)
 			}
 			require.Equal(t, want, got, "sizes %v", sizes)
 		}
@@ -134,13 +145,7 @@ func FuzzRanged(f *testing.F) {
 		}
 		var got []string
 		for _, r := range ranges {
-			var spans []int32
-			for at := 0; at < len(r); {
-				at, spans = Lines(r, at, spans[:0], 2)
-				for k := 0; k < len(spans); k += 2 {
-					got = append(got, string(r[spans[k]:spans[k+1]]))
-				}
-			}
+			got = append(got, lines(t, r, 2)...)
 		}
 		if want := records(input); !slices.Equal(want, got) {
 			t.Fatalf("records %q, want %q", got, want)

@@ -106,6 +106,34 @@ func (s *Splitter) Next() (lo, hi int, ok bool, err error) {
 	}
 }
 
+// Reset makes s split buf, the whole input (a range's records: Ranged),
+// from its start, which is a record's; quoted false tells it that buf
+// holds no quote, so it does not search for one.
+func (s *Splitter) Reset(buf []byte, csv, quoted bool) {
+	*s = Splitter{CSV: csv, Buf: buf, Eof: true}
+	if !quoted {
+		s.noQuote = len(buf)
+	}
+}
+
+// Block appends to spans the spans of the next records, blank lines left
+// out, until it holds max of them (record i is Buf[spans[2i]:spans[2i+1]]);
+// more is false once the input is exhausted. It stops at a record's end:
+// Quoted then tells whether the records since the last Cut or Reset held
+// a quote.
+func (s *Splitter) Block(spans []int32, max int) (_ []int32, more bool, err error) {
+	for len(spans) < 2*max {
+		lo, hi, ok, err := s.Next()
+		if err != nil || !ok {
+			return spans, false, err
+		}
+		if !Blank(s.Buf[lo:hi], s.CSV) {
+			spans = append(spans, int32(lo), int32(hi))
+		}
+	}
+	return spans, true, nil
+}
+
 // Header reads the CSV header record as encoding/csv reads it: after a
 // byte-order mark and any blank lines. err is a read that failed; a
 // header the splitter does not parse itself — none, or one encoding/csv
