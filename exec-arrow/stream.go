@@ -7,9 +7,6 @@ import (
 	"math"
 	"sync/atomic"
 
-	"github.com/apache/arrow-go/v18/parquet/metadata"
-	"github.com/apache/arrow-go/v18/parquet/schema"
-
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
@@ -367,42 +364,14 @@ func (fp *fileProducer) spanDistinct() {
 func (fp *fileProducer) statsSpan(slot int) (lo, hi int64, ok bool) {
 	lo, hi = math.MaxInt64, math.MinInt64
 	for _, sp := range fp.parts {
-		pp := sp.pq
-		if pp == nil {
+		if sp.pq == nil {
 			return 0, 0, false
 		}
-		descr := pp.md.Schema.Column(pp.leaves[slot])
-		if lt, isInt := descr.LogicalType().(*schema.IntLogicalType); isInt && !lt.IsSigned() {
+		plo, phi, ok := format.StatsSpan(sp.pq.md, sp.pq.leaves[slot], sp.pq.keep)
+		if !ok {
 			return 0, 0, false
 		}
-		for rg, keep := range pp.keep {
-			if !keep {
-				continue
-			}
-			rgm := pp.md.RowGroup(rg)
-			cc, err := rgm.ColumnChunk(pp.leaves[slot])
-			if err != nil {
-				return 0, 0, false
-			}
-			st, err := cc.Statistics()
-			if err != nil || st == nil {
-				return 0, 0, false
-			}
-			if st.HasNullCount() && st.NullCount() >= rgm.NumRows() {
-				continue
-			}
-			if !st.HasMinMax() {
-				return 0, 0, false
-			}
-			switch s := st.(type) {
-			case *metadata.Int64Statistics:
-				lo, hi = min(lo, s.Min()), max(hi, s.Max())
-			case *metadata.Int32Statistics:
-				lo, hi = min(lo, int64(s.Min())), max(hi, int64(s.Max()))
-			default:
-				return 0, 0, false
-			}
-		}
+		lo, hi = min(lo, plo), max(hi, phi)
 	}
 	return lo, hi, lo <= hi
 }

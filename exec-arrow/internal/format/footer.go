@@ -1,7 +1,10 @@
 package format
 
 import (
+	"math"
+
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"sutura.dev/domain"
@@ -50,4 +53,45 @@ func FooterVouches(descr *schema.Column, typ domain.ColumnType) bool {
 		return pt == parquet.Types.Boolean
 	}
 	return false
+}
+
+// StatsSpan is the smallest and largest value of the integer leaf column
+// leaf over the row groups of md that keep marks, from their statistics
+// (row groups with no value but nulls left out); ok is false when a row
+// group has none that bound it, or the column is unsigned.
+func StatsSpan(md *metadata.FileMetaData, leaf int, keep []bool) (lo, hi int64, ok bool) {
+	lo, hi = math.MaxInt64, math.MinInt64
+	descr := md.Schema.Column(leaf)
+	if lt, isInt := descr.LogicalType().(*schema.IntLogicalType); isInt && !lt.IsSigned() {
+		return 0, 0, false
+	}
+	for rg, kept := range keep {
+		if !kept {
+			continue
+		}
+		rgm := md.RowGroup(rg)
+		cc, err := rgm.ColumnChunk(leaf)
+		if err != nil {
+			return 0, 0, false
+		}
+		st, err := cc.Statistics()
+		if err != nil || st == nil {
+			return 0, 0, false
+		}
+		if st.HasNullCount() && st.NullCount() >= rgm.NumRows() {
+			continue
+		}
+		if !st.HasMinMax() {
+			return 0, 0, false
+		}
+		switch s := st.(type) {
+		case *metadata.Int64Statistics:
+			lo, hi = min(lo, s.Min()), max(hi, s.Max())
+		case *metadata.Int32Statistics:
+			lo, hi = min(lo, int64(s.Min())), max(hi, int64(s.Max()))
+		default:
+			return 0, 0, false
+		}
+	}
+	return lo, hi, true
 }
