@@ -67,3 +67,50 @@ func TestNDJSONReadAsEncodingJSONReadsIt(t *testing.T) {
 			metric("notes", simple(domain.CountDistinct, "note"))}})
 	streamedAndCached(t, dir, model, p, want)
 }
+
+// An NDJSON question over one month reads the other months' lines only
+// as far as their time member (text.Late): the answers are the ones
+// written, for lines whose member is found without decoding them and for
+// those that must be decoded (an escape, a nested object, the time member
+// twice, the last counting); and a column only lines outside the month
+// hold is no missing column.
+func TestNDJSONNarrowedByTime(t *testing.T) {
+	const n = 60_000
+	rng := rand.New(rand.NewPCG(31, 32))
+	count, total, notes := 0, int64(0), map[string]bool{}
+	var b strings.Builder
+	for i := range n {
+		month := 1 + rng.IntN(12)
+		day := fmt.Sprintf("2025-%02d-%02d", month, 1+rng.IntN(28))
+		amount := rng.Int64N(1000)
+		note := fmt.Sprintf("n%d", rng.IntN(300))
+		switch i % 50 { // a few lines read whole: most blocks are narrowed
+		case 1:
+			fmt.Fprintf(&b, `{"day":"%s","amount":%d,"note":"%s","esc":"a\"b"}`+"\n", day, amount, note)
+		case 2:
+			fmt.Fprintf(&b, `{"o":{"day":"2024-01-01"},"day":"%s","amount":%d,"note":"%s"}`+"\n", day, amount, note)
+		case 3:
+			fmt.Fprintf(&b, `{"day":"2024-01-01","amount":%d,"day":"%s","note":"%s"}`+"\n", amount, day, note)
+		default:
+			late := ""
+			if month == 12 {
+				late = `,"late":1`
+			}
+			fmt.Fprintf(&b, `{ "day" : "%s", "amount":%d,"note":"%s"%s}`+"\n", day, amount, note, late)
+		}
+		if month == 3 {
+			count++
+			total += amount
+			notes[note] = true
+		}
+	}
+	dir := t.TempDir()
+	write(t, dir, "t.ndjson", b.String())
+	cols := []domain.ModelColumn{col("day", domain.TypeDate), col("amount", domain.TypeInteger), col("note", domain.TypeText), col("late", domain.TypeInteger)}
+	model := domain.Model{Name: "t", Source: "files", Table: "t", Columns: cols}
+	p := mkPlan(t, domain.Month, "2025-03-01", "2025-04-01", domain.Leg{Base: tbl("t", "t0", cols...), TimeColumn: "day",
+		Metrics: []domain.MetricRef{metric("n", simple(domain.Count, "day")), metric("total", simple(domain.Sum, "amount")),
+			metric("notes", simple(domain.CountDistinct, "note")), metric("late", simple(domain.Count, "late"))}})
+	want := [][]string{{"2025-03-01", fmt.Sprint(count), fmt.Sprint(total), fmt.Sprint(len(notes)), "0"}}
+	streamedAndCached(t, dir, model, p, want)
+}

@@ -208,7 +208,8 @@ type parquetReaders struct {
 	// lateTime builds the time column late's test reads, reset and reused
 	// block after block (its memory is held in late's share of the
 	// working set).
-	lateTime text.TimeBuilder
+	lateTime   text.TimeBuilder
+	lateObject *text.Object // reads an NDJSON line's time member alone
 	// zoneTried and zoneSkipped count the batches checked against the
 	// range by their time column's zone, and those it skipped.
 	zoneTried, zoneSkipped int

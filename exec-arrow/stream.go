@@ -35,6 +35,9 @@ type streamPart struct {
 	// many objects it has (a column no object holds is an error).
 	seen    []atomic.Bool
 	objects atomic.Int64
+	// narrowed: some object was not read, its time out of the range
+	// (text.Late): a column no object read holds may be in one of those.
+	narrowed atomic.Bool
 	// Text read in ranges: the file, opened by the dispatcher and closed
 	// with the producer, and its size; CSV: the field of each slot, the
 	// number of fields a record has, where the records begin (past the
@@ -250,7 +253,7 @@ func (fp *fileProducer) Scan(ctx context.Context, w int, each func(*kernel.Batch
 func (fp *fileProducer) Close() error {
 	fp.closeParts()
 	for _, sp := range fp.parts {
-		if sp.p.Format != files.FormatNDJSON || sp.objects.Load() == 0 {
+		if sp.p.Format != files.FormatNDJSON || sp.objects.Load() == 0 || sp.narrowed.Load() {
 			continue
 		}
 		for i := range sp.seen {

@@ -336,11 +336,13 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 }
 
 // lateBlock is t's block, or, for a CSV block read for a field after the
-// time field, its records in the range when they are few (text.Late):
-// textTask then splits their other fields alone. Nil when none is.
+// time field or an NDJSON block read for a member besides the time, its
+// records in the range when they are few (text.Late): textTask then
+// splits or decodes them alone. Nil when none is.
 func (fp *fileProducer) lateBlock(pr *parquetReaders, t task) (*textBlock, error) {
 	q, b, ts := fp.q, t.block, fp.q.TimeSlot
-	if t.part.p.Format != files.FormatCSV || slices.Max(b.at) <= b.at[ts] {
+	csv := t.part.p.Format == files.FormatCSV
+	if csv && slices.Max(b.at) <= b.at[ts] || !csv && len(q.Base) == 1 {
 		return b, nil
 	}
 	if pr.lateTime == nil {
@@ -350,10 +352,22 @@ func (fp *fileProducer) lateBlock(pr *parquetReaders, t task) (*textBlock, error
 		}
 		pr.lateTime = bl
 	}
-	spans, err := pr.late.Narrow(fp.mem, b.buf, b.spans, b.at[ts], b.nfields, b.quoted, pr.lateTime, func(keep []byte) (int, error) {
+	inRange := func(keep []byte) (int, error) {
 		tc := pr.lateTime.Finish(q.Base[ts].Name)
 		return q.InRange(tc, column.ZoneOf(tc, 0, tc.N), keep), nil
-	})
+	}
+	var spans []int32
+	var err error
+	if csv {
+		spans, err = pr.late.Narrow(fp.mem, b.buf, b.spans, b.at[ts], b.nfields, b.quoted, pr.lateTime, inRange)
+	} else {
+		if pr.lateObject == nil {
+			pr.lateObject = text.NewObject([]string{q.Base[ts].Name})
+		}
+		if spans, err = pr.late.NarrowNDJSON(fp.mem, b.buf, b.spans, pr.lateObject, pr.lateTime, inRange); len(spans) < len(b.spans) {
+			t.part.narrowed.Store(true) // some object is not read: none may hold a column
+		}
+	}
 	if spans == nil || err != nil {
 		return nil, err
 	}

@@ -1,6 +1,10 @@
 package text
 
-import "sutura.dev/exec-arrow/internal/column"
+import (
+	"bytes"
+
+	"sutura.dev/exec-arrow/internal/column"
+)
 
 // Late narrows one worker's CSV blocks to the records whose time falls in
 // a question's range, when a field after the time field is wanted: the
@@ -18,6 +22,9 @@ type Late struct {
 	wide  bool
 	n     int
 	held  int64 // what mem has been grown by for the buffers
+	// unsure are the records whose time could not be found without
+	// reading them whole (NarrowNDJSON): kept whatever their time.
+	unsure []int32
 }
 
 // TimeBuilder builds the time column of a block, emptied for each
@@ -42,6 +49,41 @@ const lateBytes = 9 + 8 + 1
 // error; so is a time the builder refuses. The spans returned are valid
 // until the next call.
 func (l *Late) Narrow(mem Grower, buf []byte, spans []int32, timeAt, nfields int, quoted bool, time TimeBuilder, inRange func(keep []byte) (int, error)) ([]int32, error) {
+	at := []int{timeAt}
+	want := make([]int, timeAt+1)
+	want[timeAt] = 1
+	return l.narrow(mem, spans, time, inRange, func(k int) (string, bool, error) {
+		err := splitRecord(buf, int(spans[2*k]), int(spans[2*k+1]), want, at, l.out[:], nfields, quoted)
+		return l.out[0], true, err
+	})
+}
+
+// NarrowNDJSON is Narrow for a block of NDJSON lines whose time is the
+// one member o reads (NewObject of the time column's name): a line is
+// scanned once for it, its other members neither copied nor parsed; a
+// line whose member is not a plain string or null (or that o does not
+// read itself) is kept whatever its time, for the caller to read whole
+// with the others kept, and find its error.
+func (l *Late) NarrowNDJSON(mem Grower, buf []byte, spans []int32, o *Object, time TimeBuilder, inRange func(keep []byte) (int, error)) ([]int32, error) {
+	var val [1][]byte
+	var simple [1]bool
+	return l.narrow(mem, spans, time, inRange, func(k int) (string, bool, error) {
+		if !o.Read(bytes.TrimSpace(buf[spans[2*k]:spans[2*k+1]]), val[:], simple[:]) {
+			return "", false, nil
+		}
+		switch v := val[0]; {
+		case v == nil || string(v) == "null":
+			return "", true, nil
+		case simple[0]:
+			return UnsafeString(v[1 : len(v)-1]), true, nil
+		}
+		return "", false, nil
+	})
+}
+
+// narrow is Narrow with the time field of record k found by field: its
+// text ("": null), or sure false for a record to keep whatever its time.
+func (l *Late) narrow(mem Grower, spans []int32, time TimeBuilder, inRange func(keep []byte) (int, error), field func(k int) (v string, sure bool, err error)) ([]int32, error) {
 	if l.n++; l.wide && l.n%32 != 0 {
 		return spans, nil
 	}
@@ -56,23 +98,31 @@ func (l *Late) Narrow(mem Grower, buf []byte, spans []int32, timeAt, nfields int
 	if r, ok := time.(column.Reserver); ok {
 		r.Reserve(n)
 	}
-	at := []int{timeAt}
-	want := make([]int, timeAt+1)
-	want[timeAt] = 1
+	l.unsure = l.unsure[:0]
 	for k := range n {
-		if err := splitRecord(buf, int(spans[2*k]), int(spans[2*k+1]), want, at, l.out[:], nfields, quoted); err != nil {
+		v, sure, err := field(k)
+		switch {
+		case err != nil:
 			return nil, err
-		}
-		if l.out[0] == "" {
+		case !sure:
+			l.unsure = append(l.unsure, int32(k))
 			time.AppendNull()
-		} else if err := time.AppendText(l.out[0]); err != nil {
-			return nil, err
+		case v == "":
+			time.AppendNull()
+		default:
+			if err := time.AppendText(v); err != nil {
+				return nil, err
+			}
 		}
 	}
 	l.in = append(l.in[:0], make([]byte, (n+7)/8)...)
 	in, err := inRange(l.in)
 	if err != nil {
 		return nil, err
+	}
+	for _, k := range l.unsure { // a null time is in no range: never counted yet
+		l.in[k>>3] |= 1 << (k & 7)
+		in++
 	}
 	switch l.wide = 4*in > n; {
 	case l.wide:

@@ -95,3 +95,47 @@ func TestLateNarrowsToTheRange(t *testing.T) {
 		t.Fatalf("an empty time: %v", err)
 	}
 }
+
+// NarrowNDJSON keeps the lines whose time member is in the range, and
+// those whose member is not a plain string or null, whatever their time
+// (left null for the test); a line whose member is not a time the
+// builder takes fails, in the range or not.
+func TestLateNarrowsNDJSON(t *testing.T) {
+	var b strings.Builder
+	var spans []int32
+	for k := range 40 {
+		lo := b.Len()
+		switch {
+		case k == 13:
+			fmt.Fprintf(&b, `{"id":%d,"t":%d,"note":"a\"b"}`, k, 1000+k) // a number: kept
+		case k == 21:
+			fmt.Fprintf(&b, `{"id":%d,"o":{"t":1},"t":"%d\u0030"}`, k, 100+k) // an escape: kept
+		case k == 30:
+			fmt.Fprintf(&b, `{"id":%d}`, k) // no time: null
+		default:
+			fmt.Fprintf(&b, ` {"id":%d, "t" : "%d", "x":[1,2]}`, k, 1000+k)
+		}
+		spans = append(spans, int32(lo), int32(b.Len()))
+		b.WriteByte('\n')
+	}
+	buf := []byte(b.String())
+	times := column.NewBuilder(domain.TypeInteger, false).(TimeBuilder)
+	inRange := func(keep []byte) (int, error) {
+		c := times.Finish("t")
+		if c.N != 40 || c.Ints[7] != 1007 || c.IsValid(13) || c.IsValid(21) || c.IsValid(30) {
+			return 0, fmt.Errorf("times: %d, [7] %d, valid [13] %v [21] %v [30] %v", c.N, c.Ints[7], c.IsValid(13), c.IsValid(21), c.IsValid(30))
+		}
+		keep[0] = 1 << 7 // line 7 alone
+		return 1, nil
+	}
+	var l Late
+	got, err := l.NarrowNDJSON(&grower{limit: 1 << 20}, buf, spans, NewObject([]string{"t"}), times, inRange)
+	if err != nil || len(got) != 6 || got[0] != spans[14] || got[2] != spans[26] || got[4] != spans[42] {
+		t.Fatalf("line 7 and the two read whole: %v, %v", got, err)
+	}
+	bad := append(append([]byte{}, buf...), `{"t":"x"}`...)
+	badSpans := append(append([]int32{}, spans...), int32(len(buf)), int32(len(bad)))
+	if _, err := new(Late).NarrowNDJSON(&grower{limit: 1 << 20}, bad, badSpans, NewObject([]string{"t"}), times, inRange); !errors.As(err, new(column.ErrNotType)) {
+		t.Fatalf("a time that is no integer: %v, want the builder's refusal", err)
+	}
+}
