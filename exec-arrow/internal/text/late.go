@@ -12,9 +12,10 @@ import (
 // it only counted, so every record's width is still checked), and the
 // caller splits the other fields of the records in the range alone —
 // late materialisation by field (docs/performance.md, "CSV fields split
-// late"). It pays when few records are in the range: when more than a
-// quarter of a block's were, the worker's next 31 blocks are left whole
-// without the test.
+// late"). NarrowNDJSON does the same for NDJSON lines, each scanned whole
+// for its time member alone. It pays when few records are in the range:
+// when more than a quarter of a block's were, the worker's next 31 blocks
+// are left whole without the test.
 type Late struct {
 	out   [1]string
 	in    []byte
