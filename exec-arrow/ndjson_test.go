@@ -68,12 +68,12 @@ func TestNDJSONReadAsEncodingJSONReadsIt(t *testing.T) {
 	streamedAndCached(t, dir, model, p, want)
 }
 
-// An NDJSON question over one month reads the other months' lines only
-// as far as their time member (text.Late): the answers are the ones
-// written, for lines whose member is found without decoding them and for
-// those that must be decoded (an escape, a nested object, the time member
-// twice, the last counting); and a column only lines outside the month
-// hold is no missing column.
+// An NDJSON question over one month reads only the time member of the
+// other months' lines (text.Late): the answers are the ones written, for
+// lines with an escape elsewhere, a nested object, the time member twice
+// (the last counting), and a time member with an escape, which is kept
+// whatever its time and read whole; and a column only lines outside the
+// month hold is no missing column.
 func TestNDJSONNarrowedByTime(t *testing.T) {
 	const n = 60_000
 	rng := rand.New(rand.NewPCG(31, 32))
@@ -91,6 +91,8 @@ func TestNDJSONNarrowedByTime(t *testing.T) {
 			fmt.Fprintf(&b, `{"o":{"day":"2024-01-01"},"day":"%s","amount":%d,"note":"%s"}`+"\n", day, amount, note)
 		case 3:
 			fmt.Fprintf(&b, `{"day":"2024-01-01","amount":%d,"day":"%s","note":"%s"}`+"\n", amount, day, note)
+		case 4, 5, 6: // the time escaped: not a plain string
+			fmt.Fprintf(&b, `{"day":"%s\u002d%s","amount":%d,"note":"%s"}`+"\n", day[:7], day[8:], amount, note)
 		default:
 			late := ""
 			if month == 12 {

@@ -50,13 +50,23 @@ const lateBytes = 9 + 8 + 1
 // error; so is a time the builder refuses. The spans returned are valid
 // until the next call.
 func (l *Late) Narrow(mem Grower, buf []byte, spans []int32, timeAt, nfields int, quoted bool, time TimeBuilder, inRange func(keep []byte) (int, error)) ([]int32, error) {
+	if test, err := l.begin(mem, spans, time); !test || err != nil {
+		return spans, err
+	}
 	at := []int{timeAt}
 	want := make([]int, timeAt+1)
 	want[timeAt] = 1
-	return l.narrow(mem, spans, time, inRange, func(k int) (string, bool, error) {
-		err := splitRecord(buf, int(spans[2*k]), int(spans[2*k+1]), want, at, l.out[:], nfields, quoted)
-		return l.out[0], true, err
-	})
+	for k := range len(spans) / 2 {
+		if err := splitRecord(buf, int(spans[2*k]), int(spans[2*k+1]), want, at, l.out[:], nfields, quoted); err != nil {
+			return nil, err
+		}
+		if l.out[0] == "" {
+			time.AppendNull()
+		} else if err := time.AppendText(l.out[0]); err != nil {
+			return nil, err
+		}
+	}
+	return l.finish(spans, inRange)
 }
 
 // NarrowNDJSON is Narrow for a block of NDJSON lines whose time is the
@@ -66,32 +76,40 @@ func (l *Late) Narrow(mem Grower, buf []byte, spans []int32, timeAt, nfields int
 // read itself) is kept whatever its time, for the caller to read whole
 // with the others kept, and find its error.
 func (l *Late) NarrowNDJSON(mem Grower, buf []byte, spans []int32, o *Object, time TimeBuilder, inRange func(keep []byte) (int, error)) ([]int32, error) {
+	if test, err := l.begin(mem, spans, time); !test || err != nil {
+		return spans, err
+	}
 	var val [1][]byte
 	var simple [1]bool
-	return l.narrow(mem, spans, time, inRange, func(k int) (string, bool, error) {
-		if !o.Read(bytes.TrimSpace(buf[spans[2*k]:spans[2*k+1]]), val[:], simple[:]) {
-			return "", false, nil
+	for k := range len(spans) / 2 {
+		v := ""
+		switch ok := o.Read(bytes.TrimSpace(buf[spans[2*k]:spans[2*k+1]]), val[:], simple[:]); {
+		case ok && (val[0] == nil || string(val[0]) == "null"):
+		case ok && simple[0]:
+			v = UnsafeString(val[0][1 : len(val[0])-1])
+		default: // kept whatever its time, its time null
+			l.unsure = append(l.unsure, int32(k))
 		}
-		switch v := val[0]; {
-		case v == nil || string(v) == "null":
-			return "", true, nil
-		case simple[0]:
-			return UnsafeString(v[1 : len(v)-1]), true, nil
+		if v == "" {
+			time.AppendNull()
+		} else if err := time.AppendText(v); err != nil {
+			return nil, err
 		}
-		return "", false, nil
-	})
+	}
+	return l.finish(spans, inRange)
 }
 
-// narrow is Narrow with the time field of record k found by field: its
-// text ("": null), or sure false for a record to keep whatever its time.
-func (l *Late) narrow(mem Grower, spans []int32, time TimeBuilder, inRange func(keep []byte) (int, error), field func(k int) (v string, sure bool, err error)) ([]int32, error) {
+// begin reports whether the block is to be tested (false: it is left
+// whole) and readies the test: what it holds grown on mem, time emptied
+// and reserved for the block's records.
+func (l *Late) begin(mem Grower, spans []int32, time TimeBuilder) (bool, error) {
 	if l.n++; l.wide && l.n%32 != 0 {
-		return spans, nil
+		return false, nil
 	}
 	n := len(spans) / 2
 	if need := int64(n) * lateBytes; need > l.held {
 		if err := mem.Grow(need - l.held); err != nil {
-			return nil, err
+			return false, err
 		}
 		l.held = need
 	}
@@ -100,22 +118,13 @@ func (l *Late) narrow(mem Grower, spans []int32, time TimeBuilder, inRange func(
 		r.Reserve(n)
 	}
 	l.unsure = l.unsure[:0]
-	for k := range n {
-		v, sure, err := field(k)
-		switch {
-		case err != nil:
-			return nil, err
-		case !sure:
-			l.unsure = append(l.unsure, int32(k))
-			time.AppendNull()
-		case v == "":
-			time.AppendNull()
-		default:
-			if err := time.AppendText(v); err != nil {
-				return nil, err
-			}
-		}
-	}
+	return true, nil
+}
+
+// finish tests the block's times (inRange), keeps the unsure records too,
+// and returns the spans of those kept (see Narrow).
+func (l *Late) finish(spans []int32, inRange func(keep []byte) (int, error)) ([]int32, error) {
+	n := len(spans) / 2
 	l.in = append(l.in[:0], make([]byte, (n+7)/8)...)
 	in, err := inRange(l.in)
 	if err != nil {
