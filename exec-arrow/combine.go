@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/answer"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/gate"
 	"sutura.dev/exec-arrow/internal/join"
@@ -108,10 +109,10 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 		tables[i] = cols
 	}
 	start := plan.Grain.Truncate(plan.Range.Start)
-	answer := &domain.Plan{Columns: plan.Columns, Grain: plan.Grain, Range: domain.Range{Start: start, End: plan.Range.End},
+	whole := &domain.Plan{Columns: plan.Columns, Grain: plan.Grain, Range: domain.Range{Start: start, End: plan.Range.End},
 		Top: plan.Top, RowCap: plan.RowCap, Provenance: plan.Provenance}
 	n := len(legs[0].Rows)
-	q := &query{plan: answer, leg: &domain.Leg{}, views: make([]*tableView, len(legs)),
+	q := &query{plan: whole, leg: &domain.Leg{}, views: make([]*tableView, len(legs)),
 		Query: kernel.Query{Parallel: c.parallel, Rows: n, Base: tables[0], Aliases: len(legs), TimeSlot: len(plan.Legs[0].Dimensions)}}
 	derived := make([][]*column.Derived, len(tables))
 	held := func(leg, col int) *column.Derived { return derived[leg][col] }
@@ -174,5 +175,5 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 	if err != nil {
 		return nil, err
 	}
-	return q.result(ctx, p, mem)
+	return answer.Rows(ctx, q.plan, &q.Query, p, mem)
 }

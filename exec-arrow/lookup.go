@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/answer"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/format"
 	"sutura.dev/exec-arrow/internal/gate"
@@ -161,7 +162,7 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *kernel.Meter)
 				continue
 			}
 			if len(out.Rows) == rowCap {
-				return nil, tooLarge("the lookup leg has more than %d rows", rowCap)
+				return nil, answer.TooLarge("the lookup leg has more than %d rows", rowCap)
 			}
 			row := make([]domain.Cell, len(leg.Dimensions))
 			for d, dim := range leg.Dimensions {

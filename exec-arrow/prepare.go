@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/answer"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/gate"
@@ -175,7 +176,7 @@ func (e *Engine) answerTogether(ctx context.Context, qs []*query) []*prepared {
 		qm.Bytes.Store(m.Bytes.Load())
 		qm.Visited.Store(m.Visited.Load())
 		finishMeter(&qm, q)
-		rs, err := q.result(ctx, parts[i], mem)
+		rs, err := answer.Rows(ctx, q.plan, &q.Query, parts[i], mem)
 		parts[i].Close()
 		if ctx.Err() != nil {
 			for _, p := range parts[i+1:] {

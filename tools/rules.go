@@ -479,6 +479,7 @@ var EngineLayers = []string{
 	"internal/join",     // the rows of a joined table from the key values joined to it
 	"internal/kernel",   // the vectorised kernels: keys, predicates, aggregation, the scan, unions
 	"internal/rank",     // the order of an answer's groups: a top-n by a bounded heap, values compared
+	"internal/answer",   // a scan's aggregates finished into an answer's rows: values, order, bounds
 	"internal/legrows",  // a federated plan's legs' rows as the combine takes them
 	".",                 // the engine: bind, execute, stream, cache, meter cost, combine legs
 }
