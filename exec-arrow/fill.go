@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/format"
 )
@@ -12,8 +13,14 @@ import (
 // fillJob is a background read of a streamed table's columns into the
 // cache, queued after the question that streamed them has answered.
 type fillJob struct {
-	tf     *files.Table
-	wants  []format.Want
+	tf    *files.Table
+	wants []format.Want
+	// days names the time column whose day index the fill builds once
+	// the columns are cached, when a question it follows asked for a
+	// range of span days (its shortest), so that the next such question
+	// finds the index (indexDays); "" when none could use one.
+	days   string
+	span   int32
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -45,14 +52,30 @@ func (e *Engine) scheduleFill(q *query, working int64) {
 	}
 	for _, j := range c.fills.pending {
 		if j.tf.ID == q.tf.ID && slices.Equal(j.wants, q.baseWants) {
+			j.wantDays(q)
 			return
 		}
 	}
 	if f := c.filling; f != nil && f.tf.ID == q.tf.ID && slices.Equal(f.wants, q.baseWants) {
 		return
 	}
-	c.fills.pending = append(c.fills.pending, &fillJob{tf: q.tf, wants: q.baseWants})
+	j := &fillJob{tf: q.tf, wants: q.baseWants}
+	j.wantDays(q)
+	c.fills.pending = append(c.fills.pending, j)
 	e.runFillsLocked()
+}
+
+// wantDays notes that q, whose columns j will cache, reads a range of its
+// time column, whose day index may then spare the next such question a
+// test of every cached row's time. c.mu is held.
+func (j *fillJob) wantDays(q *query) {
+	tc := q.Base[q.TimeSlot]
+	if tc.ValidOnly || q.Span <= 0 || tc.Type != domain.TypeDate && tc.Type != domain.TypeTimestamp {
+		return
+	}
+	if j.days == "" || q.Span < j.span {
+		j.days, j.span = tc.Name, q.Span
+	}
 }
 
 // runFillsLocked starts the goroutine that runs the queued fills, unless
@@ -124,7 +147,43 @@ func (e *Engine) fill(ctx context.Context, t *tableEntry, j *fillJob) {
 	if err != nil || tf.ID != j.tf.ID {
 		return
 	}
-	_ = t.load(ctx, e.cfg.Files, tf, j.wants, true, nil) // a fill that fails leaves the table streamed
+	if t.load(ctx, e.cfg.Files, tf, j.wants, true, nil) != nil {
+		return // a fill that fails leaves the table streamed
+	}
+	e.indexDays(t, j)
+}
+
+// indexDays builds, as the end of the fill j, the day index of the time
+// column a question it follows read a range of, when that range covers
+// under a quarter of the cached column's days (column.FewDays): the first
+// cached question that could use the index would otherwise start its
+// build and read every row's time itself, the one slow question after a
+// fill (docs/performance.md, "What a warm run reuses"). The fill, and so
+// Settle, waits for the build; a column evicted meanwhile, or an index
+// the working set cannot hold, is left unbuilt.
+func (e *Engine) indexDays(t *tableEntry, j *fillJob) {
+	if j.days == "" {
+		return
+	}
+	c := e.cache
+	c.mu.Lock()
+	var d *column.Derived
+	for _, w := range j.wants {
+		if w.Name == j.days && !w.ValidOnly {
+			if ce := t.lookupLocked(w); ce != nil && !ce.dead {
+				d = ce.derived
+			}
+		}
+	}
+	segs := t.segs
+	c.mu.Unlock()
+	if d == nil || d.Days() != nil {
+		return
+	}
+	if zones := d.Zones(segs); column.FewDays(zones, j.span) {
+		d.BuildDays(segs, zones)
+		d.AwaitDays()
+	}
 }
 
 // stopFill stops the background fill of t's table, if one runs: a question

@@ -142,3 +142,41 @@ func TestDayIndexKeepsAnswers(t *testing.T) {
 	}
 	assert.Equal(t, int64(2), column.DayIndexes.Load()-built, "one index for each time column")
 }
+
+// TestFillBuildsTheDayIndex streams a question over a few days of times
+// stored in no order: the fill that follows it caches the columns and
+// builds the time column's day index before Settle returns, so the first
+// question from the cache already reads by day, with the same answer. A
+// question over most of the days leaves no index to build.
+func TestFillBuildsTheDayIndex(t *testing.T) {
+	const n = 3 * column.ChunkRows
+	rng := rand.New(rand.NewPCG(5, 6))
+	lines := make([]string, n)
+	first := domain.DateOf(2024, 1, 1)
+	for i := range lines {
+		d := first + domain.Date(rng.IntN(730))
+		at := time.Unix(int64(d)*86400+rng.Int64N(86400), 0).UTC().Format(time.RFC3339)
+		lines[i] = at + "," + strconv.Itoa(rng.IntN(1000))
+	}
+	dir := t.TempDir()
+	write(t, dir, "t.csv", "at,amount\n"+strings.Join(lines, "\n")+"\n")
+	cols := []domain.ModelColumn{col("at", domain.TypeTimestamp), col("amount", domain.TypeInteger)}
+	model := domain.Model{Name: "t", Source: "files", Table: "t", Columns: cols}
+	leg := domain.Leg{Base: tbl("t", "t0", cols...), TimeColumn: "at", Metrics: []domain.MetricRef{metric("total", sum("amount"))}}
+	ctx := context.Background()
+
+	wide := newEngine(t, os.DirFS(dir), model)
+	built := column.DayIndexes.Load()
+	run(t, wide, mkPlan(t, domain.Month, "2024-01-01", "2025-10-01", leg))
+	require.NoError(t, wide.Settle(ctx))
+	assert.Zero(t, column.DayIndexes.Load()-built, "a range over most of the days builds no index")
+
+	few := mkPlan(t, domain.Day, "2025-03-03", "2025-03-10", leg)
+	e := newEngine(t, os.DirFS(dir), model)
+	want := run(t, e, few)
+	require.NotEmpty(t, want)
+	require.NoError(t, e.Settle(ctx))
+	assert.Equal(t, int64(1), column.DayIndexes.Load()-built, "the fill built the index before Settle returned")
+	assert.Equal(t, want, run(t, e, few), "the first question from the cache, by day")
+	assert.Equal(t, int64(1), column.DayIndexes.Load()-built, "one index")
+}
