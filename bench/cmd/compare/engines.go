@@ -29,10 +29,10 @@ func (d dataSet) dir(format string) string {
 	return filepath.Join(d.work, prefix+format+"-"+strconv.FormatInt(d.rows, 10))
 }
 
-// catalogDir is where the web data set's catalogue is written (its
-// anchor depends on the rows).
+// catalogDir is where the data set's catalogue is written for it (its
+// anchors depend on the rows).
 func (d dataSet) catalogDir() string {
-	return filepath.Join(d.work, "web-catalog-"+strconv.FormatInt(d.rows, 10))
+	return filepath.Join(d.work, d.shape+"-catalog-"+strconv.FormatInt(d.rows, 10))
 }
 
 // tables are the tables DuckDB opens (nil: the demo's).
