@@ -33,7 +33,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"sutura.dev/bench/web"
@@ -62,6 +61,9 @@ type config struct {
 	// process starts (warm): a first answer's, and with -startup each
 	// sutura serve's and sutura query's.
 	filesAsIs bool
+	// spawner is the spawn binary (bench/cmd/spawn) every measured process
+	// is started by (measured), built into -work at the start of a run.
+	spawner string
 }
 
 func main() {
@@ -124,6 +126,9 @@ func main() {
 	}
 	d := dataSet{work: c.work, rows: c.rows, shape: c.shape}
 	if err := ensureData(ctx, c, d); err != nil {
+		log.Fatal(err)
+	}
+	if c.spawner, err = buildSpawner(ctx, c); err != nil {
 		log.Fatal(err)
 	}
 	loadBefore := loadAvg()
@@ -210,7 +215,8 @@ func withoutGOWORK(env []string) []string {
 // runChild measures one engine on one question in a fresh process (so its
 // first answer is cold and its memory peak its own) by re-running this
 // binary with -child and -case. The process's lifetime peak comes from
-// the kernel's accounting of the child (wait4's ru_maxrss).
+// the kernel's accounting of the child (its ru_maxrss, through a spawner:
+// measured).
 func runChild(ctx context.Context, c config, engineName, caseName string) (report, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -236,6 +242,10 @@ func runChild(ctx context.Context, c config, engineName, caseName string) (repor
 	cmd.Stderr = os.Stderr
 	var out bytes.Buffer
 	cmd.Stdout = &out
+	spawner, err := measured(c.spawner, cmd)
+	if err != nil {
+		return report{}, err
+	}
 	runErr := cmd.Run()
 	var rep report
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
@@ -244,9 +254,11 @@ func runChild(ctx context.Context, c config, engineName, caseName string) (repor
 		}
 		return report{}, fmt.Errorf("child report: %w", err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rep.ProcessPeakRSS = ru.Maxrss * 1024
+	sp, err := spawner()
+	if err != nil {
+		return report{}, err
 	}
+	rep.ProcessPeakRSS = sp.peak
 	return rep, nil
 }
 

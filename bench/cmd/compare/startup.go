@@ -128,9 +128,10 @@ type serveStart struct {
 	peakRSS           int64
 }
 
-// startServe starts `sutura serve` on a free port, waits until it is
-// ready, and stops it with SIGTERM.
-func startServe(ctx context.Context, bin, cfgDir string, timeout time.Duration) (serveStart, error) {
+// startServe starts `sutura serve` (bin) on a free port through the
+// spawner spawnBin (measured), waits until it is ready, and stops it with
+// SIGTERM.
+func startServe(ctx context.Context, spawnBin, bin, cfgDir string, timeout time.Duration) (serveStart, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "serve", "--port", "0")
@@ -141,7 +142,10 @@ func startServe(ctx context.Context, bin, cfgDir string, timeout time.Duration) 
 	if err != nil {
 		return serveStart{}, err
 	}
-	t := time.Now()
+	spawner, err := measured(spawnBin, cmd)
+	if err != nil {
+		return serveStart{}, err
+	}
 	if err := cmd.Start(); err != nil {
 		return serveStart{}, err
 	}
@@ -151,7 +155,7 @@ func startServe(ctx context.Context, bin, cfgDir string, timeout time.Duration) 
 		_ = cmd.Wait()
 		return s, fmt.Errorf("sutura serve printed no listening line: %w: %s", err, oneLine(stderr.String()))
 	}
-	s.listenMS = ms(time.Since(t))
+	listening := time.Now()
 	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
 	if !ok {
 		_ = cmd.Process.Kill()
@@ -172,36 +176,43 @@ func startServe(ctx context.Context, bin, cfgDir string, timeout time.Duration) 
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	s.readyMS = ms(time.Since(t))
+	ready := time.Now()
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {
 		return s, fmt.Errorf("sutura serve did not exit cleanly: %w", err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		s.peakRSS = ru.Maxrss * 1024
+	// Timed from when the spawner started sutura, not from the spawner's
+	// own start.
+	sp, err := spawner()
+	if err != nil {
+		return s, err
 	}
+	s.listenMS, s.readyMS, s.peakRSS = ms(listening.Sub(sp.start)), ms(ready.Sub(sp.start)), sp.peak
 	return s, nil
 }
 
-// queryOnce runs `sutura query --json` on one question file: its total
-// wall time and peak resident set.
-func queryOnce(ctx context.Context, bin, cfgDir, questionFile string, timeout time.Duration) (float64, int64, error) {
+// queryOnce runs `sutura query --json` (bin) on one question file through
+// the spawner spawnBin (measured): its total wall time and peak resident
+// set.
+func queryOnce(ctx context.Context, spawnBin, bin, cfgDir, questionFile string, timeout time.Duration) (float64, int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "query", "--json", questionFile)
 	cmd.Env = append(os.Environ(), "SUTURA_CONFIG_DIR="+cfgDir)
 	var stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-	t := time.Now()
+	spawner, err := measured(spawnBin, cmd)
+	if err != nil {
+		return 0, 0, err
+	}
 	if err := cmd.Run(); err != nil {
 		return 0, 0, fmt.Errorf("sutura query %s: %w: %s", questionFile, err, oneLine(stderr.String()))
 	}
-	total := ms(time.Since(t))
-	var peak int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		peak = ru.Maxrss * 1024
+	sp, err := spawner()
+	if err != nil {
+		return 0, 0, err
 	}
-	return total, peak, nil
+	return ms(sp.end.Sub(sp.start)), sp.peak, nil
 }
 
 // measureStartup measures, per format whose sutura engine the run
@@ -250,7 +261,7 @@ func measureStartup(ctx context.Context, w io.Writer, c config, d dataSet, idx [
 				ok = false
 				break
 			}
-			s, err := startServe(ctx, bin, cfg, c.timeout)
+			s, err := startServe(ctx, c.spawner, bin, cfg, c.timeout)
 			if err != nil {
 				fmt.Fprintf(w, "| %s | FAILED: %v |\n", f, err)
 				ok = false
@@ -303,7 +314,7 @@ func measureStartup(ctx context.Context, w io.Writer, c config, d dataSet, idx [
 			if err == nil {
 				first = again.FirstMS
 				if err = c.warm(d, f); err == nil {
-					total, peak, err = queryOnce(ctx, bin, cfg, file, c.timeout)
+					total, peak, err = queryOnce(ctx, c.spawner, bin, cfg, file, c.timeout)
 				}
 			}
 			if err != nil {
