@@ -213,6 +213,29 @@ type parquetReaders struct {
 	// zoneTried and zoneSkipped count the batches checked against the
 	// range by their time column's zone, and those it skipped.
 	zoneTried, zoneSkipped int
+	// blocks[s] builds slot s's column of the worker's text blocks, reset
+	// and reused block after block when it can be (column.Resetter): a
+	// block's columns are dropped once the kernels have read them, and
+	// fresh memory faults on first touch.
+	blocks []column.Builder
+}
+
+// blockBuilder returns an empty builder for slot s (whose prototype is
+// proto) of the worker's next text block: the last block's, reset, when
+// it can be.
+func (pr *parquetReaders) blockBuilder(s int, proto *column.Column) column.Builder {
+	if s < len(pr.blocks) && pr.blocks[s] != nil {
+		pr.blocks[s].(column.Resetter).Reset()
+		return pr.blocks[s]
+	}
+	bl := column.NewBuilderSpec(proto.Type, proto.Spec, false)
+	if _, ok := bl.(column.Resetter); ok {
+		for len(pr.blocks) <= s {
+			pr.blocks = append(pr.blocks, nil)
+		}
+		pr.blocks[s] = bl
+	}
+	return bl
 }
 
 // zoneTries is how many batches a worker checks by their zone before it

@@ -279,7 +279,7 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 			cols[s] = &column.Column{Name: proto.Name, Type: proto.Type, N: n, Valid: text.ValidFromText(fields.Column(s)), ValidOnly: true, ID: column.ColumnIDs.Add(1)}
 			return nil
 		}
-		bl := column.NewBuilderSpec(proto.Type, proto.Spec, false)
+		bl := pr.blockBuilder(s, proto)
 		if r, ok := bl.(column.Reserver); ok {
 			r.Reserve(n)
 		}

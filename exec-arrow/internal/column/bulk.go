@@ -150,7 +150,9 @@ type Reserver interface {
 // block and drops it before the next: the column Finish returned shares
 // that memory and is overwritten by what is appended after Reset. Memory
 // a builder takes fresh costs a page fault on first touch, so reuse pays.
-// The time column builders (dates and timestamps) have it.
+// The integer (and timestamp) and date builders have it: the late split
+// reuses its time column's, and a worker streaming text blocks its
+// columns'.
 type Resetter interface {
 	Reset()
 }
