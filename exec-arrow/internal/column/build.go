@@ -127,10 +127,39 @@ func ParseBool(s string) (bool, bool) {
 	return false, false
 }
 
-// ParseDay parses a YYYY-MM-DD date as days since 1970-01-01.
+// ParseDay parses a YYYY-MM-DD date as days since 1970-01-01, as
+// domain.ParseDate does (FuzzParseDay holds them equal): its bytes tested
+// in two word tests and its days read from a table of the days before each
+// year, where the civil algorithm divided (3.5% of a CSV start's CPU on
+// the demo's orders, whose two dates are read for most rows).
 func ParseDay(s string) (int32, bool) {
-	d, err := domain.ParseDate(s)
-	return int32(d), err == nil
+	if len(s) != 10 {
+		return 0, false
+	}
+	// As in parseZulu: a digit's lane holds 0x30-0x39 when its high half
+	// is 3 and stays 3 once 6 is added; each dash is itself.
+	a, b := le64(s, 0), uint64(s[8])|uint64(s[9])<<8
+	if a&0xFFF0F0FFF0F0F0F0 != 0x2D30302D30303030 || (a+0x0006060006060606)&0x00F0F000F0F0F0F0 != 0x0030300030303030 ||
+		b&0xF0F0 != 0x3030 || (b+0x0606)&0xF0F0 != 0x3030 {
+		return 0, false
+	}
+	a, b = a-0x0030300030303030, b-0x3030
+	lane := func(w uint64, i uint) int { return int(w >> (8 * i) & 0xFF) }
+	y := lane(a, 0)*1000 + lane(a, 1)*100 + lane(a, 2)*10 + lane(a, 3)
+	m, d := lane(a, 5)*10+lane(a, 6), lane(b, 0)*10+lane(b, 1)
+	if y < 1 || m < 1 || m > 12 || d < 1 {
+		return 0, false
+	}
+	yd := yearDays[y]
+	leap := yd>>31 != 0
+	if d > int(monthDays[m]) && (m != 2 || d > 29 || !leap) {
+		return 0, false
+	}
+	days := int(yd&^(1<<31)) - 719162 + int(monthStarts[m]) + d - 1
+	if leap && m > 2 {
+		days++
+	}
+	return int32(days), true
 }
 
 // ParseMicros parses an RFC 3339 timestamp as UTC microseconds, as

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"sutura.dev/domain"
 )
 
 // referenceMicros is what ParseMicros must give: time.Parse's reading.
@@ -174,4 +176,71 @@ func BenchmarkParseInt(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestParseDayAsParseDate: on every day of years 1 to 9999 sampled, the
+// days around each month's end, out-of-range fields and damaged bytes,
+// ParseDay gives domain.ParseDate's answer.
+func TestParseDayAsParseDate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	check := func(s string) {
+		t.Helper()
+		got, gotOK := ParseDay(s)
+		want, err := domain.ParseDate(s)
+		if gotOK != (err == nil) || gotOK && got != int32(want) {
+			t.Fatalf("%q: ParseDay %d %v, domain.ParseDate %d %v", s, got, gotOK, want, err)
+		}
+	}
+	valid := 0
+	for range 200_000 {
+		b := []byte(fmt.Sprintf("%04d-%02d-%02d", rng.IntN(10000), rng.IntN(14), rng.IntN(33)))
+		if rng.IntN(8) == 0 {
+			b[rng.IntN(len(b))] = byte(rng.IntN(256))
+		}
+		if _, err := domain.ParseDate(string(b)); err == nil {
+			valid++
+		}
+		check(string(b))
+	}
+	if valid < 50_000 {
+		t.Fatalf("only %d of the dates were valid", valid)
+	}
+	for _, s := range []string{"1970-01-01", "0001-01-01", "9999-12-31", "2024-02-29", "2023-02-29", "1900-02-29", "2000-02-29",
+		"2025-04-31", "2025-00-10", "2025-06-00", "2025-6-01", "2025/06/01", "2025-06-01T", "+025-06-01", "2025-06-0a", ""} {
+		check(s)
+	}
+}
+
+// FuzzParseDay: for any text, ParseDay gives what domain.ParseDate gives,
+// valid or not.
+func FuzzParseDay(f *testing.F) {
+	for _, s := range []string{"2025-06-01", "0000-01-01", "2024-02-29", "2025-13-01", "2025-06-1", "2025:06:01"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, gotOK := ParseDay(s)
+		want, err := domain.ParseDate(s)
+		if gotOK != (err == nil) || gotOK && got != int32(want) {
+			t.Fatalf("%q: ParseDay %d %v, domain.ParseDate %d %v", s, got, gotOK, want, err)
+		}
+	})
+}
+
+// BenchmarkParseDay reads a usual date, and domain.ParseDate the same.
+func BenchmarkParseDay(b *testing.B) {
+	const s = "2025-06-14"
+	b.Run("ParseDay", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok := ParseDay(s); !ok {
+				b.Fatal("not read")
+			}
+		}
+	})
+	b.Run("domain.ParseDate", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := domain.ParseDate(s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
