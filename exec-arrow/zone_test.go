@@ -98,10 +98,8 @@ func TestDayIndexKeepsAnswers(t *testing.T) {
 	const n = 5 * column.ChunkRows
 	rng := rand.New(rand.NewPCG(3, 4))
 	lines := make([]string, n)
-	first := domain.DateOf(2024, 1, 1)
 	for i := range lines {
-		d := first + domain.Date(rng.IntN(730))
-		at := time.Unix(int64(d)*86400+rng.Int64N(86400), 0).UTC().Format(time.RFC3339)
+		d, at := momentOfTwoYears(rng)
 		price := strconv.FormatFloat((rng.Float64()-0.3)*math.Pow(10, float64(rng.IntN(61)-30)), 'g', -1, 64)
 		lines[i] = d.String() + "," + at + ",u" + strconv.Itoa(rng.IntN(5000)) + "," + strconv.Itoa(rng.IntN(1000)) + "," + price
 	}
@@ -152,10 +150,8 @@ func TestFillBuildsTheDayIndex(t *testing.T) {
 	const n = 3 * column.ChunkRows
 	rng := rand.New(rand.NewPCG(5, 6))
 	lines := make([]string, n)
-	first := domain.DateOf(2024, 1, 1)
 	for i := range lines {
-		d := first + domain.Date(rng.IntN(730))
-		at := time.Unix(int64(d)*86400+rng.Int64N(86400), 0).UTC().Format(time.RFC3339)
+		_, at := momentOfTwoYears(rng)
 		lines[i] = at + "," + strconv.Itoa(rng.IntN(1000))
 	}
 	dir := t.TempDir()
@@ -179,4 +175,11 @@ func TestFillBuildsTheDayIndex(t *testing.T) {
 	assert.Equal(t, int64(1), column.DayIndexes.Load()-built, "the fill built the index before Settle returned")
 	assert.Equal(t, want, run(t, e, few), "the first question from the cache, by day")
 	assert.Equal(t, int64(1), column.DayIndexes.Load()-built, "one index")
+}
+
+// momentOfTwoYears is a day of 2024–2025 drawn from rng and an RFC 3339
+// moment of it: times in no order over two years.
+func momentOfTwoYears(rng *rand.Rand) (domain.Date, string) {
+	d := domain.DateOf(2024, 1, 1) + domain.Date(rng.IntN(730))
+	return d, time.Unix(int64(d)*86400+rng.Int64N(86400), 0).UTC().Format(time.RFC3339)
 }
