@@ -142,7 +142,7 @@ func CheckAnchor(ctx context.Context, b *domain.Bundle, metric string, sources m
 		return &AnchorError{Metric: metric, Err: errors.New("the metric declares no anchor")}
 	}
 	fail := func(err error) error { return &AnchorError{Metric: metric, Expected: m.Anchor.Value, Err: err} }
-	plan, reason := anchorPlan(b, m)
+	plan, reason := AnchorPlan(b, m)
 	if reason != nil {
 		return fail(fmt.Errorf("refused (%s): %s", reason.Code(), reason.Detail()))
 	}
@@ -168,10 +168,11 @@ func CheckAnchor(ctx context.Context, b *domain.Bundle, metric string, sources m
 	return nil
 }
 
-// anchorPlan compiles the anchor of m: its single value over the anchor
-// range at its coarsest grain, with no dimensions or filters, asked by the
-// local operator.
-func anchorPlan(b *domain.Bundle, m *domain.Metric) (*domain.Plan, *domain.Reason) {
+// AnchorPlan compiles the anchor of m (which declares one): its single
+// value over the anchor range at its coarsest grain, with no dimensions
+// or filters, asked by the local operator. It is the plan CheckAnchor
+// executes, and what a harness computing anchors elsewhere must ask.
+func AnchorPlan(b *domain.Bundle, m *domain.Metric) (*domain.Plan, *domain.Reason) {
 	r := m.Anchor.Range
 	q := domain.Question{Metrics: []string{m.Name}, Grain: m.CoarsestGrain(), Range: domain.TimeSpan{Fixed: &r}}
 	return semantic.Compile(b, domain.LocalOperator, q, r.Start)
@@ -229,7 +230,7 @@ func anchorPlans(b *domain.Bundle) map[string][]*domain.Plan {
 	bySource := map[string][]*domain.Plan{}
 	for _, name := range AnchoredMetrics(b) {
 		if m, ok := b.Metric(name); ok {
-			if p, reason := anchorPlan(b, m); reason == nil {
+			if p, reason := AnchorPlan(b, m); reason == nil {
 				bySource[p.Legs[0].Source] = append(bySource[p.Legs[0].Source], p)
 			}
 		}

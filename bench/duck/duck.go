@@ -95,9 +95,10 @@ func Open(ctx context.Context, o Options) (*sql.DB, error) {
 	return db, nil
 }
 
-// Query runs stmt and returns its column names and raw cells.
-func Query(ctx context.Context, db *sql.DB, stmt string) ([]string, [][]any, error) {
-	rows, err := db.QueryContext(ctx, stmt)
+// Query runs stmt, with args bound to its placeholders, and returns its
+// column names and raw cells.
+func Query(ctx context.Context, db *sql.DB, stmt string, args ...any) ([]string, [][]any, error) {
+	rows, err := db.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, nil, err
 	}

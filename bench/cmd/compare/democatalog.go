@@ -14,7 +14,6 @@ import (
 	"sutura.dev/app"
 	"sutura.dev/bench/canon"
 	"sutura.dev/bench/duck"
-	"sutura.dev/domain"
 	"sutura.dev/examples/demo"
 	"sutura.dev/semantic"
 )
@@ -24,9 +23,8 @@ import (
 // generated data (in format): the committed anchors hold for the demo's
 // 12 000 rows only, and `sutura serve` re-runs every anchor before it
 // listens, so a start on generated data needs anchors that data
-// reproduces. Each anchor is asked as sutura asks it at start (the
-// metric over its anchor range at its coarsest grain, compiled by
-// package semantic) and run as the DuckDB dialect's statement, with its
+// reproduces. Each anchor is asked as sutura asks it at start
+// (app.AnchorPlan) and run as the DuckDB dialect's statement, with its
 // values bound, over DuckDB views of the files: sutura's engine then has
 // to reproduce DuckDB's figure at every start, as it would a database's.
 func writeDemoCatalog(ctx context.Context, d dataSet, format string) error {
@@ -44,8 +42,7 @@ func writeDemoCatalog(ctx context.Context, d dataSet, format string) error {
 	for _, name := range app.AnchoredMetrics(b) {
 		m, _ := b.Metric(name)
 		r := m.Anchor.Range
-		q := domain.Question{Metrics: []string{name}, Grain: m.CoarsestGrain(), Range: domain.TimeSpan{Fixed: &r}}
-		plan, reason := semantic.Compile(b, domain.LocalOperator, q, r.Start)
+		plan, reason := app.AnchorPlan(b, m)
 		if reason != nil {
 			return fmt.Errorf("anchor of %s: refused (%s): %s", name, reason.Code(), reason.Detail())
 		}
@@ -57,35 +54,19 @@ func writeDemoCatalog(ctx context.Context, d dataSet, format string) error {
 		if err != nil {
 			return fmt.Errorf("anchor of %s: %w", name, err)
 		}
-		var cells []any
-		rows, err := db.QueryContext(ctx, st.SQL, args...)
+		_, rows, err := duck.Query(ctx, db, st.SQL, args...)
 		if err != nil {
 			return fmt.Errorf("anchor of %s in DuckDB: %w", name, err)
 		}
-		n := 0
-		for rows.Next() {
-			cols, _ := rows.Columns()
-			cells = make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range cells {
-				ptrs[i] = &cells[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				rows.Close()
-				return fmt.Errorf("anchor of %s in DuckDB: %w", name, err)
-			}
-			n++
+		if len(rows) != 1 {
+			return fmt.Errorf("anchor of %s: DuckDB returned %d rows, not one: generate rows over its range %s–%s", name, len(rows), r.Start, r.End)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("anchor of %s in DuckDB: %w", name, err)
-		}
-		if n != 1 {
-			return fmt.Errorf("anchor of %s: DuckDB returned %d rows, not one: generate rows over its range %s–%s", name, n, r.Start, r.End)
-		}
-		v, err := canon.Render(cells[len(cells)-1])
-		if err != nil || v == nil {
-			return fmt.Errorf("anchor of %s: DuckDB's value cannot be an anchor (%v, %v)", name, v, err)
+		v, err := canon.Render(rows[0][len(rows[0])-1])
+		switch {
+		case err != nil:
+			return fmt.Errorf("anchor of %s: DuckDB's value: %w", name, err)
+		case v == nil:
+			return fmt.Errorf("anchor of %s: DuckDB's value is null over %s–%s", name, r.Start, r.End)
 		}
 		values[name] = *v
 	}
