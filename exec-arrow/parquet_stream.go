@@ -97,7 +97,7 @@ func openParquetPart(ctx context.Context, fsys fs.FS, fc *footer.Cache, p files.
 		pp.first[rg] = row
 		row += rgm.NumRows()
 		var meets bool
-		pp.zones[rg], meets = q.rowGroupMeets(rgm, pp.leaves[q.TimeSlot], sch.Column(pp.leaves[q.TimeSlot]))
+		pp.zones[rg], meets = q.rowGroupMeets(rgm, pp.leaves, sch)
 		pp.keep[rg] = meets &&
 			q.MayCount(func(s int) (column.ChunkStats, bool) {
 				return format.ChunkStats(rgm, pp.leaves[s], sch.Column(pp.leaves[s]), q.Base[s].Type)
@@ -171,24 +171,38 @@ type rgZone struct {
 }
 
 // rowGroupMeets reports whether a row group may hold a row of the range,
-// from the statistics of its time column, and what they say: a row group
-// whose days all fall outside the range, or whose time column is all
-// null, holds none.
-func (q *query) rowGroupMeets(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column) (rgZone, bool) {
+// from the statistics of its time columns (a union's members may each
+// read their own: kernel.Query.MeetsAt), and what those of TimeSlot say:
+// a row group whose days all fall outside the range, or whose time column
+// is all null, holds none.
+func (q *query) rowGroupMeets(rgm *metadata.RowGroupMetaData, leaves []int, sch *schema.Schema) (rgZone, bool) {
+	zones := make(map[int]rgZone, 1)
+	for _, s := range q.TimeSlots() {
+		zones[s] = timeZone(rgm, leaves[s], sch.Column(leaves[s]))
+	}
+	return zones[q.TimeSlot], q.MeetsAt(func(s int) (column.DayZone, bool) {
+		rz := zones[s]
+		return rz.z, rz.ok
+	})
+}
+
+// timeZone is what the statistics of a row group's time column say: not
+// ok when they say nothing, an empty zone when the column is all null.
+func timeZone(rgm *metadata.RowGroupMetaData, leaf int, descr *schema.Column) rgZone {
 	cc, err := rgm.ColumnChunk(leaf)
 	if err != nil {
-		return rgZone{}, true
+		return rgZone{}
 	}
 	st, err := cc.Statistics()
 	if err != nil || st == nil {
-		return rgZone{}, true
+		return rgZone{}
 	}
 	if st.HasNullCount() && st.NullCount() >= rgm.NumRows() {
-		return rgZone{}, false
+		return rgZone{z: column.DayZone{Min: 1, Max: 0}, ok: true, nulls: true}
 	}
 	var rz rgZone
 	rz.z, rz.nulls, rz.ok = format.ZoneOf(st, descr)
-	return rz, !rz.ok || q.Meets(rz.z)
+	return rz
 }
 
 // parquetReaders are one worker's readers of the table's Parquet parts,
@@ -205,11 +219,11 @@ type parquetReaders struct {
 	sel  *kernel.Selector
 	keep []byte    // a batch's selected rows (reused: fresh memory faults on first touch)
 	late text.Late // CSV blocks narrowed to the records in the range (lateBlock)
-	// lateTime builds the time column late's test reads, reset and reused
-	// block after block (its memory is held in late's share of the
-	// working set).
-	lateTime   text.TimeBuilder
-	lateObject *text.Object // reads an NDJSON line's time member alone
+	// lateTimes build the time columns late's test reads (per slot of
+	// TimeSlots), reset and reused block after block (their memory is
+	// held in late's share of the working set).
+	lateTimes  []text.TimeBuilder
+	lateObject *text.Object // reads an NDJSON line's time members alone
 	// zoneTried and zoneSkipped count the batches checked against the
 	// range by their time column's zone, and those it skipped.
 	zoneTried, zoneSkipped int
@@ -336,14 +350,16 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		cols := make([]*column.Column, len(q.Base))
 		b := &kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols, OneBucket: one, Bucket: bucket}
 		if !one {
-			if cols[q.TimeSlot], err = g.Column(q.TimeSlot, nil); err != nil {
-				return err
+			for _, s := range fp.timeSlots {
+				if cols[s], err = g.Column(s, nil); err != nil {
+					return err
+				}
 			}
 			// A batch outside the range is skipped without the rest, while
 			// checking its zone has paid on this worker.
 			if !inside && (pr.zoneSkipped > 0 || pr.zoneTried < zoneTries) {
 				pr.zoneTried++
-				if !q.Meets(column.ZoneOf(cols[q.TimeSlot], 0, n)) {
+				if !q.MeetsAt(func(s int) (column.DayZone, bool) { return column.ZoneOf(cols[s], 0, n), true }) {
 					pr.zoneSkipped++
 					if err := g.Finish(); err != nil {
 						return err

@@ -52,11 +52,9 @@ func (e *Engine) Prepare(ctx context.Context, plans []*domain.Plan) {
 		q   *query
 		key []byte
 	}
-	// Only a plan that shares its table and time column with another is
-	// bound here: one alone is bound when it executes, once.
-	table := func(p *domain.Plan) string {
-		return strings.Join(p.Legs[0].Base.Path, "\x00") + "\x00\x00" + p.Legs[0].TimeColumn
-	}
+	// Only a plan that shares its table with another is bound here: one
+	// alone is bound when it executes, once.
+	table := func(p *domain.Plan) string { return strings.Join(p.Legs[0].Base.Path, "\x00") }
 	var eligible []*domain.Plan
 	shared := map[string]int{}
 	for _, plan := range plans {
@@ -85,7 +83,7 @@ func (e *Engine) Prepare(ctx context.Context, plans []*domain.Plan) {
 			q.release()
 			continue
 		}
-		g := q.tf.ID + "\x00" + q.Base[q.TimeSlot].Name
+		g := q.tf.ID
 		if _, ok := groups[g]; !ok {
 			order = append(order, g)
 		}
@@ -147,8 +145,9 @@ func (e *Engine) takePrepared(plan *domain.Plan) (*prepared, bool) {
 }
 
 // answerTogether answers the streamed queries qs, which read one base
-// table by one time column, in one scan of its files; nil when they
-// cannot be (their columns of one name differ in type) or the scan failed.
+// table (each by its own time column), in one scan of its files; nil when
+// they cannot be (their columns of one name differ in type) or the scan
+// failed.
 func (e *Engine) answerTogether(ctx context.Context, qs []*query) []*prepared {
 	e.cache.enter()
 	defer e.cache.leave()
@@ -198,8 +197,9 @@ func (e *Engine) answerTogether(ctx context.Context, qs []*query) []*prepared {
 
 // unionOf is the union of the streamed queries qs (kernel.Member): one
 // slot per column name any of them reads, read for its values when one
-// of them reads them. Nil when two of them read a column of one name as
-// different types, or their time columns differ.
+// of them reads them; its time slot is the first's, and each member keeps
+// its own (kernel.Query.TimeSlots). Nil when two of them read a column of
+// one name as different types.
 func unionOf(qs []*query) *query {
 	u := &query{tf: qs[0].tf, streamed: true}
 	u.Parallel, u.Aliases = qs[0].Parallel, 1
@@ -223,9 +223,9 @@ func unionOf(qs []*query) *query {
 		}
 		u.Members = append(u.Members, mb)
 	}
-	u.TimeSlot = slotOf[qs[0].Base[qs[0].TimeSlot].Name]
+	u.TimeSlot = u.Members[0].Slots[qs[0].TimeSlot]
 	for i, q := range qs {
-		if u.Members[i].Slots[q.TimeSlot] != u.TimeSlot || u.Base[u.TimeSlot].ValidOnly {
+		if u.Base[u.Members[i].Slots[q.TimeSlot]].ValidOnly {
 			return nil
 		}
 	}

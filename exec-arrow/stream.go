@@ -64,6 +64,9 @@ type fileProducer struct {
 	work   []chan task
 	blocks *text.Blocks // text block buffers and spans, recycled
 	names  []string     // the base columns' names: the NDJSON members read
+	// timeSlots are the query's time slots (kernel.Query.TimeSlots): a
+	// union's members may each read their own.
+	timeSlots []int
 	// The row groups of the Parquet parts before the first text part are
 	// known from their footers: direct[w] lists worker w's, and it reads
 	// them without waiting for a dispatcher. The dispatcher (run) numbers
@@ -92,7 +95,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *gate.Reservation, 
 	if m != nil {
 		fsys = files.Counting(fsys, &m.Bytes)
 	}
-	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), blocks: text.NewBlocks(mem, q.Parallel), dicts: make([]atomic.Int32, len(q.Base)), dictBytes: make([]atomic.Int32, len(q.Base))}
+	fp := &fileProducer{q: q, mem: mem, fsys: fsys, work: make([]chan task, q.Parallel), blocks: text.NewBlocks(mem, q.Parallel), dicts: make([]atomic.Int32, len(q.Base)), dictBytes: make([]atomic.Int32, len(q.Base)), timeSlots: q.TimeSlots()}
 	for _, c := range q.Base {
 		fp.names = append(fp.names, c.Name)
 	}

@@ -237,7 +237,7 @@ func (fp *fileProducer) exactError(ctx context.Context, sp *streamPart, err erro
 }
 
 // textTask parses one block into a batch and hands it to each when it may
-// hold a row of the range. The time column is parsed first: a block
+// hold a row of the range. The time columns are parsed first: a block
 // outside the range is not parsed further. Then (late materialisation)
 // the columns of the filters are parsed and the rows that may count are
 // selected (pr's selector); the other columns are parsed only for those
@@ -296,10 +296,12 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 		}
 		return nil
 	}
-	if err := build(q.TimeSlot); err != nil {
-		return fp.exactError(ctx, t.part, err)
+	for _, s := range fp.timeSlots {
+		if err := build(s); err != nil {
+			return fp.exactError(ctx, t.part, err)
+		}
 	}
-	if !q.Meets(column.ZoneOf(cols[q.TimeSlot], 0, n)) {
+	if !q.MeetsAt(func(s int) (column.DayZone, bool) { return column.ZoneOf(cols[s], 0, n), true }) {
 		return nil
 	}
 	batch := &kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols}
@@ -337,35 +339,51 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 }
 
 // lateBlock is t's block, or, for a CSV block read for a field after the
-// time field or an NDJSON block read for a member besides the time, its
+// time fields or an NDJSON block read for a member besides the times, its
 // records in the range when they are few (text.Late): textTask then
 // splits or decodes them alone. Nil when none is.
 func (fp *fileProducer) lateBlock(pr *parquetReaders, t task) (*textBlock, error) {
-	q, b, ts := fp.q, t.block, fp.q.TimeSlot
+	q, b, ts := fp.q, t.block, fp.timeSlots
 	csv := t.part.p.Format == files.FormatCSV
-	if csv && slices.Max(b.at) <= b.at[ts] || !csv && len(q.Base) == 1 {
+	var timeAt []int // the time fields, of a CSV block
+	if csv {
+		for _, s := range ts {
+			timeAt = append(timeAt, b.at[s])
+		}
+	}
+	if csv && slices.Max(b.at) <= slices.Max(timeAt) || !csv && len(q.Base) == len(ts) {
 		return b, nil
 	}
-	if pr.lateTime == nil {
-		bl, ok := column.NewBuilderSpec(q.Base[ts].Type, q.Base[ts].Spec, false).(text.TimeBuilder)
-		if !ok {
-			return b, nil
+	if pr.lateTimes == nil {
+		for _, s := range ts {
+			bl, ok := column.NewBuilderSpec(q.Base[s].Type, q.Base[s].Spec, false).(text.TimeBuilder)
+			if !ok {
+				pr.lateTimes = nil
+				return b, nil
+			}
+			pr.lateTimes = append(pr.lateTimes, bl)
 		}
-		pr.lateTime = bl
 	}
 	inRange := func(keep []byte) (int, error) {
-		tc := pr.lateTime.Finish(q.Base[ts].Name)
-		return q.InRange(tc, column.ZoneOf(tc, 0, tc.N), keep), nil
+		cols := make(map[int]*column.Column, len(ts))
+		for i, s := range ts {
+			cols[s] = pr.lateTimes[i].Finish(q.Base[s].Name)
+		}
+		return q.InRange(func(s int) *column.Column { return cols[s] }, keep), nil
 	}
 	var spans []int32
 	var err error
 	if csv {
-		spans, err = pr.late.Narrow(fp.mem, b.buf, b.spans, b.at[ts], b.nfields, b.quoted, pr.lateTime, inRange)
+		spans, err = pr.late.Narrow(fp.mem, b.buf, b.spans, timeAt, b.nfields, b.quoted, pr.lateTimes, inRange)
 	} else {
 		if pr.lateObject == nil {
-			pr.lateObject = text.NewObject([]string{q.Base[ts].Name})
+			names := make([]string, len(ts))
+			for i, s := range ts {
+				names[i] = q.Base[s].Name
+			}
+			pr.lateObject = text.NewObject(names)
 		}
-		if spans, err = pr.late.NarrowNDJSON(fp.mem, b.buf, b.spans, pr.lateObject, pr.lateTime, inRange); len(spans) < len(b.spans) {
+		if spans, err = pr.late.NarrowNDJSON(fp.mem, b.buf, b.spans, pr.lateObject, pr.lateTimes, inRange); len(spans) < len(b.spans) {
 			t.part.narrowed.Store(true) // some object is not read: none may hold a column
 		}
 	}

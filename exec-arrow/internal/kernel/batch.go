@@ -164,38 +164,65 @@ func (q *Query) OneBucket(z column.DayZone) (int32, bool) {
 	return q.BucketOf[lo], true
 }
 
-// Meets reports whether a zone may hold a row of the question's range.
+// Meets reports whether a zone of the time column may hold a row of the
+// question's range. A union's member whose time column is another
+// (TimeSlots) may hold one in any zone of it: MeetsAt knows them all.
 func (q *Query) Meets(z column.DayZone) bool {
-	if q.union() {
-		return slices.ContainsFunc(q.Members, func(mb Member) bool { return mb.Q.Meets(z) })
+	if !q.union() {
+		return z.Min <= z.Max && z.Max >= q.Start && z.Min < q.Start+q.Span
 	}
-	return z.Min <= z.Max && z.Max >= q.Start && z.Min < q.Start+q.Span
+	return q.MeetsAt(func(s int) (column.DayZone, bool) { return z, s == q.TimeSlot })
 }
 
-// InRange sets bit r of keep (cleared first) for each row r of the time
-// column t whose time falls in the question's range (a union's: some
-// member's), and returns how many it set; a null time is in no range.
-// z is t's zone: when the range holds it and t has no null, every row is
-// in without a test. A producer parsing text splits a record's other
-// fields only for those rows, which are all the rows a Selector may pick.
-func (q *Query) InRange(t *column.Column, z column.DayZone, keep []byte) int {
-	within := func(q *Query) bool { return z.Within(q.Start, q.Start+q.Span) }
-	if t.Valid == nil && (within(q) || slices.ContainsFunc(q.Members, func(mb Member) bool { return within(mb.Q) })) {
-		for i := range keep {
-			keep[i] = 0xff
+// MeetsAt reports whether rows whose time columns have the zones zone
+// gives (per slot of TimeSlots; false when it does not know one, an
+// empty zone for a column of nulls) may hold a row of the question's
+// range, or of some member's.
+func (q *Query) MeetsAt(zone func(slot int) (column.DayZone, bool)) bool {
+	if !q.union() {
+		z, ok := zone(q.TimeSlot)
+		return !ok || q.Meets(z)
+	}
+	return slices.ContainsFunc(q.Members, func(mb Member) bool {
+		z, ok := zone(mb.timeSlot())
+		return !ok || mb.Q.Meets(z)
+	})
+}
+
+// InRange sets bit r of keep (cleared first) for each row r whose time
+// falls in the question's range (a union's: some member's, each by its
+// own time column), and returns how many it set; a null time is in no
+// range. time gives the time column of each slot of TimeSlots: when the
+// range holds its whole zone and it has no null, every row is in without
+// a test. A producer parsing text splits a record's other fields only for
+// those rows, which are all the rows a Selector may pick.
+func (q *Query) InRange(time func(slot int) *column.Column, keep []byte) int {
+	members := q.Members
+	if !q.union() {
+		members = []Member{{Q: q}}
+	}
+	zones := map[int]column.DayZone{}
+	for _, mb := range members {
+		s := mb.timeSlot()
+		t := time(s)
+		z, ok := zones[s]
+		if !ok {
+			z = column.ZoneOf(t, 0, t.N)
+			zones[s] = z
 		}
-		if t.N%8 != 0 {
-			keep[t.N>>3] = 1<<(t.N%8) - 1
+		if t.Valid == nil && z.Within(mb.Q.Start, mb.Q.Start+mb.Q.Span) {
+			for i := range keep {
+				keep[i] = 0xff
+			}
+			if t.N%8 != 0 {
+				keep[t.N>>3] = 1<<(t.N%8) - 1
+			}
+			return t.N
 		}
-		return t.N
 	}
 	clear(keep)
-	if q.union() {
-		for _, mb := range q.Members {
-			mb.Q.inRange(t, keep)
-		}
-	} else {
-		q.inRange(t, keep)
+	for _, mb := range members {
+		mb.Q.inRange(time(mb.timeSlot()), keep)
 	}
 	n := 0
 	for _, b := range keep {
@@ -204,6 +231,8 @@ func (q *Query) InRange(t *column.Column, z column.DayZone, keep []byte) int {
 	return n
 }
 
+// inRange adds to keep the rows of the time column t in q's range; a null
+// time is in none.
 func (q *Query) inRange(t *column.Column, keep []byte) {
 	start, span := q.Start, uint32(q.Span)
 	first, length := int64(start)*perDay, uint64(span)*perDay
@@ -218,11 +247,9 @@ func (q *Query) inRange(t *column.Column, keep []byte) {
 				b |= byte(column.BitOf(uint64(us-first) < length)) << j
 			}
 		}
-		keep[i] |= b
-	}
-	if t.Valid != nil { // a null time is in no range
-		for i := range keep {
-			keep[i] &= t.Valid[i]
+		if t.Valid != nil { // a null time is in no range
+			b &= t.Valid[i]
 		}
+		keep[i] |= b
 	}
 }

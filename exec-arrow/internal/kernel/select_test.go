@@ -507,65 +507,121 @@ func TestDayIndexSelectsTheRangesRows(t *testing.T) {
 }
 
 // InRange sets the rows whose day falls in the range of the question, or
-// of some member of a union, and no null: on timestamps (negative ones,
-// before 1970, included) and dates alike, as a row-by-row test of the day
-// says; with a zone the range holds, every row but those of a null time.
+// of some member of a union, each member by its own time column, and no
+// null: on timestamps (negative ones, before 1970, included) and dates
+// alike, as a row-by-row test of the day says; with a zone the range
+// holds, every row but those of a null time.
 func TestInRangeByDay(t *testing.T) {
 	const n = 1_003
 	rng := rand.New(rand.NewPCG(8, 9))
 	ts := &column.Column{Type: domain.TypeTimestamp, N: n, Ints: make([]int64, n), Valid: make([]byte, (n+7)/8)}
 	ds := &column.Column{Type: domain.TypeDate, N: n, Days: make([]arrow.Date32, n)}
-	day := make([]int32, n)
+	tsDay, dsDay := make([]int32, n), make([]int32, n)
 	for r := range n {
-		day[r] = int32(rng.IntN(40)) - 20
-		ts.Ints[r] = int64(day[r])*perDay + rng.Int64N(perDay)
-		ds.Days[r] = arrow.Date32(day[r])
+		tsDay[r], dsDay[r] = int32(rng.IntN(40))-20, int32(rng.IntN(40))-20
+		ts.Ints[r] = int64(tsDay[r])*perDay + rng.Int64N(perDay)
+		ds.Days[r] = arrow.Date32(dsDay[r])
 		if r%9 != 4 {
 			ts.Valid[r>>3] |= 1 << (r & 7)
 		}
 	}
-	one := &Query{Start: -3, Span: 5}
-	union := &Query{Members: []Member{{Q: &Query{Start: 10, Span: 2}}, {Q: &Query{Start: -15, Span: 1}}}}
-	in := func(q *Query, d int32) bool {
-		if q.union() {
-			return slices.ContainsFunc(q.Members, func(mb Member) bool { return d >= mb.Q.Start && d < mb.Q.Start+mb.Q.Span })
-		}
-		return d >= q.Start && d < q.Start+q.Span
-	}
-	for _, q := range []*Query{one, union} {
-		for _, c := range []*column.Column{ts, ds} {
-			keep := bytes.Repeat([]byte{0xff}, (n+7)/8)               // InRange clears it
-			got := q.InRange(c, column.DayZone{Min: 1, Max: 0}, keep) // no zone: each row tested
+	cols := []*column.Column{ts, ds}
+	days := [][]int32{tsDay, dsDay}
+	valid := func(s, r int) bool { return cols[s].Valid == nil || cols[s].Valid[r>>3]>>(r&7)&1 != 0 }
+	within := func(q *Query, d int32) bool { return d >= q.Start && d < q.Start+q.Span }
+	// slot is the time slot a query of one column reads.
+	for slot := range cols {
+		one := &Query{Start: -3, Span: 5, TimeSlot: slot}
+		union := &Query{TimeSlot: slot, Members: []Member{{Q: &Query{Start: 10, Span: 2, TimeSlot: slot}}, {Q: &Query{Start: -15, Span: 1, TimeSlot: slot}}}}
+		// Members of two time columns: the first reads the other column.
+		two := &Query{TimeSlot: slot, Members: []Member{
+			{Q: &Query{Start: -3, Span: 5}, Slots: []int{1 - slot}},
+			{Q: &Query{Start: 10, Span: 2, TimeSlot: 1}, Slots: []int{9, slot}},
+			{Q: &Query{Start: -15, Span: 1}, Slots: []int{slot}},
+		}}
+		for _, q := range []*Query{one, union, two} {
+			in := func(r int) bool {
+				if !q.union() {
+					return within(q, days[slot][r]) && valid(slot, r)
+				}
+				return slices.ContainsFunc(q.Members, func(mb Member) bool {
+					s := mb.timeSlot()
+					return within(mb.Q, days[s][r]) && valid(s, r)
+				})
+			}
+			keep := bytes.Repeat([]byte{0xff}, (n+7)/8) // InRange clears it
+			got := q.InRange(func(s int) *column.Column { return cols[s] }, keep)
 			want := 0
 			for r := range n {
-				w := in(q, day[r]) && (c.Valid == nil || c.Valid[r>>3]>>(r&7)&1 != 0)
+				w := in(r)
 				if w {
 					want++
 				}
 				if set := keep[r>>3]>>(r&7)&1 != 0; set != w {
-					t.Fatalf("%s, union %v, row %d (day %d): in range %v, want %v", c.Type, q.union(), r, day[r], set, w)
+					t.Fatalf("slot %d, %d members, row %d (days %d, %d): in range %v, want %v", slot, len(q.Members), r, tsDay[r], dsDay[r], set, w)
 				}
 			}
 			if got != want || want == 0 {
-				t.Fatalf("%s, union %v: %d rows, want %d (not 0)", c.Type, q.union(), got, want)
+				t.Fatalf("slot %d, %d members: %d rows, want %d (not 0)", slot, len(q.Members), got, want)
 			}
 		}
+	}
+	if got := (&Query{Members: []Member{{Q: &Query{}, Slots: []int{1}}}}).TimeSlots(); !slices.Equal(got, []int{0, 1}) {
+		t.Fatalf("TimeSlots of a union over another time column: %v", got)
 	}
 	inside := &column.Column{Type: domain.TypeTimestamp, N: n, Ints: make([]int64, n)}
 	for r := range n {
 		inside.Ints[r] = int64(10+r%2)*perDay + int64(r)
 	}
-	z := column.DayZone{Min: 10, Max: 11}
+	union := &Query{Members: []Member{{Q: &Query{Start: 10, Span: 2}}, {Q: &Query{Start: -15, Span: 1}}}}
+	insideAt := func(int) *column.Column { return inside }
 	for _, q := range []*Query{{Start: 9, Span: 4}, union} {
 		keep := make([]byte, (n+7)/8)
-		if got := q.InRange(inside, z, keep); got != n || keep[len(keep)-1] != 1<<(n%8)-1 {
+		if got := q.InRange(insideAt, keep); got != n || keep[len(keep)-1] != 1<<(n%8)-1 {
 			t.Fatalf("union %v: %d rows, last byte %08b; want %d, %08b", q.union(), got, keep[len(keep)-1], n, byte(1<<(n%8)-1))
 		}
 	}
 	inside.Valid = bytes.Repeat([]byte{0xff}, (n+7)/8)
 	inside.Valid[3] = 0xfe // row 24's time is null
 	keep := make([]byte, (n+7)/8)
-	if got := union.InRange(inside, z, keep); got != n-1 || keep[3] != 0xfe {
+	if got := union.InRange(insideAt, keep); got != n-1 || keep[3] != 0xfe {
 		t.Fatalf("a null time: %d rows, want %d, and row 24 out", got, n-1)
+	}
+}
+
+// MeetsAt asks each member of a union the zone of its own time column: a
+// zone it does not know may hold a row, an empty one (a column of nulls)
+// holds none; Meets knows the zone of TimeSlot alone.
+func TestMeetsAtByMember(t *testing.T) {
+	two := &Query{Members: []Member{{Q: &Query{Start: 0, Span: 10}, Slots: []int{0}}, {Q: &Query{Start: 100, Span: 10}, Slots: []int{1}}}}
+	zones := func(z0, z1 column.DayZone, known bool) func(int) (column.DayZone, bool) {
+		return func(s int) (column.DayZone, bool) {
+			if s == 0 {
+				return z0, true
+			}
+			return z1, known
+		}
+	}
+	far, near, empty := column.DayZone{Min: 50, Max: 60}, column.DayZone{Min: 105, Max: 106}, column.DayZone{Min: 1, Max: 0}
+	for _, c := range []struct {
+		z0, z1 column.DayZone
+		known  bool
+		want   bool
+	}{
+		{far, far, true, false},
+		{far, near, true, true},
+		{column.DayZone{Min: 5, Max: 5}, far, true, true},
+		{far, far, false, true},
+		{far, empty, true, false},
+	} {
+		if got := two.MeetsAt(zones(c.z0, c.z1, c.known)); got != c.want {
+			t.Errorf("zones %v, %v (known %v): meets %v, want %v", c.z0, c.z1, c.known, got, c.want)
+		}
+	}
+	if !two.Meets(far) {
+		t.Error("Meets of the first time column's zone rules out the member of the second")
+	}
+	if (&Query{Members: two.Members[:1]}).Meets(far) {
+		t.Error("Meets of a union of one time column holds a zone no member's range meets")
 	}
 }

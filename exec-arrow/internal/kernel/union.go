@@ -15,14 +15,15 @@ type Member struct {
 	Slots []int
 }
 
-// A union is a Query with Members: several questions over one base table
-// and one time column, scanned together (ScanAll). Its Base holds every
-// slot any member reads, its TimeSlot the members' time column; it has
-// no range, filters or metrics of its own. A producer asks it as it asks
-// one question, and each answer is a union's:
+// A union is a Query with Members: several questions over one base table,
+// scanned together (ScanAll). Its Base holds every slot any member reads,
+// its TimeSlot the first member's time column; the others may read
+// another (TimeSlots has them all). It has no range, filters or metrics
+// of its own. A producer asks it as it asks one question, and each answer
+// is a union's:
 //
-//   - Meets and MayCount: a zone or row group any member may count a row
-//     of;
+//   - Meets, MeetsAt, InRange and MayCount: a zone, row or row group any
+//     member may count a row of, each by its own time column;
 //   - OneBucket: never (the members' buckets differ);
 //   - OrderFree: when every member's answer is;
 //   - SelectSlots and NewSelector: the slots every member's selection
@@ -34,6 +35,28 @@ type Member struct {
 
 // union reports whether q is a union.
 func (q *Query) union() bool { return len(q.Members) > 0 }
+
+// timeSlot is the slot of the union's base that holds the member's time
+// column.
+func (mb Member) timeSlot() int {
+	if mb.Slots == nil {
+		return mb.Q.TimeSlot
+	}
+	return mb.Slots[mb.Q.TimeSlot]
+}
+
+// TimeSlots are the slots of the time columns q reads: its TimeSlot, and
+// a union's members' others after it, once each. A producer decodes them
+// first, to skip what no member's range holds (MeetsAt, InRange).
+func (q *Query) TimeSlots() []int {
+	slots := []int{q.TimeSlot}
+	for _, mb := range q.Members {
+		if s := mb.timeSlot(); !slices.Contains(slots, s) {
+			slots = append(slots, s)
+		}
+	}
+	return slots
+}
 
 // member is the batch of member i of a union over the union's batch b:
 // the one its selector picked, when the union selected b's rows, or one
@@ -68,10 +91,10 @@ func mapped[T any](mb Member, f func(slot int) T) func(slot int) T {
 	return func(s int) T { return f(mb.Slots[s]) }
 }
 
-// unionSlots is SelectSlots of a union: its time slot, then every slot a
-// member's selection reads, once.
+// unionSlots is SelectSlots of a union: its time slots, then every slot
+// a member's selection reads, once.
 func (q *Query) unionSlots() []int {
-	slots := []int{q.TimeSlot}
+	slots := q.TimeSlots()
 	for _, mb := range q.Members {
 		for _, s := range mb.Q.SelectSlots() {
 			if mb.Slots != nil {

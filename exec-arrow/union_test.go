@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/stretchr/testify/require"
+
+	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
+)
+
+// TestUnionOverTwoTimeColumns: questions over one table by two time
+// columns (an order date the file is sorted by, and a ship time in no
+// order, sometimes null) are answered in one scan of its file (Prepare),
+// CSV, NDJSON and Parquet alike, with the answers each has streamed alone
+// and from the cache. Blocks and row groups outside one question's range
+// by the order date still hold rows of the others' by the ship time, and
+// a few days by the ship time narrows blocks by both columns, so a scan
+// that skipped or narrowed by the first time column alone would lose
+// rows and fail it.
+func TestUnionOverTwoTimeColumns(t *testing.T) {
+	const n = 3*column.ChunkRows + 1_234
+	rng := rand.New(rand.NewPCG(31, 7))
+	first := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	kinds := []string{"web", "shop", "phone"}
+	type order struct {
+		d       time.Time
+		shipped string
+		kind    string
+		amount  int64
+	}
+	orders := make([]order, n)
+	for i := range orders {
+		o := &orders[i]
+		o.d = first.AddDate(0, 0, i*900/n) // sorted: 900 days
+		if i%11 != 4 {
+			o.shipped = first.Add(time.Duration(rng.Int64N(900*86_400)) * time.Second).Format(time.RFC3339)
+		}
+		o.kind = kinds[rng.IntN(len(kinds))]
+		o.amount = rng.Int64N(10_000) - 500
+	}
+	var csv, ndjson strings.Builder
+	csv.WriteString("d,kind,shipped,amount\n") // the ship time after the date: narrowed by both
+	for _, o := range orders {
+		fmt.Fprintf(&csv, "%s,%s,%s,%d\n", o.d.Format(time.DateOnly), o.kind, o.shipped, o.amount)
+		obj := map[string]any{"d": o.d.Format(time.DateOnly), "kind": o.kind, "amount": o.amount}
+		if o.shipped != "" {
+			obj["shipped"] = o.shipped
+		}
+		line, err := json.Marshal(obj)
+		require.NoError(t, err)
+		ndjson.Write(append(line, '\n'))
+	}
+
+	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("kind", domain.TypeText),
+		col("shipped", domain.TypeTimestamp), col("amount", domain.TypeInteger)}
+	leg := func(timeColumn string, ms ...domain.MetricRef) domain.Leg {
+		return domain.Leg{Base: tbl("orders", "t0", cols...), TimeColumn: timeColumn, Metrics: ms}
+	}
+	byKind := func(l domain.Leg) domain.Leg {
+		l.Dimensions = []domain.DimensionRef{dim("kind", "t0", "kind")}
+		return l
+	}
+	plans := []*domain.Plan{
+		// By the order date: one month, a few blocks of the sorted file.
+		mkPlan(t, domain.Day, "2024-02-01", "2024-03-01", leg("d", metric("orders", count("amount")))),
+		// By the ship time: a year, rows in every block.
+		mkPlan(t, domain.Month, "2025-01-01", "2026-01-01", leg("shipped", metric("shipped", count("amount")))),
+		// By the ship time: three days, few rows of any block.
+		mkPlan(t, domain.Day, "2024-05-06", "2024-05-09", byKind(leg("shipped", metric("value", sum("amount"))))),
+		// By the order date again, another month.
+		mkPlan(t, domain.Week, "2025-09-01", "2025-10-06", byKind(leg("d", metric("kinds", simple(domain.CountDistinct, "kind")), metric("value", sum("amount"))))),
+	}
+	for _, f := range []struct{ name, content string }{{"orders.csv", csv.String()}, {"orders.ndjson", ndjson.String()}} {
+		t.Run(f.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, f.name, f.content)
+			streamedAsCached(t, dir, plans)
+		})
+	}
+	t.Run("orders.parquet", func(t *testing.T) {
+		dir := t.TempDir()
+		writeOrdersParquet(t, filepath.Join(dir, "orders.parquet"), n, func(i int) (int32, string, string, int64) {
+			o := orders[i]
+			return int32(o.d.Unix() / 86_400), o.kind, o.shipped, o.amount
+		})
+		streamedAsCached(t, dir, plans)
+	})
+}
+
+// writeOrdersParquet writes rows of (d, kind, shipped, amount) in row
+// groups of 20 000, shipped an RFC 3339 time or empty for a null.
+func writeOrdersParquet(t *testing.T, path string, rows int, row func(i int) (int32, string, string, int64)) {
+	t.Helper()
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "kind", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "shipped", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, Nullable: true},
+		{Name: "amount", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for i := range rows {
+		d, kind, shipped, amount := row(i)
+		b.Field(0).(*array.Date32Builder).Append(arrow.Date32(d))
+		b.Field(1).(*array.StringBuilder).Append(kind)
+		if shipped == "" {
+			b.Field(2).AppendNull()
+		} else {
+			ts, err := time.Parse(time.RFC3339, shipped)
+			require.NoError(t, err)
+			b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(ts.UnixMicro()))
+		}
+		b.Field(3).(*array.Int64Builder).Append(amount)
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	w, err := pqarrow.NewFileWriter(sch, f, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(20_000)), pqarrow.DefaultWriterProps())
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close()) // closes f
+}
