@@ -64,8 +64,8 @@ func Rows(ctx context.Context, plan *domain.Plan, q *kernel.Query, p *kernel.Par
 	for d, dim := range q.Dims {
 		var order []int32
 		if dim.Codes != nil {
-			order = dim.Codes.Order
-			values := dim.Codes.Values
+			order = dim.Codes.Order()
+			values := dim.Codes.Values()
 			cells[d] = func(code int32) domain.Cell { return values[code-1] }
 		} else {
 			book := p.Books[d]

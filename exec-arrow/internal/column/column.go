@@ -3,6 +3,7 @@ package column
 import (
 	"context"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -225,16 +226,46 @@ func (d *Derived) DictLookup() (map[string]int32, error) {
 }
 
 // CodeSet is the dictionary encoding of a column used as a group key or a
-// count_distinct input: codes[r] is 0 for null and 1+k for the k-th
-// distinct value; values[k] is its cell and order[k] its ascending rank.
+// count_distinct input: Codes[r] is 0 for null and 1+k for the k-th
+// distinct value, of N. Values (value k's cell) and Order (value k's
+// ascending rank) are built the first time they are asked for, and
+// accounted then: a count_distinct asks for neither, and over tens of
+// millions of distinct texts they would take more time and memory than
+// its codes (sorting 40 M session ids took over a minute).
 type CodeSet struct {
-	Codes  []int32
-	Values []domain.Cell
-	Order  []int32
+	Codes []int32
+	N     int
+
+	values     func() []domain.Cell
+	valuesOnce sync.Once
+	vals       []domain.Cell
+	order      func() []int32
+	orderOnce  sync.Once
+	ord        []int32
 }
 
 // Card is the number of distinct non-null values.
-func (s *CodeSet) Card() int { return len(s.Values) }
+func (s *CodeSet) Card() int { return s.N }
+
+// Values returns the cell of each value, building them once.
+func (s *CodeSet) Values() []domain.Cell {
+	s.valuesOnce.Do(func() {
+		if s.values != nil {
+			s.vals, s.values = s.values(), nil
+		}
+	})
+	return s.vals
+}
+
+// Order returns the ascending rank of each value, building it once.
+func (s *CodeSet) Order() []int32 {
+	s.orderOnce.Do(func() {
+		if s.order != nil {
+			s.ord, s.order = s.order(), nil
+		}
+	})
+	return s.ord
+}
 
 // GroupCodes returns the column's code set, building it once.
 func (d *Derived) GroupCodes(ctx context.Context) (*CodeSet, error) {
@@ -251,9 +282,23 @@ func (d *Derived) GroupCodes(ctx context.Context) (*CodeSet, error) {
 			return nil, err
 		}
 		d.codes = s
-		d.account(int64(len(s.Values)) * 48)
 	}
 	return d.codes, nil
+}
+
+// lazily sets what s's Values and Order build when first asked for: the
+// n cells cell gives, accounted to d, and the ranks order gives.
+func (s *CodeSet) lazily(d *Derived, n int, cell func(k int) domain.Cell, order func() []int32) {
+	s.N = n
+	s.values = func() []domain.Cell {
+		out := make([]domain.Cell, n)
+		for k := range out {
+			out[k] = cell(k)
+		}
+		d.account(int64(n) * 48)
+		return out
+	}
+	s.order = order
 }
 
 // CheckEvery is how many rows a derived build handles between checks of
@@ -270,12 +315,7 @@ func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 				s.Codes[r] = i + 1
 			}
 		}
-		s.Values = make([]domain.Cell, len(c.Dict))
-		for i, v := range c.Dict {
-			s.Values[i] = domain.Text(v)
-		}
-		rk := d.Ranks()
-		s.Order = append([]int32(nil), rk...)
+		s.lazily(d, len(c.Dict), func(k int) domain.Cell { return domain.Text(c.Dict[k]) }, d.Ranks)
 		return s, nil
 	case domain.TypeBoolean:
 		for r := 0; r < c.N; r++ {
@@ -287,11 +327,10 @@ func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 				}
 			}
 		}
-		s.Values = []domain.Cell{domain.Bool(false), domain.Bool(true)}
-		s.Order = []int32{0, 1}
+		s.lazily(d, 2, func(k int) domain.Cell { return domain.Bool(k == 1) }, func() []int32 { return []int32{0, 1} })
 		return s, nil
 	case domain.TypeDecimal:
-		return buildDecimalCodes(ctx, c, s)
+		return buildDecimalCodes(ctx, d, s)
 	case domain.TypeFloat:
 		seen := map[float64]int32{}
 		var vals []float64
@@ -313,11 +352,8 @@ func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 			}
 			s.Codes[r] = k
 		}
-		s.Values = make([]domain.Cell, len(vals))
-		for i, v := range vals {
-			s.Values[i] = domain.Float(v)
-		}
-		s.Order = RankOf(len(vals), func(a, b int) bool { return vals[a] < vals[b] })
+		s.lazily(d, len(vals), func(k int) domain.Cell { return domain.Float(vals[k]) },
+			func() []int32 { return RankOf(len(vals), func(a, b int) bool { return vals[a] < vals[b] }) })
 		return s, nil
 	}
 	// integer, date, timestamp: int64 keys
@@ -345,18 +381,16 @@ func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 		}
 		s.Codes[r] = k
 	}
-	s.Values = make([]domain.Cell, len(vals))
-	for i, v := range vals {
+	cell := func(k int) domain.Cell {
 		switch c.Type {
 		case domain.TypeDate:
-			s.Values[i] = domain.DateCell(domain.Date(v))
+			return domain.DateCell(domain.Date(vals[k]))
 		case domain.TypeTimestamp:
-			s.Values[i] = domain.Text(RenderTimestamp(v))
-		default:
-			s.Values[i] = domain.Int(v)
+			return domain.Text(RenderTimestamp(vals[k]))
 		}
+		return domain.Int(vals[k])
 	}
-	s.Order = RankOf(len(vals), func(a, b int) bool { return vals[a] < vals[b] })
+	s.lazily(d, len(vals), cell, func() []int32 { return RankOf(len(vals), func(a, b int) bool { return vals[a] < vals[b] }) })
 	return s, nil
 }
 

@@ -286,7 +286,8 @@ func (b *DecBuilder) Finish(name string) *Column {
 }
 
 // buildDecimalCodes numbers the distinct values of a decimal column.
-func buildDecimalCodes(ctx context.Context, c *Column, s *CodeSet) (*CodeSet, error) {
+func buildDecimalCodes(ctx context.Context, d *Derived, s *CodeSet) (*CodeSet, error) {
+	c := d.col
 	seen := map[I128]int32{}
 	var vals []I128
 	for r := 0; r < c.N; r++ {
@@ -305,11 +306,8 @@ func buildDecimalCodes(ctx context.Context, c *Column, s *CodeSet) (*CodeSet, er
 		}
 		s.Codes[r] = k
 	}
-	s.Values = make([]domain.Cell, len(vals))
-	for i, v := range vals {
-		s.Values[i] = v.Cell(c.Scale)
-	}
-	s.Order = RankOf(len(vals), func(a, b int) bool { return vals[a].Cmp(vals[b]) < 0 })
+	s.lazily(d, len(vals), func(k int) domain.Cell { return vals[k].Cell(c.Scale) },
+		func() []int32 { return RankOf(len(vals), func(a, b int) bool { return vals[a].Cmp(vals[b]) < 0 }) })
 	return s, nil
 }
 

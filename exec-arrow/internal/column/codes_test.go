@@ -1,0 +1,78 @@
+package column
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"sutura.dev/domain"
+)
+
+// owner records what a Derived accounts.
+type owner struct{ held int64 }
+
+func (o *owner) ReserveDerived(n int64) error    { o.held += n; return nil }
+func (o *owner) AccountDerived(n int64)          { o.held += n }
+func (o *owner) Retired() bool                   { return false }
+func (o *owner) Hold() (release func(), ok bool) { return func() {}, true }
+
+// GroupCodes numbers a column's values without building their cells or
+// their order, which a count_distinct never reads (sorting tens of
+// millions of distinct texts took over a minute); Values and Order build
+// them when first asked, once, accounted then, and agree with the codes.
+func TestCodeSetValuesAndOrderOnDemand(t *testing.T) {
+	texts := []string{"pear", "", "apple", "fig", "apple", "pear", "kiwi"}
+	ints := []string{"30", "", "-4", "7", "-4", "30", "12"}
+	for _, c := range []struct {
+		typ    domain.ColumnType
+		vals   []string
+		sorted []string
+	}{
+		{domain.TypeText, texts, []string{"apple", "fig", "kiwi", "pear"}},
+		{domain.TypeInteger, ints, []string{"-4", "7", "12", "30"}},
+		{domain.TypeDecimal, []string{"1.50", "", "-2.25", "1.5", "0.75", "", "9"}, []string{"-2.25", "0.75", "1.5", "9"}},
+	} {
+		b := NewBuilder(c.typ, false)
+		for _, v := range c.vals {
+			if v == "" {
+				b.AppendNull()
+			} else if err := b.AppendText(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		col := b.Finish("c")
+		o := &owner{}
+		d := NewDerived(col, o)
+		s, err := d.GroupCodes(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		codesOnly := o.held
+		if s.Card() != len(c.sorted) || s.vals != nil || s.ord != nil || d.rank != nil {
+			t.Fatalf("%s: %d values, cells built %v, order built %v, ranks built %v; want %d and none built",
+				c.typ, s.Card(), s.vals != nil, s.ord != nil, d.rank != nil, len(c.sorted))
+		}
+		if codesOnly != int64(4*col.N) {
+			t.Fatalf("%s: %d bytes accounted for the codes, want %d", c.typ, codesOnly, 4*col.N)
+		}
+		values, order := s.Values(), s.Order()
+		if o.held <= codesOnly {
+			t.Errorf("%s: the cells built are not accounted", c.typ)
+		}
+		got := make([]string, len(c.sorted))
+		for k, v := range values {
+			got[order[k]] = v.Render()
+		}
+		if !slices.Equal(got, c.sorted) {
+			t.Errorf("%s: values in their order %v, want %v", c.typ, got, c.sorted)
+		}
+		for r, code := range s.Codes {
+			if (code == 0) != (c.vals[r] == "") || code != 0 && values[code-1].Render() != got[order[code-1]] {
+				t.Errorf("%s: row %d has code %d", c.typ, r, code)
+			}
+		}
+		if &s.Values()[0] != &values[0] || &s.Order()[0] != &order[0] {
+			t.Errorf("%s: built again", c.typ)
+		}
+	}
+}
