@@ -477,6 +477,7 @@ var EngineLayers = []string{
 	"internal/format",   // reading files into columns: the loader, Parquet pages, CSV and NDJSON
 	"internal/check",    // start-up checks of a table's files: footers, text samples, the deferred whole read
 	"internal/join",     // the rows of a joined table from the key values joined to it
+	"internal/groups",   // a scan's group ids: bucket and codes packed into a key, or held whole
 	"internal/kernel",   // the vectorised kernels: keys, predicates, aggregation, the scan, unions
 	"internal/rank",     // the order of an answer's groups: a top-n by a bounded heap, values compared
 	"internal/answer",   // a scan's aggregates finished into an answer's rows: values, order, bounds

@@ -7,6 +7,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/groups"
 )
 
 // chunk aggregates the rows of b into p. The pipeline narrows a selection
@@ -698,12 +699,12 @@ func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 				dc[k] = book.codeOf(c, r, m)
 			}
 		}
-		p.Groups.grow(d, book.card())
+		p.Groups.Grow(d, book.card())
 	}
 	g := p.Groups
-	if !g.packed {
+	if !g.Packed() {
 		for k := 0; k < n; k++ {
-			var key groupKey
+			var key groups.Key
 			key[0] = uint32(s.bucket[k])
 			for d, dim := range q.Dims {
 				if dim.Codes == nil {
@@ -712,7 +713,7 @@ func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 					key[d+1] = uint32(dim.Codes.Codes[r])
 				}
 			}
-			s.gids[k] = g.wideID(key)
+			s.gids[k] = g.WideID(key)
 		}
 		return
 	}
@@ -721,7 +722,7 @@ func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 		keys[k] = uint64(bk)
 	}
 	for d, dim := range q.Dims {
-		radix := g.radix[d]
+		radix := g.Radix(d)
 		if dim.Codes == nil {
 			for k, c := range s.dcodes[d][:n] {
 				keys[k] = keys[k]*radix + uint64(c)
@@ -737,22 +738,7 @@ func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 			keys[k] = keys[k]*radix + c
 		}
 	}
-	gids := s.gids[:n]
-	if g.dense != nil {
-		for k, key := range keys {
-			id := g.dense[key]
-			if id == 0 {
-				g.keys = append(g.keys, key)
-				id = int32(len(g.keys))
-				g.dense[key] = id
-			}
-			gids[k] = id - 1
-		}
-		return
-	}
-	for k, key := range keys {
-		gids[k] = g.packedID(key)
-	}
+	g.PackedIDs(keys, s.gids[:n])
 }
 
 // Selector finds, for a producer decoding a batch, the rows that may

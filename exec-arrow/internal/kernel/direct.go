@@ -115,7 +115,7 @@ func (q *Query) direct(s *scratch, p *Partial, b *Batch) bool {
 	for bk, c := range hc {
 		gidOf[bk] = -1
 		if c > 0 {
-			gidOf[bk] = p.Groups.packedID(uint64(bk))
+			gidOf[bk] = p.Groups.PackedID(uint64(bk))
 		}
 	}
 	p.grow(q)

@@ -1,12 +1,11 @@
 package kernel
 
 import (
-	"math/bits"
-	"slices"
 	"strings"
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/groups"
 )
 
 // codebook numbers the distinct values of a streamed column as one worker
@@ -172,187 +171,8 @@ func (b *codebook) codeOf(c *column.Column, r int32, m *column.DictMap) int32 {
 	return b.int(c.Ints[r])
 }
 
-// MaxGroupKeys is the most columns a leg groups by besides the period:
-// an answer's four dimensions, or a federated base leg's local dimensions
-// and the key of each crossing it starts.
-const MaxGroupKeys = 12
-
-// groupKey is a group's bucket and one code per grouped column, held
-// whole when the codes do not pack into a uint64.
-type groupKey [MaxGroupKeys + 1]uint32
-
-// denseGroupKeys is the largest packed key space grouped through a direct
-// table instead of a hash map.
-const denseGroupKeys = 1 << 16
-
-// grouper assigns group ids to group keys. A key is the bucket and one
-// code per dimension; while the product of the radixes fits, keys pack
-// into a uint64 ((bucket*r1 + c1)*r2 + c2 ...) looked up in a dense table
-// or a hash map, otherwise they are held whole. A dimension coded by a
-// codebook grows its radix as it meets values; the grouper then re-keys
-// the groups it has (their ids do not change).
-type grouper struct {
-	nb     uint64   // buckets
-	radix  []uint64 // per dimension
-	packed bool
-	space  uint64
-	dense  []int32 // packed key → gid+1
-	m      map[uint64]int32
-	wide   map[groupKey]int32
-	keys   []uint64   // packed: key per gid
-	wkeys  []groupKey // wide: key per gid
-	prev   []uint64   // the radixes keys were packed with
-}
-
-func newGrouper(nb int, radix []uint64) *grouper {
-	g := &grouper{nb: uint64(max(nb, 1)), radix: slices.Clone(radix)}
-	g.layout()
-	return g
-}
-
-// layout sizes the key space for the current radixes and files every
-// group under its key in it.
-func (g *grouper) layout() {
-	space, packed := g.nb, true
-	for _, r := range g.radix {
-		hi, lo := bits.Mul64(space, r)
-		if hi != 0 || lo > 1<<62 {
-			packed = false
-		}
-		space = lo
-	}
-	wasWide := g.wide != nil
-	old := g.keys
-	oldRadix := g.prev
-	g.packed, g.space = packed, space
-	g.dense, g.m, g.wide = nil, nil, nil
-	switch {
-	case !packed:
-		g.wide = make(map[groupKey]int32, len(g.wkeys)+len(old))
-	case space <= denseGroupKeys:
-		g.dense = make([]int32, space)
-	default:
-		g.m = make(map[uint64]int32, len(old))
-	}
-	g.prev = slices.Clone(g.radix)
-	if wasWide {
-		for gid, k := range g.wkeys {
-			g.wide[k] = int32(gid)
-		}
-		return
-	}
-	g.keys = nil
-	for gid, k := range old {
-		parts := unpack(k, oldRadix)
-		if !packed {
-			g.wkeys = append(g.wkeys, parts)
-			g.wide[parts] = int32(gid)
-			continue
-		}
-		nk := g.pack(parts)
-		g.keys = append(g.keys, nk)
-		if g.dense != nil {
-			g.dense[nk] = int32(gid) + 1
-		} else {
-			g.m[nk] = int32(gid)
-		}
-	}
-}
-
-// unpack splits a packed key into the bucket and the codes.
-func unpack(k uint64, radix []uint64) groupKey {
-	var parts groupKey
-	for d := len(radix) - 1; d >= 0; d-- {
-		parts[d+1] = uint32(k % radix[d])
-		k /= radix[d]
-	}
-	parts[0] = uint32(k)
-	return parts
-}
-
-// pack is the packed key of parts under the current radixes.
-func (g *grouper) pack(parts groupKey) uint64 {
-	k := uint64(parts[0])
-	for d, r := range g.radix {
-		k = k*r + uint64(parts[d+1])
-	}
-	return k
-}
-
-// grow makes dimension d's radix hold code card (codes 0..card), doubling
-// it, and re-keys the groups when it changes.
-func (g *grouper) grow(d int, card int) {
-	need := uint64(card) + 1
-	if g.radix[d] >= need {
-		return
-	}
-	r := g.radix[d]
-	for r < need {
-		r *= 2
-	}
-	g.radix[d] = r
-	g.layout()
-}
-
-// Len is the number of groups.
-func (g *grouper) Len() int {
-	if g.wide != nil {
-		return len(g.wkeys)
-	}
-	return len(g.keys)
-}
-
-// Parts returns the bucket and codes of group gid.
-func (g *grouper) Parts(gid int) groupKey {
-	if g.wide != nil {
-		return g.wkeys[gid]
-	}
-	return unpack(g.keys[gid], g.radix)
-}
-
-func (g *grouper) packedID(key uint64) int32 {
-	if g.dense != nil {
-		id := g.dense[key]
-		if id == 0 {
-			g.keys = append(g.keys, key)
-			id = int32(len(g.keys))
-			g.dense[key] = id
-		}
-		return id - 1
-	}
-	id, ok := g.m[key]
-	if !ok {
-		id = int32(len(g.keys))
-		g.keys = append(g.keys, key)
-		g.m[key] = id
-	}
-	return id
-}
-
-func (g *grouper) wideID(key groupKey) int32 {
-	id, ok := g.wide[key]
-	if !ok {
-		id = int32(len(g.wkeys))
-		g.wkeys = append(g.wkeys, key)
-		g.wide[key] = id
-	}
-	return id
-}
-
-// id returns the group of parts, adding it when new.
-func (g *grouper) id(parts groupKey) int32 {
-	if !g.packed {
-		return g.wideID(parts)
-	}
-	return g.packedID(g.pack(parts))
-}
-
-// bytes estimates the memory g holds.
-func (g *grouper) bytes() int64 {
-	n := int64(g.Len()) * 24
-	n += int64(4 * len(g.dense))
-	return n
-}
+// MaxGroupKeys is the most columns a question groups by (groups.MaxKeys).
+const MaxGroupKeys = groups.MaxKeys
 
 // decLess orders two canonical decimal texts by value.
 func decLess(a, b string) bool {

@@ -9,13 +9,14 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/format"
 	"sutura.dev/exec-arrow/internal/gate"
+	"sutura.dev/exec-arrow/internal/groups"
 )
 
 // Partial is one worker's aggregation: its groups, the codebooks of the
 // dimensions it numbers itself, and per metric the rows that entered each
 // group and the term states.
 type Partial struct {
-	Groups *grouper
+	Groups *groups.Table
 	Books  []*codebook      // per dimension: nil when the codes are fixed
 	maps   []column.DictMap // per dimension: a batch dictionary's codes
 	Rows   [][]int64        // per metric, per group
@@ -23,7 +24,7 @@ type Partial struct {
 }
 
 func newPartial(q *Query) *Partial {
-	p := &Partial{Groups: newGrouper(len(q.Buckets), q.Radix), Rows: make([][]int64, len(q.Metrics)),
+	p := &Partial{Groups: groups.New(len(q.Buckets), q.Radix), Rows: make([][]int64, len(q.Metrics)),
 		Terms: make([][]*termState, len(q.Metrics)), Books: make([]*codebook, len(q.Dims)), maps: make([]column.DictMap, len(q.Dims))}
 	for d, dim := range q.Dims {
 		if dim.Codes == nil {
@@ -55,7 +56,7 @@ func (p *Partial) grow(q *Query) {
 // bytes estimates the memory p holds.
 func (p *Partial) bytes(q *Query) int64 {
 	ng := int64(p.Groups.Len())
-	n := p.Groups.bytes()
+	n := p.Groups.Bytes()
 	for _, b := range p.Books {
 		if b != nil {
 			n += b.size
@@ -308,7 +309,7 @@ func (q *Query) merge(ctx context.Context, dst, src *Partial, mem *gate.Reservat
 	for d, b := range src.Books {
 		if b != nil {
 			trs[d] = b.into(dst.Books[d])
-			dst.Groups.grow(d, dst.Books[d].card())
+			dst.Groups.Grow(d, dst.Books[d].card())
 		}
 	}
 	ng := src.Groups.Len()
@@ -323,7 +324,7 @@ func (q *Query) merge(ctx context.Context, dst, src *Partial, mem *gate.Reservat
 				parts[d+1] = uint32(tr[parts[d+1]])
 			}
 		}
-		remap[g] = dst.Groups.id(parts)
+		remap[g] = dst.Groups.ID(parts)
 	}
 	dst.grow(q)
 	for m, mp := range q.Metrics {
