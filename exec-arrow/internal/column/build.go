@@ -558,6 +558,12 @@ type textBuilder struct {
 	// The codes of the last batch column's dictionary (see AppendColumn).
 	dictID    uint64
 	dictCodes []int32
+	// AppendColumn's scratch: a batch's values not coded yet, their codes
+	// and hashes.
+	fresh  []int32
+	strs   []string
+	got    []int32
+	hashes []uint64
 }
 
 // ErrTextTooLarge is the problem of a text column whose distinct values
@@ -614,6 +620,22 @@ func (b *textBuilder) intern(s string) (int32, bool) {
 		b.bytes += int64(len(s)) + dictEntryBytes
 	}
 	return k, ok
+}
+
+// internAll sets codes[i] to the dictionary code of ss[i], adding those
+// that are new (interner.internAll); n is how many it coded, fewer than
+// len(ss) when ss[n] meets ErrTextTooLarge.
+func (b *textBuilder) internAll(ss []string, codes []int32) (n int) {
+	next := int32(b.in.len())
+	b.hashes = slices.Grow(b.hashes[:0], len(ss))[:len(ss)]
+	n = b.in.internAll(ss, codes, b.hashes)
+	for i, k := range codes[:n] {
+		if k == next { // new codes follow each other, in the order met
+			b.bytes += int64(len(ss[i])) + dictEntryBytes
+			next++
+		}
+	}
+	return n
 }
 
 func (b *textBuilder) AppendInt(v int64) error { return b.AppendText(strconv.FormatInt(v, 10)) }

@@ -317,25 +317,53 @@ func (b *textBuilder) AppendColumn(c *Column) (int, error) {
 			codes[k] = -1 // not interned yet
 		}
 	}
-	b.idx = slices.Grow(b.idx, c.N)
+	// The values not coded yet, in the order the rows meet them, are
+	// coded together (internAll looks ahead in a large dictionary).
+	b.fresh = b.fresh[:0]
 	for i, k := range c.Idx[:c.N] {
-		if !c.IsValid(int32(i)) {
-			b.idx = append(b.idx, 0)
-			continue
+		if c.IsValid(int32(i)) && codes[k] == -1 {
+			codes[k] = -2
+			b.fresh = append(b.fresh, k)
 		}
-		code := codes[k]
-		if code < 0 {
-			var ok bool
-			if code, ok = b.intern(c.Dict[k]); !ok {
-				return i, ErrTextTooLarge
-			}
-			codes[k] = code
-		}
-		b.idx = append(b.idx, code)
 	}
-	b.mask.addBits(c.Valid, c.N)
+	if len(b.fresh) > 0 {
+		b.strs = slices.Grow(b.strs[:0], len(b.fresh))
+		for _, k := range b.fresh {
+			b.strs = append(b.strs, c.Dict[k])
+		}
+		b.got = slices.Grow(b.got[:0], len(b.fresh))[:len(b.fresh)]
+		n := b.internAll(b.strs, b.got)
+		for j, k := range b.fresh[:n] {
+			codes[k] = b.got[j]
+		}
+		clear(b.strs) // no batch's text kept past it
+		if n < len(b.fresh) {
+			// The rows before the first of value n's are appended, as
+			// value by value would have.
+			for i, k := range c.Idx[:c.N] {
+				if k == b.fresh[n] && c.IsValid(int32(i)) {
+					b.appendCodes(c, codes, i)
+					return i, ErrTextTooLarge
+				}
+			}
+		}
+	}
+	b.appendCodes(c, codes, c.N)
 	b.dictID, b.dictCodes = c.ID, codes
 	return 0, nil
+}
+
+// appendCodes appends the codes of c's first n rows (0 for a null).
+func (b *textBuilder) appendCodes(c *Column, codes []int32, n int) {
+	b.idx = slices.Grow(b.idx, n)
+	for i, k := range c.Idx[:n] {
+		if c.IsValid(int32(i)) {
+			b.idx = append(b.idx, codes[k])
+		} else {
+			b.idx = append(b.idx, 0)
+		}
+	}
+	b.mask.addBits(c.Valid, n)
 }
 
 // AppendColumn appends a decimal batch column (coefficients in Ints at

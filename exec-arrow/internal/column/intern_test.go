@@ -95,3 +95,105 @@ func BenchmarkTextBuilder(b *testing.B) {
 		})
 	}
 }
+
+// AppendColumn codes a batch's new values together, looking ahead
+// (interner.internAll), and must build what value by value builds: the
+// same dictionary in first-met order, codes and nulls, over batches that
+// share a dictionary (the same column ID) and batches that do not; and
+// past the Arrow limit, fail at the same row with the rows before it
+// appended.
+func TestAppendColumnAsValueByValue(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 4))
+	pool := make([]string, 30_000)
+	for i := range pool {
+		pool[i] = fmt.Sprintf("%x", rng.Uint64())
+	}
+	batch := func(id uint64, dict []string, n int) *Column {
+		c := &Column{Type: domain.TypeText, N: n, Dict: dict, Idx: make([]int32, n), Valid: make([]byte, (n+7)/8), ID: id}
+		for i := range n {
+			c.Idx[i] = int32(rng.IntN(len(dict)))
+			if rng.IntN(13) != 0 {
+				c.Valid[i>>3] |= 1 << (i & 7)
+			}
+		}
+		return c
+	}
+	var batches []*Column
+	for b := range 12 {
+		lo := rng.IntN(len(pool) - 5_000)
+		dict := pool[lo : lo+1+rng.IntN(5_000)]
+		batches = append(batches, batch(uint64(100+b/3), dict, 1+rng.IntN(20_000)))
+		if b%3 != 0 { // the same ID: the same dictionary
+			batches[b].Dict = batches[b-1].Dict
+			for i := range batches[b].Idx {
+				batches[b].Idx[i] %= int32(len(batches[b].Dict))
+			}
+		}
+	}
+	valueByValue := func(bl Builder, c *Column) (int, error) {
+		for i := range c.N {
+			if !c.IsValid(int32(i)) {
+				bl.AppendNull()
+			} else if err := bl.AppendText(c.Dict[c.Idx[i]]); err != nil {
+				return i, err
+			}
+		}
+		return 0, nil
+	}
+	whole := NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
+	each := NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
+	for _, c := range batches {
+		_, err := whole.(*textBuilder).AppendColumn(c)
+		require.NoError(t, err)
+		_, err = valueByValue(each, c)
+		require.NoError(t, err)
+	}
+	require.Equal(t, each.(*textBuilder).bytes, whole.(*textBuilder).bytes, "bytes accounted")
+	want, got := each.Finish("s"), whole.Finish("s")
+	require.Equal(t, want.Dict, got.Dict)
+	require.Equal(t, want.Idx, got.Idx)
+	require.Equal(t, want.Valid, got.Valid)
+
+	defer func(n int) { maxDataBytes = n }(maxDataBytes)
+	maxDataBytes = 16 * 700
+	whole = NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
+	each = NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
+	c := batch(7, pool[:2_000], 3_000)
+	wi, werr := whole.(*textBuilder).AppendColumn(c)
+	ei, eerr := valueByValue(each, c)
+	require.ErrorIs(t, werr, ErrTextTooLarge)
+	require.ErrorIs(t, eerr, ErrTextTooLarge)
+	require.Equal(t, ei, wi, "the row that fails")
+	require.Equal(t, each.(*textBuilder).idx, whole.(*textBuilder).idx, "the rows before it")
+}
+
+// BenchmarkInternAll codes 8 M values drawn from 3.2 M distinct 16-byte
+// ids one by one, and together with the look-ahead.
+func BenchmarkInternAll(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	vals := make([]string, 3_200_000)
+	for i := range vals {
+		vals[i] = fmt.Sprintf("%016x", rng.Uint64())
+	}
+	in := make([]string, 8_000_000)
+	for i := range in {
+		in[i] = vals[rng.IntN(len(vals))]
+	}
+	b.Run("one-by-one", func(b *testing.B) {
+		for b.Loop() {
+			var t interner
+			for _, s := range in {
+				t.intern(s)
+			}
+		}
+	})
+	b.Run("ahead", func(b *testing.B) {
+		codes, hs := make([]int32, len(in)), make([]uint64, len(in))
+		for b.Loop() {
+			var t interner
+			if n := t.internAll(in, codes, hs); n != len(in) {
+				b.Fatal(n)
+			}
+		}
+	})
+}
