@@ -82,7 +82,7 @@ var slotPools [maxPooled + 1]sync.Pool // *[]uint64 of 2^k slots
 func takeSlots(n int) []uint64 {
 	k := bits.TrailingZeros(uint(n))
 	if k < minPooled || k > maxPooled {
-		return make([]uint64, n)
+		return growTo([]uint64(nil), n)[:n] // a large one on huge pages
 	}
 	if p, ok := slotPools[k].Get().(*[]uint64); ok {
 		clear(*p)
@@ -95,6 +95,23 @@ func takeSlots(n int) []uint64 {
 func giveSlots(s []uint64) {
 	if k := bits.TrailingZeros(uint(len(s))); len(s) > 0 && k >= minPooled && k <= maxPooled {
 		slotPools[k].Put(&s)
+	}
+}
+
+// room makes room for one more text of n bytes, doubling what is full
+// (growTo, on huge pages once large), not append's quarter, which for a
+// dictionary of tens of millions of values copied and first touched its
+// arrays several times over (page faults were a third of a 100 M-row
+// fill's time).
+func (t *interner) room(n int) {
+	if cap(t.data)-len(t.data) < n {
+		t.data = growTo(t.data, max(n, min(cap(t.data), maxDataBytes-len(t.data))))
+	}
+	if len(t.offs) == cap(t.offs) {
+		t.offs = growTo(t.offs, max(1, cap(t.offs)))
+	}
+	if len(t.hashes) == cap(t.hashes) {
+		t.hashes = growTo(t.hashes, max(1, cap(t.hashes)))
 	}
 }
 
@@ -129,6 +146,9 @@ func (t *interner) internHashed(s string, h uint64) (code int32, ok bool) {
 		return 0, false
 	}
 	code = int32(len(t.hashes))
+	if cap(t.data)-len(t.data) < len(s) || len(t.hashes) == cap(t.hashes) || len(t.offs) == cap(t.offs) {
+		t.room(len(s))
+	}
 	t.data = append(t.data, s...)
 	t.offs = append(t.offs, int32(len(t.data)))
 	t.hashes = append(t.hashes, h)
