@@ -655,6 +655,7 @@ func (b *textBuilder) Finish(name string) *Column {
 		return nil
 	}
 	indices := wrap(arrow.PrimitiveTypes.Int32, arrow.Int32Traits.CastToBytes(b.idx), len(b.idx), &b.mask)
+	b.in.trim()
 	hashes := b.in.hashes
 	dict := b.in.strings()
 	typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}

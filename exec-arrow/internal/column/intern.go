@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"sync"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -202,6 +203,25 @@ func (t *interner) internAll(ss []string, codes []int32, hs []uint64) (n int) {
 	}
 	t.sink = sink // kept, so the loads are not left out
 	return len(ss)
+}
+
+// trim gives back the room doubling left spare (room) in an array of at
+// least hugeMin bytes, when it is more than an eighth of what the array
+// holds: the column keeps, and the cache counts, about what its
+// dictionary holds. One copy of the final size, where growing by a
+// quarter made several.
+func (t *interner) trim() {
+	t.data = trimmed(t.data)
+	t.offs = trimmed(t.offs)
+	t.hashes = trimmed(t.hashes)
+}
+
+func trimmed[T any](s []T) []T {
+	var zero T
+	if cap(s)-len(s) <= len(s)/8 || uintptr(cap(s))*unsafe.Sizeof(zero) < hugeMin {
+		return s
+	}
+	return append(growTo([]T(nil), len(s)), s...)
 }
 
 // strings returns the Arrow string array of the texts in code order, over

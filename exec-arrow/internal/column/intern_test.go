@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -196,4 +197,22 @@ func BenchmarkInternAll(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A large dictionary's arrays double as they grow, and the column keeps
+// about what they hold: at most an eighth more than their values (what
+// the cache counts for them), the values as appended.
+func TestLargeDictionaryKeepsWhatItHolds(t *testing.T) {
+	const n = 1_200_000
+	bl := NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
+	id := func(i int) string { return fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15) }
+	for i := range n {
+		require.NoError(t, bl.AppendText(id(i)))
+	}
+	c := bl.Finish("s")
+	require.Len(t, c.Dict, n)
+	require.Equal(t, id(n-1), c.Dict[n-1])
+	data := c.Arr.(*array.Dictionary).Dictionary().Data().Buffers()[2]
+	assert.LessOrEqual(t, data.Cap(), 16*n+16*n/8, "the texts' bytes")
+	assert.LessOrEqual(t, cap(c.DictHash), n+n/8, "the hashes")
 }
