@@ -287,9 +287,12 @@ func (d *Derived) GroupCodes(ctx context.Context) (*CodeSet, error) {
 }
 
 // lazily sets what s's Values and Order build when first asked for: the
-// n cells cell gives, accounted to d, and the ranks order gives.
-func (s *CodeSet) lazily(d *Derived, n int, cell func(k int) domain.Cell, order func() []int32) {
+// n cells cell gives, accounted to d, and the ranks order gives. kept is
+// what the two hold until then (the distinct values they read, unless
+// the column's own), accounted now.
+func (s *CodeSet) lazily(d *Derived, n int, kept int64, cell func(k int) domain.Cell, order func() []int32) {
 	s.N = n
+	d.account(kept)
 	s.values = func() []domain.Cell {
 		out := make([]domain.Cell, n)
 		for k := range out {
@@ -315,7 +318,7 @@ func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 				s.Codes[r] = i + 1
 			}
 		}
-		s.lazily(d, len(c.Dict), func(k int) domain.Cell { return domain.Text(c.Dict[k]) }, d.Ranks)
+		s.lazily(d, len(c.Dict), 0, func(k int) domain.Cell { return domain.Text(c.Dict[k]) }, d.Ranks)
 		return s, nil
 	case domain.TypeBoolean:
 		for r := 0; r < c.N; r++ {
@@ -327,7 +330,7 @@ func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 				}
 			}
 		}
-		s.lazily(d, 2, func(k int) domain.Cell { return domain.Bool(k == 1) }, func() []int32 { return []int32{0, 1} })
+		s.lazily(d, 2, 0, func(k int) domain.Cell { return domain.Bool(k == 1) }, func() []int32 { return []int32{0, 1} })
 		return s, nil
 	case domain.TypeDecimal:
 		return buildDecimalCodes(ctx, d, s)
@@ -352,7 +355,7 @@ func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 			}
 			s.Codes[r] = k
 		}
-		s.lazily(d, len(vals), func(k int) domain.Cell { return domain.Float(vals[k]) },
+		s.lazily(d, len(vals), int64(8*len(vals)), func(k int) domain.Cell { return domain.Float(vals[k]) },
 			func() []int32 { return RankOf(len(vals), func(a, b int) bool { return vals[a] < vals[b] }) })
 		return s, nil
 	}
@@ -390,7 +393,7 @@ func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 		}
 		return domain.Int(vals[k])
 	}
-	s.lazily(d, len(vals), cell, func() []int32 { return RankOf(len(vals), func(a, b int) bool { return vals[a] < vals[b] }) })
+	s.lazily(d, len(vals), int64(8*len(vals)), cell, func() []int32 { return RankOf(len(vals), func(a, b int) bool { return vals[a] < vals[b] }) })
 	return s, nil
 }
 

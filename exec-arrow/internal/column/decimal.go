@@ -306,7 +306,7 @@ func buildDecimalCodes(ctx context.Context, d *Derived, s *CodeSet) (*CodeSet, e
 		}
 		s.Codes[r] = k
 	}
-	s.lazily(d, len(vals), func(k int) domain.Cell { return vals[k].Cell(c.Scale) },
+	s.lazily(d, len(vals), int64(16*len(vals)), func(k int) domain.Cell { return vals[k].Cell(c.Scale) },
 		func() []int32 { return RankOf(len(vals), func(a, b int) bool { return vals[a].Cmp(vals[b]) < 0 }) })
 	return s, nil
 }
