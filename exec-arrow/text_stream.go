@@ -365,11 +365,11 @@ func (fp *fileProducer) lateBlock(pr *parquetReaders, t task) (*textBlock, error
 		}
 	}
 	inRange := func(keep []byte) (int, error) {
-		cols := make(map[int]*column.Column, len(ts))
+		cols := make([]*column.Column, len(ts))
 		for i, s := range ts {
-			cols[s] = pr.lateTimes[i].Finish(q.Base[s].Name)
+			cols[i] = pr.lateTimes[i].Finish(q.Base[s].Name)
 		}
-		return q.InRange(func(s int) *column.Column { return cols[s] }, keep), nil
+		return q.InRange(func(s int) *column.Column { return cols[slices.Index(ts, s)] }, keep), nil
 	}
 	var spans []int32
 	var err error

@@ -317,14 +317,27 @@ func (b *textBuilder) AppendColumn(c *Column) (int, error) {
 			codes[k] = -1 // not interned yet
 		}
 	}
-	// The values not coded yet, in the order the rows meet them, are
-	// coded together (internAll looks ahead in a large dictionary).
+	if len(c.Dict) < aheadDict {
+		return b.appendCoding(c, codes)
+	}
+	// Rows are appended with their codes; a value not coded yet is marked
+	// -2 and its rows hold that until the batch's new values, in the
+	// order the rows meet them, are coded together (internAll looks
+	// ahead in a large dictionary). A batch of values all coded is read
+	// once.
+	start := len(b.idx)
+	b.idx = slices.Grow(b.idx, c.N)
 	b.fresh = b.fresh[:0]
 	for i, k := range c.Idx[:c.N] {
-		if c.IsValid(int32(i)) && codes[k] == -1 {
+		if !c.IsValid(int32(i)) {
+			b.idx = append(b.idx, 0)
+			continue
+		}
+		if codes[k] == -1 {
 			codes[k] = -2
 			b.fresh = append(b.fresh, k)
 		}
+		b.idx = append(b.idx, codes[k])
 	}
 	if len(b.fresh) > 0 {
 		b.strs = slices.Grow(b.strs[:0], len(b.fresh))
@@ -337,33 +350,62 @@ func (b *textBuilder) AppendColumn(c *Column) (int, error) {
 			codes[k] = b.got[j]
 		}
 		clear(b.strs) // no batch's text kept past it
+		rows := c.N
 		if n < len(b.fresh) {
-			// The rows before the first of value n's are appended, as
-			// value by value would have.
+			// Only the rows before the first of value n's stay, as value
+			// by value would have left them.
 			for i, k := range c.Idx[:c.N] {
 				if k == b.fresh[n] && c.IsValid(int32(i)) {
-					b.appendCodes(c, codes, i)
-					return i, ErrTextTooLarge
+					rows = i
+					break
 				}
 			}
+			b.idx = b.idx[:start+rows]
+		}
+		for j, code := range b.idx[start:] {
+			if code < 0 {
+				b.idx[start+j] = codes[c.Idx[j]]
+			}
+		}
+		if n < len(b.fresh) {
+			b.mask.addBits(c.Valid, rows)
+			return rows, ErrTextTooLarge
 		}
 	}
-	b.appendCodes(c, codes, c.N)
+	b.mask.addBits(c.Valid, c.N)
 	b.dictID, b.dictCodes = c.ID, codes
 	return 0, nil
 }
 
-// appendCodes appends the codes of c's first n rows (0 for a null).
-func (b *textBuilder) appendCodes(c *Column, codes []int32, n int) {
-	b.idx = slices.Grow(b.idx, n)
-	for i, k := range c.Idx[:n] {
-		if c.IsValid(int32(i)) {
-			b.idx = append(b.idx, codes[k])
-		} else {
+// aheadDict is the smallest batch dictionary whose new values
+// AppendColumn codes together (internAll): a small one's are coded as
+// their rows meet them, in the one pass over the rows, which a second
+// pass would slow by a quarter.
+const aheadDict = 1024
+
+// appendCoding is AppendColumn of a batch whose values are coded as its
+// rows meet them.
+func (b *textBuilder) appendCoding(c *Column, codes []int32) (int, error) {
+	b.idx = slices.Grow(b.idx, c.N)
+	for i, k := range c.Idx[:c.N] {
+		if !c.IsValid(int32(i)) {
 			b.idx = append(b.idx, 0)
+			continue
 		}
+		code := codes[k]
+		if code < 0 {
+			var ok bool
+			if code, ok = b.intern(c.Dict[k]); !ok {
+				b.mask.addBits(c.Valid, i)
+				return i, ErrTextTooLarge
+			}
+			codes[k] = code
+		}
+		b.idx = append(b.idx, code)
 	}
-	b.mask.addBits(c.Valid, n)
+	b.mask.addBits(c.Valid, c.N)
+	b.dictID, b.dictCodes = c.ID, codes
+	return 0, nil
 }
 
 // AppendColumn appends a decimal batch column (coefficients in Ints at

@@ -122,7 +122,7 @@ func TestAppendColumnAsValueByValue(t *testing.T) {
 	var batches []*Column
 	for b := range 12 {
 		lo := rng.IntN(len(pool) - 5_000)
-		dict := pool[lo : lo+1+rng.IntN(5_000)]
+		dict := pool[lo : lo+1+rng.IntN(5_000)] // below aheadDict and above
 		batches = append(batches, batch(uint64(100+b/3), dict, 1+rng.IntN(20_000)))
 		if b%3 != 0 { // the same ID: the same dictionary
 			batches[b].Dict = batches[b-1].Dict
@@ -156,16 +156,21 @@ func TestAppendColumnAsValueByValue(t *testing.T) {
 	require.Equal(t, want.Valid, got.Valid)
 
 	defer func(n int) { maxDataBytes = n }(maxDataBytes)
-	maxDataBytes = 16 * 700
-	whole = NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
-	each = NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
-	c := batch(7, pool[:2_000], 3_000)
-	wi, werr := whole.(*textBuilder).AppendColumn(c)
-	ei, eerr := valueByValue(each, c)
-	require.ErrorIs(t, werr, ErrTextTooLarge)
-	require.ErrorIs(t, eerr, ErrTextTooLarge)
-	require.Equal(t, ei, wi, "the row that fails")
-	require.Equal(t, each.(*textBuilder).idx, whole.(*textBuilder).idx, "the rows before it")
+	// A dictionary coded together (at least aheadDict values) and one
+	// coded row by row.
+	for _, size := range []int{2_000, aheadDict / 2} {
+		maxDataBytes = 16 * size / 3
+		whole = NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
+		each = NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
+		c := batch(7, pool[:size], 3_000)
+		wi, werr := whole.(*textBuilder).AppendColumn(c)
+		ei, eerr := valueByValue(each, c)
+		require.ErrorIs(t, werr, ErrTextTooLarge)
+		require.ErrorIs(t, eerr, ErrTextTooLarge)
+		require.Equal(t, ei, wi, "the row that fails, %d values", size)
+		require.Equal(t, each.(*textBuilder).idx, whole.(*textBuilder).idx, "the rows before it, %d values", size)
+		require.Equal(t, each.(*textBuilder).mask, whole.(*textBuilder).mask, "their nulls, %d values", size)
+	}
 }
 
 // BenchmarkInternAll codes 8 M values drawn from 3.2 M distinct 16-byte
@@ -215,4 +220,29 @@ func TestLargeDictionaryKeepsWhatItHolds(t *testing.T) {
 	data := c.Arr.(*array.Dictionary).Dictionary().Data().Buffers()[2]
 	assert.LessOrEqual(t, data.Cap(), 16*n+16*n/8, "the texts' bytes")
 	assert.LessOrEqual(t, cap(c.DictHash), n+n/8, "the hashes")
+}
+
+// BenchmarkAppendColumnLowCard appends 32 batches of 65,536 rows, each
+// with a dictionary of its own of five values (as PLAIN pages decode):
+// the path of a small dictionary, coded in the one pass over the rows.
+func BenchmarkAppendColumnLowCard(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 1 << 16
+	dict := []string{"view", "click", "purchase", "cart", "search"}
+	c := &Column{Type: domain.TypeText, N: n, Dict: dict, Idx: make([]int32, n), Valid: make([]byte, n/8), ID: 77}
+	for i := range n {
+		c.Idx[i] = int32(rng.IntN(len(dict)))
+		if i%17 != 0 {
+			c.Valid[i>>3] |= 1 << (i & 7)
+		}
+	}
+	for b.Loop() {
+		bl := NewBuilderSpec(domain.TypeText, DecimalSpec{}, false).(*textBuilder)
+		for range 32 {
+			c.ID++
+			if _, err := bl.AppendColumn(c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }

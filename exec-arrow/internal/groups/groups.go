@@ -177,7 +177,9 @@ func (g *Table) PackedID(key uint64) int32 {
 }
 
 // PackedIDs sets ids[k] to the group of the packed key keys[k], adding
-// those that are new, in order.
+// those that are new, in order. It is a scan's hot loop: the direct
+// table's lookup is written out in it, not called through PackedID,
+// whose map branch keeps it from being inlined.
 func (g *Table) PackedIDs(keys []uint64, ids []int32) {
 	if g.dense == nil {
 		for k, key := range keys {

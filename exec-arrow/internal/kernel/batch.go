@@ -201,15 +201,15 @@ func (q *Query) InRange(time func(slot int) *column.Column, keep []byte) int {
 	if !q.union() {
 		members = []Member{{Q: q}}
 	}
-	zones := map[int]column.DayZone{}
+	slots := q.TimeSlots()
+	zones := make([]column.DayZone, len(slots)) // of each time column, once
+	for i, s := range slots {
+		t := time(s)
+		zones[i] = column.ZoneOf(t, 0, t.N)
+	}
 	for _, mb := range members {
 		s := mb.timeSlot()
-		t := time(s)
-		z, ok := zones[s]
-		if !ok {
-			z = column.ZoneOf(t, 0, t.N)
-			zones[s] = z
-		}
+		t, z := time(s), zones[slices.Index(slots, s)]
 		if t.Valid == nil && z.Within(mb.Q.Start, mb.Q.Start+mb.Q.Span) {
 			for i := range keep {
 				keep[i] = 0xff
