@@ -543,15 +543,15 @@ func (s *termState) addCounts(h []int32) {
 
 func (s *termState) updateDistinct(t *TermPlan, c *column.Column, rows, gids []int32) {
 	if t.Codes != nil {
-		codes := t.Codes.Codes
+		codes, plus := t.Codes.Codes, t.Codes.Plus
 		if s.dset != nil {
-			s.updateCodes(codes, rows, gids)
+			s.updateCodes(codes, plus, rows, gids)
 			return
 		}
 		if s.set == nil {
 			w := s.words
 			for k, r := range rows {
-				if code := codes[r]; code > 0 {
+				if code := codes[r] + plus; code > 0 {
 					s.bits[int(gids[k])*w+int(code>>6)] |= 1 << (uint(code) & 63)
 				}
 			}
@@ -563,7 +563,7 @@ func (s *termState) updateDistinct(t *TermPlan, c *column.Column, rows, gids []i
 			s.spanned += int64(rows[len(rows)-1]-rows[0]) + 1
 		}
 		for k, r := range rows {
-			if code := codes[r]; code > 0 {
+			if code := codes[r] + plus; code > 0 {
 				ks[n] = uint64(gids[k])<<32 | uint64(code)
 				if n++; n == aheadBatch {
 					s.set.AddKeys(ks[:])

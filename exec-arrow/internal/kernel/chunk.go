@@ -710,7 +710,7 @@ func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 				if dim.Codes == nil {
 					key[d+1] = uint32(s.dcodes[d][k])
 				} else if r := rowsOf(dim.Alias)[k]; r >= 0 {
-					key[d+1] = uint32(dim.Codes.Codes[r])
+					key[d+1] = uint32(dim.Codes.Codes[r] + dim.Codes.Plus)
 				}
 			}
 			s.gids[k] = g.WideID(key)
@@ -729,11 +729,11 @@ func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 			}
 			continue
 		}
-		codes := dim.Codes.Codes
+		codes, plus := dim.Codes.Codes, dim.Codes.Plus
 		for k, r := range rowsOf(dim.Alias) {
 			var c uint64
 			if r >= 0 {
-				c = uint64(codes[r])
+				c = uint64(codes[r] + plus)
 			}
 			keys[k] = keys[k]*radix + c
 		}
