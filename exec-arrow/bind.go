@@ -35,6 +35,14 @@ type query struct {
 	streamedRows atomic.Int64
 }
 
+// errFromCache is an error bind met after it had bound the base table to
+// its cached columns (building what a dimension or term derives from
+// them, say): execute asks a question refused for memory then again,
+// streaming, as it does one refused while it scans them.
+type errFromCache struct{ error }
+
+func (e errFromCache) Unwrap() error { return e.error }
+
 // streamedRadix is the starting radix of a dimension numbered while
 // streaming; it doubles as values arrive.
 const streamedRadix = 4
@@ -86,6 +94,9 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *kernel.Meter, s
 	held := q
 	defer func() {
 		if err != nil {
+			if held.views[0] != nil {
+				err = errFromCache{err}
+			}
 			held.release()
 		}
 	}()

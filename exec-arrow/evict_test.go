@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // permutations calls f with every order of 0..n-1 (Heap's algorithm).
@@ -160,4 +162,56 @@ func TestGroupsThatCannotFitAreRefused(t *testing.T) {
 	// With room, the same question is answered.
 	roomy := newEngine(t, os.DirFS(dir))
 	assert.Len(t, run(t, roomy, plan), 3)
+}
+
+// TestCachedQuestionWhoseCodesDoNotFitStreams: a question whose columns
+// the fill cached, and whose distinct count then needs codes for every row
+// (four bytes a row) that the working set cannot hold beside them, is
+// asked again streaming its file: answered as it was the first time, not
+// refused because the cache holds its columns.
+func TestCachedQuestionWhoseCodesDoNotFitStreams(t *testing.T) {
+	const n = 3_000_000
+	dir := t.TempDir()
+	writeOrdersParquet(t, filepath.Join(dir, "orders.parquet"), n, func(i int) (int32, string, string, int64) {
+		return 19_723 + int32(i%366), "web", "", int64(i % 1_000)
+	})
+	leg := domain.Leg{Base: tbl("orders", "t0", col("d", domain.TypeDate), col("amount", domain.TypeInteger)), TimeColumn: "d",
+		Metrics: []domain.MetricRef{metric("amounts", simple(domain.CountDistinct, "amount"))}}
+	plan := mkPlan(t, domain.Quarter, "2024-01-01", "2025-01-01", leg)
+	ctx := context.Background()
+	cfg := func(limit int64, fill bool) Config {
+		return Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit, Parallelism: 1, NoCacheFill: !fill}
+	}
+
+	streaming, err := New(ctx, cfg(0, false))
+	require.NoError(t, err)
+	want := run(t, streaming, plan)
+	need := streaming.cache.peak // what the question holds streaming
+	big, err := New(ctx, cfg(0, true))
+	require.NoError(t, err)
+	run(t, big, plan)
+	require.NoError(t, big.Settle(ctx))
+	columns := big.cache.used
+	run(t, big, plan)
+	require.Greater(t, big.cache.used, columns, "the cached question built its codes")
+
+	// Room for the fill (the columns as scheduleFill estimates them, and
+	// the question's working memory), not for the codes beside them.
+	q := &query{}
+	q.Base = []*column.Column{{Type: domain.TypeDate}, {Type: domain.TypeInteger}}
+	q.streamedRows.Store(n)
+	limit := estimateBytes(q) + need + need/4
+	require.Less(t, limit, columns+4*n, "the codes cannot fit beside the columns")
+	e, err := New(ctx, cfg(limit, true))
+	require.NoError(t, err)
+	assert.Equal(t, want, run(t, e, plan), "streamed")
+	require.NoError(t, e.Settle(ctx))
+	used, _ := e.WorkingSet()
+	require.Equal(t, columns, used, "the fill cached the question's columns")
+	reads := e.cache.reads.Load()
+	rs, err := e.Execute(ctx, plan)
+	require.NoError(t, err, "not refused")
+	assert.Equal(t, want, rendered(rs))
+	assert.Greater(t, e.cache.reads.Load(), reads, "answered by streaming the file")
+	assert.LessOrEqual(t, e.cache.peak, limit)
 }

@@ -79,7 +79,8 @@ func (e *Engine) attempt(ctx context.Context, plan *domain.Plan, m *kernel.Meter
 	defer e.cache.leave()
 	q, err := e.bind(ctx, plan, m, stream)
 	if err != nil {
-		return nil, false, e.fail(ctx, err)
+		var fc errFromCache
+		return nil, errors.As(err, &fc), e.fail(ctx, err)
 	}
 	cached = !q.streamed
 	answered := false
