@@ -219,17 +219,17 @@ func (e *Engine) Settle(ctx context.Context) error {
 }
 
 // estimateBytes is what caching q's base columns would hold: their values
-// (text as dictionary indexes and a dictionary of a sixteenth of the rows)
-// and validity.
+// (text as dictionary indexes and a dictionary of a sixteenth of the rows;
+// a timestamp wanted as days as a date) and validity.
 func estimateBytes(q *query) int64 {
 	rows := q.streamedRows.Load()
 	var n int64
-	for _, c := range q.Base {
+	for i, c := range q.Base {
 		per := int64(9)
 		switch {
 		case c.ValidOnly:
 			per = 1
-		case c.Type == domain.TypeDate:
+		case c.Type == domain.TypeDate || i < len(q.baseWants) && q.baseWants[i].Days:
 			per = 5
 		case c.Type == domain.TypeBoolean:
 			per = 2

@@ -23,6 +23,10 @@ type Want struct {
 	Type      domain.ColumnType
 	Spec      column.DecimalSpec // a decimal column's declared precision and scale
 	ValidOnly bool
+	// Days asks for a timestamp column as the UTC day of each value
+	// (column.NewDaysBuilder): a question's time column that it reads
+	// for nothing else.
+	Days bool
 }
 
 // loadBatch is how many rows a reader handles between checks of the
@@ -63,6 +67,10 @@ func NewLoader(ctx context.Context, fsys fs.FS, wants []Want, check bool, meter 
 	for _, w := range wants {
 		if w.ValidOnly {
 			l.Builders = append(l.Builders, &column.ValidBuilder{Typ: w.Type, Check: check})
+			continue
+		}
+		if w.Days && w.Type == domain.TypeTimestamp {
+			l.Builders = append(l.Builders, column.NewDaysBuilder(check))
 			continue
 		}
 		l.Builders = append(l.Builders, column.NewBuilderSpec(w.Type, w.Spec, check))
