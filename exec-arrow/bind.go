@@ -33,6 +33,11 @@ type query struct {
 	streamed bool
 	// streamedRows counts the rows of the streamed table's files.
 	streamedRows atomic.Int64
+	// dictSeen counts, per base slot, the dictionary entries of the text
+	// batches streamed (a dictionary met in several batches, each time):
+	// more than the column's distinct values, and far fewer than its rows
+	// when they repeat (estimateBytes). Nil when not streamed alone.
+	dictSeen []atomic.Int64
 }
 
 // errFromCache is an error bind met after it had bound the base table to
@@ -289,6 +294,7 @@ func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants [
 	}
 	q.Base = make([]*column.Column, len(wants))
 	q.inferred = make([]bool, len(wants))
+	q.dictSeen = make([]atomic.Int64, len(wants))
 	for i, w := range wants {
 		q.Base[i] = &column.Column{Name: w.Name, Type: types[i], Spec: w.Spec, ValidOnly: w.ValidOnly, ID: column.ColumnIDs.Add(1)}
 		q.inferred[i] = w.Type == domain.TypeUnset && !w.ValidOnly

@@ -215,3 +215,43 @@ func TestCachedQuestionWhoseCodesDoNotFitStreams(t *testing.T) {
 	assert.Greater(t, e.cache.reads.Load(), reads, "answered by streaming the file")
 	assert.LessOrEqual(t, e.cache.peak, limit)
 }
+
+// TestFillCountsTheDictionariesMet: the fill of a text column whose
+// streamed batches held few distinct values is estimated at its indexes
+// and those values, not at a dictionary of a sixteenth of its rows, so a
+// working set that holds the column and the question's memory caches it.
+// Estimating the dictionary from the rows alone leaves it streamed.
+func TestFillCountsTheDictionariesMet(t *testing.T) {
+	const n = 2_000_000
+	dir := t.TempDir()
+	kinds := []string{"web", "shop", "phone"}
+	writeOrdersParquet(t, filepath.Join(dir, "orders.parquet"), n, func(i int) (int32, string, string, int64) {
+		return 19_723 + int32(i%366), kinds[i%3], "", int64(i)
+	})
+	leg := domain.Leg{Base: tbl("orders", "t0", col("d", domain.TypeDate), col("kind", domain.TypeText)), TimeColumn: "d",
+		Metrics: []domain.MetricRef{metric("kinds", simple(domain.CountDistinct, "kind"))}}
+	plan := mkPlan(t, domain.Quarter, "2024-01-01", "2025-01-01", leg)
+	ctx := context.Background()
+	cfg := func(limit int64, fill bool) Config {
+		return Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit, Parallelism: 1, NoCacheFill: !fill}
+	}
+	streaming, err := New(ctx, cfg(0, false))
+	require.NoError(t, err)
+	want := run(t, streaming, plan)
+	need := streaming.cache.peak
+
+	// Room for a date and a text column's indexes (five and four bytes a
+	// row) and the question, not for a dictionary of n/16 entries beside.
+	limit := int64(9*n) + need + need/2
+	require.Less(t, limit, int64(14*n)+need, "a dictionary of a sixteenth of the rows does not fit")
+	e, err := New(ctx, cfg(limit, true))
+	require.NoError(t, err)
+	assert.Equal(t, want, run(t, e, plan))
+	require.NoError(t, e.Settle(ctx))
+	used, _ := e.WorkingSet()
+	assert.Positive(t, used, "the columns were cached")
+	reads := e.cache.reads.Load()
+	assert.Equal(t, want, run(t, e, plan))
+	assert.Equal(t, reads, e.cache.reads.Load(), "answered from the cache")
+	assert.LessOrEqual(t, e.cache.peak, limit)
+}

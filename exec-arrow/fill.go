@@ -219,8 +219,9 @@ func (e *Engine) Settle(ctx context.Context) error {
 }
 
 // estimateBytes is what caching q's base columns would hold: their values
-// (text as dictionary indexes and a dictionary of a sixteenth of the rows;
-// a timestamp wanted as days as a date) and validity.
+// (text as dictionary indexes and a dictionary of a sixteenth of the rows,
+// or of the entries the stream's batches held when fewer; a timestamp
+// wanted as days as a date) and validity.
 func estimateBytes(q *query) int64 {
 	rows := q.streamedRows.Load()
 	var n int64
@@ -234,7 +235,14 @@ func estimateBytes(q *query) int64 {
 		case c.Type == domain.TypeBoolean:
 			per = 2
 		case c.Type == domain.TypeText:
-			per = 5 + 4
+			per = 4
+			// The dictionary: 80 bytes an entry, for a sixteenth of the
+			// rows, or the entries the stream met when fewer.
+			entries := rows / 16
+			if i < len(q.dictSeen) {
+				entries = min(entries, q.dictSeen[i].Load())
+			}
+			n += 80 * entries
 		}
 		n += per * rows
 	}

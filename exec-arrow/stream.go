@@ -214,6 +214,17 @@ func (fp *fileProducer) Scan(ctx context.Context, w int, each func(*kernel.Batch
 	defer pr.release()
 	var fields text.Fields // a text block's wanted fields, reused
 	var ranged text.Ranged // a text range's bytes, reused
+	if seen := fp.q.dictSeen; seen != nil {
+		inner := each
+		each = func(b *kernel.Batch) error {
+			for s, c := range b.Cols {
+				if c != nil && c.Dict != nil {
+					seen[s].Add(int64(len(c.Dict)))
+				}
+			}
+			return inner(b)
+		}
+	}
 	for _, t := range fp.direct[w] {
 		if err := fp.parquetTask(ctx, &pr, t, each); err != nil {
 			return err
