@@ -17,7 +17,7 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 )
 
-// TestTimestampCachedAsDays: a timestamp time column that a question reads
+// TestTimestampCachedAsDays (CSV, NDJSON, Parquet): a timestamp time column that a question reads
 // for nothing else is cached as its UTC days, a date column of four bytes
 // a row, and the answers from it are those streamed from the timestamps:
 // times just before and after midnight, before 1970, and nulls land in the
@@ -31,7 +31,7 @@ func TestTimestampCachedAsDays(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 9))
 	first := time.Date(1969, 12, 1, 0, 0, 0, 0, time.UTC)
 	edges := []time.Duration{0, time.Microsecond, 24*time.Hour - time.Microsecond, 12 * time.Hour}
-	var csv strings.Builder
+	var csv, ndjson strings.Builder
 	csv.WriteString("d,kind,shipped,amount\n")
 	type row struct {
 		d       int32
@@ -53,7 +53,13 @@ func TestTimestampCachedAsDays(t *testing.T) {
 		}
 		r.kind = []string{"web", "shop"}[i%2]
 		r.amount = rng.Int64N(1_000)
-		fmt.Fprintf(&csv, "%s,%s,%s,%d\n", time.Unix(int64(r.d)*86_400, 0).UTC().Format(time.DateOnly), r.kind, r.shipped, r.amount)
+		d := time.Unix(int64(r.d)*86_400, 0).UTC().Format(time.DateOnly)
+		fmt.Fprintf(&csv, "%s,%s,%s,%d\n", d, r.kind, r.shipped, r.amount)
+		shipped := "null"
+		if r.shipped != "" {
+			shipped = `"` + r.shipped + `"`
+		}
+		fmt.Fprintf(&ndjson, `{"d":"%s","kind":"%s","shipped":%s,"amount":%d}`+"\n", d, r.kind, shipped, r.amount)
 	}
 	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("kind", domain.TypeText),
 		col("shipped", domain.TypeTimestamp), col("amount", domain.TypeInteger)}
@@ -66,12 +72,15 @@ func TestTimestampCachedAsDays(t *testing.T) {
 	latest := mkPlan(t, domain.Week, "1969-12-29", "1970-02-02", leg(metric("latest", simple(domain.Max, "shipped"))))
 	plans := []*domain.Plan{byDay, byMonth, latest}
 
-	for _, format := range []string{"csv", "parquet"} {
+	for _, format := range []string{"csv", "ndjson", "parquet"} {
 		t.Run(format, func(t *testing.T) {
 			dir := t.TempDir()
-			if format == "csv" {
+			switch format {
+			case "csv":
 				write(t, dir, "orders.csv", csv.String())
-			} else {
+			case "ndjson":
+				write(t, dir, "orders.ndjson", ndjson.String())
+			default:
 				writeOrdersParquet(t, filepath.Join(dir, "orders.parquet"), n, func(i int) (int32, string, string, int64) {
 					r := rows[i]
 					return r.d, r.kind, r.shipped, r.amount
