@@ -51,7 +51,7 @@ func TestTimestampCachedAsDays(t *testing.T) {
 			}
 			r.shipped = at.Format("2006-01-02T15:04:05.999999Z07:00")
 		}
-		r.kind = []string{"web", "shop"}[i%2]
+		r.kind = fmt.Sprint("k", i%8)
 		r.amount = rng.Int64N(1_000)
 		d := time.Unix(int64(r.d)*86_400, 0).UTC().Format(time.DateOnly)
 		fmt.Fprintf(&csv, "%s,%s,%s,%d\n", d, r.kind, r.shipped, r.amount)
@@ -70,7 +70,10 @@ func TestTimestampCachedAsDays(t *testing.T) {
 	byDay := mkPlan(t, domain.Day, "1969-12-20", "1970-01-12", leg(metric("value", sum("amount")), metric("orders", count("amount"))))
 	byMonth := mkPlan(t, domain.Month, "1969-12-01", "1970-04-01", leg(metric("orders", count("amount"))))
 	latest := mkPlan(t, domain.Week, "1969-12-29", "1970-02-02", leg(metric("latest", simple(domain.Max, "shipped"))))
-	plans := []*domain.Plan{byDay, byMonth, latest}
+	// Over every day, with a caller's filter few rows pass.
+	shop := mkPlan(t, domain.Day, "1969-12-01", "1970-04-01", leg(metric("value", sum("amount"))))
+	shop.Legs[0].Filters = []domain.FilterRef{filter(domain.OpEq, "t0", "kind", "k3")}
+	plans := []*domain.Plan{byDay, byMonth, latest, shop}
 
 	for _, format := range []string{"csv", "ndjson", "parquet"} {
 		t.Run(format, func(t *testing.T) {

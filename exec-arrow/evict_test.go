@@ -171,22 +171,10 @@ func TestGroupsThatCannotFitAreRefused(t *testing.T) {
 // refused because the cache holds its columns.
 func TestCachedQuestionWhoseCodesDoNotFitStreams(t *testing.T) {
 	const n = 3_000_000
-	dir := t.TempDir()
-	writeOrdersParquet(t, filepath.Join(dir, "orders.parquet"), n, func(i int) (int32, string, string, int64) {
+	plan, cfg, want, need := countDistinctOf(t, n, "amount", domain.TypeInteger, func(i int) (int32, string, string, int64) {
 		return 19_723 + int32(i%366), "web", "", int64(i % 1_000)
 	})
-	leg := domain.Leg{Base: tbl("orders", "t0", col("d", domain.TypeDate), col("amount", domain.TypeInteger)), TimeColumn: "d",
-		Metrics: []domain.MetricRef{metric("amounts", simple(domain.CountDistinct, "amount"))}}
-	plan := mkPlan(t, domain.Quarter, "2024-01-01", "2025-01-01", leg)
 	ctx := context.Background()
-	cfg := func(limit int64, fill bool) Config {
-		return Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit, Parallelism: 1, NoCacheFill: !fill}
-	}
-
-	streaming, err := New(ctx, cfg(0, false))
-	require.NoError(t, err)
-	want := run(t, streaming, plan)
-	need := streaming.cache.peak // what the question holds streaming
 	big, err := New(ctx, cfg(0, true))
 	require.NoError(t, err)
 	run(t, big, plan)
@@ -223,22 +211,11 @@ func TestCachedQuestionWhoseCodesDoNotFitStreams(t *testing.T) {
 // Estimating the dictionary from the rows alone leaves it streamed.
 func TestFillCountsTheDictionariesMet(t *testing.T) {
 	const n = 2_000_000
-	dir := t.TempDir()
 	kinds := []string{"web", "shop", "phone"}
-	writeOrdersParquet(t, filepath.Join(dir, "orders.parquet"), n, func(i int) (int32, string, string, int64) {
+	plan, cfg, want, need := countDistinctOf(t, n, "kind", domain.TypeText, func(i int) (int32, string, string, int64) {
 		return 19_723 + int32(i%366), kinds[i%3], "", int64(i)
 	})
-	leg := domain.Leg{Base: tbl("orders", "t0", col("d", domain.TypeDate), col("kind", domain.TypeText)), TimeColumn: "d",
-		Metrics: []domain.MetricRef{metric("kinds", simple(domain.CountDistinct, "kind"))}}
-	plan := mkPlan(t, domain.Quarter, "2024-01-01", "2025-01-01", leg)
 	ctx := context.Background()
-	cfg := func(limit int64, fill bool) Config {
-		return Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit, Parallelism: 1, NoCacheFill: !fill}
-	}
-	streaming, err := New(ctx, cfg(0, false))
-	require.NoError(t, err)
-	want := run(t, streaming, plan)
-	need := streaming.cache.peak
 
 	// Room for a date and a text column's indexes (five and four bytes a
 	// row) and the question, not for a dictionary of n/16 entries beside.
@@ -254,4 +231,24 @@ func TestFillCountsTheDictionariesMet(t *testing.T) {
 	assert.Equal(t, want, run(t, e, plan))
 	assert.Equal(t, reads, e.cache.reads.Load(), "answered from the cache")
 	assert.LessOrEqual(t, e.cache.peak, limit)
+}
+
+// countDistinctOf writes n orders (row gives each: writeOrdersParquet) and
+// returns the plan of the distinct count of their column c (of type typ)
+// by quarter over 2024, the configuration of an engine over them (one
+// worker; a working set of limit, 0 for the default; filling the cache or
+// not), and the answer and peak working memory of the question streamed.
+func countDistinctOf(t *testing.T, n int, c string, typ domain.ColumnType, row func(i int) (int32, string, string, int64)) (*domain.Plan, func(limit int64, fill bool) Config, [][]string, int64) {
+	t.Helper()
+	dir := t.TempDir()
+	writeOrdersParquet(t, filepath.Join(dir, "orders.parquet"), n, row)
+	leg := domain.Leg{Base: tbl("orders", "t0", col("d", domain.TypeDate), col(c, typ)), TimeColumn: "d",
+		Metrics: []domain.MetricRef{metric("distinct", simple(domain.CountDistinct, c))}}
+	plan := mkPlan(t, domain.Quarter, "2024-01-01", "2025-01-01", leg)
+	cfg := func(limit int64, fill bool) Config {
+		return Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit, Parallelism: 1, NoCacheFill: !fill}
+	}
+	streaming, err := New(context.Background(), cfg(0, false))
+	require.NoError(t, err)
+	return plan, cfg, run(t, streaming, plan), streaming.cache.peak
 }

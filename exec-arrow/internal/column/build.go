@@ -552,9 +552,9 @@ func (b *dateBuilder) Finish(name string) *Column {
 // date column, four bytes a row where the timestamps take eight. It serves
 // a time column read only to place rows in a range and a bucket, which the
 // day decides: a range is whole days and the finest grain a day
-// (docs/performance.md, "Time columns cached as days"). It accepts what a
-// timestamp column's builder accepts, and refuses what that refuses with
-// the same error.
+// (docs/performance.md, "Time columns cached as days, text codes lent").
+// It accepts what a timestamp column's builder accepts, and refuses what
+// that refuses with the same error.
 type daysBuilder struct{ dateBuilder }
 
 // NewDaysBuilder returns the builder of a timestamp column kept as days.

@@ -3,6 +3,7 @@ package kernel
 import (
 	"math/bits"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 
 	"sutura.dev/domain"
@@ -485,8 +486,14 @@ func (q *Query) bucketsOf(s *scratch, b *Batch, n int) {
 			bucket[k] = b.Bucket
 		}
 	case t.Days != nil:
-		for k, r := range sel {
-			bucket[k] = of[int32(t.Days[r])-q.Start]
+		// The days are gathered first, as the times below.
+		days := t.Days
+		var got [256]arrow.Date32
+		for k0 := 0; k0 < n; k0 += len(got) {
+			rows := sel[k0:min(k0+len(got), n)]
+			for k, d := range column.Gather(got[:], days, rows) {
+				bucket[k0+k] = of[int32(d)-q.Start]
+			}
 		}
 	default:
 		// The times are gathered first (column.Gather), a block at a time.
