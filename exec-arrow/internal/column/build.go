@@ -548,49 +548,6 @@ func (b *dateBuilder) Finish(name string) *Column {
 	return New(name, domain.TypeDate, wrap(arrow.FixedWidthTypes.Date32, arrow.Date32Traits.CastToBytes(b.vals), len(b.vals), &b.mask))
 }
 
-// daysBuilder builds a timestamp column as the UTC day of each value: a
-// date column, four bytes a row where the timestamps take eight. It serves
-// a time column read only to place rows in a range and a bucket, which the
-// day decides: a range is whole days and the finest grain a day
-// (docs/performance.md, "Time columns cached as days, text codes lent").
-// It accepts what a timestamp column's builder accepts, and refuses what
-// that refuses with the same error.
-type daysBuilder struct{ dateBuilder }
-
-// NewDaysBuilder returns the builder of a timestamp column kept as days.
-func NewDaysBuilder(check bool) Builder { return &daysBuilder{dateBuilder{check: check}} }
-
-func (b *daysBuilder) AppendText(s string) error {
-	us, ok := ParseMicros(s)
-	if !ok {
-		return ErrNotType{domain.TypeTimestamp}
-	}
-	return b.push(DayOfMicros(us))
-}
-
-func (b *daysBuilder) AppendInt(int64) error     { return ErrNotType{domain.TypeTimestamp} }
-func (b *daysBuilder) AppendFloat(float64) error { return ErrNotType{domain.TypeTimestamp} }
-func (b *daysBuilder) AppendDecimal(I128, int32) error {
-	return ErrNotType{domain.TypeTimestamp}
-}
-func (b *daysBuilder) AppendBool(bool) error        { return ErrNotType{domain.TypeTimestamp} }
-func (b *daysBuilder) AppendMicros(us int64) error  { return b.push(DayOfMicros(us)) }
-func (b *daysBuilder) AppendArray(arrow.Array) bool { return false }
-func (b *daysBuilder) AppendColumn(c *Column) (int, error) {
-	if c.Type != domain.TypeTimestamp || len(c.Ints) < c.N {
-		return 0, ErrNotType{domain.TypeTimestamp}
-	}
-	if !b.check {
-		n := len(b.vals)
-		b.vals = slices.Grow(b.vals, c.N)[:n+c.N]
-		for i, us := range c.Ints[:c.N] {
-			b.vals[n+i] = arrow.Date32(DayOfMicros(us))
-		}
-		b.mask.addBits(c.Valid, c.N)
-	}
-	return 0, nil
-}
-
 // textBuilder builds text columns dictionary-encoded.
 type textBuilder struct {
 	check bool
