@@ -229,11 +229,12 @@ func (d *Derived) DictLookup() (map[string]int32, error) {
 // count_distinct input: row r's code, Codes[r]+Plus, is 0 for null and
 // 1+k for the k-th distinct value, of N. A text column with no null
 // lends its dictionary indexes as Codes, with Plus 1, and takes no memory
-// for them; otherwise Plus is 0 and Codes are the set's own. Values (value k's cell) and Order (value k's
-// ascending rank) are built the first time they are asked for, and
-// accounted then: a count_distinct asks for neither, and over tens of
-// millions of distinct texts they would take more time and memory than
-// its codes (sorting 40 M session ids took over a minute).
+// for them; otherwise Plus is 0 and Codes are the set's own. Values
+// (value k's cell) and Order (value k's ascending rank) are built the
+// first time they are asked for, and accounted then: a count_distinct
+// asks for neither, and over tens of millions of distinct texts they
+// would take more time and memory than its codes (sorting 40 M session
+// ids took over a minute).
 type CodeSet struct {
 	Codes []int32
 	Plus  int32
@@ -275,6 +276,7 @@ func (d *Derived) GroupCodes(ctx context.Context) (*CodeSet, error) {
 	d.codesMu.Lock()
 	defer d.codesMu.Unlock()
 	if c := d.col; d.codes == nil && c.Type == domain.TypeText && c.Valid == nil && len(c.Idx) >= c.N {
+		// The indexes, lent: each code less one.
 		s := &CodeSet{Codes: c.Idx[:c.N], Plus: 1}
 		s.lazily(d, len(c.Dict), 0, func(k int) domain.Cell { return domain.Text(c.Dict[k]) }, d.Ranks)
 		d.codes = s

@@ -234,9 +234,14 @@ func (b *daysBuilder) AppendFloat(float64) error { return ErrNotType{domain.Type
 func (b *daysBuilder) AppendDecimal(I128, int32) error {
 	return ErrNotType{domain.TypeTimestamp}
 }
-func (b *daysBuilder) AppendBool(bool) error        { return ErrNotType{domain.TypeTimestamp} }
-func (b *daysBuilder) AppendMicros(us int64) error  { return b.push(DayOfMicros(us)) }
+func (b *daysBuilder) AppendBool(bool) error       { return ErrNotType{domain.TypeTimestamp} }
+func (b *daysBuilder) AppendMicros(us int64) error { return b.push(DayOfMicros(us)) }
+
+// AppendArray declines every array: its values come one by one, as a
+// timestamp builder's do.
 func (b *daysBuilder) AppendArray(arrow.Array) bool { return false }
+
+// AppendColumn appends the days of a timestamp batch column.
 func (b *daysBuilder) AppendColumn(c *Column) (int, error) {
 	if c.Type != domain.TypeTimestamp || len(c.Ints) < c.N {
 		return 0, ErrNotType{domain.TypeTimestamp}
