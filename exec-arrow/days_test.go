@@ -17,11 +17,11 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 )
 
-// TestTimestampCachedAsDays (CSV, NDJSON, Parquet): a timestamp time column that a question reads
-// for nothing else is cached as its UTC days, a date column of four bytes
-// a row, and the answers from it are those streamed from the timestamps:
-// times just before and after midnight, before 1970, and nulls land in the
-// same days and buckets. A question that also measures the column (its
+// TestTimestampCachedAsDays (CSV, NDJSON, Parquet): a timestamp time
+// column that a question reads for nothing else is cached as its UTC
+// days, a date column of four bytes a row, and the answers from it are
+// those streamed from the timestamps: times just before and after
+// midnight, before 1970, and nulls land in the same days and buckets. A question that also measures the column (its
 // latest time) caches the timestamps themselves, and its answer keeps the
 // time of day. A days column that rounded a time the wrong way (toward
 // zero before 1970), or served the question that measures the column,
