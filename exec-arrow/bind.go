@@ -38,6 +38,10 @@ type query struct {
 	// more than the column's distinct values, and far fewer than its rows
 	// when they repeat (estimateBytes). Nil when not streamed alone.
 	dictSeen []atomic.Int64
+	// dictMost is, per base slot, the most entries of one batch's
+	// dictionary: a text column whose every batch held at most 256
+	// values is likely cached a byte a row (estimateBytes).
+	dictMost []atomic.Int64
 }
 
 // errFromCache is an error bind met after it had bound the base table to
@@ -295,6 +299,7 @@ func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants [
 	q.Base = make([]*column.Column, len(wants))
 	q.inferred = make([]bool, len(wants))
 	q.dictSeen = make([]atomic.Int64, len(wants))
+	q.dictMost = make([]atomic.Int64, len(wants))
 	for i, w := range wants {
 		q.Base[i] = &column.Column{Name: w.Name, Type: types[i], Spec: w.Spec, ValidOnly: w.ValidOnly, ID: column.ColumnIDs.Add(1)}
 		q.inferred[i] = w.Type == domain.TypeUnset && !w.ValidOnly

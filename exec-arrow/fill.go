@@ -218,10 +218,11 @@ func (e *Engine) Settle(ctx context.Context) error {
 	}
 }
 
-// estimateBytes is what caching q's base columns would hold: their values
-// (text as dictionary indexes and a dictionary of a sixteenth of the rows,
-// or of the entries the stream's batches held when fewer; a timestamp
-// wanted as days as a date) and validity.
+// estimateBytes is what caching q's base columns would hold while built:
+// their values (text as dictionary indexes, of a byte when no streamed
+// batch held more than 256 values, and a dictionary of a sixteenth of the
+// rows, or of the entries the stream's batches held when fewer; a
+// timestamp wanted as days as a date) and validity.
 func estimateBytes(q *query) int64 {
 	rows := q.streamedRows.Load()
 	var n int64
@@ -235,12 +236,18 @@ func estimateBytes(q *query) int64 {
 		case c.Type == domain.TypeBoolean:
 			per = 2
 		case c.Type == domain.TypeText:
-			per = 4
-			// The dictionary: 80 bytes an entry, for a sixteenth of the
-			// rows, or the entries the stream met when fewer.
+			// Indexes of four bytes and a byte of validity while built,
+			// or of one when no batch of the stream met more than 256
+			// values (the builder starts narrow, and widens only past
+			// them). The dictionary: 80 bytes an entry, for a sixteenth
+			// of the rows, or the entries the stream met when fewer.
+			per = 5
 			entries := rows / 16
 			if i < len(q.dictSeen) {
 				entries = min(entries, q.dictSeen[i].Load())
+				if most := q.dictMost[i].Load(); most > 0 && most <= 256 {
+					per = 2
+				}
 			}
 			n += 80 * entries
 		}

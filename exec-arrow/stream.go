@@ -214,12 +214,15 @@ func (fp *fileProducer) Scan(ctx context.Context, w int, each func(*kernel.Batch
 	defer pr.release()
 	var fields text.Fields // a text block's wanted fields, reused
 	var ranged text.Ranged // a text range's bytes, reused
-	if seen := fp.q.dictSeen; seen != nil {
+	if seen, most := fp.q.dictSeen, fp.q.dictMost; seen != nil {
 		inner := each
 		each = func(b *kernel.Batch) error {
 			for s, c := range b.Cols {
 				if c != nil && c.Dict != nil {
-					seen[s].Add(int64(len(c.Dict)))
+					n := int64(len(c.Dict))
+					seen[s].Add(n)
+					for m := most[s].Load(); n > m && !most[s].CompareAndSwap(m, n); m = most[s].Load() {
+					}
 				}
 			}
 			return inner(b)

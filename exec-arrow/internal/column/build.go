@@ -549,12 +549,21 @@ func (b *dateBuilder) Finish(name string) *Column {
 }
 
 // textBuilder builds text columns dictionary-encoded.
+//
+// The indexes start a byte a row (idx8) and are widened to int32 (idx)
+// when the dictionary passes 256 values: a column of countries or
+// device classes takes a quarter of the memory, from the first row.
 type textBuilder struct {
 	check bool
 	in    interner
 	bytes int64
+	idx8  []uint8
 	idx   []int32
-	mask  nullMask
+	wide  bool // idx holds the indexes, idx8 none
+	// roomTo is cap(idx) when widened: the room up to it was metered at
+	// RowBytes's narrow two bytes a row, and now takes five (Size).
+	roomTo int
+	mask   nullMask
 	// The codes of the last batch column's dictionary (see AppendColumn).
 	dictID    uint64
 	dictCodes []int32
@@ -572,9 +581,31 @@ var ErrTextTooLarge = errors.New("a text column's distinct values pass 2 GiB")
 
 func (b *textBuilder) AppendNull() {
 	if !b.check {
-		b.idx = append(b.idx, 0)
+		b.put(0)
 		b.mask.add(false)
 	}
+}
+
+// put appends index k, widening the indexes first when k passes a byte.
+func (b *textBuilder) put(k int32) {
+	if !b.wide {
+		if k <= math.MaxUint8 {
+			b.idx8 = append(b.idx8, uint8(k))
+			return
+		}
+		b.widen()
+	}
+	b.idx = append(b.idx, k)
+}
+
+// widen moves the indexes from idx8 to idx, keeping the room reserved.
+func (b *textBuilder) widen() {
+	b.idx = growTo(b.idx[:0], cap(b.idx8))[:len(b.idx8)]
+	for i, k := range b.idx8 {
+		b.idx[i] = int32(k)
+	}
+	b.roomTo = cap(b.idx)
+	b.idx8, b.wide = nil, true
 }
 
 func (b *textBuilder) AppendText(s string) error {
@@ -585,7 +616,7 @@ func (b *textBuilder) AppendText(s string) error {
 	if !ok {
 		return ErrTextTooLarge
 	}
-	b.idx = append(b.idx, k)
+	b.put(k)
 	b.mask.add(true)
 	return nil
 }
@@ -648,17 +679,29 @@ func (b *textBuilder) AppendDecimal(v I128, scale int32) error {
 }
 func (b *textBuilder) AppendDate(d int32) error   { return b.AppendText(domain.Date(d).String()) }
 func (b *textBuilder) AppendMicros(v int64) error { return b.AppendText(RenderTimestamp(v)) }
-func (b *textBuilder) Size() int64                { return int64(5*len(b.idx)) + b.bytes }
+func (b *textBuilder) Size() int64 {
+	if !b.wide {
+		return int64(2*len(b.idx8)) + b.bytes
+	}
+	return int64(5*len(b.idx)+3*max(b.roomTo-len(b.idx), 0)) + b.bytes
+}
 
 func (b *textBuilder) Finish(name string) *Column {
 	if b.check {
 		return nil
 	}
-	indices := wrap(arrow.PrimitiveTypes.Int32, arrow.Int32Traits.CastToBytes(b.idx), len(b.idx), &b.mask)
+	it := arrow.DataType(arrow.PrimitiveTypes.Int32)
+	var indices arrow.Array
+	if b.wide {
+		indices = wrap(it, arrow.Int32Traits.CastToBytes(b.idx), len(b.idx), &b.mask)
+	} else {
+		it = arrow.PrimitiveTypes.Uint8
+		indices = wrap(it, b.idx8, len(b.idx8), &b.mask)
+	}
 	b.in.trim()
 	hashes := b.in.hashes
 	dict := b.in.strings()
-	typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	typ := &arrow.DictionaryType{IndexType: it, ValueType: arrow.BinaryTypes.String}
 	arr := array.NewDictionaryArray(typ, indices, dict)
 	indices.Release()
 	dict.Release()
@@ -937,4 +980,10 @@ func (b *IntBuilder) appendNulls(n int)   { nullsTo(b.check, &b.Vals, &b.Mask, n
 func (b *floatBuilder) appendNulls(n int) { nullsTo(b.check, &b.vals, &b.mask, n) }
 func (b *boolBuilder) appendNulls(n int)  { nullsTo(b.check, &b.vals, &b.mask, n) }
 func (b *dateBuilder) appendNulls(n int)  { nullsTo(b.check, &b.vals, &b.mask, n) }
-func (b *textBuilder) appendNulls(n int)  { nullsTo(b.check, &b.idx, &b.mask, n) }
+func (b *textBuilder) appendNulls(n int) {
+	if b.wide {
+		nullsTo(b.check, &b.idx, &b.mask, n)
+	} else {
+		nullsTo(b.check, &b.idx8, &b.mask, n)
+	}
+}

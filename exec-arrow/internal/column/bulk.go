@@ -1,6 +1,7 @@
 package column
 
 import (
+	"math"
 	"slices"
 	"unsafe"
 
@@ -111,7 +112,7 @@ func (b *textBuilder) AppendArray(arr arrow.Array) bool {
 			b.AppendNull()
 			continue
 		}
-		b.idx = append(b.idx, codes[a.GetValueIndex(i)])
+		b.put(codes[a.GetValueIndex(i)])
 		b.mask.add(true)
 	}
 	return true
@@ -201,16 +202,28 @@ func growTo[T any](s []T, n int) []T {
 // pages' worth, so that the ranges advised stay few and large.
 const hugeMin = 8 << 20
 
-func (b *IntBuilder) Reserve(n int)     { b.Vals = growTo(b.Vals, n); b.Mask.Reserve(n) }
-func (b *floatBuilder) Reserve(n int)   { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
-func (b *dateBuilder) Reserve(n int)    { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
-func (b *boolBuilder) Reserve(n int)    { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
-func (b *textBuilder) Reserve(n int)    { b.idx = growTo(b.idx, n); b.mask.Reserve(n) }
+func (b *IntBuilder) Reserve(n int)   { b.Vals = growTo(b.Vals, n); b.Mask.Reserve(n) }
+func (b *floatBuilder) Reserve(n int) { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
+func (b *dateBuilder) Reserve(n int)  { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
+func (b *boolBuilder) Reserve(n int)  { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
+func (b *textBuilder) Reserve(n int) {
+	if b.wide {
+		b.idx = growTo(b.idx, n)
+	} else {
+		b.idx8 = growTo(b.idx8, n)
+	}
+	b.mask.Reserve(n)
+}
 func (b *IntBuilder) RowBytes() int64   { return 9 }
 func (b *floatBuilder) RowBytes() int64 { return 9 }
 func (b *dateBuilder) RowBytes() int64  { return 5 }
 func (b *boolBuilder) RowBytes() int64  { return 2 }
-func (b *textBuilder) RowBytes() int64  { return 5 }
+func (b *textBuilder) RowBytes() int64 {
+	if b.wide {
+		return 5
+	}
+	return 2
+}
 
 // ColumnAppender is the optional ability of a builder to take a decoded
 // batch column of its declared type whole (a page decoder's: values of
@@ -302,7 +315,7 @@ func (b *boolBuilder) AppendColumn(c *Column) (int, error) {
 // entries of any other dictionary (PLAIN values) are interned as their
 // rows use them.
 func (b *textBuilder) AppendColumn(c *Column) (int, error) {
-	if c.Type != domain.TypeText || len(c.Idx) < c.N {
+	if c.Type != domain.TypeText || !c.Indexed() {
 		return 0, ErrNotType{domain.TypeText}
 	}
 	if b.check {
@@ -317,8 +330,11 @@ func (b *textBuilder) AppendColumn(c *Column) (int, error) {
 			codes[k] = -1 // not interned yet
 		}
 	}
-	if len(c.Dict) < aheadDict {
+	if len(c.Dict) < aheadDict || c.Idx == nil {
 		return b.appendCoding(c, codes)
+	}
+	if !b.wide {
+		b.widen() // a batch of a thousand values: the column's pass a byte
 	}
 	// Rows are appended with their codes; a value not coded yet is marked
 	// -2 and its rows hold that until the batch's new values, in the
@@ -386,26 +402,67 @@ const aheadDict = 1024
 // appendCoding is AppendColumn of a batch whose values are coded as its
 // rows meet them.
 func (b *textBuilder) appendCoding(c *Column, codes []int32) (int, error) {
-	b.idx = slices.Grow(b.idx, c.N)
-	for i, k := range c.Idx[:c.N] {
-		if !c.IsValid(int32(i)) {
-			b.idx = append(b.idx, 0)
-			continue
+	if c.Idx8 != nil {
+		return appendCoded(b, c, c.Idx8[:c.N], codes)
+	}
+	return appendCoded(b, c, c.Idx[:c.N], codes)
+}
+
+// appendCoded is appendCoding over the batch's indexes idx: into the
+// builder's byte indexes until a row's code passes a byte, widened from
+// that row on.
+func appendCoded[I Index](b *textBuilder, c *Column, idx []I, codes []int32) (int, error) {
+	r := 0
+	var err error
+	if !b.wide {
+		b.idx8 = slices.Grow(b.idx8, len(idx))
+		if r, err = codeRows(b, &b.idx8, c, idx, 0, codes, math.MaxUint8); err == nil && r < len(idx) {
+			b.widen() // row r's code passes a byte
 		}
-		code := codes[k]
-		if code < 0 {
-			var ok bool
-			if code, ok = b.intern(c.Dict[k]); !ok {
-				b.mask.addBits(c.Valid, i)
-				return i, ErrTextTooLarge
-			}
-			codes[k] = code
-		}
-		b.idx = append(b.idx, code)
+	}
+	if b.wide && err == nil {
+		b.idx = slices.Grow(b.idx, len(idx)-r)
+		r, err = codeRows(b, &b.idx, c, idx, r, codes, math.MaxInt32)
+	}
+	if err != nil {
+		b.mask.addBits(c.Valid, r)
+		return r, err
 	}
 	b.mask.addBits(c.Valid, c.N)
 	b.dictID, b.dictCodes = c.ID, codes
 	return 0, nil
+}
+
+// codeRows appends to dst the codes of c's rows from on (their indexes
+// idx), interning each value the first time a row meets it, until a row
+// whose code passes most. It returns the first row not appended (len(idx)
+// when all were), with ErrTextTooLarge when that row's value does not fit
+// the dictionary.
+func codeRows[O, I Index](b *textBuilder, dst *[]O, c *Column, idx []I, from int, codes []int32, most int32) (int, error) {
+	out := *dst
+	for r := from; r < len(idx); r++ {
+		if !c.IsValid(int32(r)) {
+			out = append(out, 0)
+			continue
+		}
+		k := idx[r]
+		code := codes[k]
+		if code < 0 {
+			var ok bool
+			if code, ok = b.intern(c.Dict[k]); !ok {
+				*dst = out
+				return r, ErrTextTooLarge
+			}
+			codes[k] = code
+		}
+		if code > most {
+			*dst = out
+			return r, nil
+		}
+		out = append(out, O(code))
+	}
+	*dst = out
+	return len(idx), nil
 }
 
 // AppendColumn appends a decimal batch column (coefficients in Ints at

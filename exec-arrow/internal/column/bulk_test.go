@@ -108,7 +108,7 @@ func TestReservedDictionaryBuildsTheSameColumn(t *testing.T) {
 	for _, hint := range []int{0, 1, 4, 1 << 16} {
 		got := build(hint)
 		assert.Equal(t, want.Dict, got.Dict, "hint %d", hint)
-		assert.Equal(t, want.Idx, got.Idx, "hint %d", hint)
+		assert.Equal(t, want.Idx8, got.Idx8, "hint %d", hint)
 		assert.Equal(t, want.Valid, got.Valid, "hint %d", hint)
 	}
 	check := NewBuilderSpec(domain.TypeText, DecimalSpec{}, true)

@@ -2,6 +2,7 @@ package column
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -25,17 +26,28 @@ func (o *owner) Hold() (release func(), ok bool) { return func() {}, true }
 func TestCodeSetValuesAndOrderOnDemand(t *testing.T) {
 	texts := []string{"pear", "", "apple", "fig", "apple", "pear", "kiwi"}
 	ints := []string{"30", "", "-4", "7", "-4", "30", "12"}
+	// Three hundred values: indexes and codes of four bytes.
+	var many, manySorted []string
+	for i := range 300 {
+		many = append(many, fmt.Sprintf("v%03d", (i*7)%300))
+		manySorted = append(manySorted, fmt.Sprintf("v%03d", i))
+	}
+	manyNull := append([]string{""}, many...)
 	for _, c := range []struct {
 		typ    domain.ColumnType
 		vals   []string
 		sorted []string
 		kept   int  // bytes a value kept until its cell is built
 		lent   bool // the codes are the column's dictionary indexes
+		width  int  // bytes a code
 	}{
-		{domain.TypeText, texts, []string{"apple", "fig", "kiwi", "pear"}, 0, false}, // the column's own
-		{domain.TypeText, []string{"pear", "fig", "apple", "fig"}, []string{"apple", "fig", "pear"}, 0, true},
-		{domain.TypeInteger, ints, []string{"-4", "7", "12", "30"}, 8, false},
-		{domain.TypeDecimal, []string{"1.50", "", "-2.25", "1.5", "0.75", "", "9"}, []string{"-2.25", "0.75", "1.5", "9"}, 16, false},
+		{domain.TypeText, texts, []string{"apple", "fig", "kiwi", "pear"}, 0, false, 1}, // the column's own
+		{domain.TypeText, []string{"pear", "fig", "apple", "fig"}, []string{"apple", "fig", "pear"}, 0, true, 1},
+		{domain.TypeText, manyNull, manySorted, 0, false, 4},
+		{domain.TypeText, many, manySorted, 0, true, 4},
+		{domain.TypeBoolean, []string{"true", "", "false", "true"}, []string{"false", "true"}, 0, false, 1},
+		{domain.TypeInteger, ints, []string{"-4", "7", "12", "30"}, 8, false, 4},
+		{domain.TypeDecimal, []string{"1.50", "", "-2.25", "1.5", "0.75", "", "9"}, []string{"-2.25", "0.75", "1.5", "9"}, 16, false, 4},
 	} {
 		b := NewBuilder(c.typ, false)
 		for _, v := range c.vals {
@@ -57,11 +69,14 @@ func TestCodeSetValuesAndOrderOnDemand(t *testing.T) {
 			t.Fatalf("%s: %d values, cells built %v, order built %v, ranks built %v; want %d and none built",
 				c.typ, s.Card(), s.vals != nil, s.ord != nil, d.rank != nil, len(c.sorted))
 		}
-		want := int64(4*col.N + c.kept*len(c.sorted))
+		want := int64(c.width*col.N + c.kept*len(c.sorted))
+		if got := 4*len(s.Codes) + len(s.Codes8); got != c.width*col.N {
+			t.Errorf("%s: codes of %d bytes, want %d a row", c.typ, got, c.width)
+		}
 		if c.lent {
 			// A text column with no null lends its indexes: nothing more held.
 			want = 0
-			if &s.Codes[0] != &col.Idx[0] || s.Plus != 1 {
+			if c.width == 1 && &s.Codes8[0] != &col.Idx8[0] || c.width == 4 && &s.Codes[0] != &col.Idx[0] || s.Plus != 1 {
 				t.Errorf("%s: the codes are not the column's indexes", c.typ)
 			}
 		}
@@ -79,8 +94,8 @@ func TestCodeSetValuesAndOrderOnDemand(t *testing.T) {
 		if !slices.Equal(got, c.sorted) {
 			t.Errorf("%s: values in their order %v, want %v", c.typ, got, c.sorted)
 		}
-		for r, code := range s.Codes {
-			code += s.Plus
+		for r := range col.N {
+			code := s.Code(int32(r))
 			if (code == 0) != (c.vals[r] == "") || code != 0 && values[code-1].Render() != got[order[code-1]] {
 				t.Errorf("%s: row %d has code %d", c.typ, r, code)
 			}

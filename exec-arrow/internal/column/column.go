@@ -25,7 +25,9 @@ import (
 //	boolean           *array.Boolean
 //	date              *array.Date32
 //	timestamp         *array.Int64 (microseconds since 1970-01-01T00:00:00Z)
-//	text              *array.Dictionary (int32 indices over a string dictionary)
+//	text              *array.Dictionary (uint8 indices over a string
+//	                  dictionary of at most 256 entries, as a builder
+//	                  makes it, else int32 indices)
 //
 // A column is immutable once built. What is derived from it (group codes,
 // byte-order ranks, join indexes, day zones) is not part of it: a Derived
@@ -43,9 +45,14 @@ type Column struct {
 	Floats   []float64
 	Days     []arrow.Date32
 	Bools    *array.Boolean
-	BoolBits []byte   // boolean: the value bitmap
-	Idx      []int32  // text: dictionary index per row
-	Dict     []string // text: the dictionary
+	BoolBits []byte  // boolean: the value bitmap
+	Idx      []int32 // text: dictionary index per row, when they are int32
+	// Idx8 is a text column's dictionary index per row when they are
+	// uint8 (a dictionary of at most 256 entries, Idx nil): a quarter of
+	// the memory. Index reads either; a loop over many rows is written
+	// once for both (the Index constraint).
+	Idx8 []uint8
+	Dict []string // text: the dictionary
 	// DictHash, when set, is distinct.HashString of each Dict entry (the
 	// builder that interned them kept it, and Bytes counts it); nil means
 	// unknown.
@@ -87,7 +94,12 @@ func New(name string, typ domain.ColumnType, arr arrow.Array) *Column {
 	case *array.Date32:
 		c.Days = a.Date32Values()
 	case *array.Dictionary:
-		c.Idx = a.Indices().(*array.Int32).Int32Values()
+		switch ix := a.Indices().(type) {
+		case *array.Int32:
+			c.Idx = ix.Int32Values()
+		case *array.Uint8:
+			c.Idx8 = ix.Uint8Values()
+		}
 		d := a.Dictionary().(*array.String)
 		c.Dict = make([]string, d.Len())
 		for i := range c.Dict {
@@ -134,6 +146,26 @@ func ArrayBytes(d arrow.ArrayData) int64 {
 	return n
 }
 
+// Index is the set of widths a text column's dictionary indexes come in.
+type Index interface{ ~uint8 | ~int32 }
+
+// Index is row r's dictionary index, of a text column.
+func (c *Column) Index(r int32) int32 {
+	if c.Idx8 != nil {
+		return int32(c.Idx8[r])
+	}
+	return c.Idx[r]
+}
+
+// Indexed reports whether c holds a dictionary index for each of its
+// rows (a text column whose values are loaded).
+func (c *Column) Indexed() bool {
+	if c.Idx8 != nil {
+		return len(c.Idx8) >= c.N
+	}
+	return len(c.Idx) >= c.N
+}
+
 // IsValid reports whether row r holds a value.
 func (c *Column) IsValid(r int32) bool {
 	return c.Valid == nil || bitutil.BitIsSet(c.Valid, int(r))
@@ -167,7 +199,7 @@ func (c *Column) Cell(r int32) domain.Cell {
 	case domain.TypeTimestamp:
 		return domain.Text(RenderTimestamp(c.Ints[r]))
 	}
-	return domain.Text(c.Dict[c.Idx[r]])
+	return domain.Text(c.Dict[c.Index(r)])
 }
 
 // RenderTimestamp is the canonical text of a timestamp: RFC 3339 in UTC
@@ -235,10 +267,15 @@ func (d *Derived) DictLookup() (map[string]int32, error) {
 // asks for neither, and over tens of millions of distinct texts they
 // would take more time and memory than its codes (sorting 40 M session
 // ids took over a minute).
+//
+// Codes8, when set, holds the codes in a byte a row instead (Codes is
+// nil): a narrow text column's indexes, lent, or the set's own codes
+// when every one fits. Code reads either.
 type CodeSet struct {
-	Codes []int32
-	Plus  int32
-	N     int
+	Codes  []int32
+	Codes8 []uint8
+	Plus   int32
+	N      int
 
 	values     func() []domain.Cell
 	valuesOnce sync.Once
@@ -246,6 +283,14 @@ type CodeSet struct {
 	order      func() []int32
 	orderOnce  sync.Once
 	ord        []int32
+}
+
+// Code is row r's code: 0 for null, 1+k for the k-th distinct value.
+func (s *CodeSet) Code(r int32) int32 {
+	if s.Codes8 != nil {
+		return int32(s.Codes8[r]) + s.Plus
+	}
+	return s.Codes[r] + s.Plus
 }
 
 // Card is the number of distinct non-null values.
@@ -275,14 +320,22 @@ func (s *CodeSet) Order() []int32 {
 func (d *Derived) GroupCodes(ctx context.Context) (*CodeSet, error) {
 	d.codesMu.Lock()
 	defer d.codesMu.Unlock()
-	if c := d.col; d.codes == nil && c.Type == domain.TypeText && c.Valid == nil && len(c.Idx) >= c.N {
+	if c := d.col; d.codes == nil && c.Type == domain.TypeText && c.Valid == nil && c.Indexed() {
 		// The indexes, lent: each code less one.
-		s := &CodeSet{Codes: c.Idx[:c.N], Plus: 1}
+		s := &CodeSet{Plus: 1}
+		if c.Idx8 != nil {
+			s.Codes8 = c.Idx8[:c.N]
+		} else {
+			s.Codes = c.Idx[:c.N]
+		}
 		s.lazily(d, len(c.Dict), 0, func(k int) domain.Cell { return domain.Text(c.Dict[k]) }, d.Ranks)
 		d.codes = s
 	}
 	if d.codes == nil {
 		size := int64(4 * d.col.N)
+		if narrowCodes(d.col) {
+			size = int64(d.col.N)
+		}
 		if err := d.reserve(size); err != nil {
 			return nil, err
 		}
@@ -314,30 +367,55 @@ func (s *CodeSet) lazily(d *Derived, n int, kept int64, cell func(k int) domain.
 	s.order = order
 }
 
+// textCodes sets codes[r] to 1 + row r's dictionary index, or 0 when
+// it is null (codes as long as the column; the indexes fit).
+func textCodes[C Index](codes []C, c *Column) {
+	if c.Idx8 != nil {
+		textCodesOf(codes, c.Idx8[:c.N], c.Valid)
+	} else {
+		textCodesOf(codes, c.Idx[:c.N], c.Valid)
+	}
+}
+
+func textCodesOf[C, I Index](codes []C, idx []I, valid []byte) {
+	for r, i := range idx {
+		if valid == nil || bitutil.BitIsSet(valid, r) {
+			codes[r] = C(i) + 1
+		}
+	}
+}
+
 // CheckEvery is how many rows a derived build handles between checks of
 // the context.
 const CheckEvery = 1 << 16
 
+// narrowCodes reports whether every code of c fits a byte: a boolean's,
+// or a text column's of at most 255 values (code 0 is null).
+func narrowCodes(c *Column) bool {
+	return c.Type == domain.TypeBoolean || c.Type == domain.TypeText && len(c.Dict) <= 255
+}
+
 func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 	c := d.col
-	s := &CodeSet{Codes: make([]int32, c.N)}
+	s := &CodeSet{}
+	if narrowCodes(c) {
+		s.Codes8 = make([]uint8, c.N)
+	} else {
+		s.Codes = make([]int32, c.N)
+	}
 	switch c.Type {
 	case domain.TypeText:
-		for r, i := range c.Idx {
-			if c.IsValid(int32(r)) {
-				s.Codes[r] = i + 1
-			}
+		if s.Codes8 != nil {
+			textCodes(s.Codes8, c)
+		} else {
+			textCodes(s.Codes, c)
 		}
 		s.lazily(d, len(c.Dict), 0, func(k int) domain.Cell { return domain.Text(c.Dict[k]) }, d.Ranks)
 		return s, nil
 	case domain.TypeBoolean:
 		for r := 0; r < c.N; r++ {
 			if c.IsValid(int32(r)) {
-				if c.Bools.Value(r) {
-					s.Codes[r] = 2
-				} else {
-					s.Codes[r] = 1
-				}
+				s.Codes8[r] = 1 + uint8(BitOf(c.Bools.Value(r)))
 			}
 		}
 		s.lazily(d, 2, 0, func(k int) domain.Cell { return domain.Bool(k == 1) }, func() []int32 { return []int32{0, 1} })

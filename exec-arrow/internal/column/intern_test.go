@@ -3,8 +3,10 @@ package column
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,7 +49,7 @@ func TestTextBuilderInternsEveryValueOnce(t *testing.T) {
 		require.Equal(t, distinct.HashString(v), c.DictHash[k], "entry %d", k)
 	}
 	for r, v := range rows {
-		require.Equal(t, codes[v], c.Idx[r], "row %d", r)
+		require.Equal(t, codes[v], c.Index(int32(r)), "row %d", r)
 	}
 	assert.Nil(t, c.Valid)
 }
@@ -66,7 +68,7 @@ func TestTextBuilderRefusesPastTheArrowLimit(t *testing.T) {
 	require.NoError(t, bl.AppendText("ghij"))
 	c := bl.Finish("t")
 	assert.Equal(t, []string{"abcdef", "ghij"}, c.Dict)
-	assert.Equal(t, []int32{0, 0, 1}, c.Idx)
+	assert.Equal(t, []uint8{0, 0, 1}, c.Idx8)
 }
 
 // BenchmarkTextBuilder builds a block of 65,536 rows of 24-byte session
@@ -152,7 +154,8 @@ func TestAppendColumnAsValueByValue(t *testing.T) {
 	require.Equal(t, each.(*textBuilder).bytes, whole.(*textBuilder).bytes, "bytes accounted")
 	want, got := each.Finish("s"), whole.Finish("s")
 	require.Equal(t, want.Dict, got.Dict)
-	require.Equal(t, want.Idx, got.Idx)
+	require.Equal(t, indexesOf(want), indexesOf(got))
+	require.Equal(t, want.Idx8 == nil, got.Idx8 == nil, "the same width")
 	require.Equal(t, want.Valid, got.Valid)
 
 	defer func(n int) { maxDataBytes = n }(maxDataBytes)
@@ -168,7 +171,10 @@ func TestAppendColumnAsValueByValue(t *testing.T) {
 		require.ErrorIs(t, werr, ErrTextTooLarge)
 		require.ErrorIs(t, eerr, ErrTextTooLarge)
 		require.Equal(t, ei, wi, "the row that fails, %d values", size)
-		require.Equal(t, each.(*textBuilder).idx, whole.(*textBuilder).idx, "the rows before it, %d values", size)
+		eIdx, eWide := built(each.(*textBuilder))
+		wIdx, wWide := built(whole.(*textBuilder))
+		require.Equal(t, eIdx, wIdx, "the rows before it, %d values", size)
+		require.Equal(t, eWide, wWide, "their width, %d values", size)
 		require.Equal(t, each.(*textBuilder).mask, whole.(*textBuilder).mask, "their nulls, %d values", size)
 	}
 }
@@ -244,5 +250,120 @@ func BenchmarkAppendColumnLowCard(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// indexesOf is c's dictionary index per row, whichever their width.
+func indexesOf(c *Column) []int32 {
+	out := make([]int32, c.N)
+	for r := range out {
+		out[r] = c.Index(int32(r))
+	}
+	return out
+}
+
+// built is the indexes b holds so far, whichever their width, and
+// whether they are wide.
+func built(b *textBuilder) ([]int32, bool) {
+	if b.wide {
+		return b.idx, true
+	}
+	out := make([]int32, len(b.idx8))
+	for i, k := range b.idx8 {
+		out[i] = int32(k)
+	}
+	return out, false
+}
+
+// TestTextIndexesNarrowThenWide: a text column's indexes take a byte a
+// row while its dictionary holds at most 256 values, and four once it
+// passes them, value by value and batch by batch (AppendColumn, from
+// batches of either width), with the room reserved kept and metered.
+func TestTextIndexesNarrowThenWide(t *testing.T) {
+	vals := make([]string, 300)
+	for i := range vals {
+		vals[i] = fmt.Sprintf("v%03d", i)
+	}
+	// Value by value: 256 values stay narrow, the 257th widens.
+	bl := NewBuilderSpec(domain.TypeText, DecimalSpec{}, false).(*textBuilder)
+	bl.Reserve(1000)
+	require.Equal(t, int64(2), bl.RowBytes())
+	for i := range 256 {
+		require.NoError(t, bl.AppendText(vals[255-i]))
+	}
+	bl.AppendNull()
+	require.False(t, bl.wide)
+	require.Equal(t, 1000, cap(bl.idx8), "the room reserved")
+	narrowSize := bl.Size()
+	require.NoError(t, bl.AppendText(vals[256]))
+	require.True(t, bl.wide)
+	require.Equal(t, 1000, cap(bl.idx), "the room reserved, kept")
+	require.Equal(t, int64(5), bl.RowBytes())
+	assert.Equal(t, narrowSize+3*257+52+5+3*(1000-258), bl.Size(), "the new value, and the spare room metered at its new width")
+	c := bl.Finish("t")
+	require.Nil(t, c.Idx8)
+	require.Len(t, c.Idx, 258)
+	for r := range 256 {
+		require.Equal(t, vals[255-r], c.Dict[c.Idx[r]], "row %d", r)
+	}
+	require.False(t, c.IsValid(256))
+	require.Equal(t, vals[256], c.Dict[c.Idx[257]])
+
+	small := NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
+	for _, v := range []string{"b", "a", "b"} {
+		require.NoError(t, small.AppendText(v))
+	}
+	c = small.Finish("t")
+	require.Nil(t, c.Idx)
+	require.Equal(t, []uint8{0, 1, 0}, c.Idx8)
+	require.Equal(t, arrow.PrimitiveTypes.Uint8, c.Arr.DataType().(*arrow.DictionaryType).IndexType)
+	require.Equal(t, 3, c.Arr.(*array.Dictionary).Indices().Data().Buffers()[1].Len(), "a byte a row")
+
+	// Batch by batch: a narrow batch, then a wide one whose values pass
+	// 256 in its middle, then a narrow one again.
+	rng := rand.New(rand.NewPCG(3, 5))
+	narrowBatch := func(id uint64, dict []string, n int) *Column {
+		src := NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
+		for range n {
+			if rng.IntN(9) == 0 {
+				src.AppendNull()
+			} else {
+				require.NoError(t, src.AppendText(dict[rng.IntN(len(dict))]))
+			}
+		}
+		c := src.Finish("b")
+		require.NotNil(t, c.Idx8)
+		c.ID = id
+		return c
+	}
+	wide := &Column{Type: domain.TypeText, N: 4000, Dict: vals, Idx: make([]int32, 4000), ID: 2}
+	for i := range wide.Idx {
+		wide.Idx[i] = int32(i * 7 % len(vals))
+	}
+	batches := []*Column{narrowBatch(1, vals[:100], 3000), wide, narrowBatch(3, vals[50:250], 3000)}
+	for _, order := range [][]int{{0, 1, 2}, {0, 2}, {2, 0, 1}} {
+		whole := NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
+		each := NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
+		for _, b := range order {
+			c := batches[b]
+			_, err := whole.(*textBuilder).AppendColumn(c)
+			require.NoError(t, err)
+			for r := range c.N {
+				if !c.IsValid(int32(r)) {
+					each.AppendNull()
+				} else {
+					require.NoError(t, each.AppendText(c.Dict[c.Index(int32(r))]))
+				}
+			}
+		}
+		wi, ww := built(whole.(*textBuilder))
+		ei, ew := built(each.(*textBuilder))
+		require.Equal(t, ei, wi, "batches %v", order)
+		require.Equal(t, slices.Contains(order, 1), ww, "batches %v: wide when a batch passes 256 values", order)
+		require.Equal(t, ew, ww, "batches %v", order)
+		want, got := each.Finish("s"), whole.Finish("s")
+		require.Equal(t, want.Dict, got.Dict)
+		require.Equal(t, want.Valid, got.Valid)
+		require.Equal(t, indexesOf(want), indexesOf(got))
 	}
 }

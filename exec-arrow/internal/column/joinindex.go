@@ -89,7 +89,7 @@ func (d *Derived) buildJoin(ctx context.Context) (*JoinIndex, error) {
 			if !c.IsValid(int32(r)) {
 				continue
 			}
-			k := c.Idx[r]
+			k := c.Index(int32(r))
 			if j.ByIdx[k] >= 0 {
 				d.unreserve(size)
 				return nil, c.dupKey()

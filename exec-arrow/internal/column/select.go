@@ -9,10 +9,10 @@ package column
 // idx[i] passes by res, and returns how many. It takes four rows a step,
 // each written at the step's next free place (half the instructions of a
 // row a step).
-func SelectCodes(sel, idx []int32, lo int, res []bool) int {
+func SelectCodes[I Index](sel []int32, idx []I, lo int, res []bool) int {
 	j, i := 0, 0
 	for ; i+4 <= len(idx); i += 4 {
-		c, w, r := (*[4]int32)(idx[i:i+4]), (*[4]int32)(sel[j:j+4]), int32(lo+i)
+		c, w, r := (*[4]I)(idx[i:i+4]), (*[4]int32)(sel[j:j+4]), int32(lo+i)
 		w[0] = r
 		a := BitOf(res[c[0]])
 		w[a&3] = r + 1

@@ -79,7 +79,7 @@ func (s *Step) Apply(c *column.Column, from []int32, out []int32, m *column.Dict
 				out[k] = -1
 				continue
 			}
-			out[k] = s.fromDict[c.Idx[r]]
+			out[k] = s.fromDict[c.Index(r)]
 		}
 	case s.toLook != nil:
 		m.Reset(c)
@@ -88,7 +88,7 @@ func (s *Step) Apply(c *column.Column, from []int32, out []int32, m *column.Dict
 				out[k] = -1
 				continue
 			}
-			i := c.Idx[r]
+			i := c.Index(r)
 			t := m.Vals[i]
 			if t < 0 {
 				t = -2 // looked up: no row

@@ -196,7 +196,7 @@ func (t *TermPlan) streamText() bool {
 func (t *TermPlan) intVal(c *column.Column, r int32) int64 {
 	switch c.Type {
 	case domain.TypeText:
-		return int64(t.Rank[c.Idx[r]])
+		return int64(t.Rank[c.Index(r)])
 	case domain.TypeDate:
 		return int64(c.Days[r])
 	case domain.TypeBoolean:
@@ -493,7 +493,7 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 				if nulls && !c.IsValid(r) {
 					continue
 				}
-				g, v := gids[k], c.Dict[c.Idx[r]]
+				g, v := gids[k], c.Dict[c.Index(r)]
 				if s.n[g] == 0 || (v > s.s[g]) == isMax && v != s.s[g] {
 					s.s[g] = strings.Clone(v)
 				}
@@ -533,6 +533,41 @@ func (s *termState) updateMasked(t *TermPlan, c *column.Column, rows, gids []int
 	s.addCounts(h)
 }
 
+// updateDistinctCodes adds rows rows[k] to groups gids[k] of a distinct
+// count over a code set's codes (t.Codes).
+func updateDistinctCodes[C column.Index](s *termState, t *TermPlan, codes []C, rows, gids []int32) {
+	plus := t.Codes.Plus
+	if s.dset != nil {
+		updateCodes(s, codes, plus, rows, gids)
+		return
+	}
+	if s.set == nil {
+		w := s.words
+		for k, r := range rows {
+			if code := int32(codes[r]) + plus; code > 0 {
+				s.bits[int(gids[k])*w+int(code>>6)] |= 1 << (uint(code) & 63)
+			}
+		}
+		return
+	}
+	var ks [aheadBatch]uint64
+	n := 0
+	if len(rows) > 0 {
+		s.spanned += int64(rows[len(rows)-1]-rows[0]) + 1
+	}
+	for k, r := range rows {
+		if code := int32(codes[r]) + plus; code > 0 {
+			ks[n] = uint64(gids[k])<<32 | uint64(code)
+			if n++; n == aheadBatch {
+				s.set.AddKeys(ks[:])
+				n = 0
+			}
+		}
+	}
+	s.set.AddKeys(ks[:n])
+	s.densify(t)
+}
+
 // addCounts adds h[g] values to group g.
 func (s *termState) addCounts(h []int32) {
 	n := s.n[:len(h)]
@@ -543,36 +578,11 @@ func (s *termState) addCounts(h []int32) {
 
 func (s *termState) updateDistinct(t *TermPlan, c *column.Column, rows, gids []int32) {
 	if t.Codes != nil {
-		codes, plus := t.Codes.Codes, t.Codes.Plus
-		if s.dset != nil {
-			s.updateCodes(codes, plus, rows, gids)
-			return
+		if t.Codes.Codes8 != nil {
+			updateDistinctCodes(s, t, t.Codes.Codes8, rows, gids)
+		} else {
+			updateDistinctCodes(s, t, t.Codes.Codes, rows, gids)
 		}
-		if s.set == nil {
-			w := s.words
-			for k, r := range rows {
-				if code := codes[r] + plus; code > 0 {
-					s.bits[int(gids[k])*w+int(code>>6)] |= 1 << (uint(code) & 63)
-				}
-			}
-			return
-		}
-		var ks [aheadBatch]uint64
-		n := 0
-		if len(rows) > 0 {
-			s.spanned += int64(rows[len(rows)-1]-rows[0]) + 1
-		}
-		for k, r := range rows {
-			if code := codes[r] + plus; code > 0 {
-				ks[n] = uint64(gids[k])<<32 | uint64(code)
-				if n++; n == aheadBatch {
-					s.set.AddKeys(ks[:])
-					n = 0
-				}
-			}
-		}
-		s.set.AddKeys(ks[:n])
-		s.densify(t)
 		return
 	}
 	if t.Base > 0 {

@@ -271,7 +271,12 @@ func (q *Query) filterSpan(s *scratch, b *Batch, same bool) int {
 	if f == nil || b.Cols[f.Slot].Valid != nil || f.AnyValue || f.dictOut == nil || b.Cols[f.Slot] != f.Col {
 		return q.earlyFilters(s, b, s.identity(lo, hi), same)
 	}
-	j := column.SelectCodes(s.sel[:hi-lo], f.Col.Idx[lo:hi], lo, f.dictOut)
+	var j int
+	if c := f.Col; c.Idx8 != nil {
+		j = column.SelectCodes(s.sel[:hi-lo], c.Idx8[lo:hi], lo, f.dictOut)
+	} else {
+		j = column.SelectCodes(s.sel[:hi-lo], c.Idx[lo:hi], lo, f.dictOut)
+	}
 	s.sel, s.bucket = s.sel[:j], s.bucket[:j]
 	return q.earlyFilters(s, b, j, same)
 }
@@ -613,11 +618,11 @@ func (s *scratch) filter(p *Predicate, c *column.Column, n int, m *column.DictMa
 		for k := range c.Dict {
 			p.textOutcome(c.Dict, m, int32(k))
 		}
-		vals, idx := m.Vals, c.Idx
-		j := 0
-		for k, r := range sel {
-			sel[j], bucket[j] = r, bucket[k]
-			j += int(vals[idx[r]]) // 0 or 1, every entry's outcome is set
+		var j int
+		if c.Idx8 != nil {
+			j = keepCoded(sel, bucket, c.Idx8, m.Vals)
+		} else {
+			j = keepCoded(sel, bucket, c.Idx, m.Vals)
 		}
 		s.sel, s.bucket = sel[:j], bucket[:j]
 		return j
@@ -635,12 +640,35 @@ func (s *scratch) filter(p *Predicate, c *column.Column, n int, m *column.DictMa
 		p.Eval(c, sel, s.pass[:n], m)
 		return s.compact(n, s.pass, 0)
 	}
-	idx, j := c.Idx, 0
+	var j int
+	if c.Idx8 != nil {
+		j = keepPassing(sel, bucket, c.Idx8, res)
+	} else {
+		j = keepPassing(sel, bucket, c.Idx, res)
+	}
+	s.sel, s.bucket = sel[:j], bucket[:j]
+	return j
+}
+
+// keepCoded keeps, in place, the rows sel[k] (and their buckets) whose
+// dictionary index has outcome 1 in vals (every entry's is 0 or 1), and
+// returns how many.
+func keepCoded[I column.Index](sel, bucket []int32, idx []I, vals []int32) int {
+	j := 0
+	for k, r := range sel {
+		sel[j], bucket[j] = r, bucket[k]
+		j += int(vals[idx[r]])
+	}
+	return j
+}
+
+// keepPassing is keepCoded of outcomes as booleans.
+func keepPassing[I column.Index](sel, bucket []int32, idx []I, res []bool) int {
+	j := 0
 	for k, r := range sel {
 		sel[j], bucket[j] = r, bucket[k]
 		j += column.BitOf(res[idx[r]])
 	}
-	s.sel, s.bucket = sel[:j], bucket[:j]
 	return j
 }
 
@@ -687,19 +715,10 @@ func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 		dc := s.dcodes[d][:n]
 		if c.Type == domain.TypeText {
 			m.Reset(c)
-			valid, idx := c.Valid, c.Idx
-			for k, r := range s.sel[:n] {
-				if valid != nil && !bitutil.BitIsSet(valid, int(r)) {
-					dc[k] = 0
-					continue
-				}
-				i := idx[r]
-				code := m.Vals[i]
-				if code < 0 {
-					code = book.text(c.Dict[i])
-					m.Vals[i] = code
-				}
-				dc[k] = code
+			if c.Idx8 != nil {
+				codeTexts(dc, s.sel[:n], c, c.Idx8, book, m)
+			} else {
+				codeTexts(dc, s.sel[:n], c, c.Idx, book, m)
 			}
 		} else {
 			for k, r := range s.sel[:n] {
@@ -717,7 +736,7 @@ func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 				if dim.Codes == nil {
 					key[d+1] = uint32(s.dcodes[d][k])
 				} else if r := rowsOf(dim.Alias)[k]; r >= 0 {
-					key[d+1] = uint32(dim.Codes.Codes[r] + dim.Codes.Plus)
+					key[d+1] = uint32(dim.Codes.Code(r))
 				}
 			}
 			s.gids[k] = g.WideID(key)
@@ -736,16 +755,45 @@ func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 			}
 			continue
 		}
-		codes, plus := dim.Codes.Codes, dim.Codes.Plus
-		for k, r := range rowsOf(dim.Alias) {
-			var c uint64
-			if r >= 0 {
-				c = uint64(codes[r] + plus)
-			}
-			keys[k] = keys[k]*radix + c
+		if dim.Codes.Codes8 != nil {
+			packCodes(keys, rowsOf(dim.Alias), dim.Codes.Codes8, dim.Codes.Plus, radix)
+		} else {
+			packCodes(keys, rowsOf(dim.Alias), dim.Codes.Codes, dim.Codes.Plus, radix)
 		}
 	}
 	g.PackedIDs(keys, s.gids[:n])
+}
+
+// codeTexts sets dc[k] to the worker's code (book's) of text column c's
+// row rows[k], 0 when null; idx are c's dictionary indexes, and m caches
+// the code of each entry.
+func codeTexts[I column.Index](dc, rows []int32, c *column.Column, idx []I, book *codebook, m *column.DictMap) {
+	valid := c.Valid
+	for k, r := range rows {
+		if valid != nil && !bitutil.BitIsSet(valid, int(r)) {
+			dc[k] = 0
+			continue
+		}
+		i := idx[r]
+		code := m.Vals[i]
+		if code < 0 {
+			code = book.text(c.Dict[i])
+			m.Vals[i] = code
+		}
+		dc[k] = code
+	}
+}
+
+// packCodes appends to each keys[k] the code of row rows[k] (codes[r] +
+// plus; 0 for no row, -1) as one more digit of radix.
+func packCodes[C column.Index](keys []uint64, rows []int32, codes []C, plus int32, radix uint64) {
+	for k, r := range rows {
+		var c uint64
+		if r >= 0 {
+			c = uint64(int32(codes[r]) + plus)
+		}
+		keys[k] = keys[k]*radix + c
+	}
 }
 
 // Selector finds, for a producer decoding a batch, the rows that may

@@ -175,7 +175,17 @@ func (t directTest) apply(keep []uint8, lo, hi int) {
 		}
 		return
 	}
-	idx := c.Idx[lo:hi]
+	if c.Idx8 != nil {
+		keepText(t, c.Idx8[lo:hi], keep)
+	} else {
+		keepText(t, c.Idx[lo:hi], keep)
+	}
+}
+
+// keepText clears keep[i] for the row whose dictionary index idx[i]
+// fails t (a text column's).
+func keepText[I column.Index](t directTest, idx []I, keep []uint8) {
+	c := t.c
 	if res := t.p.dictOut; res != nil && c == t.p.Col {
 		for i, x := range idx {
 			keep[i] &= uint8(column.BitOf(res[x]))

@@ -73,13 +73,13 @@ func (s *termState) addInt(g uint32, v int64, buf *[8]byte) {
 // updateCodes adds the cached column's codes of rows rows[k] to groups
 // gids[k] of the set (held as 4 bytes: the codes are the column's own,
 // the same in every worker), aheadBatch pairs at a time.
-func (s *termState) updateCodes(codes []int32, plus int32, rows, gids []int32) {
+func updateCodes[C column.Index](s *termState, codes []C, plus int32, rows, gids []int32) {
 	var gs [aheadBatch]uint32
 	var hs [aheadBatch]uint64
 	var vs [aheadBatch]uint32
 	n := 0
 	for k, r := range rows {
-		if code := codes[r] + plus; code > 0 {
+		if code := int32(codes[r]) + plus; code > 0 {
 			gs[n], hs[n], vs[n] = uint32(gids[k]), distinct.HashUint64(uint64(code)), uint32(code)
 			if n++; n == aheadBatch {
 				s.dset.AddCodes(gs[:], hs[:], vs[:])
@@ -108,7 +108,7 @@ func (s *termState) updateTexts(c *column.Column, rows, gids []int32) {
 		if nulls && !c.IsValid(r) {
 			continue
 		}
-		i := c.Idx[r]
+		i := c.Index(r)
 		v := c.Dict[i]
 		h := uint64(0)
 		if known != nil {

@@ -61,8 +61,8 @@ func TestDistinctSetBatches(t *testing.T) {
 	}
 	cs := &termState{dset: distinct.New(t.TempDir())}
 	defer cs.dset.Close()
-	cs.updateCodes(codes, 0, rows, gids)
-	cs.updateCodes(codes, 0, rows[:aheadBatch+1], gids[:aheadBatch+1])
+	updateCodes(cs, codes, 0, rows, gids)
+	updateCodes(cs, codes, 0, rows[:aheadBatch+1], gids[:aheadBatch+1])
 	got, err = cs.dset.Counts(ng, func(int64) error { return nil })
 	if err != nil {
 		t.Fatal(err)

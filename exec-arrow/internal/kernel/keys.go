@@ -152,7 +152,7 @@ func (b *codebook) codeOf(c *column.Column, r int32, m *column.DictMap) int32 {
 	}
 	switch c.Type {
 	case domain.TypeText:
-		i := c.Idx[r]
+		i := c.Index(r)
 		k := m.Vals[i]
 		if k < 0 {
 			k = b.text(c.Dict[i])

@@ -159,47 +159,10 @@ func (p *Predicate) Eval(c *column.Column, rows []int32, out []bool, m *column.D
 	}
 	switch c.Type {
 	case domain.TypeText:
-		idx := c.Idx
-		if res := p.dictOut; res != nil && c == p.Col {
-			for k, r := range rows {
-				if null(r) {
-					out[k] = keepNull
-					continue
-				}
-				out[k] = res[idx[r]]
-			}
-			return
-		}
-		m.Reset(c)
-		if len(c.Dict) <= len(rows) {
-			// A batch's dictionary smaller than its rows (the usual
-			// filter column): every entry's outcome first, then one load
-			// per row.
-			for k := range c.Dict {
-				p.textOutcome(c.Dict, m, int32(k))
-			}
-			vals := m.Vals
-			if valid == nil {
-				for k, r := range rows {
-					out[k] = r >= 0 && vals[idx[r]] != 0 || r < 0 && keepNull
-				}
-				return
-			}
-			for k, r := range rows {
-				if null(r) {
-					out[k] = keepNull
-					continue
-				}
-				out[k] = vals[idx[r]] != 0
-			}
-			return
-		}
-		for k, r := range rows {
-			if null(r) {
-				out[k] = keepNull
-				continue
-			}
-			out[k] = p.textOutcome(c.Dict, m, idx[r])
+		if c.Idx8 != nil {
+			evalText(p, c, c.Idx8, rows, out, m)
+		} else {
+			evalText(p, c, c.Idx, rows, out, m)
 		}
 	case domain.TypeBoolean:
 		res := p.boolOutcomes()
@@ -282,9 +245,56 @@ func (p *Predicate) inOnePass(c *column.Column, n int) bool {
 	case c.Type == domain.TypeBoolean:
 		return true
 	case c.Type == domain.TypeText:
-		return c.Idx != nil && (p.dictOut != nil && c == p.Col || len(c.Dict) <= n)
+		return (c.Idx != nil || c.Idx8 != nil) && (p.dictOut != nil && c == p.Col || len(c.Dict) <= n)
 	}
 	return false
+}
+
+// evalText is Eval of text column c, whose dictionary indexes are idx.
+func evalText[I column.Index](p *Predicate, c *column.Column, idx []I, rows []int32, out []bool, m *column.DictMap) {
+	valid, keepNull := c.Valid, p.keepNull
+	null := func(r int32) bool { return r < 0 || (valid != nil && !bitutil.BitIsSet(valid, int(r))) }
+	if res := p.dictOut; res != nil && c == p.Col {
+		for k, r := range rows {
+			if null(r) {
+				out[k] = keepNull
+				continue
+			}
+			out[k] = res[idx[r]]
+		}
+		return
+	}
+	m.Reset(c)
+	if len(c.Dict) <= len(rows) {
+		// A batch's dictionary smaller than its rows (the usual
+		// filter column): every entry's outcome first, then one load
+		// per row.
+		for k := range c.Dict {
+			p.textOutcome(c.Dict, m, int32(k))
+		}
+		vals := m.Vals
+		if valid == nil {
+			for k, r := range rows {
+				out[k] = r >= 0 && vals[idx[r]] != 0 || r < 0 && keepNull
+			}
+			return
+		}
+		for k, r := range rows {
+			if null(r) {
+				out[k] = keepNull
+				continue
+			}
+			out[k] = vals[idx[r]] != 0
+		}
+		return
+	}
+	for k, r := range rows {
+		if null(r) {
+			out[k] = keepNull
+			continue
+		}
+		out[k] = p.textOutcome(c.Dict, m, int32(idx[r]))
+	}
 }
 
 // boolOutcomes is the outcome of a boolean column's false and true.
