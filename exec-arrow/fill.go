@@ -222,36 +222,38 @@ func (e *Engine) Settle(ctx context.Context) error {
 // their values (text as dictionary indexes, of a byte when no streamed
 // batch held more than 256 values, and a dictionary of a sixteenth of the
 // rows, or of the entries the stream's batches held when fewer; a
-// timestamp wanted as days as a date) and validity.
+// timestamp wanted as days as a date; booleans a bit a row) and validity
+// (a bit a row, in case a null comes).
 func estimateBytes(q *query) int64 {
 	rows := q.streamedRows.Load()
+	var bits int64 // a row's, validity included
 	var n int64
 	for i, c := range q.Base {
-		per := int64(9)
 		switch {
 		case c.ValidOnly:
-			per = 1
+			bits += 1
 		case c.Type == domain.TypeDate || i < len(q.baseWants) && q.baseWants[i].Days:
-			per = 5
+			bits += 33
 		case c.Type == domain.TypeBoolean:
-			per = 2
+			bits += 2
 		case c.Type == domain.TypeText:
-			// Indexes of four bytes and a byte of validity while built,
-			// or of one when no batch of the stream met more than 256
-			// values (the builder starts narrow, and widens only past
-			// them). The dictionary: 80 bytes an entry, for a sixteenth
-			// of the rows, or the entries the stream met when fewer.
-			per = 5
+			// Indexes of four bytes, or of one when no batch of the
+			// stream met more than 256 values (the builder starts
+			// narrow, and widens only past them). The dictionary: 80
+			// bytes an entry, for a sixteenth of the rows, or the
+			// entries the stream met when fewer.
+			bits += 33
 			entries := rows / 16
 			if i < len(q.dictSeen) {
 				entries = min(entries, q.dictSeen[i].Load())
 				if most := q.dictMost[i].Load(); most > 0 && most <= 256 {
-					per = 2
+					bits -= 24
 				}
 			}
 			n += 80 * entries
+		default:
+			bits += 65
 		}
-		n += per * rows
 	}
-	return n
+	return n + (bits*rows+7)/8
 }

@@ -10,8 +10,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"sutura.dev/domain"
 )
@@ -272,50 +270,6 @@ var yearDays = func() (t [10000]uint32) {
 	return t
 }()
 
-// nullMask records validity while building; shared by the typed builders.
-type nullMask struct {
-	n     int    // values recorded
-	valid []bool // per value; nil until the first null, as most columns have none
-	nulls int
-	room  int // values reserved for (see Reserve): the capacity valid starts with
-}
-
-// firstNull starts valid at the first null, with room for the values
-// reserved, or for more values.
-func (m *nullMask) firstNull(more int) {
-	room := m.room
-	if room < m.n+more {
-		room = max(m.n+more, 2*m.n)
-	}
-	m.valid = make([]bool, m.n, room)
-	for i := range m.valid {
-		m.valid[i] = true
-	}
-}
-
-func (m *nullMask) add(ok bool) {
-	if !ok && m.valid == nil {
-		m.firstNull(1)
-	}
-	if m.valid != nil {
-		m.valid = append(m.valid, ok)
-	}
-	m.n++
-	if !ok {
-		m.nulls++
-	}
-}
-
-// isValid reports whether value i is present.
-func (m *nullMask) isValid(i int) bool { return m.valid == nil || m.valid[i] }
-
-func (m *nullMask) validity() []bool {
-	if m.nulls == 0 {
-		return nil
-	}
-	return m.valid
-}
-
 // IntBuilder builds integer and timestamp (microseconds) columns.
 type IntBuilder struct {
 	Typ   domain.ColumnType
@@ -390,7 +344,7 @@ func (b *IntBuilder) AppendMicros(us int64) error {
 	return b.push(us)
 }
 
-func (b *IntBuilder) Size() int64 { return int64(9 * len(b.Vals)) }
+func (b *IntBuilder) Size() int64 { return int64(8*len(b.Vals)) + b.Mask.size() }
 
 func (b *IntBuilder) Finish(name string) *Column {
 	if b.check {
@@ -443,7 +397,7 @@ func (b *floatBuilder) AppendDecimal(v I128, scale int32) error {
 func (b *floatBuilder) AppendBool(bool) error    { return ErrNotType{b.typ} }
 func (b *floatBuilder) AppendDate(int32) error   { return ErrNotType{b.typ} }
 func (b *floatBuilder) AppendMicros(int64) error { return ErrNotType{b.typ} }
-func (b *floatBuilder) Size() int64              { return int64(9 * len(b.vals)) }
+func (b *floatBuilder) Size() int64              { return int64(8*len(b.vals)) + b.mask.size() }
 
 func (b *floatBuilder) Finish(name string) *Column {
 	if b.check {
@@ -455,13 +409,13 @@ func (b *floatBuilder) Finish(name string) *Column {
 // boolBuilder builds boolean columns.
 type boolBuilder struct {
 	check bool
-	vals  []bool
+	vals  bitmap
 	mask  nullMask
 }
 
 func (b *boolBuilder) push(v bool) error {
 	if !b.check {
-		b.vals = append(b.vals, v)
+		b.vals.push(v)
 		b.mask.add(true)
 	}
 	return nil
@@ -469,7 +423,7 @@ func (b *boolBuilder) push(v bool) error {
 
 func (b *boolBuilder) AppendNull() {
 	if !b.check {
-		b.vals = append(b.vals, false)
+		b.vals.push(false)
 		b.mask.add(false)
 	}
 }
@@ -490,15 +444,13 @@ func (b *boolBuilder) AppendDecimal(I128, int32) error {
 func (b *boolBuilder) AppendBool(v bool) error  { return b.push(v) }
 func (b *boolBuilder) AppendDate(int32) error   { return ErrNotType{domain.TypeBoolean} }
 func (b *boolBuilder) AppendMicros(int64) error { return ErrNotType{domain.TypeBoolean} }
-func (b *boolBuilder) Size() int64              { return int64(2 * len(b.vals)) }
+func (b *boolBuilder) Size() int64              { return int64(len(b.vals.b)) + b.mask.size() }
 
 func (b *boolBuilder) Finish(name string) *Column {
 	if b.check {
 		return nil
 	}
-	bl := array.NewBooleanBuilder(memory.DefaultAllocator)
-	bl.AppendValues(b.vals, b.mask.validity())
-	return New(name, domain.TypeBoolean, bl.NewArray())
+	return New(name, domain.TypeBoolean, wrap(arrow.FixedWidthTypes.Boolean, b.vals.b, b.vals.n, &b.mask))
 }
 
 // dateBuilder builds date columns.
@@ -539,7 +491,7 @@ func (b *dateBuilder) AppendDecimal(I128, int32) error {
 func (b *dateBuilder) AppendBool(bool) error    { return ErrNotType{domain.TypeDate} }
 func (b *dateBuilder) AppendDate(d int32) error { return b.push(d) }
 func (b *dateBuilder) AppendMicros(int64) error { return ErrNotType{domain.TypeDate} }
-func (b *dateBuilder) Size() int64              { return int64(5 * len(b.vals)) }
+func (b *dateBuilder) Size() int64              { return int64(4*len(b.vals)) + b.mask.size() }
 
 func (b *dateBuilder) Finish(name string) *Column {
 	if b.check {
@@ -561,7 +513,7 @@ type textBuilder struct {
 	idx   []int32
 	wide  bool // idx holds the indexes, idx8 none
 	// roomTo is cap(idx) when widened: the room up to it was metered at
-	// RowBytes's narrow two bytes a row, and now takes five (Size).
+	// a byte a row (ReserveBytes), and now takes four (Size).
 	roomTo int
 	mask   nullMask
 	// The codes of the last batch column's dictionary (see AppendColumn).
@@ -681,9 +633,9 @@ func (b *textBuilder) AppendDate(d int32) error   { return b.AppendText(domain.D
 func (b *textBuilder) AppendMicros(v int64) error { return b.AppendText(RenderTimestamp(v)) }
 func (b *textBuilder) Size() int64 {
 	if !b.wide {
-		return int64(2*len(b.idx8)) + b.bytes
+		return int64(len(b.idx8)) + b.mask.size() + b.bytes
 	}
-	return int64(5*len(b.idx)+3*max(b.roomTo-len(b.idx), 0)) + b.bytes
+	return int64(4*len(b.idx)+3*max(b.roomTo-len(b.idx), 0)) + b.mask.size() + b.bytes
 }
 
 func (b *textBuilder) Finish(name string) *Column {
@@ -842,7 +794,7 @@ func (b *ValidBuilder) AppendDecimal(I128, int32) error {
 func (b *ValidBuilder) AppendBool(bool) error    { b.Add(true); return nil }
 func (b *ValidBuilder) AppendDate(int32) error   { b.Add(true); return nil }
 func (b *ValidBuilder) AppendMicros(int64) error { b.Add(true); return nil }
-func (b *ValidBuilder) Size() int64              { return int64(len(b.mask.valid)) + int64(b.mask.n/8) }
+func (b *ValidBuilder) Size() int64              { return b.mask.size() }
 
 // AppendArray takes the validity of a non-text array whole; text goes
 // value by value, since empty text is null.
@@ -862,15 +814,8 @@ func (b *ValidBuilder) Finish(name string) *Column {
 		return nil
 	}
 	c := &Column{Name: name, Type: b.Typ, N: b.mask.n, ValidOnly: true, ID: ColumnIDs.Add(1)}
-	if v := b.mask.validity(); v != nil {
-		c.Valid = make([]byte, bitutil.BytesForBits(int64(c.N)))
-		for i, ok := range v {
-			if ok {
-				bitutil.SetBit(c.Valid, i)
-			}
-		}
-	}
-	c.Bytes = int64(len(c.Valid)) + 64
+	c.Valid = b.mask.validity()
+	c.Bytes = int64(cap(c.Valid)) + 64
 	return c
 }
 
@@ -957,16 +902,6 @@ func grown[T any](s []T, n int) []T {
 	return s
 }
 
-// addNulls records n nulls.
-func (m *nullMask) addNulls(n int) {
-	if m.valid == nil {
-		m.firstNull(n)
-	}
-	m.valid = grown(m.valid, n)
-	m.n += n
-	m.nulls += n
-}
-
 // nullsTo appends n nulls to a builder's values and mask, unless it only
 // checks.
 func nullsTo[T any](check bool, vals *[]T, m *nullMask, n int) {
@@ -978,8 +913,13 @@ func nullsTo[T any](check bool, vals *[]T, m *nullMask, n int) {
 
 func (b *IntBuilder) appendNulls(n int)   { nullsTo(b.check, &b.Vals, &b.Mask, n) }
 func (b *floatBuilder) appendNulls(n int) { nullsTo(b.check, &b.vals, &b.mask, n) }
-func (b *boolBuilder) appendNulls(n int)  { nullsTo(b.check, &b.vals, &b.mask, n) }
-func (b *dateBuilder) appendNulls(n int)  { nullsTo(b.check, &b.vals, &b.mask, n) }
+func (b *boolBuilder) appendNulls(n int) {
+	if !b.check {
+		b.vals.pushN(false, n)
+		b.mask.addNulls(n)
+	}
+}
+func (b *dateBuilder) appendNulls(n int) { nullsTo(b.check, &b.vals, &b.mask, n) }
 func (b *textBuilder) appendNulls(n int) {
 	if b.wide {
 		nullsTo(b.check, &b.idx, &b.mask, n)

@@ -23,27 +23,6 @@ type ArrayAppender interface {
 	AppendArray(arr arrow.Array) bool
 }
 
-// addArray records arr's validity.
-func (m *nullMask) addArray(arr arrow.Array) {
-	if arr.NullN() == 0 && m.valid == nil {
-		m.n += arr.Len()
-		return
-	}
-	for i := 0; i < arr.Len(); i++ {
-		m.add(arr.IsValid(i))
-	}
-}
-
-// AddValid records n more values, none of them null.
-func (m *nullMask) AddValid(n int) {
-	if m.valid != nil {
-		for range n {
-			m.valid = append(m.valid, true)
-		}
-	}
-	m.n += n
-}
-
 func (b *IntBuilder) AppendArray(arr arrow.Array) bool {
 	a, ok := arr.(*array.Int64)
 	if !ok || b.Typ == domain.TypeTimestamp {
@@ -75,7 +54,7 @@ func (b *boolBuilder) AppendArray(arr arrow.Array) bool {
 	}
 	if !b.check {
 		for i := 0; i < a.Len(); i++ {
-			b.vals = append(b.vals, a.Value(i))
+			b.vals.push(a.Value(i))
 		}
 		b.mask.addArray(arr)
 	}
@@ -124,13 +103,7 @@ func (b *textBuilder) AppendArray(arr arrow.Array) bool {
 func wrap(dt arrow.DataType, values []byte, n int, m *nullMask) arrow.Array {
 	var validity *memory.Buffer
 	if v := m.validity(); v != nil {
-		bits := make([]byte, bitutil.BytesForBits(int64(n)))
-		for i, ok := range v {
-			if ok {
-				bitutil.SetBit(bits, i)
-			}
-		}
-		validity = memory.NewBufferBytes(bits)
+		validity = memory.NewBufferBytes(v)
 	}
 	data := array.NewData(dt, n, []*memory.Buffer{validity, memory.NewBufferBytes(values)}, nil, m.nulls, 0)
 	defer data.Release()
@@ -139,11 +112,12 @@ func wrap(dt arrow.DataType, values []byte, n int, m *nullMask) arrow.Array {
 
 // Reserver is the optional ability of a builder to make room for n more
 // values before they arrive, when the reader knows how many there are;
-// rowBytes is what one value costs it, so the room can be metered against
-// the working set before it is taken.
+// ReserveBytes is what that room costs it (with the validity a null would
+// start), so the room can be metered against the working set before it
+// is taken.
 type Reserver interface {
 	Reserve(n int)
-	RowBytes() int64
+	ReserveBytes(n int) int64
 }
 
 // Resetter is the optional ability of a builder to start again empty
@@ -160,24 +134,6 @@ type Resetter interface {
 
 func (b *IntBuilder) Reset()  { b.Vals = b.Vals[:0]; b.Mask.reset() }
 func (b *dateBuilder) Reset() { b.vals = b.vals[:0]; b.mask.reset() }
-
-// reset forgets the values recorded; a validity slice made again at the
-// next null takes the room the last one had.
-func (m *nullMask) reset() {
-	m.room = max(m.room, cap(m.valid))
-	m.n, m.nulls, m.valid = 0, 0, nil
-}
-
-// Reserve makes room for n more values' validity: now when a null was
-// seen, else at the first null, if any (the builders meter that room with
-// their values).
-func (m *nullMask) Reserve(n int) {
-	if m.valid != nil {
-		m.valid = growTo(m.valid, n)
-		return
-	}
-	m.room = max(m.room, m.n+n)
-}
 
 // growTo returns s with room for n more elements. A builder reserves
 // room for a whole table at once (hundreds of megabytes, a background
@@ -205,7 +161,7 @@ const hugeMin = 8 << 20
 func (b *IntBuilder) Reserve(n int)   { b.Vals = growTo(b.Vals, n); b.Mask.Reserve(n) }
 func (b *floatBuilder) Reserve(n int) { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
 func (b *dateBuilder) Reserve(n int)  { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
-func (b *boolBuilder) Reserve(n int)  { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
+func (b *boolBuilder) Reserve(n int)  { b.vals.grow(n); b.mask.Reserve(n) }
 func (b *textBuilder) Reserve(n int) {
 	if b.wide {
 		b.idx = growTo(b.idx, n)
@@ -214,15 +170,15 @@ func (b *textBuilder) Reserve(n int) {
 	}
 	b.mask.Reserve(n)
 }
-func (b *IntBuilder) RowBytes() int64   { return 9 }
-func (b *floatBuilder) RowBytes() int64 { return 9 }
-func (b *dateBuilder) RowBytes() int64  { return 5 }
-func (b *boolBuilder) RowBytes() int64  { return 2 }
-func (b *textBuilder) RowBytes() int64 {
+func (b *IntBuilder) ReserveBytes(n int) int64   { return 8*int64(n) + maskBytes(n) }
+func (b *floatBuilder) ReserveBytes(n int) int64 { return 8*int64(n) + maskBytes(n) }
+func (b *dateBuilder) ReserveBytes(n int) int64  { return 4*int64(n) + maskBytes(n) }
+func (b *boolBuilder) ReserveBytes(n int) int64  { return 2 * maskBytes(n) }
+func (b *textBuilder) ReserveBytes(n int) int64 {
 	if b.wide {
-		return 5
+		return 4*int64(n) + maskBytes(n)
 	}
-	return 2
+	return int64(n) + maskBytes(n)
 }
 
 // ColumnAppender is the optional ability of a builder to take a decoded
@@ -235,28 +191,6 @@ type ColumnAppender interface {
 	// stops it at that value; row is its row within c, and the rows
 	// before it are appended.
 	AppendColumn(c *Column) (row int, err error)
-}
-
-// addBits records the validity of n values from a bitmap (nil: all
-// valid).
-func (m *nullMask) addBits(valid []byte, n int) {
-	nulls := 0
-	if valid != nil {
-		nulls = n - bitutil.CountSetBits(valid, 0, n)
-	}
-	if nulls == 0 {
-		m.AddValid(n)
-		return
-	}
-	if m.valid == nil {
-		m.firstNull(n)
-	}
-	m.valid = slices.Grow(m.valid, n)
-	for i := 0; i < n; i++ {
-		m.valid = append(m.valid, valid[i>>3]&(1<<(i&7)) != 0)
-	}
-	m.n += n
-	m.nulls += nulls
 }
 
 // AppendColumn appends an integer or timestamp batch column.
@@ -301,8 +235,14 @@ func (b *boolBuilder) AppendColumn(c *Column) (int, error) {
 		return 0, ErrNotType{domain.TypeBoolean}
 	}
 	if !b.check {
-		for i := 0; i < c.N; i++ {
-			b.vals = append(b.vals, c.BoolBits[i>>3]&(1<<(i&7)) != 0 && c.IsValid(int32(i)))
+		from := b.vals.n
+		b.vals.pushBits(c.BoolBits, c.N)
+		if c.Valid != nil { // a null's value is false
+			for i := range c.N {
+				if !c.IsValid(int32(i)) {
+					bitutil.ClearBit(b.vals.b, from+i)
+				}
+			}
 		}
 		b.mask.addBits(c.Valid, c.N)
 	}

@@ -68,11 +68,11 @@ func TestReservedMaskStartsWithItsRoom(t *testing.T) {
 	}
 	_, err := b.AppendColumn(&Column{Type: domain.TypeInteger, N: 100, Ints: ints})
 	require.NoError(t, err)
-	require.Nil(t, b.Mask.valid, "no null yet")
+	require.Nil(t, b.Mask.valid.b, "no null yet")
 	for range 9 {
 		_, err := b.AppendColumn(&Column{Type: domain.TypeInteger, N: 100, Ints: ints, Valid: valid})
 		require.NoError(t, err)
-		require.Equal(t, 1_000, cap(b.Mask.valid), "the reserved room, taken once")
+		require.Equal(t, 125, cap(b.Mask.valid.b), "the reserved room (a bit a value), taken once")
 	}
 	c := b.Finish("x")
 	require.Equal(t, 1_000, c.N)

@@ -264,9 +264,9 @@ func (b *DecBuilder) AppendFloat(v float64) error {
 func (b *DecBuilder) AppendBool(bool) error    { return ErrNotType{domain.TypeDecimal} }
 func (b *DecBuilder) AppendDate(int32) error   { return ErrNotType{domain.TypeDecimal} }
 func (b *DecBuilder) AppendMicros(int64) error { return ErrNotType{domain.TypeDecimal} }
-func (b *DecBuilder) Size() int64              { return int64(8*(len(b.lo)+len(b.hi)) + len(b.lo)) }
+func (b *DecBuilder) Size() int64              { return int64(8*(len(b.lo)+len(b.hi))) + b.mask.size() }
 func (b *DecBuilder) Reserve(n int)            { b.lo = growTo(b.lo, n); b.mask.Reserve(n) }
-func (b *DecBuilder) RowBytes() int64          { return 9 }
+func (b *DecBuilder) ReserveBytes(n int) int64 { return 8*int64(n) + maskBytes(n) }
 
 func (b *DecBuilder) Finish(name string) *Column {
 	if b.check {

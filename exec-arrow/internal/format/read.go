@@ -174,7 +174,7 @@ func (l *Loader) reserve(n int) error {
 	for _, b := range l.Builders {
 		total += b.Size()
 		if r, ok := b.(column.Reserver); ok {
-			total += r.RowBytes() * int64(n)
+			total += r.ReserveBytes(n)
 		}
 	}
 	if l.Meter != nil {
