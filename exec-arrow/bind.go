@@ -42,6 +42,10 @@ type query struct {
 	// dictionary: a text column whose every batch held at most 256
 	// values is likely cached a byte a row (estimateBytes).
 	dictMost []atomic.Int64
+	// ints64 marks, per base slot, an integer column a batch of a text
+	// file held 64 bits wide: one of its values did not fit 32
+	// (estimateBytes; a Parquet file's statistics tell, intsFit32).
+	ints64 []atomic.Bool
 }
 
 // errFromCache is an error bind met after it had bound the base table to
@@ -300,6 +304,7 @@ func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants [
 	q.inferred = make([]bool, len(wants))
 	q.dictSeen = make([]atomic.Int64, len(wants))
 	q.dictMost = make([]atomic.Int64, len(wants))
+	q.ints64 = make([]atomic.Bool, len(wants))
 	for i, w := range wants {
 		q.Base[i] = &column.Column{Name: w.Name, Type: types[i], Spec: w.Spec, ValidOnly: w.ValidOnly, ID: column.ColumnIDs.Add(1)}
 		q.inferred[i] = w.Type == domain.TypeUnset && !w.ValidOnly

@@ -44,10 +44,11 @@ func (e *Engine) scheduleFill(q *query, working int64) {
 	if e.cfg.NoCacheFill {
 		return
 	}
+	narrow := e.intsFit32(q)
 	c := e.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if estimateBytes(q)+working > c.evictableLocked() {
+	if estimateBytes(q, narrow)+working > c.evictableLocked() {
 		return // it does not fit: this table is streamed every time
 	}
 	for _, j := range c.fills.pending {
@@ -224,7 +225,10 @@ func (e *Engine) Settle(ctx context.Context) error {
 // rows, or of the entries the stream's batches held when fewer; a
 // timestamp wanted as days as a date; booleans a bit a row) and validity
 // (a bit a row, in case a null comes).
-func estimateBytes(q *query) int64 {
+//
+// narrow[i] says base slot i is an integer column whose values fit 32
+// bits (intsFit32).
+func estimateBytes(q *query, narrow []bool) int64 {
 	rows := q.streamedRows.Load()
 	var bits int64 // a row's, validity included
 	var n int64
@@ -251,9 +255,37 @@ func estimateBytes(q *query) int64 {
 				}
 			}
 			n += 80 * entries
+		case i < len(narrow) && narrow[i]:
+			bits += 33
 		default:
 			bits += 65
 		}
 	}
 	return n + (bits*rows+7)/8
+}
+
+// intsFit32 says, per base slot of q, whether it is an integer column
+// whose every value fits 32 bits, so that its builder keeps them so: in
+// a Parquet file, by the statistics of every row group; in a text file,
+// by the batches q streamed (none widened, q.ints64). A table of both
+// kinds of file is judged by both, and Parquet batches are 64 bits wide,
+// so it is estimated wide.
+func (e *Engine) intsFit32(q *query) []bool {
+	out := make([]bool, len(q.Base))
+	for i, c := range q.Base {
+		if c.Type != domain.TypeInteger || c.ValidOnly || q.tf == nil {
+			continue
+		}
+		fit := true
+		for _, p := range q.tf.Parts {
+			if p.Format != files.FormatParquet {
+				fit = fit && i < len(q.ints64) && !q.ints64[i].Load()
+				continue
+			}
+			md, err := e.footer(p)
+			fit = fit && err == nil && format.IntsFit32(md, c.Name)
+		}
+		out[i] = fit
+	}
+	return out
 }

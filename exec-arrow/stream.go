@@ -214,10 +214,13 @@ func (fp *fileProducer) Scan(ctx context.Context, w int, each func(*kernel.Batch
 	defer pr.release()
 	var fields text.Fields // a text block's wanted fields, reused
 	var ranged text.Ranged // a text range's bytes, reused
-	if seen, most := fp.q.dictSeen, fp.q.dictMost; seen != nil {
+	if seen, most, wide := fp.q.dictSeen, fp.q.dictMost, fp.q.ints64; seen != nil {
 		inner := each
 		each = func(b *kernel.Batch) error {
 			for s, c := range b.Cols {
+				if c != nil && c.Type == domain.TypeInteger && c.Ints != nil {
+					wide[s].Store(true) // a text block's builder widened it
+				}
 				if c != nil && c.Dict != nil {
 					n := int64(len(c.Dict))
 					seen[s].Add(n)

@@ -29,7 +29,7 @@ func (b *IntBuilder) AppendArray(arr arrow.Array) bool {
 		return false
 	}
 	if !b.check {
-		b.Vals = append(b.Vals, a.Int64Values()...)
+		putAll(b, a.Int64Values())
 		b.Mask.addArray(arr)
 	}
 	return true
@@ -132,7 +132,7 @@ type Resetter interface {
 	Reset()
 }
 
-func (b *IntBuilder) Reset()  { b.Vals = b.Vals[:0]; b.Mask.reset() }
+func (b *IntBuilder) Reset()  { b.v32, b.Vals = b.v32[:0], b.Vals[:0]; b.Mask.reset() }
 func (b *dateBuilder) Reset() { b.vals = b.vals[:0]; b.mask.reset() }
 
 // growTo returns s with room for n more elements. A builder reserves
@@ -158,7 +158,14 @@ func growTo[T any](s []T, n int) []T {
 // pages' worth, so that the ranges advised stay few and large.
 const hugeMin = 8 << 20
 
-func (b *IntBuilder) Reserve(n int)   { b.Vals = growTo(b.Vals, n); b.Mask.Reserve(n) }
+func (b *IntBuilder) Reserve(n int) {
+	if b.narrow {
+		b.v32 = growTo(b.v32, n)
+	} else {
+		b.Vals = growTo(b.Vals, n)
+	}
+	b.Mask.Reserve(n)
+}
 func (b *floatBuilder) Reserve(n int) { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
 func (b *dateBuilder) Reserve(n int)  { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
 func (b *boolBuilder) Reserve(n int)  { b.vals.grow(n); b.mask.Reserve(n) }
@@ -170,7 +177,12 @@ func (b *textBuilder) Reserve(n int) {
 	}
 	b.mask.Reserve(n)
 }
-func (b *IntBuilder) ReserveBytes(n int) int64   { return 8*int64(n) + maskBytes(n) }
+func (b *IntBuilder) ReserveBytes(n int) int64 {
+	if b.narrow {
+		return 4*int64(n) + maskBytes(n)
+	}
+	return 8*int64(n) + maskBytes(n)
+}
 func (b *floatBuilder) ReserveBytes(n int) int64 { return 8*int64(n) + maskBytes(n) }
 func (b *dateBuilder) ReserveBytes(n int) int64  { return 4*int64(n) + maskBytes(n) }
 func (b *boolBuilder) ReserveBytes(n int) int64  { return 2 * maskBytes(n) }
@@ -195,11 +207,17 @@ type ColumnAppender interface {
 
 // AppendColumn appends an integer or timestamp batch column.
 func (b *IntBuilder) AppendColumn(c *Column) (int, error) {
-	if c.Type != b.Typ || len(c.Ints) < c.N {
+	if c.Type != b.Typ || !c.HasInts() {
 		return 0, ErrNotType{b.Typ}
 	}
 	if !b.check {
-		b.Vals = append(b.Vals, c.Ints[:c.N]...)
+		if c.Ints32 != nil {
+			putAll(b, c.Ints32[:c.N])
+		} else if b.narrow {
+			putAll(b, c.Ints[:c.N])
+		} else {
+			b.Vals = append(b.Vals, c.Ints[:c.N]...)
+		}
 		b.Mask.addBits(c.Valid, c.N)
 	}
 	return 0, nil

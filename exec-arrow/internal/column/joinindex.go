@@ -47,7 +47,7 @@ func (c *Column) Key64(r int32) int64 {
 		}
 		return int64(math.Float64bits(v))
 	}
-	return c.Ints[r]
+	return c.Int(r)
 }
 
 // JoinKeys returns the column's join index, building it once.
@@ -101,7 +101,7 @@ func (d *Derived) buildJoin(ctx context.Context) (*JoinIndex, error) {
 		lo, hi, any := int64(math.MaxInt64), int64(math.MinInt64), false
 		for r := 0; r < c.N; r++ {
 			if c.IsValid(int32(r)) {
-				v := c.Ints[r]
+				v := c.Int(int32(r))
 				lo, hi, any = min(lo, v), max(hi, v), true
 			}
 		}
@@ -114,7 +114,7 @@ func (d *Derived) buildJoin(ctx context.Context) (*JoinIndex, error) {
 			j.Dense = make([]int32, hi-lo+1)
 			for r := 0; r < c.N; r++ {
 				if c.IsValid(int32(r)) {
-					o := c.Ints[r] - lo
+					o := c.Int(int32(r)) - lo
 					if j.Dense[o] != 0 {
 						d.unreserve(size)
 						return nil, c.dupKey()

@@ -69,3 +69,20 @@ func Gather[T any](dst, src []T, rows []int32) []T {
 	}
 	return dst
 }
+
+// GatherInts sets dst[k] to the value of row rows[k] of integer column c
+// (0 when c holds no values: every row null), whichever its width.
+func GatherInts(dst []int64, c *Column, rows []int32) []int64 {
+	dst = dst[:len(rows)]
+	switch {
+	case c.Ints32 != nil:
+		for k, r := range rows {
+			dst[k] = int64(c.Ints32[r])
+		}
+	case len(c.Ints) >= c.N:
+		Gather(dst, c.Ints, rows)
+	default:
+		clear(dst)
+	}
+	return dst
+}

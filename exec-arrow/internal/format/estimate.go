@@ -1,6 +1,8 @@
 package format
 
 import (
+	"math"
+
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 
 	"sutura.dev/domain"
@@ -37,4 +39,26 @@ func ParquetBytes(md *metadata.FileMetaData, wants []Want, timeColumn string, r 
 		}
 	}
 	return n
+}
+
+// IntsFit32 reports whether every value of integer column name in the
+// file fits 32 bits, as the statistics of each of its row groups say; a
+// row group without them, or a column not in the file, says no.
+func IntsFit32(md *metadata.FileMetaData, name string) bool {
+	sch := md.Schema
+	leaf := sch.ColumnIndexByName(name)
+	if leaf < 0 {
+		return false
+	}
+	for rg := range md.NumRowGroups() {
+		rgm := md.RowGroup(rg)
+		if rgm.NumRows() == 0 {
+			continue
+		}
+		st, ok := ChunkStats(rgm, leaf, sch.Column(leaf), domain.TypeInteger)
+		if !ok || st.ILo < math.MinInt32 || st.IHi > math.MaxInt32 {
+			return false
+		}
+	}
+	return true
 }

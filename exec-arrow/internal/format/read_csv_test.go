@@ -180,7 +180,7 @@ func TestCSVLoadReservesAhead(t *testing.T) {
 			l = NewLoader(context.Background(), fsys, []Want{{Name: "id", Type: domain.TypeInteger}, {Name: "name", Type: domain.TypeText}}, check, meter)
 			require.NoError(t, l.ReadPart(p))
 			require.Equal(t, rows, l.Rows)
-			whole := int64(rows)*(8+1) + 2*int64(rows)/8 // IntBuilder and textBuilder ReserveBytes (a hundred names: a byte a row), and a bit a row of validity each
+			whole := int64(rows)*(4+1) + 2*int64(rows)/8 // IntBuilder and textBuilder ReserveBytes (ids that fit 32 bits, a hundred names: a byte a row), and a bit a row of validity each
 			if check {
 				assert.Less(t, early, whole/10, "%s: a check reserves nothing", part.path)
 				continue

@@ -99,12 +99,14 @@ func (s *Step) Apply(c *column.Column, from []int32, out []int32, m *column.Dict
 			}
 			out[k] = max(t, -1)
 		}
-	case s.idx != nil && s.idx.Dense != nil && c.Valid == nil && keys != nil && len(c.Ints) > 0:
+	case s.idx != nil && s.idx.Dense != nil && c.Valid == nil && keys != nil && (len(c.Ints) > 0 || len(c.Ints32) > 0):
 		// The keys are gathered first (row 0's for no row), in a loop
 		// short enough to keep many rows' reads in flight, then looked up.
-		d, lo, ints, ks := s.idx.Dense, s.idx.Min, c.Ints, keys[:len(from)]
-		for k, r := range from {
-			ks[k] = uint64(ints[max(r, 0)] - lo)
+		d, lo, ks := s.idx.Dense, s.idx.Min, keys[:len(from)]
+		if c.Ints32 != nil {
+			offsets(ks, c.Ints32, from, lo)
+		} else {
+			offsets(ks, c.Ints, from, lo)
 		}
 		for k, o := range ks {
 			t := int32(-1)
@@ -120,7 +122,7 @@ func (s *Step) Apply(c *column.Column, from []int32, out []int32, m *column.Dict
 			if r < 0 || !c.IsValid(r) {
 				continue
 			}
-			o := uint64(c.Ints[r] - lo)
+			o := uint64(c.Int(r) - lo)
 			if o < uint64(len(d)) {
 				out[k] = d[o] - 1
 			}
@@ -156,4 +158,12 @@ func (s *Step) lookText(v string) (int32, bool) {
 	}
 	r := s.toIdx.ByIdx[k]
 	return r, r >= 0
+}
+
+// offsets sets ks[k] to the value of row from[k] (row 0's for no row,
+// -1) less lo.
+func offsets[T column.Integer](ks []uint64, ints []T, from []int32, lo int64) {
+	for k, r := range from {
+		ks[k] = uint64(int64(ints[max(r, 0)]) - lo)
+	}
 }

@@ -202,7 +202,7 @@ func (t *TermPlan) intVal(c *column.Column, r int32) int64 {
 	case domain.TypeBoolean:
 		return b2i(c.Bools.Value(int(r)))
 	}
-	return c.Ints[r]
+	return c.Int(r)
 }
 
 // termState is one term's partial aggregates, indexed by group.
@@ -391,7 +391,7 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 				for k, r := range rows {
 					g := gids[k]
 					var o int64
-					s.i[g], o = addInt(s.i[g], c.Ints[r])
+					s.i[g], o = addInt(s.i[g], c.Int(r))
 					ovf |= o
 				}
 				s.iovf |= ovf
@@ -431,14 +431,10 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 			return
 		}
 		var ovf int64
-		var vals [256]int64 // gathered first (column.Gather), nulls' too
-		ints := c.Ints
-		if len(ints) < c.N { // no values buffer: every row is null
-			ints = make([]int64, c.N)
-		}
+		var vals [256]int64 // gathered first, nulls' too
 		for k0 := 0; k0 < len(rows); k0 += len(vals) {
 			block := rows[k0:min(k0+len(vals), len(rows))]
-			for k, v := range column.Gather(vals[:], ints, block) {
+			for k, v := range column.GatherInts(vals[:], c, block) {
 				if nulls && !c.IsValid(block[k]) {
 					continue
 				}
@@ -520,17 +516,26 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 // Adding zero for the others leaves an integer sum as it was.
 func (s *termState) updateMasked(t *TermPlan, c *column.Column, rows, gids []int32, mask []uint64, m int, h []int32) {
 	if t.Op == OpSum || t.Op == opAvg {
-		vals := c.Ints
-		var ovf int64
-		for k, r := range rows {
-			g := gids[k]
-			var o int64
-			s.i[g], o = addInt(s.i[g], vals[r]&-int64(mask[k]>>m&1))
-			ovf |= o
+		if c.Ints32 != nil {
+			s.iovf |= sumMasked(s.i, c.Ints32, rows, gids, mask, m)
+		} else {
+			s.iovf |= sumMasked(s.i, c.Ints, rows, gids, mask, m)
 		}
-		s.iovf |= ovf
 	}
 	s.addCounts(h)
+}
+
+// sumMasked adds vals[rows[k]] to sums[gids[k]] where mask[k] holds
+// metric m, and returns the overflow bits of the additions.
+func sumMasked[T column.Integer](sums []int64, vals []T, rows, gids []int32, mask []uint64, m int) int64 {
+	var ovf int64
+	for k, r := range rows {
+		g := gids[k]
+		var o int64
+		sums[g], o = addInt(sums[g], int64(vals[r])&-int64(mask[k]>>m&1))
+		ovf |= o
+	}
+	return ovf
 }
 
 // updateDistinctCodes adds rows rows[k] to groups gids[k] of a distinct
@@ -625,7 +630,7 @@ func (s *termState) updateSpan(t *TermPlan, c *column.Column, rows, gids []int32
 		if c.Days != nil {
 			v = int64(c.Days[r])
 		} else {
-			v = c.Ints[r]
+			v = c.Int(r)
 		}
 		var code int32
 		if o := v - t.Lo; o >= 0 && o < int64(t.Base) {

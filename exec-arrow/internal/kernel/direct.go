@@ -132,10 +132,10 @@ func (q *Query) direct(s *scratch, p *Partial, b *Batch) bool {
 				hs := s.bsum[:nb]
 				clear(hs)
 				var ovf int64
-				for i, v := range b.Cols[tp.Slot].Ints[lo:hi] {
-					var o int64
-					hs[bucket[i]], o = addInt(hs[bucket[i]], v&-int64(keep[i]))
-					ovf |= o
+				if c := b.Cols[tp.Slot]; c.Ints32 != nil {
+					ovf = sumKept(hs, c.Ints32[lo:hi], bucket, keep)
+				} else {
+					ovf = sumKept(hs, c.Ints[lo:hi], bucket, keep)
 				}
 				for bk, g := range gidOf {
 					if g >= 0 {
@@ -154,6 +154,18 @@ func (q *Query) direct(s *scratch, p *Partial, b *Batch) bool {
 		}
 	}
 	return true
+}
+
+// sumKept adds vals[i] to sums[bucket[i]] where keep[i] is 1, and
+// returns the overflow bits of the additions.
+func sumKept[T column.Integer](sums []int64, vals []T, bucket []int32, keep []uint8) int64 {
+	var ovf int64
+	for i, v := range vals {
+		var o int64
+		sums[bucket[i]], o = addInt(sums[bucket[i]], int64(v)&-int64(keep[i]))
+		ovf |= o
+	}
+	return ovf
 }
 
 // directTest is one filter of the direct kernel: a predicate, the batch's

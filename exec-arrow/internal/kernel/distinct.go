@@ -154,7 +154,7 @@ func (s *termState) updateSet(c *column.Column, rows, gids []int32) {
 		case domain.TypeBoolean:
 			s.addInt(g, b2i(c.Bools.Value(int(r))), &buf)
 		default:
-			s.addInt(g, c.Ints[r], &buf)
+			s.addInt(g, c.Int(r), &buf)
 		}
 	}
 }

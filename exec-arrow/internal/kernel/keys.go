@@ -168,7 +168,7 @@ func (b *codebook) codeOf(c *column.Column, r int32, m *column.DictMap) int32 {
 	case domain.TypeBoolean:
 		return b.int(b2i(c.Bools.Value(int(r))))
 	}
-	return b.int(c.Ints[r])
+	return b.int(c.Int(r))
 }
 
 // MaxGroupKeys is the most columns a question groups by (groups.MaxKeys).

@@ -212,25 +212,36 @@ func (p *Predicate) Eval(c *column.Column, rows []int32, out []bool, m *column.D
 			out[k] = slices.Contains(p.ints, int64(days[r])) != p.negate
 		}
 	default: // integer, timestamp
-		vals := c.Ints
-		if len(p.ints) == 1 {
-			x := p.ints[0]
-			for k, r := range rows {
-				if null(r) {
-					out[k] = keepNull
-					continue
-				}
-				out[k] = (vals[r] == x) != p.negate
-			}
-			return
+		if c.Ints32 != nil {
+			evalInts(p, c, c.Ints32, rows, out)
+		} else {
+			evalInts(p, c, c.Ints, rows, out)
 		}
+	}
+}
+
+// evalInts is Eval of integer or timestamp column c, whose values are
+// vals.
+func evalInts[T column.Integer](p *Predicate, c *column.Column, vals []T, rows []int32, out []bool) {
+	valid, keepNull := c.Valid, p.keepNull
+	null := func(r int32) bool { return r < 0 || (valid != nil && !bitutil.BitIsSet(valid, int(r))) }
+	if len(p.ints) == 1 {
+		x := p.ints[0]
 		for k, r := range rows {
 			if null(r) {
 				out[k] = keepNull
 				continue
 			}
-			out[k] = slices.Contains(p.ints, vals[r]) != p.negate
+			out[k] = (int64(vals[r]) == x) != p.negate
 		}
+		return
+	}
+	for k, r := range rows {
+		if null(r) {
+			out[k] = keepNull
+			continue
+		}
+		out[k] = slices.Contains(p.ints, int64(vals[r])) != p.negate
 	}
 }
 

@@ -36,8 +36,8 @@ func TestLateNarrowsToTheRange(t *testing.T) {
 	inRange := func(keep []byte) (int, error) {
 		tested++
 		c := times.Finish("t")
-		if c.N != 100 || c.Ints[7] != 1007 || c.Valid != nil {
-			return 0, fmt.Errorf("times %d, times[7] %d", c.N, c.Ints[7])
+		if c.N != 100 || c.Int(7) != 1007 || c.Valid != nil {
+			return 0, fmt.Errorf("times %d, times[7] %d", c.N, c.Int(7))
 		}
 		in := 0
 		for k := range c.N {
@@ -122,8 +122,8 @@ func TestLateNarrowsNDJSON(t *testing.T) {
 	times := column.NewBuilder(domain.TypeInteger, false).(TimeBuilder)
 	inRange := func(keep []byte) (int, error) {
 		c := times.Finish("t")
-		if c.N != 40 || c.Ints[7] != 1007 || c.IsValid(13) || c.IsValid(21) || c.IsValid(30) {
-			return 0, fmt.Errorf("times: %d, [7] %d, valid [13] %v [21] %v [30] %v", c.N, c.Ints[7], c.IsValid(13), c.IsValid(21), c.IsValid(30))
+		if c.N != 40 || c.Int(7) != 1007 || c.IsValid(13) || c.IsValid(21) || c.IsValid(30) {
+			return 0, fmt.Errorf("times: %d, [7] %d, valid [13] %v [21] %v [30] %v", c.N, c.Int(7), c.IsValid(13), c.IsValid(21), c.IsValid(30))
 		}
 		keep[0] = 1 << 7 // line 7 alone
 		return 1, nil
@@ -168,7 +168,7 @@ func TestLateNarrowsByTwoTimes(t *testing.T) {
 		ca, cb := a.Finish("a"), b.Finish("b")
 		in := 0
 		for k := range ca.N {
-			if ca.IsValid(int32(k)) && ca.Ints[k] == 1010 || cb.IsValid(int32(k)) && cb.Ints[k] == 1960 {
+			if ca.IsValid(int32(k)) && ca.Int(int32(k)) == 1010 || cb.IsValid(int32(k)) && cb.Int(int32(k)) == 1960 {
 				keep[k>>3] |= 1 << (k & 7)
 				in++
 			}

@@ -1,0 +1,53 @@
+package format
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/stretchr/testify/require"
+)
+
+// TestIntsFit32: an INT64 column fits 32 bits by its statistics when every
+// row group's minimum and maximum do; one value past them in any row
+// group, a row group of nulls only (no statistics of range) or a column
+// not in the file says no.
+func TestIntsFit32(t *testing.T) {
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "small", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "big", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "late", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for i := range 3000 {
+		b.Field(0).(*array.Int64Builder).Append(int64(i%7) + math.MinInt32)
+		b.Field(1).(*array.Int64Builder).Append(int64(i) + math.MaxInt32 - 10)
+		if i < 1000 {
+			b.Field(2).AppendNull() // the first row group holds no value
+		} else {
+			b.Field(2).(*array.Int64Builder).Append(int64(i))
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000)), pqarrow.DefaultWriterProps())
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close())
+	pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	md := pf.MetaData()
+	require.Equal(t, 3, md.NumRowGroups())
+	require.True(t, IntsFit32(md, "small"))
+	require.False(t, IntsFit32(md, "big"))
+	require.False(t, IntsFit32(md, "late"))
+	require.False(t, IntsFit32(md, "absent"))
+}

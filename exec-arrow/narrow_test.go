@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sutura.dev/domain"
+)
+
+// TestNarrowAndWideColumnsAnswerAlike: integers that fit 32 bits and
+// text of at most 256 values are held narrow (int32 values, byte
+// indexes), and past them wide (a last row of 2^40, a text of 300
+// values), read from Parquet and from CSV. A sum by the text, a distinct
+// count of the integers and a filter on each answer as computed here,
+// streamed and then from the cache, whose columns have the width said.
+func TestNarrowAndWideColumnsAnswerAlike(t *testing.T) {
+	const n = 30_000
+	for _, wide := range []bool{false, true} {
+		kinds := 7
+		if wide {
+			kinds = 300
+		}
+		row := func(i int) (int32, string, string, int64) {
+			amount := int64(i%1000) - 300
+			if wide && i == n-1 {
+				amount = 1 << 40
+			}
+			return 19_723 + int32(i%366), fmt.Sprintf("k%03d", i%kinds), "", amount
+		}
+		sums, distinct, filtered := map[string]int64{}, map[int64]bool{}, int64(0)
+		var csv strings.Builder
+		csv.WriteString("d,kind,shipped,amount\n")
+		for i := range n {
+			d, kind, _, amount := row(i)
+			sums[kind] += amount
+			distinct[amount] = true
+			if kind == "k003" && amount != 7 {
+				filtered++
+			}
+			fmt.Fprintf(&csv, "%s,%s,,%d\n", domain.Date(d), kind, amount)
+		}
+		for _, format := range []string{"parquet", "csv"} {
+			name := fmt.Sprintf("wide %v, %s", wide, format)
+			dir := t.TempDir()
+			if format == "parquet" {
+				writeOrdersParquet(t, filepath.Join(dir, "orders.parquet"), n, row)
+			} else {
+				write(t, dir, "orders.csv", csv.String())
+			}
+			base := tbl("orders", "t0", col("d", domain.TypeDate), col("kind", domain.TypeText), col("amount", domain.TypeInteger))
+			byKind := domain.Leg{Base: base, TimeColumn: "d", Metrics: []domain.MetricRef{metric("total", sum("amount"))},
+				Dimensions: []domain.DimensionRef{dim("kind", "t0", "kind")}}
+			distinctLeg := domain.Leg{Base: base, TimeColumn: "d", Metrics: []domain.MetricRef{metric("amounts", simple(domain.CountDistinct, "amount"))}}
+			kept := domain.Leg{Base: base, TimeColumn: "d", Metrics: []domain.MetricRef{metric("rows", count("amount"))},
+				Filters: []domain.FilterRef{filter(domain.OpEq, "t0", "kind", "k003"), filter(domain.OpNotIn, "t0", "amount", "7")}}
+			plans := []*domain.Plan{
+				mkPlan(t, domain.Year, "2024-01-01", "2025-01-01", byKind),
+				mkPlan(t, domain.Year, "2024-01-01", "2025-01-01", distinctLeg),
+				mkPlan(t, domain.Year, "2024-01-01", "2025-01-01", kept),
+			}
+			e := newEngine(t, os.DirFS(dir))
+			for round := range 2 { // streamed, then cached
+				got := run(t, e, plans[0])
+				require.Len(t, got, kinds, "%s, round %d", name, round)
+				for _, r := range got {
+					assert.Equal(t, strconv.FormatInt(sums[r[0]], 10), r[2], "%s, round %d: the total of %s", name, round, r[0])
+				}
+				assert.Equal(t, [][]string{{"2024-01-01", strconv.Itoa(len(distinct))}}, run(t, e, plans[1]), "%s, round %d", name, round)
+				assert.Equal(t, [][]string{{"2024-01-01", strconv.FormatInt(filtered, 10)}}, run(t, e, plans[2]), "%s, round %d", name, round)
+				require.NoError(t, e.Settle(context.Background()))
+			}
+			e.cache.mu.Lock()
+			widths := map[string]bool{}
+			for w, ce := range e.cache.tables["orders"].cols {
+				switch w.Name {
+				case "kind":
+					widths["kind"] = ce.col.Idx != nil
+					require.True(t, ce.col.Idx != nil || ce.col.Idx8 != nil, name)
+				case "amount":
+					if !w.ValidOnly {
+						widths["amount"] = ce.col.Ints != nil
+						require.True(t, ce.col.Ints != nil || ce.col.Ints32 != nil, name)
+					}
+				}
+			}
+			e.cache.mu.Unlock()
+			assert.Equal(t, map[string]bool{"kind": wide, "amount": wide}, widths, "%s: the cached columns' widths", name)
+		}
+	}
+}
