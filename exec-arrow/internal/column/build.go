@@ -310,10 +310,7 @@ func (b *IntBuilder) put(v int64) {
 
 // widen moves the values from v32 to Vals, keeping the room reserved.
 func (b *IntBuilder) widen() {
-	b.Vals = growTo(b.Vals[:0], cap(b.v32))[:len(b.v32)]
-	for i, v := range b.v32 {
-		b.Vals[i] = int64(v)
-	}
+	b.Vals = widened[int64](b.v32)
 	b.roomTo = cap(b.Vals)
 	b.v32, b.narrow = nil, false
 }

@@ -154,6 +154,17 @@ func growTo[T any](s []T, n int) []T {
 	return out
 }
 
+// widened is a builder's narrow values in a slice of a wider type, with
+// the room they had reserved: what a builder that started narrow holds
+// once a value does not fit.
+func widened[W, N interface{ ~uint8 | ~int32 | ~int64 }](narrow []N) []W {
+	out := growTo([]W(nil), cap(narrow))[:len(narrow)]
+	for i, v := range narrow {
+		out[i] = W(v)
+	}
+	return out
+}
+
 // hugeMin is the least memory growTo advises huge pages for: a few huge
 // pages' worth, so that the ranges advised stay few and large.
 const hugeMin = 8 << 20

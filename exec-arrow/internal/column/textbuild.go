@@ -64,10 +64,7 @@ func (b *textBuilder) put(k int32) {
 
 // widen moves the indexes from idx8 to idx, keeping the room reserved.
 func (b *textBuilder) widen() {
-	b.idx = growTo(b.idx[:0], cap(b.idx8))[:len(b.idx8)]
-	for i, k := range b.idx8 {
-		b.idx[i] = int32(k)
-	}
+	b.idx = widened[int32](b.idx8)
 	b.roomTo = cap(b.idx)
 	b.idx8, b.wide = nil, true
 }
