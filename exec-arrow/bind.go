@@ -8,6 +8,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/fillsize"
 	"sutura.dev/exec-arrow/internal/format"
 	"sutura.dev/exec-arrow/internal/join"
 	"sutura.dev/exec-arrow/internal/kernel"
@@ -31,21 +32,9 @@ type query struct {
 	timeOnly bool
 	tf       *files.Table // the base table's files
 	streamed bool
-	// streamedRows counts the rows of the streamed table's files.
-	streamedRows atomic.Int64
-	// dictSeen counts, per base slot, the dictionary entries of the text
-	// batches streamed (a dictionary met in several batches, each time):
-	// more than the column's distinct values, and far fewer than its rows
-	// when they repeat (estimateBytes). Nil when not streamed alone.
-	dictSeen []atomic.Int64
-	// dictMost is, per base slot, the most entries of one batch's
-	// dictionary: a text column whose every batch held at most 256
-	// values is likely cached a byte a row (estimateBytes).
-	dictMost []atomic.Int64
-	// ints64 marks, per base slot, an integer column a batch of a text
-	// file held 64 bits wide: one of its values did not fit 32
-	// (estimateBytes; a Parquet file's statistics tell, intsFit32).
-	ints64 []atomic.Bool
+	// seen is what the stream of the base table's files met, for the
+	// fill's estimate (fillBytes).
+	seen *fillsize.Seen
 }
 
 // errFromCache is an error bind met after it had bound the base table to
@@ -302,9 +291,7 @@ func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants [
 	}
 	q.Base = make([]*column.Column, len(wants))
 	q.inferred = make([]bool, len(wants))
-	q.dictSeen = make([]atomic.Int64, len(wants))
-	q.dictMost = make([]atomic.Int64, len(wants))
-	q.ints64 = make([]atomic.Bool, len(wants))
+	q.seen = fillsize.New(len(wants))
 	for i, w := range wants {
 		q.Base[i] = &column.Column{Name: w.Name, Type: types[i], Spec: w.Spec, ValidOnly: w.ValidOnly, ID: column.ColumnIDs.Add(1)}
 		q.inferred[i] = w.Type == domain.TypeUnset && !w.ValidOnly

@@ -7,6 +7,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/fillsize"
 	"sutura.dev/exec-arrow/internal/format"
 )
 
@@ -44,11 +45,11 @@ func (e *Engine) scheduleFill(q *query, working int64) {
 	if e.cfg.NoCacheFill {
 		return
 	}
-	narrow := e.intsFit32(q)
+	need := e.fillBytes(q)
 	c := e.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if estimateBytes(q, narrow)+working > c.evictableLocked() {
+	if need+working > c.evictableLocked() {
 		return // it does not fit: this table is streamed every time
 	}
 	for _, j := range c.fills.pending {
@@ -219,71 +220,53 @@ func (e *Engine) Settle(ctx context.Context) error {
 	}
 }
 
-// estimateBytes is what caching q's base columns would hold while built:
-// their values (text as dictionary indexes, of a byte when no streamed
-// batch held more than 256 values, and a dictionary of a sixteenth of the
-// rows, or of the entries the stream's batches held when fewer; a
-// timestamp wanted as days as a date; booleans a bit a row) and validity
-// (a bit a row, in case a null comes).
-//
-// narrow[i] says base slot i is an integer column whose values fit 32
-// bits (intsFit32).
-func estimateBytes(q *query, narrow []bool) int64 {
-	rows := q.streamedRows.Load()
-	var bits int64 // a row's, validity included
-	var n int64
-	for i, c := range q.Base {
-		switch {
-		case c.ValidOnly:
-			bits += 1
-		case c.Type == domain.TypeDate || i < len(q.baseWants) && q.baseWants[i].Days:
-			bits += 33
-		case c.Type == domain.TypeBoolean:
-			bits += 2
-		case c.Type == domain.TypeText:
-			// Indexes of four bytes, or of one when no batch of the
-			// stream met more than 256 values (the builder starts
-			// narrow, and widens only past them). The dictionary: 80
-			// bytes an entry, for a sixteenth of the rows, or the
-			// entries the stream met when fewer.
-			bits += 33
-			entries := rows / 16
-			if i < len(q.dictSeen) {
-				entries = min(entries, q.dictSeen[i].Load())
-				if most := q.dictMost[i].Load(); most > 0 && most <= 256 {
-					bits -= 24
-				}
-			}
-			n += 80 * entries
-		case i < len(narrow) && narrow[i]:
-			bits += 33
-		default:
-			bits += 65
-		}
+// fillBytes is what building q's base columns in the cache would hold,
+// by what its stream met (fillsize.Seen.Bytes).
+func (e *Engine) fillBytes(q *query) int64 {
+	if q.seen == nil {
+		return 0
 	}
-	return n + (bits*rows+7)/8
+	narrow := e.narrowSlots(q)
+	slots := make([]fillsize.Slot, len(q.Base))
+	for i, c := range q.Base {
+		slots[i] = fillsize.Slot{Col: c, Days: i < len(q.baseWants) && q.baseWants[i].Days, Narrow: narrow[i]}
+	}
+	return q.seen.Bytes(slots)
 }
 
-// intsFit32 says, per base slot of q, whether it is an integer column
-// whose every value fits 32 bits, so that its builder keeps them so: in
-// a Parquet file, by the statistics of every row group; in a text file,
-// by the batches q streamed (none widened, q.ints64). A table of both
-// kinds of file is judged by both, and Parquet batches are 64 bits wide,
-// so it is estimated wide.
-func (e *Engine) intsFit32(q *query) []bool {
+// narrowSlots says, per base slot of q, whether its builder will keep its
+// values narrow: an integer column whose every value fits 32 bits, or a
+// date column (or a timestamp wanted as days) whose days span at most
+// 32,767. In a Parquet file the statistics of every row group tell
+// (format.IntsFit32, format.DaysFit16); in a text file, for integers,
+// the batches q streamed (none widened), and for days nothing
+// (estimated wide). A table of both kinds of file is judged by both, and
+// Parquet batches are 64 bits wide, so its integers are estimated wide.
+func (e *Engine) narrowSlots(q *query) []bool {
 	out := make([]bool, len(q.Base))
+	if q.tf == nil {
+		return out
+	}
 	for i, c := range q.Base {
-		if c.Type != domain.TypeInteger || c.ValidOnly || q.tf == nil {
+		days := c.Type == domain.TypeDate || i < len(q.baseWants) && q.baseWants[i].Days
+		if c.ValidOnly || c.Type != domain.TypeInteger && !days {
 			continue
 		}
 		fit := true
 		for _, p := range q.tf.Parts {
 			if p.Format != files.FormatParquet {
-				fit = fit && i < len(q.ints64) && !q.ints64[i].Load()
+				fit = fit && !days && q.seen != nil && !q.seen.IntsWide(i)
 				continue
 			}
 			md, err := e.footer(p)
-			fit = fit && err == nil && format.IntsFit32(md, c.Name)
+			switch {
+			case err != nil:
+				fit = false
+			case days:
+				fit = fit && format.DaysFit16(md, c.Name)
+			default:
+				fit = fit && format.IntsFit32(md, c.Name)
+			}
 		}
 		out[i] = fit
 	}

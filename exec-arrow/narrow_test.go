@@ -15,10 +15,11 @@ import (
 	"sutura.dev/domain"
 )
 
-// TestNarrowAndWideColumnsAnswerAlike: integers that fit 32 bits and
-// text of at most 256 values are held narrow (int32 values, byte
-// indexes), and past them wide (a last row of 2^40, a text of 300
-// values), read from Parquet and from CSV. A sum by the text, a distinct
+// TestNarrowAndWideColumnsAnswerAlike: integers that fit 32 bits, text
+// of at most 256 values and dates within 89 years of the first are held
+// narrow (int32 values, byte indexes, two-byte days), and past them wide
+// (a last row of 2^40, a text of 300 values, a last date in 2300), read
+// from Parquet and from CSV. A sum by the text, a distinct
 // count of the integers and a filter on each answer as computed here,
 // streamed and then from the cache, whose columns have the width said.
 func TestNarrowAndWideColumnsAnswerAlike(t *testing.T) {
@@ -29,17 +30,21 @@ func TestNarrowAndWideColumnsAnswerAlike(t *testing.T) {
 			kinds = 300
 		}
 		row := func(i int) (int32, string, string, int64) {
-			amount := int64(i%1000) - 300
+			amount, d := int64(i%1000)-300, 19_723+int32(i%366)
 			if wide && i == n-1 {
-				amount = 1 << 40
+				amount, d = 1<<40, 120_000 // 2298-07-20, out of the range asked
 			}
-			return 19_723 + int32(i%366), fmt.Sprintf("k%03d", i%kinds), "", amount
+			return d, fmt.Sprintf("k%03d", i%kinds), "", amount
 		}
 		sums, distinct, filtered := map[string]int64{}, map[int64]bool{}, int64(0)
 		var csv strings.Builder
 		csv.WriteString("d,kind,shipped,amount\n")
 		for i := range n {
 			d, kind, _, amount := row(i)
+			if d >= 19_723+366 {
+				fmt.Fprintf(&csv, "%s,%s,,%d\n", domain.Date(d), kind, amount)
+				continue // out of 2024
+			}
 			sums[kind] += amount
 			distinct[amount] = true
 			if kind == "k003" && amount != 7 {
@@ -89,10 +94,13 @@ func TestNarrowAndWideColumnsAnswerAlike(t *testing.T) {
 						widths["amount"] = ce.col.Ints != nil
 						require.True(t, ce.col.Ints != nil || ce.col.Ints32 != nil, name)
 					}
+				case "d":
+					widths["d"] = ce.col.Days != nil
+					require.True(t, ce.col.Days != nil || ce.col.Days16 != nil, name)
 				}
 			}
 			e.cache.mu.Unlock()
-			assert.Equal(t, map[string]bool{"kind": wide, "amount": wide}, widths, "%s: the cached columns' widths", name)
+			assert.Equal(t, map[string]bool{"kind": wide, "amount": wide, "d": wide}, widths, "%s: the cached columns' widths", name)
 		}
 	}
 }

@@ -111,7 +111,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *gate.Reservation, 
 			}
 			sp.pq = pq
 			perWorker = max(perWorker, pq.workerBytes)
-			q.streamedRows.Add(pq.md.NumRows)
+			q.seen.AddRows(pq.md.NumRows)
 			q.Rows += int(pq.md.NumRows)
 		} else {
 			e.cache.reads.Add(1)
@@ -214,20 +214,10 @@ func (fp *fileProducer) Scan(ctx context.Context, w int, each func(*kernel.Batch
 	defer pr.release()
 	var fields text.Fields // a text block's wanted fields, reused
 	var ranged text.Ranged // a text range's bytes, reused
-	if seen, most, wide := fp.q.dictSeen, fp.q.dictMost, fp.q.ints64; seen != nil {
+	if seen := fp.q.seen; seen != nil {
 		inner := each
 		each = func(b *kernel.Batch) error {
-			for s, c := range b.Cols {
-				if c != nil && c.Type == domain.TypeInteger && c.Ints != nil {
-					wide[s].Store(true) // a text block's builder widened it
-				}
-				if c != nil && c.Dict != nil {
-					n := int64(len(c.Dict))
-					seen[s].Add(n)
-					for m := most[s].Load(); n > m && !most[s].CompareAndSwap(m, n); m = most[s].Load() {
-					}
-				}
-			}
+			seen.Batch(b.Cols)
 			return inner(b)
 		}
 	}

@@ -74,7 +74,7 @@ func (fp *fileProducer) splitText(ctx context.Context, sp *streamPart, first int
 			fp.blocks.Put(nil, spans)
 			break
 		}
-		fp.q.streamedRows.Add(int64(len(spans) / 2))
+		fp.q.seen.AddRows(int64(len(spans) / 2))
 		b := &textBlock{spans: spans, at: at, nfields: nfields, quoted: s.Quoted}
 		fresh, err := fp.blocks.Buffer()
 		if err != nil {
@@ -178,7 +178,7 @@ func (fp *fileProducer) rangeTask(ctx context.Context, pr *parquetReaders, t tas
 		if spans, more, err = s.Block(spans[:0], column.ChunkRows); err != nil || len(spans) == 0 {
 			return err
 		}
-		fp.q.streamedRows.Add(int64(len(spans) / 2))
+		fp.q.seen.AddRows(int64(len(spans) / 2))
 		b := &textBlock{buf: buf, spans: spans, at: sp.at, nfields: sp.nfields, quoted: s.Quoted}
 		s.Quoted = false
 		if err := fp.textTask(ctx, pr, task{group: t.group, part: sp, block: b}, fields, each); err != nil {

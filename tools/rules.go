@@ -468,11 +468,13 @@ const EngineFolder = "exec-arrow"
 // package of the module (internal/... included) must be listed.
 var EngineLayers = []string{
 	"internal/thrift",   // Thrift's compact protocol read from bytes (Parquet page headers)
+	"internal/i128",     // 128-bit integers: decimal coefficients and sums, across scales
 	"internal/distinct", // exact distinct counts per group: partitioned, spillable sets
 	"internal/gate",     // a question's share of the working set; refused for memory others hold, asked again when one ends
 	"internal/files",    // a table's files: names, formats, codecs, parts, identity
 	"internal/footer",   // Parquet footers decoded once while their bytes stay the same
 	"internal/column",   // a loaded column, its builders and what is derived from it
+	"internal/fillsize", // what the background fill will hold, from what a stream met
 	"internal/text",     // CSV and NDJSON text cut into records and fields
 	"internal/format",   // reading files into columns: the loader, Parquet pages, CSV and NDJSON
 	"internal/check",    // start-up checks of a table's files: footers, text samples, the deferred whole read

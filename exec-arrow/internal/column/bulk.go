@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/i128"
 )
 
 // ArrayAppender is the optional ability of a builder to take a whole
@@ -41,7 +42,7 @@ func (b *dateBuilder) AppendArray(arr arrow.Array) bool {
 		return false
 	}
 	if !b.check {
-		b.vals = append(b.vals, a.Date32Values()...)
+		putDays(b, a.Date32Values(), 0)
 		b.mask.addArray(arr)
 	}
 	return true
@@ -132,8 +133,11 @@ type Resetter interface {
 	Reset()
 }
 
-func (b *IntBuilder) Reset()  { b.v32, b.Vals = b.v32[:0], b.Vals[:0]; b.Mask.reset() }
-func (b *dateBuilder) Reset() { b.vals = b.vals[:0]; b.mask.reset() }
+func (b *IntBuilder) Reset() { b.v32, b.Vals = b.v32[:0], b.Vals[:0]; b.Mask.reset() }
+func (b *dateBuilder) Reset() {
+	b.d16, b.vals, b.based = b.d16[:0], b.vals[:0], false
+	b.mask.reset()
+}
 
 // growTo returns s with room for n more elements. A builder reserves
 // room for a whole table at once (hundreds of megabytes, a background
@@ -178,8 +182,15 @@ func (b *IntBuilder) Reserve(n int) {
 	b.Mask.Reserve(n)
 }
 func (b *floatBuilder) Reserve(n int) { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
-func (b *dateBuilder) Reserve(n int)  { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
-func (b *boolBuilder) Reserve(n int)  { b.vals.grow(n); b.mask.Reserve(n) }
+func (b *dateBuilder) Reserve(n int) {
+	if b.narrow {
+		b.d16 = growTo(b.d16, n)
+	} else {
+		b.vals = growTo(b.vals, n)
+	}
+	b.mask.Reserve(n)
+}
+func (b *boolBuilder) Reserve(n int) { b.vals.grow(n); b.mask.Reserve(n) }
 func (b *textBuilder) Reserve(n int) {
 	if b.wide {
 		b.idx = growTo(b.idx, n)
@@ -195,8 +206,13 @@ func (b *IntBuilder) ReserveBytes(n int) int64 {
 	return 8*int64(n) + maskBytes(n)
 }
 func (b *floatBuilder) ReserveBytes(n int) int64 { return 8*int64(n) + maskBytes(n) }
-func (b *dateBuilder) ReserveBytes(n int) int64  { return 4*int64(n) + maskBytes(n) }
-func (b *boolBuilder) ReserveBytes(n int) int64  { return 2 * maskBytes(n) }
+func (b *dateBuilder) ReserveBytes(n int) int64 {
+	if b.narrow {
+		return 2*int64(n) + maskBytes(n)
+	}
+	return 4*int64(n) + maskBytes(n)
+}
+func (b *boolBuilder) ReserveBytes(n int) int64 { return 2 * maskBytes(n) }
 func (b *textBuilder) ReserveBytes(n int) int64 {
 	if b.wide {
 		return 4*int64(n) + maskBytes(n)
@@ -248,11 +264,15 @@ func (b *floatBuilder) AppendColumn(c *Column) (int, error) {
 
 // AppendColumn appends a date batch column.
 func (b *dateBuilder) AppendColumn(c *Column) (int, error) {
-	if c.Type != domain.TypeDate || len(c.Days) < c.N {
+	if c.Type != domain.TypeDate || !c.HasDays() {
 		return 0, ErrNotType{domain.TypeDate}
 	}
 	if !b.check {
-		b.vals = append(b.vals, c.Days[:c.N]...)
+		if c.Days16 != nil {
+			putDays(b, c.Days16[:c.N], c.DayBase)
+		} else {
+			putDays(b, c.Days[:c.N], 0)
+		}
 		b.mask.addBits(c.Valid, c.N)
 	}
 	return 0, nil
@@ -455,7 +475,7 @@ func (b *DecBuilder) AppendColumn(c *Column) (int, error) {
 			b.AppendNull()
 			continue
 		}
-		if err := b.AppendDecimal(I128Of(v), c.Scale); err != nil {
+		if err := b.AppendDecimal(i128.Of(v), c.Scale); err != nil {
 			return i, err
 		}
 	}

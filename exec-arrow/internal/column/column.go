@@ -24,7 +24,9 @@ import (
 //	decimal           *array.Int64 (the coefficient at Scale) when every
 //	                  value fits in 64 bits, else *array.Decimal128
 //	boolean           *array.Boolean
-//	date              *array.Date32
+//	date              *array.Uint16 (days since DayBase) when every day
+//	                  is within 65,535 of the first, as a builder makes
+//	                  it, else *array.Date32
 //	timestamp         *array.Int64 (microseconds since 1970-01-01T00:00:00Z)
 //	text              *array.Dictionary (uint8 indices over a string
 //	                  dictionary of at most 256 entries, as a builder
@@ -46,9 +48,15 @@ type Column struct {
 	// Ints32 is an integer column's values when they are int32 (every
 	// one fits, Ints nil): half the memory. Int reads either; a loop
 	// over many rows is written once for both (the Integer constraint).
-	Ints32   []int32
-	Floats   []float64
-	Days     []arrow.Date32
+	Ints32 []int32
+	Floats []float64
+	Days   []arrow.Date32
+	// Days16 is a date column's days when they are held narrow: row r's
+	// day is DayBase + Days16[r] (Days nil), half the memory. Day reads
+	// either; a loop over many rows is written once for both (the
+	// DayValue constraint), its first day less DayBase.
+	Days16   []uint16
+	DayBase  int32
 	Bools    *array.Boolean
 	BoolBits []byte  // boolean: the value bitmap
 	Idx      []int32 // text: dictionary index per row, when they are int32
@@ -100,6 +108,8 @@ func New(name string, typ domain.ColumnType, arr arrow.Array) *Column {
 		}
 	case *array.Date32:
 		c.Days = a.Date32Values()
+	case *array.Uint16:
+		c.Days16 = a.Uint16Values()
 	case *array.Dictionary:
 		switch ix := a.Indices().(type) {
 		case *array.Int32:
@@ -151,6 +161,26 @@ func ArrayBytes(d arrow.ArrayData) int64 {
 		n += ArrayBytes(d.Dictionary())
 	}
 	return n
+}
+
+// DayValue is the set of widths a date column's days come in.
+type DayValue interface{ ~uint16 | ~int32 }
+
+// Day is row r's day, of a date column.
+func (c *Column) Day(r int32) int32 {
+	if c.Days16 != nil {
+		return c.DayBase + int32(c.Days16[r])
+	}
+	return int32(c.Days[r])
+}
+
+// HasDays reports whether c holds a day for each of its rows (a date
+// column whose values are loaded).
+func (c *Column) HasDays() bool {
+	if c.Days16 != nil {
+		return len(c.Days16) >= c.N
+	}
+	return c.Days != nil && len(c.Days) >= c.N
 }
 
 // Integer is the set of widths an integer column's values come in.
@@ -223,7 +253,7 @@ func (c *Column) Cell(r int32) domain.Cell {
 	case domain.TypeBoolean:
 		return domain.Bool(c.Bools.Value(int(r)))
 	case domain.TypeDate:
-		return domain.DateCell(domain.Date(c.Days[r]))
+		return domain.DateCell(domain.Date(c.Day(r)))
 	case domain.TypeTimestamp:
 		return domain.Text(RenderTimestamp(c.Ints[r]))
 	}
@@ -478,7 +508,7 @@ func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 	// integer, date, timestamp: int64 keys
 	get := func(r int) int64 {
 		if c.Type == domain.TypeDate {
-			return int64(c.Days[r])
+			return int64(c.Day(int32(r)))
 		}
 		return c.Int(int32(r))
 	}

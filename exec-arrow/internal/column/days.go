@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/i128"
 )
 
 // DayIndexes counts the day indexes built in the process, for tests.
@@ -119,7 +120,7 @@ func (d *Derived) BuildDays(segs []Segment, zones []DayZone) {
 		if d.owner != nil {
 			release, ok = d.owner.Hold()
 		}
-		if !ok || c.Valid != nil || (c.Days == nil && len(c.Ints) < c.N) || len(zones) != len(segs) {
+		if !ok || c.Valid != nil || (!c.HasDays() && len(c.Ints) < c.N) || len(zones) != len(segs) {
 			close(d.daysDone)
 			return
 		}
@@ -186,7 +187,11 @@ func indexed(s Segment, z DayZone) bool {
 func indexSegment(c *Column, s Segment, z DayZone, rows []uint16, scratch []int32) dayRows {
 	offs := make([]int32, z.Max-z.Min+2)
 	days := scratch[:s.Hi-s.Lo]
-	if c.Days != nil {
+	if c.Days16 != nil {
+		for i, d := range c.Days16[s.Lo:s.Hi] {
+			days[i] = int32(d) - (z.Min - c.DayBase)
+		}
+	} else if c.Days != nil {
 		for i, d := range c.Days[s.Lo:s.Hi] {
 			days[i] = int32(d) - z.Min
 		}
@@ -219,7 +224,7 @@ func indexSegment(c *Column, s Segment, z DayZone, rows []uint16, scratch []int3
 type daysBuilder struct{ dateBuilder }
 
 // NewDaysBuilder returns the builder of a timestamp column kept as days.
-func NewDaysBuilder(check bool) Builder { return &daysBuilder{dateBuilder{check: check}} }
+func NewDaysBuilder(check bool) Builder { return &daysBuilder{newDateBuilder(check)} }
 
 func (b *daysBuilder) AppendText(s string) error {
 	us, ok := ParseMicros(s)
@@ -231,7 +236,7 @@ func (b *daysBuilder) AppendText(s string) error {
 
 func (b *daysBuilder) AppendInt(int64) error     { return ErrNotType{domain.TypeTimestamp} }
 func (b *daysBuilder) AppendFloat(float64) error { return ErrNotType{domain.TypeTimestamp} }
-func (b *daysBuilder) AppendDecimal(I128, int32) error {
+func (b *daysBuilder) AppendDecimal(i128.Int, int32) error {
 	return ErrNotType{domain.TypeTimestamp}
 }
 func (b *daysBuilder) AppendBool(bool) error       { return ErrNotType{domain.TypeTimestamp} }
@@ -247,10 +252,13 @@ func (b *daysBuilder) AppendColumn(c *Column) (int, error) {
 		return 0, ErrNotType{domain.TypeTimestamp}
 	}
 	if !b.check {
-		n := len(b.vals)
-		b.vals = slices.Grow(b.vals, c.N)[:n+c.N]
-		for i, us := range c.Ints[:c.N] {
-			b.vals[n+i] = arrow.Date32(DayOfMicros(us))
+		if b.narrow {
+			b.d16 = slices.Grow(b.d16, c.N)
+		} else {
+			b.vals = slices.Grow(b.vals, c.N)
+		}
+		for _, us := range c.Ints[:c.N] {
+			b.put(DayOfMicros(us))
 		}
 		b.mask.addBits(c.Valid, c.N)
 	}

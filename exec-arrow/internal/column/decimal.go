@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/i128"
 )
 
 // DecimalSpec is a decimal column's declared precision (0: 38) and scale
@@ -63,26 +64,26 @@ func (e ErrPrecision) Error() string {
 func (e ErrPrecision) Unwrap() error { return domain.ErrDecimalOverflow }
 
 // DecAt is the coefficient of row r of a decimal column (at c.Scale).
-func (c *Column) DecAt(r int32) I128 {
+func (c *Column) DecAt(r int32) i128.Int {
 	if c.Dec != nil {
 		n := c.Dec[r]
-		return I128{Lo: n.LowBits(), Hi: n.HighBits()}
+		return i128.Int{Lo: n.LowBits(), Hi: n.HighBits()}
 	}
-	return I128Of(c.Ints[r])
+	return i128.Of(c.Ints[r])
 }
 
 // ParseDecimalText reads decimal text (an optional sign, digits with an
 // optional fraction, an optional exponent) exactly as a coefficient and
 // its scale (never negative); ok is false for other text or more than 38
 // significant digits.
-func ParseDecimalText(s string) (v I128, scale int32, ok bool) {
+func ParseDecimalText(s string) (v i128.Int, scale int32, ok bool) {
 	neg, digits, sc, ok := domain.SplitDecimal(s)
 	if !ok {
-		return I128{}, 0, false
+		return i128.Int{}, 0, false
 	}
 	if sc < 0 {
 		if sc < -domain.MaxDecimalDigits {
-			return I128{}, 0, false
+			return i128.Int{}, 0, false
 		}
 		digits += strings.Repeat("0", int(-sc))
 		sc = 0
@@ -94,24 +95,24 @@ func ParseDecimalText(s string) (v I128, scale int32, ok bool) {
 			digits, sc = digits[:len(digits)-1], sc-1
 		}
 		if len(digits) > domain.MaxDecimalDigits {
-			return I128{}, 0, false
+			return i128.Int{}, 0, false
 		}
 	}
 	if sc > domain.MaxDecimalDigits {
-		return I128{}, 0, false
+		return i128.Int{}, 0, false
 	}
 	switch {
 	case digits == "":
-		return I128{}, sc, true
+		return i128.Int{}, sc, true
 	case len(digits) <= 18:
 		u, err := strconv.ParseInt(digits, 10, 64)
 		if err != nil {
-			return I128{}, 0, false
+			return i128.Int{}, 0, false
 		}
-		v = I128Of(u)
+		v = i128.Of(u)
 	default:
 		b, _ := new(big.Int).SetString(digits, 10)
-		v, _ = I128FromBig(b)
+		v, _ = i128.FromBig(b)
 	}
 	if neg {
 		v = v.Neg()
@@ -138,7 +139,7 @@ func NewDecBuilder(spec DecimalSpec, check bool) *DecBuilder {
 }
 
 // AppendDecimal appends the decimal v × 10^-scale exactly.
-func (b *DecBuilder) AppendDecimal(v I128, scale int32) error {
+func (b *DecBuilder) AppendDecimal(v i128.Int, scale int32) error {
 	switch {
 	case scale > b.scale && b.spec.Scaled:
 		// Fractional digits past the declared scale are refused unless
@@ -168,13 +169,13 @@ func (b *DecBuilder) AppendDecimal(v I128, scale int32) error {
 }
 
 // divMod10 divides a by 10, truncating, with the remainder's magnitude.
-func divMod10(a I128) (I128, int) {
+func divMod10(a i128.Int) (i128.Int, int) {
 	q, r := new(big.Int).QuoRem(a.Big(), big.NewInt(10), new(big.Int))
-	v, _ := I128FromBig(q)
+	v, _ := i128.FromBig(q)
 	return v, int(r.Int64() * int64(r.Sign()))
 }
 
-func (b *DecBuilder) push(v I128) {
+func (b *DecBuilder) push(v i128.Int) {
 	switch {
 	case b.hi != nil:
 		b.lo = append(b.lo, int64(v.Lo))
@@ -200,11 +201,11 @@ func (b *DecBuilder) rescale(scale int32) error {
 		return nil
 	}
 	for i := range b.lo {
-		var v I128
+		var v i128.Int
 		if b.hi != nil {
-			v = I128{Lo: uint64(b.lo[i]), Hi: b.hi[i]}
+			v = i128.Int{Lo: uint64(b.lo[i]), Hi: b.hi[i]}
 		} else {
-			v = I128Of(b.lo[i])
+			v = i128.Of(b.lo[i])
 		}
 		if v.Sign() == 0 {
 			continue
@@ -249,7 +250,7 @@ func (b *DecBuilder) AppendText(s string) error {
 	return b.AppendDecimal(v, sc)
 }
 
-func (b *DecBuilder) AppendInt(v int64) error { return b.AppendDecimal(I128Of(v), 0) }
+func (b *DecBuilder) AppendInt(v int64) error { return b.AppendDecimal(i128.Of(v), 0) }
 
 // AppendFloat appends the shortest decimal that reads back as v (a
 // Parquet real in a column declared decimal).
@@ -288,8 +289,8 @@ func (b *DecBuilder) Finish(name string) *Column {
 // buildDecimalCodes numbers the distinct values of a decimal column.
 func buildDecimalCodes(ctx context.Context, d *Derived, s *CodeSet) (*CodeSet, error) {
 	c := d.col
-	seen := map[I128]int32{}
-	var vals []I128
+	seen := map[i128.Int]int32{}
+	var vals []i128.Int
 	for r := 0; r < c.N; r++ {
 		if r%CheckEvery == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -337,7 +338,7 @@ func (b *DecBuilder) AppendArray(arr arrow.Array) bool {
 		if nulls && a.IsNull(i) {
 			continue
 		}
-		if w, ok := (I128{Lo: n.LowBits(), Hi: n.HighBits()}).MulPow10(f); !ok || !w.Digits(prec) {
+		if w, ok := (i128.Int{Lo: n.LowBits(), Hi: n.HighBits()}).MulPow10(f); !ok || !w.Digits(prec) {
 			return false
 		}
 	}
@@ -351,7 +352,7 @@ func (b *DecBuilder) AppendArray(arr arrow.Array) bool {
 			b.AppendNull()
 			continue
 		}
-		w, _ := (I128{Lo: n.LowBits(), Hi: n.HighBits()}).MulPow10(f)
+		w, _ := (i128.Int{Lo: n.LowBits(), Hi: n.HighBits()}).MulPow10(f)
 		b.push(w)
 	}
 	return true
@@ -364,7 +365,7 @@ func (b *DecBuilder) AppendArray(arr arrow.Array) bool {
 func (b *DecBuilder) appendInt64s(vals []decimal128.Num, prec int32) bool {
 	bound := int64(math.MaxInt64)
 	if prec < 19 {
-		bound = int64(pow10[prec].Lo)
+		bound = int64(i128.Pow10(prec).Lo)
 	}
 	n := len(b.lo)
 	out := growTo(b.lo, len(vals))[:n+len(vals)]

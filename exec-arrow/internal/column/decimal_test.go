@@ -10,37 +10,6 @@ import (
 	"sutura.dev/domain"
 )
 
-func big128(t *testing.T, s string) I128 {
-	v, ok := new(big.Int).SetString(s, 10)
-	require.True(t, ok)
-	x, ok := I128FromBig(v)
-	require.True(t, ok)
-	return x
-}
-
-func TestI128(t *testing.T) {
-	max38 := big128(t, "99999999999999999999999999999999999999")
-	assert.True(t, max38.Fits())
-	_, ok := max38.MulPow10(1)
-	assert.False(t, ok, "39 digits")
-	v, ok := big128(t, "-12345").MulPow10(30)
-	require.True(t, ok)
-	assert.Equal(t, "-12345000000000000000000000000000000", v.Big().String())
-	_, ok = big128(t, "12345").MulPow10(34)
-	assert.False(t, ok)
-
-	sum := I128Of(-1).AddInt64(-9223372036854775808)
-	assert.Equal(t, "-9223372036854775809", sum.Big().String())
-	assert.False(t, sum.IsInt64())
-	top := I128{Lo: ^uint64(0), Hi: 1<<63 - 1}
-	_, ok = top.Add(I128Of(1))
-	assert.False(t, ok, "past 2^127")
-	assert.Equal(t, -1, I128Of(-5).Cmp(I128Of(3)))
-	assert.Equal(t, 1, CompareScaled(I128Of(15), 1, I128Of(1), 0))
-	assert.Equal(t, 0, CompareScaled(I128Of(150), 2, I128Of(15), 1))
-	assert.Equal(t, "-0.05", I128Of(-5).Cell(2).Render())
-}
-
 func TestParseDecimalText(t *testing.T) {
 	for in, want := range map[string][2]string{
 		"12.50": {"1250", "2"}, "-0.001": {"-1", "3"}, "1e3": {"1000", "0"}, "7": {"7", "0"}, "0.0": {"0", "1"},

@@ -58,3 +58,50 @@ func TestIntegersNarrowThenWide(t *testing.T) {
 	require.NoError(t, ts.AppendMicros(1))
 	require.NotNil(t, ts.Finish("t").Ints)
 }
+
+// TestDatesNarrowThenWide: a date column's days take two bytes, offsets
+// from a base 32,768 days before its first, and four from the first day
+// past them (either side), value by value and from batch columns of
+// either width, keeping and metering the room reserved; nulls before the
+// first day and after the widening stay null.
+func TestDatesNarrowThenWide(t *testing.T) {
+	b := NewBuilder(domain.TypeDate, false).(*dateBuilder)
+	b.Reserve(100)
+	require.Equal(t, int64(200+13), b.ReserveBytes(100))
+	b.AppendNull()
+	require.NoError(t, b.AppendDate(20_000))
+	require.NoError(t, b.AppendDate(20_000-32_768))
+	require.NoError(t, b.AppendDate(20_000+32_767))
+	_, err := b.AppendColumn(&Column{Type: domain.TypeDate, N: 2, Days16: []uint16{0, 10}, DayBase: 20_000})
+	require.NoError(t, err)
+	require.True(t, b.narrow)
+	require.Equal(t, 100, cap(b.d16), "the room reserved")
+	before := b.Size()
+	_, err = b.AppendColumn(&Column{Type: domain.TypeDate, N: 3, Days: []arrow.Date32{19_000, -40_000, 5}})
+	require.NoError(t, err)
+	require.False(t, b.narrow, "a day 60,000 before the first widens")
+	require.Equal(t, 100, cap(b.vals), "the room reserved, kept")
+	require.Equal(t, before+2*6+4*3+2*(100-9)+1, b.Size(), "the room left metered at its new width (and a ninth bit of validity)")
+	b.AppendNull()
+	c := b.Finish("d")
+	require.Nil(t, c.Days16)
+	want := []int32{0, 20_000, 20_000 - 32_768, 20_000 + 32_767, 20_000, 20_010, 19_000, -40_000, 5, 0}
+	for r, d := range want {
+		if r == 0 || r == len(want)-1 {
+			require.False(t, c.IsValid(int32(r)), "row %d", r)
+			continue
+		}
+		require.Equal(t, d, c.Day(int32(r)), "row %d", r)
+	}
+
+	small := NewBuilder(domain.TypeDate, false)
+	for _, s := range []string{"2024-01-01", "1970-01-01", "2100-12-31"} {
+		require.NoError(t, small.AppendText(s))
+	}
+	c = small.Finish("d")
+	require.Nil(t, c.Days)
+	require.Len(t, c.Days16, 3)
+	require.Equal(t, "1970-01-01", c.Cell(1).Render())
+	require.Equal(t, "2100-12-31", c.Cell(2).Render())
+	require.Equal(t, DayZone{Min: 0, Max: c.Day(2)}, ZoneOf(c, 0, 3))
+}

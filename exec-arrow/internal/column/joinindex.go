@@ -30,7 +30,7 @@ type JoinIndex struct {
 func (c *Column) Key64(r int32) int64 {
 	switch c.Type {
 	case domain.TypeDate:
-		return int64(c.Days[r])
+		return int64(c.Day(r))
 	case domain.TypeBoolean:
 		if c.Bools.Value(int(r)) {
 			return 1

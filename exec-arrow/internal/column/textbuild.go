@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/i128"
 )
 
 // textBuilder builds text columns dictionary-encoded.
@@ -135,7 +136,7 @@ func (b *textBuilder) AppendFloat(v float64) error {
 	return b.AppendText(domain.Float(v).Render())
 }
 func (b *textBuilder) AppendBool(v bool) error { return b.AppendText(strconv.FormatBool(v)) }
-func (b *textBuilder) AppendDecimal(v I128, scale int32) error {
+func (b *textBuilder) AppendDecimal(v i128.Int, scale int32) error {
 	return b.AppendText(v.Cell(scale).Render())
 }
 func (b *textBuilder) AppendDate(d int32) error   { return b.AppendText(domain.Date(d).String()) }

@@ -45,21 +45,13 @@ type Segment struct{ Lo, Hi, Group int }
 
 // ZoneOf is the day range of rows [lo, hi) of a time column.
 func ZoneOf(c *Column, lo, hi int) DayZone {
-	z := DayZone{Min: 1<<31 - 1, Max: -1 << 31}
-	if c.Days != nil && c.Valid == nil {
-		for _, d := range c.Days[lo:hi] {
-			z.Min, z.Max = min(z.Min, int32(d)), max(z.Max, int32(d))
-		}
-		return z
+	if c.Days16 != nil {
+		return dayZone(c.Days16[lo:hi], c.DayBase, c.Valid, lo)
 	}
 	if c.Days != nil {
-		for i := lo; i < hi; i++ {
-			if bitutil.BitIsSet(c.Valid, i) {
-				z.Min, z.Max = min(z.Min, int32(c.Days[i])), max(z.Max, int32(c.Days[i]))
-			}
-		}
-		return z
+		return dayZone(c.Days[lo:hi], 0, c.Valid, lo)
 	}
+	z := DayZone{Min: 1<<31 - 1, Max: -1 << 31}
 	// A day is a monotonic function of a time: the extremes of the times
 	// give the zone's.
 	lowest, highest, seen := int64(math.MaxInt64), int64(math.MinInt64), false
@@ -89,4 +81,26 @@ type ChunkStats struct {
 	Lo, Hi   string
 	ILo, IHi int64
 	Nulls    bool
+}
+
+// dayZone is the day range of days (each base more than its value), the
+// rows from lo of a date column whose validity is valid.
+func dayZone[T DayValue](days []T, base int32, valid []byte, lo int) DayZone {
+	z := DayZone{Min: 1<<31 - 1, Max: -1 << 31}
+	if valid == nil {
+		if len(days) == 0 {
+			return z
+		}
+		least, most := days[0], days[0]
+		for _, d := range days {
+			least, most = min(least, d), max(most, d)
+		}
+		return DayZone{Min: base + int32(least), Max: base + int32(most)}
+	}
+	for i, d := range days {
+		if bitutil.BitIsSet(valid, lo+i) {
+			z.Min, z.Max = min(z.Min, base+int32(d)), max(z.Max, base+int32(d))
+		}
+	}
+	return z
 }

@@ -62,3 +62,29 @@ func IntsFit32(md *metadata.FileMetaData, name string) bool {
 	}
 	return true
 }
+
+// DaysFit16 reports whether the days of date or timestamp column name in
+// the file span at most 32,767 (89 years), as the statistics of each of
+// its row groups say: then every day is within 32,768 of any one of
+// them, and a date builder keeps them two bytes a row. A row group
+// without them, or a column not in the file, says no.
+func DaysFit16(md *metadata.FileMetaData, name string) bool {
+	sch := md.Schema
+	leaf := sch.ColumnIndexByName(name)
+	if leaf < 0 {
+		return false
+	}
+	least, most := int32(math.MaxInt32), int32(math.MinInt32)
+	for rg := range md.NumRowGroups() {
+		rgm := md.RowGroup(rg)
+		if rgm.NumRows() == 0 {
+			continue
+		}
+		z, ok := StatsZone(rgm, leaf, sch.Column(leaf), false)
+		if !ok {
+			return false
+		}
+		least, most = min(least, z.Min), max(most, z.Max)
+	}
+	return int64(most)-int64(least) <= 1<<15-1
+}

@@ -51,3 +51,35 @@ func TestIntsFit32(t *testing.T) {
 	require.False(t, IntsFit32(md, "late"))
 	require.False(t, IntsFit32(md, "absent"))
 }
+
+// TestDaysFit16: a date column's days fit two bytes by its statistics
+// when every row group's lie within 32,767 days of each other's, not
+// when two row groups' together span more.
+func TestDaysFit16(t *testing.T) {
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "near", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "far", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for i := range 2000 {
+		b.Field(0).(*array.Date32Builder).Append(arrow.Date32(20_000 + i%32_000))
+		far := arrow.Date32(20_000)
+		if i >= 1000 {
+			far = 20_000 + 32_768 // the second row group's
+		}
+		b.Field(1).(*array.Date32Builder).Append(far)
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000)), pqarrow.DefaultWriterProps())
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close())
+	pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	require.True(t, DaysFit16(pf.MetaData(), "near"))
+	require.False(t, DaysFit16(pf.MetaData(), "far"))
+	require.False(t, DaysFit16(pf.MetaData(), "absent"))
+}

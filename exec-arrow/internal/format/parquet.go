@@ -22,6 +22,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/i128"
 )
 
 // ReadBuffer is the buffer one column chunk's pages are read through.
@@ -373,20 +374,20 @@ func AppendArrow(b column.Builder, arr arrow.Array) error {
 		put = func(i int) error { return b.AppendFloat(a.Value(i)) }
 	case *array.Decimal32:
 		scale := a.DataType().(*arrow.Decimal32Type).Scale
-		put = func(i int) error { return b.AppendDecimal(column.I128Of(int64(a.Value(i))), scale) }
+		put = func(i int) error { return b.AppendDecimal(i128.Of(int64(a.Value(i))), scale) }
 	case *array.Decimal64:
 		scale := a.DataType().(*arrow.Decimal64Type).Scale
-		put = func(i int) error { return b.AppendDecimal(column.I128Of(int64(a.Value(i))), scale) }
+		put = func(i int) error { return b.AppendDecimal(i128.Of(int64(a.Value(i))), scale) }
 	case *array.Decimal128:
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
 		put = func(i int) error {
 			v := a.Value(i)
-			return b.AppendDecimal(column.I128{Lo: v.LowBits(), Hi: v.HighBits()}, scale)
+			return b.AppendDecimal(i128.Int{Lo: v.LowBits(), Hi: v.HighBits()}, scale)
 		}
 	case *array.Decimal256:
 		scale := a.DataType().(*arrow.Decimal256Type).Scale
 		put = func(i int) error {
-			v, ok := column.I128FromBig(a.Value(i).BigInt())
+			v, ok := i128.FromBig(a.Value(i).BigInt())
 			if !ok {
 				return column.ErrPrecision{Precision: domain.MaxDecimalDigits}
 			}

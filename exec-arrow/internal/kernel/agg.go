@@ -10,6 +10,7 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/distinct"
 	"sutura.dev/exec-arrow/internal/gate"
+	"sutura.dev/exec-arrow/internal/i128"
 )
 
 // TermOp is an aggregate kernel.
@@ -198,7 +199,7 @@ func (t *TermPlan) intVal(c *column.Column, r int32) int64 {
 	case domain.TypeText:
 		return int64(t.Rank[c.Index(r)])
 	case domain.TypeDate:
-		return int64(c.Days[r])
+		return int64(c.Day(r))
 	case domain.TypeBoolean:
 		return b2i(c.Bools.Value(int(r)))
 	}
@@ -266,7 +267,7 @@ func (s *termState) grow(t *TermPlan, ng int) {
 			s.fc = append(s.fc, 0)
 		}
 		if t.Dec {
-			s.dec.v = append(s.dec.v, column.I128{})
+			s.dec.v = append(s.dec.v, i128.Int{})
 		}
 		if t.streamText() {
 			s.s = append(s.s, "")
@@ -460,11 +461,17 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 			s.n[gids[k]]++
 		}
 	case opCountIf:
-		for k, r := range rows {
-			if (nulls && !c.IsValid(r)) || !c.Bools.Value(int(r)) {
-				continue
+		// Branch-free: a true is added as 1, a false or a null as 0 (a
+		// branch on booleans in no order is a coin toss per row).
+		bits, valid := c.BoolBits, c.Valid
+		if valid == nil {
+			for k, r := range rows {
+				s.i[gids[k]] += int64(bits[r>>3] >> (r & 7) & 1)
 			}
-			s.i[gids[k]]++
+			return
+		}
+		for k, r := range rows {
+			s.i[gids[k]] += int64(bits[r>>3] & valid[r>>3] >> (r & 7) & 1)
 		}
 	case OpDistinct:
 		s.updateDistinct(t, c, rows, gids)
@@ -621,14 +628,14 @@ func (s *termState) updateDistinct(t *TermPlan, c *column.Column, rows, gids []i
 // updateSpan codes integer or date values by their offset in the span
 // the statistics give.
 func (s *termState) updateSpan(t *TermPlan, c *column.Column, rows, gids []int32) {
-	nulls := c.Valid != nil
+	nulls, days := c.Valid != nil, c.HasDays()
 	for k, r := range rows {
 		if nulls && !c.IsValid(r) {
 			continue
 		}
 		var v int64
-		if c.Days != nil {
-			v = int64(c.Days[r])
+		if days {
+			v = int64(c.Day(r))
 		} else {
 			v = c.Int(r)
 		}
@@ -807,7 +814,7 @@ type Value struct {
 	// ByInt orders a text value by i (a timestamp rendered as text).
 	ByInt bool
 	// D and Sc are a decimal value: D × 10^-Sc.
-	D  column.I128
+	D  i128.Int
 	Sc int32
 	// Overflow marks a decimal sum past 38 digits, or (with IntOverflow)
 	// an integer sum past int64: the value does not exist in its type,

@@ -5,6 +5,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/i128"
 )
 
 // PlainFloatSums makes float sums add plainly, without compensation: a
@@ -54,7 +55,7 @@ func twoSumRows(s, c float64, vals []float64, rows []int32) (float64, float64) {
 // group. A batch whose column has fewer fractional digits is rescaled up
 // as it is added; one with more raises the state's scale first.
 type decState struct {
-	v      []column.I128
+	v      []i128.Int
 	sc     int32
 	scaled bool
 	// ovf records a value past 38 digits (a sum, or a value rescaled):
@@ -87,7 +88,7 @@ func (d *decState) align(sc int32) int32 {
 }
 
 // at is row r of c at the state's scale (f: the power of ten to raise it).
-func (d *decState) at(c *column.Column, r int32, f int32) column.I128 {
+func (d *decState) at(c *column.Column, r int32, f int32) i128.Int {
 	x := c.DecAt(r)
 	if f > 0 {
 		var ok bool
@@ -206,7 +207,7 @@ func (d *decState) finish(avg bool, g int, n int64) Value {
 		return Value{Kind: domain.KindDecimal, Overflow: true}
 	}
 	if avg {
-		return Value{Kind: domain.KindFloat, F: column.DecimalQuotient(x, d.sc, big.NewInt(n), 0)}
+		return Value{Kind: domain.KindFloat, F: i128.Quotient(x, d.sc, big.NewInt(n), 0)}
 	}
 	return Value{Kind: domain.KindDecimal, D: x, Sc: d.sc}
 }

@@ -238,7 +238,11 @@ func (q *Query) inRange(t *column.Column, keep []byte) {
 	first, length := int64(start)*perDay, uint64(span)*perDay
 	for i := range keep { // eight rows' bits in a register, one store
 		var b byte
-		if lo, hi := 8*i, min(8*i+8, t.N); t.Days != nil {
+		if lo, hi := 8*i, min(8*i+8, t.N); t.Days16 != nil {
+			for j, d := range t.Days16[lo:hi] {
+				b |= byte(column.BitOf(uint32(int32(d)-(start-t.DayBase)) < span)) << j
+			}
+		} else if t.Days != nil {
 			for j, d := range t.Days[lo:hi] {
 				b |= byte(column.BitOf(uint32(int32(d)-start) < span)) << j
 			}

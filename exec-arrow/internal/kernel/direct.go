@@ -94,13 +94,10 @@ func (q *Query) direct(s *scratch, p *Partial, b *Batch) bool {
 			c += int64(k)
 		}
 		hc[b.Bucket] = c
+	case t.Days16 != nil:
+		dayBuckets(bucket, hc, t.Days16[lo:hi], q.Start-t.DayBase, q.BucketOf, keep)
 	case t.Days != nil:
-		start, of := q.Start, q.BucketOf
-		for i, d := range t.Days[lo:hi] {
-			bk := of[int32(d)-start]
-			bucket[i] = bk
-			hc[bk] += int64(keep[i])
-		}
+		dayBuckets(bucket, hc, t.Days[lo:hi], q.Start, q.BucketOf, keep)
 	default:
 		start, of := q.Start, q.BucketOf
 		for i, us := range t.Ints[lo:hi] {
@@ -154,6 +151,16 @@ func (q *Query) direct(s *scratch, p *Partial, b *Batch) bool {
 		}
 	}
 	return true
+}
+
+// dayBuckets sets bucket[i] to the bucket of day days[i] (of[day -
+// start]) and counts in hc the kept rows of each bucket.
+func dayBuckets[D column.DayValue](bucket []int32, hc []int64, days []D, start int32, of []int32, keep []uint8) {
+	for i, d := range days {
+		bk := of[int32(d)-start]
+		bucket[i] = bk
+		hc[bk] += int64(keep[i])
+	}
 }
 
 // sumKept adds vals[i] to sums[bucket[i]] where keep[i] is 1, and

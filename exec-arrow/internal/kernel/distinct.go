@@ -150,7 +150,7 @@ func (s *termState) updateSet(c *column.Column, rows, gids []int32) {
 			}
 			s.addInt(g, int64(math.Float64bits(f)), &buf)
 		case domain.TypeDate:
-			s.addInt(g, int64(c.Days[r]), &buf)
+			s.addInt(g, int64(c.Day(r)), &buf)
 		case domain.TypeBoolean:
 			s.addInt(g, b2i(c.Bools.Value(int(r))), &buf)
 		default:

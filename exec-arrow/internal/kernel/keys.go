@@ -6,6 +6,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/groups"
+	"sutura.dev/exec-arrow/internal/i128"
 )
 
 // codebook numbers the distinct values of a streamed column as one worker
@@ -164,7 +165,7 @@ func (b *codebook) codeOf(c *column.Column, r int32, m *column.DictMap) int32 {
 	case domain.TypeDecimal:
 		return b.text(c.DecAt(r).Cell(c.Scale).Render())
 	case domain.TypeDate:
-		return b.int(int64(c.Days[r]))
+		return b.int(int64(c.Day(r)))
 	case domain.TypeBoolean:
 		return b.int(b2i(c.Bools.Value(int(r))))
 	}
@@ -178,5 +179,5 @@ const MaxGroupKeys = groups.MaxKeys
 func decLess(a, b string) bool {
 	x, sx, _ := column.ParseDecimalText(a)
 	y, sy, _ := column.ParseDecimalText(b)
-	return column.CompareScaled(x, sx, y, sy) < 0
+	return i128.CompareScaled(x, sx, y, sy) < 0
 }

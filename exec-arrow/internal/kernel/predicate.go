@@ -9,6 +9,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/i128"
 )
 
 // Predicate is a filter compiled against one column: a row passes when
@@ -203,13 +204,12 @@ func (p *Predicate) Eval(c *column.Column, rows []int32, out []bool, m *column.D
 			out[k] = slices.Contains(p.floats, vals[r]) != p.negate
 		}
 	case domain.TypeDate:
-		days := c.Days
 		for k, r := range rows {
 			if null(r) {
 				out[k] = keepNull
 				continue
 			}
-			out[k] = slices.Contains(p.ints, int64(days[r])) != p.negate
+			out[k] = slices.Contains(p.ints, int64(c.Day(r))) != p.negate
 		}
 	default: // integer, timestamp
 		if c.Ints32 != nil {
@@ -320,15 +320,15 @@ func (p *Predicate) boolOutcomes() [2]bool {
 
 // decValue is a decimal filter value: v × 10^-sc.
 type decValue struct {
-	v  column.I128
+	v  i128.Int
 	sc int32
 }
 
 // decsAt is the predicate's decimal values as coefficients at scale sc;
 // a value with more fractional digits (or past 38 digits at sc) matches
 // no value of the column and is left out.
-func (p *Predicate) decsAt(sc int32) []column.I128 {
-	out := make([]column.I128, 0, len(p.decs))
+func (p *Predicate) decsAt(sc int32) []i128.Int {
+	out := make([]i128.Int, 0, len(p.decs))
 	for _, d := range p.decs {
 		if d.sc > sc {
 			continue

@@ -4,7 +4,7 @@ import (
 	"math/big"
 
 	"sutura.dev/domain"
-	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/i128"
 )
 
 // Quotient is an average's sum divided by its count: for a decimal sum,
@@ -12,10 +12,10 @@ import (
 // docs/reference.md); otherwise as float64.
 func Quotient(sum, n Value) float64 {
 	if sum.Kind == domain.KindDecimal && n.Kind == domain.KindInt {
-		return column.DecimalQuotient(sum.D, sum.Sc, big.NewInt(n.I), 0)
+		return i128.Quotient(sum.D, sum.Sc, big.NewInt(n.I), 0)
 	}
 	if sum.Kind == domain.KindDecimal && n.Kind == domain.KindDecimal {
-		return column.DecimalQuotient(sum.D, sum.Sc, n.D.Big(), n.Sc)
+		return i128.Quotient(sum.D, sum.Sc, n.D.Big(), n.Sc)
 	}
 	return sum.Num() / n.Num()
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/i128"
 )
 
 // BenchmarkSumKernel10M measures the sum kernels alone over 10 M values
@@ -33,7 +34,7 @@ func BenchmarkSumKernel10M(b *testing.B) {
 		rows[i] = int32(i)
 	}
 	var sink float64
-	var dsink column.I128
+	var dsink i128.Int
 	b.Run("float64-plain", func(b *testing.B) {
 		defer threadCPU(b)()
 		for range b.N {
@@ -61,7 +62,7 @@ func BenchmarkSumKernel10M(b *testing.B) {
 	b.Run("decimal", func(b *testing.B) {
 		defer threadCPU(b)()
 		for range b.N {
-			var acc column.I128
+			var acc i128.Int
 			for lo := 0; lo < n; lo += len(rows) {
 				vals := ints[lo:min(lo+len(rows), n)]
 				for _, r := range rows[:len(vals)] {

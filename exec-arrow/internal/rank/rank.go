@@ -11,6 +11,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/i128"
 	"sutura.dev/exec-arrow/internal/kernel"
 )
 
@@ -82,7 +83,7 @@ func CompareValues(a, b kernel.Value, desc bool) int {
 	var c int
 	switch {
 	case a.Kind == domain.KindDecimal && b.Kind == domain.KindDecimal:
-		c = column.CompareScaled(a.D, a.Sc, b.D, b.Sc)
+		c = i128.CompareScaled(a.D, a.Sc, b.D, b.Sc)
 	case a.Kind == domain.KindFloat || b.Kind == domain.KindFloat || a.Kind == domain.KindDecimal || b.Kind == domain.KindDecimal:
 		c = cmp.Compare(a.Num(), b.Num())
 	case a.Kind == domain.KindText && !a.ByInt:

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"sutura.dev/domain"
-	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/i128"
 	"sutura.dev/exec-arrow/internal/kernel"
 )
 
@@ -60,9 +60,9 @@ func TestCompareValuesNullsLastEitherWay(t *testing.T) {
 	if CompareValues(half, one, false) <= 0 || CompareValues(half, two, false) >= 0 {
 		t.Error("a float and an integer compare as numbers")
 	}
-	d150 := kernel.Value{Kind: domain.KindDecimal, D: column.I128Of(150), Sc: 2}
-	d16 := kernel.Value{Kind: domain.KindDecimal, D: column.I128Of(16), Sc: 1}
-	if CompareValues(d150, d16, false) >= 0 || CompareValues(d150, kernel.Value{Kind: domain.KindDecimal, D: column.I128Of(15), Sc: 1}, false) != 0 {
+	d150 := kernel.Value{Kind: domain.KindDecimal, D: i128.Of(150), Sc: 2}
+	d16 := kernel.Value{Kind: domain.KindDecimal, D: i128.Of(16), Sc: 1}
+	if CompareValues(d150, d16, false) >= 0 || CompareValues(d150, kernel.Value{Kind: domain.KindDecimal, D: i128.Of(15), Sc: 1}, false) != 0 {
 		t.Error("decimals of different scales compare exactly")
 	}
 	a, b := kernel.Value{Kind: domain.KindText, S: "b"}, kernel.Value{Kind: domain.KindText, S: "a"}

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/i128"
 )
 
 // ErrFastPath marks input the streaming reader does not parse itself; the
@@ -438,7 +439,7 @@ func (t *TextCapture) AppendDate(int32) error { return column.ErrNotScalar }
 func (t *TextCapture) AppendMicros(int64) error { return column.ErrNotScalar }
 
 // AppendDecimal is refused: a text record holds text.
-func (t *TextCapture) AppendDecimal(column.I128, int32) error { return column.ErrNotScalar }
+func (t *TextCapture) AppendDecimal(i128.Int, int32) error { return column.ErrNotScalar }
 
 func (t *TextCapture) Size() int64 { return 0 }
 

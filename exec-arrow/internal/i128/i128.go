@@ -1,4 +1,7 @@
-package column
+// Package i128 is the signed 128-bit integer an exact decimal's
+// coefficient and a decimal sum are held in: arithmetic that reports
+// overflow, powers of ten, and comparisons and quotients across scales.
+package i128
 
 import (
 	"math/big"
@@ -7,43 +10,43 @@ import (
 	"sutura.dev/domain"
 )
 
-// I128 is a signed 128-bit integer in two's complement: the coefficient
+// Int is a signed 128-bit integer in two's complement: the coefficient
 // of an exact decimal, and the accumulator of a decimal sum.
-type I128 struct {
+type Int struct {
 	Lo uint64
 	Hi int64
 }
 
-// I128Of is the 128-bit form of v.
-func I128Of(v int64) I128 { return I128{Lo: uint64(v), Hi: v >> 63} }
+// Of is the 128-bit form of v.
+func Of(v int64) Int { return Int{Lo: uint64(v), Hi: v >> 63} }
 
 // AddInt64 adds v. Sums of int64 values cannot pass 128 bits before 2^64
 // of them, so it does not check.
-func (a I128) AddInt64(v int64) I128 {
+func (a Int) AddInt64(v int64) Int {
 	lo, c := bits.Add64(a.Lo, uint64(v), 0)
-	return I128{Lo: lo, Hi: a.Hi + v>>63 + int64(c)}
+	return Int{Lo: lo, Hi: a.Hi + v>>63 + int64(c)}
 }
 
 // Add returns a+b; ok is false when the sum passes 128 bits.
-func (a I128) Add(b I128) (I128, bool) {
+func (a Int) Add(b Int) (Int, bool) {
 	lo, c := bits.Add64(a.Lo, b.Lo, 0)
 	hi := a.Hi + b.Hi + int64(c)
 	// Signed overflow: both operands' signs agree and the result's differs.
 	if (a.Hi >= 0) == (b.Hi >= 0) && (hi >= 0) != (a.Hi >= 0) {
-		return I128{}, false
+		return Int{}, false
 	}
-	return I128{Lo: lo, Hi: hi}, true
+	return Int{Lo: lo, Hi: hi}, true
 }
 
 // Neg is -a (the most negative value has no negation; decimals never reach
 // it, being bounded by 10^38).
-func (a I128) Neg() I128 {
+func (a Int) Neg() Int {
 	lo, b := bits.Sub64(0, a.Lo, 0)
-	return I128{Lo: lo, Hi: -a.Hi - int64(b)}
+	return Int{Lo: lo, Hi: -a.Hi - int64(b)}
 }
 
 // Sign is -1, 0 or 1.
-func (a I128) Sign() int {
+func (a Int) Sign() int {
 	switch {
 	case a.Hi < 0:
 		return -1
@@ -54,7 +57,7 @@ func (a I128) Sign() int {
 }
 
 // Cmp compares a and b: -1, 0 or 1.
-func (a I128) Cmp(b I128) int {
+func (a Int) Cmp(b Int) int {
 	switch {
 	case a.Hi < b.Hi:
 		return -1
@@ -69,16 +72,16 @@ func (a I128) Cmp(b I128) int {
 }
 
 // IsInt64 reports whether a fits in an int64.
-func (a I128) IsInt64() bool { return a.Hi == int64(a.Lo)>>63 }
+func (a Int) IsInt64() bool { return a.Hi == int64(a.Lo)>>63 }
 
 // MulPow10 returns a × 10^n; ok is false when the product passes the 38
 // digits of a decimal.
-func (a I128) MulPow10(n int32) (I128, bool) {
+func (a Int) MulPow10(n int32) (Int, bool) {
 	if n == 0 || a.Sign() == 0 {
 		return a, a.Fits()
 	}
 	if n < 0 || n > domain.MaxDecimalDigits {
-		return I128{}, false
+		return Int{}, false
 	}
 	neg := a.Sign() < 0
 	if neg {
@@ -88,28 +91,28 @@ func (a I128) MulPow10(n int32) (I128, bool) {
 	// |a| < 2^127 and f < 2^127: the product fits in 128 bits only when
 	// one of the high words is zero.
 	if a.Hi != 0 && f.Hi != 0 {
-		return I128{}, false
+		return Int{}, false
 	}
-	var p I128
+	var p Int
 	if f.Hi == 0 {
 		h1, l1 := bits.Mul64(a.Lo, f.Lo)
 		h2, l2 := bits.Mul64(uint64(a.Hi), f.Lo)
 		hi, c := bits.Add64(h1, l2, 0)
 		if h2 != 0 || c != 0 {
-			return I128{}, false
+			return Int{}, false
 		}
-		p = I128{Lo: l1, Hi: int64(hi)}
+		p = Int{Lo: l1, Hi: int64(hi)}
 	} else {
 		h1, l1 := bits.Mul64(a.Lo, f.Lo)
 		h2, l2 := bits.Mul64(a.Lo, uint64(f.Hi))
 		hi, c := bits.Add64(h1, l2, 0)
 		if h2 != 0 || c != 0 {
-			return I128{}, false
+			return Int{}, false
 		}
-		p = I128{Lo: l1, Hi: int64(hi)}
+		p = Int{Lo: l1, Hi: int64(hi)}
 	}
 	if p.Hi < 0 {
-		return I128{}, false
+		return Int{}, false
 	}
 	if neg {
 		p = p.Neg()
@@ -118,7 +121,7 @@ func (a I128) MulPow10(n int32) (I128, bool) {
 }
 
 // Fits reports whether a holds at most 38 decimal digits.
-func (a I128) Fits() bool {
+func (a Int) Fits() bool {
 	if a.Sign() < 0 {
 		a = a.Neg()
 	}
@@ -126,7 +129,7 @@ func (a I128) Fits() bool {
 }
 
 // Digits reports whether |a| < 10^n: a holds at most n digits.
-func (a I128) Digits(n int32) bool {
+func (a Int) Digits(n int32) bool {
 	if n > domain.MaxDecimalDigits {
 		n = domain.MaxDecimalDigits
 	}
@@ -137,48 +140,51 @@ func (a I128) Digits(n int32) bool {
 }
 
 // Big is a as a big.Int.
-func (a I128) Big() *big.Int {
+func (a Int) Big() *big.Int {
 	v := new(big.Int).SetInt64(a.Hi)
 	v.Lsh(v, 64)
 	return v.Or(v, new(big.Int).SetUint64(a.Lo))
 }
 
 // Cell is the decimal cell of a × 10^-scale.
-func (a I128) Cell(scale int32) domain.Cell {
+func (a Int) Cell(scale int32) domain.Cell {
 	if a.IsInt64() {
 		return domain.Decimal64(int64(a.Lo), scale)
 	}
 	return domain.DecimalCell(a.Big(), scale)
 }
 
-// I128FromBig converts v; ok is false when it does not fit in 128 bits.
-func I128FromBig(v *big.Int) (I128, bool) {
+// FromBig converts v; ok is false when it does not fit in 128 bits.
+func FromBig(v *big.Int) (Int, bool) {
 	if v.BitLen() > 127 {
-		return I128{}, false
+		return Int{}, false
 	}
 	neg := v.Sign() < 0
 	m := new(big.Int).Abs(v)
 	lo := m.Uint64()
 	hi := new(big.Int).Rsh(m, 64).Uint64()
-	a := I128{Lo: lo, Hi: int64(hi)}
+	a := Int{Lo: lo, Hi: int64(hi)}
 	if neg {
 		a = a.Neg()
 	}
 	return a, true
 }
 
-var pow10 = func() [domain.MaxDecimalDigits + 1]I128 {
-	var t [domain.MaxDecimalDigits + 1]I128
+// Pow10 is 10^n, for 0 ≤ n ≤ domain.MaxDecimalDigits.
+func Pow10(n int32) Int { return pow10[n] }
+
+var pow10 = func() [domain.MaxDecimalDigits + 1]Int {
+	var t [domain.MaxDecimalDigits + 1]Int
 	v := big.NewInt(1)
 	for i := range t {
-		t[i], _ = I128FromBig(v)
+		t[i], _ = FromBig(v)
 		v.Mul(v, big.NewInt(10))
 	}
 	return t
 }()
 
 // CompareScaled compares a at scale sa with b at scale sb exactly.
-func CompareScaled(a I128, sa int32, b I128, sb int32) int {
+func CompareScaled(a Int, sa int32, b Int, sb int32) int {
 	if sa == sb {
 		return a.Cmp(b)
 	}
@@ -191,9 +197,9 @@ func CompareScaled(a I128, sa int32, b I128, sb int32) int {
 	return x.Cmp(y)
 }
 
-// DecimalQuotient is the float64 nearest to (a × 10^-sa) / (b × 10^-sb),
+// Quotient is the float64 nearest to (a × 10^-sa) / (b × 10^-sb),
 // correctly rounded (b ≠ 0).
-func DecimalQuotient(a I128, sa int32, b *big.Int, sb int32) float64 {
+func Quotient(a Int, sa int32, b *big.Int, sb int32) float64 {
 	num := a.Big()
 	den := new(big.Int).Set(b)
 	if sa > sb {
