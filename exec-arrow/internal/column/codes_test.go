@@ -105,3 +105,60 @@ func TestCodeSetValuesAndOrderOnDemand(t *testing.T) {
 		}
 	}
 }
+
+// TestIntegerCodesLentBySpan: a 32-bit integer column with no null whose
+// values span little more than its rows lends them as its codes (nothing
+// built, nothing accounted), each code its value less the least plus
+// one, and its values and order agree with them; one with a null, or
+// spread wide, builds codes of its own.
+func TestIntegerCodesLentBySpan(t *testing.T) {
+	build := func(vals ...string) *Column {
+		b := NewBuilder(domain.TypeInteger, false)
+		for _, v := range vals {
+			if v == "" {
+				b.AppendNull()
+			} else if err := b.AppendText(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b.Finish("i")
+	}
+	col := build("30", "-4", "7", "-4", "30", "12")
+	o := &owner{}
+	s, err := NewDerived(col, o).GroupCodes(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &s.Codes[0] != &col.Ints32[0] || s.Plus != 5 || s.Card() != 35 || o.held != 0 {
+		t.Fatalf("lent %v, plus %d, card %d, held %d; want the values, 5, 35, 0", &s.Codes[0] == &col.Ints32[0], s.Plus, s.Card(), o.held)
+	}
+	values, order := s.Values(), s.Order()
+	for r := range col.N {
+		code := s.Code(int32(r))
+		if got := values[code-1].Render(); got != col.Cell(int32(r)).Render() {
+			t.Errorf("row %d: code %d is %s", r, code, got)
+		}
+	}
+	for k := 1; k < len(order); k++ {
+		if order[k] <= order[k-1] {
+			t.Fatalf("order %v is not the values' order", order[:k+1])
+		}
+	}
+	for _, c := range []struct {
+		vals     []string
+		distinct int
+	}{{[]string{"30", "", "7", "30"}, 2}, {[]string{"1", "1000000000", "7"}, 3}} {
+		vals := c.vals
+		col := build(vals...)
+		s, err := NewDerived(col, &owner{}).GroupCodes(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Codes) > 0 && &s.Codes[0] == &col.Ints32[0] {
+			t.Errorf("%v: lent", vals)
+		}
+		if s.Card() != c.distinct {
+			t.Errorf("%v: %d values, want %d", vals, s.Card(), c.distinct)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package column
 
 import (
 	"context"
+	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -319,7 +320,10 @@ func (d *Derived) DictLookup() (map[string]int32, error) {
 // count_distinct input: row r's code, Codes[r]+Plus, is 0 for null and
 // 1+k for the k-th distinct value, of N. A text column with no null
 // lends its dictionary indexes as Codes, with Plus 1, and takes no memory
-// for them; otherwise Plus is 0 and Codes are the set's own. Values
+// for them; so does a 32-bit integer column with no null whose values
+// span little more than its rows, with Plus 1 less its least value and N
+// the span (spanCodes); otherwise Plus is 0 and Codes are the set's own.
+// Values
 // (value k's cell) and Order (value k's ascending rank) are built the
 // first time they are asked for, and accounted then: a count_distinct
 // asks for neither, and over tens of millions of distinct texts they
@@ -389,6 +393,9 @@ func (d *Derived) GroupCodes(ctx context.Context) (*CodeSet, error) {
 		s.lazily(d, len(c.Dict), 0, func(k int) domain.Cell { return domain.Text(c.Dict[k]) }, d.Ranks)
 		d.codes = s
 	}
+	if c := d.col; d.codes == nil && c.Type == domain.TypeInteger && c.Valid == nil && c.Ints32 != nil && c.N > 0 {
+		d.codes = spanCodes(d, c)
+	}
 	if d.codes == nil {
 		size := int64(4 * d.col.N)
 		if narrowCodes(d.col) {
@@ -405,6 +412,32 @@ func (d *Derived) GroupCodes(ctx context.Context) (*CodeSet, error) {
 		d.codes = s
 	}
 	return d.codes, nil
+}
+
+// spanCodes lends a 32-bit integer column with no null its values as
+// codes, each less its least value plus one, when they span at most four
+// times its rows (ids, mostly): no code is built. Its N is then the span,
+// an upper bound of the distinct values; the codes of the values no row
+// holds are never met. Nil when the span is wider.
+func spanCodes(d *Derived, c *Column) *CodeSet {
+	vals := c.Ints32[:c.N]
+	lo, hi := vals[0], vals[0]
+	for _, v := range vals {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	span := int64(hi) - int64(lo) + 1
+	if span > 4*int64(c.N)+1024 || lo == math.MinInt32 {
+		return nil
+	}
+	s := &CodeSet{Codes: vals, Plus: 1 - lo}
+	s.lazily(d, int(span), 0, func(k int) domain.Cell { return domain.Int(int64(lo) + int64(k)) }, func() []int32 {
+		ord := make([]int32, span) // the values in order: the codes are
+		for k := range ord {
+			ord[k] = int32(k)
+		}
+		return ord
+	})
+	return s
 }
 
 // lazily sets what s's Values and Order build when first asked for: the
