@@ -498,6 +498,15 @@ func (q *Query) bucketsOf(s *scratch, b *Batch, n int) {
 // as selectRange's loops.
 func rangeDays[D column.DayValue](sel, bucket []int32, days []D, start int32, span uint32, of []int32, valid []byte) int {
 	j := 0
+	if valid == nil { // a loop of its own: a test of valid a row slowed the whole by a quarter
+		for _, r := range sel {
+			o := int32(days[r]) - start
+			in := column.BitOf(uint32(o) < span)
+			sel[j], bucket[j] = r, of[o&-int32(in)]
+			j += in
+		}
+		return j
+	}
 	for _, r := range sel {
 		o := int32(days[r]) - start
 		in := column.BitOf(uint32(o) < span)
@@ -524,6 +533,15 @@ func insideDays[D column.DayValue](sel, bucket []int32, days []D, lo int, start 
 // buckets, and returns how many. Branch-free.
 func selectDays[D column.DayValue](sel, bucket []int32, days []D, lo int, start int32, span uint32, of []int32, valid []byte) int {
 	j := 0
+	if valid == nil { // a loop of its own: a test of valid a row slowed the whole by a quarter
+		for i, d := range days {
+			o := int32(d) - start
+			in := column.BitOf(uint32(o) < span)
+			sel[j], bucket[j] = int32(lo+i), of[o&-int32(in)]
+			j += in
+		}
+		return j
+	}
 	for i, d := range days {
 		o, r := int32(d)-start, lo+i
 		in := column.BitOf(uint32(o) < span)
