@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/stretchr/testify/require"
 )
@@ -35,16 +36,7 @@ func TestIntsFit32(t *testing.T) {
 			b.Field(2).(*array.Int64Builder).Append(int64(i))
 		}
 	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000)), pqarrow.DefaultWriterProps())
-	require.NoError(t, err)
-	require.NoError(t, w.Write(rec))
-	require.NoError(t, w.Close())
-	pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
-	require.NoError(t, err)
-	md := pf.MetaData()
+	md := footerOf(t, b)
 	require.Equal(t, 3, md.NumRowGroups())
 	require.True(t, IntsFit32(md, "small"))
 	require.False(t, IntsFit32(md, "big"))
@@ -70,16 +62,24 @@ func TestDaysFit16(t *testing.T) {
 		}
 		b.Field(1).(*array.Date32Builder).Append(far)
 	}
+	md := footerOf(t, b)
+	require.True(t, DaysFit16(md, "near"))
+	require.False(t, DaysFit16(md, "far"))
+	require.False(t, DaysFit16(md, "absent"))
+}
+
+// footerOf writes b's record to a Parquet file in memory, in row groups
+// of 1,000 rows, and returns its footer.
+func footerOf(t *testing.T, b *array.RecordBuilder) *metadata.FileMetaData {
+	t.Helper()
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000)), pqarrow.DefaultWriterProps())
+	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000)), pqarrow.DefaultWriterProps())
 	require.NoError(t, err)
 	require.NoError(t, w.Write(rec))
 	require.NoError(t, w.Close())
 	pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
 	require.NoError(t, err)
-	require.True(t, DaysFit16(pf.MetaData(), "near"))
-	require.False(t, DaysFit16(pf.MetaData(), "far"))
-	require.False(t, DaysFit16(pf.MetaData(), "absent"))
+	return pf.MetaData()
 }
