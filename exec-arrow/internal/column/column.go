@@ -25,9 +25,9 @@ import (
 //	decimal           *array.Int64 (the coefficient at Scale) when every
 //	                  value fits in 64 bits, else *array.Decimal128
 //	boolean           *array.Boolean
-//	date              *array.Uint16 (days since DayBase) when every day
-//	                  is within 65,535 of the first, as a builder makes
-//	                  it, else *array.Date32
+//	date              *array.Uint16 (days since DayBase, 32,768 days
+//	                  before the first) when every day fits that, as a
+//	                  builder makes it, else *array.Date32
 //	timestamp         *array.Int64 (microseconds since 1970-01-01T00:00:00Z)
 //	text              *array.Dictionary (uint8 indices over a string
 //	                  dictionary of at most 256 entries, as a builder
