@@ -91,3 +91,43 @@ func benchSessions(b *testing.B, gs []uint32, hs []uint64, vs []string, add func
 		}
 	}
 }
+
+// BenchmarkSessionsSpilled is the sessions question past the working set:
+// two workers' sets of 2 M pairs each, few of them alike (the shape of
+// 100 M web events, where a session's rows fall in different weeks),
+// each set spilling whenever it holds 400 k pairs, then absorbed and
+// counted from the spills.
+func BenchmarkSessionsSpilled(b *testing.B) {
+	const n = 4_000_000
+	r := rand.New(rand.NewPCG(3, 4))
+	vs := make([]string, n)
+	gs := make([]uint32, n)
+	hs := make([]uint64, n)
+	for i := range vs {
+		vs[i] = fmt.Sprintf("%016x", r.Uint64N(uint64(n)*2/5)*0x9e3779b97f4a7c15)
+		gs[i] = uint32(r.IntN(53))
+		hs[i] = HashString(vs[i])
+	}
+	remap := make([]int32, 53)
+	for g := range remap {
+		remap[g] = int32(g)
+	}
+	for b.Loop() {
+		sets := []*Set{New(b.TempDir()), New(b.TempDir())}
+		for i := 0; i < n; i += 128 {
+			j := min(i+128, n)
+			s := sets[(i/128)%2]
+			s.AddStrings(gs[i:j], hs[i:j], vs[i:j])
+			if s.Len() >= 400_000 {
+				if _, err := s.Spill(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		sets[0].Absorb(sets[1], remap)
+		if _, err := sets[0].Counts(53, func(int64) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+		sets[0].Close()
+	}
+}

@@ -12,8 +12,14 @@
 // a set grows without copying what it holds. A set's memory is what Bytes
 // reports; Spill writes every partition to a temporary file (unlinked as
 // soon as it is created, so nothing is left behind if the process dies)
-// and frees the memory; Counts then reads the partitions back a
-// partition at a time on each core, so counting needs the memory of one
+// and frees the memory. When fewer than a third of the pairs given
+// before a spill were alike, looking each up saved little: the set then
+// writes every later pair as it comes, through a 64 KiB buffer per
+// partition, and finds the pairs alike only when it counts. Counts reads
+// a spilled set back a partition at a time on each core: the
+// partition's records, from its runs and from memory, into one buffer,
+// walked once with a table sized for all of them that points into it, so
+// nothing is copied or rehashed; counting needs the memory of one
 // partition, about a 64th of the pairs, and uses one per core when its
 // caller grants it. Sets of several workers merge with Absorb, which
 // moves no pair held in memory: the absorbed set's partitions are kept

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
-	"io"
 	"math/bits"
 	"os"
 	"runtime"
@@ -50,6 +49,17 @@ type Set struct {
 	size  int64    // bytes written to file
 	runs  []run
 	sink  uint64 // what AddStrings's probes ahead read, kept so they stay
+	err   error  // the first write of pairs as they came that failed
+	// added counts the pairs given since the last spill, for Spill to
+	// judge how many were alike.
+	added int
+	// direct is the index in runs of the run that pairs are written to
+	// as they are given, unlooked-up, once a spill found few of them
+	// alike (-1 before: they go to the tables). outs holds each
+	// partition's records not yet written, outn their number.
+	direct int
+	outs   [nParts][]byte
+	outn   [nParts]int
 	// pending holds the partitions of the sets absorbed while none had
 	// spilled, as they were, each with the groups its own became in s:
 	// Counts counts their pairs where s holds none alike, without
@@ -96,19 +106,24 @@ const blockSize = 1 << 16
 // maxBlocks is the most blocks a partition can address.
 const maxBlocks = 1 << 16
 
-// run is one spill of a set: where each partition's pairs lie in a file,
-// and the groups they belong to (remap[g] is the group of the set holding
-// the run; nil when it is the same). A pair is its group, the low 32 bits
-// of its hash and its value's length (4 bytes each), and the value.
+// run is one spill of a set, or the pairs it wrote as they came: where
+// each partition's pairs lie in a file, and the groups they belong to
+// (remap[g] is the group of the set holding the run; nil when it is the
+// same). A pair is its group, the low 32 bits of its hash and its
+// value's length (4 bytes each), and the value. A spill's pairs are
+// distinct within it; pairs written as they came need not be.
 type run struct {
 	f     *os.File
-	off   [nParts + 1]int64
+	ext   [nParts][]extent
 	pairs [nParts]int // the pairs each partition wrote
 	remap []int32
 }
 
+// extent is where some of a partition's pairs lie in a run's file.
+type extent struct{ off, n int64 }
+
 // New returns an empty set that spills into files created in dir.
-func New(dir string) *Set { return &Set{dir: dir} }
+func New(dir string) *Set { return &Set{dir: dir, direct: -1} }
 
 // mix is what a group adds to a tag.
 func mix(g uint32) uint32 { return g * 0x9e3779b9 }
@@ -119,10 +134,22 @@ func mix(g uint32) uint32 { return g * 0x9e3779b9 }
 func tag(g, k uint32) uint32 { return (k ^ mix(g)) | 1 }
 
 // Add records value v (of hash h, from Hash) in group g.
-func (s *Set) Add(g uint32, h uint64, v []byte) { add(&s.parts[h>>(64-partBits)], g, uint32(h), v) }
+func (s *Set) Add(g uint32, h uint64, v []byte) {
+	if s.direct >= 0 {
+		out(s, g, h, v)
+		return
+	}
+	s.added++
+	add(&s.parts[h>>(64-partBits)], g, uint32(h), v)
+}
 
 // AddString records value v (of hash h, from HashString) in group g.
 func (s *Set) AddString(g uint32, h uint64, v string) {
+	if s.direct >= 0 {
+		out(s, g, h, v)
+		return
+	}
+	s.added++
 	add(&s.parts[h>>(64-partBits)], g, uint32(h), v)
 }
 
@@ -132,6 +159,13 @@ func (s *Set) AddString(g uint32, h uint64, v string) {
 // that the processor waits for their memory at once rather than a pair
 // at a time; a batch of up to 128 pairs suits it.
 func (s *Set) AddStrings(gs []uint32, hs []uint64, vs []string) {
+	if s.direct >= 0 {
+		for k, h := range hs {
+			out(s, gs[k], h, vs[k])
+		}
+		return
+	}
+	s.added += len(hs)
 	s.ahead(gs, hs)
 	for k, h := range hs {
 		add(&s.parts[h>>(64-partBits)], gs[k], uint32(h), vs[k])
@@ -141,8 +175,16 @@ func (s *Set) AddStrings(gs []uint32, hs []uint64, vs []string) {
 // AddCodes records the 4-byte little-endian values of codes[k] (of hashes
 // hs[k], from HashUint64) in groups gs[k], as Add does each.
 func (s *Set) AddCodes(gs []uint32, hs []uint64, codes []uint32) {
-	s.ahead(gs, hs)
 	var b [4]byte
+	if s.direct >= 0 {
+		for k, h := range hs {
+			binary.LittleEndian.PutUint32(b[:], codes[k])
+			out(s, gs[k], h, b[:])
+		}
+		return
+	}
+	s.added += len(hs)
+	s.ahead(gs, hs)
 	for k, h := range hs {
 		binary.LittleEndian.PutUint32(b[:], codes[k])
 		add(&s.parts[h>>(64-partBits)], gs[k], uint32(h), b[:])
@@ -332,6 +374,9 @@ func (s *Set) Bytes() int64 {
 			n += pd.parts[i].bytes()
 		}
 	}
+	for _, o := range s.outs {
+		n += int64(cap(o))
+	}
 	return n
 }
 
@@ -358,9 +403,19 @@ func (s *Set) Spilled() bool { return len(s.runs) > 0 }
 // is known before it is written (12 bytes and the value per pair), so the
 // partitions are written on GOMAXPROCS goroutines, a partition at a time
 // each, through a buffer of 1 MiB per goroutine.
+//
+// When fewer than a third of the pairs given since the last spill were
+// alike, looking them up saved little of what it cost: each later pair is
+// then written as it comes (a record appended to its partition's buffer
+// of outSize bytes, written when full), and Counts finds the pairs alike
+// when it reads them back (docs/performance.md, "Distinct pairs written
+// as they come").
 func (s *Set) Spill() (int64, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
 	freed := s.Bytes()
-	if s.Len() == 0 {
+	if s.Len() == 0 && s.direct < 0 {
 		return 0, nil
 	}
 	if s.file == nil {
@@ -371,6 +426,13 @@ func (s *Set) Spill() (int64, error) {
 		_ = os.Remove(f.Name()) // the open file lives until it is closed
 		s.file = f
 	}
+	own := 0
+	for i := range s.parts {
+		own += s.parts[i].n
+	}
+	if err := s.flushOuts(); err != nil {
+		return 0, err
+	}
 	if err := s.spillParts(&s.parts, nil); err != nil {
 		return 0, err
 	}
@@ -380,7 +442,66 @@ func (s *Set) Spill() (int64, error) {
 		}
 	}
 	s.pending = nil
-	return freed, nil
+	if s.direct < 0 && s.added > 0 && 3*own > 2*s.added {
+		s.runs = append(s.runs, run{f: s.file})
+		s.direct = len(s.runs) - 1
+	}
+	s.added = 0
+	return freed - s.Bytes(), nil
+}
+
+// outSize is the bytes of records a partition of a set that writes its
+// pairs as they come holds before it writes them.
+const outSize = 64 << 10
+
+// out appends the record of (g, v), of hash h, to its partition's
+// records to be written, and writes them once they pass outSize.
+func out[T string | []byte](s *Set, g uint32, h uint64, v T) {
+	i := h >> (64 - partBits)
+	o := s.outs[i]
+	if o == nil {
+		o = make([]byte, 0, outSize)
+	}
+	o = binary.LittleEndian.AppendUint32(o, g)
+	o = binary.LittleEndian.AppendUint32(o, uint32(h))
+	o = binary.LittleEndian.AppendUint32(o, uint32(len(v)))
+	s.outs[i] = append(o, v...)
+	s.outn[i]++
+	if len(s.outs[i]) >= outSize {
+		s.writeOut(int(i))
+	}
+}
+
+// writeOut writes partition i's records to the set's file, as an extent
+// of its direct run. A failure is kept for Spill and Counts to return:
+// the pairs it loses would make the counts wrong.
+func (s *Set) writeOut(i int) {
+	o := s.outs[i]
+	if len(o) == 0 || s.err != nil {
+		return
+	}
+	if _, err := s.file.WriteAt(o, s.size); err != nil {
+		s.err = fmt.Errorf("distinct set spill: %w", err)
+		return
+	}
+	r := &s.runs[s.direct]
+	r.ext[i] = append(r.ext[i], extent{s.size, int64(len(o))})
+	r.pairs[i] += s.outn[i]
+	s.size += int64(len(o))
+	s.outs[i], s.outn[i] = o[:0], 0
+}
+
+// flushOuts writes every partition's records to be written and frees
+// their buffers.
+func (s *Set) flushOuts() error {
+	if s.direct < 0 {
+		return nil
+	}
+	for i := range s.outs {
+		s.writeOut(i)
+		s.outs[i] = nil
+	}
+	return s.err
 }
 
 // spillParts writes parts to s's file as one run whose groups become
@@ -396,10 +517,12 @@ func (s *Set) spillParts(parts *[nParts]part, remap []int32) error {
 	r := run{f: s.file, remap: remap}
 	for i := range parts {
 		p := &parts[i]
-		r.off[i], r.pairs[i] = s.size, p.n
-		s.size += 12*int64(p.n) + p.vbytes
+		r.pairs[i] = p.n
+		if n := 12*int64(p.n) + p.vbytes; n > 0 {
+			r.ext[i] = []extent{{s.size, n}}
+			s.size += n
+		}
 	}
-	r.off[nParts] = s.size
 	var next atomic.Int32
 	errs := make([]error, min(runtime.GOMAXPROCS(0), nParts))
 	var wg sync.WaitGroup
@@ -407,7 +530,9 @@ func (s *Set) spillParts(parts *[nParts]part, remap []int32) error {
 		wg.Go(func() {
 			buf := make([]byte, 0, 1<<20)
 			for i := next.Add(1) - 1; i < nParts && errs[w] == nil; i = next.Add(1) - 1 {
-				errs[w] = parts[i].write(s.file, r.off[i], buf)
+				if r.pairs[i] > 0 {
+					errs[w] = parts[i].write(s.file, r.ext[i][0].off, buf)
+				}
 				parts[i] = part{}
 			}
 		})
@@ -490,6 +615,10 @@ func (p *part) write(f *os.File, off int64, buf []byte) error {
 // needs remap one-to-one, as the groups of two workers are; a remap that
 // is not has the pairs moved at once, as are src's spilled runs.
 func (s *Set) Absorb(src *Set, remap []int32) {
+	if err := src.flushOuts(); err != nil && s.err == nil {
+		s.err = err
+	}
+	src.direct = -1
 	if !oneToOne(remap) {
 		s.absorbNow(src, remap)
 	} else {
@@ -585,218 +714,6 @@ func (s *Set) pendingInto(d *part, i int, remap []int32) {
 		})
 		*p = part{}
 	}
-}
-
-// Counts returns the number of distinct values of each of ng groups and
-// empties the set. The partitions are counted on GOMAXPROCS goroutines, a
-// partition at a time each. Without spilled pairs, a partition's pairs
-// from absorbed sets are each looked up in the tables before theirs and
-// counted where none holds them alike; a partition with spilled pairs
-// has those pairs and the spilled ones read back into its table and
-// deduplicated in memory first, and account is told the bytes that
-// takes (and, negative, those given back after). When account refuses
-// them while another partition holds its bytes, the goroutine waits for
-// that one to give them back and asks again: Counts fails only when a
-// partition's bytes are refused with no other held, so it needs the
-// memory of one partition (a 64th of the pairs) to finish, and uses that
-// of one per core when it has it.
-func (s *Set) Counts(ng int, account func(int64) error) ([]int64, error) {
-	c := &counting{s: s, ng: ng, account: account}
-	if len(s.runs) == 0 {
-		for _, pd := range s.pending[:max(len(s.pending)-1, 0)] {
-			inv := make([]int32, ng)
-			for g := range inv {
-				inv[g] = -1
-			}
-			for g, dg := range pd.remap {
-				inv[dg] = int32(g)
-			}
-			c.inv = append(c.inv, inv)
-		}
-	}
-	c.given = sync.NewCond(&c.mu)
-	workers := min(runtime.GOMAXPROCS(0), nParts)
-	outs := make([][]int64, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() { outs[w] = c.work() })
-	}
-	wg.Wait()
-	s.pending = nil // every partition of theirs was counted and emptied
-	if c.err != nil {
-		return nil, c.err
-	}
-	out := make([]int64, ng)
-	for _, o := range outs {
-		for g, n := range o {
-			out[g] += n
-		}
-	}
-	return out, nil
-}
-
-// counting is one Counts call shared by its goroutines: the partitions
-// they take in turn (next), and the bytes they hold under mu (held: the
-// partitions whose bytes account took; given signals one gave them back).
-type counting struct {
-	s  *Set
-	ng int
-	// inv[j][g] is the group of pending set j that became s's group g
-	// (-1: none), for each pending set but the last.
-	inv     [][]int32
-	account func(int64) error
-	next    atomic.Int32
-	mu      sync.Mutex
-	given   *sync.Cond
-	held    int
-	err     error
-}
-
-// work counts the partitions this goroutine takes, until none is left or
-// one has failed.
-func (c *counting) work() []int64 {
-	out := make([]int64, c.ng)
-	var buf []byte
-	for i := c.next.Add(1) - 1; i < nParts; i = c.next.Add(1) - 1 {
-		p := &c.s.parts[i]
-		var extra int64
-		if len(c.s.runs) > 0 {
-			if c.failed() {
-				return nil
-			}
-			before := p.bytes()
-			c.s.pendingInto(p, int(i), nil)
-			var err error
-			if buf, err = c.s.readBack(int(i), buf); err == nil {
-				if extra = max(p.bytes()-before, 0) + int64(cap(buf)); extra > 0 {
-					err = c.take(extra) // held until given back below
-				}
-			}
-			if err != nil {
-				c.fail(err)
-				return nil
-			}
-		}
-		for _, x := range p.slots {
-			if x != 0 {
-				g, _ := p.record(uint32(x))
-				out[g]++
-			}
-		}
-		c.countPending(int(i), p, out)
-		*p = part{}
-		if extra > 0 {
-			c.mu.Lock()
-			_ = c.account(-extra)
-			c.held--
-			c.given.Broadcast()
-			c.mu.Unlock()
-		}
-	}
-	return out
-}
-
-// countPending adds to out the pairs of partition i of s's pending sets
-// that p (s's own partition) and the pending sets before theirs hold
-// none alike, and empties those partitions.
-func (c *counting) countPending(i int, p *part, out []int64) {
-	pending := c.s.pending
-	for k, pd := range pending {
-		q := &pd.parts[i]
-		for _, x := range q.slots {
-			if x == 0 {
-				continue
-			}
-			g, v := q.record(uint32(x))
-			h, dg := uint32(x>>32)^mix(g), uint32(pd.remap[g])
-			held := p.has(dg, h, v)
-			for j := 0; j < k && !held; j++ {
-				if jg := c.inv[j][dg]; jg >= 0 {
-					held = pending[j].parts[i].has(uint32(jg), h, v)
-				}
-			}
-			if !held {
-				out[dg]++
-			}
-		}
-	}
-	for _, pd := range pending {
-		pd.parts[i] = part{}
-	}
-}
-
-// take has account take n bytes, waiting while it refuses them and
-// another partition holds its own; it fails once another goroutine has.
-func (c *counting) take(n int64) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for c.err == nil {
-		err := c.account(n)
-		if err == nil {
-			c.held++
-			return nil
-		}
-		if c.held == 0 {
-			return err
-		}
-		c.given.Wait()
-	}
-	return c.err
-}
-
-// failed reports whether a goroutine has failed.
-func (c *counting) failed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err != nil
-}
-
-// fail records the first error and wakes the goroutines waiting in take.
-func (c *counting) fail(err error) {
-	c.mu.Lock()
-	if c.err == nil {
-		c.err = err
-	}
-	c.given.Broadcast()
-	c.mu.Unlock()
-}
-
-// readBack adds partition i's spilled pairs to it, reading each run's
-// share through buf (grown as needed and returned).
-func (s *Set) readBack(i int, buf []byte) ([]byte, error) {
-	p := &s.parts[i]
-	// Room for the largest run beside what is held: a run comes in its
-	// table's order, and a table at least that large takes it without
-	// piling up (later doublings keep the order harmless).
-	largest := 0
-	for _, r := range s.runs {
-		largest = max(largest, r.pairs[i])
-	}
-	p.reserve(p.n + largest)
-	for _, r := range s.runs {
-		n := r.off[i+1] - r.off[i]
-		if n == 0 {
-			continue
-		}
-		if int64(cap(buf)) < n {
-			buf = make([]byte, n)
-		}
-		b := buf[:n]
-		if _, err := r.f.ReadAt(b, r.off[i]); err != nil && err != io.EOF {
-			return buf, fmt.Errorf("distinct set: read a spilled partition: %w", err)
-		}
-		for len(b) >= 12 {
-			g := binary.LittleEndian.Uint32(b[0:])
-			k := binary.LittleEndian.Uint32(b[4:])
-			l := int(binary.LittleEndian.Uint32(b[8:]))
-			if r.remap != nil {
-				g = uint32(r.remap[g])
-			}
-			add(p, g, k, b[12:12+l])
-			b = b[12+l:]
-		}
-	}
-	return buf, nil
 }
 
 // Close gives back the set's spill files.
