@@ -45,10 +45,10 @@ func TestPairsWrittenAsTheyCome(t *testing.T) {
 	for i := range 20_000 { // all distinct
 		give(i%ng, fmt.Sprintf("first-%06d", i), i)
 	}
-	require.Negative(t, s.direct, "no spill yet")
+	require.False(t, s.writing, "no spill yet")
 	_, err := s.Spill()
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, s.direct, 0, "few alike: written as they come")
+	require.True(t, s.writing, "few alike: written as they come")
 
 	r := rand.New(rand.NewPCG(7, 8))
 	for i := range 200_000 {
@@ -68,7 +68,10 @@ func TestPairsWrittenAsTheyCome(t *testing.T) {
 			require.Positive(t, freed)
 		}
 	}
-	require.Zero(t, s.Len(), "no pair went to a table")
+	for i := 1; i < nParts; i++ {
+		require.Zero(t, s.parts[i].n, "partition %d: a pair went to its table", i)
+	}
+	require.Positive(t, s.parts[0].n, "partition 0 still looks its pairs up")
 	wrote := 0
 	for i := range nParts {
 		wrote += len(s.runs[s.direct].ext[i])
@@ -84,7 +87,7 @@ func TestPairsWrittenAsTheyCome(t *testing.T) {
 func TestManyAlikeStayLookedUp(t *testing.T) {
 	s := New(t.TempDir())
 	defer s.Close()
-	for rep := range 3 {
+	for rep := range 4 {
 		for i := range 10_000 {
 			v := fmt.Sprintf("v-%05d", i)
 			s.AddString(uint32(rep%2), HashString(v), v)
@@ -92,7 +95,7 @@ func TestManyAlikeStayLookedUp(t *testing.T) {
 	}
 	_, err := s.Spill()
 	require.NoError(t, err)
-	require.Negative(t, s.direct)
+	require.False(t, s.writing)
 	s.AddString(0, HashString("v-00001"), "v-00001")
 	require.Equal(t, 1, s.Len())
 	got, err := s.Counts(2, func(int64) error { return nil })
@@ -128,7 +131,7 @@ func TestAbsorbSetsWrittenAsTheyCome(t *testing.T) {
 	dst, direct, held := New(t.TempDir()), New(t.TempDir()), New(t.TempDir())
 	defer dst.Close()
 	fill(direct, 5_000, 60_000, 1, remap)
-	require.GreaterOrEqual(t, direct.direct, 0)
+	require.True(t, direct.writing)
 	fill(dst, -1, 30_000, 2, nil)
 	dst.Absorb(direct, remap)
 	direct.Close()
@@ -151,7 +154,7 @@ func TestAFailedWriteFailsTheCount(t *testing.T) {
 	}
 	_, err := s.Spill()
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, s.direct, 0)
+	require.True(t, s.writing)
 	require.NoError(t, s.file.Close()) // every later write fails
 	// 20 MB: every partition writes.
 	for i := range 400_000 {
@@ -162,4 +165,41 @@ func TestAFailedWriteFailsTheCount(t *testing.T) {
 	_, err = s.Counts(1, func(int64) error { return nil })
 	require.ErrorContains(t, err, "distinct set spill")
 	s.file = nil // closed above
+}
+
+// TestWritingStartsAndStopsByJudgement: a set given judgeEvery pairs,
+// most of them new, starts writing them as they come without a spill;
+// given pairs alike after that, it looks them up again once partition 0
+// has met sentinelEvery of them; the counts equal a map's throughout.
+func TestWritingStartsAndStopsByJudgement(t *testing.T) {
+	const ng = 3
+	s := New(t.TempDir())
+	defer s.Close()
+	want := map[[2]string]bool{}
+	give := func(g int, v string) {
+		want[[2]string{fmt.Sprint(g), v}] = true
+		s.AddStrings([]uint32{uint32(g)}, []uint64{HashString(v)}, []string{v})
+	}
+	for i := range judgeEvery - 1 {
+		give(i%ng, fmt.Sprintf("a-%07d", i))
+	}
+	require.False(t, s.writing, "judged before judgeEvery pairs")
+	give(0, "last")
+	require.True(t, s.writing, "most were new")
+	require.Len(t, s.runs, 1, "only the run it writes to: nothing spilled")
+	// Now only pairs met before: partition 0 finds them all alike.
+	r := rand.New(rand.NewPCG(9, 9))
+	for i := 0; s.writing; i++ {
+		require.Less(t, i, 4*judgeEvery, "still writing pairs that are all alike")
+		k := r.IntN(judgeEvery - 1)
+		give(k%ng, fmt.Sprintf("a-%07d", k))
+	}
+	held := s.Len()
+	for i := range 1000 { // looked up again: the tables take new pairs
+		give(i%ng, fmt.Sprintf("b-%07d", i))
+	}
+	require.Equal(t, held+1000, s.Len(), "new pairs went to the tables")
+	got, err := s.Counts(ng, func(int64) error { return nil })
+	require.NoError(t, err)
+	require.Equal(t, pairCounts(want, ng), got)
 }

@@ -50,16 +50,17 @@ type Set struct {
 	runs  []run
 	sink  uint64 // what AddStrings's probes ahead read, kept so they stay
 	err   error  // the first write of pairs as they came that failed
-	// added counts the pairs given since the last spill, for Spill to
-	// judge how many were alike.
-	added int
-	// direct is the index in runs of the run that pairs are written to
-	// as they are given, unlooked-up, once a spill found few of them
-	// alike (-1 before: they go to the tables). outs holds each
-	// partition's records not yet written, outn their number.
-	direct int
-	outs   [nParts][]byte
-	outn   [nParts]int
+	// given counts the pairs looked up since the last judgement, fresh
+	// those of them that were new (judge).
+	given, fresh int
+	// writing: pairs are written as they come, unlooked-up (give).
+	// direct is the index in runs of the run they are written to (-1
+	// before the first is). outs holds each partition's records not yet
+	// written, outn their number.
+	writing bool
+	direct  int
+	outs    [nParts][]byte
+	outn    [nParts]int
 	// pending holds the partitions of the sets absorbed while none had
 	// spilled, as they were, each with the groups its own became in s:
 	// Counts counts their pairs where s holds none alike, without
@@ -135,60 +136,89 @@ func tag(g, k uint32) uint32 { return (k ^ mix(g)) | 1 }
 
 // Add records value v (of hash h, from Hash) in group g.
 func (s *Set) Add(g uint32, h uint64, v []byte) {
-	if s.direct >= 0 {
-		out(s, g, h, v)
-		return
-	}
-	s.added++
-	add(&s.parts[h>>(64-partBits)], g, uint32(h), v)
+	give(s, g, h, v)
+	s.judgeDue()
 }
 
 // AddString records value v (of hash h, from HashString) in group g.
 func (s *Set) AddString(g uint32, h uint64, v string) {
-	if s.direct >= 0 {
-		out(s, g, h, v)
-		return
-	}
-	s.added++
-	add(&s.parts[h>>(64-partBits)], g, uint32(h), v)
+	give(s, g, h, v)
+	s.judgeDue()
 }
 
 // AddStrings records values vs[k] (of hashes hs[k], from HashString) in
-// groups gs[k], as AddString does each. It first reads the slot where
-// each pair's search starts, every read independent of the others, so
-// that the processor waits for their memory at once rather than a pair
-// at a time; a batch of up to 128 pairs suits it.
+// groups gs[k], as AddString does each. Looking pairs up, it first reads
+// the slot where each pair's search starts, every read independent of
+// the others, so that the processor waits for their memory at once
+// rather than a pair at a time; a batch of up to 128 pairs suits it.
 func (s *Set) AddStrings(gs []uint32, hs []uint64, vs []string) {
-	if s.direct >= 0 {
-		for k, h := range hs {
-			out(s, gs[k], h, vs[k])
-		}
-		return
+	if !s.writing {
+		s.ahead(gs, hs)
 	}
-	s.added += len(hs)
-	s.ahead(gs, hs)
 	for k, h := range hs {
-		add(&s.parts[h>>(64-partBits)], gs[k], uint32(h), vs[k])
+		give(s, gs[k], h, vs[k])
 	}
+	s.judgeDue()
 }
 
 // AddCodes records the 4-byte little-endian values of codes[k] (of hashes
 // hs[k], from HashUint64) in groups gs[k], as Add does each.
 func (s *Set) AddCodes(gs []uint32, hs []uint64, codes []uint32) {
-	var b [4]byte
-	if s.direct >= 0 {
-		for k, h := range hs {
-			binary.LittleEndian.PutUint32(b[:], codes[k])
-			out(s, gs[k], h, b[:])
-		}
-		return
+	if !s.writing {
+		s.ahead(gs, hs)
 	}
-	s.added += len(hs)
-	s.ahead(gs, hs)
+	var b [4]byte
 	for k, h := range hs {
 		binary.LittleEndian.PutUint32(b[:], codes[k])
-		add(&s.parts[h>>(64-partBits)], gs[k], uint32(h), b[:])
+		give(s, gs[k], h, b[:])
 	}
+	s.judgeDue()
+}
+
+// give records (g, v), of hash h: looked up in its partition's table, or,
+// while the set writes pairs as they come, appended to the partition's
+// records to be written, but in partition 0, whose pairs are still looked
+// up to tell whether they have come to be alike.
+func give[T string | []byte](s *Set, g uint32, h uint64, v T) {
+	i := h >> (64 - partBits)
+	if s.writing && i != 0 {
+		out(s, g, h, v)
+		return
+	}
+	s.given++
+	if add(&s.parts[i], g, uint32(h), v) {
+		s.fresh++
+	}
+}
+
+// judgeEvery is how many pairs a set that looks them up is given between
+// judgements; sentinelEvery is how many of partition 0's a set that writes
+// them is given.
+const (
+	judgeEvery    = 1 << 20
+	sentinelEvery = judgeEvery / nParts
+)
+
+// judgeDue judges the pairs given since the last judgement once they are
+// judgeEvery (sentinelEvery when writing).
+func (s *Set) judgeDue() {
+	if s.given >= judgeEvery || s.writing && s.given >= sentinelEvery {
+		s.judge()
+	}
+}
+
+// judge decides, from the pairs given since the last judgement, how the
+// next are recorded: a set that looks them up starts writing them as
+// they come when more than two thirds were new; a set that writes them
+// looks them up again when fewer than half of partition 0's were.
+func (s *Set) judge() {
+	switch {
+	case !s.writing && 3*s.fresh > 2*s.given:
+		s.startWriting()
+	case s.writing && 2*s.fresh < s.given:
+		s.writing = false
+	}
+	s.given, s.fresh = 0, 0
 }
 
 // ahead reads the first slot of each pair's search.
@@ -204,8 +234,9 @@ func (s *Set) ahead(gs []uint32, hs []uint64) {
 	s.sink += sum
 }
 
-// add inserts (g, v), of hash bits k, into p unless it holds it.
-func add[T string | []byte](p *part, g, k uint32, v T) {
+// add inserts (g, v), of hash bits k, into p unless it holds it, and
+// reports whether it did.
+func add[T string | []byte](p *part, g, k uint32, v T) bool {
 	if 4*(p.n+1) > 3*len(p.slots) {
 		p.rehash()
 	}
@@ -215,11 +246,11 @@ func add[T string | []byte](p *part, g, k uint32, v T) {
 		x := p.slots[i]
 		if x == 0 {
 			p.slots[i] = uint64(t)<<32 | uint64(push(p, g, v))
-			return
+			return true
 		}
 		if uint32(x>>32) == t {
 			if rg, rv := p.record(uint32(x)); rg == g && string(rv) == string(v) {
-				return
+				return false
 			}
 		}
 	}
@@ -402,14 +433,8 @@ func (s *Set) Spilled() bool { return len(s.runs) > 0 }
 // memory. It returns the bytes freed. Each partition's place in the file
 // is known before it is written (12 bytes and the value per pair), so the
 // partitions are written on GOMAXPROCS goroutines, a partition at a time
-// each, through a buffer of 1 MiB per goroutine.
-//
-// When fewer than a third of the pairs given since the last spill were
-// alike, looking them up saved little of what it cost: each later pair is
-// then written as it comes (a record appended to its partition's buffer
-// of outSize bytes, written when full), and Counts finds the pairs alike
-// when it reads them back (docs/performance.md, "Distinct pairs written
-// as they come").
+// each, through a buffer of 1 MiB per goroutine. A set that looks its
+// pairs up judges those given since the last judgement (judge).
 func (s *Set) Spill() (int64, error) {
 	if s.err != nil {
 		return 0, s.err
@@ -418,17 +443,8 @@ func (s *Set) Spill() (int64, error) {
 	if s.Len() == 0 && s.direct < 0 {
 		return 0, nil
 	}
-	if s.file == nil {
-		f, err := os.CreateTemp(s.dir, "sutura-distinct-*")
-		if err != nil {
-			return 0, fmt.Errorf("distinct set spill: %w", err)
-		}
-		_ = os.Remove(f.Name()) // the open file lives until it is closed
-		s.file = f
-	}
-	own := 0
-	for i := range s.parts {
-		own += s.parts[i].n
+	if err := s.open(); err != nil {
+		return 0, err
 	}
 	if err := s.flushOuts(); err != nil {
 		return 0, err
@@ -442,12 +458,40 @@ func (s *Set) Spill() (int64, error) {
 		}
 	}
 	s.pending = nil
-	if s.direct < 0 && s.added > 0 && 3*own > 2*s.added {
+	if !s.writing && s.given > 0 {
+		s.judge()
+	}
+	return freed - s.Bytes(), s.err
+}
+
+// open creates the set's spill file, unlinked, unless it has one.
+func (s *Set) open() error {
+	if s.file != nil {
+		return nil
+	}
+	f, err := os.CreateTemp(s.dir, "sutura-distinct-*")
+	if err != nil {
+		return fmt.Errorf("distinct set spill: %w", err)
+	}
+	_ = os.Remove(f.Name()) // the open file lives until it is closed
+	s.file = f
+	return nil
+}
+
+// startWriting has the set write the pairs it is given as they come, into
+// its direct run (docs/performance.md, "Distinct pairs written as they
+// come"): when most are new, looking them up saves little of what it
+// costs, and Counts finds the pairs alike when it reads them back. A set
+// that cannot open its file keeps looking them up.
+func (s *Set) startWriting() {
+	if err := s.open(); err != nil {
+		return
+	}
+	if s.direct < 0 {
 		s.runs = append(s.runs, run{f: s.file})
 		s.direct = len(s.runs) - 1
 	}
-	s.added = 0
-	return freed - s.Bytes(), nil
+	s.writing = true
 }
 
 // outSize is the bytes of records a partition of a set that writes its
@@ -618,7 +662,7 @@ func (s *Set) Absorb(src *Set, remap []int32) {
 	if err := src.flushOuts(); err != nil && s.err == nil {
 		s.err = err
 	}
-	src.direct = -1
+	src.direct, src.writing = -1, false
 	if !oneToOne(remap) {
 		s.absorbNow(src, remap)
 	} else {
