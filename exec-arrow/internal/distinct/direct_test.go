@@ -9,15 +9,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// pairCounts counts the distinct values of each group of a map of pairs.
-func pairCounts(want map[[2]string]bool, ng int) []int64 {
+// requireCounts requires s's counts of ng groups to be those of the
+// pairs (group, value) in want.
+func requireCounts(t *testing.T, s *Set, want map[[2]string]bool, ng int) {
+	t.Helper()
 	out := make([]int64, ng)
 	for k := range want {
 		var g int
-		fmt.Sscan(k[0], &g)
+		_, err := fmt.Sscan(k[0], &g)
+		require.NoError(t, err)
 		out[g]++
 	}
-	return out
+	got, err := s.Counts(ng, func(int64) error { return nil })
+	require.NoError(t, err)
+	require.Equal(t, out, got)
 }
 
 // TestPairsWrittenAsTheyCome: a spill that finds few of the pairs given
@@ -77,9 +82,7 @@ func TestPairsWrittenAsTheyCome(t *testing.T) {
 		wrote += len(s.runs[s.direct].ext[i])
 	}
 	require.Positive(t, wrote, "extents written through the buffers")
-	got, err := s.Counts(ng, func(int64) error { return nil })
-	require.NoError(t, err)
-	require.Equal(t, pairCounts(want, ng), got)
+	requireCounts(t, s, want, ng)
 }
 
 // TestManyAlikeStayLookedUp: a spill that finds many of the pairs given
@@ -138,9 +141,7 @@ func TestAbsorbSetsWrittenAsTheyCome(t *testing.T) {
 	require.Zero(t, direct.Bytes())
 	fill(held, -1, 30_000, 3, remap)
 	dst.Absorb(held, remap)
-	got, err := dst.Counts(ng, func(int64) error { return nil })
-	require.NoError(t, err)
-	require.Equal(t, pairCounts(want, ng), got)
+	requireCounts(t, dst, want, ng)
 }
 
 // TestAFailedWriteFailsTheCount: pairs written as they come that could
@@ -199,7 +200,5 @@ func TestWritingStartsAndStopsByJudgement(t *testing.T) {
 		give(i%ng, fmt.Sprintf("b-%07d", i))
 	}
 	require.Equal(t, held+1000, s.Len(), "new pairs went to the tables")
-	got, err := s.Counts(ng, func(int64) error { return nil })
-	require.NoError(t, err)
-	require.Equal(t, pairCounts(want, ng), got)
+	requireCounts(t, s, want, ng)
 }
