@@ -163,6 +163,7 @@ func TestAFailedWriteFailsTheCount(t *testing.T) {
 		s.AddString(0, HashString(v), v)
 	}
 	require.Error(t, s.err, "a write failed as the pairs came")
+	require.LessOrEqual(t, s.Bytes(), int64(nParts*outSize)+s.parts[0].bytes(), "the buffers stopped growing")
 	_, err = s.Counts(1, func(int64) error { return nil })
 	require.ErrorContains(t, err, "distinct set spill")
 	s.file = nil // closed above

@@ -426,9 +426,6 @@ func (s *Set) Len() int {
 	return n
 }
 
-// Spilled reports whether the set has written pairs to disk.
-func (s *Set) Spilled() bool { return len(s.runs) > 0 }
-
 // Spill writes the pairs held in memory to the set's file and frees their
 // memory. It returns the bytes freed. Each partition's place in the file
 // is known before it is written (12 bytes and the value per pair), so the
@@ -499,8 +496,13 @@ func (s *Set) startWriting() {
 const outSize = 64 << 10
 
 // out appends the record of (g, v), of hash h, to its partition's
-// records to be written, and writes them once they pass outSize.
+// records to be written, and writes them once they pass outSize. After a
+// write has failed it drops the record: the counts fail (s.err), and the
+// buffers do not grow.
 func out[T string | []byte](s *Set, g uint32, h uint64, v T) {
+	if s.err != nil {
+		return
+	}
 	i := h >> (64 - partBits)
 	o := s.outs[i]
 	if o == nil {
