@@ -20,12 +20,11 @@ import (
 // all of them at once points into the buffer and counts each pair the
 // first time it meets it (countRecords); account is first asked for the
 // bytes of the buffer and table (and told, negative, when they are given
-// back). When account refuses
-// them while another partition holds its bytes, the goroutine waits for
-// that one to give them back and asks again: Counts fails only when a
-// partition's bytes are refused with no other held, so it needs the
-// memory of one partition (a 64th of the pairs) to finish, and uses that
-// of one per core when it has it.
+// back). When account refuses them while another partition holds its
+// bytes, the goroutine waits for that one to give them back and asks
+// again: Counts fails only when a partition's bytes are refused with no
+// other held, so it needs the memory of one partition (a 64th of the
+// pairs) to finish, and uses that of one per core when it has it.
 func (s *Set) Counts(ng int, account func(int64) error) ([]int64, error) {
 	if s.err != nil {
 		return nil, s.err
