@@ -7,16 +7,16 @@ import (
 	"testing"
 )
 
-// sessionValues is n 16-byte hex values (about 0.8 n distinct), their
+// sessionValues is n 16-byte hex values drawn from sessions values, their
 // groups (53 weeks) and their hashes: the shape of the web benchmark's
 // sessions question.
-func sessionValues(n int) ([]string, []uint32, []uint64) {
+func sessionValues(n int, sessions uint64) ([]string, []uint32, []uint64) {
 	r := rand.New(rand.NewPCG(1, 2))
 	vs := make([]string, n)
 	gs := make([]uint32, n)
 	hs := make([]uint64, n)
 	for i := range vs {
-		vs[i] = fmt.Sprintf("%016x", r.Uint64N(uint64(n)*4/5)*0x9e3779b97f4a7c15)
+		vs[i] = fmt.Sprintf("%016x", r.Uint64N(sessions)*0x9e3779b97f4a7c15)
 		gs[i] = uint32(r.IntN(53))
 		hs[i] = HashString(vs[i])
 	}
@@ -28,7 +28,7 @@ func sessionValues(n int) ([]string, []uint32, []uint64) {
 // counts.
 func BenchmarkSessions(b *testing.B) {
 	const n = 2_000_000
-	vs, gs, hs := sessionValues(n)
+	vs, gs, hs := sessionValues(n, n*4/5)
 	b.Run("one", func(b *testing.B) {
 		benchSessions(b, gs, hs, vs, func(s *Set, lo, hi int) {
 			for i := lo; i < hi; i++ {
@@ -51,11 +51,8 @@ func BenchmarkSessions(b *testing.B) {
 // absorbed one into the other, and counted.
 func BenchmarkSessionsMerge(b *testing.B) {
 	const n = 4_000_000
-	vs, gs, hs := sessionValues(n)
-	remap := make([]int32, 53)
-	for g := range remap {
-		remap[g] = int32(g)
-	}
+	vs, gs, hs := sessionValues(n, n*4/5)
+	remap := sameGroups(53)
 	for b.Loop() {
 		b.StopTimer()
 		a, c := New(b.TempDir()), New(b.TempDir())
@@ -81,10 +78,7 @@ func benchSessions(b *testing.B, gs []uint32, hs []uint64, vs []string, add func
 		a, c := New(b.TempDir()), New(b.TempDir())
 		add(a, 0, n/2)
 		add(c, n/2, n)
-		remap := make([]int32, 53)
-		for g := range remap {
-			remap[g] = int32(g)
-		}
+		remap := sameGroups(53)
 		b.ReportMetric(float64(a.Bytes()+c.Bytes())/float64(n), "B/pair")
 		a.Absorb(c, remap)
 		if _, err := a.Counts(53, func(int64) error { return nil }); err != nil {
@@ -100,19 +94,8 @@ func benchSessions(b *testing.B, gs []uint32, hs []uint64, vs []string, add func
 // counted from the spills.
 func BenchmarkSessionsSpilled(b *testing.B) {
 	const n = 4_000_000
-	r := rand.New(rand.NewPCG(3, 4))
-	vs := make([]string, n)
-	gs := make([]uint32, n)
-	hs := make([]uint64, n)
-	for i := range vs {
-		vs[i] = fmt.Sprintf("%016x", r.Uint64N(uint64(n)*2/5)*0x9e3779b97f4a7c15)
-		gs[i] = uint32(r.IntN(53))
-		hs[i] = HashString(vs[i])
-	}
-	remap := make([]int32, 53)
-	for g := range remap {
-		remap[g] = int32(g)
-	}
+	vs, gs, hs := sessionValues(n, n*2/5)
+	remap := sameGroups(53)
 	for b.Loop() {
 		sets := []*Set{New(b.TempDir()), New(b.TempDir())}
 		for i := 0; i < n; i += 128 {
@@ -153,4 +136,13 @@ func BenchmarkCountBytes(b *testing.B) {
 		clear(table)
 		countBytes(buf, table, out)
 	}
+}
+
+// sameGroups is the remap that keeps each of n groups.
+func sameGroups(n int) []int32 {
+	remap := make([]int32, n)
+	for g := range remap {
+		remap[g] = int32(g)
+	}
+	return remap
 }
