@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"testing"
@@ -13,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"sutura.dev/domain"
 )
 
 // TestCopyBits: copying n bits between any two offsets gives the bits a
@@ -164,5 +167,39 @@ func TestIndexesOutOfRange(t *testing.T) {
 		if (err != nil) != c.bad {
 			t.Errorf("%s: error %v, want one: %v", c.name, err, c.bad)
 		}
+	}
+}
+
+// TestIntegerDictionariesReuseTheWorkersMemory: a worker reading chunk
+// after chunk whose integer dictionaries grow by a few entries decodes
+// each into the same memory, and each dictionary holds its own values.
+func TestIntegerDictionariesReuseTheWorkersMemory(t *testing.T) {
+	io := &PageIO{}
+	page := func(n int) []byte {
+		b := make([]byte, 0, 8*n)
+		for i := range n {
+			b = binary.LittleEndian.AppendUint64(b, uint64(1000*n+i))
+		}
+		return b
+	}
+	var first *int64
+	regrown := 0
+	for n := 1000; n < 1200; n += 3 {
+		d := &PageChunk{io: io, Typ: domain.TypeInteger, phys: parquet.Types.Int64}
+		if err := d.readDictionary(page(n), n); err != nil {
+			t.Fatal(err)
+		}
+		if len(d.dInts) != n || d.dInts[0] != int64(1000*n) || d.dInts[n-1] != int64(1000*n+n-1) {
+			t.Fatalf("a dictionary of %d entries read %d, from %d to %d", n, len(d.dInts), d.dInts[0], d.dInts[len(d.dInts)-1])
+		}
+		if &d.dInts[0] != first {
+			first = &d.dInts[0]
+			regrown++
+		}
+	}
+	// 67 dictionaries from 1,000 to 1,198 entries: the first allocation
+	// and one regrowth at most (1,250 entries cover them all).
+	if regrown > 1 {
+		t.Fatalf("the dictionary memory was allocated %d times for 67 chunks", regrown)
 	}
 }
