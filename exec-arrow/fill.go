@@ -239,8 +239,10 @@ func (e *Engine) fillBytes(q *query) int64 {
 // date column (or a timestamp wanted as days) whose days span at most
 // 32,767. In a Parquet file the statistics of every row group tell
 // (format.IntsFit32, format.DaysFit16); in a text file, for integers,
-// the batches q streamed (none widened), and for days nothing
-// (estimated wide). A table of both kinds of file is judged by both, and
+// the batches q streamed (none widened), and for days the first and last
+// day the start-up checks met in the whole read of the table's text
+// files (check.Deferred.TextDays); until that read has ended, they are
+// estimated wide. A table of both kinds of file is judged by both, and
 // Parquet batches are 64 bits wide, so its integers are estimated wide.
 func (e *Engine) narrowSlots(q *query) []bool {
 	out := make([]bool, len(q.Base))
@@ -255,7 +257,11 @@ func (e *Engine) narrowSlots(q *query) []bool {
 		fit := true
 		for _, p := range q.tf.Parts {
 			if p.Format != files.FormatParquet {
-				fit = fit && !days && q.seen != nil && !q.seen.IntsWide(i)
+				if days {
+					fit = fit && e.textDaysFit16(q, c.Name)
+				} else {
+					fit = fit && q.seen != nil && !q.seen.IntsWide(i)
+				}
 				continue
 			}
 			md, err := e.footer(p)
@@ -271,4 +277,16 @@ func (e *Engine) narrowSlots(q *query) []bool {
 		out[i] = fit
 	}
 	return out
+}
+
+// textDaysFit16 reports whether the days of column name of q's base
+// table, over its text files, span at most 32,767, as the start-up
+// checks' whole read of them found (a column that held no value fits);
+// false while that read has not ended.
+func (e *Engine) textDaysFit16(q *query, name string) bool {
+	if q.leg == nil {
+		return false
+	}
+	d, ok := e.deferred.TextDays(q.leg.Base.Model, name)
+	return ok && int64(d.Hi)-int64(d.Lo) <= 1<<15-1
 }

@@ -104,3 +104,52 @@ func TestNarrowAndWideColumnsAnswerAlike(t *testing.T) {
 		}
 	}
 }
+
+// TestTextDatesEstimatedNarrowAfterTheWholeRead: the fill's estimate
+// counts the dates of a CSV table past the start-up sample two bytes a
+// row once the checks' whole read of the file found them within 32,767
+// days of each other, and four before that read ends or when they span
+// more (one date past the sample, 175 years on).
+func TestTextDatesEstimatedNarrowAfterTheWholeRead(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"near", "far"} {
+		var b strings.Builder
+		b.WriteString("day,amount\n")
+		for i := range SampleRows + 10 {
+			day := fmt.Sprintf("2025-01-%02d", 1+i%28)
+			if name == "far" && i == SampleRows+5 {
+				day = "2200-01-01"
+			}
+			fmt.Fprintf(&b, "%s,%d\n", day, i)
+		}
+		write(t, dir, name+".csv", b.String())
+	}
+	model := func(name string) domain.Model {
+		return domain.Model{Name: name, Source: "files", Table: name, Columns: []domain.ModelColumn{
+			col("day", domain.TypeDate), col("amount", domain.TypeInteger)}}
+	}
+	e := newEngine(t, os.DirFS(dir), model("near"), model("far"))
+	ctx := context.Background()
+	require.NoError(t, e.Validate(ctx))
+	dayNarrow := func(name string) bool {
+		t.Helper()
+		leg := domain.Leg{Base: tbl(name, "t0", col("day", domain.TypeDate), col("amount", domain.TypeInteger)),
+			TimeColumn: "day", Metrics: []domain.MetricRef{metric("total", sum("amount"))}}
+		q, err := e.bind(ctx, mkPlan(t, domain.Month, "2025-01-01", "2025-02-01", leg), nil, true)
+		require.NoError(t, err)
+		defer q.release()
+		narrow := e.narrowSlots(q)
+		for i, c := range q.Base {
+			if c.Name == "day" {
+				return narrow[i]
+			}
+		}
+		t.Fatal("the day column is not among the base slots")
+		return false
+	}
+	assert.False(t, dayNarrow("near"), "only the sample read: estimated wide")
+	assert.False(t, dayNarrow("far"))
+	require.NoError(t, e.CheckDeferred(ctx))
+	assert.True(t, dayNarrow("near"), "every day within a month")
+	assert.False(t, dayNarrow("far"), "a day 175 years on")
+}
