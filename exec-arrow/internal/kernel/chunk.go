@@ -61,7 +61,9 @@ func (q *Query) chunk(s *scratch, p *Partial, b *Batch) {
 		rows, gids := s.sel[:n], s.gids[:n]
 		masked := len(mp.Required) > 0 && !same
 		var h []int32
-		if masked && combos != nil {
+		if combos != nil {
+			// A metric with no required filter holds every position,
+			// and its bit is in every mask: its counts are combos' too.
 			h = s.metricCounts(combos, m, ng, len(q.Metrics))
 		}
 		// A metric counted from combos selects its rows only for a term
@@ -604,10 +606,24 @@ func (q *Query) maskMetrics(s *scratch, b *Batch, n int) int {
 		}
 		return n
 	}
+	pass := s.pass[:n]
+	j := 0
+	sel, bucket, mask := s.sel[:n], s.bucket[:n], s.mask[:n]
+	if len(q.Required) == 1 {
+		// One required filter: its outcome is the combination.
+		q.Required[0].Eval(b.Cols[q.Required[0].Slot], sel, pass, &s.reqMaps[0])
+		table := [2]uint64{q.metricMask(0), q.metricMask(1)}
+		for k, ok := range pass {
+			m := table[column.BitOf(ok)]
+			sel[j], bucket[j], mask[j] = sel[k], bucket[k], m
+			j += column.BitOf(m != 0)
+		}
+		s.sel, s.bucket = s.sel[:j], s.bucket[:j]
+		return j
+	}
 	// bits[k] holds bit i when required filter i passes at position k.
 	bits := s.keys[:n]
 	clear(bits)
-	pass := s.pass[:n]
 	for i, rp := range q.Required {
 		rp.Eval(b.Cols[rp.Slot], s.sel[:n], pass, &s.reqMaps[i])
 		for k, ok := range pass {
@@ -616,8 +632,6 @@ func (q *Query) maskMetrics(s *scratch, b *Batch, n int) int {
 	}
 	// With few required filters, the mask of every combination of them
 	// is looked up rather than computed per position.
-	j := 0
-	sel, bucket, mask := s.sel[:n], s.bucket[:n], s.mask[:n]
 	if len(q.Required) <= maxTabled {
 		var table [1 << maxTabled]uint64
 		for c := range 1 << len(q.Required) {
