@@ -21,26 +21,6 @@ import (
 	"sutura.dev/exec-arrow/internal/format"
 )
 
-// TestHybridRuns decodes runs of repeated values and bit-packed groups,
-// across calls that end inside a run, and refuses a truncated run.
-func TestHybridRuns(t *testing.T) {
-	// Width 3: five 6s, then one packed group 0..7, then three 2s.
-	data := []byte{5 << 1, 6, 1<<1 | 1, 0x88, 0xc6, 0xfa, 3 << 1, 2}
-	h := format.HybridRuns{Data: data, Width: 3}
-	var got []int32
-	for _, n := range []int{2, 5, 4, 5} {
-		out := make([]int32, n)
-		require.NoError(t, h.Decode(out))
-		got = append(got, out...)
-	}
-	assert.Equal(t, []int32{6, 6, 6, 6, 6, 0, 1, 2, 3, 4, 5, 6, 7, 2, 2, 2}, got)
-
-	short := format.HybridRuns{Data: []byte{5 << 1}, Width: 3}
-	assert.Error(t, short.Decode(make([]int32, 1)))
-	past := format.HybridRuns{Data: data, Width: 3}
-	assert.Error(t, past.Decode(make([]int32, 17)))
-}
-
 // TestDictChunkMatchesWriter writes required text, date and integer
 // columns in small dictionary pages and reads every row group back
 // through dictChunk, batch by batch (one batch skipped), as the writer

@@ -468,6 +468,7 @@ const EngineFolder = "exec-arrow"
 // package of the module (internal/... included) must be listed.
 var EngineLayers = []string{
 	"internal/thrift",   // Thrift's compact protocol read from bytes (Parquet page headers)
+	"internal/rle",      // Parquet's RLE/bit-packed hybrid: definition levels and dictionary indexes
 	"internal/i128",     // 128-bit integers: decimal coefficients and sums, across scales
 	"internal/distinct", // exact distinct counts per group: partitioned, spillable sets
 	"internal/gate",     // a question's share of the working set; refused for memory others hold, asked again when one ends
@@ -479,7 +480,7 @@ var EngineLayers = []string{
 	"internal/format",   // reading files into columns: the loader, Parquet pages, CSV and NDJSON
 	"internal/check",    // start-up checks of a table's files: footers, text samples, the deferred whole read
 	"internal/join",     // the rows of a joined table from the key values joined to it
-	"internal/groups",   // a scan's group ids: bucket and codes packed into a key, or held whole
+	"internal/groups",   // a scan's group ids: bucket and codes packed into a key, or held whole; codebooks
 	"internal/kernel",   // the vectorised kernels: keys, predicates, aggregation, the scan, unions
 	"internal/rank",     // the order of an answer's groups: a top-n by a bounded heap, values compared
 	"internal/answer",   // a scan's aggregates finished into an answer's rows: values, order, bounds

@@ -187,16 +187,3 @@ func presentRows(valid []byte, got, k int, rows []int32) []int32 {
 	}
 	return rows[:j]
 }
-
-func setBits(valid []byte, from, k int) {
-	i, end := from, from+k
-	for ; i < end && i&7 != 0; i++ {
-		valid[i>>3] |= 1 << (i & 7)
-	}
-	for ; i+8 <= end; i += 8 {
-		valid[i>>3] = 0xff
-	}
-	for ; i < end; i++ {
-		valid[i>>3] |= 1 << (i & 7)
-	}
-}

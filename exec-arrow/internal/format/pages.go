@@ -15,6 +15,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/rle"
 )
 
 // Parquet page types, as the format numbers them.
@@ -55,23 +56,23 @@ type PageChunk struct {
 	dTexts  []string
 	dEmpty  bool // text: some entry is empty (null)
 
-	left    int        // values (nulls included) left in the current page
-	head    pageHead   // the current page's header
-	pending bool       // its data is not read yet (see load)
-	row     int64      // the chunk's next row
-	total   int64      // the chunk's rows, by its footer
-	index   bool       // the file has an offset index of the chunk's pages
-	ended   bool       // skipped to the chunk's end
-	defs    HybridRuns // the current page's definition levels
-	coded   bool       // the current page holds dictionary indexes
-	runs    HybridRuns // its indexes
-	plain   []byte     // or its PLAIN values
-	bit     int        // boolean: the next PLAIN value's bit in plain
-	used    bool       // text: this batch took a value of the dictionary
-	extras  []string   // text: this batch's PLAIN values
-	empty   bool       // text: one of them is empty
-	out     bool       // text: this batch left a PLAIN value out
-	batch   int        // the current batch's rows
+	left    int      // values (nulls included) left in the current page
+	head    pageHead // the current page's header
+	pending bool     // its data is not read yet (see load)
+	row     int64    // the chunk's next row
+	total   int64    // the chunk's rows, by its footer
+	index   bool     // the file has an offset index of the chunk's pages
+	ended   bool     // skipped to the chunk's end
+	defs    rle.Runs // the current page's definition levels
+	coded   bool     // the current page holds dictionary indexes
+	runs    rle.Runs // its indexes
+	plain   []byte   // or its PLAIN values
+	bit     int      // boolean: the next PLAIN value's bit in plain
+	used    bool     // text: this batch took a value of the dictionary
+	extras  []string // text: this batch's PLAIN values
+	empty   bool     // text: one of them is empty
+	out     bool     // text: this batch left a PLAIN value out
+	batch   int      // the current batch's rows
 }
 
 // DictBuffers are a worker's buffers for one column slot, reused batch
@@ -625,7 +626,7 @@ func (d *PageChunk) textColumn(c *column.Column, idx []int32, valid []byte) int 
 // present value, in rows' memory.
 func (d *PageChunk) levels(k int, rows []int32, got int, valid []byte, wantRows bool) (int, []int32, error) {
 	if !d.opt {
-		setBits(valid, got, k)
+		rle.SetBits(valid, got, k)
 		return k, nil, nil
 	}
 	m, err := d.defs.DecodeBits(valid, got, k)
@@ -684,7 +685,7 @@ func (d *PageChunk) indexes(idx []int32, size int) error {
 	if err := d.runs.Decode(idx); err != nil {
 		return err
 	}
-	if w := d.runs.Width; w < 31 && 1<<w <= size && d.runs.top < int32(size) {
+	if w := d.runs.Width; w < 31 && 1<<w <= size && d.runs.Top() < int32(size) {
 		// No bit-packed index passes its width, nor any repeated one
 		// met so far the dictionary (event types: 2 bits, 4 entries).
 		return nil
@@ -903,7 +904,7 @@ func (d *PageChunk) startPage(h pageHead, data []byte) error {
 			if uint64(l) > uint64(len(data)-4) {
 				return fmt.Errorf("a data page's definition levels are longer than the page")
 			}
-			d.defs = HybridRuns{Data: data[4 : 4+l], Width: 1}
+			d.defs = rle.Runs{Data: data[4 : 4+l], Width: 1}
 			data = data[4+l:]
 		}
 	case pageDataV2:
@@ -912,7 +913,7 @@ func (d *PageChunk) startPage(h pageHead, data []byte) error {
 			return fmt.Errorf("a data page's levels are malformed")
 		}
 		if d.opt {
-			d.defs = HybridRuns{Data: data[:dl], Width: 1}
+			d.defs = rle.Runs{Data: data[:dl], Width: 1}
 		}
 		data = data[dl:]
 	default:
@@ -950,21 +951,21 @@ func (d *PageChunk) startValues(h pageHead, data []byte) error {
 		if len(data) < 4 || uint64(binary.LittleEndian.Uint32(data)) > uint64(len(data)-4) {
 			return fmt.Errorf("a data page's booleans are longer than the page")
 		}
-		d.coded, d.runs = true, HybridRuns{Data: data[4 : 4+binary.LittleEndian.Uint32(data)], Width: 1}
+		d.coded, d.runs = true, rle.Runs{Data: data[4 : 4+binary.LittleEndian.Uint32(data)], Width: 1}
 	case enc == parquet.Encodings.RLEDict || enc == parquet.Encodings.PlainDict:
 		if !d.dict {
 			return fmt.Errorf("a data page of dictionary indexes comes before any dictionary")
 		}
 		d.coded, d.plain = true, nil
 		if len(data) == 0 {
-			d.runs = HybridRuns{}
+			d.runs = rle.Runs{}
 			return nil
 		}
 		width := uint(data[0])
 		if width > 32 {
 			return fmt.Errorf("a data page of the column chunk has indexes of %d bits", width)
 		}
-		d.runs = HybridRuns{Data: data[1:], Width: width}
+		d.runs = rle.Runs{Data: data[1:], Width: width}
 	default:
 		return fmt.Errorf("a data page of the column chunk is of encoding %s", enc)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/rle"
 )
 
 // TestCopyBits: copying n bits between any two offsets gives the bits a
@@ -156,10 +157,10 @@ func TestIndexesOutOfRange(t *testing.T) {
 		{"packed then repeated, in", 2, 4, append(packed(2, 1, 1, 1, 1, 1, 1, 1, 1), repeated(4, 2)...), false},
 	}
 	for _, c := range cases {
-		d := &PageChunk{runs: HybridRuns{Data: c.data, Width: c.w}}
+		d := &PageChunk{runs: rle.Runs{Data: c.data, Width: c.w}}
 		var err error
 		for i := 0; i < 12 && err == nil; i += 4 {
-			if i == 8 && len(d.runs.Data) == 0 && d.runs.repeat == 0 && d.runs.packed == 0 {
+			if i == 8 && d.runs.Ended() {
 				break // a case of 8 values
 			}
 			err = d.indexes(make([]int32, 4), c.size)

@@ -1,6 +1,8 @@
 // Package groups numbers the groups of a scan: a group's key is its
 // bucket of the range and one code per grouped column, and a Table gives
-// each key met a dense id, in the order they are met.
+// each key met a dense id, in the order they are met; a Codebook numbers
+// the values of a dimension (or of a distinct term) a worker meets into
+// the codes keys are built from.
 //
 // While the product of the radixes fits in 62 bits, keys pack into a
 // uint64 ((bucket*r1 + c1)*r2 + c2 ...) looked up in a direct table (a

@@ -10,6 +10,7 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/distinct"
 	"sutura.dev/exec-arrow/internal/gate"
+	"sutura.dev/exec-arrow/internal/groups"
 	"sutura.dev/exec-arrow/internal/i128"
 )
 
@@ -227,7 +228,7 @@ type termState struct {
 	words int
 	bits  []uint64
 	set   *distinct.PairSet
-	book  *codebook
+	book  *groups.Codebook
 	// spanned: the rows the batches that added to a cached column's set
 	// spanned (densify).
 	spanned int64
@@ -243,7 +244,7 @@ func newTermState(t *TermPlan) *termState {
 	if t.Op == OpDistinct {
 		switch {
 		case t.Codes == nil:
-			s.book = newCodebook(t.Col.Type)
+			s.book = groups.NewCodebook(t.Col.Type)
 			s.base = t.Base
 			s.words = (int(t.Base) + 1 + 63) / 64
 		case t.words > 0:
@@ -605,7 +606,7 @@ func (s *termState) updateDistinct(t *TermPlan, c *column.Column, rows, gids []i
 		s.updateSet(c, rows, gids)
 		return
 	}
-	if s.book.card() > DistinctBookMax {
+	if s.book.Card() > DistinctBookMax {
 		s.toDistinct(t)
 		s.updateSet(c, rows, gids)
 		return
@@ -614,7 +615,7 @@ func (s *termState) updateDistinct(t *TermPlan, c *column.Column, rows, gids []i
 		s.m.Reset(c)
 	}
 	for k, r := range rows {
-		code := s.book.codeOf(c, r, &s.m)
+		code := s.book.CodeOf(c, r, &s.m)
 		if code == 0 {
 			continue
 		}
@@ -643,7 +644,7 @@ func (s *termState) updateSpan(t *TermPlan, c *column.Column, rows, gids []int32
 		if o := v - t.Lo; o >= 0 && o < int64(t.Base) {
 			code = int32(o) + 1
 		} else {
-			code = t.Base + s.book.int(v)
+			code = t.Base + s.book.Int(v)
 			if s.set == nil && int(code>>6) >= s.words {
 				s.fitBits(len(s.n), max(int(code>>6)+1, 2*s.words))
 			}
@@ -750,7 +751,7 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 		return
 	}
 	if s.book != nil {
-		s.fitBits(len(s.n), (int(s.base)+s.book.card())>>6+1)
+		s.fitBits(len(s.n), (int(s.base)+s.book.Card())>>6+1)
 	}
 	for sg, dg := range remap {
 		for w, x := range src.bits[sg*src.words : (sg+1)*src.words] {
@@ -795,7 +796,7 @@ func (s *termState) DistinctCounts(ng int, mem *gate.Reservation) ([]int64, erro
 func (s *termState) bytes() int64 {
 	n := int64(8*(cap(s.i)+cap(s.f)+cap(s.fc)+cap(s.n)+cap(s.bits))) + int64(16*cap(s.dec.v)) + s.set.Bytes() + int64(16*cap(s.s))
 	if s.book != nil {
-		n += s.book.size
+		n += s.book.Bytes()
 	}
 	if s.dset != nil {
 		n += s.dset.Bytes()

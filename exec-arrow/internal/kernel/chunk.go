@@ -788,10 +788,10 @@ func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 			}
 		} else {
 			for k, r := range s.sel[:n] {
-				dc[k] = book.codeOf(c, r, m)
+				dc[k] = book.CodeOf(c, r, m)
 			}
 		}
-		p.Groups.Grow(d, book.card())
+		p.Groups.Grow(d, book.Card())
 	}
 	g := p.Groups
 	if !g.Packed() {
@@ -833,7 +833,7 @@ func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
 // codeTexts sets dc[k] to the worker's code (book's) of text column c's
 // row rows[k], 0 when null; idx are c's dictionary indexes, and m caches
 // the code of each entry.
-func codeTexts[I column.Index](dc, rows []int32, c *column.Column, idx []I, book *codebook, m *column.DictMap) {
+func codeTexts[I column.Index](dc, rows []int32, c *column.Column, idx []I, book *groups.Codebook, m *column.DictMap) {
 	valid := c.Valid
 	for k, r := range rows {
 		if valid != nil && !bitutil.BitIsSet(valid, int(r)) {
@@ -843,7 +843,7 @@ func codeTexts[I column.Index](dc, rows []int32, c *column.Column, idx []I, book
 		i := idx[r]
 		code := m.Vals[i]
 		if code < 0 {
-			code = book.text(c.Dict[i])
+			code = book.Text(c.Dict[i])
 			m.Vals[i] = code
 		}
 		dc[k] = code

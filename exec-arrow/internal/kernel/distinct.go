@@ -53,15 +53,10 @@ func (s *termState) toDistinct(t *TermPlan) {
 
 // addBookValue adds the value of the codebook's code k to group g.
 func (s *termState) addBookValue(g uint32, k int32, buf *[8]byte) {
-	b := s.book
-	switch {
-	case b.strs != nil:
-		v := b.svals[k-1]
+	if v, n, text := s.book.Value(k); text {
 		s.dset.AddString(g, distinct.HashString(v), v)
-	case b.flts != nil:
-		s.addInt(g, int64(math.Float64bits(b.fvals[k-1])), buf)
-	default:
-		s.addInt(g, b.ivals[k-1], buf)
+	} else {
+		s.addInt(g, n, buf)
 	}
 }
 

@@ -19,6 +19,7 @@
 // partials merge in worker order, unless every term is OrderFree (then any
 // worker may take any group). Working memory is taken from a Reservation
 // (refused with resources_exhausted when the Budget cannot hold it); the
-// context is checked every batch. It imports column, distinct and format
-// (for Guard) of the engine's packages, nothing above them.
+// context is checked every batch. Of the engine's packages it imports
+// column, distinct, gate, groups, i128, join and format (for Guard),
+// nothing above them.
 package kernel

@@ -3,6 +3,7 @@ package kernel
 import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/groups"
 	"sutura.dev/exec-arrow/internal/join"
 )
 
@@ -37,6 +38,9 @@ type Query struct {
 	// members scanned together over one base table (union.go).
 	Members []Member
 }
+
+// MaxGroupKeys is the most columns a question groups by (groups.MaxKeys).
+const MaxGroupKeys = groups.MaxKeys
 
 // DimRef is a grouped dimension: a column with fixed codes (cached or
 // joined), or a base slot each worker numbers with a codebook (streamed).

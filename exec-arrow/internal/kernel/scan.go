@@ -17,18 +17,18 @@ import (
 // group and the term states.
 type Partial struct {
 	Groups *groups.Table
-	Books  []*codebook      // per dimension: nil when the codes are fixed
-	maps   []column.DictMap // per dimension: a batch dictionary's codes
-	Rows   [][]int64        // per metric, per group
-	Terms  [][]*termState   // per metric, per term
+	Books  []*groups.Codebook // per dimension: nil when the codes are fixed
+	maps   []column.DictMap   // per dimension: a batch dictionary's codes
+	Rows   [][]int64          // per metric, per group
+	Terms  [][]*termState     // per metric, per term
 }
 
 func newPartial(q *Query) *Partial {
 	p := &Partial{Groups: groups.New(len(q.Buckets), q.Radix), Rows: make([][]int64, len(q.Metrics)),
-		Terms: make([][]*termState, len(q.Metrics)), Books: make([]*codebook, len(q.Dims)), maps: make([]column.DictMap, len(q.Dims))}
+		Terms: make([][]*termState, len(q.Metrics)), Books: make([]*groups.Codebook, len(q.Dims)), maps: make([]column.DictMap, len(q.Dims))}
 	for d, dim := range q.Dims {
 		if dim.Codes == nil {
-			p.Books[d] = newCodebook(dim.Col.Type)
+			p.Books[d] = groups.NewCodebook(dim.Col.Type)
 		}
 	}
 	for m, mp := range q.Metrics {
@@ -59,7 +59,7 @@ func (p *Partial) bytes(q *Query) int64 {
 	n := p.Groups.Bytes()
 	for _, b := range p.Books {
 		if b != nil {
-			n += b.size
+			n += b.Bytes()
 		}
 	}
 	for m := range q.Metrics {
@@ -308,8 +308,8 @@ func (q *Query) merge(ctx context.Context, dst, src *Partial, mem *gate.Reservat
 	trs := make([][]int32, len(q.Dims))
 	for d, b := range src.Books {
 		if b != nil {
-			trs[d] = b.into(dst.Books[d])
-			dst.Groups.Grow(d, dst.Books[d].card())
+			trs[d] = b.Into(dst.Books[d])
+			dst.Groups.Grow(d, dst.Books[d].Card())
 		}
 	}
 	ng := src.Groups.Len()
@@ -336,13 +336,13 @@ func (q *Query) merge(ctx context.Context, dst, src *Partial, mem *gate.Reservat
 				return ctx.Err()
 			}
 			ds, ss := dst.Terms[m][t], src.Terms[m][t]
-			if ds.dset != nil || ss.dset != nil || (setTerm(tp) && ds.book.card()+ss.book.card() > DistinctBookMax) {
+			if ds.dset != nil || ss.dset != nil || (setTerm(tp) && ds.book.Card()+ss.book.Card() > DistinctBookMax) {
 				ds.toDistinct(tp)
 				ss.toDistinct(tp)
 			}
 			var tr []int32
-			if b := ss.book; b != nil && b.card() > 0 {
-				tr = b.into(ds.book)
+			if b := ss.book; b != nil && b.Card() > 0 {
+				tr = b.Into(ds.book)
 			}
 			ds.merge(tp, ss, remap, tr)
 			if err := q.account(dst, mem, held); err != nil {

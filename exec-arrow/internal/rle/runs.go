@@ -1,47 +1,16 @@
-package format
+package rle
 
 import (
 	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
-
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/schema"
-
-	"sutura.dev/exec-arrow/internal/column"
 )
 
-// columnPages opens the pages of a column chunk; a panic of the Parquet
-// library on a malformed chunk is errParquetPanic (see nextRecord).
-func columnPages(rg *file.RowGroupReader, leaf int) (pr file.PageReader, err error) {
-	defer func() {
-		if recover() != nil {
-			pr, err = nil, errParquetPanic
-		}
-	}()
-	return rg.GetColumnPageReader(leaf)
-}
-
-// readPage returns the next page of pr, nil at the end of the chunk; a
-// panic of the Parquet library on a malformed page is errParquetPanic.
-func readPage(pr file.PageReader) (p file.Page, err error) {
-	defer func() {
-		if recover() != nil {
-			p, err = nil, errParquetPanic
-		}
-	}()
-	if !pr.Next() {
-		return nil, pr.Err()
-	}
-	return pr.Page(), nil
-}
-
-// HybridRuns decodes Parquet's RLE/bit-packed hybrid encoding of
-// unsigned integers of width bits: runs of one repeated value, and runs
+// Runs decodes Parquet's RLE/bit-packed hybrid encoding of unsigned
+// integers of Width bits from Data: runs of one repeated value, and runs
 // of groups of eight values packed least significant bit first.
-type HybridRuns struct {
+type Runs struct {
 	Data   []byte
 	Width  uint
 	repeat int    // values left in the current repeated run
@@ -53,7 +22,7 @@ type HybridRuns struct {
 }
 
 // Decode fills out with the next len(out) values.
-func (h *HybridRuns) Decode(out []int32) error {
+func (h *Runs) Decode(out []int32) error {
 	mask := uint64(math.MaxUint32) >> (32 - h.Width)
 	if h.Width == 0 {
 		mask = 0
@@ -107,7 +76,7 @@ func (h *HybridRuns) Decode(out []int32) error {
 // levels of an OPTIONAL column) into a bitmap: bit pos+i of bits is set
 // when value i is 1 (the bits of the zeros are left as they are). It
 // returns how many values are 1.
-func (h *HybridRuns) DecodeBits(bits []byte, pos, k int) (int, error) {
+func (h *Runs) DecodeBits(bits []byte, pos, k int) (int, error) {
 	ones := 0
 	for k > 0 {
 		switch {
@@ -115,7 +84,7 @@ func (h *HybridRuns) DecodeBits(bits []byte, pos, k int) (int, error) {
 			n := min(h.repeat, k)
 			switch h.value {
 			case 1:
-				setBits(bits, pos, n)
+				SetBits(bits, pos, n)
 				ones += n
 			case 0:
 			default:
@@ -170,7 +139,7 @@ var bitsSet = func() (t [256]int) {
 }()
 
 // header reads the next run's header.
-func (h *HybridRuns) header() error {
+func (h *Runs) header() error {
 	hdr, n := binary.Uvarint(h.Data)
 	if n <= 0 || hdr>>1 > math.MaxInt32/8 {
 		return fmt.Errorf("a run of dictionary indexes is malformed")
@@ -204,27 +173,26 @@ func (h *HybridRuns) header() error {
 	return nil
 }
 
-// ParquetDay returns how a stored value of a date or timestamp column
-// becomes a day; ok is false for any other column. (A timestamp's logical
-// type is the value schema.TimestampLogicalType, never a pointer.)
-func ParquetDay(c *schema.Column) (toDay func(int64) int32, ok bool) {
-	switch lt := c.LogicalType().(type) {
-	case schema.DateLogicalType:
-		if c.PhysicalType() == parquet.Types.Int32 {
-			return func(v int64) int32 { return int32(v) }, true
-		}
-	case schema.TimestampLogicalType:
-		if c.PhysicalType() != parquet.Types.Int64 {
-			return nil, false
-		}
-		perMicro := int64(1)
-		switch lt.TimeUnit() {
-		case schema.TimeUnitMillis:
-			return func(v int64) int32 { return column.DayOfMicros(v * 1000) }, true
-		case schema.TimeUnitNanos:
-			perMicro = 1000
-		}
-		return func(v int64) int32 { return column.DayOfMicros(floorDiv(v, perMicro)) }, true
+// Top is the largest value of a repeated run decoded so far (0 before
+// any): a repeated run's value is not bounded by Width's packing, so a
+// caller checking values against a bound checks it.
+func (h *Runs) Top() int32 { return h.top }
+
+// Ended reports whether every value was decoded: no data left and no run
+// under way.
+func (h *Runs) Ended() bool { return len(h.Data) == 0 && h.repeat == 0 && h.packed == 0 }
+
+// SetBits sets bits from to from+k-1 of valid (least significant bit
+// first, as Arrow lays out validity).
+func SetBits(valid []byte, from, k int) {
+	i, end := from, from+k
+	for ; i < end && i&7 != 0; i++ {
+		valid[i>>3] |= 1 << (i & 7)
 	}
-	return nil, false
+	for ; i+8 <= end; i += 8 {
+		valid[i>>3] = 0xff
+	}
+	for ; i < end; i++ {
+		valid[i>>3] |= 1 << (i & 7)
+	}
 }

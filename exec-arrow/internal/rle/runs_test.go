@@ -1,0 +1,45 @@
+package rle_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sutura.dev/exec-arrow/internal/rle"
+)
+
+// TestRuns decodes runs of repeated values and bit-packed groups,
+// across calls that end inside a run, and refuses a truncated run.
+func TestRuns(t *testing.T) {
+	// Width 3: five 6s, then one packed group 0..7, then three 2s.
+	data := []byte{5 << 1, 6, 1<<1 | 1, 0x88, 0xc6, 0xfa, 3 << 1, 2}
+	h := rle.Runs{Data: data, Width: 3}
+	var got []int32
+	for _, n := range []int{2, 5, 4, 5} {
+		out := make([]int32, n)
+		require.NoError(t, h.Decode(out))
+		got = append(got, out...)
+	}
+	assert.Equal(t, []int32{6, 6, 6, 6, 6, 0, 1, 2, 3, 4, 5, 6, 7, 2, 2, 2}, got)
+
+	short := rle.Runs{Data: []byte{5 << 1}, Width: 3}
+	assert.Error(t, short.Decode(make([]int32, 1)))
+	past := rle.Runs{Data: data, Width: 3}
+	assert.Error(t, past.Decode(make([]int32, 17)))
+}
+
+// TestSetBits sets every run of bits from any offset, and no other.
+func TestSetBits(t *testing.T) {
+	for from := range 20 {
+		for k := range 30 {
+			got := make([]byte, 8)
+			rle.SetBits(got, from, k)
+			want := make([]byte, 8)
+			for i := from; i < from+k; i++ {
+				want[i>>3] |= 1 << (i & 7)
+			}
+			require.Equal(t, want, got, "from %d, %d bits", from, k)
+		}
+	}
+}
