@@ -33,22 +33,6 @@ type fillQueue struct {
 	pending []*fillJob
 	idle    chan struct{}
 	started bool // StartFills was called
-	// refused are the streamed questions whose fill did not fit while the
-	// whole read of the text files was still to run (CheckDeferred): what
-	// it finds can narrow their estimate, and each is scheduled again
-	// when it ends (retryFills): the last of each table and columns, the
-	// latest maxRefused of them.
-	refused []refusedFill
-}
-
-// maxRefused is the most refused fills kept for retryFills (the latest).
-const maxRefused = 16
-
-// refusedFill is a question whose fill did not fit, with the working
-// memory it took.
-type refusedFill struct {
-	q       *query
-	working int64
 }
 
 // scheduleFill queues a background read of the columns q streamed, when
@@ -66,21 +50,7 @@ func (e *Engine) scheduleFill(q *query, working int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if need+working > c.evictableLocked() {
-		// It does not fit: this table is streamed every time, unless the
-		// whole read still to run narrows the estimate.
-		if e.deferred.Pending() {
-			c.fills.refused = slices.DeleteFunc(c.fills.refused, func(r refusedFill) bool {
-				return r.q.tf.ID == q.tf.ID && slices.Equal(r.q.baseWants, q.baseWants)
-			})
-			// What scheduleFill reads of q, not the joined tables' views.
-			keep := &query{tf: q.tf, baseWants: q.baseWants, seen: q.seen, leg: q.leg}
-			keep.Base, keep.TimeSlot, keep.Span = q.Base, q.TimeSlot, q.Span
-			c.fills.refused = append(c.fills.refused, refusedFill{keep, working})
-			if n := len(c.fills.refused); n > maxRefused {
-				c.fills.refused = slices.Delete(c.fills.refused, 0, n-maxRefused)
-			}
-		}
-		return
+		return // it does not fit: this table is streamed every time
 	}
 	for _, j := range c.fills.pending {
 		if j.tf.ID == q.tf.ID && slices.Equal(j.wants, q.baseWants) {
@@ -95,19 +65,6 @@ func (e *Engine) scheduleFill(q *query, working int64) {
 	j.wantDays(q)
 	c.fills.pending = append(c.fills.pending, j)
 	e.runFillsLocked()
-}
-
-// retryFills schedules again the fills refused while the whole read of
-// the text files was still to run (fillQueue.refused).
-func (e *Engine) retryFills() {
-	c := e.cache
-	c.mu.Lock()
-	refused := c.fills.refused
-	c.fills.refused = nil
-	c.mu.Unlock()
-	for _, r := range refused {
-		e.scheduleFill(r.q, r.working)
-	}
 }
 
 // wantDays notes that q, whose columns j will cache, reads a range of its

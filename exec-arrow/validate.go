@@ -39,12 +39,8 @@ func (e *Engine) Validate(ctx context.Context) error {
 // every question reading it fails as the data system being unavailable
 // (domain.ErrUnavailable), until the process restarts. It returns the
 // failures found, joined; nil when nothing was deferred or all parsed.
-// The fills refused while it was still to run are then scheduled again:
-// the days it found can narrow their estimate (narrowSlots).
 func (e *Engine) CheckDeferred(ctx context.Context) error {
-	err := e.deferred.Run(ctx, e.checkConfig(), e.models)
-	e.retryFills()
-	return err
+	return e.deferred.Run(ctx, e.checkConfig(), e.models)
 }
 
 // CheckPending reports whether CheckDeferred has something left to read.
