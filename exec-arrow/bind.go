@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/cache"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/fillsize"
@@ -24,7 +25,7 @@ type query struct {
 	kernel.Query // what the kernels read; the rest serves binding, streaming and metering
 	plan         *domain.Plan
 	leg          *domain.Leg
-	views        []*tableView // per alias: 0 is the base table (nil when streamed), i+1 join i
+	views        []*cache.View // per alias: 0 is the base table (nil when streamed), i+1 join i
 	baseWants    []format.Want
 	inferred     []bool // per base slot: streamed with a type inferred from its text
 	// timeOnly says the time column serves only to place rows in the range
@@ -91,7 +92,7 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *kernel.Meter, s
 	if err != nil {
 		return nil, err
 	}
-	q.views = make([]*tableView, len(tables))
+	q.views = make([]*cache.View, len(tables))
 	q.Aliases = len(tables)
 	held := q
 	defer func() {
@@ -117,7 +118,7 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *kernel.Meter, s
 		if a == 0 {
 			return 0, q.Base[slotOf[ref.Column]]
 		}
-		return a, q.views[a].cols[ref.Column]
+		return a, q.views[a].Cols[ref.Column]
 	}
 	q.TimeSlot = slotOf[leg.TimeColumn]
 	if c := q.Base[q.TimeSlot]; c.Type != domain.TypeDate && c.Type != domain.TypeTimestamp {
@@ -130,7 +131,7 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *kernel.Meter, s
 	for i, j := range leg.Joins {
 		from, fc := col(domain.ColumnRef{Alias: j.FromAlias, Column: j.FromColumn})
 		to, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
-		s, err := join.NewStep(ctx, from, i+1, heldIn(q.views[from], fc), heldIn(q.views[to], tc))
+		s, err := join.NewStep(ctx, from, i+1, q.views[from].Held(fc), q.views[to].Held(tc))
 		if err != nil {
 			return nil, fmt.Errorf("join %s: model %s: %w", j.Relationship, j.To.Model, err)
 		}
@@ -139,7 +140,7 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *kernel.Meter, s
 	}
 	for _, f := range leg.Filters {
 		a, c := col(f.Column)
-		p, err := kernel.CallerPredicate(a, heldIn(q.views[a], c), f)
+		p, err := kernel.CallerPredicate(a, q.views[a].Held(c), f)
 		if err != nil {
 			return nil, err
 		}
@@ -275,11 +276,11 @@ func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants [
 	}
 	q.tf, q.baseWants = tf, wants
 	if !stream {
-		if v := e.cache.peek(tf, wants); v != nil {
-			q.views[0], q.Rows = v, v.rows
+		if v := e.cache.Peek(tf, wants); v != nil {
+			q.views[0], q.Rows = v, v.Rows
 			q.Base = make([]*column.Column, len(wants))
 			for i, w := range wants {
-				q.Base[i] = v.cols[w.Name]
+				q.Base[i] = v.Cols[w.Name]
 			}
 			return nil
 		}
@@ -301,7 +302,7 @@ func (e *Engine) bindBase(ctx context.Context, q *query, t domain.Table, wants [
 
 // acquire loads (or finds) the wanted columns of a joined table and pins
 // them.
-func (e *Engine) acquire(ctx context.Context, t domain.Table, wants []format.Want, m *kernel.Meter) (*tableView, error) {
+func (e *Engine) acquire(ctx context.Context, t domain.Table, wants []format.Want, m *kernel.Meter) (*cache.View, error) {
 	tf, err := files.Locate(e.cfg.Files, t.Path[len(t.Path)-1])
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", t.Model, err)
@@ -311,7 +312,7 @@ func (e *Engine) acquire(ctx context.Context, t domain.Table, wants []format.Wan
 	if m != nil {
 		fsys = files.Counting(fsys, &read)
 	}
-	v, err := e.cache.acquire(ctx, fsys, tf, wants)
+	v, err := e.cache.Acquire(ctx, fsys, tf, wants)
 	if m != nil {
 		m.Bytes.Add(read.Load())
 	}
@@ -321,7 +322,7 @@ func (e *Engine) acquire(ctx context.Context, t domain.Table, wants []format.Wan
 		}
 		return nil, fmt.Errorf("model %s: %w", t.Model, err)
 	}
-	v.fileBytes = read.Load()
+	v.FileBytes = read.Load()
 	return v, nil
 }
 
@@ -344,7 +345,7 @@ func (e *Engine) wantOf(t domain.Table, name string) format.Want {
 func (q *query) release() {
 	for _, v := range q.views {
 		if v != nil {
-			v.release()
+			v.Release()
 		}
 	}
 }
@@ -401,7 +402,7 @@ func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int
 		}
 		for _, t := range terms {
 			_, c := col(domain.ColumnRef{Alias: base, Column: t.InputColumn()})
-			tp, err := kernel.NewTermPlan(ctx, t, slotOf[t.InputColumn()], heldIn(q.views[0], c), q.groupSpace(), !q.streamed)
+			tp, err := kernel.NewTermPlan(ctx, t, slotOf[t.InputColumn()], q.views[0].Held(c), q.groupSpace(), !q.streamed)
 			if err != nil {
 				return fmt.Errorf("metric %s: %w", m.Name, err)
 			}
@@ -414,7 +415,7 @@ func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int
 			k, ok := keys[rf]
 			if !ok {
 				_, c := col(domain.ColumnRef{Alias: base, Column: rf.Column})
-				p, err := kernel.RequiredPredicate(heldIn(q.views[0], c), rf)
+				p, err := kernel.RequiredPredicate(q.views[0].Held(c), rf)
 				if err != nil {
 					return fmt.Errorf("metric %s: %w", m.Name, err)
 				}
@@ -446,7 +447,7 @@ func (q *query) bindDims(ctx context.Context, col func(domain.ColumnRef) (int, *
 			q.Radix = append(q.Radix, streamedRadix)
 			continue
 		}
-		codes, err := heldIn(q.views[a], c).GroupCodes(ctx)
+		codes, err := q.views[a].Held(c).GroupCodes(ctx)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/answer"
+	"sutura.dev/exec-arrow/internal/cache"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/gate"
 	"sutura.dev/exec-arrow/internal/join"
@@ -35,7 +36,7 @@ import (
 // for a ratio declared to fail; another error for rows that do not fit the
 // plan (a defect).
 type Combiner struct {
-	cache    *cache
+	cache    *cache.Cache
 	parallel int
 }
 
@@ -64,7 +65,7 @@ func NewCombiner(ctx context.Context, cfg CombinerConfig) (*Combiner, error) {
 	if cfg.Parallelism == 0 {
 		cfg.Parallelism = runtime.GOMAXPROCS(0)
 	}
-	return &Combiner{cache: newCache(cfg.WorkingSetMaxBytes), parallel: cfg.Parallelism}, nil
+	return &Combiner{cache: cache.New(cache.Config{Limit: cfg.WorkingSetMaxBytes}), parallel: cfg.Parallelism}, nil
 }
 
 // Combiner returns a Combiner whose working memory counts against the
@@ -112,22 +113,22 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 	whole := &domain.Plan{Columns: plan.Columns, Grain: plan.Grain, Range: domain.Range{Start: start, End: plan.Range.End},
 		Top: plan.Top, RowCap: plan.RowCap, Provenance: plan.Provenance}
 	n := len(legs[0].Rows)
-	q := &query{plan: whole, leg: &domain.Leg{}, views: make([]*tableView, len(legs)),
+	q := &query{plan: whole, leg: &domain.Leg{}, views: make([]*cache.View, len(legs)),
 		Query: kernel.Query{Parallel: c.parallel, Rows: n, Base: tables[0], Aliases: len(legs), TimeSlot: len(plan.Legs[0].Dimensions)}}
 	derived := make([][]*column.Derived, len(tables))
 	held := func(leg, col int) *column.Derived { return derived[leg][col] }
 	for i, cols := range tables {
-		v := &tableView{rows: len(legs[i].Rows), cols: map[string]*column.Column{}, derived: map[string]*column.Derived{}}
+		v := &cache.View{Rows: len(legs[i].Rows), Cols: map[string]*column.Column{}, Derived: map[string]*column.Derived{}}
 		derived[i] = make([]*column.Derived, len(cols))
 		for k, col := range cols {
 			derived[i][k] = column.NewDerived(col, nil) // the legs' columns live as long as the combine
-			v.cols[col.Name] = col
-			v.derived[col.Name] = derived[i][k]
+			v.Cols[col.Name] = col
+			v.Derived[col.Name] = derived[i][k]
 		}
 		q.views[i] = v
 	}
 	for lo, g := 0, 0; lo < n; lo, g = lo+column.ChunkRows, g+1 {
-		q.views[0].segs = append(q.views[0].segs, column.Segment{Lo: lo, Hi: min(lo+column.ChunkRows, n), Group: g})
+		q.views[0].Segs = append(q.views[0].Segs, column.Segment{Lo: lo, Hi: min(lo+column.ChunkRows, n), Group: g})
 	}
 	if err := q.bindTime(q.Base[q.TimeSlot]); err != nil {
 		return nil, err
@@ -171,7 +172,7 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 		q.Needs = append(q.Needs, 0)
 	}
 	q.timeOnly = q.slotUses(q.TimeSlot) == 0
-	p, err := kernel.Scan(ctx, &q.Query, kernel.NewCachedProducer(&q.Query, q.views[0].derived, q.views[0].segs), mem, nil)
+	p, err := kernel.Scan(ctx, &q.Query, kernel.NewCachedProducer(&q.Query, q.views[0].Derived, q.views[0].Segs), mem, nil)
 	if err != nil {
 		return nil, err
 	}

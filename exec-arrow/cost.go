@@ -45,15 +45,15 @@ func finishMeter(m *kernel.Meter, q *query) {
 			continue
 		}
 		if i > 0 {
-			m.Rows.Add(int64(v.rows))
+			m.Rows.Add(int64(v.Rows))
 		}
-		tally(m, v.fileBytes)
-		if v.fileBytes > 0 {
+		tally(m, v.FileBytes)
+		if v.FileBytes > 0 {
 			continue // counted as it was read
 		}
-		for _, c := range v.cols {
-			if i == 0 && v.rows > 0 {
-				m.Bytes.Add(c.Bytes * visited / int64(v.rows))
+		for _, c := range v.Cols {
+			if i == 0 && v.Rows > 0 {
+				m.Bytes.Add(c.Bytes * visited / int64(v.Rows))
 			} else {
 				m.Bytes.Add(c.Bytes)
 			}

@@ -59,11 +59,11 @@ func TestRealizedCost(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, cold.RowsScanned, warm.RowsScanned)
 	var expect int64
-	for _, c := range e.cache.tables["fact"].cols {
-		expect += c.col.Bytes * column.ChunkRows / n
+	for _, c := range e.cache.Cached("fact") {
+		expect += c.Col.Bytes * column.ChunkRows / n
 	}
-	for _, c := range e.cache.tables["regions"].cols {
-		expect += c.col.Bytes
+	for _, c := range e.cache.Cached("regions") {
+		expect += c.Col.Bytes
 	}
 	require.Positive(t, expect)
 	assert.Equal(t, expect, warm.BytesRead, "a warm execution reads the scanned third of the base columns and the whole lookup table from the cache")
@@ -79,8 +79,8 @@ func TestRealizedCost(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, domain.CachePartial, cacheState(&sm), "a streamed base beside a cached joined table")
 	lookupBytes := int64(0)
-	for _, c := range e.cache.tables["regions"].cols {
-		lookupBytes += c.col.Bytes
+	for _, c := range e.cache.Cached("regions") {
+		lookupBytes += c.Col.Bytes
 	}
 	assert.Equal(t, fileSize("fact.csv")+lookupBytes, sm.Bytes.Load(), "the base's file and the joined table's cached columns")
 

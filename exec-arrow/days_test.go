@@ -100,19 +100,17 @@ func TestTimestampCachedAsDays(t *testing.T) {
 			cached := newEngine(t, os.DirFS(dir))
 			answers(t, cached, plans, true)
 			got := answers(t, cached, plans, false)
-			reads := cached.cache.reads.Load()
+			reads := cached.cache.Stats().Reads
 			assert.Equal(t, want, got, "from the cache")
-			assert.Equal(t, reads, cached.cache.reads.Load(), "every answer from the cache")
+			assert.Equal(t, reads, cached.cache.Stats().Reads, "every answer from the cache")
 
-			cached.cache.mu.Lock()
-			defer cached.cache.mu.Unlock()
 			var days, micros *column.Column
-			for w, ce := range cached.cache.tables["orders"].cols {
+			for w, ce := range cached.cache.Cached("orders") {
 				if w.Name == "shipped" && !w.ValidOnly {
 					if w.Days {
-						days = ce.col
+						days = ce.Col
 					} else {
-						micros = ce.col
+						micros = ce.Col
 					}
 				}
 			}

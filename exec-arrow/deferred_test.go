@@ -130,7 +130,7 @@ func TestDataSpanOfALargeTextTableAfterTheDeferredRead(t *testing.T) {
 	e := newEngine(t, os.DirFS(dir), big, small)
 	ctx := context.Background()
 	require.NoError(t, e.Validate(ctx))
-	reads := e.cache.reads.Load()
+	reads := e.cache.Stats().Reads
 
 	first, last, ok, err := e.DataSpan(ctx, "small", "day")
 	require.NoError(t, err)
@@ -139,7 +139,7 @@ func TestDataSpanOfALargeTextTableAfterTheDeferredRead(t *testing.T) {
 	_, _, ok, err = e.DataSpan(ctx, "big", "day")
 	require.NoError(t, err)
 	assert.False(t, ok, "only sampled, and over the bound")
-	assert.Equal(t, reads, e.cache.reads.Load(), "no file read for a span")
+	assert.Equal(t, reads, e.cache.Stats().Reads, "no file read for a span")
 
 	require.NoError(t, e.CheckDeferred(ctx))
 	first, last, ok, err = e.DataSpan(ctx, "big", "day")

@@ -71,9 +71,9 @@ func TestDistinctAtHighCardinality(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want, run(t, e, plan))
 		require.NoError(t, e.Settle(context.Background()))
-		reads := e.cache.reads.Load()
+		reads := e.cache.Stats().Reads
 		require.Equal(t, want, run(t, e, plan))
-		assert.Equal(t, reads, e.cache.reads.Load(), "answered from the cache")
+		assert.Equal(t, reads, e.cache.Stats().Reads, "answered from the cache")
 	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,11 +88,9 @@ func TestDistinctAtHighCardinality(t *testing.T) {
 			require.Equal(t, want, run(t, e, plan))
 			assert.Equal(t, tc.spill, distinct.Spills.Load() > before, "spilled")
 			if tc.limit > 0 {
-				assert.LessOrEqual(t, e.cache.peak, tc.limit)
+				assert.LessOrEqual(t, e.cache.Stats().Peak, tc.limit)
 			}
-			e.cache.mu.Lock()
-			assert.Zero(t, e.cache.used, "every byte given back")
-			e.cache.mu.Unlock()
+			assert.Zero(t, e.cache.Stats().Used, "every byte given back")
 		})
 	}
 }

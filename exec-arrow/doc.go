@@ -240,7 +240,7 @@
 //
 // # Packages
 //
-// The engine is fourteen packages that import one way, lowest first
+// The engine is twenty packages that import one way, lowest first
 // (tools rule engine-layers lists them and fails on an import upwards,
 // tests included; docs/architecture.md §4 draws them). Among them:
 //
@@ -251,12 +251,17 @@
 //   - internal/text: CSV and NDJSON text cut into records and fields;
 //   - internal/format: reading files into columns (the loader; Parquet
 //     pages, dictionaries and validity; CSV and NDJSON records);
+//   - internal/cache: the cached columns, keyed by their table's file
+//     identity, and the accounting of every byte the engine holds against
+//     the working set (eviction, questions asked again when memory frees,
+//     the background fill that caches a streamed table's columns);
 //   - internal/distinct: exact distinct counts per group, in partitioned
 //     sets that spill;
 //   - internal/kernel: the vectorised kernels over batches of a bound
 //     kernel.Query (predicates, joins, group keys, terms, the scan);
 //   - this package: the Engine and Combiner; binding a plan against the
 //     cache (which owns every cached column and its column.Derived),
-//     streaming producers, execution, lookup legs, cost metering, the
-//     background fill and the combine of federated legs.
+//     streaming producers, execution, lookup legs, cost metering, what a
+//     background fill will hold (its estimate) and the combine of
+//     federated legs.
 package engine

@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"log/slog"
 	"runtime"
+	"sync"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/cache"
 	"sutura.dev/exec-arrow/internal/check"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/footer"
@@ -84,16 +86,16 @@ type Config struct {
 type Engine struct {
 	cfg    Config
 	models map[string]*domain.Model
-	cache  *cache
+	cache  *cache.Cache
 	// footers are the Parquet footers read: start-up checks, spans,
 	// estimates and scans all read through them, so a file's footer is
 	// decoded once while its bytes stay the same.
 	footers *footer.Cache
 	// deferred are the text parts Validate sampled (CheckDeferred).
 	deferred check.Deferred
-	// prepared are the answers Prepare found and Execute has not taken
-	// (guarded by cache.mu).
-	prepared []*prepared
+	// prepared are the answers Prepare found and Execute has not taken.
+	preparedMu sync.Mutex
+	prepared   []*prepared
 }
 
 // log is the configured logger, or one that discards.
@@ -122,7 +124,9 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Parallelism == 0 {
 		cfg.Parallelism = runtime.GOMAXPROCS(0)
 	}
-	e := &Engine{cfg: cfg, models: map[string]*domain.Model{}, cache: newCache(cfg.WorkingSetMaxBytes), footers: &footer.Cache{}}
+	e := &Engine{cfg: cfg, models: map[string]*domain.Model{}, footers: &footer.Cache{}}
+	e.cache = cache.New(cache.Config{Limit: cfg.WorkingSetMaxBytes, Files: cfg.Files, HoldFills: cfg.HoldFills,
+		Logger: e.log().With("source", cfg.Source)})
 	for i := range cfg.Models {
 		m := &cfg.Models[i]
 		if m.Source != "" && m.Source != cfg.Source {
@@ -154,9 +158,8 @@ func ctxErr(ctx context.Context) error {
 // (cached columns, their derived structures and running queries' working
 // memory) and that ceiling, for monitoring.
 func (e *Engine) WorkingSet() (used, limit int64) {
-	e.cache.mu.Lock()
-	defer e.cache.mu.Unlock()
-	return e.cache.used, e.cache.limit
+	s := e.cache.Stats()
+	return s.Used, s.Limit
 }
 
 // ErrOutsideDataDir is the error of a table file, a table directory or a

@@ -61,13 +61,13 @@ func TestSixQuestionsInEveryOrderUnderEviction(t *testing.T) {
 	big, err := New(ctx, cfg(0, true))
 	require.NoError(t, err)
 	want := answers(t, big, plans, true)
-	all := big.cache.used // every column the six read, and their derived structures
-	var need int64        // the most one question holds while streaming
+	all := big.cache.Stats().Used // every column the six read, and their derived structures
+	var need int64                // the most one question holds while streaming
 	for _, p := range plans {
 		s, err := New(ctx, cfg(0, false))
 		require.NoError(t, err)
 		run(t, s, p)
-		need = max(need, s.cache.peak)
+		need = max(need, s.cache.Stats().Peak)
 	}
 	limit := need + all/3
 	require.Less(t, limit, need+all, "the working set cannot hold every column beside a question")
@@ -86,19 +86,12 @@ func TestSixQuestionsInEveryOrderUnderEviction(t *testing.T) {
 	require.NoError(t, e.Settle(ctx))
 	assert.Equal(t, 720, orders)
 	// Every byte accounted is a cached column's: nothing leaked.
-	e.cache.mu.Lock()
-	var columns int64
-	for _, tb := range e.cache.tables {
-		for _, ce := range tb.cols {
-			columns += ce.bytes
-			assert.Zero(t, ce.pins, "%s.%s is still pinned", tb.name, ce.w.Name)
-		}
-	}
-	assert.Equal(t, columns, e.cache.used)
-	e.cache.mu.Unlock()
-	assert.Positive(t, e.cache.evicted, "columns were evicted")
-	assert.LessOrEqual(t, e.cache.peak, limit)
-	t.Logf("working set %d bytes (one question streaming: %d, every column: %d); %d columns evicted", limit, need, all, e.cache.evicted)
+	s := e.cache.Stats()
+	assert.Zero(t, s.Pinned, "no column is still pinned")
+	assert.Equal(t, s.Columns, s.Used)
+	assert.Positive(t, e.cache.Stats().Evicted, "columns were evicted")
+	assert.LessOrEqual(t, e.cache.Stats().Peak, limit)
+	t.Logf("working set %d bytes (one question streaming: %d, every column: %d); %d columns evicted", limit, need, all, e.cache.Stats().Evicted)
 }
 
 // TestTableLargerThanTheWorkingSet: a table whose columns are larger than
@@ -114,7 +107,7 @@ func TestTableLargerThanTheWorkingSet(t *testing.T) {
 	plans := sixQuestions(t)
 	big := newEngine(t, os.DirFS(dir))
 	want := answers(t, big, plans, true)
-	columns := big.cache.used
+	columns := big.cache.Stats().Used
 
 	const limit = 20 << 20
 	require.Greater(t, columns, int64(limit)*5/4, "the columns the questions read are larger than the working set by a quarter")
@@ -128,7 +121,7 @@ func TestTableLargerThanTheWorkingSet(t *testing.T) {
 			require.NoError(t, e.Settle(ctx))
 		}
 	}
-	assert.LessOrEqual(t, e.cache.peak, int64(limit))
+	assert.LessOrEqual(t, e.cache.Stats().Peak, int64(limit))
 	used, _ := e.WorkingSet()
 	assert.Less(t, used, int64(limit))
 }
@@ -158,7 +151,7 @@ func TestGroupsThatCannotFitAreRefused(t *testing.T) {
 	assert.Equal(t, domain.ResourcesExhausted, refusal(t, err))
 	after, _ := e.WorkingSet()
 	assert.LessOrEqual(t, after, used, "a refused question holds nothing after")
-	assert.LessOrEqual(t, e.cache.peak, int64(limit))
+	assert.LessOrEqual(t, e.cache.Stats().Peak, int64(limit))
 
 	// With room, the same question is answered.
 	roomy := newEngine(t, os.DirFS(dir))
@@ -180,9 +173,9 @@ func TestCachedQuestionWhoseCodesDoNotFitStreams(t *testing.T) {
 	require.NoError(t, err)
 	run(t, big, plan)
 	require.NoError(t, big.Settle(ctx))
-	columns := big.cache.used
+	columns := big.cache.Stats().Used
 	run(t, big, plan)
-	require.Greater(t, big.cache.used, columns, "the cached question built its codes")
+	require.Greater(t, big.cache.Stats().Used, columns, "the cached question built its codes")
 
 	// Room for the fill (the columns as scheduleFill estimates them, and
 	// the question's working memory), not for the codes beside them.
@@ -198,12 +191,12 @@ func TestCachedQuestionWhoseCodesDoNotFitStreams(t *testing.T) {
 	require.NoError(t, e.Settle(ctx))
 	used, _ := e.WorkingSet()
 	require.Equal(t, columns, used, "the fill cached the question's columns")
-	reads := e.cache.reads.Load()
+	reads := e.cache.Stats().Reads
 	rs, err := e.Execute(ctx, plan)
 	require.NoError(t, err, "not refused")
 	assert.Equal(t, want, rendered(rs))
-	assert.Greater(t, e.cache.reads.Load(), reads, "answered by streaming the file")
-	assert.LessOrEqual(t, e.cache.peak, limit)
+	assert.Greater(t, e.cache.Stats().Reads, reads, "answered by streaming the file")
+	assert.LessOrEqual(t, e.cache.Stats().Peak, limit)
 }
 
 // TestFillCountsTheDictionariesMet: the fill of a text column whose
@@ -229,10 +222,10 @@ func TestFillCountsTheDictionariesMet(t *testing.T) {
 	require.NoError(t, e.Settle(ctx))
 	used, _ := e.WorkingSet()
 	assert.Positive(t, used, "the columns were cached")
-	reads := e.cache.reads.Load()
+	reads := e.cache.Stats().Reads
 	assert.Equal(t, want, run(t, e, plan))
-	assert.Equal(t, reads, e.cache.reads.Load(), "answered from the cache")
-	assert.LessOrEqual(t, e.cache.peak, limit)
+	assert.Equal(t, reads, e.cache.Stats().Reads, "answered from the cache")
+	assert.LessOrEqual(t, e.cache.Stats().Peak, limit)
 }
 
 // countDistinctOf writes n orders (row gives each: writeOrdersParquet) and
@@ -252,5 +245,5 @@ func countDistinctOf(t *testing.T, n int, c string, typ domain.ColumnType, row f
 	}
 	streaming, err := New(context.Background(), cfg(0, false))
 	require.NoError(t, err)
-	return plan, cfg, run(t, streaming, plan), streaming.cache.peak
+	return plan, cfg, run(t, streaming, plan), streaming.cache.Stats().Peak
 }

@@ -29,6 +29,10 @@ func (e *Engine) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet
 // the cache holds its columns. One refused because running questions held
 // the memory it waited for (gate.Busy) is asked again when one of them
 // ends, up to waitBound.
+// waitBound is the longest a question refused for memory that running
+// questions hold (gate.Busy) waits to be asked again.
+var waitBound = 30 * time.Second
+
 func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *kernel.Meter) (*domain.RowSet, error) {
 	if plan == nil {
 		return nil, fmt.Errorf("%w: no plan", domain.ErrDefect)
@@ -64,7 +68,7 @@ func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *kernel.Meter
 		switch {
 		case cached && !stream && errors.As(err, &re) && re.Reason.Code() == domain.ResourcesExhausted:
 			stream = true
-		case errors.As(err, &busy) && e.cache.awaitLeave(ctx, deadline):
+		case errors.As(err, &busy) && e.cache.AwaitLeave(ctx, deadline):
 			// It gave back what it held; another question has ended since.
 		default:
 			return rs, err
@@ -75,8 +79,8 @@ func (e *Engine) execute(ctx context.Context, plan *domain.Plan, m *kernel.Meter
 // attempt runs the plan once, streaming the base table when stream is set
 // or its columns are not all cached; cached reports whether they were.
 func (e *Engine) attempt(ctx context.Context, plan *domain.Plan, m *kernel.Meter, stream bool) (_ *domain.RowSet, cached bool, _ error) {
-	e.cache.enter()
-	defer e.cache.leave()
+	e.cache.Enter()
+	defer e.cache.Leave()
 	q, err := e.bind(ctx, plan, m, stream)
 	if err != nil {
 		var fc errFromCache

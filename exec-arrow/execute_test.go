@@ -352,7 +352,7 @@ func TestWorkingSet(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.Execute(context.Background(), mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("amount", sum("amount")))))
 	require.Equal(t, domain.ResourcesExhausted, refusal(t, err))
-	assert.Zero(t, e.cache.used, "a refused query holds nothing")
+	assert.Zero(t, e.cache.Stats().Used, "a refused query holds nothing")
 
 	// A working set that holds one lookup table's columns beside a
 	// question evicts the other's when a question joins it: column by
@@ -379,20 +379,20 @@ func TestWorkingSet(t *testing.T) {
 	probe, err := New(ctx, Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
 	require.NoError(t, err)
 	run(t, probe, question("a"))
-	one := probe.cache.used // a's columns and their join index and codes
-	limit := probe.cache.peak + one/2
+	one := probe.cache.Stats().Used // a's columns and their join index and codes
+	limit := probe.cache.Stats().Peak + one/2
 	e, err = New(ctx, Config{Source: "files", Files: os.DirFS(dir), WorkingSetMaxBytes: limit, NoCacheFill: true})
 	require.NoError(t, err)
 	wantA := [][]string{{"a1", "2025-01-01", "1"}, {"a2", "2025-01-01", "1"}, {"a5", "2025-01-01", "1"}}
 	require.Equal(t, wantA, run(t, e, question("a")))
-	require.Len(t, e.cache.tables["a"].cols, 2)
+	require.Len(t, e.cache.Cached("a"), 2)
 	require.Equal(t, [][]string{{"b1", "2025-01-01", "1"}, {"b2", "2025-01-01", "2"}}, run(t, e, question("b")))
-	assert.LessOrEqual(t, e.cache.peak, limit)
-	assert.Less(t, len(e.cache.tables["a"].cols), 2, "a's columns, least recently used, were evicted, as many as needed")
-	assert.Len(t, e.cache.tables["b"].cols, 2)
-	reads := e.cache.reads.Load()
+	assert.LessOrEqual(t, e.cache.Stats().Peak, limit)
+	assert.Less(t, len(e.cache.Cached("a")), 2, "a's columns, least recently used, were evicted, as many as needed")
+	assert.Len(t, e.cache.Cached("b"), 2)
+	reads := e.cache.Stats().Reads
 	require.Equal(t, wantA, run(t, e, question("a")))
-	assert.EqualValues(t, reads+2, e.cache.reads.Load(), "the fact table is streamed and the evicted column read again")
+	assert.EqualValues(t, reads+2, e.cache.Stats().Reads, "the fact table is streamed and the evicted column read again")
 }
 
 func TestPlanShapeErrors(t *testing.T) {

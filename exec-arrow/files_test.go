@@ -230,7 +230,7 @@ func TestValidate(t *testing.T) {
 	}
 	e := newEngine(t, os.DirFS(dir), models...)
 	require.NoError(t, e.Validate(context.Background()))
-	assert.Zero(t, e.cache.used, "validation caches nothing")
+	assert.Zero(t, e.cache.Stats().Used, "validation caches nothing")
 
 	models = append(models, domain.Model{Name: "ghost", Source: "files", Table: "ghost", Columns: []domain.ModelColumn{{Name: "x"}}})
 	e = newEngine(t, os.DirFS(dir), models...)
@@ -255,20 +255,20 @@ func TestInference(t *testing.T) {
 	for _, n := range names {
 		wants = append(wants, format.Want{Name: n})
 	}
-	v, err := e.cache.acquire(context.Background(), e.cfg.Files, tf, wants)
+	v, err := e.cache.Acquire(context.Background(), e.cfg.Files, tf, wants)
 	require.NoError(t, err)
-	defer v.release()
+	defer v.Release()
 	got := map[string]domain.ColumnType{}
 	for _, n := range names {
-		got[n] = v.cols[n].Type
+		got[n] = v.Cols[n].Type
 	}
 	assert.Equal(t, map[string]domain.ColumnType{
 		"i": domain.TypeInteger, "f": domain.TypeFloat, "b": domain.TypeBoolean, "d": domain.TypeDate,
 		"ts": domain.TypeTimestamp, "mixed": domain.TypeText, "empty": domain.TypeText, "neg": domain.TypeInteger,
 	}, got)
-	assert.Equal(t, "2025-01-01T10:00:00Z", v.cols["ts"].Cell(1).Render())
-	assert.Equal(t, "null", v.cols["i"].Cell(2).Render())
-	assert.Equal(t, 3, v.rows)
+	assert.Equal(t, "2025-01-01T10:00:00Z", v.Cols["ts"].Cell(1).Render())
+	assert.Equal(t, "null", v.Cols["i"].Cell(2).Render())
+	assert.Equal(t, 3, v.Rows)
 }
 
 func TestCacheReuseAndInvalidation(t *testing.T) {
@@ -280,36 +280,36 @@ func TestCacheReuseAndInvalidation(t *testing.T) {
 	// only once the fill has settled.
 	run(t, e, p)
 	require.NoError(t, e.Settle(ctx))
-	require.EqualValues(t, 2, e.cache.reads.Load(), "the first question streams the file, then its columns are read into the cache")
+	require.EqualValues(t, 2, e.cache.Stats().Reads, "the first question streams the file, then its columns are read into the cache")
 	run(t, e, p)
-	require.EqualValues(t, 2, e.cache.reads.Load(), "a second question reads nothing")
+	require.EqualValues(t, 2, e.cache.Stats().Reads, "a second question reads nothing")
 
 	// A question needing another column streams the file again; the
 	// cache then reads that column only.
 	run(t, e, mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("price", sum("price")))))
 	require.NoError(t, e.Settle(ctx))
-	require.EqualValues(t, 4, e.cache.reads.Load())
+	require.EqualValues(t, 4, e.cache.Stats().Reads)
 	var cached []string
-	for w := range e.cache.tables["sales"].cols {
+	for w := range e.cache.Cached("sales") {
 		cached = append(cached, w.Name)
 	}
 	assert.ElementsMatch(t, []string{"day", "amount", "price"}, cached)
 	run(t, e, mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("price", sum("price")), metric("amount", sum("amount")))))
-	require.EqualValues(t, 4, e.cache.reads.Load())
+	require.EqualValues(t, 4, e.cache.Stats().Reads)
 
 	// A new modification time is a new file.
 	later := time.Now().Add(time.Hour)
 	require.NoError(t, os.Chtimes(filepath.Join(dir, "sales.csv"), later, later))
 	run(t, e, p)
 	require.NoError(t, e.Settle(ctx))
-	require.EqualValues(t, 6, e.cache.reads.Load(), "streamed and read into the cache again")
+	require.EqualValues(t, 6, e.cache.Stats().Reads, "streamed and read into the cache again")
 
 	// New content is read.
 	write(t, dir, "sales.csv", "id,day,cust,amount,price,status,paid,qty\n1,2025-01-05,1,5,1,done,true,1\n")
 	require.Equal(t, [][]string{{"2025-01-01", "5"}}, run(t, e, p))
 	require.NoError(t, e.Settle(ctx))
 	require.Equal(t, [][]string{{"2025-01-01", "5"}}, run(t, e, p))
-	require.EqualValues(t, 8, e.cache.reads.Load())
+	require.EqualValues(t, 8, e.cache.Stats().Reads)
 }
 
 func TestConcurrentExecute(t *testing.T) {
@@ -330,7 +330,7 @@ func TestConcurrentExecute(t *testing.T) {
 		require.Equal(t, [][]string{{"2025-01-01", "150"}, {"2025-02-01", "70"}, {"2025-03-01", "50"}}, <-done)
 	}
 	require.NoError(t, e.Settle(context.Background()))
-	require.Contains(t, e.cache.tables, "sales", "the streamed columns were read into the cache once")
+	require.Contains(t, e.cache.Tables(), "sales", "the streamed columns were read into the cache once")
 }
 
 func TestParquetProjection(t *testing.T) {
@@ -340,7 +340,7 @@ func TestParquetProjection(t *testing.T) {
 	run(t, e, mkPlan(t, domain.Month, "2025-01-01", "2025-04-01", salesLeg(metric("amount", sum("amount")))))
 	require.NoError(t, e.Settle(context.Background()))
 	var cached []string
-	for w := range e.cache.tables["sales"].cols {
+	for w := range e.cache.Cached("sales") {
 		cached = append(cached, w.Name)
 	}
 	assert.ElementsMatch(t, []string{"day", "amount"}, cached)

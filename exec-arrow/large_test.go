@@ -16,7 +16,6 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
-	"sutura.dev/exec-arrow/internal/format"
 )
 
 // factCols are the columns of the generated fact table.
@@ -79,21 +78,11 @@ func generated(t testing.TB, n int) *Engine {
 func inject(t testing.TB, e *Engine, table string, rows int, cols ...*column.Column) {
 	tf, err := files.Locate(e.cfg.Files, table)
 	require.NoError(t, err)
-	c := e.cache
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	en := c.entryLocked(tf)
-	en.rows, en.loaded = rows, true
+	var segs []column.Segment
 	for lo := 0; lo < rows; lo += column.ChunkRows {
-		en.segs = append(en.segs, column.Segment{Lo: lo, Hi: min(lo+column.ChunkRows, rows), Group: lo / column.ChunkRows})
+		segs = append(segs, column.Segment{Lo: lo, Hi: min(lo+column.ChunkRows, rows), Group: lo / column.ChunkRows})
 	}
-	for _, col := range cols {
-		w := format.Want{Name: col.Name, Type: col.Type}
-		ce := &colEntry{t: en, w: w, col: col, bytes: col.Bytes}
-		ce.derived = column.NewDerived(col, ce)
-		en.cols[w] = ce
-		c.used += col.Bytes
-	}
+	e.cache.Put(tf, rows, segs, cols...)
 }
 
 func factLeg(metrics ...domain.MetricRef) domain.Leg {
@@ -185,7 +174,7 @@ func TestCancellationWhileLoading(t *testing.T) {
 	stopsOnCancel(t, 100*time.Millisecond, reference, func(ctx context.Context) error {
 		_, err := e.Execute(ctx, plan)
 		return err
-	}, func() { assert.Zero(t, e.cache.used, "a cancelled load keeps nothing") })
+	}, func() { assert.Zero(t, e.cache.Stats().Used, "a cancelled load keeps nothing") })
 
 	// The next question loads it whole.
 	require.Equal(t, [][]string{{"2025-01-01", "100000000"}}, run(t, e, mkPlan(t, domain.Month, "2025-01-01", "2025-02-01", factLeg(metric("amount", sum("amount"))))))

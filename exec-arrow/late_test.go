@@ -143,9 +143,9 @@ func streamedAsCached(t *testing.T, dir string, plans []*domain.Plan) {
 	together, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
 	require.NoError(t, err)
 	together.Prepare(context.Background(), plans)
-	require.Equal(t, int64(1), together.cache.reads.Load(), "Prepare reads the file once for every plan")
+	require.Equal(t, int64(1), together.cache.Stats().Reads, "Prepare reads the file once for every plan")
 	prepared := answers(t, together, plans, false)
-	require.Equal(t, int64(1), together.cache.reads.Load(), "every plan is answered by the scan Prepare ran")
+	require.Equal(t, int64(1), together.cache.Stats().Reads, "every plan is answered by the scan Prepare ran")
 	for i := range plans {
 		require.NotEmpty(t, want[i], "question %d", i)
 		assert.Equal(t, want[i], got[i], "question %d", i)

@@ -7,6 +7,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/answer"
+	"sutura.dev/exec-arrow/internal/cache"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/format"
 	"sutura.dev/exec-arrow/internal/gate"
@@ -67,11 +68,11 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *kernel.Meter)
 			return nil, err
 		}
 	}
-	views := make([]*tableView, len(tables))
+	views := make([]*cache.View, len(tables))
 	defer func() {
 		for _, v := range views {
 			if v != nil {
-				v.release()
+				v.Release()
 			}
 		}
 	}()
@@ -87,10 +88,10 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *kernel.Meter)
 	}
 	if m != nil {
 		for _, v := range views {
-			m.Rows.Add(int64(v.rows))
-			tally(m, v.fileBytes)
-			if v.fileBytes == 0 {
-				for _, c := range v.cols {
+			m.Rows.Add(int64(v.Rows))
+			tally(m, v.FileBytes)
+			if v.FileBytes == 0 {
+				for _, c := range v.Cols {
 					m.Bytes.Add(c.Bytes)
 				}
 			}
@@ -98,13 +99,13 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *kernel.Meter)
 	}
 	col := func(ref domain.ColumnRef) (int, *column.Column) {
 		a := alias[ref.Alias]
-		return a, views[a].cols[ref.Column]
+		return a, views[a].Cols[ref.Column]
 	}
 	var steps []*join.Step
 	for i, j := range leg.Joins {
 		from, fc := col(domain.ColumnRef{Alias: j.FromAlias, Column: j.FromColumn})
 		to, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
-		s, err := join.NewStep(ctx, from, i+1, heldIn(views[from], fc), heldIn(views[to], tc))
+		s, err := join.NewStep(ctx, from, i+1, views[from].Held(fc), views[to].Held(tc))
 		if err != nil {
 			return nil, fmt.Errorf("join %s: model %s: %w", j.Relationship, j.To.Model, err)
 		}
@@ -114,7 +115,7 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *kernel.Meter)
 	preds := []*kernel.Predicate{{Alias: keyAlias, Col: keyCol, AnyValue: true}}
 	for _, f := range leg.Filters {
 		a, c := col(f.Column)
-		p, err := kernel.CallerPredicate(a, heldIn(views[a], c), f)
+		p, err := kernel.CallerPredicate(a, views[a].Held(c), f)
 		if err != nil {
 			return nil, err
 		}
@@ -122,7 +123,7 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *kernel.Meter)
 	}
 	mem := &gate.Reservation{Budget: e.cache}
 	defer mem.Done()
-	n := views[0].rows
+	n := views[0].Rows
 	out := &domain.RowSet{Columns: append([]domain.Column(nil), plan.Columns...), Rows: [][]domain.Cell{}}
 	mapped := make([][]int32, len(tables))
 	var (

@@ -82,24 +82,22 @@ func TestNarrowAndWideColumnsAnswerAlike(t *testing.T) {
 				assert.Equal(t, [][]string{{"2024-01-01", strconv.FormatInt(filtered, 10)}}, run(t, e, plans[2]), "%s, round %d", name, round)
 				require.NoError(t, e.Settle(context.Background()))
 			}
-			e.cache.mu.Lock()
 			widths := map[string]bool{}
-			for w, ce := range e.cache.tables["orders"].cols {
+			for w, ce := range e.cache.Cached("orders") {
 				switch w.Name {
 				case "kind":
-					widths["kind"] = ce.col.Idx != nil
-					require.True(t, ce.col.Idx != nil || ce.col.Idx8 != nil, name)
+					widths["kind"] = ce.Col.Idx != nil
+					require.True(t, ce.Col.Idx != nil || ce.Col.Idx8 != nil, name)
 				case "amount":
 					if !w.ValidOnly {
-						widths["amount"] = ce.col.Ints != nil
-						require.True(t, ce.col.Ints != nil || ce.col.Ints32 != nil, name)
+						widths["amount"] = ce.Col.Ints != nil
+						require.True(t, ce.Col.Ints != nil || ce.Col.Ints32 != nil, name)
 					}
 				case "d":
-					widths["d"] = ce.col.Days != nil
-					require.True(t, ce.col.Days != nil || ce.col.Days16 != nil, name)
+					widths["d"] = ce.Col.Days != nil
+					require.True(t, ce.Col.Days != nil || ce.Col.Days16 != nil, name)
 				}
 			}
-			e.cache.mu.Unlock()
 			assert.Equal(t, map[string]bool{"kind": wide, "amount": wide, "d": wide}, widths, "%s: the cached columns' widths", name)
 		}
 	}

@@ -45,9 +45,9 @@ type prepared struct {
 // is executed as before. A later call replaces what an earlier one left
 // untaken.
 func (e *Engine) Prepare(ctx context.Context, plans []*domain.Plan) {
-	e.cache.mu.Lock()
+	e.preparedMu.Lock()
 	e.prepared = nil
-	e.cache.mu.Unlock()
+	e.preparedMu.Unlock()
 	type entry struct {
 		q   *query
 		key []byte
@@ -100,9 +100,9 @@ func (e *Engine) Prepare(ctx context.Context, plans []*domain.Plan) {
 				for i, p := range out {
 					p.plan = es[i].key
 				}
-				e.cache.mu.Lock()
+				e.preparedMu.Lock()
 				e.prepared = append(e.prepared, out...)
-				e.cache.mu.Unlock()
+				e.preparedMu.Unlock()
 			}
 		}
 		for _, q := range qs {
@@ -114,9 +114,9 @@ func (e *Engine) Prepare(ctx context.Context, plans []*domain.Plan) {
 // takePrepared returns, once, the answer Prepare found for a plan equal to
 // plan, when the files of its base table are still those it scanned.
 func (e *Engine) takePrepared(plan *domain.Plan) (*prepared, bool) {
-	e.cache.mu.Lock()
+	e.preparedMu.Lock()
 	n := len(e.prepared)
-	e.cache.mu.Unlock()
+	e.preparedMu.Unlock()
 	if n == 0 {
 		return nil, false
 	}
@@ -125,7 +125,7 @@ func (e *Engine) takePrepared(plan *domain.Plan) (*prepared, bool) {
 		return nil, false
 	}
 	var found *prepared
-	e.cache.mu.Lock()
+	e.preparedMu.Lock()
 	for i, p := range e.prepared {
 		if bytes.Equal(p.plan, key) {
 			found = p
@@ -133,7 +133,7 @@ func (e *Engine) takePrepared(plan *domain.Plan) (*prepared, bool) {
 			break
 		}
 	}
-	e.cache.mu.Unlock()
+	e.preparedMu.Unlock()
 	if found == nil {
 		return nil, false
 	}
@@ -149,8 +149,8 @@ func (e *Engine) takePrepared(plan *domain.Plan) (*prepared, bool) {
 // they cannot be (their columns of one name differ in type) or the scan
 // failed.
 func (e *Engine) answerTogether(ctx context.Context, qs []*query) []*prepared {
-	e.cache.enter()
-	defer e.cache.leave()
+	e.cache.Enter()
+	defer e.cache.Leave()
 	u := unionOf(qs)
 	if u == nil {
 		return nil

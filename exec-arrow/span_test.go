@@ -86,7 +86,7 @@ func TestDataSpan(t *testing.T) {
 			require.True(t, ok)
 			assert.Equal(t, tc.first, first.String())
 			assert.Equal(t, tc.last, last.String())
-			assert.Zero(t, e.cache.used, "a span caches nothing")
+			assert.Zero(t, e.cache.Stats().Used, "a span caches nothing")
 		})
 	}
 

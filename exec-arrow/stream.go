@@ -89,7 +89,7 @@ type fileProducer struct {
 // columns, or a stream of its files.
 func (e *Engine) producer(ctx context.Context, q *query, mem *gate.Reservation, m *kernel.Meter) (kernel.Producer, error) {
 	if !q.streamed {
-		return kernel.NewCachedProducer(&q.Query, q.views[0].derived, q.views[0].segs), nil
+		return kernel.NewCachedProducer(&q.Query, q.views[0].Derived, q.views[0].Segs), nil
 	}
 	fsys := e.cfg.Files
 	if m != nil {
@@ -103,7 +103,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *gate.Reservation, 
 	for _, p := range q.tf.Parts {
 		sp := &streamPart{p: p, seen: make([]atomic.Bool, len(q.Base))}
 		if p.Format == files.FormatParquet {
-			e.cache.reads.Add(1)
+			e.cache.CountRead()
 			pq, err := openParquetPart(ctx, fsys, e.footers, p, q, mem)
 			if err != nil {
 				fp.closeParts()
@@ -114,7 +114,7 @@ func (e *Engine) producer(ctx context.Context, q *query, mem *gate.Reservation, 
 			q.seen.AddRows(pq.md.NumRows)
 			q.Rows += int(pq.md.NumRows)
 		} else {
-			e.cache.reads.Add(1)
+			e.cache.CountRead()
 			perWorker = max(perWorker, textWorkerBytes(q, p))
 			q.Rows += int(p.Size/2 + 1)
 		}
@@ -293,21 +293,17 @@ func (fp *fileProducer) closeParts() {
 func (e *Engine) resolveTypes(ctx context.Context, tf *files.Table, wants []format.Want, m *kernel.Meter) ([]domain.ColumnType, error) {
 	out := make([]domain.ColumnType, len(wants))
 	var probe []format.Want
-	c := e.cache
-	c.mu.Lock()
-	t := c.entryLocked(tf)
 	for i, w := range wants {
 		out[i] = w.Type
 		if w.Type != domain.TypeUnset || w.ValidOnly {
 			continue
 		}
-		if typ, ok := t.types[w.Name]; ok {
+		if typ, ok := e.cache.InferredType(tf, w.Name); ok {
 			out[i] = typ
 			continue
 		}
 		probe = append(probe, w)
 	}
-	c.mu.Unlock()
 	if len(probe) == 0 {
 		return out, nil
 	}
@@ -320,16 +316,14 @@ func (e *Engine) resolveTypes(ctx context.Context, tf *files.Table, wants []form
 		l.Builders[i] = &column.InferBuilder{Probe: true}
 	}
 	for _, p := range tf.Parts {
-		c.reads.Add(1)
+		e.cache.CountRead()
 		if err := l.ReadPart(p); err != nil {
 			return nil, err
 		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	for j, w := range probe {
 		typ := l.Builders[j].(*column.InferBuilder).Inferred()
-		t.types[w.Name] = typ
+		e.cache.Infer(tf, w.Name, typ)
 		for i := range wants {
 			if wants[i] == w {
 				out[i] = typ

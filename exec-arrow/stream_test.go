@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/cache"
 	"sutura.dev/exec-arrow/internal/format"
 )
 
@@ -169,22 +170,22 @@ func TestCountReadsOnlyValidity(t *testing.T) {
 	assert.Equal(t, run(t, ref, full), got, "every non-null order id is distinct, so the distinct count is the count")
 	require.NoError(t, ref.Settle(ctx))
 	var textBytes int64
-	for w, ce := range ref.cache.tables["orders"].cols {
+	for w, ce := range ref.cache.Cached("orders") {
 		if w.Name == "order_id" {
-			textBytes = ce.bytes
+			textBytes = ce.Bytes
 		}
 	}
 	require.Greater(t, textBytes, int64(rows*16), "the whole text column is large")
 
-	var cached *colEntry
-	for w, ce := range e.cache.tables["orders"].cols {
+	var cached *cache.Entry
+	for w, ce := range e.cache.Cached("orders") {
 		if w.Name == "order_id" {
 			assert.True(t, w.ValidOnly, "the cache holds the validity of order_id, not its text")
-			cached = ce
+			cached = &ce
 		}
 	}
 	require.NotNil(t, cached)
-	assert.Less(t, cached.bytes, int64(rows/8+1024))
+	assert.Less(t, cached.Bytes, int64(rows/8+1024))
 
 	// Streamed, counting the distinct-valued text column holds what
 	// counting a column of three values does.
@@ -192,7 +193,7 @@ func TestCountReadsOnlyValidity(t *testing.T) {
 		s, err := New(ctx, Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
 		require.NoError(t, err)
 		run(t, s, mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", shopLeg(false, metric("n", count(column)))))
-		return s.cache.peak
+		return s.cache.Stats().Peak
 	}
 	// Each worker reads the column's pages through its own buffer (a read
 	// buffer and one decompressed page): that much, and no more, may

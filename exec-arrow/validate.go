@@ -52,7 +52,7 @@ func (e *Engine) CheckPending() bool { return e.deferred.Pending() }
 func (e *Engine) Ready(context.Context) error { return e.deferred.Err() }
 
 func (e *Engine) checkConfig() check.Config {
-	return check.Config{Files: e.cfg.Files, OnRead: func() { e.cache.reads.Add(1) }, Footers: e.footers}
+	return check.Config{Files: e.cfg.Files, OnRead: func() { e.cache.CountRead() }, Footers: e.footers}
 }
 
 // withdrawn is the failure of plan when it reads a model CheckDeferred

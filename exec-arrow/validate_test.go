@@ -44,7 +44,7 @@ func TestValidateParquetFromFooter(t *testing.T) {
 			} else {
 				require.ErrorContains(t, err, tc.err)
 			}
-			assert.Equal(t, tc.reads, e.cache.reads.Load(), "data reads")
+			assert.Equal(t, tc.reads, e.cache.Stats().Reads, "data reads")
 		})
 	}
 }

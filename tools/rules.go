@@ -478,6 +478,7 @@ var EngineLayers = []string{
 	"internal/fillsize", // what the background fill will hold, from what a stream met
 	"internal/text",     // CSV and NDJSON text cut into records and fields
 	"internal/format",   // reading files into columns: the loader, Parquet pages, CSV and NDJSON
+	"internal/cache",    // cached columns and the working set's accounting; the background fill
 	"internal/check",    // start-up checks of a table's files: footers, text samples, the deferred whole read
 	"internal/join",     // the rows of a joined table from the key values joined to it
 	"internal/groups",   // a scan's group ids: bucket and codes packed into a key, or held whole; codebooks
@@ -485,5 +486,5 @@ var EngineLayers = []string{
 	"internal/rank",     // the order of an answer's groups: a top-n by a bounded heap, values compared
 	"internal/answer",   // a scan's aggregates finished into an answer's rows: values, order, bounds
 	"internal/legrows",  // a federated plan's legs' rows as the combine takes them
-	".",                 // the engine: bind, execute, stream, cache, meter cost, combine legs
+	".",                 // the engine: bind, execute, stream, meter cost, combine legs
 }
