@@ -93,6 +93,9 @@ type Engine struct {
 	footers *footer.Cache
 	// deferred are the text parts Validate sampled (CheckDeferred).
 	deferred check.Deferred
+	// refused are the fills refused while the whole read of text files
+	// was still to run (scheduleFill), asked for again when it ends.
+	refused refusedFills
 	// prepared are the answers Prepare found and Execute has not taken.
 	preparedMu sync.Mutex
 	prepared   []*prepared

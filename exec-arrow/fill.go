@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"slices"
+	"sync"
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/cache"
@@ -17,6 +19,11 @@ import (
 // again). Reading them costs one more pass over the files, on one
 // goroutine, after the answer: the first answer never waits for the
 // cache.
+//
+// A fill of a table with text files refused while the start-up checks'
+// whole read of them was still to run is asked for again when it ends
+// (retryFills): the days that read finds can narrow the estimate
+// (narrowSlots).
 func (e *Engine) scheduleFill(q *query, working int64) {
 	if e.cfg.NoCacheFill {
 		return
@@ -28,7 +35,69 @@ func (e *Engine) scheduleFill(q *query, working int64) {
 	if tc := q.Base[q.TimeSlot]; !tc.ValidOnly && q.Span > 0 && (tc.Type == domain.TypeDate || tc.Type == domain.TypeTimestamp) {
 		f.Days, f.Span = tc.Name, q.Span
 	}
-	e.cache.Schedule(f, e.fillBytes(q)+working)
+	pending := e.deferred.Pending() && hasText(q.tf)
+	if e.cache.Schedule(f, e.fillBytes(q)+working) || !pending {
+		return
+	}
+	e.refused.mu.Lock()
+	if e.deferred.Pending() {
+		e.refused.remember(q, working)
+		e.refused.mu.Unlock()
+		return
+	}
+	// The read ended while the fill was estimated: estimate it again now.
+	e.refused.mu.Unlock()
+	e.scheduleFill(q, working)
+}
+
+// refusedFills are the streamed questions whose fill did not fit while
+// the whole read of their text files was still to run: the last of each
+// table and columns, the latest maxRefused of them.
+type refusedFills struct {
+	mu   sync.Mutex
+	list []refusedFill
+}
+
+// maxRefused is the most refused fills kept for retryFills (the latest).
+const maxRefused = 16
+
+// refusedFill is a question whose fill did not fit, with the working
+// memory it took: what scheduleFill reads of it, not its joined tables'
+// views.
+type refusedFill struct {
+	q       *query
+	working int64
+}
+
+// remember keeps q's refused fill, replacing one of the same table and
+// columns. r.mu is held.
+func (r *refusedFills) remember(q *query, working int64) {
+	r.list = slices.DeleteFunc(r.list, func(f refusedFill) bool {
+		return f.q.tf.ID == q.tf.ID && slices.Equal(f.q.baseWants, q.baseWants)
+	})
+	keep := &query{tf: q.tf, baseWants: q.baseWants, seen: q.seen, leg: q.leg}
+	keep.Base, keep.TimeSlot, keep.Span = q.Base, q.TimeSlot, q.Span
+	r.list = append(r.list, refusedFill{keep, working})
+	if n := len(r.list); n > maxRefused {
+		r.list = slices.Delete(r.list, 0, n-maxRefused)
+	}
+}
+
+// retryFills asks again for the fills refused while the whole read of the
+// text files was still to run (refusedFills), once it has ended.
+func (e *Engine) retryFills() {
+	e.refused.mu.Lock()
+	list := e.refused.list
+	e.refused.list = nil
+	e.refused.mu.Unlock()
+	for _, r := range list {
+		e.scheduleFill(r.q, r.working)
+	}
+}
+
+// hasText reports whether a table has a CSV or NDJSON file.
+func hasText(tf *files.Table) bool {
+	return slices.ContainsFunc(tf.Parts, func(p files.Part) bool { return p.Format != files.FormatParquet })
 }
 
 // StartFills lets the fills queued so far, and every later one, run: an

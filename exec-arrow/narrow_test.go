@@ -151,3 +151,54 @@ func TestTextDatesEstimatedNarrowAfterTheWholeRead(t *testing.T) {
 	assert.True(t, dayNarrow("near"), "every day within a month")
 	assert.False(t, dayNarrow("far"), "a day 175 years on")
 }
+
+// TestFillRefusedBeforeTheWholeReadIsRetriedAfterIt: a question over a
+// CSV table past the start-up sample, asked before the whole read of the
+// file, streams and is not cached (its dates estimated four bytes a row
+// do not fit); once CheckDeferred has read the file whole, its fill is
+// scheduled again with the dates estimated at two, and the same question
+// is answered from the cache.
+func TestFillRefusedBeforeTheWholeReadIsRetriedAfterIt(t *testing.T) {
+	const rows = 200_000
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("day,amount\n")
+	for i := range rows {
+		fmt.Fprintf(&b, "2025-%02d-%02d,%d\n", 1+i%12, 1+i%28, i%1000)
+	}
+	write(t, dir, "sales.csv", b.String())
+	m := domain.Model{Name: "sales", Source: "files", Table: "sales", Columns: []domain.ModelColumn{
+		col("day", domain.TypeDate), col("amount", domain.TypeInteger)}}
+	leg := domain.Leg{Base: tbl("sales", "t0", col("day", domain.TypeDate), col("amount", domain.TypeInteger)),
+		TimeColumn: "day", Metrics: []domain.MetricRef{metric("total", sum("amount"))}}
+	plan := mkPlan(t, domain.Month, "2025-01-01", "2026-01-01", leg)
+	ctx := context.Background()
+	open := func(limit int64, fill bool) *Engine {
+		e, err := New(ctx, Config{Source: "files", Files: os.DirFS(dir), Models: []domain.Model{m},
+			WorkingSetMaxBytes: limit, NoCacheFill: !fill, Parallelism: 1})
+		require.NoError(t, err)
+		require.NoError(t, e.Validate(ctx))
+		return e
+	}
+	streaming := open(0, false)
+	want := run(t, streaming, plan)
+	need := streaming.cache.Stats().Peak
+
+	// Room for the question beside the columns estimated with two-byte
+	// days (50 bits a row with the 32-bit amounts), not with four (66).
+	limit := need + 58*rows/8
+	e := open(limit, true)
+	assert.Equal(t, want, run(t, e, plan))
+	require.NoError(t, e.Settle(ctx))
+	used, _ := e.WorkingSet()
+	require.Zero(t, used, "estimated with four-byte days, the fill does not fit")
+
+	require.NoError(t, e.CheckDeferred(ctx))
+	require.NoError(t, e.Settle(ctx))
+	used, _ = e.WorkingSet()
+	require.Positive(t, used, "the fill was scheduled again once the file was read whole")
+	reads := e.cache.Stats().Reads
+	assert.Equal(t, want, run(t, e, plan))
+	assert.Equal(t, reads, e.cache.Stats().Reads, "answered from the cache")
+	assert.LessOrEqual(t, e.cache.Stats().Peak, limit)
+}

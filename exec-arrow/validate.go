@@ -39,8 +39,14 @@ func (e *Engine) Validate(ctx context.Context) error {
 // every question reading it fails as the data system being unavailable
 // (domain.ErrUnavailable), until the process restarts. It returns the
 // failures found, joined; nil when nothing was deferred or all parsed.
+// The fills refused while it was still to run are then asked for again:
+// the days it found can narrow their estimate (narrowSlots).
 func (e *Engine) CheckDeferred(ctx context.Context) error {
-	return e.deferred.Run(ctx, e.checkConfig(), e.models)
+	err := e.deferred.Run(ctx, e.checkConfig(), e.models)
+	if !e.deferred.Pending() {
+		e.retryFills()
+	}
+	return err
 }
 
 // CheckPending reports whether CheckDeferred has something left to read.
