@@ -7,6 +7,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/cache"
+	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/fillsize"
 	"sutura.dev/exec-arrow/internal/format"
@@ -180,5 +181,5 @@ func (e *Engine) textDaysFit16(q *query, name string) bool {
 		return false
 	}
 	d, ok := e.deferred.TextDays(q.leg.Base.Model, name)
-	return ok && int64(d.Hi)-int64(d.Lo) <= 1<<15-1
+	return ok && column.DaysFit16(d.Lo, d.Hi)
 }

@@ -535,6 +535,13 @@ type dateBuilder struct {
 	mask   nullMask
 }
 
+// DaysFit16 reports whether a date builder keeps days from lo to hi two
+// bytes each, whatever their order: it numbers them from 32,768 before
+// the first it meets, so days at most 32,767 apart always fit. The
+// fill's estimates use it (a Parquet file's statistics, a text file's
+// whole read).
+func DaysFit16(lo, hi int32) bool { return int64(hi)-int64(lo) <= 1<<15-1 }
+
 func newDateBuilder(check bool) dateBuilder { return dateBuilder{check: check, narrow: true} }
 
 func (b *dateBuilder) push(d int32) error {

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
@@ -104,4 +105,31 @@ func TestDatesNarrowThenWide(t *testing.T) {
 	require.Equal(t, "1970-01-01", c.Cell(1).Render())
 	require.Equal(t, "2100-12-31", c.Cell(2).Render())
 	require.Equal(t, DayZone{Min: 0, Max: c.Day(2)}, ZoneOf(c, 0, 3))
+}
+
+// TestDaysFit16AgreesWithTheBuilder: days at most 32,767 apart stay two
+// bytes each in whatever order the builder meets them, as DaysFit16
+// says; one day more widens them when the first day met is the earliest,
+// so the bound cannot be wider.
+func TestDaysFit16AgreesWithTheBuilder(t *testing.T) {
+	const lo = int32(-40_000)
+	for _, span := range []int32{0, 1, 1<<15 - 1, 1 << 15, 1<<16 + 5} {
+		for k, order := range [][]int32{{lo, lo + span}, {lo + span, lo}, {lo + span/2, lo, lo + span}} {
+			b := NewBuilder(domain.TypeDate, false)
+			for _, d := range order {
+				require.NoError(t, b.AppendDate(d))
+			}
+			c := b.Finish("d")
+			switch {
+			case DaysFit16(lo, lo+span):
+				assert.NotNil(t, c.Days16, "span %d, order %v: narrow", span, order)
+			case k == 0:
+				assert.Nil(t, c.Days16, "span %d, earliest first: wide", span)
+			}
+			for i, d := range order {
+				require.Equal(t, d, c.Day(int32(i)))
+			}
+		}
+	}
+	assert.True(t, DaysFit16(1, 0), "no day at all fits")
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/column"
 )
 
 // ParquetBytes is the compressed size of the wanted columns of md in the
@@ -86,5 +87,5 @@ func DaysFit16(md *metadata.FileMetaData, name string) bool {
 		}
 		least, most = min(least, z.Min), max(most, z.Max)
 	}
-	return int64(most)-int64(least) <= 1<<15-1
+	return column.DaysFit16(least, most)
 }
