@@ -189,18 +189,21 @@ func (q *query) slotUses(slot int) int {
 
 // wants lists the columns each table is read for; base-table columns read
 // only for their validity (the input of count, an is_not_null filter) are
-// wanted for validity alone. slotOf numbers the base table's columns.
+// wanted for validity alone, and text columns whose values are read only
+// to count the distinct ones are wanted for those counts (format.Want's
+// Codes). slotOf numbers the base table's columns.
 func (e *Engine) wants(leg *domain.Leg, tables []domain.Table, alias map[string]int) ([][]format.Want, map[string]int, error) {
 	type use struct {
 		values bool
-		refs   int // how many things read it: the range, a dimension, a term...
+		refs   int  // how many things read it: the range, a dimension, a term...
+		other  bool // something reads its values other than a count_distinct
 	}
 	uses := make([]map[string]*use, len(tables))
 	order := make([][]string, len(tables))
 	for i := range uses {
 		uses[i] = map[string]*use{}
 	}
-	need := func(ref domain.ColumnRef, values bool) error {
+	need := func(ref domain.ColumnRef, values, distinct bool) error {
 		a, ok := alias[ref.Alias]
 		if !ok {
 			return fmt.Errorf("column %s names alias %s, which the leg does not define", ref.Column, ref.Alias)
@@ -212,6 +215,7 @@ func (e *Engine) wants(leg *domain.Leg, tables []domain.Table, alias map[string]
 			order[a] = append(order[a], ref.Column)
 		}
 		u.values = u.values || values || a != 0
+		u.other = u.other || values && !distinct || a != 0
 		u.refs++
 		return nil
 	}
@@ -228,18 +232,19 @@ func (e *Engine) wants(leg *domain.Leg, tables []domain.Table, alias map[string]
 		refs = append(refs, f.Column)
 	}
 	for _, r := range refs {
-		if err := need(r, true); err != nil {
+		if err := need(r, true, false); err != nil {
 			return nil, nil, err
 		}
 	}
 	for _, m := range leg.Metrics {
 		for _, t := range m.Measure.Terms() {
-			if err := need(base(t.InputColumn()), t.CountIf != "" || t.Aggregate != domain.Count); err != nil {
+			distinct := t.CountIf == "" && t.Aggregate == domain.CountDistinct
+			if err := need(base(t.InputColumn()), t.CountIf != "" || t.Aggregate != domain.Count, distinct); err != nil {
 				return nil, nil, err
 			}
 		}
 		for _, rf := range m.RequiredFilters {
-			if err := need(base(rf.Column), rf.Op != domain.IsNotNull); err != nil {
+			if err := need(base(rf.Column), rf.Op != domain.IsNotNull, false); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -256,6 +261,9 @@ func (e *Engine) wants(leg *domain.Leg, tables []domain.Table, alias map[string]
 			// as its days: half the memory cached, no division a row.
 			if a == 0 && name == leg.TimeColumn && uses[a][name].refs == 1 && w.Type == domain.TypeTimestamp {
 				w.Days = true
+			}
+			if a == 0 && w.Type == domain.TypeText && uses[a][name].values && !uses[a][name].other {
+				w.Codes = true
 			}
 			if a == 0 {
 				slotOf[name] = len(out[0])

@@ -122,7 +122,11 @@ func (e *Engine) fillBytes(q *query) int64 {
 	narrow := e.narrowSlots(q)
 	slots := make([]fillsize.Slot, len(q.Base))
 	for i, c := range q.Base {
-		slots[i] = fillsize.Slot{Col: c, Days: i < len(q.baseWants) && q.baseWants[i].Days, Narrow: narrow[i]}
+		w := format.Want{}
+		if i < len(q.baseWants) {
+			w = q.baseWants[i]
+		}
+		slots[i] = fillsize.Slot{Col: c, Days: w.Days, Narrow: narrow[i], Codes: w.Codes}
 	}
 	return q.seen.Bytes(slots)
 }

@@ -49,7 +49,8 @@ func loadPages(t *testing.T, data []byte, wants []format.Want, serial, general b
 			return l, nil, err
 		}
 	}
-	return l, l.Columns(), nil
+	cols, err := l.Columns()
+	return l, cols, err
 }
 
 // TestFillThroughPagesMatchesPqarrow: a table loaded into the cache's

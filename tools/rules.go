@@ -475,6 +475,7 @@ var EngineLayers = []string{
 	"internal/files",    // a table's files: names, formats, codecs, parts, identity
 	"internal/footer",   // Parquet footers decoded once while their bytes stay the same
 	"internal/column",   // a loaded column, its builders and what is derived from it
+	"internal/number",   // a text column's distinct values numbered in spilled partitions, for distinct counts
 	"internal/fillsize", // what the background fill will hold, from what a stream met
 	"internal/text",     // CSV and NDJSON text cut into records and fields
 	"internal/format",   // reading files into columns: the loader, Parquet pages, CSV and NDJSON

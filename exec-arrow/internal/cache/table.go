@@ -205,11 +205,17 @@ func (c *Cache) pinLocked(t *tableEntry, wants []format.Want) *View {
 	return v
 }
 
-// lookupLocked finds the cached column that serves w: the column itself,
-// or, for a want of validity only, any column of that name.
+// lookupLocked finds the cached column that serves w: the column itself;
+// for a want of distinct counts, the text column whole; for a want of
+// validity only, any column of that name.
 func (t *tableEntry) lookupLocked(w format.Want) *colEntry {
 	if ce := t.cols[w]; ce != nil {
 		return ce
+	}
+	if w.Codes {
+		whole := w
+		whole.Codes = false
+		return t.cols[whole]
 	}
 	if !w.ValidOnly {
 		return nil
@@ -333,7 +339,10 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 	if err := l.Tick(); err != nil {
 		return err
 	}
-	byName := l.Columns()
+	byName, err := l.Columns()
+	if err != nil {
+		return err
+	}
 	for _, col := range byName {
 		col.DropDictHash() // a cached column's distinct values are counted by code
 	}

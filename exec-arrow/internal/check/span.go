@@ -119,7 +119,11 @@ func TableSpan(ctx context.Context, fsys fs.FS, fc *footer.Cache, d *Deferred, t
 				return 0, 0, false, fmt.Errorf("model %s: %w", model, err)
 			}
 		}
-		c := l.Columns()[w.Name]
+		cols, err := l.Columns()
+		if err != nil {
+			return 0, 0, false, fmt.Errorf("model %s: %w", model, err)
+		}
+		c := cols[w.Name]
 		if c == nil || (c.Type != domain.TypeDate && c.Type != domain.TypeTimestamp) {
 			return 0, 0, false, nil
 		}

@@ -83,6 +83,26 @@ func (b *textBuilder) AppendText(s string) error {
 	return nil
 }
 
+// Distinct is the number of distinct values the builder holds.
+func (b *textBuilder) Distinct() int { return b.in.len() }
+
+// TakeCodes hands over what the builder holds, for a builder that goes
+// on without its dictionary (number.Builder): each row's dictionary code
+// (0 for a null) in the memory, and with the room, the builder reserved;
+// the rows' validity (nil when none is null); and each value of the
+// dictionary, by code, to each. The builder is empty after.
+func (b *textBuilder) TakeCodes(each func(code int, s string)) (codes []int32, valid []byte) {
+	if !b.wide {
+		b.widen()
+	}
+	codes, valid = b.idx, b.mask.validity()
+	for k := range b.in.len() {
+		each(k, string(b.in.data[b.in.offs[k]:b.in.offs[k+1]]))
+	}
+	*b = textBuilder{}
+	return codes, valid
+}
+
 // DictReserver is a text builder, whose dictionary can be sized ahead.
 type DictReserver interface {
 	// ReserveDict sizes the dictionary for d distinct values of n bytes

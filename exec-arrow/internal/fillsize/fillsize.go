@@ -10,6 +10,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/number"
 )
 
 // Seen is what a stream met, counted as its batches pass (by every
@@ -78,6 +79,10 @@ type Slot struct {
 	// Narrow says the builder will keep the values narrow: an integer
 	// column's within 32 bits, a date column's days within 16.
 	Narrow bool
+	// Codes is a text column read only for its distinct counts
+	// (number.Builder): past number.DictMax distinct values, a number a
+	// row.
+	Codes bool
 }
 
 // Bytes is what building the slots' columns over the rows seen holds:
@@ -85,7 +90,11 @@ type Slot struct {
 // A text column is its dictionary indexes, of a byte when no batch's
 // dictionary held more than 256 values and of four otherwise, and a
 // dictionary of 80 bytes an entry for a sixteenth of the rows, or for
-// the entries the batches held when fewer; a boolean a bit a row; a date
+// the entries the batches held when fewer; read for its distinct counts
+// with more entries than number.DictMax, four bytes a row instead, with
+// four bytes an entry of the dictionary it began with and the partition
+// it finishes at once (32 bytes a row over number.Parts); a boolean a
+// bit a row; a date
 // two or four bytes, an integer four or eight, by Narrow; anything else
 // eight.
 func (s *Seen) Bytes(slots []Slot) int64 {
@@ -112,6 +121,10 @@ func (s *Seen) Bytes(slots []Slot) int64 {
 				if most := s.most[i].Load(); most > 0 && most <= 256 {
 					bits -= 24
 				}
+			}
+			if sl.Codes && entries > int64(number.DictMax) {
+				n += 4*int64(number.DictMax) + 32*rows/number.Parts
+				break
 			}
 			n += 80 * entries
 		case c.Type == domain.TypeInteger && sl.Narrow:

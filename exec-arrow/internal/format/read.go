@@ -12,6 +12,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
+	"sutura.dev/exec-arrow/internal/number"
 )
 
 // Want is a column a load reads: its name and declared type (TypeUnset:
@@ -27,6 +28,11 @@ type Want struct {
 	// (column.NewDaysBuilder): a question's time column that it reads
 	// for nothing else.
 	Days bool
+	// Codes asks for a text column that questions read only to count its
+	// distinct values: the cache may hold it as each row's number instead
+	// of its text, once its distinct values pass number.DictMax
+	// (number.Builder). A stream reads its text as any other.
+	Codes bool
 }
 
 // loadBatch is how many rows a reader handles between checks of the
@@ -71,6 +77,10 @@ func NewLoader(ctx context.Context, fsys fs.FS, wants []Want, check bool, meter 
 		}
 		if w.Days && w.Type == domain.TypeTimestamp {
 			l.Builders = append(l.Builders, column.NewDaysBuilder(check))
+			continue
+		}
+		if w.Codes && w.Type == domain.TypeText && !check {
+			l.Builders = append(l.Builders, number.New(""))
 			continue
 		}
 		l.Builders = append(l.Builders, column.NewBuilderSpec(w.Type, w.Spec, check))
@@ -130,15 +140,20 @@ func (l *Loader) every(n int) error {
 	return nil
 }
 
-// Columns finishes the builders.
-func (l *Loader) Columns() map[string]*column.Column {
+// Columns finishes the builders. A builder that failed on its own (a
+// numbering's partition files) fails them all.
+func (l *Loader) Columns() (map[string]*column.Column, error) {
 	out := make(map[string]*column.Column, len(l.wants))
 	for i, w := range l.wants {
-		if c := l.Builders[i].Finish(w.Name); c != nil {
+		c := l.Builders[i].Finish(w.Name)
+		if f, ok := l.Builders[i].(interface{ Err() error }); ok && f.Err() != nil {
+			return nil, fmt.Errorf("column %s: %w", w.Name, f.Err())
+		}
+		if c != nil {
 			out[w.Name] = c
 		}
 	}
-	return out
+	return out, nil
 }
 
 // ReadPart appends the wanted columns of p.

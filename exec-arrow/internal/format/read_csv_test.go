@@ -43,7 +43,10 @@ func loadPart(path string, format files.Format, data []byte, wants []Want, refer
 		return "error: " + err.Error()
 	}
 	var b strings.Builder
-	cols := l.Columns()
+	cols, err := l.Columns()
+	if err != nil {
+		return "error: " + err.Error()
+	}
 	for r := range l.Rows {
 		for _, w := range wants {
 			fmt.Fprintf(&b, "%q ", cols[w.Name].Cell(int32(r)).Render())
@@ -187,7 +190,8 @@ func TestCSVLoadReservesAhead(t *testing.T) {
 			}
 			assert.GreaterOrEqual(t, early, whole, "%s: the whole part's room, metered after its first block", part.path)
 			assert.Less(t, early, 2*whole, "%s: no more than the part holds, and the dictionary so far", part.path)
-			cols := l.Columns()
+			cols, err := l.Columns()
+			require.NoError(t, err)
 			assert.Equal(t, domain.Cell(domain.Int(int64(rows-1))), cols["id"].Cell(rows-1))
 		}
 	}

@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/number"
+)
+
+// TestDistinctTextCachedAsNumbers: a text column questions read only to
+// count its distinct values is cached, once they pass number.DictMax, as
+// each row's number instead of its text — a fraction of the memory — and
+// the answers from it equal the streamed ones: grouped by a dimension,
+// with an is_not_null filter on the column, beside a count of another
+// column, over Parquet and CSV. A column of few values stays text; a
+// question that reads the column's values reads it whole.
+func TestDistinctTextCachedAsNumbers(t *testing.T) {
+	d := number.DictMax
+	number.DictMax = 1_000
+	t.Cleanup(func() { number.DictMax = d })
+	byChannel := shopLeg(false, metric("ids", simple(domain.CountDistinct, "order_id")),
+		metric("statuses", simple(domain.CountDistinct, "status")))
+	byChannel.Dimensions = []domain.DimensionRef{dim("channel", "t0", "channel")}
+	filtered := shopLeg(false, metric("ids", simple(domain.CountDistinct, "order_id"),
+		domain.RequiredFilter{Op: domain.IsNotNull, Column: "order_id"}), metric("customers", count("customer_id")))
+	values := shopLeg(false, metric("first", simple(domain.Min, "order_id")), metric("ids", simple(domain.CountDistinct, "order_id")))
+	plans := []*domain.Plan{
+		mkPlan(t, domain.Quarter, "2024-01-01", "2026-01-01", byChannel),
+		mkPlan(t, domain.Month, "2024-03-01", "2025-03-01", filtered),
+		mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", values),
+	}
+	for _, csv := range []bool{false, true} {
+		dir := t.TempDir()
+		writeShop(t, dir, shopOptions{rows: 30_000, rowGroup: 7_000, csv: csv})
+		ctx := context.Background()
+		ref, err := New(ctx, Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
+		require.NoError(t, err)
+		e := newEngine(t, os.DirFS(dir))
+		for i, p := range plans {
+			want := run(t, ref, p)
+			require.NotEmpty(t, want)
+			assert.Equal(t, want, run(t, e, p), "csv %v, question %d streamed", csv, i)
+			require.NoError(t, e.Settle(ctx))
+			reads := e.cache.Stats().Reads
+			assert.Equal(t, want, run(t, e, p), "csv %v, question %d cached", csv, i)
+			assert.Equal(t, reads, e.cache.Stats().Reads, "csv %v, question %d answered from the cache", csv, i)
+		}
+		var numbers, whole, statuses int
+		var numbersBytes, wholeBytes int64
+		for w, ce := range e.cache.Cached("orders") {
+			switch {
+			case w.Name == "order_id" && w.Codes:
+				require.Equal(t, domain.TypeInteger, ce.Col.Type, "csv %v: order_id's numbers", csv)
+				assert.Less(t, ce.Col.Bytes, int64(30_000*5), "csv %v: about four bytes a row", csv)
+				numbersBytes = ce.Bytes
+				numbers++
+			case w.Name == "order_id" && !w.ValidOnly:
+				assert.Equal(t, domain.TypeText, ce.Col.Type)
+				wholeBytes = ce.Bytes
+				whole++
+			case w.Name == "status" && w.Codes:
+				assert.Equal(t, domain.TypeText, ce.Col.Type, "csv %v: three statuses stay text", csv)
+				statuses++
+			}
+		}
+		assert.Equal(t, 1, numbers, "csv %v: order_id cached as numbers", csv)
+		assert.Equal(t, 1, whole, "csv %v: min(order_id) read the text whole", csv)
+		assert.Equal(t, 1, statuses, "csv %v", csv)
+		assert.Less(t, numbersBytes, wholeBytes, "csv %v: the numbers and their codes hold less than the text and its", csv)
+	}
+}
