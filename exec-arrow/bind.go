@@ -160,7 +160,31 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *kernel.Meter, s
 	}
 	q.timeOnly = q.slotUses(q.TimeSlot) == 0
 	q.DirectOK = !kernel.DirectOff && q.DirectShape()
+	if !q.streamed {
+		q.fitWorkers(e.cache.Stats())
+	}
 	return q, nil
+}
+
+// fitWorkers runs a cached question on fewer workers when its distinct
+// counts' bitsets, one set a worker, would not fit in what the working
+// set has free (s) but fewer would: millions of codes by dozens of
+// groups take hundreds of megabytes a worker. Refused on every worker,
+// the question would be asked again streaming its files, which costs far
+// more than the cores it gives up (docs/performance.md, "Distinct counts
+// from codes alone").
+func (q *query) fitWorkers(s cache.Stats) {
+	var per int64
+	for _, mp := range q.Metrics {
+		for _, tp := range mp.Terms {
+			per += tp.Bitsets()
+		}
+	}
+	free := s.Limit - s.Used
+	if per == 0 || q.Parallel <= 1 || per*int64(q.Parallel) <= free {
+		return
+	}
+	q.Parallel = int(max(1, min(int64(q.Parallel), free/per)))
 }
 
 // slotUses counts what reads a base slot besides the range: dimensions,

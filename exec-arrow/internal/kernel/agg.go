@@ -44,6 +44,9 @@ type TermPlan struct {
 	// sparse: the term's pairs start in a distinct.Pairs, and become
 	// bitsets only once dense (termState.densify).
 	sparse bool
+	// bitsets is what the bitsets of words words a group take over the
+	// group space, on each worker (Bitsets).
+	bitsets int64
 	// count_distinct over a streamed integer or date column whose Parquet
 	// statistics bound it: a value v has code v-lo+1 (at most base)
 	// without hashing; a value outside (statistics that do not hold) is
@@ -161,6 +164,7 @@ func NewTermPlan(ctx context.Context, t domain.Term, slot int, held *column.Deri
 		if hi, lo := bits.Mul64(words*8, groupSpace); hi == 0 && lo <= bound {
 			tp.words = int(words)
 			tp.sparse = int64(lo) > DistinctSparseBytes
+			tp.bitsets = int64(lo)
 		}
 	case domain.Min, domain.Max:
 		tp.Op = OpMin
@@ -175,6 +179,11 @@ func NewTermPlan(ctx context.Context, t domain.Term, slot int, held *column.Deri
 	}
 	return tp, nil
 }
+
+// Bitsets is what a count_distinct over a cached column may hold in
+// bitsets on each worker once its pairs are dense: a bit per code per
+// group of the group space; 0 for any other term.
+func (t *TermPlan) Bitsets() int64 { return t.bitsets }
 
 // Name names the term's operation, for messages.
 func (t *TermPlan) Name() string { return termOpNames[t.Op] }
