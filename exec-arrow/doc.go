@@ -240,7 +240,7 @@
 //
 // # Packages
 //
-// The engine is twenty-one packages that import one way, lowest first
+// The engine is twenty-two packages that import one way, lowest first
 // (tools rule engine-layers lists them and fails on an import upwards,
 // tests included; docs/architecture.md §4 draws them). Among them:
 //

@@ -467,6 +467,7 @@ const EngineFolder = "exec-arrow"
 // import packages listed before it, never one listed after it; every
 // package of the module (internal/... included) must be listed.
 var EngineLayers = []string{
+	"internal/grow",     // room made in slices a table at a time: cleared preemptibly, on huge pages
 	"internal/thrift",   // Thrift's compact protocol read from bytes (Parquet page headers)
 	"internal/rle",      // Parquet's RLE/bit-packed hybrid: definition levels and dictionary indexes
 	"internal/i128",     // 128-bit integers: decimal coefficients and sums, across scales

@@ -2,6 +2,7 @@ package column
 
 import (
 	"slices"
+	"sutura.dev/exec-arrow/internal/grow"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -21,7 +22,7 @@ func bitBytes(n int) int { return (n + 7) >> 3 }
 
 // grow makes room for n more bits.
 func (m *bitmap) grow(n int) {
-	m.b = growTo(m.b, bitBytes(m.n+n)-len(m.b))
+	m.b = grow.To(m.b, bitBytes(m.n+n)-len(m.b))
 }
 
 // push appends v.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sutura.dev/exec-arrow/internal/grow"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -571,7 +572,7 @@ func (b *dateBuilder) put(d int32) {
 // null's day is the base's (or 0 before any day), as a wide null's 0 is
 // read by no one.
 func (b *dateBuilder) widen() {
-	b.vals = growTo(b.vals[:0], cap(b.d16))[:len(b.d16)]
+	b.vals = grow.To(b.vals[:0], cap(b.d16))[:len(b.d16)]
 	for i, o := range b.d16 {
 		b.vals[i] = arrow.Date32(b.base + int32(o))
 	}

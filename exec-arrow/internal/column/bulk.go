@@ -3,7 +3,7 @@ package column
 import (
 	"math"
 	"slices"
-	"unsafe"
+	"sutura.dev/exec-arrow/internal/grow"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -139,63 +139,40 @@ func (b *dateBuilder) Reset() {
 	b.mask.reset()
 }
 
-// growTo returns s with room for n more elements. A builder reserves
-// room for a whole table at once (hundreds of megabytes, a background
-// fill's): a new slice from make is cleared by the allocator in chunks
-// the scheduler can preempt between, where slices.Grow clears the new
-// tail in one call nothing can interrupt — a second, on a machine where
-// first touching memory is slow, during which the collector waits for it
-// and every other goroutine of the process (a serving process's HTTP
-// handlers) with it.
-func growTo[T any](s []T, n int) []T {
-	if cap(s)-len(s) >= n {
-		return s
-	}
-	out := make([]T, len(s), len(s)+n)
-	var zero T
-	adviseHuge(unsafe.Pointer(unsafe.SliceData(out[:cap(out)])), uintptr(cap(out))*unsafe.Sizeof(zero))
-	copy(out, s)
-	return out
-}
-
 // widened is a builder's narrow values in a slice of a wider type, with
 // the room they had reserved: what a builder that started narrow holds
 // once a value does not fit.
 func widened[W, N interface{ ~uint8 | ~int32 | ~int64 }](narrow []N) []W {
-	out := growTo([]W(nil), cap(narrow))[:len(narrow)]
+	out := grow.To([]W(nil), cap(narrow))[:len(narrow)]
 	for i, v := range narrow {
 		out[i] = W(v)
 	}
 	return out
 }
 
-// hugeMin is the least memory growTo advises huge pages for: a few huge
-// pages' worth, so that the ranges advised stay few and large.
-const hugeMin = 8 << 20
-
 func (b *IntBuilder) Reserve(n int) {
 	if b.narrow {
-		b.v32 = growTo(b.v32, n)
+		b.v32 = grow.To(b.v32, n)
 	} else {
-		b.Vals = growTo(b.Vals, n)
+		b.Vals = grow.To(b.Vals, n)
 	}
 	b.Mask.Reserve(n)
 }
-func (b *floatBuilder) Reserve(n int) { b.vals = growTo(b.vals, n); b.mask.Reserve(n) }
+func (b *floatBuilder) Reserve(n int) { b.vals = grow.To(b.vals, n); b.mask.Reserve(n) }
 func (b *dateBuilder) Reserve(n int) {
 	if b.narrow {
-		b.d16 = growTo(b.d16, n)
+		b.d16 = grow.To(b.d16, n)
 	} else {
-		b.vals = growTo(b.vals, n)
+		b.vals = grow.To(b.vals, n)
 	}
 	b.mask.Reserve(n)
 }
 func (b *boolBuilder) Reserve(n int) { b.vals.grow(n); b.mask.Reserve(n) }
 func (b *textBuilder) Reserve(n int) {
 	if b.wide {
-		b.idx = growTo(b.idx, n)
+		b.idx = grow.To(b.idx, n)
 	} else {
-		b.idx8 = growTo(b.idx8, n)
+		b.idx8 = grow.To(b.idx8, n)
 	}
 	b.mask.Reserve(n)
 }

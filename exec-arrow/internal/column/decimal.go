@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"sutura.dev/exec-arrow/internal/grow"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -266,7 +267,7 @@ func (b *DecBuilder) AppendBool(bool) error    { return ErrNotType{domain.TypeDe
 func (b *DecBuilder) AppendDate(int32) error   { return ErrNotType{domain.TypeDecimal} }
 func (b *DecBuilder) AppendMicros(int64) error { return ErrNotType{domain.TypeDecimal} }
 func (b *DecBuilder) Size() int64              { return int64(8*(len(b.lo)+len(b.hi))) + b.mask.size() }
-func (b *DecBuilder) Reserve(n int)            { b.lo = growTo(b.lo, n); b.mask.Reserve(n) }
+func (b *DecBuilder) Reserve(n int)            { b.lo = grow.To(b.lo, n); b.mask.Reserve(n) }
 func (b *DecBuilder) ReserveBytes(n int) int64 { return 8*int64(n) + maskBytes(n) }
 
 func (b *DecBuilder) Finish(name string) *Column {
@@ -342,9 +343,9 @@ func (b *DecBuilder) AppendArray(arr arrow.Array) bool {
 			return false
 		}
 	}
-	b.lo = growTo(b.lo, len(vals))
+	b.lo = grow.To(b.lo, len(vals))
 	if b.hi != nil {
-		b.hi = growTo(b.hi, len(vals))
+		b.hi = grow.To(b.hi, len(vals))
 	}
 	b.mask.Reserve(len(vals))
 	for i, n := range vals {
@@ -368,7 +369,7 @@ func (b *DecBuilder) appendInt64s(vals []decimal128.Num, prec int32) bool {
 		bound = int64(i128.Pow10(prec).Lo)
 	}
 	n := len(b.lo)
-	out := growTo(b.lo, len(vals))[:n+len(vals)]
+	out := grow.To(b.lo, len(vals))[:n+len(vals)]
 	for i, v := range vals {
 		x := int64(v.LowBits())
 		if v.HighBits() != x>>63 || x >= bound || x <= -bound {

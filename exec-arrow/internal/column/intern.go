@@ -3,6 +3,7 @@ package column
 import (
 	"math"
 	"math/bits"
+	"sutura.dev/exec-arrow/internal/grow"
 	"sync"
 	"unsafe"
 
@@ -83,7 +84,7 @@ var slotPools [maxPooled + 1]sync.Pool // *[]uint64 of 2^k slots
 func takeSlots(n int) []uint64 {
 	k := bits.TrailingZeros(uint(n))
 	if k < minPooled || k > maxPooled {
-		return growTo([]uint64(nil), n)[:n] // a large one on huge pages
+		return grow.To([]uint64(nil), n)[:n] // a large one on huge pages
 	}
 	if p, ok := slotPools[k].Get().(*[]uint64); ok {
 		clear(*p)
@@ -100,19 +101,19 @@ func giveSlots(s []uint64) {
 }
 
 // room makes room for one more text of n bytes, doubling what is full
-// (growTo, on huge pages once large), not append's quarter, which for a
+// (grow.To, on huge pages once large), not append's quarter, which for a
 // dictionary of tens of millions of values copied and first touched its
 // arrays several times over (page faults were a third of a 100 M-row
 // fill's time).
 func (t *interner) room(n int) {
 	if cap(t.data)-len(t.data) < n {
-		t.data = growTo(t.data, max(n, min(cap(t.data), maxDataBytes-len(t.data))))
+		t.data = grow.To(t.data, max(n, min(cap(t.data), maxDataBytes-len(t.data))))
 	}
 	if len(t.offs) == cap(t.offs) {
-		t.offs = growTo(t.offs, max(1, cap(t.offs)))
+		t.offs = grow.To(t.offs, max(1, cap(t.offs)))
 	}
 	if len(t.hashes) == cap(t.hashes) {
-		t.hashes = growTo(t.hashes, max(1, cap(t.hashes)))
+		t.hashes = grow.To(t.hashes, max(1, cap(t.hashes)))
 	}
 }
 
@@ -206,7 +207,7 @@ func (t *interner) internAll(ss []string, codes []int32, hs []uint64) (n int) {
 }
 
 // trim gives back the room doubling left spare (room) in an array of at
-// least hugeMin bytes, when it is more than an eighth of what the array
+// least grow.HugeMin bytes, when it is more than an eighth of what the array
 // holds: the column keeps, and the cache counts, about what its
 // dictionary holds. One copy of the final size, where growing by a
 // quarter made several.
@@ -218,10 +219,10 @@ func (t *interner) trim() {
 
 func trimmed[T any](s []T) []T {
 	var zero T
-	if cap(s)-len(s) <= len(s)/8 || uintptr(cap(s))*unsafe.Sizeof(zero) < hugeMin {
+	if cap(s)-len(s) <= len(s)/8 || uintptr(cap(s))*unsafe.Sizeof(zero) < grow.HugeMin {
 		return s
 	}
-	return append(growTo([]T(nil), len(s)), s...)
+	return append(grow.To([]T(nil), len(s)), s...)
 }
 
 // strings returns the Arrow string array of the texts in code order, over

@@ -1,6 +1,6 @@
 //go:build linux
 
-package column
+package grow
 
 import (
 	"bufio"
@@ -45,7 +45,7 @@ func vmFlags(t *testing.T, addr uintptr) []string {
 // A column reserved whole is advised huge pages where the kernel has
 // them: the mapping of its memory carries the flag (hg) madvise sets.
 func TestGrowToAdvisesHugePages(t *testing.T) {
-	s := growTo([]int64(nil), 4<<20) // 32 MiB
+	s := To([]int64(nil), 4<<20) // 32 MiB
 	mid := uintptr(unsafe.Pointer(unsafe.SliceData(s[:1]))) + 16<<20
 	flags := vmFlags(t, mid)
 	_, thp := os.Stat("/sys/kernel/mm/transparent_hugepage")
@@ -82,7 +82,7 @@ func TestDisablesTHP(t *testing.T) {
 // test binary runs this test again as such a process.
 func TestNoAdviceWithDisableTHP(t *testing.T) {
 	if os.Getenv("SUTURA_HUGE_CHILD") == "1" {
-		s := growTo([]int64(nil), 4<<20)
+		s := To([]int64(nil), 4<<20)
 		mid := uintptr(unsafe.Pointer(unsafe.SliceData(s[:1]))) + 16<<20
 		if flags := vmFlags(t, mid); strings.Contains(" "+strings.Join(flags, " ")+" ", " hg ") {
 			t.Fatalf("flags %v: huge pages advised under disablethp=1", flags)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package column
+package grow
 
 import (
 	"os"
@@ -20,13 +20,13 @@ const hugePage = 2 << 20
 // anything touches them: one fault then maps 2 MiB instead of 4 KiB. A
 // column's memory is written whole once reserved, and a first touch costs
 // the most on virtual machines (docs/performance.md, "Time columns
-// reused, huge pages for columns"). Memory below hugeMin is left alone,
+// reused, huge pages for columns"). Memory below HugeMin is left alone,
 // so the advice marks few ranges; where the kernel keeps huge pages off,
 // or refuses, nothing changes; nor when the process was started with
 // GODEBUG=disablethp=1, the runtime's own switch to keep huge pages off
 // its heap.
 func adviseHuge(p unsafe.Pointer, n uintptr) {
-	if n < hugeMin || hugeOff() {
+	if n < HugeMin || hugeOff() {
 		return
 	}
 	start := (uintptr(p)+hugePage-1)&^(hugePage-1) - uintptr(p)

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package column
+package grow
 
 import "unsafe"
 
