@@ -25,7 +25,7 @@ func (o *owner) Hold() (release func(), ok bool) { return func() {}, true }
 // and holds nothing more.
 func TestCodeSetValuesAndOrderOnDemand(t *testing.T) {
 	texts := []string{"pear", "", "apple", "fig", "apple", "pear", "kiwi"}
-	ints := []string{"30", "", "-4", "7", "-4", "30", "12"}
+	ints := []string{"3000000", "", "-4", "7", "-4", "3000000", "12"} // spread wide: coded through a map
 	// Three hundred values: indexes and codes of four bytes.
 	var many, manySorted []string
 	for i := range 300 {
@@ -46,7 +46,7 @@ func TestCodeSetValuesAndOrderOnDemand(t *testing.T) {
 		{domain.TypeText, manyNull, manySorted, 0, false, 4},
 		{domain.TypeText, many, manySorted, 0, true, 4},
 		{domain.TypeBoolean, []string{"true", "", "false", "true"}, []string{"false", "true"}, 0, false, 1},
-		{domain.TypeInteger, ints, []string{"-4", "7", "12", "30"}, 8, false, 4},
+		{domain.TypeInteger, ints, []string{"-4", "7", "12", "3000000"}, 8, false, 4},
 		{domain.TypeDecimal, []string{"1.50", "", "-2.25", "1.5", "0.75", "", "9"}, []string{"-2.25", "0.75", "1.5", "9"}, 16, false, 4},
 	} {
 		b := NewBuilder(c.typ, false)
@@ -109,8 +109,9 @@ func TestCodeSetValuesAndOrderOnDemand(t *testing.T) {
 // TestIntegerCodesLentBySpan: a 32-bit integer column with no null whose
 // values span little more than its rows lends them as its codes (nothing
 // built, nothing accounted), each code its value less the least plus
-// one, and its values and order agree with them; one with a null, or
-// spread wide, builds codes of its own.
+// one, and its values and order agree with them; one with a null builds
+// codes of its own by the same offsets (four bytes a row, 0 for the
+// null), and one spread wide numbers its values.
 func TestIntegerCodesLentBySpan(t *testing.T) {
 	build := func(vals ...string) *Column {
 		b := NewBuilder(domain.TypeInteger, false)
@@ -144,10 +145,22 @@ func TestIntegerCodesLentBySpan(t *testing.T) {
 			t.Fatalf("order %v is not the values' order", order[:k+1])
 		}
 	}
+	nulls := build("30", "", "7", "30", "8")
+	o = &owner{}
+	s, err = NewDerived(nulls, o).GroupCodes(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s.Codes, []int32{24, 0, 1, 24, 2}) || s.Plus != 0 || s.Card() != 24 || o.held != 4*5 {
+		t.Fatalf("codes %v, plus %d, card %d, held %d; want [24 0 1 24 2], 0, 24, 20", s.Codes, s.Plus, s.Card(), o.held)
+	}
+	if v := s.Values(); v[23].Render() != "30" || v[1].Render() != "8" {
+		t.Errorf("values %v", v)
+	}
 	for _, c := range []struct {
 		vals     []string
 		distinct int
-	}{{[]string{"30", "", "7", "30"}, 2}, {[]string{"1", "1000000000", "7"}, 3}} {
+	}{{[]string{"30", "", "7000000", "30"}, 2}, {[]string{"1", "1000000000", "7"}, 3}} {
 		vals := c.vals
 		col := build(vals...)
 		s, err := NewDerived(col, &owner{}).GroupCodes(context.Background())

@@ -538,6 +538,11 @@ func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 			func() []int32 { return RankOf(len(vals), func(a, b int) bool { return vals[a] < vals[b] }) })
 		return s, nil
 	}
+	if c.Type == domain.TypeInteger && c.Ints32 != nil {
+		if ok, err := spanNullCodes(ctx, d, c, s); ok || err != nil {
+			return s, err
+		}
+	}
 	// integer, date, timestamp: int64 keys
 	get := func(r int) int64 {
 		if c.Type == domain.TypeDate {
@@ -574,6 +579,42 @@ func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 	}
 	s.lazily(d, len(vals), int64(8*len(vals)), cell, func() []int32 { return RankOf(len(vals), func(a, b int) bool { return vals[a] < vals[b] }) })
 	return s, nil
+}
+
+// spanNullCodes codes a 32-bit integer column by offset, as spanCodes
+// lends one with no null: codes[r] is its value less the least plus one,
+// 0 for a null, when the values span at most four times its rows; false
+// (the codes untouched) otherwise. A text column cached as numbers
+// (number.Builder) that holds a null is coded so: a map of its millions
+// of numbers would take far more than the codes.
+func spanNullCodes(ctx context.Context, d *Derived, c *Column, s *CodeSet) (bool, error) {
+	vals := c.Ints32[:c.N]
+	lo, hi := int64(math.MaxInt32), int64(math.MinInt32)
+	for r, v := range vals {
+		if c.IsValid(int32(r)) {
+			lo, hi = min(lo, int64(v)), max(hi, int64(v))
+		}
+	}
+	span := hi - lo + 1
+	if lo > hi || span > 4*int64(c.N)+1024 || s.Codes == nil {
+		return false, nil
+	}
+	for r, v := range vals {
+		if r%CheckEvery == 0 && ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		if c.IsValid(int32(r)) {
+			s.Codes[r] = int32(int64(v) - lo + 1)
+		}
+	}
+	s.lazily(d, int(span), 0, func(k int) domain.Cell { return domain.Int(lo + int64(k)) }, func() []int32 {
+		ord := make([]int32, span) // the values in order: the codes are
+		for k := range ord {
+			ord[k] = int32(k)
+		}
+		return ord
+	})
+	return true, nil
 }
 
 // RankOf returns the ascending rank of each of n items ordered by less.
