@@ -166,13 +166,14 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *kernel.Meter, s
 	return q, nil
 }
 
-// fitWorkers runs a cached question on fewer workers when its distinct
-// counts' bitsets, one set a worker, would not fit in what the working
-// set has free (s) but fewer would: millions of codes by dozens of
-// groups take hundreds of megabytes a worker. Refused on every worker,
+// fitWorkers fits a cached question's distinct counts' bitsets, one set
+// a worker, in what the working set has free (s): millions of codes by
+// dozens of groups take hundreds of megabytes a worker. When one set
+// fits but not one a worker, the workers share the codes of one set
+// (kernel.Query.ShareCodes), where the question allows it; otherwise it
+// runs on as many workers as fit, at least one. Refused on every worker,
 // the question would be asked again streaming its files, which costs far
-// more than the cores it gives up (docs/performance.md, "Distinct counts
-// from codes alone").
+// more (docs/performance.md, "Distinct counts from codes alone").
 func (q *query) fitWorkers(s cache.Stats) {
 	var per int64
 	for _, mp := range q.Metrics {
@@ -182,6 +183,10 @@ func (q *query) fitWorkers(s cache.Stats) {
 	}
 	free := s.Limit - s.Used
 	if per == 0 || q.Parallel <= 1 || per*int64(q.Parallel) <= free {
+		return
+	}
+	if per <= free && q.CanShareCodes() {
+		q.ShareCodes = true
 		return
 	}
 	q.Parallel = int(max(1, min(int64(q.Parallel), free/per)))

@@ -9,6 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/answer"
+	"sutura.dev/exec-arrow/internal/gate"
+	"sutura.dev/exec-arrow/internal/kernel"
 	"sutura.dev/exec-arrow/internal/number"
 )
 
@@ -72,5 +75,56 @@ func TestDistinctTextCachedAsNumbers(t *testing.T) {
 		assert.Equal(t, 1, whole, "csv %v: min(order_id) read the text whole", csv)
 		assert.Equal(t, 1, statuses, "csv %v", csv)
 		assert.Less(t, numbersBytes, wholeBytes, "csv %v: the numbers and their codes hold less than the text and its", csv)
+	}
+}
+
+// TestSharedCodesAnswerAsOneSet: a cached question whose workers share
+// the codes of its distinct counts (kernel.Query.ShareCodes: every worker
+// reads every batch, each keeps its share of the codes) answers as the
+// same question with a set a worker does, over a dimension and a
+// required filter, and counts each row it visits once.
+func TestSharedCodesAnswerAsOneSet(t *testing.T) {
+	d := number.DictMax
+	number.DictMax = 1_000
+	t.Cleanup(func() { number.DictMax = d })
+	dir := t.TempDir()
+	writeShop(t, dir, shopOptions{rows: 30_000, rowGroup: 4_000})
+	ctx := context.Background()
+	e, err := New(ctx, Config{Source: "files", Files: os.DirFS(dir), Parallelism: 3})
+	require.NoError(t, err)
+	byDay := shopLeg(false, metric("ids", simple(domain.CountDistinct, "order_id")))
+	byChannel := shopLeg(false, metric("ids", simple(domain.CountDistinct, "order_id"),
+		domain.RequiredFilter{Op: domain.IsNotNull, Column: "order_id"}), metric("customers", simple(domain.CountDistinct, "customer_id")))
+	byChannel.Dimensions = []domain.DimensionRef{dim("channel", "t0", "channel")}
+	for i, plan := range []*domain.Plan{
+		mkPlan(t, domain.Day, "2024-02-01", "2024-09-01", byDay),
+		mkPlan(t, domain.Month, "2024-01-01", "2026-01-01", byChannel),
+	} {
+		run(t, e, plan)
+		require.NoError(t, e.Settle(ctx))
+		var alone kernel.Meter
+		rs, cached, err := e.attempt(ctx, plan, &alone, false)
+		require.NoError(t, err)
+		require.True(t, cached, "question %d cached", i)
+		want := rendered(rs)
+
+		q, err := e.bind(ctx, plan, nil, false)
+		require.NoError(t, err)
+		require.False(t, q.streamed)
+		require.True(t, q.CanShareCodes(), "question %d", i)
+		q.ShareCodes = true
+		var shared kernel.Meter
+		mem := &gate.Reservation{Budget: e.cache}
+		src, err := e.producer(ctx, q, mem, &shared)
+		require.NoError(t, err)
+		p, err := kernel.Scan(ctx, &q.Query, src, mem, &shared)
+		require.NoError(t, err)
+		got, err := answer.Rows(ctx, q.plan, &q.Query, p, mem)
+		require.NoError(t, err)
+		p.Close()
+		mem.Done()
+		q.release()
+		assert.Equal(t, want, rendered(got), "question %d", i)
+		assert.Equal(t, alone.Visited.Load(), shared.Visited.Load(), "question %d: every row visited once", i)
 	}
 }

@@ -14,9 +14,10 @@ import (
 )
 
 // TestFitWorkers: a cached question whose distinct counts' bitsets do
-// not fit once per worker in what the working set has free runs on as
-// many workers as fit, at least one; one that fits, or holds no bitsets,
-// keeps its workers.
+// not fit once per worker in what the working set has free shares one
+// set between its workers when one fits and its terms allow it, and
+// otherwise runs on as many workers as fit, at least one; one that fits,
+// or holds no bitsets, keeps its workers.
 func TestFitWorkers(t *testing.T) {
 	const codes, groups = 1 << 20, 100
 	b := column.NewBuilder(domain.TypeInteger, false)
@@ -34,17 +35,30 @@ func TestFitWorkers(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, sum.Bitsets())
 
-	workers := func(terms []*kernel.TermPlan, free int64) int {
+	workers := func(terms []*kernel.TermPlan, free int64) (int, bool) {
 		q := &query{}
 		q.Parallel = 4
 		q.Metrics = []*kernel.MetricPlan{{Terms: terms}}
 		q.fitWorkers(cache.Stats{Limit: 1 << 40, Used: 1<<40 - free})
-		return q.Parallel
+		return q.Parallel, q.ShareCodes
 	}
-	assert.Equal(t, 4, workers([]*kernel.TermPlan{tp}, 4*per), "four fit")
-	assert.Equal(t, 3, workers([]*kernel.TermPlan{tp}, 4*per-1), "three fit")
-	assert.Equal(t, 1, workers([]*kernel.TermPlan{tp}, per+per/2), "one fits")
-	assert.Equal(t, 1, workers([]*kernel.TermPlan{tp}, per/2), "none fits: one is tried")
-	assert.Equal(t, 2, workers([]*kernel.TermPlan{tp, tp}, 4*per), "two terms' bitsets a worker")
-	assert.Equal(t, 4, workers([]*kernel.TermPlan{sum}, 0), "no bitsets")
+	for _, c := range []struct {
+		name    string
+		terms   []*kernel.TermPlan
+		free    int64
+		workers int
+		share   bool
+	}{
+		{"four sets fit", []*kernel.TermPlan{tp}, 4 * per, 4, false},
+		{"three fit: four share one", []*kernel.TermPlan{tp}, 4*per - 1, 4, true},
+		{"one fits: four share it", []*kernel.TermPlan{tp}, per + per/2, 4, true},
+		{"none fits: one worker tries", []*kernel.TermPlan{tp}, per / 2, 1, false},
+		{"two terms' sets, shared", []*kernel.TermPlan{tp, tp}, 4 * per, 4, true},
+		{"a sum beside: no sharing, two workers fit", []*kernel.TermPlan{tp, sum}, 2 * per, 2, false},
+		{"no bitsets", []*kernel.TermPlan{sum}, 0, 4, false},
+	} {
+		n, share := workers(c.terms, c.free)
+		assert.Equal(t, c.workers, n, c.name)
+		assert.Equal(t, c.share, share, c.name)
+	}
 }

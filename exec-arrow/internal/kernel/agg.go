@@ -246,6 +246,12 @@ type termState struct {
 	// dset holds the values, with their groups, once the codebook passes
 	// DistinctBookMax values (distinct.go).
 	dset *distinct.Set
+	// shared: the state keeps the codes codeLo up to codeHi only (bit
+	// code-codeLo), and counted what merged shares counted per group
+	// (share.go).
+	shared         bool
+	codeLo, codeHi int32
+	counted        []int64
 }
 
 func newTermState(t *TermPlan) *termState {
@@ -558,6 +564,10 @@ func sumMasked[T column.Integer](sums []int64, vals []T, rows, gids []int32, mas
 // updateDistinctCodes adds rows rows[k] to groups gids[k] of a distinct
 // count over a code set's codes (t.Codes).
 func updateDistinctCodes[C column.Index](s *termState, t *TermPlan, codes []C, rows, gids []int32) {
+	if s.shared {
+		updateShare(s, t, codes, rows, gids)
+		return
+	}
 	plus := t.Codes.Plus
 	if s.dset != nil {
 		updateCodes(s, codes, plus, rows, gids)
@@ -709,6 +719,10 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 	if t.Op != OpDistinct {
 		return
 	}
+	if src.shared {
+		s.mergeShare(src, remap)
+		return
+	}
 	if s.dset != nil || src.dset != nil {
 		s.toDistinct(t)
 		src.toDistinct(t)
@@ -776,6 +790,9 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 // DistinctCounts returns the number of distinct values per group; the
 // memory a spilled distinct set takes to count is taken from mem.
 func (s *termState) DistinctCounts(ng int, mem *gate.Reservation) ([]int64, error) {
+	if s.shared {
+		return s.shareCounts(ng), nil
+	}
 	if s.dset != nil {
 		return s.dset.Counts(ng, func(n int64) error {
 			if n < 0 {

@@ -110,6 +110,14 @@ func NewCachedProducer(q *Query, held map[string]*column.Derived, segs []column.
 }
 
 func (p *cachedProducer) Scan(ctx context.Context, w int, each func(*Batch) error) error {
+	if p.q.ShareCodes { // every worker reads every batch, for its share of the codes
+		for i := range p.segs {
+			if err := p.segment(ctx, i, each); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if p.claim {
 		for i := int(p.next.Add(1)) - 1; i < len(p.segs); i = int(p.next.Add(1)) - 1 {
 			if err := p.segment(ctx, i, each); err != nil {

@@ -37,6 +37,11 @@ type Query struct {
 	// Members, when set, makes the query a union: the questions of its
 	// members scanned together over one base table (union.go).
 	Members []Member
+
+	// ShareCodes splits its distinct counts' codes between the workers,
+	// each reading every batch (share.go); set only when CanShareCodes,
+	// and only over cached columns (NewCachedProducer).
+	ShareCodes bool
 }
 
 // MaxGroupKeys is the most columns a question groups by (groups.MaxKeys).

@@ -237,6 +237,13 @@ func ScanAll(ctx context.Context, q *Query, src Producer, mem *gate.Reservation,
 			bufs := make([]Batch, len(members))
 			for i, mb := range members {
 				parts[i][w] = newPartial(mb.Q)
+				if mb.Q.ShareCodes {
+					for m, mp := range mb.Q.Metrics {
+						for t, tp := range mp.Terms {
+							parts[i][w].Terms[m][t].share(tp, w, workers)
+						}
+					}
+				}
 				ss[i] = newScratch(mb.Q)
 				defer putScratch(ss[i])
 			}
@@ -244,7 +251,9 @@ func ScanAll(ctx context.Context, q *Query, src Producer, mem *gate.Reservation,
 				if err := gctx.Err(); err != nil {
 					return err
 				}
-				m.visit(b.Hi - b.Lo)
+				if !q.ShareCodes || w == 0 { // every worker visits every row
+					m.visit(b.Hi - b.Lo)
+				}
 				if WorkerHook != nil {
 					WorkerHook()
 				}
