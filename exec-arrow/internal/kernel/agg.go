@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/bits"
 	"strings"
 
@@ -562,21 +563,24 @@ func sumMasked[T column.Integer](sums []int64, vals []T, rows, gids []int32, mas
 }
 
 // updateDistinctCodes adds rows rows[k] to groups gids[k] of a distinct
-// count over a code set's codes (t.Codes).
+// count over a code set's codes (t.Codes): every code but null's, or,
+// for a state that keeps a share of them, the codes codeLo up to codeHi,
+// each less codeLo-1 (share.go).
 func updateDistinctCodes[C column.Index](s *termState, t *TermPlan, codes []C, rows, gids []int32) {
-	if s.shared {
-		updateShare(s, t, codes, rows, gids)
-		return
-	}
 	plus := t.Codes.Plus
 	if s.dset != nil {
 		updateCodes(s, codes, plus, rows, gids)
 		return
 	}
+	lo, hi, off := int32(1), int32(math.MaxInt32), int32(0)
+	if s.shared {
+		lo, hi, off = max(s.codeLo, 1), s.codeHi, s.codeLo-1
+	}
 	if s.set == nil {
 		w := s.words
 		for k, r := range rows {
-			if code := int32(codes[r]) + plus; code > 0 {
+			if code := int32(codes[r]) + plus; code >= lo && code < hi {
+				code -= off
 				s.bits[int(gids[k])*w+int(code>>6)] |= 1 << (uint(code) & 63)
 			}
 		}
@@ -588,8 +592,8 @@ func updateDistinctCodes[C column.Index](s *termState, t *TermPlan, codes []C, r
 		s.spanned += int64(rows[len(rows)-1]-rows[0]) + 1
 	}
 	for k, r := range rows {
-		if code := int32(codes[r]) + plus; code > 0 {
-			ks[n] = uint64(gids[k])<<32 | uint64(code)
+		if code := int32(codes[r]) + plus; code >= lo && code < hi {
+			ks[n] = uint64(gids[k])<<32 | uint64(code-off)
 			if n++; n == aheadBatch {
 				s.set.AddKeys(ks[:])
 				n = 0

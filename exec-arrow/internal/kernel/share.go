@@ -45,38 +45,6 @@ func (s *termState) share(t *TermPlan, w, p int) {
 	s.words, s.codeLo, s.codeHi = hi-lo+1, int32(lo*64), int32(hi*64)
 }
 
-// updateShare is updateDistinctCodes for a state that keeps a share of
-// the codes: a row whose code is another worker's is left to it.
-func updateShare[C interface{ ~uint8 | ~int32 }](s *termState, t *TermPlan, codes []C, rows, gids []int32) {
-	plus, lo, hi := t.Codes.Plus, s.codeLo, s.codeHi
-	if s.set == nil {
-		w := s.words
-		for k, r := range rows {
-			if code := int32(codes[r]) + plus; code > 0 && code >= lo && code < hi {
-				code -= lo - 1
-				s.bits[int(gids[k])*w+int(code>>6)] |= 1 << (uint(code) & 63)
-			}
-		}
-		return
-	}
-	var ks [aheadBatch]uint64
-	n := 0
-	if len(rows) > 0 {
-		s.spanned += int64(rows[len(rows)-1]-rows[0]) + 1
-	}
-	for k, r := range rows {
-		if code := int32(codes[r]) + plus; code > 0 && code >= lo && code < hi {
-			ks[n] = uint64(gids[k])<<32 | uint64(code-lo+1)
-			if n++; n == aheadBatch {
-				s.set.AddKeys(ks[:])
-				n = 0
-			}
-		}
-	}
-	s.set.AddKeys(ks[:n])
-	s.densify(t)
-}
-
 // mergeShare adds the distinct counts of src's share of the codes, per
 // group, to s's group remap[sg] (counted): shares hold different codes,
 // so their counts add.
