@@ -50,10 +50,15 @@ const Parts = 256
 // every partition write its file).
 var bufBytes = 64 << 10
 
-// dictionary is what a Builder needs of the text builder it starts with:
-// the count of its distinct values, and what it holds, taken whole
-// (column's text builder).
-type dictionary interface {
+// textBuilder is what a Builder needs of the text builder it starts with
+// (column's): a builder that takes batch columns and Arrow arrays whole
+// and reserves room, the count of its distinct values, and what it
+// holds, taken whole.
+type textBuilder interface {
+	column.Builder
+	column.ColumnAppender
+	column.ArrayAppender
+	column.Reserver
 	Distinct() int
 	TakeCodes(each func(code int, s string)) (codes []int32, valid []byte)
 }
@@ -65,21 +70,20 @@ var seed = maphash.MakeSeed()
 // value is not usable; call New.
 type Builder struct {
 	dir  string
-	text column.Builder // the dictionary, until the values pass DictMax; nil after
+	text textBuilder // the dictionary, until the values pass DictMax; nil after
 
 	// Once numbering: a number a row (a provisional dictionary code for
 	// the rows before, a placeholder after), their validity (nil while
 	// none is null), and the partitions.
-	rows    int
-	codes   []int32
-	valid   []byte
-	nulls   int
-	before  int // rows coded by the dictionary (their codes are remapped at Finish)
-	dict    int // the dictionary's size when numbering began
-	parts   []part
-	written int64 // bytes written to the partitions, buffers included
-	most    int64 // the most bytes of one partition
-	err     error // the first write that failed; every later append returns it
+	rows   int
+	codes  []int32
+	valid  []byte
+	nulls  int
+	before int // rows coded by the dictionary (their codes are remapped at Finish)
+	dict   int // the dictionary's size when numbering began
+	parts  []part
+	most   int64 // the most bytes of one partition
+	err    error // the first write that failed; every later append returns it
 }
 
 // part is one partition: its records in a buffer, then in its file.
@@ -93,7 +97,7 @@ type part struct {
 // New returns a Builder whose partitions, if any, are temporary files in
 // dir ("" is the system's temporary directory).
 func New(dir string) *Builder {
-	return &Builder{dir: dir, text: column.NewBuilder(domain.TypeText, false)}
+	return &Builder{dir: dir, text: column.NewBuilder(domain.TypeText, false).(textBuilder)}
 }
 
 // Numbering reports whether b has passed DictMax and numbers its values.
@@ -105,8 +109,8 @@ func (b *Builder) after(err error) error {
 	if err != nil || b.text == nil {
 		return err
 	}
-	if d, ok := b.text.(dictionary); ok && d.Distinct() > DictMax {
-		b.begin(d)
+	if b.text.Distinct() > DictMax {
+		b.begin()
 	}
 	return b.err
 }
@@ -114,10 +118,10 @@ func (b *Builder) after(err error) error {
 // begin turns the dictionary into numbers: its rows keep their codes in
 // the memory the text builder reserved, remapped at Finish, and each of
 // its values is written to its partition with its code.
-func (b *Builder) begin(d dictionary) {
+func (b *Builder) begin() {
 	b.parts = make([]part, Parts)
-	b.dict = d.Distinct()
-	codes, valid := d.TakeCodes(func(k int, s string) { b.write(uint64(k)<<1|1, s) })
+	b.dict = b.text.Distinct()
+	codes, valid := b.text.TakeCodes(func(k int, s string) { b.write(uint64(k)<<1|1, s) })
 	b.text = nil
 	b.rows, b.before, b.codes = len(codes), len(codes), codes
 	if valid != nil {
@@ -171,12 +175,10 @@ func (b *Builder) write(key uint64, s string) {
 	if p.buf == nil {
 		p.buf = make([]byte, 0, bufBytes)
 	}
-	n := len(p.buf)
 	p.buf = binary.AppendUvarint(p.buf, key)
 	p.buf = binary.AppendUvarint(p.buf, uint64(len(s)))
 	p.buf = append(p.buf, s...)
 	p.count++
-	b.written += int64(len(p.buf) - n)
 	b.most = max(b.most, p.size+int64(len(p.buf)))
 	if len(p.buf) >= bufBytes {
 		b.err = b.flush(p)
@@ -247,10 +249,8 @@ func (b *Builder) AppendDecimal(v i128.Int, scale int32) error {
 // AppendColumn appends a decoded text batch column (column.ColumnAppender).
 func (b *Builder) AppendColumn(c *column.Column) (int, error) {
 	if b.text != nil {
-		if ca, ok := b.text.(column.ColumnAppender); ok {
-			row, err := ca.AppendColumn(c)
-			return row, b.after(err)
-		}
+		row, err := b.text.AppendColumn(c)
+		return row, b.after(err)
 	}
 	if c.Type != domain.TypeText || !c.Indexed() {
 		return 0, column.ErrNotType{Type: domain.TypeText}
@@ -274,8 +274,7 @@ func (b *Builder) AppendArray(arr arrow.Array) bool {
 	if b.text == nil {
 		return false
 	}
-	aa, ok := b.text.(column.ArrayAppender)
-	if !ok || !aa.AppendArray(arr) {
+	if !b.text.AppendArray(arr) {
 		return false
 	}
 	_ = b.after(nil)
@@ -285,9 +284,7 @@ func (b *Builder) AppendArray(arr arrow.Array) bool {
 // Reserve makes room for n more rows (column.Reserver).
 func (b *Builder) Reserve(n int) {
 	if b.text != nil {
-		if r, ok := b.text.(column.Reserver); ok {
-			r.Reserve(n)
-		}
+		b.text.Reserve(n)
 		return
 	}
 	b.codes = slices.Grow(b.codes, n)
@@ -298,8 +295,8 @@ func (b *Builder) Reserve(n int) {
 
 // ReserveBytes is what Reserve(n) would take (column.Reserver).
 func (b *Builder) ReserveBytes(n int) int64 {
-	if r, ok := b.text.(column.Reserver); ok && b.text != nil {
-		return r.ReserveBytes(n)
+	if b.text != nil {
+		return b.text.ReserveBytes(n)
 	}
 	return 4*int64(n) + int64(n+7)/8
 }
