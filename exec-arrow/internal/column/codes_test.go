@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"sutura.dev/domain"
 )
@@ -172,6 +173,80 @@ func TestIntegerCodesLentBySpan(t *testing.T) {
 		}
 		if s.Card() != c.distinct {
 			t.Errorf("%v: %d values, want %d", vals, s.Card(), c.distinct)
+		}
+	}
+}
+
+// limited is an owner with a working set: a reservation past limit fails.
+type limited struct {
+	held, peak, limit int64
+}
+
+var errNoRoom = fmt.Errorf("no room")
+
+func (o *limited) ReserveDerived(n int64) error {
+	if o.held+n > o.limit {
+		return errNoRoom
+	}
+	o.AccountDerived(n)
+	return nil
+}
+func (o *limited) AccountDerived(n int64)          { o.held += n; o.peak = max(o.peak, o.held) }
+func (o *limited) Retired() bool                   { return false }
+func (o *limited) Hold() (release func(), ok bool) { return func() {}, true }
+
+// TestCodesMapReserved: the map a column of values spread wide is coded
+// through is reserved while it is built — a working set too small for it
+// fails the build with the owner's refusal, where it used to be built
+// unaccounted — and given back after it, leaving the codes and the values
+// kept; for integers with nulls, floats and decimals alike.
+func TestCodesMapReserved(t *testing.T) {
+	const rows, distinct = 60000, 20000
+	for _, typ := range []domain.ColumnType{domain.TypeInteger, domain.TypeFloat, domain.TypeDecimal, domain.TypeDate} {
+		b := NewBuilder(typ, false)
+		for r := range rows {
+			v := (r % distinct) * 100003 // spread wider than four times the rows
+			var err error
+			switch {
+			case r%7 == 3:
+				b.AppendNull()
+			case typ == domain.TypeFloat:
+				err = b.AppendText(fmt.Sprintf("%d.5", v))
+			case typ == domain.TypeDecimal:
+				err = b.AppendText(fmt.Sprintf("%d.25", v))
+			case typ == domain.TypeDate:
+				err = b.AppendText(time.Date(1, 1, 1+v%3000000, 0, 0, 0, 0, time.UTC).Format(time.DateOnly))
+			default:
+				err = b.AppendText(fmt.Sprint(v))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		col := b.Finish("c")
+		roomy := &limited{limit: 1 << 40}
+		s, err := NewDerived(col, roomy).GroupCodes(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		keySize := int64(8)
+		if typ == domain.TypeDecimal {
+			keySize = 16
+		}
+		kept := 4*int64(rows) + keySize*int64(s.Card())
+		if roomy.held != kept {
+			t.Errorf("%s: %d bytes held after the build, want the codes and values, %d", typ, roomy.held, kept)
+		}
+		if transient := roomy.peak - 4*int64(rows); transient < int64(s.Card())*(keySize+12) {
+			t.Errorf("%s: %d bytes reserved while building %d values' map: under what it takes", typ, transient, s.Card())
+		}
+		// Room for the codes and the values kept, not for the map beside them.
+		tight := &limited{limit: kept}
+		if _, err := NewDerived(col, tight).GroupCodes(context.Background()); err != errNoRoom {
+			t.Errorf("%s: built in a working set of %d bytes (err %v), want the refusal", typ, kept, err)
+		}
+		if tight.held != 0 {
+			t.Errorf("%s: %d bytes left held after a refused build", typ, tight.held)
 		}
 	}
 }

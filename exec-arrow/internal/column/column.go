@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -514,25 +515,14 @@ func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 	case domain.TypeDecimal:
 		return buildDecimalCodes(ctx, d, s)
 	case domain.TypeFloat:
-		seen := map[float64]int32{}
-		var vals []float64
-		for r, v := range c.Floats {
-			if r%CheckEvery == 0 && ctx.Err() != nil {
-				return nil, ctx.Err()
+		vals, err := distinctByMap(ctx, d, s.Codes, func(r int32) float64 {
+			if v := c.Floats[r]; v != 0 {
+				return v
 			}
-			if !c.IsValid(int32(r)) {
-				continue
-			}
-			if v == 0 {
-				v = 0 // one code for +0 and -0
-			}
-			k, ok := seen[v]
-			if !ok {
-				vals = append(vals, v)
-				k = int32(len(vals))
-				seen[v] = k
-			}
-			s.Codes[r] = k
+			return 0 // one code for +0 and -0
+		})
+		if err != nil {
+			return nil, err
 		}
 		s.lazily(d, len(vals), int64(8*len(vals)), func(k int) domain.Cell { return domain.Float(vals[k]) },
 			func() []int32 { return RankOf(len(vals), func(a, b int) bool { return vals[a] < vals[b] }) })
@@ -544,29 +534,13 @@ func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 		}
 	}
 	// integer, date, timestamp: int64 keys
-	get := func(r int) int64 {
-		if c.Type == domain.TypeDate {
-			return int64(c.Day(int32(r)))
-		}
-		return c.Int(int32(r))
+	get := c.Int
+	if c.Type == domain.TypeDate {
+		get = func(r int32) int64 { return int64(c.Day(r)) }
 	}
-	seen := map[int64]int32{}
-	var vals []int64
-	for r := 0; r < c.N; r++ {
-		if r%CheckEvery == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if !c.IsValid(int32(r)) {
-			continue
-		}
-		v := get(r)
-		k, ok := seen[v]
-		if !ok {
-			vals = append(vals, v)
-			k = int32(len(vals))
-			seen[v] = k
-		}
-		s.Codes[r] = k
+	vals, err := distinctByMap(ctx, d, s.Codes, get)
+	if err != nil {
+		return nil, err
 	}
 	cell := func(k int) domain.Cell {
 		switch c.Type {
@@ -579,6 +553,49 @@ func buildCodes(ctx context.Context, d *Derived) (*CodeSet, error) {
 	}
 	s.lazily(d, len(vals), int64(8*len(vals)), cell, func() []int32 { return RankOf(len(vals), func(a, b int) bool { return vals[a] < vals[b] }) })
 	return s, nil
+}
+
+// distinctByMap numbers the values key gives for the valid rows of d's
+// column, in the order first met: codes[r] is 1 + the value's place in the
+// list it returns, 0 for a null. The map and the list are reserved to d as
+// they grow, at what a value may take in them at most (the map's slot at
+// its lowest load, the list with its spare room and its copy), and given
+// back at the end: a column of many distinct values is refused the working
+// set (the question then streams) instead of passing it unaccounted. What
+// the list keeps is the caller's to account.
+func distinctByMap[K comparable](ctx context.Context, d *Derived, codes []int32, key func(r int32) K) ([]K, error) {
+	c := d.col
+	var zero K
+	size := int64(unsafe.Sizeof(zero))
+	per := ((size+4+7)&^7+1)*16/7 + 3*size
+	seen := map[K]int32{}
+	var vals []K
+	room, held := 0, int64(0)
+	defer func() { d.unreserve(held) }()
+	for r := 0; r < c.N; r++ {
+		if r%CheckEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if !c.IsValid(int32(r)) {
+			continue
+		}
+		v := key(int32(r))
+		k, ok := seen[v]
+		if !ok {
+			if len(vals) == room {
+				step := max(room, 1<<12)
+				if err := d.reserve(int64(step) * per); err != nil {
+					return nil, err
+				}
+				room, held = room+step, held+int64(step)*per
+			}
+			vals = append(vals, v)
+			k = int32(len(vals))
+			seen[v] = k
+		}
+		codes[r] = k
+	}
+	return vals, nil
 }
 
 // spanNullCodes codes a 32-bit integer column by offset, as spanCodes

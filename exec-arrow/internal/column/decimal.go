@@ -290,23 +290,9 @@ func (b *DecBuilder) Finish(name string) *Column {
 // buildDecimalCodes numbers the distinct values of a decimal column.
 func buildDecimalCodes(ctx context.Context, d *Derived, s *CodeSet) (*CodeSet, error) {
 	c := d.col
-	seen := map[i128.Int]int32{}
-	var vals []i128.Int
-	for r := 0; r < c.N; r++ {
-		if r%CheckEvery == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if !c.IsValid(int32(r)) {
-			continue
-		}
-		v := c.DecAt(int32(r))
-		k, ok := seen[v]
-		if !ok {
-			vals = append(vals, v)
-			k = int32(len(vals))
-			seen[v] = k
-		}
-		s.Codes[r] = k
+	vals, err := distinctByMap(ctx, d, s.Codes, c.DecAt)
+	if err != nil {
+		return nil, err
 	}
 	s.lazily(d, len(vals), int64(16*len(vals)), func(k int) domain.Cell { return vals[k].Cell(c.Scale) },
 		func() []int32 { return RankOf(len(vals), func(a, b int) bool { return vals[a].Cmp(vals[b]) < 0 }) })
