@@ -329,6 +329,7 @@ func (t *tableEntry) load(ctx context.Context, fsys fs.FS, tf *files.Table, want
 		return nil
 	}
 	l := format.NewLoader(ctx, fsys, missing, false, meter)
+	defer l.Close()
 	l.Serial = fill
 	for _, p := range tf.Parts {
 		c.reads.Add(1)

@@ -156,6 +156,17 @@ func (l *Loader) Columns() (map[string]*column.Column, error) {
 	return out, nil
 }
 
+// Close gives back what builders hold outside memory (a numbering's
+// partition files) when the load ends without Columns, or after it; a
+// load that may be given up defers it.
+func (l *Loader) Close() {
+	for _, b := range l.Builders {
+		if c, ok := b.(interface{ Close() }); ok {
+			c.Close()
+		}
+	}
+}
+
 // ReadPart appends the wanted columns of p.
 func (l *Loader) ReadPart(p files.Part) error {
 	switch p.Format {

@@ -440,6 +440,18 @@ func same(data []byte, off int, v []byte) bool {
 	return int(l) == len(v) && string(data[off:off+int(l)]) == string(v)
 }
 
+// Close closes the partitions' files and drops their buffers,
+// for a load given up before Finish (cancelled, or another column failed):
+// the files are unlinked already, and closing them gives back their disk
+// and descriptors now instead of at the collector's pleasure. Finish
+// closes them itself; Close after it, or twice, does nothing.
+func (b *Builder) Close() {
+	b.close()
+	for i := range b.parts {
+		b.parts[i].buf = nil
+	}
+}
+
 // close closes the partitions' files.
 func (b *Builder) close() {
 	for i := range b.parts {

@@ -3,6 +3,7 @@ package number
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -184,4 +185,31 @@ func TestUnwritableDirectoryFails(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "numbering a text column's values")
 	assert.Nil(t, b.Finish("v"))
+}
+
+// TestCloseGivesBackTheFiles: a numbering given up before Finish (its load
+// cancelled, or another column failed) closes its partition files on
+// Close instead of leaving them open until the collector finds them;
+// Close again does nothing.
+func TestCloseGivesBackTheFiles(t *testing.T) {
+	lowered(t, 100, 1<<10)
+	b := New(t.TempDir())
+	for _, v := range values(20_000, 10_000) {
+		if v != "" {
+			require.NoError(t, b.AppendText(v))
+		}
+	}
+	var open []*os.File
+	for _, p := range b.parts {
+		if p.f != nil {
+			open = append(open, p.f)
+		}
+	}
+	require.NotEmpty(t, open, "no partition wrote its file")
+	b.Close()
+	for _, f := range open {
+		_, err := f.Stat()
+		assert.ErrorIs(t, err, os.ErrClosed)
+	}
+	b.Close()
 }
