@@ -13,6 +13,7 @@ import (
 	"sutura.dev/exec-arrow/internal/format"
 	"sutura.dev/exec-arrow/internal/join"
 	"sutura.dev/exec-arrow/internal/kernel"
+	"sutura.dev/exec-arrow/internal/match"
 )
 
 // query is a plan bound to its columns: everything a scan needs, resolved
@@ -140,7 +141,7 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *kernel.Meter, s
 	}
 	for _, f := range leg.Filters {
 		a, c := col(f.Column)
-		p, err := kernel.CallerPredicate(a, q.views[a].Held(c), f)
+		p, err := match.Caller(a, q.views[a].Held(c), f)
 		if err != nil {
 			return nil, err
 		}
@@ -452,7 +453,7 @@ func (q *query) bindMetrics(ctx context.Context, col func(domain.ColumnRef) (int
 			k, ok := keys[rf]
 			if !ok {
 				_, c := col(domain.ColumnRef{Alias: base, Column: rf.Column})
-				p, err := kernel.RequiredPredicate(q.views[0].Held(c), rf)
+				p, err := match.Required(q.views[0].Held(c), rf)
 				if err != nil {
 					return fmt.Errorf("metric %s: %w", m.Name, err)
 				}

@@ -14,6 +14,7 @@ import (
 	"sutura.dev/exec-arrow/internal/join"
 	"sutura.dev/exec-arrow/internal/kernel"
 	"sutura.dev/exec-arrow/internal/legrows"
+	"sutura.dev/exec-arrow/internal/match"
 )
 
 // Combiner computes the answer of a federated plan from the rows of its
@@ -142,7 +143,7 @@ func (c *Combiner) combine(ctx context.Context, plan *domain.Plan, legs []*domai
 		q.Joins = append(q.Joins, s)
 	}
 	for _, f := range comb.Filters {
-		p, err := kernel.CallerPredicate(f.Column.Leg, held(f.Column.Leg, f.Column.Column),
+		p, err := match.Caller(f.Column.Leg, held(f.Column.Leg, f.Column.Column),
 			domain.FilterRef{Dimension: f.Dimension, Op: f.Op, Values: f.Values})
 		if err != nil {
 			return nil, err

@@ -257,8 +257,10 @@
 //     the background fill that caches a streamed table's columns);
 //   - internal/distinct: exact distinct counts per group, in partitioned
 //     sets that spill;
+//   - internal/match: filters compiled against one column (a predicate
+//     per caller or required filter, its outcomes per dictionary entry);
 //   - internal/kernel: the vectorised kernels over batches of a bound
-//     kernel.Query (predicates, joins, group keys, terms, the scan);
+//     kernel.Query (selections, joins, group keys, terms, the scan);
 //   - this package: the Engine and Combiner; binding a plan against the
 //     cache (which owns every cached column and its column.Derived),
 //     streaming producers, execution, lookup legs, cost metering, what a

@@ -13,6 +13,7 @@ import (
 	"sutura.dev/exec-arrow/internal/gate"
 	"sutura.dev/exec-arrow/internal/join"
 	"sutura.dev/exec-arrow/internal/kernel"
+	"sutura.dev/exec-arrow/internal/match"
 )
 
 // lookup runs a lookup leg of a federated plan (domain.LegLookup) over the
@@ -112,10 +113,10 @@ func (e *Engine) lookup(ctx context.Context, plan *domain.Plan, m *kernel.Meter)
 		steps = append(steps, s)
 	}
 	keyAlias, keyCol := col(leg.Dimensions[0].Column)
-	preds := []*kernel.Predicate{{Alias: keyAlias, Col: keyCol, AnyValue: true}}
+	preds := []*match.Predicate{{Alias: keyAlias, Col: keyCol, AnyValue: true}}
 	for _, f := range leg.Filters {
 		a, c := col(f.Column)
-		p, err := kernel.CallerPredicate(a, views[a].Held(c), f)
+		p, err := match.Caller(a, views[a].Held(c), f)
 		if err != nil {
 			return nil, err
 		}

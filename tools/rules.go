@@ -484,7 +484,8 @@ var EngineLayers = []string{
 	"internal/check",    // start-up checks of a table's files: footers, text samples, the deferred whole read
 	"internal/join",     // the rows of a joined table from the key values joined to it
 	"internal/groups",   // a scan's group ids: bucket and codes packed into a key, or held whole; codebooks
-	"internal/kernel",   // the vectorised kernels: keys, predicates, aggregation, the scan, unions
+	"internal/match",    // filters compiled against one column: rows tested, outcomes per dictionary entry, statistics
+	"internal/kernel",   // the vectorised kernels: keys, aggregation, the scan, unions
 	"internal/rank",     // the order of an answer's groups: a top-n by a bounded heap, values compared
 	"internal/answer",   // a scan's aggregates finished into an answer's rows: values, order, bounds
 	"internal/legrows",  // a federated plan's legs' rows as the combine takes them

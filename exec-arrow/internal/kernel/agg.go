@@ -212,7 +212,7 @@ func (t *TermPlan) intVal(c *column.Column, r int32) int64 {
 	case domain.TypeDate:
 		return int64(c.Day(r))
 	case domain.TypeBoolean:
-		return b2i(c.Bools.Value(int(r)))
+		return int64(column.BitOf(c.Bools.Value(int(r))))
 	}
 	return c.Int(r)
 }

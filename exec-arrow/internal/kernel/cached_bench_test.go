@@ -8,6 +8,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/match"
 )
 
 // BenchmarkCachedRevenue aggregates 10 M cached rows as the warm revenue
@@ -65,10 +66,10 @@ func webEvents() (*Query, []*column.Column) {
 	for d := range bucketOf {
 		bucketOf[d] = int32(d) / 31
 	}
-	purchase := &Predicate{Slot: 1, Col: kind, texts: map[string]bool{"purchase": true}, dictOut: []bool{false, false, true, false}}
+	purchase := textPredicate(1, kind, []string{"purchase"}, false, false, []bool{false, false, true, false})
 	q := &Query{Rows: n, Parallel: 1, Aliases: 1, Base: []*column.Column{tcol, kind, amount},
 		Start: start, Span: span, BucketOf: bucketOf, Buckets: make([]domain.Date, 24),
-		Required: []*Predicate{purchase}, Needs: []uint64{1},
+		Required: []*match.Predicate{purchase}, Needs: []uint64{1},
 		Metrics: []*MetricPlan{{Name: "revenue", Required: []int{0}, Terms: []*TermPlan{{Op: OpSum, Slot: 2, Col: amount}}}}}
 	return q, []*column.Column{tcol, kind, amount}
 }

@@ -8,6 +8,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/groups"
+	"sutura.dev/exec-arrow/internal/match"
 )
 
 // chunk aggregates the rows of b into p. The pipeline narrows a selection
@@ -262,21 +263,21 @@ func (q *Query) selectRows(s *scratch, b *Batch, same bool) int {
 // first filter, over its survivors (the first tested again: it passes
 // them all).
 func (q *Query) filterSpan(s *scratch, b *Batch, same bool) int {
-	var f *Predicate
+	var f *match.Predicate
 	if len(q.BaseFilters) > 0 {
 		f = q.BaseFilters[0]
 	} else if i := bits.TrailingZeros64(q.Needs[0]); i < len(q.Required) {
 		f = q.Required[i]
 	}
 	lo, hi := b.Lo, b.Hi
-	if f == nil || b.Cols[f.Slot].Valid != nil || f.AnyValue || f.dictOut == nil || b.Cols[f.Slot] != f.Col {
+	if f == nil || b.Cols[f.Slot].Valid != nil || f.AnyValue || f.DictOut == nil || b.Cols[f.Slot] != f.Col {
 		return q.earlyFilters(s, b, s.identity(lo, hi), same)
 	}
 	var j int
 	if c := f.Col; c.Idx8 != nil {
-		j = column.SelectCodes(s.sel[:hi-lo], c.Idx8[lo:hi], lo, f.dictOut)
+		j = column.SelectCodes(s.sel[:hi-lo], c.Idx8[lo:hi], lo, f.DictOut)
 	} else {
-		j = column.SelectCodes(s.sel[:hi-lo], c.Idx[lo:hi], lo, f.dictOut)
+		j = column.SelectCodes(s.sel[:hi-lo], c.Idx[lo:hi], lo, f.DictOut)
 	}
 	s.sel, s.bucket = s.sel[:j], s.bucket[:j]
 	return q.earlyFilters(s, b, j, same)
@@ -672,17 +673,17 @@ func (q *Query) metricMask(b uint64) uint64 {
 // column with no null whose outcome is known per dictionary entry or per
 // boolean value is tested and compacted in one pass; others go through
 // eval and compact.
-func (s *scratch) filter(p *Predicate, c *column.Column, n int, m *column.DictMap) int {
+func (s *scratch) filter(p *match.Predicate, c *column.Column, n int, m *column.DictMap) int {
 	sel, bucket := s.sel[:n], s.bucket[:n]
 	var res []bool // outcome per dictionary index
 	switch {
 	case c.Valid != nil || p.AnyValue:
-	case c.Type == domain.TypeText && p.dictOut != nil && c == p.Col:
-		res = p.dictOut
+	case c.Type == domain.TypeText && p.DictOut != nil && c == p.Col:
+		res = p.DictOut
 	case c.Type == domain.TypeText && len(c.Dict) <= n:
 		m.Reset(c)
 		for k := range c.Dict {
-			p.textOutcome(c.Dict, m, int32(k))
+			p.TextOutcome(c.Dict, m, int32(k))
 		}
 		var j int
 		if c.Idx8 != nil {
@@ -693,7 +694,7 @@ func (s *scratch) filter(p *Predicate, c *column.Column, n int, m *column.DictMa
 		s.sel, s.bucket = sel[:j], bucket[:j]
 		return j
 	case c.Type == domain.TypeBoolean:
-		out := p.boolOutcomes()
+		out := p.BoolOutcomes()
 		bits, j := c.BoolBits, 0
 		for k, r := range sel {
 			sel[j], bucket[j] = r, bucket[k]

@@ -5,6 +5,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/match"
 )
 
 // The direct kernel aggregates a batch with no selection vector and no
@@ -62,7 +63,7 @@ func (q *Query) direct(s *scratch, p *Partial, b *Batch) bool {
 	}
 	s.tests = tests
 	for _, t := range tests {
-		if !t.p.inOnePass(t.c, hi-lo) {
+		if !t.p.InOnePass(t.c, hi-lo) {
 			return false
 		}
 	}
@@ -178,7 +179,7 @@ func sumKept[T column.Integer](sums []int64, vals []T, bucket []int32, keep []ui
 // directTest is one filter of the direct kernel: a predicate, the batch's
 // column it tests, and its per-batch dictionary cache.
 type directTest struct {
-	p *Predicate
+	p *match.Predicate
 	c *column.Column
 	m *column.DictMap
 }
@@ -187,7 +188,7 @@ type directTest struct {
 func (t directTest) apply(keep []uint8, lo, hi int) {
 	c := t.c
 	if c.Type == domain.TypeBoolean {
-		out, bits := t.p.boolOutcomes(), c.BoolBits
+		out, bits := t.p.BoolOutcomes(), c.BoolBits
 		for i := range keep {
 			r := lo + i
 			keep[i] &= uint8(column.BitOf(out[bits[r>>3]>>(r&7)&1]))
@@ -205,7 +206,7 @@ func (t directTest) apply(keep []uint8, lo, hi int) {
 // fails t (a text column's).
 func keepText[I column.Index](t directTest, idx []I, keep []uint8) {
 	c := t.c
-	if res := t.p.dictOut; res != nil && c == t.p.Col {
+	if res := t.p.DictOut; res != nil && c == t.p.Col {
 		for i, x := range idx {
 			keep[i] &= uint8(column.BitOf(res[x]))
 		}
@@ -213,7 +214,7 @@ func keepText[I column.Index](t directTest, idx []I, keep []uint8) {
 	}
 	t.m.Reset(c)
 	for k := range c.Dict {
-		t.p.textOutcome(c.Dict, t.m, int32(k))
+		t.p.TextOutcome(c.Dict, t.m, int32(k))
 	}
 	vals := t.m.Vals
 	for i, x := range idx {

@@ -147,7 +147,7 @@ func (s *termState) updateSet(c *column.Column, rows, gids []int32) {
 		case domain.TypeDate:
 			s.addInt(g, int64(c.Day(r)), &buf)
 		case domain.TypeBoolean:
-			s.addInt(g, b2i(c.Bools.Value(int(r))), &buf)
+			s.addInt(g, int64(column.BitOf(c.Bools.Value(int(r)))), &buf)
 		default:
 			s.addInt(g, c.Int(r), &buf)
 		}

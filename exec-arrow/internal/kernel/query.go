@@ -5,6 +5,7 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/groups"
 	"sutura.dev/exec-arrow/internal/join"
+	"sutura.dev/exec-arrow/internal/match"
 )
 
 // Query is what the kernels read of a bound query: the slots of the
@@ -25,9 +26,9 @@ type Query struct {
 	Buckets  []domain.Date
 
 	Joins       []*join.Step
-	BaseFilters []*Predicate // caller filters on the base table
-	JoinFilters []*Predicate // caller filters on joined tables
-	Required    []*Predicate // distinct required filters, all on the base table
+	BaseFilters []*match.Predicate // caller filters on the base table
+	JoinFilters []*match.Predicate // caller filters on joined tables
+	Required    []*match.Predicate // distinct required filters, all on the base table
 	Metrics     []*MetricPlan
 	Needs       []uint64 // per metric: the bits of the required filters it needs
 
@@ -73,4 +74,44 @@ type MetricPlan struct {
 type CombineTerm struct {
 	A, B int
 	Avg  bool
+}
+
+// MayCount reports whether a row group whose base columns have the
+// statistics stats gives (per slot; false when it has none) may hold a
+// row that counts: false when a caller filter on the base table, or for
+// every metric a required filter it needs, passes no row of it,
+// whatever the order of its rows.
+func (q *Query) MayCount(stats func(slot int) (column.ChunkStats, bool)) bool {
+	if q.union() {
+		for _, mb := range q.Members {
+			if mb.Q.MayCount(func(s int) (column.ChunkStats, bool) { return stats(mb.Slots[s]) }) {
+				return true
+			}
+		}
+		return false
+	}
+	fails := func(p *match.Predicate) bool {
+		st, ok := stats(p.Slot)
+		return ok && !p.MayPass(st)
+	}
+	for _, f := range q.BaseFilters {
+		if fails(f) {
+			return false
+		}
+	}
+	var failed uint64
+	for i, f := range q.Required {
+		if fails(f) {
+			failed |= 1 << i
+		}
+	}
+	if failed == 0 {
+		return true
+	}
+	for _, need := range q.Needs {
+		if need&failed == 0 {
+			return true
+		}
+	}
+	return len(q.Needs) == 0
 }

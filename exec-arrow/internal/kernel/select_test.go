@@ -12,6 +12,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/match"
 )
 
 // selectRows is the same set of rows whichever of the range and the
@@ -52,9 +53,9 @@ func TestPickedAndOrderedSelectionsKeepTheAnswer(t *testing.T) {
 	for d := range bucketOf {
 		bucketOf[d] = int32(d) / 7
 	}
-	purchase := &Predicate{Slot: 1, Col: kind, texts: map[string]bool{"purchase": true}}
-	clickOrBuy := &Predicate{Slot: 1, Col: kind, texts: map[string]bool{"click": true, "purchase": true}}
-	notView := &Predicate{Slot: 1, Col: kind, texts: map[string]bool{"view": true}, negate: true, keepNull: true}
+	purchase := textPredicate(1, kind, []string{"purchase"}, false, false, nil)
+	clickOrBuy := textPredicate(1, kind, []string{"click", "purchase"}, false, false, nil)
+	notView := textPredicate(1, kind, []string{"view"}, true, true, nil)
 	terms := func() []*TermPlan {
 		return []*TermPlan{{Op: OpSum, Slot: 2, Col: amount}, {Op: opCount, Slot: 2, Col: amount}}
 	}
@@ -73,14 +74,14 @@ func TestPickedAndOrderedSelectionsKeepTheAnswer(t *testing.T) {
 	}
 	shapes := []struct {
 		name     string
-		filters  []*Predicate
-		required []*Predicate
+		filters  []*match.Predicate
+		required []*match.Predicate
 		needs    []uint64
 	}{
-		{"required by every metric", nil, []*Predicate{purchase}, []uint64{1, 1}},
-		{"metrics of different needs", nil, []*Predicate{purchase, notView}, []uint64{1, 2}},
-		{"caller filter", []*Predicate{clickOrBuy}, nil, []uint64{0, 0}},
-		{"caller filter and required", []*Predicate{notView}, []*Predicate{purchase}, []uint64{1, 1}},
+		{"required by every metric", nil, []*match.Predicate{purchase}, []uint64{1, 1}},
+		{"metrics of different needs", nil, []*match.Predicate{purchase, notView}, []uint64{1, 2}},
+		{"caller filter", []*match.Predicate{clickOrBuy}, nil, []uint64{0, 0}},
+		{"caller filter and required", []*match.Predicate{notView}, []*match.Predicate{purchase}, []uint64{1, 1}},
 	}
 	for _, sh := range shapes {
 		for _, cs := range []struct{ tnull, knull, date bool }{
@@ -329,30 +330,30 @@ func TestInsideFiltersFirstKeepTheRows(t *testing.T) {
 	for d := range bucketOf {
 		bucketOf[d] = int32(d) / 7
 	}
-	pred := func(slot int, c *column.Column, out ...bool) *Predicate {
-		p := &Predicate{Slot: slot, Col: c, texts: map[string]bool{}}
+	pred := func(slot int, c *column.Column, out ...bool) *match.Predicate {
+		var values []string
 		for k, ok := range out {
 			if ok {
-				p.texts[c.Dict[k]] = true
+				values = append(values, c.Dict[k])
 			}
 		}
-		if c.Valid == nil {
-			p.dictOut = out
+		if c.Valid != nil {
+			out = nil
 		}
-		return p
+		return textPredicate(slot, c, values, false, false, out)
 	}
-	some := func() *Predicate { return pred(2, kind, false, false, true) }
+	some := func() *match.Predicate { return pred(2, kind, false, false, true) }
 	shapes := []struct {
 		name     string
-		filters  []*Predicate
-		required []*Predicate
+		filters  []*match.Predicate
+		required []*match.Predicate
 	}{
-		{"required, some rows", nil, []*Predicate{some()}},
-		{"required, no row", nil, []*Predicate{pred(2, kind, false, false, false)}},
-		{"required, every row", nil, []*Predicate{pred(2, kind, true, true, true)}},
-		{"caller and required", []*Predicate{pred(2, kind, false, true, true)}, []*Predicate{some()}},
-		{"required with nulls", nil, []*Predicate{pred(3, nullKind, false, false, true)}},
-		{"no cached outcomes", nil, []*Predicate{{Slot: 2, Col: kind, texts: map[string]bool{"purchase": true}}}},
+		{"required, some rows", nil, []*match.Predicate{some()}},
+		{"required, no row", nil, []*match.Predicate{pred(2, kind, false, false, false)}},
+		{"required, every row", nil, []*match.Predicate{pred(2, kind, true, true, true)}},
+		{"caller and required", []*match.Predicate{pred(2, kind, false, true, true)}, []*match.Predicate{some()}},
+		{"required with nulls", nil, []*match.Predicate{pred(3, nullKind, false, false, true)}},
+		{"no cached outcomes", nil, []*match.Predicate{textPredicate(2, kind, []string{"purchase"}, false, false, nil)}},
 	}
 	for _, sh := range shapes {
 		for _, date := range []bool{false, true} {
@@ -624,4 +625,16 @@ func TestMeetsAtByMember(t *testing.T) {
 	if (&Query{Members: two.Members[:1]}).Meets(far) {
 		t.Error("Meets of a union of one time column holds a zone no member's range meets")
 	}
+}
+
+// textPredicate compiles values against text column c at base-table slot
+// slot, with outcomes as its per-dictionary-entry outcomes (nil: none
+// known, as for a streamed batch's column).
+func textPredicate(slot int, c *column.Column, values []string, negate, keepNull bool, outcomes []bool) *match.Predicate {
+	p, err := match.New(0, column.NewDerived(c, nil), values, negate, keepNull)
+	if err != nil {
+		panic(err) // a text column compiles any values
+	}
+	p.Slot, p.DictOut = slot, outcomes
+	return p
 }

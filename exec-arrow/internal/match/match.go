@@ -1,4 +1,11 @@
-package kernel
+// Package match compiles the filters of a question — a caller's eq, in
+// and not_in, a metric's required filters — against one column, and tests
+// rows against them: type by type, a text column by its dictionary
+// entries' outcomes (once per cached column, once per batch otherwise),
+// and a chunk by its statistics when no row of it can pass. A value is
+// compared by its canonical rendering (docs/reference.md, "Numbers"): a
+// filter value that no value of the column renders as matches nothing.
+package match
 
 import (
 	"fmt"
@@ -27,14 +34,14 @@ type Predicate struct {
 	floats []float64       // float
 	decs   []decValue      // decimal, each at its fewest fractional digits
 	texts  map[string]bool // text: the values
-	// dictOut is the outcome per dictionary index of col, when col is a
+	// DictOut is the outcome per dictionary index of col, when col is a
 	// cached or joined column every batch shares (text only).
-	dictOut []bool
+	DictOut []bool
 }
 
-// newPredicate compiles values against c. Values no value of c renders as
+// New compiles values against c. Values no value of c renders as
 // are dropped: they can match nothing.
-func newPredicate(alias int, held *column.Derived, values []string, negate, keepNull bool) (*Predicate, error) {
+func New(alias int, held *column.Derived, values []string, negate, keepNull bool) (*Predicate, error) {
 	c := held.Column()
 	p := &Predicate{Alias: alias, Col: c, negate: negate, keepNull: keepNull}
 	for _, s := range values {
@@ -60,7 +67,7 @@ func newPredicate(alias int, held *column.Derived, values []string, negate, keep
 			}
 		case domain.TypeBoolean:
 			if v, ok := column.ParseBool(s); ok {
-				p.ints = append(p.ints, b2i(v))
+				p.ints = append(p.ints, int64(column.BitOf(v)))
 			}
 		case domain.TypeDate:
 			if v, ok := column.ParseDay(s); ok {
@@ -90,55 +97,48 @@ func newPredicate(alias int, held *column.Derived, values []string, negate, keep
 		for i := range hit {
 			hit[i] = hit[i] != negate
 		}
-		p.dictOut = hit
+		p.DictOut = hit
 	}
 	return p, nil
 }
 
-// textOutcome is the outcome of dictionary entry k of a streamed batch's
+// TextOutcome is the outcome of dictionary entry k of a streamed batch's
 // column, computed once per batch and entry.
-func (p *Predicate) textOutcome(dict []string, m *column.DictMap, k int32) bool {
+func (p *Predicate) TextOutcome(dict []string, m *column.DictMap, k int32) bool {
 	v := m.Vals[k]
 	if v < 0 {
-		v = int32(b2i(p.texts[dict[k]] != p.negate))
+		v = int32(column.BitOf(p.texts[dict[k]] != p.negate))
 		m.Vals[k] = v
 	}
 	return v != 0
 }
 
-func b2i(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// CallerPredicate compiles a caller filter: eq and in keep rows whose value
+// Caller compiles a caller filter: eq and in keep rows whose value
 // is one of the values; not_in keeps the others and the nulls.
-func CallerPredicate(alias int, held *column.Derived, f domain.FilterRef) (*Predicate, error) {
+func Caller(alias int, held *column.Derived, f domain.FilterRef) (*Predicate, error) {
 	switch f.Op {
 	case domain.OpEq, domain.OpIn:
-		return newPredicate(alias, held, f.Values, false, false)
+		return New(alias, held, f.Values, false, false)
 	case domain.OpNotIn:
-		return newPredicate(alias, held, f.Values, true, true)
+		return New(alias, held, f.Values, true, true)
 	}
 	return nil, fmt.Errorf("filter on %s: unknown operator %q", f.Dimension, f.Op)
 }
 
-// RequiredPredicate compiles a metric's required filter, with SQL's
+// Required compiles a metric's required filter, with SQL's
 // semantics: a null passes none of them.
-func RequiredPredicate(held *column.Derived, rf domain.RequiredFilter) (*Predicate, error) {
+func Required(held *column.Derived, rf domain.RequiredFilter) (*Predicate, error) {
 	c := held.Column()
 	switch rf.Op {
 	case domain.Equals:
-		return newPredicate(0, held, []string{rf.Value}, false, false)
+		return New(0, held, []string{rf.Value}, false, false)
 	case domain.NotEquals:
-		return newPredicate(0, held, []string{rf.Value}, true, false)
+		return New(0, held, []string{rf.Value}, true, false)
 	case domain.IsTrue:
 		if c.Type != domain.TypeBoolean {
 			return nil, fmt.Errorf("required filter is_true on column %s, which is %s, not boolean", c.Name, c.Type)
 		}
-		return newPredicate(0, held, []string{"true"}, false, false)
+		return New(0, held, []string{"true"}, false, false)
 	case domain.IsNotNull:
 		return &Predicate{Col: c, AnyValue: true}, nil
 	}
@@ -166,7 +166,7 @@ func (p *Predicate) Eval(c *column.Column, rows []int32, out []bool, m *column.D
 			evalText(p, c, c.Idx, rows, out, m)
 		}
 	case domain.TypeBoolean:
-		res := p.boolOutcomes()
+		res := p.BoolOutcomes()
 		bits := c.BoolBits
 		if valid == nil {
 			for k, r := range rows {
@@ -183,7 +183,7 @@ func (p *Predicate) Eval(c *column.Column, rows []int32, out []bool, m *column.D
 				out[k] = keepNull
 				continue
 			}
-			out[k] = res[b2i(bitutil.BitIsSet(bits, int(r)))]
+			out[k] = res[column.BitOf(bitutil.BitIsSet(bits, int(r)))]
 		}
 	case domain.TypeDecimal:
 		want := p.decsAt(c.Scale)
@@ -245,18 +245,18 @@ func evalInts[T column.Integer](p *Predicate, c *column.Column, vals []T, rows [
 	}
 }
 
-// inOnePass reports whether p can be tested over n rows of c by its
+// InOnePass reports whether p can be tested over n rows of c by its
 // outcome per value with no null check: c has no null, and is boolean or
 // text whose dictionary's outcomes are known (cached) or fewer than its
 // rows (a streamed batch's).
-func (p *Predicate) inOnePass(c *column.Column, n int) bool {
+func (p *Predicate) InOnePass(c *column.Column, n int) bool {
 	switch {
 	case c.Valid != nil || p.AnyValue:
 		return false
 	case c.Type == domain.TypeBoolean:
 		return true
 	case c.Type == domain.TypeText:
-		return (c.Idx != nil || c.Idx8 != nil) && (p.dictOut != nil && c == p.Col || len(c.Dict) <= n)
+		return (c.Idx != nil || c.Idx8 != nil) && (p.DictOut != nil && c == p.Col || len(c.Dict) <= n)
 	}
 	return false
 }
@@ -265,7 +265,7 @@ func (p *Predicate) inOnePass(c *column.Column, n int) bool {
 func evalText[I column.Index](p *Predicate, c *column.Column, idx []I, rows []int32, out []bool, m *column.DictMap) {
 	valid, keepNull := c.Valid, p.keepNull
 	null := func(r int32) bool { return r < 0 || (valid != nil && !bitutil.BitIsSet(valid, int(r))) }
-	if res := p.dictOut; res != nil && c == p.Col {
+	if res := p.DictOut; res != nil && c == p.Col {
 		for k, r := range rows {
 			if null(r) {
 				out[k] = keepNull
@@ -281,7 +281,7 @@ func evalText[I column.Index](p *Predicate, c *column.Column, idx []I, rows []in
 		// filter column): every entry's outcome first, then one load
 		// per row.
 		for k := range c.Dict {
-			p.textOutcome(c.Dict, m, int32(k))
+			p.TextOutcome(c.Dict, m, int32(k))
 		}
 		vals := m.Vals
 		if valid == nil {
@@ -304,12 +304,12 @@ func evalText[I column.Index](p *Predicate, c *column.Column, idx []I, rows []in
 			out[k] = keepNull
 			continue
 		}
-		out[k] = p.textOutcome(c.Dict, m, int32(idx[r]))
+		out[k] = p.TextOutcome(c.Dict, m, int32(idx[r]))
 	}
 }
 
-// boolOutcomes is the outcome of a boolean column's false and true.
-func (p *Predicate) boolOutcomes() [2]bool {
+// BoolOutcomes is the outcome of a boolean column's false and true.
+func (p *Predicate) BoolOutcomes() [2]bool {
 	var res [2]bool
 	for _, v := range p.ints {
 		res[v] = true
@@ -340,10 +340,10 @@ func (p *Predicate) decsAt(sc int32) []i128.Int {
 	return out
 }
 
-// mayPass reports whether some row of a chunk of st may pass p; false
+// MayPass reports whether some row of a chunk of st may pass p; false
 // only when none can (no value of p lies between its extremes, and a null
 // does not pass or there is none).
-func (p *Predicate) mayPass(st column.ChunkStats) bool {
+func (p *Predicate) MayPass(st column.ChunkStats) bool {
 	if p.Alias != 0 || p.negate || p.AnyValue || p.keepNull && st.Nulls {
 		return true
 	}
@@ -364,44 +364,4 @@ func (p *Predicate) mayPass(st column.ChunkStats) bool {
 		return false
 	}
 	return true
-}
-
-// MayCount reports whether a row group whose base columns have the
-// statistics stats gives (per slot; false when it has none) may hold a
-// row that counts: false when a caller filter on the base table, or for
-// every metric a required filter it needs, passes no row of it,
-// whatever the order of its rows.
-func (q *Query) MayCount(stats func(slot int) (column.ChunkStats, bool)) bool {
-	if q.union() {
-		for _, mb := range q.Members {
-			if mb.Q.MayCount(func(s int) (column.ChunkStats, bool) { return stats(mb.Slots[s]) }) {
-				return true
-			}
-		}
-		return false
-	}
-	fails := func(p *Predicate) bool {
-		st, ok := stats(p.Slot)
-		return ok && !p.mayPass(st)
-	}
-	for _, f := range q.BaseFilters {
-		if fails(f) {
-			return false
-		}
-	}
-	var failed uint64
-	for i, f := range q.Required {
-		if fails(f) {
-			failed |= 1 << i
-		}
-	}
-	if failed == 0 {
-		return true
-	}
-	for _, need := range q.Needs {
-		if need&failed == 0 {
-			return true
-		}
-	}
-	return len(q.Needs) == 0
 }
