@@ -690,14 +690,27 @@ func (d *PageChunk) indexes(idx []int32, size int) error {
 		// met so far the dictionary (event types: 2 bits, 4 entries).
 		return nil
 	}
-	bad := false
-	for _, i := range idx {
-		bad = bad || uint32(i) >= uint32(size)
-	}
-	if bad {
+	if maxIndex(idx) >= uint32(size) {
 		return fmt.Errorf("a dictionary index is out of range")
 	}
 	return nil
+}
+
+// maxIndex is the largest of idx as unsigned (a negative index is larger
+// than any dictionary), on four running maxima: a compare and a
+// conditional move a value, where testing each against the bound branched
+// (2 ns a value, 8% of a question reading a 60-value dictionary column
+// whose 6-bit indexes may pass it).
+func maxIndex(idx []int32) uint32 {
+	var a, b, c, d uint32
+	for len(idx) >= 4 {
+		a, b, c, d = max(a, uint32(idx[0])), max(b, uint32(idx[1])), max(c, uint32(idx[2])), max(d, uint32(idx[3]))
+		idx = idx[4:]
+	}
+	for _, i := range idx {
+		a = max(a, uint32(i))
+	}
+	return max(a, b, c, d)
 }
 
 // texts decodes the next len(idx) text values as indexes: into the

@@ -204,3 +204,28 @@ func TestIntegerDictionariesReuseTheWorkersMemory(t *testing.T) {
 		t.Fatalf("the dictionary memory was allocated %d times for 67 chunks", regrown)
 	}
 }
+
+// TestMaxIndexBoundsEveryValue: the largest index is found wherever it
+// lies (in each of the four running maxima and the tail), and a negative
+// index counts as past any dictionary.
+func TestMaxIndexBoundsEveryValue(t *testing.T) {
+	for n := range 11 {
+		for at := range n {
+			idx := make([]int32, n)
+			for i := range idx {
+				idx[i] = int32(i % 3)
+			}
+			idx[at] = 59
+			if got := maxIndex(idx); got != 59 {
+				t.Errorf("%d values, 59 at %d: max %d", n, at, got)
+			}
+			idx[at] = -1
+			if got := maxIndex(idx); got < 60 {
+				t.Errorf("%d values, -1 at %d: max %d, within a 60-value dictionary", n, at, got)
+			}
+		}
+	}
+	if got := maxIndex(nil); got != 0 {
+		t.Errorf("no values: max %d", got)
+	}
+}
