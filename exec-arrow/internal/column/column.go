@@ -583,7 +583,7 @@ func distinctByMap[K comparable](ctx context.Context, d *Derived, codes []int32,
 		k, ok := seen[v]
 		if !ok {
 			if len(vals) == room {
-				step := max(room, 1<<12)
+				step := max(room/4, 1<<12) // a quarter more: reserved at most that past the need
 				if err := d.reserve(int64(step) * per); err != nil {
 					return nil, err
 				}
