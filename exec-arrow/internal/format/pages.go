@@ -690,7 +690,7 @@ func (d *PageChunk) indexes(idx []int32, size int) error {
 		// met so far the dictionary (event types: 2 bits, 4 entries).
 		return nil
 	}
-	if maxIndex(idx) >= uint32(size) {
+	if len(idx) > 0 && maxIndex(idx) >= uint32(size) {
 		return fmt.Errorf("a dictionary index is out of range")
 	}
 	return nil
