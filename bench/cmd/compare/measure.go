@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -105,8 +104,8 @@ func measure(ctx context.Context, c config, name, caseName string) (report, erro
 		return rep, fmt.Errorf("no question %q", caseName)
 	}
 	bc := cases[i]
-	if strings.HasPrefix(name, "sutura") && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(arrowengine.SoftMemoryLimit(c.workingSet)) // as sutura sets it when it serves
+	if strings.HasPrefix(name, "sutura") {
+		arrowengine.TuneCollector(c.workingSet) // as sutura sets it when it serves
 	}
 	start := time.Now()
 	e, err := engines[name].open(ctx, dataSet{work: c.work, rows: c.rows, shape: c.shape}, c)

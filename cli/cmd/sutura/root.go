@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
-	"runtime/debug"
 	"strings"
 	engine "sutura.dev/exec-arrow"
 	"time"
@@ -54,14 +52,13 @@ func open(inv *invocation, q *domain.Question) (*process, error) {
 	})
 }
 
-// limitMemory sets Go's soft memory limit for a process that opens the
-// catalogue's sources (serve, mcp, ask, query), unless GOMEMLIMIT is set:
-// the collector keeps the heap under the documented ceiling
-// (docs/operations.md, "Memory under load").
+// limitMemory sets the Go collector for a process that opens the
+// catalogue's sources (serve, mcp, ask, query, validate): the soft memory
+// limit keeps the heap under the documented ceiling, and a small heap is
+// not collected every few megabytes (engine.TuneCollector;
+// docs/operations.md, "Memory under load").
 func limitMemory(cfg *config.Config) {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(engine.SoftMemoryLimit(cfg.Runtime.WorkingSetMaxBytes))
-	}
+	engine.TuneCollector(cfg.Runtime.WorkingSetMaxBytes)
 }
 
 // openServing builds the process of a serving command (serve, mcp) from
