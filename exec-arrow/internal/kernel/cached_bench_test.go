@@ -24,6 +24,19 @@ func BenchmarkCachedRevenue(b *testing.B) {
 	benchChunks(b, q, cols)
 }
 
+// BenchmarkStreamedRevenue is BenchmarkCachedRevenue as a streamed
+// batch meets it: the filter's column is the batch's own, not the one it
+// was compiled against, so its outcomes are found per batch from its
+// dictionary instead of known once.
+//
+//	cd exec-arrow && go test -run '^$' -bench StreamedRevenue -count 5 ./internal/kernel
+func BenchmarkStreamedRevenue(b *testing.B) {
+	q, cols := webEvents()
+	proto := &column.Column{ID: column.ColumnIDs.Add(1), Name: "kind", Type: domain.TypeText}
+	q.Required[0] = textPredicate(1, proto, []string{"purchase"}, false, false, nil)
+	benchChunks(b, q, cols)
+}
+
 // BenchmarkCachedTwoMetrics is BenchmarkCachedRevenue with a second
 // metric, a count of every row in the range (no required filter), as the
 // warm two-metrics question asks: each row's metrics are masked.

@@ -257,27 +257,45 @@ func (q *Query) selectRows(s *scratch, b *Batch, same bool) int {
 }
 
 // filterSpan selects the rows of b that pass the early filters, buckets
-// not set. The first of them, when tested by its outcome per entry of a
-// cached dictionary over a column with no null, runs over the batch's
-// codes in order (no selection vector is read); the rest, and any other
-// first filter, over its survivors (the first tested again: it passes
-// them all).
+// not set. The first of them, when tested by its outcome per dictionary
+// entry over a text column with no null — a cached dictionary's, known
+// once, or a streamed batch's own, found for each of its entries — runs
+// over the batch's codes in order (no selection vector is read); the
+// rest, and any other first filter, over its survivors (the first tested
+// again: it passes them all).
 func (q *Query) filterSpan(s *scratch, b *Batch, same bool) int {
 	var f *match.Predicate
+	var m *column.DictMap
 	if len(q.BaseFilters) > 0 {
-		f = q.BaseFilters[0]
+		f, m = q.BaseFilters[0], &s.filterMaps[0]
 	} else if i := bits.TrailingZeros64(q.Needs[0]); i < len(q.Required) {
-		f = q.Required[i]
+		f, m = q.Required[i], &s.reqMaps[i]
 	}
 	lo, hi := b.Lo, b.Hi
-	if f == nil || b.Cols[f.Slot].Valid != nil || f.AnyValue || f.DictOut == nil || b.Cols[f.Slot] != f.Col {
+	var c *column.Column
+	if f != nil {
+		c = b.Cols[f.Slot]
+	}
+	if c == nil || c.Valid != nil || f.AnyValue || c.Type != domain.TypeText || c.Idx8 == nil && c.Idx == nil {
 		return q.earlyFilters(s, b, s.identity(lo, hi), same)
 	}
+	res := f.DictOut
+	if res == nil || c != f.Col {
+		if len(c.Dict) > hi-lo {
+			return q.earlyFilters(s, b, s.identity(lo, hi), same)
+		}
+		m.Reset(c)
+		s.outcomes = s.outcomes[:0]
+		for k := range c.Dict {
+			s.outcomes = append(s.outcomes, f.TextOutcome(c.Dict, m, int32(k)))
+		}
+		res = s.outcomes
+	}
 	var j int
-	if c := f.Col; c.Idx8 != nil {
-		j = column.SelectCodes(s.sel[:hi-lo], c.Idx8[lo:hi], lo, f.DictOut)
+	if c.Idx8 != nil {
+		j = column.SelectCodes(s.sel[:hi-lo], c.Idx8[lo:hi], lo, res)
 	} else {
-		j = column.SelectCodes(s.sel[:hi-lo], c.Idx[lo:hi], lo, f.DictOut)
+		j = column.SelectCodes(s.sel[:hi-lo], c.Idx[lo:hi], lo, res)
 	}
 	s.sel, s.bucket = s.sel[:j], s.bucket[:j]
 	return q.earlyFilters(s, b, j, same)

@@ -97,6 +97,7 @@ type scratch struct {
 	// Per-batch dictionary caches of base-table text columns.
 	filterMaps []column.DictMap // per base caller filter
 	reqMaps    []column.DictMap // per required filter
+	outcomes   []bool           // a streamed batch's filter outcome per dictionary entry (filterSpan)
 	joinMaps   []column.DictMap // per join
 }
 
