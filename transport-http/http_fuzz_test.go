@@ -312,7 +312,7 @@ func checkReply(t *testing.T, p httpProbe, r reply, canary string, send func(htt
 	if !slices.Contains(allowedStatuses(), r.status) && !redirect {
 		t.Fatalf("status %d is no documented status: %s\n%s", r.status, at(), r.body)
 	}
-	if canary != "zz" {
+	if canary != "zz" && !namedAsIdentifier(r, canary) {
 		if where, ok := echo(r, canary); ok {
 			// Text the server sends whatever the request holds (a page, a
 			// script) may hold the canary by chance: the same request with
@@ -355,6 +355,49 @@ func checkReply(t *testing.T, p httpProbe, r reply, canary string, send func(htt
 	default:
 		t.Fatalf("a %d reply that is neither a failure nor a refusal: %s\n%s", r.status, at(), r.body)
 	}
+}
+
+// namingCodes are the refusals whose detail names the metric or dimension
+// a question asked for (docs/contract.md §4.3: a detail names the
+// metric/dimension but never a caller-supplied value).
+var namingCodes = []domain.Code{domain.MetricUnknown, domain.DuplicateMetricName, domain.DimensionNotPermitted,
+	domain.DuplicateDimension, domain.DimensionNotFilterable}
+
+// namedAsIdentifier reports whether the canary is an identifier that r
+// names as the contract wants, which is no echo of a value
+// (docs/contract.md §4.3 and §5: a detail names the metric, dimension or
+// field, never a caller-supplied value; a name that is not an identifier
+// is described, never quoted): a refusal naming a metric or dimension a
+// question asked for, or a not_a_question failure naming an unknown field
+// of it. A canary planted as a filter value, a grain or a date is still
+// checked whatever its shape, as is any header.
+func namedAsIdentifier(r reply, canary string) bool {
+	if domain.CheckIdent(canary) != nil {
+		return false
+	}
+	for _, where := range r.header {
+		for _, v := range where {
+			if strings.Contains(strings.ToLower(v), strings.ToLower(canary)) {
+				return false
+			}
+		}
+	}
+	var body struct {
+		Code    FailureCode
+		Detail  string
+		Outcome string
+		Reason  *struct {
+			Code   domain.Code
+			Detail string
+		}
+	}
+	if json.Unmarshal(r.body, &body) != nil {
+		return false
+	}
+	if body.Outcome == "refusal" && body.Reason != nil {
+		return slices.Contains(namingCodes, body.Reason.Code)
+	}
+	return body.Code == NotAQuestion && strings.Contains(body.Detail, canary+" is not a field of")
 }
 
 // canaryForms are the forms of a canary an echo may take: as written and
