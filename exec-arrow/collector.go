@@ -33,8 +33,9 @@ func HeapFloor(ws int64) int64 {
 //     GOGC is raised so that the goal is the floor, and is 100 once the
 //     live heap passes half of it. The memory limit still bounds the heap.
 //
-// stop ends the tuning (GOGC stays as last set); calling it twice does
-// nothing.
+// A process has one tuner: a later call (a test running the command line
+// in process, say) sets the floor of the one already running. stop ends
+// the tuning (GOGC stays as last set); calling it twice does nothing.
 func TuneCollector(ws int64) (stop func()) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(SoftMemoryLimit(ws))
@@ -42,21 +43,42 @@ func TuneCollector(ws int64) (stop func()) {
 	if os.Getenv("GOGC") != "" {
 		return func() {}
 	}
-	t := &heapFloor{floor: HeapFloor(ws), percent: 100}
+	tuner.Lock()
+	defer tuner.Unlock()
+	if t := tuner.t; t != nil && !t.stopped.Load() {
+		t.floor.Store(HeapFloor(ws))
+		return t.stop
+	}
+	gogc := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(gogc)
+	t := &heapFloor{percent: 100}
+	if gogc[0].Value.Kind() == metrics.KindUint64 {
+		t.percent = int(gogc[0].Value.Uint64()) // as a tuner stopped before left it
+	}
+	t.floor.Store(HeapFloor(ws))
+	tuner.t = t
 	t.adjust()
 	t.arm()
-	var once sync.Once
-	return func() { once.Do(func() { t.stopped.Store(true) }) }
+	return t.stop
+}
+
+// tuner is the process's running heapFloor, if any.
+var tuner struct {
+	sync.Mutex
+	t *heapFloor
 }
 
 // heapFloor raises GOGC after each collection while the live heap is
 // under half the floor.
 type heapFloor struct {
-	floor   int64
-	percent int // GOGC as last set
+	floor   atomic.Int64
+	percent int // GOGC as last set (by adjust alone, one call at a time)
 	stopped atomic.Bool
 	sample  [3]metrics.Sample
 }
+
+// stop ends the tuning.
+func (t *heapFloor) stop() { t.stopped.Store(true) }
 
 // sentinel is allocated once per cycle and becomes garbage at once: its
 // cleanup runs after the collection that finds it. It holds a pointer so
@@ -95,8 +117,8 @@ func (t *heapFloor) adjust() {
 	}
 	live, scan := n[0], max(n[0]+n[1]+n[2], 1<<20)
 	want := 100
-	if t.floor-live > scan {
-		want = int(min((t.floor-live)*100/scan, 1<<20))
+	if floor := t.floor.Load(); floor-live > scan {
+		want = int(min((floor-live)*100/scan, 1<<20))
 	}
 	if d := want - t.percent; d > t.percent/8 || -d > t.percent/8 {
 		debug.SetGCPercent(want)

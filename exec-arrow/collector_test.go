@@ -34,7 +34,8 @@ func awaitGOGC(t *testing.T, ok func(uint64) bool) uint64 {
 // TuneCollector sets the soft memory limit, and after a collection with
 // a small live heap the collector's goal is at least the floor (GOGC
 // raised); once the live heap passes half the floor, GOGC is 100 again;
-// after stop it is no longer changed; with GOGC set it is never tuned.
+// after stop it is no longer changed; with GOGC set it is never tuned; a
+// process runs one tuner however often it is asked for.
 func TestTuneCollectorKeepsTheHeapFloor(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	t.Setenv("GOGC", "")
@@ -47,6 +48,10 @@ func TestTuneCollectorKeepsTheHeapFloor(t *testing.T) {
 	ws := max(int64(1<<30), 8*(4*int64(gcMetric("/gc/heap/live:bytes"))+64<<20))
 	stop := TuneCollector(ws)
 	defer stop()
+	first := tuner.t
+	if again := TuneCollector(ws); tuner.t != first || again == nil {
+		t.Fatal("a second call started a second tuner")
+	}
 	if got := debug.SetMemoryLimit(-1); got != SoftMemoryLimit(ws) {
 		t.Fatalf("memory limit %d, want %d", got, SoftMemoryLimit(ws))
 	}
