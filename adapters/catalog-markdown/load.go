@@ -57,8 +57,9 @@ func load(fsys fs.FS, version string, outside func(p string) bool) (*domain.Bund
 	}
 	schemas, err := loadSchemas()
 	if err != nil {
-		return nil, fmt.Errorf("the embedded catalogue schemas do not compile: %w", err)
+		return nil, fmt.Errorf("the embedded catalogue schemas do not load: %w", err)
 	}
+	go schemas.warm()
 	var docs []*document
 	for _, p := range paths {
 		data, rerr := readLimited(fsys, p)

@@ -37,15 +37,20 @@ func Schemas() fs.FS {
 // schemaBase is the $id prefix of every schema.
 const schemaBase = "https://sutura.dev/schemas/catalog/"
 
+// schemaSet holds the schema of every kind: its parsed document, and its
+// compiled form, built the first time a caller asks for it (schema).
+// Each kind compiles with a compiler of its own (no schema refers to
+// another kind's), so that two can compile at once: a process reading a
+// catalogue compiles on one core what its documents need first while the
+// others compile on another (warm), instead of all seven in a row before
+// the first document is read (10 ms of a one-shot command's start).
 type schemaSet struct {
-	compiled map[string]*jsonschema.Schema
+	compiled map[string]func() (*jsonschema.Schema, error)
 	docs     map[string]any // parsed schema documents by kind, for keyword look-ups
 }
 
 var loadSchemas = sync.OnceValues(func() (*schemaSet, error) {
-	s := &schemaSet{compiled: map[string]*jsonschema.Schema{}, docs: map[string]any{}}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
+	s := &schemaSet{compiled: map[string]func() (*jsonschema.Schema, error){}, docs: map[string]any{}}
 	for _, k := range Kinds {
 		raw, err := schemaFiles.ReadFile("schemas/" + k + ".schema.json")
 		if err != nil {
@@ -55,27 +60,49 @@ var loadSchemas = sync.OnceValues(func() (*schemaSet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("schema of kind %s: %w", k, err)
 		}
-		if err := c.AddResource(schemaBase+k+".schema.json", doc); err != nil {
-			return nil, fmt.Errorf("schema of kind %s: %w", k, err)
-		}
 		s.docs[k] = doc
-	}
-	for _, k := range Kinds {
-		sch, err := c.Compile(schemaBase + k + ".schema.json")
-		if err != nil {
-			return nil, fmt.Errorf("schema of kind %s: %w", k, err)
-		}
-		s.compiled[k] = sch
+		s.compiled[k] = sync.OnceValues(func() (*jsonschema.Schema, error) {
+			c := jsonschema.NewCompiler()
+			c.DefaultDraft(jsonschema.Draft2020)
+			loc := schemaBase + k + ".schema.json"
+			if err := c.AddResource(loc, doc); err != nil {
+				return nil, fmt.Errorf("schema of kind %s: %w", k, err)
+			}
+			sch, err := c.Compile(loc)
+			if err != nil {
+				return nil, fmt.Errorf("schema of kind %s: %w", k, err)
+			}
+			return sch, nil
+		})
 	}
 	return s, nil
 })
+
+// schema returns the compiled schema of kind k (one of Kinds), compiling
+// it on first use; a caller asking while another compiles it waits.
+func (s *schemaSet) schema(k string) (*jsonschema.Schema, error) {
+	return s.compiled[k]()
+}
+
+// warm compiles every kind's schema, in Kinds order, skipping those
+// another caller compiled first; a reader starts it on a goroutine of its
+// own before it reads its documents.
+func (s *schemaSet) warm() {
+	for _, k := range Kinds {
+		s.schema(k)
+	}
+}
 
 // validate checks a document's wire form against its kind's schema and
 // reports every violation with our own wording: the validator's messages
 // quote the offending value, so only its error kinds and locations are
 // used.
 func (s *schemaSet) validate(d *document, wire any) errorList {
-	err := s.compiled[d.kind].Validate(wire)
+	sch, err := s.schema(d.kind)
+	if err != nil { // unreachable: TestSchemasCompile compiles every kind
+		return errorList{d.errorAt(nil, ErrSchema, "could not be validated: the embedded schema of its kind does not compile")}
+	}
+	err = sch.Validate(wire)
 	if err == nil {
 		return nil
 	}

@@ -34,7 +34,9 @@ func TestSchemasCompile(t *testing.T) {
 	s, err := loadSchemas()
 	require.NoError(t, err)
 	for _, k := range Kinds {
-		assert.NotNil(t, s.compiled[k], k)
+		sch, err := s.schema(k)
+		require.NoError(t, err, k)
+		assert.NotNil(t, sch, k)
 	}
 }
 
