@@ -182,6 +182,14 @@ func (h *Runs) Top() int32 { return h.top }
 // under way.
 func (h *Runs) Ended() bool { return len(h.Data) == 0 && h.repeat == 0 && h.packed == 0 }
 
+// allSet is a run of bytes with every bit set, copied by SetBits.
+var allSet = func() (b [256]byte) {
+	for i := range b {
+		b[i] = 0xff
+	}
+	return b
+}()
+
 // SetBits sets bits from to from+k-1 of valid (least significant bit
 // first, as Arrow lays out validity).
 func SetBits(valid []byte, from, k int) {
@@ -189,8 +197,12 @@ func SetBits(valid []byte, from, k int) {
 	for ; i < end && i&7 != 0; i++ {
 		valid[i>>3] |= 1 << (i & 7)
 	}
-	for ; i+8 <= end; i += 8 {
-		valid[i>>3] = 0xff
+	for i+8 <= end {
+		// Whole bytes, a copy of up to 256 at a time (an OPTIONAL column
+		// with no null is one repeated run of ones a page).
+		n := min((end-i)>>3, len(allSet))
+		copy(valid[i>>3:i>>3+n], allSet[:n])
+		i += n << 3
 	}
 	for ; i < end; i++ {
 		valid[i>>3] |= 1 << (i & 7)

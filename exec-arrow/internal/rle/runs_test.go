@@ -29,17 +29,31 @@ func TestRuns(t *testing.T) {
 	assert.Error(t, past.Decode(make([]int32, 17)))
 }
 
-// TestSetBits sets every run of bits from any offset, and no other.
+// TestSetBits sets every run of bits from any offset, short or longer
+// than the bytes it copies at a time, and no other.
 func TestSetBits(t *testing.T) {
+	lengths := []int{2047, 2048, 2049, 2056, 4100, 20000}
+	for k := range 30 {
+		lengths = append(lengths, k)
+	}
 	for from := range 20 {
-		for k := range 30 {
-			got := make([]byte, 8)
+		for _, k := range lengths {
+			got := make([]byte, (from+k)/8+2)
 			rle.SetBits(got, from, k)
-			want := make([]byte, 8)
+			want := make([]byte, len(got))
 			for i := from; i < from+k; i++ {
 				want[i>>3] |= 1 << (i & 7)
 			}
 			require.Equal(t, want, got, "from %d, %d bits", from, k)
 		}
+	}
+}
+
+// BenchmarkSetBits sets the valid bits of a page of 20,000 present values
+// (an OPTIONAL column with no null), from an offset inside a byte.
+func BenchmarkSetBits(b *testing.B) {
+	valid := make([]byte, 20000/8+2)
+	for b.Loop() {
+		rle.SetBits(valid, 3, 20000)
 	}
 }
