@@ -270,7 +270,7 @@ func runValidate(inv *invocation) error {
 	writeHeader(w, s.CatalogName, b)
 	defs := b.Definitions()
 	fmt.Fprintln(w, loadedLine(defs))
-	limitMemory(s.Config)
+	tuneCollector(s.Config)
 	p, err := compose.OpenSetup(inv.ctx, s, inv.io.err, compose.Options{OneShot: true})
 	if err == nil {
 		// validate reads whole what serving would check in the background.

@@ -44,7 +44,7 @@ func open(inv *invocation, q *domain.Question) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	limitMemory(s.Config)
+	tuneCollector(s.Config)
 	return compose.OpenSetup(inv.ctx, s, inv.io.err, compose.Options{
 		UnchosenAudit: terminalAudit(inv, s.Config, plainSay(inv.io.err)),
 		OneShot:       true,
@@ -52,12 +52,12 @@ func open(inv *invocation, q *domain.Question) (*process, error) {
 	})
 }
 
-// limitMemory sets the Go collector for a process that opens the
+// tuneCollector sets the Go collector for a process that opens the
 // catalogue's sources (serve, mcp, ask, query, validate): the soft memory
 // limit keeps the heap under the documented ceiling, and a small heap is
 // not collected every few megabytes (engine.TuneCollector;
 // docs/operations.md, "Memory under load").
-func limitMemory(cfg *config.Config) {
+func tuneCollector(cfg *config.Config) {
 	engine.TuneCollector(cfg.Runtime.WorkingSetMaxBytes)
 }
 
@@ -71,7 +71,7 @@ func openServing(inv *invocation, opts compose.Options, overrides ...config.Over
 		return nil, nil, err
 	}
 	logger := newLogger(cfg, inv.io.err)
-	limitMemory(cfg)
+	tuneCollector(cfg)
 	if cfg.Demo() {
 		logger.Info(strings.TrimPrefix(compose.DemoNoticeFor(cfg), "sutura: "))
 	}
