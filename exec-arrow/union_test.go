@@ -29,7 +29,10 @@ import (
 // by the order date still hold rows of the others' by the ship time, and
 // a few days by the ship time narrows blocks by both columns, so a scan
 // that skipped or narrowed by the first time column alone would lose
-// rows and fail it.
+// rows and fail it. Each question by the order date is placed by its
+// own zone over each block (none of its rows, all of them, all in one
+// of its buckets): a placing that let in a row outside its range or put
+// one in the wrong bucket would fail it too.
 func TestUnionOverTwoTimeColumns(t *testing.T) {
 	const n = 3*column.ChunkRows + 1_234
 	rng := rand.New(rand.NewPCG(31, 7))
@@ -82,6 +85,11 @@ func TestUnionOverTwoTimeColumns(t *testing.T) {
 		mkPlan(t, domain.Day, "2024-05-06", "2024-05-09", byKind(leg("shipped", metric("value", sum("amount"))))),
 		// By the order date again, another month.
 		mkPlan(t, domain.Week, "2025-09-01", "2025-10-06", byKind(leg("d", metric("kinds", simple(domain.CountDistinct, "kind")), metric("value", sum("amount"))))),
+		// By the order date, years and quarters: a block or row group
+		// of the sorted file is wholly in one year, wholly in the range
+		// across two, or outside it (placed by its zone: memberZones).
+		mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", leg("d", metric("value", sum("amount")), metric("orders", count("amount")))),
+		mkPlan(t, domain.Quarter, "2025-01-01", "2026-01-01", byKind(leg("d", metric("value", sum("amount"))))),
 	}
 	for _, f := range []struct{ name, content string }{{"orders.csv", csv.String()}, {"orders.ndjson", ndjson.String()}} {
 		t.Run(f.name, func(t *testing.T) {

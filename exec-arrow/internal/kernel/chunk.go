@@ -891,9 +891,10 @@ type Selector struct {
 	q  *Query
 	s  *scratch
 	pk picked
-	// A union's: each member's selector and batch.
+	// A union's: each member's selector and batch, and their placing.
 	members []*Selector
 	batches []Batch
+	zones   *memberZones
 }
 
 // NewSelector returns a selector of q's rows; Release gives back its

@@ -236,6 +236,10 @@ func ScanAll(ctx context.Context, q *Query, src Producer, mem *gate.Reservation,
 		g.Go(format.Guard(func() error {
 			ss := make([]*scratch, len(members))
 			bufs := make([]Batch, len(members))
+			var zs *memberZones
+			if q.union() {
+				zs = newMemberZones(q)
+			}
 			for i, mb := range members {
 				parts[i][w] = newPartial(mb.Q)
 				if mb.Q.ShareCodes {
@@ -258,10 +262,11 @@ func ScanAll(ctx context.Context, q *Query, src Producer, mem *gate.Reservation,
 				if WorkerHook != nil {
 					WorkerHook()
 				}
+				zs.next()
 				for i, mb := range members {
 					bi := b
 					if q.union() {
-						bi = q.member(i, b, &bufs[i])
+						bi = q.member(i, b, &bufs[i], zs)
 					}
 					mb.Q.chunk(ss[i], parts[i][w], bi)
 					if err := mb.Q.account(parts[i][w], mem, &helds[i][w]); err != nil {

@@ -24,7 +24,8 @@ type Member struct {
 //
 //   - Meets, MeetsAt, InRange and MayCount: a zone, row or row group any
 //     member may count a row of, each by its own time column;
-//   - OneBucket: never (the members' buckets differ);
+//   - OneBucket: never (the members' buckets differ); each member's
+//     batch is placed by its own zone (memberZones);
 //   - OrderFree: when every member's answer is;
 //   - SelectSlots and NewSelector: the slots every member's selection
 //     reads, and the rows any member keeps.
@@ -62,7 +63,11 @@ func (q *Query) TimeSlots() []int {
 // the one its selector picked, when the union selected b's rows, or one
 // of b's columns in the member's slots, in buf. Either way its columns
 // are b's as they are now (a producer decodes more after selecting).
-func (q *Query) member(i int, b *Batch, buf *Batch) *Batch {
+// Built here, it is placed by the zone of its own time column over b
+// (zs, one worker's; nil: not placed): no row in its range, every row in
+// it, or every row in one of its buckets, as a batch of the member's own
+// question would be.
+func (q *Query) member(i int, b *Batch, buf *Batch, zs *memberZones) *Batch {
 	mb := q.Members[i]
 	if mb.Slots == nil {
 		return b
@@ -71,7 +76,7 @@ func (q *Query) member(i int, b *Batch, buf *Batch) *Batch {
 	if b.members != nil {
 		out = &b.members[i]
 	} else {
-		*out = Batch{Lo: b.Lo, Hi: b.Hi, Group: b.Group, Cols: out.Cols, OneBucket: b.OneBucket, Bucket: b.Bucket}
+		*out = Batch{Lo: b.Lo, Hi: b.Hi, Group: b.Group, Cols: out.Cols}
 	}
 	if cap(out.Cols) < len(mb.Slots) {
 		out.Cols = make([]*column.Column, len(mb.Slots))
@@ -80,7 +85,78 @@ func (q *Query) member(i int, b *Batch, buf *Batch) *Batch {
 	for s, u := range mb.Slots {
 		out.Cols[s] = b.Cols[u]
 	}
+	if b.members == nil {
+		zs.place(i, mb, b, out)
+	}
 	return out
+}
+
+// none is what a member's selector picks from a batch none of whose rows
+// is in its range.
+var none picked
+
+// memberZones is one worker's placing of a union's members by the zone of
+// their time column over each batch: on a file sorted by time, most of a
+// union's members (anchors over a year or a month, with a question over
+// another range) have no row in a batch, or all of them, and the rows of
+// those are neither tested for the range nor, for the first, for the
+// filters. A member whose zones neither left out a batch nor held one
+// whole for memberZoneTries batches (times in no order) is not placed on
+// this worker again, and a zone is found once a batch for each time
+// column.
+type memberZones struct {
+	tried, paid []int
+	slots       []int // the time slots whose zone this batch has
+	zones       []column.DayZone
+}
+
+// memberZoneTries is how many batches a member is placed by its zone on
+// one worker before it is no longer, unless one placing paid.
+const memberZoneTries = 16
+
+func newMemberZones(q *Query) *memberZones {
+	return &memberZones{tried: make([]int, len(q.Members)), paid: make([]int, len(q.Members))}
+}
+
+// next starts a batch: the zones found for the last are dropped.
+func (zs *memberZones) next() {
+	if zs != nil {
+		zs.slots, zs.zones = zs.slots[:0], zs.zones[:0]
+	}
+}
+
+// place sets out, member i's batch over the union's batch b, by the zone
+// of the member's time column over b: when no row is in its range, its
+// pick is none; when the column has no null and every row is in the
+// range, out is inside it, and in one bucket when every row's is one.
+func (zs *memberZones) place(i int, mb Member, b, out *Batch) {
+	if zs == nil || zs.tried[i] >= memberZoneTries && zs.paid[i] == 0 {
+		return
+	}
+	s := mb.timeSlot()
+	t := b.Cols[s]
+	if t == nil {
+		return
+	}
+	j := slices.Index(zs.slots, s)
+	if j < 0 {
+		j = len(zs.slots)
+		zs.slots, zs.zones = append(zs.slots, s), append(zs.zones, column.ZoneOf(t, b.Lo, b.Hi))
+	}
+	z := zs.zones[j]
+	zs.tried[i]++
+	if !mb.Q.Meets(z) { // a null time is in no range
+		out.picked = &none
+		zs.paid[i]++
+		return
+	}
+	if t.Valid != nil {
+		return
+	}
+	if out.inside = z.Within(mb.Q.Start, mb.Q.Start+mb.Q.Span); out.inside {
+		out.Bucket, out.OneBucket = mb.Q.OneBucket(z)
+		zs.paid[i]++
+	}
 }
 
 // mapped turns a function of a union's slots into one of member mb's.
@@ -119,13 +195,18 @@ func (sl *Selector) unionRows(b *Batch) []int32 {
 			sl.members[i] = mb.Q.NewSelector()
 		}
 		sl.batches = make([]Batch, len(q.Members))
+		sl.zones = newMemberZones(q)
 	}
 	n := b.Hi
 	words := s.keys[:(n+63)/64]
 	clear(words)
+	sl.zones.next()
 	for i := range q.Members {
 		b.members = nil // member builds the batch in sl.batches[i]
-		mb := q.member(i, b, &sl.batches[i])
+		mb := q.member(i, b, &sl.batches[i], sl.zones)
+		if mb.picked == &none {
+			continue
+		}
 		for _, r := range sl.members[i].Rows(mb) {
 			words[r>>6] |= 1 << (r & 63)
 		}
