@@ -42,11 +42,28 @@ func (h *Runs) Decode(out []int32) error {
 			i := 0
 			if w <= 8 && bits == 0 {
 				// Whole groups of eight values at a time: w bytes each.
+				// The group is shifted by the one width in turn (masked
+				// to 63, so that each shift is one instruction, not one
+				// and a test of its size), which stays in its register.
+				s := w & 63
 				for ; i+8 <= k && len(data) >= 8; i += 8 {
 					g := binary.LittleEndian.Uint64(data)
 					o := out[i : i+8 : i+8]
-					o[0], o[1], o[2], o[3] = int32(g&mask), int32(g>>w&mask), int32(g>>(2*w)&mask), int32(g>>(3*w)&mask)
-					o[4], o[5], o[6], o[7] = int32(g>>(4*w)&mask), int32(g>>(5*w)&mask), int32(g>>(6*w)&mask), int32(g>>(7*w)&mask)
+					o[0] = int32(g & mask)
+					g >>= s
+					o[1] = int32(g & mask)
+					g >>= s
+					o[2] = int32(g & mask)
+					g >>= s
+					o[3] = int32(g & mask)
+					g >>= s
+					o[4] = int32(g & mask)
+					g >>= s
+					o[5] = int32(g & mask)
+					g >>= s
+					o[6] = int32(g & mask)
+					g >>= s
+					o[7] = int32(g & mask)
 					data = data[w:]
 				}
 			}
