@@ -37,6 +37,40 @@ func BenchmarkStreamedRevenue(b *testing.B) {
 	benchChunks(b, q, cols)
 }
 
+// BenchmarkFilterOrder selects an anchor's rows from BenchmarkStreamedRevenue's
+// batches: a month of the two years (4% of rows) under the purchase filter
+// (3%), the range first ("range") or the filter first ("filter"), each
+// forced by pass rates seen before, and as the pass rates choose
+// ("chosen": passRates.filterFirst).
+//
+//	cd exec-arrow && go test -run '^$' -bench FilterOrder -count 5 ./internal/kernel
+func BenchmarkFilterOrder(b *testing.B) {
+	seen := map[string]passRates{
+		"range":  {rangeIn: 1 << 40, rangeOut: 42 << 30, filterIn: 1 << 40, filterOut: 3 << 30},
+		"filter": {rangeIn: 1 << 40, rangeOut: 1 << 39, filterIn: 1 << 40, filterOut: 3 << 30},
+		"chosen": {},
+	}
+	for _, order := range []string{"range", "filter", "chosen"} {
+		b.Run(order, func(b *testing.B) {
+			q, cols := webEvents()
+			proto := &column.Column{ID: column.ColumnIDs.Add(1), Name: "kind", Type: domain.TypeText}
+			q.Required[0] = textPredicate(1, proto, []string{"purchase"}, false, false, nil)
+			q.Start, q.Span = 19_723+517, 30
+			q.BucketOf, q.Buckets = make([]int32, 30), make([]domain.Date, 1)
+			n := cols[0].N
+			defer threadCPU(b)()
+			for range b.N {
+				s, p := newScratch(q), newPartial(q)
+				s.order = seen[order]
+				for lo := 0; lo < n; lo += column.ChunkRows {
+					q.chunk(s, p, &Batch{Lo: lo, Hi: min(lo+column.ChunkRows, n), Cols: cols})
+				}
+				putScratch(s)
+			}
+		})
+	}
+}
+
 // BenchmarkCachedTwoMetrics is BenchmarkCachedRevenue with a second
 // metric, a count of every row in the range (no required filter), as the
 // warm two-metrics question asks: each row's metrics are masked.

@@ -207,6 +207,22 @@ func TestPassRatesOrder(t *testing.T) {
 	if s.filterFirst() {
 		t.Fatal("a 4% range before a 75% filter: the range should stay first")
 	}
+	// An anchor's month in a table in no order (4%) under a filter of 3%:
+	// the filters pass fewer, but not a tenth as many; the range first.
+	var a passRates
+	a.ranges(1000, 42)
+	a.filters(1000, 30)
+	if a.filterFirst() {
+		t.Fatal("a 4% range and a 3% filter: the range should go first")
+	}
+	// Under a sparse range, a filter passing under a tenth as many rows
+	// goes first.
+	var f passRates
+	f.ranges(1000, 200)
+	f.filters(1000, 1)
+	if !f.filterFirst() {
+		t.Fatal("a 20% range and a 0.1% filter: the filter should go first")
+	}
 }
 
 // selectRange and rangeOn keep exactly the rows whose time is not null
