@@ -252,6 +252,25 @@ func (pr *parquetReaders) blockBuilder(s int, proto *column.Column) column.Build
 	return bl
 }
 
+// zonesOnce is the zone of each time column of a batch of n rows (cols),
+// for MeetsAt: a union asks each member's in turn, most of them the same
+// column, which is then scanned once (twelve anchors over one table each
+// scanned it again: 5% of a one-shot question's CPU).
+func zonesOnce(cols []*column.Column, n int) func(s int) (column.DayZone, bool) {
+	var slots []int
+	var zones []column.DayZone
+	return func(s int) (column.DayZone, bool) {
+		for i, t := range slots {
+			if t == s {
+				return zones[i], true
+			}
+		}
+		z := column.ZoneOf(cols[s], 0, n)
+		slots, zones = append(slots, s), append(zones, z)
+		return z, true
+	}
+}
+
 // zoneTries is how many batches a worker checks by their zone before it
 // stops, when none was skipped (times in no order meet every range).
 const zoneTries = 16
@@ -359,7 +378,7 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			// checking its zone has paid on this worker.
 			if !inside && (pr.zoneSkipped > 0 || pr.zoneTried < zoneTries) {
 				pr.zoneTried++
-				if !q.MeetsAt(func(s int) (column.DayZone, bool) { return column.ZoneOf(cols[s], 0, n), true }) {
+				if !q.MeetsAt(zonesOnce(cols, n)) {
 					pr.zoneSkipped++
 					if err := g.Finish(); err != nil {
 						return err

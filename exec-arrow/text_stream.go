@@ -301,7 +301,7 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 			return fp.exactError(ctx, t.part, err)
 		}
 	}
-	if !q.MeetsAt(func(s int) (column.DayZone, bool) { return column.ZoneOf(cols[s], 0, n), true }) {
+	if !q.MeetsAt(zonesOnce(cols, n)) {
 		return nil
 	}
 	batch := &kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols}
