@@ -66,6 +66,23 @@ func (h *Runs) Decode(out []int32) error {
 					o[7] = int32(g & mask)
 					data = data[w:]
 				}
+			} else if w <= 32 && bits == 0 {
+				// Wider values (a dictionary of thousands: 9 to 32 bits),
+				// a group of eight at a time, each read with one load of
+				// eight bytes from its first (at most 39 bits from it)
+				// instead of a byte at a time.
+				var at [8]int
+				var sh [8]uint
+				for j := range 8 {
+					at[j], sh[j] = int(uint(j)*w>>3), uint(j)*w&7
+				}
+				for ; i+8 <= k && len(data) >= int(w)+8; i += 8 {
+					o := out[i : i+8 : i+8]
+					for j := range o {
+						o[j] = int32(binary.LittleEndian.Uint64(data[at[j]:]) >> sh[j] & mask)
+					}
+					data = data[w:]
+				}
 			}
 			for ; i < k; i++ {
 				for bits < w {

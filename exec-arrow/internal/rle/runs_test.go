@@ -84,14 +84,17 @@ func packed(w uint, vals []uint64) []byte {
 }
 
 // TestBitPackedEveryWidth decodes bit-packed runs of every width up to
-// 16, whole groups at a time and across calls that end inside a group,
+// 32, whole groups at a time and across calls that end inside a group,
 // against the values packed.
 func TestBitPackedEveryWidth(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
-	for w := uint(1); w <= 16; w++ {
+	for w := uint(1); w <= 32; w++ {
 		vals := make([]uint64, 8*37)
 		for i := range vals {
 			vals[i] = rng.Uint64N(1 << w)
+			if i%5 == 0 {
+				vals[i] = 1<<w - 1 // every bit of the width set
+			}
 		}
 		for _, step := range []int{len(vals), 13, 8, 1} {
 			h := rle.Runs{Data: packed(w, vals), Width: w}
@@ -100,10 +103,28 @@ func TestBitPackedEveryWidth(t *testing.T) {
 				out := make([]int32, min(step, len(vals)-len(got)))
 				require.NoError(t, h.Decode(out))
 				for _, v := range out {
-					got = append(got, uint64(v))
+					got = append(got, uint64(uint32(v)))
 				}
 			}
 			require.Equal(t, vals, got, "width %d, %d values a call", w, step)
+		}
+	}
+}
+
+// BenchmarkDecodeBitPackedWide decodes a bit-packed run of 8,192
+// dictionary indexes of 14 bits (a column of some ten thousand values).
+func BenchmarkDecodeBitPackedWide(b *testing.B) {
+	vals := make([]uint64, 8192)
+	for i := range vals {
+		vals[i] = uint64(rand.IntN(1 << 14))
+	}
+	data := packed(14, vals)
+	out := make([]int32, 8192)
+	b.SetBytes(8192)
+	for b.Loop() {
+		h := rle.Runs{Data: data, Width: 14}
+		if err := h.Decode(out); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
