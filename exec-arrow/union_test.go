@@ -76,6 +76,7 @@ func TestUnionOverTwoTimeColumns(t *testing.T) {
 		l.Dimensions = []domain.DimensionRef{dim("kind", "t0", "kind")}
 		return l
 	}
+	web := domain.RequiredFilter{Op: domain.Equals, Column: "kind", Value: "web"}
 	plans := []*domain.Plan{
 		// By the order date: one month, a few blocks of the sorted file.
 		mkPlan(t, domain.Day, "2024-02-01", "2024-03-01", leg("d", metric("orders", count("amount")))),
@@ -89,6 +90,7 @@ func TestUnionOverTwoTimeColumns(t *testing.T) {
 		// of the sorted file is wholly in one year, wholly in the range
 		// across two, or outside it (placed by its zone: memberZones).
 		mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", leg("d", metric("value", sum("amount")), metric("orders", count("amount")))),
+		mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", leg("d", metric("web", sum("amount"), web), metric("web orders", count("amount"), web))),
 		mkPlan(t, domain.Quarter, "2025-01-01", "2026-01-01", byKind(leg("d", metric("value", sum("amount"))))),
 	}
 	for _, f := range []struct{ name, content string }{{"orders.csv", csv.String()}, {"orders.ndjson", ndjson.String()}} {
