@@ -31,15 +31,28 @@ func (h *Runs) Decode(out []int32) error {
 		switch {
 		case h.repeat > 0:
 			k := min(h.repeat, len(out))
-			v := h.value
-			for i := range out[:k] {
-				out[i] = v
-			}
+			fill(out[:k], h.value)
 			out, h.repeat = out[k:], h.repeat-k
 		case h.packed > 0:
 			k := min(h.packed, len(out))
 			data, acc, bits, w := h.Data, h.acc, h.bits, h.Width
 			i := 0
+			// A call that ended inside a byte (a page's values after its
+			// nulls, any count) left bits read ahead: the values are read
+			// one at a time until the next byte starts one (at most
+			// seven), and the groups are read from there. Any eight
+			// values that start a byte take w bytes.
+			for ; i < k && bits != 0 && w <= 32; i++ {
+				for bits < w {
+					if len(data) == 0 {
+						return fmt.Errorf("a run of dictionary indexes ends early")
+					}
+					acc |= uint64(data[0]) << bits
+					data, bits = data[1:], bits+8
+				}
+				out[i] = int32(acc & mask)
+				acc, bits = acc>>w, bits-w
+			}
 			if w <= 8 && bits == 0 {
 				// Whole groups of eight values at a time: w bytes each.
 				// The group is shifted by the one width in turn (masked
@@ -71,15 +84,12 @@ func (h *Runs) Decode(out []int32) error {
 				// a group of eight at a time, each read with one load of
 				// eight bytes from its first (at most 39 bits from it)
 				// instead of a byte at a time.
-				var at [8]int
-				var sh [8]uint
-				for j := range 8 {
-					at[j], sh[j] = int(uint(j)*w>>3), uint(j)*w&7
-				}
 				for ; i+8 <= k && len(data) >= int(w)+8; i += 8 {
 					o := out[i : i+8 : i+8]
+					bit := uint(0)
 					for j := range o {
-						o[j] = int32(binary.LittleEndian.Uint64(data[at[j]:]) >> sh[j] & mask)
+						o[j] = int32(binary.LittleEndian.Uint64(data[bit>>3:]) >> (bit & 7) & mask)
+						bit += w
 					}
 					data = data[w:]
 				}
@@ -104,6 +114,22 @@ func (h *Runs) Decode(out []int32) error {
 		}
 	}
 	return nil
+}
+
+// fill sets every value of out to v: a few by a loop, more by copies
+// that double (a long run of one dictionary index, a column mostly one
+// value, was stored a value a cycle).
+func fill(out []int32, v int32) {
+	if len(out) < 64 {
+		for i := range out {
+			out[i] = v
+		}
+		return
+	}
+	out[0] = v
+	for n := 1; n < len(out); n *= 2 {
+		copy(out[n:], out[:n])
+	}
 }
 
 // DecodeBits decodes the next k values of width-1 runs (definition

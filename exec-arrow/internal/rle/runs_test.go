@@ -30,6 +30,32 @@ func TestRuns(t *testing.T) {
 	assert.Error(t, past.Decode(make([]int32, 17)))
 }
 
+// TestRepeatedRuns decodes repeated runs short and long, of a value of
+// one byte and of two, across calls that end inside a run.
+func TestRepeatedRuns(t *testing.T) {
+	// Width 9: 1,000 of 300, then 3 of 5, then 60 of 511.
+	data := []byte{0xd0, 0x0f, 0x2c, 0x01, 3 << 1, 5, 0, 60 << 1, 0xff, 0x01}
+	var want []int32
+	for range 1000 {
+		want = append(want, 300)
+	}
+	want = append(want, 5, 5, 5)
+	for range 60 {
+		want = append(want, 511)
+	}
+	for _, step := range []int{len(want), 999, 64, 63, 1} {
+		h := rle.Runs{Data: data, Width: 9}
+		var got []int32
+		for len(got) < len(want) {
+			out := make([]int32, min(step, len(want)-len(got)))
+			require.NoError(t, h.Decode(out))
+			got = append(got, out...)
+		}
+		require.Equal(t, want, got, "%d values a call", step)
+		require.True(t, h.Ended())
+	}
+}
+
 // TestSetBits sets every run of bits from any offset, short or longer
 // than the bytes it copies at a time, and no other.
 func TestSetBits(t *testing.T) {
@@ -237,6 +263,27 @@ func BenchmarkDecodeBitsSparse(b *testing.B) {
 		h := rle.Runs{Data: data, Width: 1}
 		if _, err := h.DecodeBits(valid, 0, len(vals)); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeBitPackedUneven decodes BenchmarkDecodeBitPackedWide's
+// run in calls of 1,001 values, as a page's values after its nulls come:
+// every call but the first starts inside a byte.
+func BenchmarkDecodeBitPackedUneven(b *testing.B) {
+	vals := make([]uint64, 8192)
+	for i := range vals {
+		vals[i] = uint64(rand.IntN(1 << 14))
+	}
+	data := packed(14, vals)
+	out := make([]int32, 8192)
+	b.SetBytes(8192)
+	for b.Loop() {
+		h := rle.Runs{Data: data, Width: 14}
+		for at := 0; at < len(out); at += 1001 {
+			if err := h.Decode(out[at:min(at+1001, len(out))]); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }
