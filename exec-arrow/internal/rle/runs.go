@@ -42,17 +42,11 @@ func (h *Runs) Decode(out []int32) error {
 			// one at a time until the next byte starts one (at most
 			// seven), and the groups are read from there. Any eight
 			// values that start a byte take w bytes.
-			for ; i < k && bits != 0 && w <= 32; i++ {
-				for bits < w {
-					if len(data) == 0 {
-						return fmt.Errorf("a run of dictionary indexes ends early")
-					}
-					acc |= uint64(data[0]) << bits
-					data, bits = data[1:], bits+8
-				}
-				out[i] = int32(acc & mask)
-				acc, bits = acc>>w, bits-w
+			n, data, acc, bits, err := unpackEach(out[:k], data, acc, bits, w, mask, true)
+			if err != nil {
+				return err
 			}
+			i += n
 			if w <= 8 && bits == 0 {
 				// Whole groups of eight values at a time: w bytes each.
 				// The group is shifted by the one width in turn (masked
@@ -94,16 +88,8 @@ func (h *Runs) Decode(out []int32) error {
 					data = data[w:]
 				}
 			}
-			for ; i < k; i++ {
-				for bits < w {
-					if len(data) == 0 {
-						return fmt.Errorf("a run of dictionary indexes ends early")
-					}
-					acc |= uint64(data[0]) << bits
-					data, bits = data[1:], bits+8
-				}
-				out[i] = int32(acc & mask)
-				acc, bits = acc>>w, bits-w
+			if _, data, acc, bits, err = unpackEach(out[i:k], data, acc, bits, w, mask, false); err != nil {
+				return err
 			}
 			h.Data, h.acc, h.bits = data, acc, bits
 			out, h.packed = out[k:], h.packed-k
@@ -114,6 +100,26 @@ func (h *Runs) Decode(out []int32) error {
 		}
 	}
 	return nil
+}
+
+// unpackEach decodes values of w bits one at a time into out, from data
+// and the bits read ahead of it in acc, until out is full or, with
+// aligned, until a byte starts the next value; it returns how many it
+// decoded and what is left.
+func unpackEach(out []int32, data []byte, acc uint64, bits, w uint, mask uint64, aligned bool) (int, []byte, uint64, uint, error) {
+	i := 0
+	for ; i < len(out) && !(aligned && bits == 0); i++ {
+		for bits < w {
+			if len(data) == 0 {
+				return i, data, acc, bits, fmt.Errorf("a run of dictionary indexes ends early")
+			}
+			acc |= uint64(data[0]) << bits
+			data, bits = data[1:], bits+8
+		}
+		out[i] = int32(acc & mask)
+		acc, bits = acc>>w, bits-w
+	}
+	return i, data, acc, bits, nil
 }
 
 // fill sets every value of out to v: a few by a loop, more by copies

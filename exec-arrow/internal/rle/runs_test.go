@@ -137,15 +137,20 @@ func TestBitPackedEveryWidth(t *testing.T) {
 	}
 }
 
-// BenchmarkDecodeBitPackedWide decodes a bit-packed run of 8,192
-// dictionary indexes of 14 bits (a column of some ten thousand values).
-func BenchmarkDecodeBitPackedWide(b *testing.B) {
+// wideRun is a bit-packed run of 8,192 random values of 14 bits, and
+// room for them decoded.
+func wideRun() ([]byte, []int32) {
 	vals := make([]uint64, 8192)
 	for i := range vals {
 		vals[i] = uint64(rand.IntN(1 << 14))
 	}
-	data := packed(14, vals)
-	out := make([]int32, 8192)
+	return packed(14, vals), make([]int32, len(vals))
+}
+
+// BenchmarkDecodeBitPackedWide decodes a bit-packed run of 8,192
+// dictionary indexes of 14 bits (a column of some ten thousand values).
+func BenchmarkDecodeBitPackedWide(b *testing.B) {
+	data, out := wideRun()
 	b.SetBytes(8192)
 	for b.Loop() {
 		h := rle.Runs{Data: data, Width: 14}
@@ -271,12 +276,7 @@ func BenchmarkDecodeBitsSparse(b *testing.B) {
 // run in calls of 1,001 values, as a page's values after its nulls come:
 // every call but the first starts inside a byte.
 func BenchmarkDecodeBitPackedUneven(b *testing.B) {
-	vals := make([]uint64, 8192)
-	for i := range vals {
-		vals[i] = uint64(rand.IntN(1 << 14))
-	}
-	data := packed(14, vals)
-	out := make([]int32, 8192)
+	data, out := wideRun()
 	b.SetBytes(8192)
 	for b.Loop() {
 		h := rle.Runs{Data: data, Width: 14}
