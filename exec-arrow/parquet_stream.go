@@ -378,7 +378,8 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 			// checking its zone has paid on this worker.
 			if !inside && (pr.zoneSkipped > 0 || pr.zoneTried < zoneTries) {
 				pr.zoneTried++
-				if !q.MeetsAt(zonesOnce(cols, n)) {
+				b.Zone = zonesOnce(cols, n)
+				if !q.MeetsAt(b.Zone) {
 					pr.zoneSkipped++
 					if err := g.Finish(); err != nil {
 						return err

@@ -301,10 +301,11 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 			return fp.exactError(ctx, t.part, err)
 		}
 	}
-	if !q.MeetsAt(zonesOnce(cols, n)) {
+	zone := zonesOnce(cols, n)
+	if !q.MeetsAt(zone) {
 		return nil
 	}
-	batch := &kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols}
+	batch := &kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols, Zone: zone}
 	if sel := q.SelectSlots(); selectsText(q, sel) {
 		for _, s := range sel {
 			if cols[s] == nil {

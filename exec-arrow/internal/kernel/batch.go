@@ -22,6 +22,10 @@ type Batch struct {
 	// column is not read (and may be nil).
 	OneBucket bool
 	Bucket    int32
+	// Zone, when set, is the zone of a time slot's column over the batch,
+	// found once by the producer for its own skipping: a union places its
+	// members by it (memberZones) without scanning the column again.
+	Zone func(slot int) (column.DayZone, bool)
 	// inside says every row's time is in the range and none is null
 	// (known from a cached segment's zone): the time column only gives
 	// each row its bucket.

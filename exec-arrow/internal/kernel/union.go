@@ -103,7 +103,7 @@ var none picked
 // filters. A member whose zones neither left out a batch nor held one
 // whole for memberZoneTries batches (times in no order) is not placed on
 // this worker again, and a zone is found once a batch for each time
-// column.
+// column (the producer's, Batch.Zone, when it found them).
 type memberZones struct {
 	tried, paid []int
 	slots       []int // the time slots whose zone this batch has
@@ -138,12 +138,17 @@ func (zs *memberZones) place(i int, mb Member, b, out *Batch) {
 	if t == nil {
 		return
 	}
-	j := slices.Index(zs.slots, s)
-	if j < 0 {
-		j = len(zs.slots)
-		zs.slots, zs.zones = append(zs.slots, s), append(zs.zones, column.ZoneOf(t, b.Lo, b.Hi))
+	var z column.DayZone
+	if b.Zone != nil {
+		z, _ = b.Zone(s)
+	} else {
+		j := slices.Index(zs.slots, s)
+		if j < 0 {
+			j = len(zs.slots)
+			zs.slots, zs.zones = append(zs.slots, s), append(zs.zones, column.ZoneOf(t, b.Lo, b.Hi))
+		}
+		z = zs.zones[j]
 	}
-	z := zs.zones[j]
 	zs.tried[i]++
 	if !mb.Q.Meets(z) { // a null time is in no range
 		out.picked = &none
