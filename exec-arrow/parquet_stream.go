@@ -34,9 +34,13 @@ type parquetPart struct {
 	leaves  []int // per slot: the leaf column
 	full    []int // the slots read for their values, in leaf order of the record
 	keep    []bool
-	first   []int64      // per row group: its first row within the file
-	zones   []rgZone     // per row group: its time column's statistics
-	bounds  map[int]bool // per slot: its integer sums bounded (bounded)
+	first   []int64  // per row group: its first row within the file
+	zones   []rgZone // per row group: its time column's statistics
+	// need, per row group of a union, holds the slots read by a member
+	// whose range its statistics meet (kernel.Query.NeedSlots): the
+	// others are not opened. Nil, or nil for a row group: every slot.
+	need   [][]bool
+	bounds map[int]bool // per slot: its integer sums bounded (bounded)
 	// pageLimit is the largest uncompressed page it may declare.
 	pageLimit int64
 	// workerBytes estimates what one worker holds to decode a row group:
@@ -97,7 +101,14 @@ func openParquetPart(ctx context.Context, fsys fs.FS, fc *footer.Cache, p files.
 		pp.first[rg] = row
 		row += rgm.NumRows()
 		var meets bool
-		pp.zones[rg], meets = q.rowGroupMeets(rgm, pp.leaves, sch)
+		var members []bool
+		pp.zones[rg], meets, members = q.rowGroupMeets(rgm, pp.leaves, sch)
+		if members != nil {
+			if pp.need == nil {
+				pp.need = make([][]bool, nrg)
+			}
+			pp.need[rg] = q.NeedSlots(members, nil)
+		}
 		pp.keep[rg] = meets &&
 			q.MayCount(func(s int) (column.ChunkStats, bool) {
 				return format.ChunkStats(rgm, pp.leaves[s], sch.Column(pp.leaves[s]), q.Base[s].Type)
@@ -174,16 +185,21 @@ type rgZone struct {
 // from the statistics of its time columns (a union's members may each
 // read their own: kernel.Query.MeetsAt), and what those of TimeSlot say:
 // a row group whose days all fall outside the range, or whose time column
-// is all null, holds none.
-func (q *query) rowGroupMeets(rgm *metadata.RowGroupMetaData, leaves []int, sch *schema.Schema) (rgZone, bool) {
+// is all null, holds none. For a union it gives which members' ranges
+// the row group meets, nil when every one's does (MembersMeeting).
+func (q *query) rowGroupMeets(rgm *metadata.RowGroupMetaData, leaves []int, sch *schema.Schema) (rgZone, bool, []bool) {
 	zones := make(map[int]rgZone, 1)
 	for _, s := range q.TimeSlots() {
 		zones[s] = timeZone(rgm, leaves[s], sch.Column(leaves[s]))
 	}
-	return zones[q.TimeSlot], q.MeetsAt(func(s int) (column.DayZone, bool) {
+	zone := func(s int) (column.DayZone, bool) {
 		rz := zones[s]
 		return rz.z, rz.ok
-	})
+	}
+	if !q.MeetsAt(zone) {
+		return zones[q.TimeSlot], false, nil
+	}
+	return zones[q.TimeSlot], true, q.MembersMeeting(zone, nil)
 }
 
 // timeZone is what the statistics of a row group's time column say: not
@@ -224,9 +240,14 @@ type parquetReaders struct {
 	// held in late's share of the working set).
 	lateTimes  []text.TimeBuilder
 	lateObject *text.Object // reads an NDJSON line's time members alone
-	// zoneTried and zoneSkipped count the batches checked against the
-	// range by their time column's zone, and those it skipped.
-	zoneTried, zoneSkipped int
+	// zoneTried and zonePaid count the batches checked against the range
+	// by their time columns' zones, and those it skipped or, in a union,
+	// read without the columns of a member it left out.
+	zoneTried, zonePaid int
+	// meets and need are a union's batch's members that may count a row
+	// of it and the slots they read (kernel.Query.MembersMeeting,
+	// NeedSlots), reused batch after batch.
+	meets, need []bool
 	// blocks[s] builds slot s's column of the worker's text blocks, reset
 	// and reused block after block when it can be (column.Resetter): a
 	// block's columns are dropped once the kernels have read them, and
@@ -342,13 +363,23 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	// A row group whose statistics put every time in the range needs no
 	// batch checked against it.
 	inside := rz.ok && rz.z.Min >= q.Start && rz.z.Max < q.Start+q.Span
+	// A union's columns that only members whose range the row group's
+	// statistics miss read are not opened.
+	var rgNeed []bool
+	if pp.need != nil && pp.need[t.rg] != nil {
+		rgNeed = pp.need[t.rg]
+		full = slices.DeleteFunc(slices.Clone(full), func(s int) bool { return !rgNeed[s] })
+	}
 	g, err := format.OpenRowGroup(ctx, fr, format.RowGroupSpec{Path: pp.p.Path, RG: t.rg, First: int(pp.first[t.rg]),
-		Leaves: pp.leaves, Protos: q.Base, Full: full, Inferred: q.inferred, Bufs: &pr.bufs, Src: pp.src, Limit: pp.pageLimit})
+		Leaves: pp.leaves, Protos: q.Base, Full: full, Need: rgNeed, Inferred: q.inferred, Bufs: &pr.bufs, Src: pp.src, Limit: pp.pageLimit})
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	read := func(s int) bool { return q.Base[s].ValidOnly || slices.Contains(full, s) }
+	var need []bool // this batch's slots read by a member that may count (nil: all)
+	read := func(s int) bool {
+		return (q.Base[s].ValidOnly && (rgNeed == nil || rgNeed[s]) || slices.Contains(full, s)) && (need == nil || need[s])
+	}
 	// Selecting pays while it finds batches with no row that may count,
 	// or leaves out most of the texts of a column read from its pages; a
 	// worker stops once it did neither.
@@ -368,23 +399,31 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		off += n
 		cols := make([]*column.Column, len(q.Base))
 		b := &kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols, OneBucket: one, Bucket: bucket}
+		need = nil
 		if !one {
 			for _, s := range fp.timeSlots {
 				if cols[s], err = g.Column(s, nil); err != nil {
 					return err
 				}
 			}
-			// A batch outside the range is skipped without the rest, while
-			// checking its zone has paid on this worker.
-			if !inside && (pr.zoneSkipped > 0 || pr.zoneTried < zoneTries) {
+			// A batch outside the range is skipped without the rest, and a
+			// union's batch read without the columns only members whose
+			// range it is outside read, while checking its zones has paid
+			// on this worker.
+			if !inside && (pr.zonePaid > 0 || pr.zoneTried < zoneTries) {
 				pr.zoneTried++
 				b.Zone = zonesOnce(cols, n)
 				if !q.MeetsAt(b.Zone) {
-					pr.zoneSkipped++
+					pr.zonePaid++
 					if err := g.Finish(); err != nil {
 						return err
 					}
 					continue
+				}
+				if b.Meets = q.MembersMeeting(b.Zone, pr.meets); b.Meets != nil {
+					pr.meets, pr.zonePaid = b.Meets, pr.zonePaid+1
+					need = q.NeedSlots(b.Meets, pr.need)
+					pr.need = need
 				}
 			}
 		}

@@ -306,9 +306,17 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 		return nil
 	}
 	batch := &kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols, Zone: zone}
+	// A union's members whose range the block is outside read nothing of
+	// it: the columns only they read are not parsed.
+	batch.Meets = q.MembersMeeting(zone, pr.meets)
+	need := q.NeedSlots(batch.Meets, pr.need)
+	if batch.Meets != nil {
+		pr.meets, pr.need = batch.Meets, need
+	}
+	needed := func(s int) bool { return cols[s] == nil && (need == nil || need[s]) }
 	if sel := q.SelectSlots(); selectsText(q, sel) {
 		for _, s := range sel {
-			if cols[s] == nil {
+			if needed(s) {
 				if err := build(s); err != nil {
 					return fp.exactError(ctx, t.part, err)
 				}
@@ -330,7 +338,7 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 		}
 	}
 	for s := range q.Base {
-		if cols[s] == nil {
+		if needed(s) {
 			if err := build(s); err != nil {
 				return fp.exactError(ctx, t.part, err)
 			}

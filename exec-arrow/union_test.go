@@ -1,20 +1,24 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"sutura.dev/domain"
@@ -143,4 +147,100 @@ func writeOrdersParquet(t *testing.T, path string, rows int, row func(i int) (in
 	require.NoError(t, err)
 	require.NoError(t, w.Write(rec))
 	require.NoError(t, w.Close()) // closes f
+}
+
+// TestUnionLeavesOutColumnsOfMembersOutOfRange: a union's block or batch
+// whose time zone is outside one member's range is read without the
+// columns only that member reads, as the member alone would skip it. Its
+// price column holds, in the first half of a file sorted by date, a
+// value its type refuses (text in an integer column; a coefficient past
+// the declared precision): the member summing the price asks for the
+// last weeks only, the other member counts rows over the whole range,
+// and the one scan Prepare runs answers both. A union that decoded the
+// price column in every block would fail there, and each question would
+// then read the file on its own.
+func TestUnionLeavesOutColumnsOfMembersOutOfRange(t *testing.T) {
+	const n = 8 * column.ChunkRows
+	first := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	date := func(i int) time.Time { return first.AddDate(0, 0, i*400/n) } // sorted: 400 days
+	price := func(i int) int64 { return int64(i%97) + 1 }
+	two := 2
+	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("amount", domain.TypeInteger)}
+	textCols := append(cols, col("price", domain.TypeInteger))
+	decCols := append(cols, domain.ModelColumn{Name: "price", Type: domain.TypeDecimal, Precision: 4, Scale: &two})
+	plans := func(cols []domain.ModelColumn) []*domain.Plan {
+		leg := func(ms ...domain.MetricRef) domain.Leg {
+			return domain.Leg{Base: tbl("orders", "t0", cols...), TimeColumn: "d", Metrics: ms}
+		}
+		return []*domain.Plan{
+			mkPlan(t, domain.Month, "2024-01-01", "2025-03-01", leg(metric("orders", count("amount")))),
+			mkPlan(t, domain.Week, "2025-01-06", "2025-02-03", leg(metric("sales", sum("price")))),
+		}
+	}
+	check := func(t *testing.T, dir string, plans []*domain.Plan) {
+		alone, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
+		require.NoError(t, err)
+		want := answers(t, alone, plans, false)
+		together, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
+		require.NoError(t, err)
+		together.Prepare(context.Background(), plans)
+		got := answers(t, together, plans, false)
+		require.Equal(t, int64(1), together.cache.Stats().Reads, "one scan answers both: the price column is not read before the last weeks")
+		for i := range plans {
+			require.NotEmpty(t, want[i], "question %d", i)
+			assert.Equal(t, want[i], got[i], "question %d", i)
+		}
+	}
+	var csv, ndjson strings.Builder
+	csv.WriteString("d,amount,price\n")
+	for i := range n {
+		p := strconv.FormatInt(price(i), 10)
+		if i < n/2 {
+			p = "x" // refused as an integer
+		}
+		d := date(i).Format(time.DateOnly)
+		fmt.Fprintf(&csv, "%s,%d,%s\n", d, i, p)
+		fmt.Fprintf(&ndjson, `{"d":%q,"amount":%d,"price":%q}`+"\n", d, i, p)
+	}
+	for _, f := range []struct{ name, content string }{{"orders.csv", csv.String()}, {"orders.ndjson", ndjson.String()}} {
+		t.Run(f.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, f.name, f.content)
+			check(t, dir, plans(textCols))
+		})
+	}
+	// Row groups of 20 000 rows: those before the last weeks are read
+	// without the price column; one row group: its batches before them.
+	for _, group := range []int64{20_000, n} {
+		t.Run(fmt.Sprintf("orders.parquet/row groups of %d", group), func(t *testing.T) {
+			dt := &arrow.Decimal128Type{Precision: 10, Scale: 2}
+			sch := arrow.NewSchema([]arrow.Field{
+				{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+				{Name: "amount", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+				{Name: "price", Type: dt, Nullable: true},
+			}, nil)
+			b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+			defer b.Release()
+			for i := range n {
+				p := price(i)
+				if i < n/2 {
+					p = 123_456 // 1234.56: past a precision of 4
+				}
+				b.Field(0).(*array.Date32Builder).Append(arrow.Date32(date(i).Unix() / 86_400))
+				b.Field(1).(*array.Int64Builder).Append(int64(i))
+				b.Field(2).(*array.Decimal128Builder).Append(decimal128.FromI64(p))
+			}
+			rec := b.NewRecordBatch()
+			defer rec.Release()
+			dir := t.TempDir()
+			f, err := os.Create(filepath.Join(dir, "orders.parquet"))
+			require.NoError(t, err)
+			w, err := pqarrow.NewFileWriter(sch, f, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(group),
+				parquet.WithStoreDecimalAsInteger(true)), pqarrow.DefaultWriterProps())
+			require.NoError(t, err)
+			require.NoError(t, w.Write(rec))
+			require.NoError(t, w.Close())
+			check(t, dir, plans(decCols))
+		})
+	}
 }

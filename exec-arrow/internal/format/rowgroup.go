@@ -39,7 +39,8 @@ type RowGroup struct {
 // RowGroupSpec says what a RowGroup reads: per slot of protos, its leaf
 // column; the slots wanted for their values (in leaf order) and those
 // inferred from text; the file row of the row group's first row; and
-// the worker's buffers per slot. With Src, the column chunks decoded from
+// the worker's buffers per slot. A slot Need leaves out (Full holds
+// none such) is neither opened nor read. With Src, the column chunks decoded from
 // their pages are read from it directly (see NewPageChunkAt), each
 // page's uncompressed size at most Limit bytes.
 type RowGroupSpec struct {
@@ -49,6 +50,7 @@ type RowGroupSpec struct {
 	Leaves   []int
 	Protos   []*column.Column
 	Full     []int
+	Need     []bool // per slot, whether it is read at all (nil: every slot)
 	Inferred []bool
 	Bufs     *[]DictBuffers
 	Src      io.ReaderAt
@@ -94,7 +96,7 @@ func OpenRowGroup(ctx context.Context, fr *pqarrow.FileReader, sp RowGroupSpec) 
 		g.rr = rr
 	}
 	for s, c := range sp.Protos {
-		if c.ValidOnly {
+		if c.ValidOnly && (sp.Need == nil || sp.Need[s]) {
 			v, err := NewValidReader(rgr, sp.Leaves[s], md.Schema.Column(sp.Leaves[s]))
 			if err != nil {
 				g.Close()

@@ -26,6 +26,12 @@ type Batch struct {
 	// found once by the producer for its own skipping: a union places its
 	// members by it (memberZones) without scanning the column again.
 	Zone func(slot int) (column.DayZone, bool)
+	// Meets, when set on a union's batch, says per member whether its
+	// range may hold a row of the batch (MembersMeeting): a member that
+	// may not picks no row and reads none of its columns, so a producer
+	// need not decode the slots only such members read (NeedSlots), and
+	// leaves them nil.
+	Meets []bool
 	// inside says every row's time is in the range and none is null
 	// (known from a cached segment's zone): the time column only gives
 	// each row its bucket.

@@ -643,6 +643,50 @@ func TestMeetsAtByMember(t *testing.T) {
 	}
 }
 
+// TestMembersMeetingAndNeedSlots: a union's batch names the members
+// whose range its zones meet (nil when all do), the slots those members
+// read plus every time slot, and a member it leaves out picks no row.
+func TestMembersMeetingAndNeedSlots(t *testing.T) {
+	// Member 0: time slot 0, reads slot 2; member 1: time slot 1, reads slot 3.
+	u := &Query{Base: make([]*column.Column, 5), Members: []Member{
+		{Q: &Query{Start: 0, Span: 10, TimeSlot: 0}, Slots: []int{0, 2}},
+		{Q: &Query{Start: 100, Span: 10, TimeSlot: 0}, Slots: []int{1, 3}},
+	}}
+	zones := func(z0, z1 column.DayZone) func(int) (column.DayZone, bool) {
+		return func(s int) (column.DayZone, bool) {
+			if s == 0 {
+				return z0, true
+			}
+			return z1, true
+		}
+	}
+	in0, in1, far := column.DayZone{Min: 2, Max: 3}, column.DayZone{Min: 101, Max: 104}, column.DayZone{Min: 50, Max: 60}
+	if m := u.MembersMeeting(zones(in0, in1), nil); m != nil {
+		t.Errorf("every member meets: got %v, want nil", m)
+	}
+	if need := u.NeedSlots(nil, nil); need != nil {
+		t.Errorf("every member meets: need %v, want nil", need)
+	}
+	m := u.MembersMeeting(zones(far, in1), nil)
+	if !slices.Equal(m, []bool{false, true}) {
+		t.Fatalf("member 0 out of range: got %v", m)
+	}
+	if need := u.NeedSlots(m, nil); !slices.Equal(need, []bool{true, true, false, true, false}) {
+		t.Errorf("need %v: the time slots and member 1's, not member 0's slot 2 nor slot 4", need)
+	}
+	if (&Query{}).MembersMeeting(zones(far, far), nil) != nil {
+		t.Error("a question that is not a union has no members to leave out")
+	}
+	b := &Batch{Lo: 0, Hi: 4, Cols: make([]*column.Column, 5), Meets: m}
+	var buf Batch
+	if got := u.member(0, b, &buf, nil); got.picked != &none {
+		t.Error("a member the batch's Meets leaves out picks rows")
+	}
+	if got := u.member(1, b, &buf, nil); got.picked == &none {
+		t.Error("a member the batch's Meets holds picks none")
+	}
+}
+
 // textPredicate compiles values against text column c at base-table slot
 // slot, with outcomes as its per-dictionary-entry outcomes (nil: none
 // known, as for a streamed batch's column).

@@ -86,9 +86,60 @@ func (q *Query) member(i int, b *Batch, buf *Batch, zs *memberZones) *Batch {
 		out.Cols[s] = b.Cols[u]
 	}
 	if b.members == nil {
-		zs.place(i, mb, b, out)
+		if b.Meets != nil && !b.Meets[i] {
+			out.picked = &none
+		} else {
+			zs.place(i, mb, b, out)
+		}
 	}
 	return out
+}
+
+// MembersMeeting is MeetsAt member by member: per member of union q,
+// whether the zone of its time column (zone; not known: it may) meets its
+// range, in meets' memory. It is nil when every member's does, or q is
+// not a union: a batch whose Meets it is has every member's columns.
+func (q *Query) MembersMeeting(zone func(slot int) (column.DayZone, bool), meets []bool) []bool {
+	if !q.union() {
+		return nil
+	}
+	meets, all := meets[:0], true
+	for _, mb := range q.Members {
+		z, ok := zone(mb.timeSlot())
+		m := !ok || mb.Q.Meets(z)
+		meets, all = append(meets, m), all && m
+	}
+	if all {
+		return nil
+	}
+	return meets
+}
+
+// NeedSlots says, per slot of union q's base, whether a member that
+// meets a batch (meets, as MembersMeeting gives) reads it, or it is a
+// time slot (decoded first, to find the zones), in need's memory; nil
+// when meets is: every slot is needed.
+func (q *Query) NeedSlots(meets []bool, need []bool) []bool {
+	if meets == nil {
+		return nil
+	}
+	need = slices.Grow(need[:0], len(q.Base))[:len(q.Base)]
+	clear(need)
+	for _, s := range q.TimeSlots() {
+		need[s] = true
+	}
+	for i, mb := range q.Members {
+		switch {
+		case !meets[i]:
+		case mb.Slots == nil: // it reads the union's own slots
+			return nil
+		default:
+			for _, s := range mb.Slots {
+				need[s] = true
+			}
+		}
+	}
+	return need
 }
 
 // none is what a member's selector picks from a batch none of whose rows
