@@ -190,6 +190,36 @@ func (d *Derived) TextKeys(ctx context.Context) (*JoinIndex, map[string]int32, e
 	return idx, look, nil
 }
 
+// RowsTo returns, per row of d's column, the row of to's column that a
+// join from it reaches (-1: none), as rows finds them for every row in
+// order, built once per pair of columns while to is held: a join from a
+// joined table's key then reads one row's entry, not its key and the
+// join index (join.Step).
+func (d *Derived) RowsTo(to *Derived, rows func(out []int32)) ([]int32, error) {
+	d.fromMu.Lock()
+	defer d.fromMu.Unlock()
+	if m, ok := d.rowsTo[to]; ok {
+		return m, nil
+	}
+	size := int64(4 * d.col.N)
+	if err := d.reserve(size); err != nil {
+		return nil, err
+	}
+	m := make([]int32, d.col.N)
+	rows(m)
+	if d.rowsTo == nil {
+		d.rowsTo = map[*Derived][]int32{}
+	}
+	for k, old := range d.rowsTo {
+		if k.owner != nil && k.owner.Retired() {
+			delete(d.rowsTo, k) // the joined column was reloaded or evicted
+			d.unreserve(int64(4 * len(old)))
+		}
+	}
+	d.rowsTo[to] = m
+	return m, nil
+}
+
 // DictRows returns, per dictionary index of d's column, the row of to's
 // column holding the same text (-1: none), built once per pair of columns.
 func (d *Derived) DictRows(ctx context.Context, to *Derived) ([]int32, error) {

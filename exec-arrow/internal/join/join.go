@@ -25,6 +25,11 @@ type Step struct {
 	toIdx    *column.JoinIndex
 	// strs is set for joins across types.
 	strs map[string]int32
+	// rowTo, for a join from a joined table (whose key column is held
+	// whole), is the to-row of each of its rows (Derived.RowsTo): the
+	// rows reached through the first join are in no order, and one
+	// entry each is read instead of the key, its validity and the index.
+	rowTo []int32
 }
 
 // NewStep prepares the lookup of to's rows from values of fromKey's
@@ -65,6 +70,18 @@ func NewStep(ctx context.Context, from, to int, fromKey, toKey *column.Derived) 
 		}
 		s.strs = m
 	}
+	if from != 0 && fromCol.N > 0 {
+		rt, err := fromKey.RowsTo(toKey, func(out []int32) {
+			all := make([]int32, len(out))
+			for r := range all {
+				all[r] = int32(r)
+			}
+			s.Apply(fromCol, all, out, &column.DictMap{}, nil)
+		})
+		if err == nil { // else (no room for it) each row's key is looked up
+			s.rowTo = rt
+		}
+	}
 	return s, nil
 }
 
@@ -73,6 +90,15 @@ func NewStep(ctx context.Context, from, to int, fromKey, toKey *column.Derived) 
 // keys, when not nil, is scratch room for as many keys.
 func (s *Step) Apply(c *column.Column, from []int32, out []int32, m *column.DictMap, keys []uint64) {
 	switch {
+	case s.rowTo != nil && c == s.FromCol:
+		rt := s.rowTo
+		for k, r := range from {
+			t := int32(-1)
+			if r >= 0 {
+				t = rt[r]
+			}
+			out[k] = t
+		}
 	case s.fromDict != nil && c == s.FromCol:
 		for k, r := range from {
 			if r < 0 || !c.IsValid(r) {

@@ -51,3 +51,94 @@ func TestJoinApplyGathersFirst(t *testing.T) {
 		}
 	}
 }
+
+// joinedTables builds a key column of a joined table (n rows, a null
+// every 13th, keys into 0..m) and the key column of the table it joins to
+// (m rows, keys 0..m-1 shuffled), and random rows of the first (-1 at
+// places: no row), as a second join of a question meets them.
+func joinedTables(n, m int) (from, to *column.Derived, rows []int32) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	fk := &column.Column{ID: column.ColumnIDs.Add(1), N: n, Ints32: make([]int32, n), Valid: make([]byte, (n+7)/8)}
+	for r := range fk.Ints32 {
+		fk.Ints32[r] = int32(rng.IntN(m + 1)) // m: no row
+		if r%13 != 0 {
+			fk.Valid[r>>3] |= 1 << (r & 7)
+		}
+	}
+	tk := &column.Column{ID: column.ColumnIDs.Add(1), N: m, Ints32: make([]int32, m)}
+	for r, k := range rng.Perm(m) {
+		tk.Ints32[r] = int32(k)
+	}
+	rows = make([]int32, 4*n)
+	for k := range rows {
+		rows[k] = int32(rng.IntN(n))
+		if k%17 == 0 {
+			rows[k] = -1
+		}
+	}
+	return column.NewDerived(fk, nil), column.NewDerived(tk, nil), rows
+}
+
+// A join from a joined table reads each row's to-row from the rows it
+// found for the whole key column (Derived.RowsTo): the same to-rows as
+// looking each row's key up, for rows with a null key, a key with no
+// row, and no row at all.
+func TestJoinFromJoinedTableAsRowByRow(t *testing.T) {
+	from, to, rows := joinedTables(5_000, 300)
+	s, err := NewStep(t.Context(), 1, 2, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.rowTo == nil {
+		t.Fatal("a join from a joined table has no rows per row of its key")
+	}
+	got := make([]int32, len(rows))
+	s.Apply(from.Column(), rows, got, &column.DictMap{}, nil)
+	byKey := *s
+	byKey.rowTo = nil
+	want := make([]int32, len(rows))
+	byKey.Apply(from.Column(), rows, want, &column.DictMap{}, nil)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("to-rows from the rows per row differ from those by key")
+	}
+	fc, tc := from.Column(), to.Column()
+	for k, r := range rows {
+		w := int32(-1)
+		if r >= 0 && fc.IsValid(r) && int(fc.Ints32[r]) < tc.N {
+			for tr, v := range tc.Ints32 {
+				if v == fc.Ints32[r] {
+					w = int32(tr)
+				}
+			}
+		}
+		if got[k] != w {
+			t.Fatalf("row %d (key row %d): to-row %d, want %d", k, r, got[k], w)
+		}
+	}
+}
+
+// BenchmarkJoinFromJoinedTable: a second join (orders' customers to
+// their regions) over rows of a million-row table in no order, by the
+// rows per row and by each row's key.
+func BenchmarkJoinFromJoinedTable(b *testing.B) {
+	from, to, rows := joinedTables(1_000_000, 50)
+	s, err := NewStep(b.Context(), 1, 2, from, to)
+	if err != nil {
+		b.Fatal(err)
+	}
+	byKey := *s
+	byKey.rowTo = nil
+	out := make([]int32, column.ChunkRows)
+	for _, c := range []struct {
+		name string
+		s    *Step
+	}{{"rows per row", s}, {"by key", &byKey}} {
+		b.Run(c.name, func(b *testing.B) {
+			m := &column.DictMap{}
+			for i := 0; b.Loop(); i++ {
+				lo := (i * column.ChunkRows) % (len(rows) - column.ChunkRows)
+				c.s.Apply(from.Column(), rows[lo:lo+column.ChunkRows], out, m, nil)
+			}
+		})
+	}
+}
