@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"sutura.dev/domain"
@@ -129,15 +130,17 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *kernel.Meter, s
 	if err := q.bindTime(q.Base[q.TimeSlot]); err != nil {
 		return nil, err
 	}
+	var keys []joinKeys // per join: its key columns' derived structures
 	for i, j := range leg.Joins {
 		from, fc := col(domain.ColumnRef{Alias: j.FromAlias, Column: j.FromColumn})
 		to, tc := col(domain.ColumnRef{Alias: j.To.Alias, Column: j.ToColumn})
-		s, err := join.NewStep(ctx, from, i+1, q.views[from].Held(fc), q.views[to].Held(tc))
+		k := joinKeys{from: q.views[from].Held(fc), to: q.views[to].Held(tc)}
+		s, err := join.NewStep(ctx, from, i+1, k.from, k.to)
 		if err != nil {
 			return nil, fmt.Errorf("join %s: model %s: %w", j.Relationship, j.To.Model, err)
 		}
 		s.FromSlot = slotOf[j.FromColumn]
-		q.Joins = append(q.Joins, s)
+		q.Joins, keys = append(q.Joins, s), append(keys, k)
 	}
 	for _, f := range leg.Filters {
 		a, c := col(f.Column)
@@ -159,6 +162,7 @@ func (e *Engine) bind(ctx context.Context, plan *domain.Plan, m *kernel.Meter, s
 		// A column's type may be the file's (inferred): name the table.
 		return nil, fmt.Errorf("table %s: %w", leg.Base.Path[len(leg.Base.Path)-1], err)
 	}
+	q.composeJoins(keys)
 	q.timeOnly = q.slotUses(q.TimeSlot) == 0
 	q.DirectOK = !kernel.DirectOff && q.DirectShape()
 	if !q.streamed {
@@ -191,6 +195,42 @@ func (q *query) fitWorkers(s cache.Stats) {
 		return
 	}
 	q.Parallel = int(max(1, min(int64(q.Parallel), free/per)))
+}
+
+// joinKeys are the derived structures of a join's key columns: the one
+// it joins from, the one it joins to.
+type joinKeys struct{ from, to *column.Derived }
+
+// composeJoins makes each two joins through a table the question reads
+// nothing else of — the customer between an order and its region, when
+// only the region is grouped by — one lookup a row (join.Compose): a
+// dimension two joins away then costs one load from memory a row, not
+// two. keys are the joins' key columns, in q.Joins' order.
+func (q *query) composeJoins(keys []joinKeys) {
+	for i := 0; i < len(q.Joins); i++ {
+		first := q.Joins[i]
+		a := first.To
+		next, from := -1, 0
+		for j, s := range q.Joins {
+			if s.From == a {
+				next, from = j, from+1
+			}
+		}
+		if next < 0 || from > 1 || slices.ContainsFunc(q.Dims, func(d kernel.DimRef) bool { return d.Alias == a }) ||
+			slices.ContainsFunc(q.JoinFilters, func(f *match.Predicate) bool { return f.Alias == a }) {
+			continue
+		}
+		second, k := q.Joins[next], keys[next]
+		c, ok := join.Compose(first, second, func(n int, build func() []int32) ([]int32, error) {
+			return k.from.Composed(keys[i].to, k.to, n, build)
+		})
+		if !ok {
+			continue
+		}
+		q.Joins[i] = c
+		q.Joins = slices.Delete(q.Joins, next, next+1)
+		keys = slices.Delete(keys, next, next+1)
+	}
 }
 
 // slotUses counts what reads a base slot besides the range: dimensions,

@@ -56,9 +56,9 @@ type Derived struct {
 	// the joined table's row per dictionary index of this column.
 	fromMu   sync.Mutex
 	fromDict map[*Derived][]int32
-	// rowsTo caches, for a key column of a joined table joined on to
-	// another, the other's row per row of this column (RowsTo).
-	rowsTo map[*Derived][]int32
+	// joined caches what joins through this column's table find per row
+	// or per key (RowsTo, Composed), by the key columns they join.
+	joined map[[2]*Derived][]int32
 }
 
 // NewDerived returns the (empty, built on demand) derived structures of c,

@@ -196,27 +196,46 @@ func (d *Derived) TextKeys(ctx context.Context) (*JoinIndex, map[string]int32, e
 // joined table's key then reads one row's entry, not its key and the
 // join index (join.Step).
 func (d *Derived) RowsTo(to *Derived, rows func(out []int32)) ([]int32, error) {
+	return d.joinedRows([2]*Derived{nil, to}, d.col.N, func() []int32 {
+		m := make([]int32, d.col.N)
+		rows(m)
+		return m
+	})
+}
+
+// Composed returns, for two joins through d's table — one on to it by
+// the key column via, whose join index is dense over n offsets, and one
+// from it by d's column to the key column to — the final row+1 (0: none)
+// per offset of via's index: both joins as one lookup. build makes it;
+// it is kept once per pair (via, to) while both are held.
+func (d *Derived) Composed(via, to *Derived, n int, build func() []int32) ([]int32, error) {
+	return d.joinedRows([2]*Derived{via, to}, n, build)
+}
+
+// joinedRows finds the n entries kept for key, or reserves room for
+// them, builds them and keeps them, dropping those of columns since
+// reloaded or evicted.
+func (d *Derived) joinedRows(key [2]*Derived, n int, build func() []int32) ([]int32, error) {
 	d.fromMu.Lock()
 	defer d.fromMu.Unlock()
-	if m, ok := d.rowsTo[to]; ok {
+	if m, ok := d.joined[key]; ok {
 		return m, nil
 	}
-	size := int64(4 * d.col.N)
-	if err := d.reserve(size); err != nil {
+	if err := d.reserve(int64(4 * n)); err != nil {
 		return nil, err
 	}
-	m := make([]int32, d.col.N)
-	rows(m)
-	if d.rowsTo == nil {
-		d.rowsTo = map[*Derived][]int32{}
+	m := build()
+	if d.joined == nil {
+		d.joined = map[[2]*Derived][]int32{}
 	}
-	for k, old := range d.rowsTo {
-		if k.owner != nil && k.owner.Retired() {
-			delete(d.rowsTo, k) // the joined column was reloaded or evicted
+	retired := func(c *Derived) bool { return c != nil && c.owner != nil && c.owner.Retired() }
+	for k, old := range d.joined {
+		if retired(k[0]) || retired(k[1]) {
+			delete(d.joined, k)
 			d.unreserve(int64(4 * len(old)))
 		}
 	}
-	d.rowsTo[to] = m
+	d.joined[key] = m
 	return m, nil
 }
 

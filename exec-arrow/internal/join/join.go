@@ -176,6 +176,37 @@ func (s *Step) Apply(c *column.Column, from []int32, out []int32, m *column.Dict
 	}
 }
 
+// Compose is the join from first's from-table to second's to-table
+// through the table first reaches, as one lookup a row, for a question
+// that reads nothing of that table but second's key: first joins from
+// the base table by a dense integer index, second from first's table
+// (its rows per row set, NewStep). composed finds or builds (with the
+// function it is given) the combined index, per offset of first's: the
+// final row+1, 0 for none. ok is false when the two do not compose so.
+func Compose(first, second *Step, composed func(n int, build func() []int32) ([]int32, error)) (*Step, bool) {
+	if first.From != 0 || second.From != first.To || first.idx == nil || first.idx.Dense == nil ||
+		first.rowTo != nil || first.fromDict != nil || first.toLook != nil || first.strs != nil || second.rowTo == nil {
+		return nil, false
+	}
+	d, rt := first.idx.Dense, second.rowTo
+	dense, err := composed(len(d), func() []int32 {
+		out := make([]int32, len(d))
+		for o, r := range d {
+			if r > 0 {
+				out[o] = rt[r-1] + 1 // -1 (no row) is 0
+			}
+		}
+		return out
+	})
+	if err != nil {
+		return nil, false
+	}
+	s := *first
+	s.To = second.To
+	s.idx = &column.JoinIndex{Min: first.idx.Min, Dense: dense}
+	return &s, true
+}
+
 // lookText finds the to-row of a text key of a streamed batch.
 func (s *Step) lookText(v string) (int32, bool) {
 	k, ok := s.toLook[v]

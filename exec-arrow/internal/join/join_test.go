@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 )
 
@@ -140,5 +141,72 @@ func BenchmarkJoinFromJoinedTable(b *testing.B) {
 				c.s.Apply(from.Column(), rows[lo:lo+column.ChunkRows], out, m, nil)
 			}
 		})
+	}
+}
+
+// Two joins through a table nothing else reads compose into one lookup a
+// row (Compose): the same final rows as the two applied in turn, for
+// base keys below, inside (with and without a row) and above the first
+// index, a null base key, and an intermediate row whose key is null or
+// has no row. The composed index is built once per pair of keys.
+func TestComposeAsTwoJoins(t *testing.T) {
+	mid, last, _ := joinedTables(2_000, 40) // the intermediate table's key to the last, and the last's key
+	midKey := &column.Column{ID: column.ColumnIDs.Add(1), Type: domain.TypeInteger, N: mid.Column().N, Ints: make([]int64, mid.Column().N)}
+	for r := range midKey.Ints {
+		midKey.Ints[r] = int64(1000 + 3*r) // dense enough: one key in three
+	}
+	viaKey := column.NewDerived(midKey, nil)
+	rng := rand.New(rand.NewPCG(9, 10))
+	const n = 5_000
+	base := &column.Column{ID: column.ColumnIDs.Add(1), Type: domain.TypeInteger, N: n, Ints: make([]int64, n), Valid: make([]byte, (n+7)/8)}
+	for r := range base.Ints {
+		base.Ints[r] = 990 + rng.Int64N(6_020) // below, inside and above 1000..6997
+		if r%29 != 0 {
+			base.Valid[r>>3] |= 1 << (r & 7)
+		}
+	}
+	baseKey := column.NewDerived(base, nil)
+	first, err := NewStep(t.Context(), 0, 1, baseKey, viaKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := NewStep(t.Context(), 1, 2, mid, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	builds := 0
+	composed := func(n int, build func() []int32) ([]int32, error) {
+		return mid.Composed(viaKey, last, n, func() []int32 { builds++; return build() })
+	}
+	c, ok := Compose(first, second, composed)
+	if !ok {
+		t.Fatal("a dense join and a join from its table do not compose")
+	}
+	if c.From != 0 || c.To != 2 {
+		t.Errorf("composed from %d to %d, want 0 to 2", c.From, c.To)
+	}
+	var from []int32
+	for r := range int32(n) {
+		if r%5 == 4 {
+			from = append(from, -1)
+		} else {
+			from = append(from, r)
+		}
+	}
+	midRows, want := make([]int32, len(from)), make([]int32, len(from))
+	first.Apply(base, from, midRows, &column.DictMap{}, nil)
+	second.Apply(mid.Column(), midRows, want, &column.DictMap{}, nil)
+	for _, keys := range [][]uint64{nil, make([]uint64, len(from))} {
+		got := make([]int32, len(from))
+		c.Apply(base, from, got, &column.DictMap{}, keys)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("keys gathered first %v: composed rows differ from the two joins", keys != nil)
+		}
+	}
+	if _, ok := Compose(first, second, composed); !ok || builds != 1 {
+		t.Errorf("composed again: built %d times, want once", builds)
+	}
+	if _, ok := Compose(second, first, composed); ok {
+		t.Error("a join from a joined table composes as a first join")
 	}
 }
