@@ -25,11 +25,20 @@ func TestDirectKernelMatchesTheStages(t *testing.T) {
 		metric("n", count("status"), shopNotCancelled, returned), metric("avg", simple(domain.Avg, "net_amount"), shopNotCancelled, returned))
 	monthly.Filters = []domain.FilterRef{filter(domain.OpEq, "t0", "channel", "online")}
 	paid := shopLeg(false, metric("net", sum("net_amount"), shopPaid))
+	extremes := []domain.MetricRef{metric("largest", simple(domain.Max, "net_amount"), shopNotCancelled, returned),
+		metric("net", sum("net_amount"), shopNotCancelled, returned), metric("smallest", simple(domain.Min, "net_amount"), shopNotCancelled, returned),
+		metric("n", count("status"), shopNotCancelled, returned)}
 	plans := []*domain.Plan{
 		mkPlan(t, domain.Month, "2024-02-10", "2025-11-20", monthly),
 		mkPlan(t, domain.Day, "2025-01-01", "2026-01-01", shopLeg(false, metric("orders", count("status"), shopNotCancelled))),
 		mkPlan(t, domain.Quarter, "2024-01-01", "2026-01-01", paid),
 		mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", shopLeg(false, metric("rows", count("order_date")))),
+		// Minima and maxima: alone, under a filter most rows fail, beside
+		// a sum and a count, by months (batches across two) and years.
+		mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", shopLeg(false,
+			metric("largest", simple(domain.Max, "net_amount"), shopPaid), metric("smallest", simple(domain.Min, "net_amount"), shopPaid))),
+		mkPlan(t, domain.Month, "2024-02-10", "2025-11-20", shopLeg(false, extremes...)),
+		mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", shopLeg(false, extremes...)),
 	}
 
 	kernel.DirectOff = true

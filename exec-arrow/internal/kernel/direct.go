@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"unsafe"
 
@@ -13,13 +14,15 @@ import (
 // The direct kernel aggregates a batch with no selection vector and no
 // group ids, when the question's shape allows: no dimension and no join
 // (a group is a bucket), every metric needing the same required filters
-// (a row counts for all or none), every term a count or an integer sum
-// over a column with no null in the batch, every filter tested by its
+// (a row counts for all or none), every term a count, an integer sum, or
+// an integer minimum or maximum, over a column with no null in the batch, every filter tested by its
 // outcome per dictionary entry or boolean value, and the batch wholly in
 // the range. Each filter is tested over the batch's rows in order into a
-// keep flag per row; one pass counts the kept rows per bucket, and one per
-// sum adds each row's value times its flag. The counts and sums are those
-// the stages of query.chunk reach (integer sums are exact in any order).
+// keep flag per row; one pass counts the kept rows per bucket, one per
+// sum adds each row's value times its flag, and one per minimum or
+// maximum takes each kept row's value. The counts, sums, minima and maxima
+// are those the stages of query.chunk reach (integer sums are exact in any
+// order).
 
 // directOff, set by tests only, keeps every batch on query.chunk's
 // stages; directHook, when set (by tests only), runs for every batch the
@@ -37,7 +40,7 @@ func (q *Query) DirectShape() bool {
 	}
 	for _, mp := range q.Metrics {
 		for _, tp := range mp.Terms {
-			if tp.Op != opCount && ((tp.Op != OpSum && tp.Op != opAvg) || tp.Float || tp.Dec) {
+			if tp.Op != opCount && !tp.directSum() && !tp.directMinMax() {
 				return false
 			}
 		}
@@ -123,6 +126,10 @@ func (q *Query) direct(s *scratch, p *Partial, b *Batch) bool {
 		}
 		for t, tp := range mp.Terms {
 			st := p.Terms[m][t]
+			if tp.directMinMax() {
+				minMaxDirect(st, tp.Op == OpMax, b.Cols[tp.Slot], b, s.bsum[:nb], bucket, hc, gidOf, keep)
+				continue
+			}
 			if tp.Op != opCount {
 				hs := s.bsum[:nb]
 				clear(hs)
@@ -154,6 +161,88 @@ func (q *Query) direct(s *scratch, p *Partial, b *Batch) bool {
 		}
 	}
 	return true
+}
+
+// directSum reports whether the direct kernel sums the term: an integer
+// sum or average.
+func (t *TermPlan) directSum() bool {
+	return (t.Op == OpSum || t.Op == opAvg) && !t.Float && !t.Dec
+}
+
+// directMinMax reports whether the direct kernel takes the term's
+// minimum or maximum: one of an integer column.
+func (t *TermPlan) directMinMax() bool {
+	return (t.Op == OpMin || t.Op == OpMax) && !t.Float && !t.Dec && t.Col.Type == domain.TypeInteger
+}
+
+// minMaxDirect folds into st the minimum (or, isMax, the maximum) of c's
+// kept rows of b (keep) per bucket, and counts them: hs is room for a
+// value per bucket, bucket each row's (unless b is in one), hc the kept
+// rows per bucket, gidOf each bucket's group (-1: none kept).
+func minMaxDirect(st *termState, isMax bool, c *column.Column, b *Batch, hs []int64, bucket []int32, hc []int64, gidOf []int32, keep []uint8) {
+	lo, hi := b.Lo, b.Hi
+	none := int64(math.MaxInt64) // what a row left out counts as: never the minimum
+	if isMax {
+		none = math.MinInt64
+	}
+	for bk := range hs {
+		hs[bk] = none
+	}
+	switch {
+	case b.OneBucket && c.Ints32 != nil:
+		hs[b.Bucket] = extremeKeptOne(c.Ints32[lo:hi], keep, none, isMax)
+	case b.OneBucket:
+		hs[b.Bucket] = extremeKeptOne(c.Ints[lo:hi], keep, none, isMax)
+	case c.Ints32 != nil:
+		extremeKept(hs, c.Ints32[lo:hi], bucket, keep, none, isMax)
+	default:
+		extremeKept(hs, c.Ints[lo:hi], bucket, keep, none, isMax)
+	}
+	for bk, g := range gidOf {
+		if g < 0 || hc[bk] == 0 {
+			continue
+		}
+		if v := hs[bk]; st.n[g] == 0 || (v > st.i[g]) == isMax && v != st.i[g] {
+			st.i[g] = v
+		}
+		st.n[g] += hc[bk]
+	}
+}
+
+// extremeKeptOne is the minimum (isMax: maximum) of vals[i] where keep[i]
+// is 1, none when none is; a row left out counts as none, without a
+// branch (the kept rows of a filter are in no order).
+//
+//go:noinline
+func extremeKeptOne[T column.Integer](vals []T, keep []uint8, none int64, isMax bool) int64 {
+	keep = keep[:len(vals)]
+	m := none
+	if isMax {
+		for i, v := range vals {
+			k := -int64(keep[i]) // all ones when kept
+			m = max(m, int64(v)&k|none&^k)
+		}
+		return m
+	}
+	for i, v := range vals {
+		k := -int64(keep[i])
+		m = min(m, int64(v)&k|none&^k)
+	}
+	return m
+}
+
+// extremeKept is extremeKeptOne per bucket: hs[bucket[i]] takes vals[i]
+// where keep[i] is 1.
+func extremeKept[T column.Integer](hs []int64, vals []T, bucket []int32, keep []uint8, none int64, isMax bool) {
+	for i, v := range vals {
+		k := -int64(keep[i])
+		x, bk := int64(v)&k|none&^k, bucket[i]
+		if isMax {
+			hs[bk] = max(hs[bk], x)
+		} else {
+			hs[bk] = min(hs[bk], x)
+		}
+	}
 }
 
 // dayBuckets sets bucket[i] to the bucket of day days[i] (of[day -
