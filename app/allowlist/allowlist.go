@@ -8,7 +8,10 @@
 // never on its measure; so metrics that share those are read once, asked
 // of the one whose measure is cheapest (counts before sums, anything
 // before a distinct count), with up to domain.MaxDimensions of its
-// dimensions in one question, each alone when that one fails.
+// dimensions in one question, each alone when that one fails. The
+// questions are handed to each data system that can prepare
+// (app.Preparer) before any runs, so one scan of a table may answer all
+// those that read it.
 package allowlist
 
 import (
@@ -66,7 +69,8 @@ func Check(ctx context.Context, b *domain.Bundle, sources map[string]app.Source,
 		}
 		return span, ok
 	}
-	read, err := readAll(ctx, b, sources, metrics, spanOf, &rep)
+	prepare(ctx, b, sources, metrics, spanOf)
+	read, err := readAll(ctx, b, sources, metrics, spanOf, &rep, dimensionValues)
 	if err != nil {
 		return rep, err
 	}
@@ -109,14 +113,51 @@ type result struct {
 // row cap is refused and its dimensions are then asked one by one).
 const packProduct = 1000
 
+// asker finds, per dimension of dims, the values metric's answer grouped
+// by all of them holds over span, or why they cannot be read
+// (dimensionValues).
+type asker func(ctx context.Context, b *domain.Bundle, sources map[string]app.Source, metric string, dims []string, span app.DataSpan) ([]map[string]bool, string, error)
+
+// prepare hands each data system that can prepare (app.Preparer) the
+// plans readAll is about to have it execute, as readAll asks them when
+// every question is answered: a data system may then answer those that
+// read one table in one scan of it. A question asked only because another
+// failed (a packed question's dimensions asked one by one) executes on
+// its own.
+func prepare(ctx context.Context, b *domain.Bundle, sources map[string]app.Source, metrics []domain.Metric, spanOf func(domain.Metric) (app.DataSpan, bool)) {
+	bySource := map[string][]*domain.Plan{}
+	record := func(_ context.Context, b *domain.Bundle, _ map[string]app.Source, metric string, dims []string, span app.DataSpan) ([]map[string]bool, string, error) {
+		ps, why := plans(b, metric, dims, span)
+		for _, p := range ps {
+			bySource[p.Legs[0].Source] = append(bySource[p.Legs[0].Source], p)
+		}
+		seen := make([]map[string]bool, len(dims))
+		for i := range seen {
+			seen[i] = map[string]bool{}
+		}
+		return seen, why, nil
+	}
+	if _, err := readAll(ctx, b, sources, metrics, spanOf, &Report{}, record); err != nil {
+		return
+	}
+	for src, ps := range bySource {
+		if s, ok := sources[src]; ok {
+			if pr, ok := s.System.(app.Preparer); ok && len(ps) > 1 {
+				pr.Prepare(ctx, ps)
+			}
+		}
+	}
+}
+
 // readAll reads, once per rows and dimension key, the values the data
-// holds. The dimensions the cheapest metric of a rows group has are first
-// asked together, up to domain.MaxDimensions at a time while the product
-// of their allowlists' lengths stays within packProduct; what a packed
-// question does not settle is asked one dimension at a time, of the
-// cheapest metric that has it.
+// holds, each question asked through ask. The dimensions the cheapest
+// metric of a rows group has are first asked together, up to
+// domain.MaxDimensions at a time while the product of their allowlists'
+// lengths stays within packProduct; what a packed question does not
+// settle is asked one dimension at a time, of the cheapest metric that
+// has it.
 func readAll(ctx context.Context, b *domain.Bundle, sources map[string]app.Source, metrics []domain.Metric,
-	spanOf func(domain.Metric) (app.DataSpan, bool), rep *Report) (map[string]result, error) {
+	spanOf func(domain.Metric) (app.DataSpan, bool), rep *Report, ask asker) (map[string]result, error) {
 	read := map[string]result{}
 	for _, m := range metrics {
 		key := rowsKey(m)
@@ -140,7 +181,7 @@ func readAll(ctx context.Context, b *domain.Bundle, sources map[string]app.Sourc
 				for i, d := range pack {
 					names[i] = d.Name
 				}
-				seen, why, err := dimensionValues(ctx, b, sources, c.Name, names, span)
+				seen, why, err := ask(ctx, b, sources, c.Name, names, span)
 				rep.Questions++
 				if err != nil {
 					return nil, err
@@ -160,7 +201,7 @@ func readAll(ctx context.Context, b *domain.Bundle, sources map[string]app.Sourc
 			}
 			r := result{why: "no metric reads it"}
 			for _, c := range cheapest(metrics, m, d) {
-				seen, why, err := dimensionValues(ctx, b, sources, c.metric, []string{c.dimension}, span)
+				seen, why, err := ask(ctx, b, sources, c.metric, []string{c.dimension}, span)
 				rep.Questions++
 				if err != nil {
 					return nil, err
@@ -269,19 +310,16 @@ func cost(ms domain.Measure) int {
 	return n
 }
 
-// dimensionValues returns, per dimension of dims, the values metric's
-// answer grouped by all of them holds over span, or why they cannot be
-// read.
-func dimensionValues(ctx context.Context, b *domain.Bundle, sources map[string]app.Source, metric string, dims []string, span app.DataSpan) ([]map[string]bool, string, error) {
+// plans compiles metric grouped by dims over span, as the local
+// operator asks it: one plan per window of at most domain.MaxSpanDays
+// days, or why it cannot be asked.
+func plans(b *domain.Bundle, metric string, dims []string, span app.DataSpan) ([]*domain.Plan, string) {
 	m, ok := b.Metric(metric)
 	if !ok {
-		return nil, "no such metric", nil
-	}
-	seen := make([]map[string]bool, len(dims))
-	for i := range seen {
-		seen[i] = map[string]bool{}
+		return nil, "no such metric"
 	}
 	grain := m.CoarsestGrain()
+	var out []*domain.Plan
 	for start := span.First; start <= span.Last; start = start.AddDays(domain.MaxSpanDays) {
 		end := min(start.AddDays(domain.MaxSpanDays), span.Last.AddDays(1))
 		r := domain.Range{Start: start, End: end}
@@ -289,11 +327,29 @@ func dimensionValues(ctx context.Context, b *domain.Bundle, sources map[string]a
 			Range: domain.TimeSpan{Fixed: &r}}
 		plan, why := semantic.Compile(b, domain.LocalOperator, q, span.Last)
 		if why != nil {
-			return nil, fmt.Sprintf("the question is refused (%s)", why.Code()), nil
+			return nil, fmt.Sprintf("the question is refused (%s)", why.Code())
 		}
 		if plan.Federated() {
-			return nil, "the dimension is read from another data system than the metric", nil
+			return nil, "the dimension is read from another data system than the metric"
 		}
+		out = append(out, plan)
+	}
+	return out, ""
+}
+
+// dimensionValues returns, per dimension of dims, the values metric's
+// answer grouped by all of them holds over span, or why they cannot be
+// read.
+func dimensionValues(ctx context.Context, b *domain.Bundle, sources map[string]app.Source, metric string, dims []string, span app.DataSpan) ([]map[string]bool, string, error) {
+	ps, why := plans(b, metric, dims, span)
+	if why != "" {
+		return nil, why, nil
+	}
+	seen := make([]map[string]bool, len(dims))
+	for i := range seen {
+		seen[i] = map[string]bool{}
+	}
+	for _, plan := range ps {
 		src, ok := sources[plan.Legs[0].Source]
 		if !ok || src.System == nil {
 			return nil, "its data system is not open", nil

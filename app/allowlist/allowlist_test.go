@@ -2,6 +2,7 @@ package allowlist_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 	"testing"
@@ -127,4 +128,58 @@ func TestCheckPacksTheDimensionsOfOneMetric(t *testing.T) {
 			assert.Empty(t, rep.Unchecked)
 		})
 	}
+}
+
+// preparing is cities that can prepare: it records the plans it is
+// handed, before any executes, and the plans it executes.
+type preparing struct {
+	cities
+	prepared, executed []string
+	early              bool // a plan executed before Prepare was called
+}
+
+func (p *preparing) Prepare(_ context.Context, plans []*domain.Plan) {
+	for _, pl := range plans {
+		j, _ := json.Marshal(pl)
+		p.prepared = append(p.prepared, string(j))
+	}
+}
+
+func (p *preparing) Execute(ctx context.Context, plan *domain.Plan) (*domain.RowSet, error) {
+	j, _ := json.Marshal(plan)
+	p.executed = append(p.executed, string(j))
+	p.early = p.early || len(p.prepared) == 0
+	return p.cities.Execute(ctx, plan)
+}
+
+// TestCheckPreparesItsQuestions: a data system that can prepare is handed
+// every question Check is about to ask, equal to the plans it then
+// executes, before the first executes (so one scan of a table may answer
+// them all); a question asked only because a packed one failed is not.
+func TestCheckPreparesItsQuestions(t *testing.T) {
+	defs := apptest.Definitions()
+	defs.Metrics = defs.Metrics[:1]
+	defs.Metrics[0].Anchor = nil
+	defs.Metrics[0].Dimensions = append(defs.Metrics[0].Dimensions,
+		domain.Dimension{Name: "kind", Column: "note", Filterable: true, Values: []string{"a", "b"}})
+	big := defs.Metrics[0]
+	big.Name = "big_revenue"
+	big.RequiredFilters = []domain.RequiredFilter{{Op: domain.Equals, Column: "note", Value: "big"}}
+	defs.Metrics = append(defs.Metrics, big)
+	b, err := domain.NewBundle("v1", defs, domain.Knowledge{})
+	require.NoError(t, err)
+
+	sys := &preparing{cities: cities{held: []string{"Lyon"}}}
+	rep, err := allowlist.Check(context.Background(), b, apptest.Sources(sys), app.Spans{}, domain.DateOf(2026, 1, 1))
+	require.NoError(t, err)
+	assert.Equal(t, 2, rep.Questions)
+	assert.False(t, sys.early, "a question executed before the questions were prepared")
+	assert.ElementsMatch(t, sys.executed, sys.prepared, "the prepared plans are those executed")
+
+	failing := &preparing{cities: cities{held: []string{"Lyon"}, onlyOne: true}}
+	rep, err = allowlist.Check(context.Background(), b, apptest.Sources(failing), app.Spans{}, domain.DateOf(2026, 1, 1))
+	require.NoError(t, err)
+	assert.Equal(t, 6, rep.Questions, "each packed question failed: its two dimensions asked alone")
+	assert.Len(t, failing.prepared, 2, "only the packed questions are prepared")
+	assert.Subset(t, failing.executed, failing.prepared)
 }
