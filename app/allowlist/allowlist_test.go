@@ -96,15 +96,22 @@ func TestCheckAsksTheCheapestMetricOnce(t *testing.T) {
 	assert.True(t, slices.Contains(rep.Windowed, "revenue"), "no span told: the last MaxSpanDays days were read")
 }
 
-// TestCheckPacksTheDimensionsOfOneMetric: the filterable dimensions of one
-// metric are asked in one question grouped by all of them; when that
-// question fails, each is asked alone, with the same report.
-func TestCheckPacksTheDimensionsOfOneMetric(t *testing.T) {
+// twoDimensions is the demo definitions with revenue alone, unanchored,
+// filterable by city (Lyon, Paris) and kind (a, b).
+func twoDimensions() domain.Definitions {
 	defs := apptest.Definitions()
 	defs.Metrics = defs.Metrics[:1]
 	defs.Metrics[0].Anchor = nil
 	defs.Metrics[0].Dimensions = append(defs.Metrics[0].Dimensions,
 		domain.Dimension{Name: "kind", Column: "note", Filterable: true, Values: []string{"a", "b"}})
+	return defs
+}
+
+// TestCheckPacksTheDimensionsOfOneMetric: the filterable dimensions of one
+// metric are asked in one question grouped by all of them; when that
+// question fails, each is asked alone, with the same report.
+func TestCheckPacksTheDimensionsOfOneMetric(t *testing.T) {
+	defs := twoDimensions()
 	b, err := domain.NewBundle("v1", defs, domain.Knowledge{})
 	require.NoError(t, err)
 	want := []allowlist.UnusedValue{{Metric: "revenue", Dimension: "city", Value: "Paris"}, {Metric: "revenue", Dimension: "kind", Value: "b"}}
@@ -157,11 +164,7 @@ func (p *preparing) Execute(ctx context.Context, plan *domain.Plan) (*domain.Row
 // executes, before the first executes (so one scan of a table may answer
 // them all); a question asked only because a packed one failed is not.
 func TestCheckPreparesItsQuestions(t *testing.T) {
-	defs := apptest.Definitions()
-	defs.Metrics = defs.Metrics[:1]
-	defs.Metrics[0].Anchor = nil
-	defs.Metrics[0].Dimensions = append(defs.Metrics[0].Dimensions,
-		domain.Dimension{Name: "kind", Column: "note", Filterable: true, Values: []string{"a", "b"}})
+	defs := twoDimensions()
 	big := defs.Metrics[0]
 	big.Name = "big_revenue"
 	big.RequiredFilters = []domain.RequiredFilter{{Op: domain.Equals, Column: "note", Value: "big"}}
