@@ -36,11 +36,12 @@ type parquetPart struct {
 	keep    []bool
 	first   []int64  // per row group: its first row within the file
 	zones   []rgZone // per row group: its time column's statistics
-	// need, per row group of a union, holds the slots read by a member
-	// whose range its statistics meet (kernel.Query.NeedSlots): the
-	// others are not opened. Nil, or nil for a row group: every slot.
-	need   [][]bool
-	bounds map[int]bool // per slot: its integer sums bounded (bounded)
+	// meets, per row group of a union, holds the members whose range its
+	// statistics meet (kernel.Query.MembersMeeting), and need the slots
+	// they read (NeedSlots): the others are not opened, and the others'
+	// members pick no row of it. Nil, or nil for a row group: every one.
+	meets, need [][]bool
+	bounds      map[int]bool // per slot: its integer sums bounded (bounded)
 	// pageLimit is the largest uncompressed page it may declare.
 	pageLimit int64
 	// workerBytes estimates what one worker holds to decode a row group:
@@ -105,9 +106,9 @@ func openParquetPart(ctx context.Context, fsys fs.FS, fc *footer.Cache, p files.
 		pp.zones[rg], meets, members = q.rowGroupMeets(rgm, pp.leaves, sch)
 		if members != nil {
 			if pp.need == nil {
-				pp.need = make([][]bool, nrg)
+				pp.meets, pp.need = make([][]bool, nrg), make([][]bool, nrg)
 			}
-			pp.need[rg] = q.NeedSlots(members, nil)
+			pp.meets[rg], pp.need[rg] = members, q.NeedSlots(members, nil)
 		}
 		pp.keep[rg] = meets &&
 			q.MayCount(func(s int) (column.ChunkStats, bool) {
@@ -365,9 +366,9 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 	inside := rz.ok && rz.z.Min >= q.Start && rz.z.Max < q.Start+q.Span
 	// A union's columns that only members whose range the row group's
 	// statistics miss read are not opened.
-	var rgNeed []bool
+	var rgMeets, rgNeed []bool
 	if pp.need != nil && pp.need[t.rg] != nil {
-		rgNeed = pp.need[t.rg]
+		rgMeets, rgNeed = pp.meets[t.rg], pp.need[t.rg]
 		full = slices.DeleteFunc(slices.Clone(full), func(s int) bool { return !rgNeed[s] })
 	}
 	g, err := format.OpenRowGroup(ctx, fr, format.RowGroupSpec{Path: pp.p.Path, RG: t.rg, First: int(pp.first[t.rg]),
@@ -399,7 +400,10 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 		off += n
 		cols := make([]*column.Column, len(q.Base))
 		b := &kernel.Batch{Lo: 0, Hi: n, Group: t.group, Cols: cols, OneBucket: one, Bucket: bucket}
-		need = nil
+		// The members the row group's statistics rule out pick no row of
+		// any of its batches (their columns are not opened), whether or
+		// not the batch's own zones are checked.
+		b.Meets, need = rgMeets, rgNeed
 		if !one {
 			for _, s := range fp.timeSlots {
 				if cols[s], err = g.Column(s, nil); err != nil {
@@ -420,9 +424,12 @@ func (fp *fileProducer) parquetTask(ctx context.Context, pr *parquetReaders, t t
 					}
 					continue
 				}
-				if b.Meets = q.MembersMeeting(b.Zone, pr.meets); b.Meets != nil {
-					pr.meets, pr.zonePaid = b.Meets, pr.zonePaid+1
-					need = q.NeedSlots(b.Meets, pr.need)
+				if m := q.MembersMeeting(b.Zone, pr.meets); m != nil {
+					for i := range m {
+						m[i] = m[i] && (rgMeets == nil || rgMeets[i])
+					}
+					pr.meets, pr.zonePaid = m, pr.zonePaid+1
+					b.Meets, need = m, q.NeedSlots(m, pr.need)
 					pr.need = need
 				}
 			}

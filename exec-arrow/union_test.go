@@ -244,3 +244,78 @@ func TestUnionLeavesOutColumnsOfMembersOutOfRange(t *testing.T) {
 		})
 	}
 }
+
+// TestUnionRowGroupsLeaveOutMembersAfterTheZonesStopPaying: a row group
+// whose statistics miss a member's range is read without that member's
+// columns even after the batches' zones stopped paying on a worker (the
+// first hundreds of row groups meet every member) and the member is no
+// longer placed by its zone (its time column has nulls): the member must
+// still pick no row of such a batch, and test none of its rows against
+// its filter (a rare kind, which its pass rates test before the range).
+// Its price column holds, past its range, a coefficient the declared
+// precision refuses; one scan answers both members.
+func TestUnionRowGroupsLeaveOutMembersAfterTheZonesStopPaying(t *testing.T) {
+	const n = 200_000
+	first := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	two := 2
+	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("amount", domain.TypeInteger),
+		{Name: "price", Type: domain.TypeDecimal, Precision: 4, Scale: &two}, col("kind", domain.TypeText)}
+	rare := domain.RequiredFilter{Op: domain.Equals, Column: "kind", Value: "rare"}
+	leg := func(ms ...domain.MetricRef) domain.Leg {
+		return domain.Leg{Base: tbl("orders", "t0", cols...), TimeColumn: "d", Metrics: ms}
+	}
+	plans := []*domain.Plan{
+		mkPlan(t, domain.Year, "2024-01-01", "2025-03-01", leg(metric("orders", count("amount")))),
+		mkPlan(t, domain.Month, "2024-01-01", "2024-12-01", leg(metric("sales", sum("price"), rare))),
+	}
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "amount", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "price", Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}, Nullable: true},
+		{Name: "kind", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for i := range n {
+		kind := "common"
+		if i%61 == 3 {
+			kind = "rare"
+		}
+		b.Field(3).(*array.StringBuilder).Append(kind)
+		d := first.AddDate(0, 0, i*400/n) // sorted: 400 days, two a row group
+		p := int64(i%97) + 1
+		if d.After(time.Date(2024, 12, 7, 0, 0, 0, 0, time.UTC)) {
+			p = 123_456 // past a precision of 4, in row groups past the second range
+		}
+		if i%50 == 7 {
+			b.Field(0).AppendNull()
+		} else {
+			b.Field(0).(*array.Date32Builder).Append(arrow.Date32(d.Unix() / 86_400))
+		}
+		b.Field(1).(*array.Int64Builder).Append(int64(i))
+		b.Field(2).(*array.Decimal128Builder).Append(decimal128.FromI64(p))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "orders.parquet"))
+	require.NoError(t, err)
+	w, err := pqarrow.NewFileWriter(sch, f, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1_000),
+		parquet.WithStoreDecimalAsInteger(true)), pqarrow.DefaultWriterProps())
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close())
+
+	alone, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
+	require.NoError(t, err)
+	want := answers(t, alone, plans, false)
+	together, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
+	require.NoError(t, err)
+	together.Prepare(context.Background(), plans)
+	got := answers(t, together, plans, false)
+	require.Equal(t, int64(1), together.cache.Stats().Reads, "one scan answers both")
+	for i := range plans {
+		require.NotEmpty(t, want[i], "question %d", i)
+		assert.Equal(t, want[i], got[i], "question %d", i)
+	}
+}
