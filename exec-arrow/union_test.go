@@ -177,20 +177,6 @@ func TestUnionLeavesOutColumnsOfMembersOutOfRange(t *testing.T) {
 			mkPlan(t, domain.Week, "2025-01-06", "2025-02-03", leg(metric("sales", sum("price")))),
 		}
 	}
-	check := func(t *testing.T, dir string, plans []*domain.Plan) {
-		alone, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
-		require.NoError(t, err)
-		want := answers(t, alone, plans, false)
-		together, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
-		require.NoError(t, err)
-		together.Prepare(context.Background(), plans)
-		got := answers(t, together, plans, false)
-		require.Equal(t, int64(1), together.cache.Stats().Reads, "one scan answers both: the price column is not read before the last weeks")
-		for i := range plans {
-			require.NotEmpty(t, want[i], "question %d", i)
-			assert.Equal(t, want[i], got[i], "question %d", i)
-		}
-	}
 	var csv, ndjson strings.Builder
 	csv.WriteString("d,amount,price\n")
 	for i := range n {
@@ -206,7 +192,7 @@ func TestUnionLeavesOutColumnsOfMembersOutOfRange(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			dir := t.TempDir()
 			write(t, dir, f.name, f.content)
-			check(t, dir, plans(textCols))
+			oneScanAnswersAll(t, dir, plans(textCols))
 		})
 	}
 	// Row groups of 20 000 rows: those before the last weeks are read
@@ -233,14 +219,8 @@ func TestUnionLeavesOutColumnsOfMembersOutOfRange(t *testing.T) {
 			rec := b.NewRecordBatch()
 			defer rec.Release()
 			dir := t.TempDir()
-			f, err := os.Create(filepath.Join(dir, "orders.parquet"))
-			require.NoError(t, err)
-			w, err := pqarrow.NewFileWriter(sch, f, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(group),
-				parquet.WithStoreDecimalAsInteger(true)), pqarrow.DefaultWriterProps())
-			require.NoError(t, err)
-			require.NoError(t, w.Write(rec))
-			require.NoError(t, w.Close())
-			check(t, dir, plans(decCols))
+			writeDecimalParquet(t, filepath.Join(dir, "orders.parquet"), rec, group)
+			oneScanAnswersAll(t, dir, plans(decCols))
 		})
 	}
 }
@@ -298,14 +278,15 @@ func TestUnionRowGroupsLeaveOutMembersAfterTheZonesStopPaying(t *testing.T) {
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, "orders.parquet"))
-	require.NoError(t, err)
-	w, err := pqarrow.NewFileWriter(sch, f, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1_000),
-		parquet.WithStoreDecimalAsInteger(true)), pqarrow.DefaultWriterProps())
-	require.NoError(t, err)
-	require.NoError(t, w.Write(rec))
-	require.NoError(t, w.Close())
+	writeDecimalParquet(t, filepath.Join(dir, "orders.parquet"), rec, 1_000)
 
+	oneScanAnswersAll(t, dir, plans)
+}
+
+// oneScanAnswersAll prepares plans together over the files in dir and
+// checks that one scan answered every plan, each as it answers alone.
+func oneScanAnswersAll(t *testing.T, dir string, plans []*domain.Plan) {
+	t.Helper()
 	alone, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
 	require.NoError(t, err)
 	want := answers(t, alone, plans, false)
@@ -313,9 +294,22 @@ func TestUnionRowGroupsLeaveOutMembersAfterTheZonesStopPaying(t *testing.T) {
 	require.NoError(t, err)
 	together.Prepare(context.Background(), plans)
 	got := answers(t, together, plans, false)
-	require.Equal(t, int64(1), together.cache.Stats().Reads, "one scan answers both")
+	require.Equal(t, int64(1), together.cache.Stats().Reads, "one scan answers every plan: no column is read where its member cannot count a row")
 	for i := range plans {
 		require.NotEmpty(t, want[i], "question %d", i)
 		assert.Equal(t, want[i], got[i], "question %d", i)
 	}
+}
+
+// writeDecimalParquet writes rec to path in row groups of group rows,
+// its decimals stored as integers (read from their pages).
+func writeDecimalParquet(t *testing.T, path string, rec arrow.RecordBatch, group int64) {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	w, err := pqarrow.NewFileWriter(rec.Schema(), f, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(group),
+		parquet.WithStoreDecimalAsInteger(true)), pqarrow.DefaultWriterProps())
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close()) // closes f
 }
