@@ -4,16 +4,24 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/big"
 	"math/bits"
 	"strings"
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/distinct"
+	"sutura.dev/exec-arrow/internal/exact"
 	"sutura.dev/exec-arrow/internal/gate"
 	"sutura.dev/exec-arrow/internal/groups"
 	"sutura.dev/exec-arrow/internal/i128"
 )
+
+// PlainFloatSums makes float sums add plainly, without compensation: a
+// benchmark's hook, to measure what compensation costs
+// (docs/performance.md), and a test's, to make a sum's bits tell the
+// order of its rows. Never set it outside a benchmark or a test.
+var PlainFloatSums bool
 
 // TermOp is an aggregate kernel.
 type TermOp uint8
@@ -228,9 +236,9 @@ type termState struct {
 	// f's additions, summed (Neumaier), so f+fc is the sum to within one
 	// rounding in all but pathological cancellations (docs/reference.md).
 	fc  []float64
-	dec decState // sums, mins and maxes of decimals
-	n   []int64  // non-null values seen
-	s   []string // min/max of streamed text
+	dec exact.Decimals // sums, mins and maxes of decimals
+	n   []int64        // non-null values seen
+	s   []string       // min/max of streamed text
 
 	// count_distinct: bitsets of words per group, or a set of
 	// group<<32|code; streamed, book numbers the values (m caches a
@@ -284,7 +292,7 @@ func (s *termState) grow(t *TermPlan, ng int) {
 			s.fc = append(s.fc, 0)
 		}
 		if t.Dec {
-			s.dec.v = append(s.dec.v, i128.Int{})
+			s.dec.Grow(1)
 		}
 		if t.streamText() {
 			s.s = append(s.s, "")
@@ -384,7 +392,7 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 			one := len(rows) > 0 && int(h[gids[0]]) == len(rows)
 			switch {
 			case t.Dec:
-				s.dec.sum(c, rows, gids, false, one)
+				s.dec.Sum(c, rows, gids, false, one)
 			case t.Float && PlainFloatSums && one:
 				g, v := gids[0], s.f[gids[0]]
 				for _, r := range rows {
@@ -397,12 +405,12 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 				}
 			case t.Float && one:
 				g := gids[0]
-				s.f[g], s.fc[g] = twoSumRows(s.f[g], s.fc[g], c.Floats, rows)
+				s.f[g], s.fc[g] = exact.TwoSumRows(s.f[g], s.fc[g], c.Floats, rows)
 			case t.Float:
 				f, fc := s.f, s.fc
 				for k, r := range rows {
 					g := gids[k]
-					f[g], fc[g] = twoSum(f[g], fc[g], c.Floats[r])
+					f[g], fc[g] = exact.TwoSum(f[g], fc[g], c.Floats[r])
 				}
 			default:
 				var ovf int64
@@ -424,7 +432,7 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 	switch t.Op {
 	case OpSum, opAvg:
 		if t.Dec {
-			s.dec.sum(c, rows, gids, true, false)
+			s.dec.Sum(c, rows, gids, true, false)
 			for k, r := range rows {
 				if !nulls || c.IsValid(r) {
 					s.n[gids[k]]++
@@ -442,7 +450,7 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 				if PlainFloatSums {
 					f[g] += c.Floats[r]
 				} else {
-					f[g], fc[g] = twoSum(f[g], fc[g], c.Floats[r])
+					f[g], fc[g] = exact.TwoSum(f[g], fc[g], c.Floats[r])
 				}
 				s.n[g]++
 			}
@@ -496,7 +504,7 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 		isMax := t.Op == OpMax
 		switch {
 		case t.Dec:
-			s.dec.minMax(c, rows, gids, s.n, isMax)
+			s.dec.MinMax(c, rows, gids, s.n, isMax)
 		case t.Float:
 			for k, r := range rows {
 				if nulls && !c.IsValid(r) {
@@ -691,10 +699,10 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 			s.i[dg], o = addInt(s.i[dg], src.i[sg])
 			s.iovf |= o
 			if t.Float {
-				s.f[dg], s.fc[dg] = twoSum(s.f[dg], s.fc[dg]+src.fc[sg], src.f[sg])
+				s.f[dg], s.fc[dg] = exact.TwoSum(s.f[dg], s.fc[dg]+src.fc[sg], src.f[sg])
 			}
 			if t.Dec && src.n[sg] > 0 {
-				s.dec.mergeSum(&src.dec, sg, int(dg))
+				s.dec.MergeSum(&src.dec, sg, int(dg))
 			}
 		case OpMin, OpMax:
 			if src.n[sg] == 0 {
@@ -703,7 +711,7 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 			isMax := t.Op == OpMax
 			switch {
 			case t.Dec:
-				s.dec.mergeMinMax(&src.dec, sg, int(dg), s.n[dg] == 0, isMax)
+				s.dec.MergeMinMax(&src.dec, sg, int(dg), s.n[dg] == 0, isMax)
 			case t.Float:
 				if v := src.f[sg]; s.n[dg] == 0 || (v > s.f[dg]) == isMax && v != s.f[dg] {
 					s.f[dg] = v
@@ -824,7 +832,7 @@ func (s *termState) DistinctCounts(ng int, mem *gate.Reservation) ([]int64, erro
 
 // bytes estimates the memory s holds.
 func (s *termState) bytes() int64 {
-	n := int64(8*(cap(s.i)+cap(s.f)+cap(s.fc)+cap(s.n)+cap(s.bits))) + int64(16*cap(s.dec.v)) + s.set.Bytes() + int64(16*cap(s.s))
+	n := int64(8*(cap(s.i)+cap(s.f)+cap(s.fc)+cap(s.n)+cap(s.bits))) + s.dec.Bytes() + s.set.Bytes() + int64(16*cap(s.s))
 	if s.book != nil {
 		n += s.book.Bytes()
 	}
@@ -903,7 +911,17 @@ func (t *TermPlan) Finish(s *termState, distinct []int64, sorted []string, g int
 		return Value{Null: true}
 	}
 	if t.Dec {
-		return s.dec.finish(t.Op == opAvg, g, s.n[g])
+		// The decimal, or for avg the float64 nearest to the exact
+		// quotient of the sum by the n values (PostgreSQL's and DuckDB's
+		// AVG cast to double, docs/reference.md).
+		x, sc, ok := s.dec.Value(g)
+		switch {
+		case !ok:
+			return Value{Kind: domain.KindDecimal, Overflow: true}
+		case t.Op == opAvg:
+			return Value{Kind: domain.KindFloat, F: i128.Quotient(x, sc, big.NewInt(s.n[g]), 0)}
+		}
+		return Value{Kind: domain.KindDecimal, D: x, Sc: sc}
 	}
 	if (t.Op == OpSum || t.Op == opAvg) && !t.Float && s.iovf < 0 {
 		return Value{Overflow: true, IntOverflow: true}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/exact"
 	"sutura.dev/exec-arrow/internal/i128"
 )
 
@@ -54,7 +55,7 @@ func BenchmarkSumKernel10M(b *testing.B) {
 			s, c := 0.0, 0.0
 			for lo := 0; lo < n; lo += len(rows) {
 				vals := floats[lo:min(lo+len(rows), n)]
-				s, c = twoSumRows(s, c, vals, rows[:len(vals)])
+				s, c = exact.TwoSumRows(s, c, vals, rows[:len(vals)])
 			}
 			sink = s + c
 		}

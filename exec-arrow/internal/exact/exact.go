@@ -1,36 +1,31 @@
-package kernel
+// Package exact holds the aggregates whose answer must not depend on the
+// order rows arrive in: compensated float sums (correct to within one
+// rounding whatever the order) and decimal sums, minima and maxima as
+// 128-bit coefficients at one scale (docs/reference.md).
+package exact
 
 import (
-	"math/big"
-
-	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/i128"
 )
 
-// PlainFloatSums makes float sums add plainly, without compensation: a
-// benchmark's hook, to measure what compensation costs
-// (docs/performance.md), and a test's, to make a sum's bits tell the
-// order of its rows. Never set it outside a benchmark or a test.
-var PlainFloatSums bool
-
-// twoSum adds x to the sum s whose compensation is c (Neumaier's
+// TwoSum adds x to the sum s whose compensation is c (Neumaier's
 // compensated summation, with Knuth's branch-free two-sum): t is the
 // rounded sum and the rounding error of the addition, which is exact, is
 // added to c. The answer is t+c, the sum to within one rounding unless
 // its terms cancel catastrophically (docs/reference.md).
-func twoSum(s, c, x float64) (float64, float64) {
+func TwoSum(s, c, x float64) (float64, float64) {
 	t := s + x
 	z := t - s
 	e := (s - (t - z)) + (x - z)
 	return t, c + e
 }
 
-// twoSumRows adds vals[r] for every r of rows to the sum s with
+// TwoSumRows adds vals[r] for every r of rows to the sum s with
 // compensation c, in registers: even and odd positions in two compensated
 // lanes (so two additions are in flight, not one), merged at the end with
 // their compensations.
-func twoSumRows(s, c float64, vals []float64, rows []int32) (float64, float64) {
+func TwoSumRows(s, c float64, vals []float64, rows []int32) (float64, float64) {
 	var s1, c1 float64
 	n := len(rows) &^ 1
 	for k := 0; k < n; k += 2 {
@@ -45,16 +40,17 @@ func twoSumRows(s, c float64, vals []float64, rows []int32) (float64, float64) {
 		s1 = u
 	}
 	if n < len(rows) {
-		s, c = twoSum(s, c, vals[rows[n]])
+		s, c = TwoSum(s, c, vals[rows[n]])
 	}
-	return twoSum(s, c+c1, s1)
+	return TwoSum(s, c+c1, s1)
 }
 
-// decState is the exact aggregate of a decimal term: one 128-bit
+// Decimals is the exact aggregate of a decimal term: one 128-bit
 // coefficient per group (a sum, a min or a max) at one scale for every
 // group. A batch whose column has fewer fractional digits is rescaled up
-// as it is added; one with more raises the state's scale first.
-type decState struct {
+// as it is added; one with more raises the state's scale first. The zero
+// value holds no group (Grow adds them).
+type Decimals struct {
 	v      []i128.Int
 	sc     int32
 	scaled bool
@@ -65,7 +61,7 @@ type decState struct {
 
 // align makes the state hold values at scale sc or more and returns the
 // power of ten a value at scale sc is multiplied by to be added.
-func (d *decState) align(sc int32) int32 {
+func (d *Decimals) align(sc int32) int32 {
 	switch {
 	case !d.scaled:
 		d.sc, d.scaled = sc, true
@@ -88,7 +84,7 @@ func (d *decState) align(sc int32) int32 {
 }
 
 // at is row r of c at the state's scale (f: the power of ten to raise it).
-func (d *decState) at(c *column.Column, r int32, f int32) i128.Int {
+func (d *Decimals) at(c *column.Column, r int32, f int32) i128.Int {
 	x := c.DecAt(r)
 	if f > 0 {
 		var ok bool
@@ -99,9 +95,9 @@ func (d *decState) at(c *column.Column, r int32, f int32) i128.Int {
 	return x
 }
 
-// sum adds rows rows[k] of c to the groups gids[k] (skipping nulls when
+// Sum adds rows rows[k] of c to the groups gids[k] (skipping nulls when
 // nulls says c may hold them; one says every row is in group gids[0]).
-func (d *decState) sum(c *column.Column, rows, gids []int32, nulls, one bool) {
+func (d *Decimals) Sum(c *column.Column, rows, gids []int32, nulls, one bool) {
 	f := d.align(c.Scale)
 	v := d.v
 	nulls = nulls && c.Valid != nil
@@ -145,9 +141,9 @@ func (d *decState) sum(c *column.Column, rows, gids []int32, nulls, one bool) {
 	}
 }
 
-// minMax keeps the smallest (isMax: largest) value of each group; n
+// MinMax keeps the smallest (isMax: largest) value of each group; n
 // counts the values of each group.
-func (d *decState) minMax(c *column.Column, rows, gids []int32, n []int64, isMax bool) {
+func (d *Decimals) MinMax(c *column.Column, rows, gids []int32, n []int64, isMax bool) {
 	f := d.align(c.Scale)
 	v := d.v
 	nulls := c.Valid != nil
@@ -163,8 +159,8 @@ func (d *decState) minMax(c *column.Column, rows, gids []int32, n []int64, isMax
 	}
 }
 
-// mergeSum adds src's group sg to group dg.
-func (d *decState) mergeSum(src *decState, sg, dg int) {
+// MergeSum adds src's group sg to group dg.
+func (d *Decimals) MergeSum(src *Decimals, sg, dg int) {
 	d.ovf = d.ovf || src.ovf
 	f := d.align(src.sc)
 	x := src.v[sg]
@@ -181,9 +177,9 @@ func (d *decState) mergeSum(src *decState, sg, dg int) {
 	d.v[dg] = w
 }
 
-// mergeMinMax folds src's group sg into group dg (empty: dg has no value
+// MergeMinMax folds src's group sg into group dg (empty: dg has no value
 // yet).
-func (d *decState) mergeMinMax(src *decState, sg, dg int, empty, isMax bool) {
+func (d *Decimals) MergeMinMax(src *Decimals, sg, dg int, empty, isMax bool) {
 	d.ovf = d.ovf || src.ovf
 	f := d.align(src.sc)
 	x := src.v[sg]
@@ -198,16 +194,23 @@ func (d *decState) mergeMinMax(src *decState, sg, dg int, empty, isMax bool) {
 	}
 }
 
-// finish is group g's value: the decimal, or for avg the float64 nearest
-// to the exact quotient of the sum by the n values (PostgreSQL's and
-// DuckDB's AVG cast to double, docs/reference.md).
-func (d *decState) finish(avg bool, g int, n int64) Value {
-	x := d.v[g]
+// Grow adds n groups, each with no value yet.
+func (d *Decimals) Grow(n int) {
+	for range n {
+		d.v = append(d.v, i128.Int{})
+	}
+}
+
+// Bytes is the memory the groups' coefficients take.
+func (d *Decimals) Bytes() int64 { return int64(16 * cap(d.v)) }
+
+// Value is group g's coefficient and scale: its value is x × 10^-sc; ok
+// is false when the sum passed 38 digits (or a value did, rescaled), and
+// the value does not exist in its type.
+func (d *Decimals) Value(g int) (x i128.Int, sc int32, ok bool) {
+	x = d.v[g]
 	if d.ovf || !x.Fits() {
-		return Value{Kind: domain.KindDecimal, Overflow: true}
+		return i128.Int{}, 0, false
 	}
-	if avg {
-		return Value{Kind: domain.KindFloat, F: i128.Quotient(x, d.sc, big.NewInt(n), 0)}
-	}
-	return Value{Kind: domain.KindDecimal, D: x, Sc: d.sc}
+	return x, d.sc, true
 }
