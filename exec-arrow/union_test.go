@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/kernel"
 )
 
 // TestUnionOverTwoTimeColumns: questions over one table by two time
@@ -111,6 +113,91 @@ func TestUnionOverTwoTimeColumns(t *testing.T) {
 			return int32(o.d.Unix() / 86_400), o.kind, o.shipped, o.amount
 		})
 		streamedAsCached(t, dir, plans)
+	})
+}
+
+// TestUnionSharesARangeTestedRowByRow: questions of one union over one
+// time column and one range (anchors over one year, say), on times in no
+// order with nulls, test that range once per batch (rangeShares) and
+// answer as each does alone, CSV, NDJSON and Parquet alike: by the year
+// (one bucket, one group: each starts from the first's rows and
+// buckets), by months and by quarters (the same rows, their own
+// buckets), under their own required filters, and beside a question over
+// another range of the same column. A member that took another's rows
+// where their ranges differ, or another's buckets where their grains
+// differ, would fail it; so would one that let in a null time.
+func TestUnionSharesARangeTestedRowByRow(t *testing.T) {
+	const n = 2*column.ChunkRows + 3_210
+	rng := rand.New(rand.NewPCG(5, 17))
+	first := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	kinds := []string{"web", "shop", "phone"}
+	var csv, ndjson strings.Builder
+	csv.WriteString("d,kind,shipped,amount\n")
+	type row struct {
+		d       time.Time
+		kind    string
+		shipped string
+		amount  int64
+	}
+	rows := make([]row, n)
+	for i := range rows {
+		r := &rows[i]
+		r.d = first.AddDate(0, 0, i*700/n)
+		r.kind = kinds[rng.IntN(len(kinds))]
+		if i%13 != 6 {
+			r.shipped = first.Add(time.Duration(rng.Int64N(700*86_400)) * time.Second).Format(time.RFC3339)
+		}
+		r.amount = rng.Int64N(1_000_000) - 1_000
+		fmt.Fprintf(&csv, "%s,%s,%s,%d\n", r.d.Format(time.DateOnly), r.kind, r.shipped, r.amount)
+		obj := map[string]any{"d": r.d.Format(time.DateOnly), "kind": r.kind, "amount": r.amount}
+		if r.shipped != "" {
+			obj["shipped"] = r.shipped
+		}
+		line, err := json.Marshal(obj)
+		require.NoError(t, err)
+		ndjson.Write(append(line, '\n'))
+	}
+	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("kind", domain.TypeText),
+		col("shipped", domain.TypeTimestamp), col("amount", domain.TypeInteger)}
+	leg := func(ms ...domain.MetricRef) domain.Leg {
+		return domain.Leg{Base: tbl("orders", "t0", cols...), TimeColumn: "shipped", Metrics: ms}
+	}
+	byKind := func(l domain.Leg) domain.Leg {
+		l.Dimensions = []domain.DimensionRef{dim("kind", "t0", "kind")}
+		return l
+	}
+	web := domain.RequiredFilter{Op: domain.Equals, Column: "kind", Value: "web"}
+	shop := domain.RequiredFilter{Op: domain.Equals, Column: "kind", Value: "shop"}
+	plans := []*domain.Plan{
+		mkPlan(t, domain.Year, "2025-01-01", "2026-01-01", leg(metric("value", sum("amount")))),
+		mkPlan(t, domain.Year, "2025-01-01", "2026-01-01", leg(metric("web orders", count("amount"), web))),
+		mkPlan(t, domain.Year, "2025-01-01", "2026-01-01", leg(metric("shop value", sum("amount"), shop), metric("largest", simple(domain.Max, "amount")))),
+		mkPlan(t, domain.Month, "2025-01-01", "2026-01-01", byKind(leg(metric("value", sum("amount"))))),
+		mkPlan(t, domain.Quarter, "2025-01-01", "2026-01-01", leg(metric("web value", sum("amount"), web))),
+		mkPlan(t, domain.Week, "2024-03-04", "2024-06-03", leg(metric("orders", count("amount")))),
+	}
+	var shared atomic.Int64
+	kernel.SharedRangeHook = func() { shared.Add(1) }
+	defer func() { kernel.SharedRangeHook = nil }()
+	check := func(t *testing.T, dir string) {
+		shared.Store(0)
+		streamedAsCached(t, dir, plans)
+		assert.Positive(t, shared.Load(), "the members over one range share its rows")
+	}
+	for _, f := range []struct{ name, content string }{{"orders.csv", csv.String()}, {"orders.ndjson", ndjson.String()}} {
+		t.Run(f.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, f.name, f.content)
+			check(t, dir)
+		})
+	}
+	t.Run("orders.parquet", func(t *testing.T) {
+		dir := t.TempDir()
+		writeOrdersParquet(t, filepath.Join(dir, "orders.parquet"), n, func(i int) (int32, string, string, int64) {
+			r := rows[i]
+			return int32(r.d.Unix() / 86_400), r.kind, r.shipped, r.amount
+		})
+		check(t, dir)
 	})
 }
 

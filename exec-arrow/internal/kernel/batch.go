@@ -50,6 +50,10 @@ type Batch struct {
 	// members, in a union's batch, holds each member's batch as its
 	// selector picked it (Selector.Rows of a union).
 	members []Batch
+	// shared, in a union member's batch tested row by row, holds the
+	// rows in its range as the first member with its time column and
+	// range to select found them (rangeShares).
+	shared *sharedRange
 }
 
 // picked is a Selector's result for one batch, in the selector's

@@ -226,6 +226,14 @@ func (q *Query) selectRows(s *scratch, b *Batch, same bool) int {
 	all := b.Hi - b.Lo
 	var n int
 	switch {
+	case ranged && b.shared != nil:
+		// Members of a union with this range share its rows: the range
+		// goes first (found once), then the filters on its survivors.
+		n = q.sharedRange(s, b)
+		if m := n; early && n > 0 {
+			n = q.earlyFilters(s, b, n, same)
+			s.order.filters(m, n)
+		}
 	case early && !ranged && s.order.sparseFilters():
 		// Every row is in the range and the filters pass few: they go
 		// first, and only the survivors' buckets are found.
@@ -900,10 +908,12 @@ type Selector struct {
 	q  *Query
 	s  *scratch
 	pk picked
-	// A union's: each member's selector and batch, and their placing.
+	// A union's: each member's selector and batch, and their placing;
+	// the ranges its members share (rangeShares).
 	members []*Selector
 	batches []Batch
 	zones   *memberZones
+	shares  rangeShares
 }
 
 // NewSelector returns a selector of q's rows; Release gives back its

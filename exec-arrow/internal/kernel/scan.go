@@ -237,8 +237,9 @@ func ScanAll(ctx context.Context, q *Query, src Producer, mem *gate.Reservation,
 			ss := make([]*scratch, len(members))
 			bufs := make([]Batch, len(members))
 			var zs *memberZones
+			var rs rangeShares
 			if q.union() {
-				zs = newMemberZones(q)
+				zs, rs = newMemberZones(q), newRangeShares(q)
 			}
 			for i, mb := range members {
 				parts[i][w] = newPartial(mb.Q)
@@ -263,10 +264,14 @@ func ScanAll(ctx context.Context, q *Query, src Producer, mem *gate.Reservation,
 					WorkerHook()
 				}
 				zs.next()
+				rs.next()
 				for i, mb := range members {
 					bi := b
 					if q.union() {
 						bi = q.member(i, b, &bufs[i], zs)
+						if bi.picked == nil {
+							rs.lend(i, bi)
+						}
 					}
 					mb.Q.chunk(ss[i], parts[i][w], bi)
 					if err := mb.Q.account(parts[i][w], mem, &helds[i][w]); err != nil {
