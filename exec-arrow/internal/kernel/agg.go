@@ -412,6 +412,19 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 					g := gids[k]
 					f[g], fc[g] = exact.TwoSum(f[g], fc[g], c.Floats[r])
 				}
+			case one:
+				g, ovf := gids[0], int64(0)
+				sum := s.i[g]
+				var vals [256]int64 // gathered first, summed in a register
+				for k0 := 0; k0 < len(rows); k0 += len(vals) {
+					for _, v := range column.GatherInts(vals[:], c, rows[k0:min(k0+len(vals), len(rows))]) {
+						var o int64
+						sum, o = addInt(sum, v)
+						ovf |= o
+					}
+				}
+				s.i[g] = sum
+				s.iovf |= ovf
 			default:
 				var ovf int64
 				for k, r := range rows {

@@ -181,6 +181,11 @@ func (s *scratch) histogram(gids []int32, ng int) []int32 {
 	if cap(s.hist) < 4*ng {
 		s.hist = make([]int32, 4*ng)
 	}
+	if ng == 1 {
+		h := s.hist[:1]
+		h[0] = int32(len(gids))
+		return h
+	}
 	h := s.hist[:4*ng]
 	clear(h)
 	k := 0
@@ -803,6 +808,20 @@ func (s *scratch) compact(n int, keep []bool, joined int) int {
 // numbers itself are coded first, since their codes may grow the key
 // space; then the keys are packed (or held whole) and looked up.
 func (q *Query) groupIDs(s *scratch, p *Partial, b *Batch, n int) {
+	if len(q.Dims) == 0 && len(q.Buckets) == 1 {
+		// One group (a range of one period grouped by nothing: an
+		// anchor): every row's id is its.
+		var id int32
+		if g := p.Groups; g.Packed() {
+			id = g.PackedID(0)
+		} else {
+			id = g.WideID(groups.Key{})
+		}
+		for k := range s.gids[:n] {
+			s.gids[k] = id
+		}
+		return
+	}
 	rowsOf := func(alias int) []int32 {
 		if alias == 0 {
 			return s.sel[:n]
