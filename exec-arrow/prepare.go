@@ -147,12 +147,25 @@ func (e *Engine) takePrepared(plan *domain.Plan) (*prepared, bool) {
 // answerTogether answers the streamed queries qs, which read one base
 // table (each by its own time column), in one scan of its files; nil when
 // they cannot be (their columns of one name differ in type) or the scan
-// failed.
+// failed. Either is logged (the table, how many questions, why): each
+// question then reads the table on its own, its answer the same, its
+// start slower.
 func (e *Engine) answerTogether(ctx context.Context, qs []*query) []*prepared {
 	e.cache.Enter()
 	defer e.cache.Leave()
+	apart := func(why string, err error) {
+		if ctx.Err() != nil {
+			return
+		}
+		args := []any{"table", qs[0].tf.Name, "questions", len(qs), "why", why}
+		if err != nil {
+			args = append(args, "error", err.Error())
+		}
+		e.log().Warn("questions over one table are answered apart, each reading it", args...)
+	}
 	u := unionOf(qs)
 	if u == nil {
+		apart("they read a column of one name as different types", nil)
 		return nil
 	}
 	mem := &gate.Reservation{Budget: e.cache}
@@ -160,6 +173,7 @@ func (e *Engine) answerTogether(ctx context.Context, qs []*query) []*prepared {
 	var m kernel.Meter
 	src, err := e.producer(ctx, u, mem, &m)
 	if err != nil {
+		apart("the shared scan could not start", err)
 		return nil
 	}
 	for _, q := range qs {
@@ -167,6 +181,7 @@ func (e *Engine) answerTogether(ctx context.Context, qs []*query) []*prepared {
 	}
 	parts, err := kernel.ScanAll(ctx, &u.Query, src, mem, &m)
 	if err != nil {
+		apart("the shared scan failed", err)
 		return nil
 	}
 	out := make([]*prepared, len(qs))

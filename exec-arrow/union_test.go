@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -199,6 +200,51 @@ func TestUnionSharesARangeTestedRowByRow(t *testing.T) {
 		})
 		check(t, dir)
 	})
+}
+
+// TestUnionApartIsLogged: questions over one table that read a column of
+// one name as different types (an integer, a decimal) cannot share a
+// scan: each reads the file on its own, answers as alone, and the engine
+// logs which table and why, so an operator can tell a slow start from a
+// broken one.
+func TestUnionApartIsLogged(t *testing.T) {
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("d,amount\n")
+	for i := range 2_000 {
+		fmt.Fprintf(&csv, "2025-%02d-%02d,%d\n", i%12+1, i%28+1, i)
+	}
+	write(t, dir, "orders.csv", csv.String())
+	two := 2
+	leg := func(amount domain.ModelColumn) domain.Leg {
+		return domain.Leg{Base: tbl("orders", "t0", col("d", domain.TypeDate), amount), TimeColumn: "d",
+			Metrics: []domain.MetricRef{metric("value", sum("amount"))}}
+	}
+	plans := []*domain.Plan{
+		mkPlan(t, domain.Month, "2025-01-01", "2026-01-01", leg(col("amount", domain.TypeInteger))),
+		mkPlan(t, domain.Quarter, "2025-01-01", "2026-01-01", leg(domain.ModelColumn{Name: "amount", Type: domain.TypeDecimal, Precision: 12, Scale: &two})),
+	}
+	alone, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true})
+	require.NoError(t, err)
+	want := answers(t, alone, plans, false)
+	var logged strings.Builder
+	e, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true,
+		Logger: slog.New(slog.NewJSONHandler(&logged, nil))})
+	require.NoError(t, err)
+	e.Prepare(context.Background(), plans)
+	got := answers(t, e, plans, false)
+	assert.Equal(t, want, got)
+	assert.Equal(t, int64(2), e.cache.Stats().Reads, "each question reads the file")
+	var line struct {
+		Level, Msg, Table, Why string
+		Questions              int
+	}
+	require.NoError(t, json.Unmarshal([]byte(logged.String()), &line), "one line: %s", logged.String())
+	assert.Equal(t, "WARN", line.Level)
+	assert.Contains(t, line.Msg, "answered apart")
+	assert.Equal(t, "orders", line.Table)
+	assert.Equal(t, 2, line.Questions)
+	assert.Contains(t, line.Why, "different types")
 }
 
 // writeOrdersParquet writes rows of (d, kind, shipped, amount) in row
