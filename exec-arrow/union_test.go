@@ -202,6 +202,75 @@ func TestUnionSharesARangeTestedRowByRow(t *testing.T) {
 	})
 }
 
+// TestUnionSharesADirectFilterSet: members of a union whose batches the
+// direct kernel aggregates (a file sorted by date: batches wholly inside
+// each year) under the same filters test them once per batch
+// (memberShares), and each answers as alone, CSV, NDJSON and Parquet
+// (Parquet's batches reach the direct kernel whole):
+// three under "kind is not phone", one under it and a caller filter,
+// one under "kind is not shop", one under none. A member that took the
+// rows of another filter set would fail it.
+func TestUnionSharesADirectFilterSet(t *testing.T) {
+	const n = 3*column.ChunkRows + 777
+	rng := rand.New(rand.NewPCG(8, 21))
+	first := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	kinds := []string{"web", "shop", "phone"}
+	var csv, ndjson strings.Builder
+	csv.WriteString("d,kind,amount\n")
+	type row struct {
+		d      int32
+		kind   string
+		amount int64
+	}
+	rows := make([]row, n)
+	for i := range rows {
+		d := first.AddDate(0, 0, i*700/n) // sorted: 700 days
+		r := row{int32(d.Unix() / 86_400), kinds[rng.IntN(len(kinds))], rng.Int64N(100_000) - 100}
+		rows[i] = r
+		fmt.Fprintf(&csv, "%s,%s,%d\n", d.Format(time.DateOnly), r.kind, r.amount)
+		fmt.Fprintf(&ndjson, `{"d":%q,"kind":%q,"amount":%d}`+"\n", d.Format(time.DateOnly), r.kind, r.amount)
+	}
+	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("kind", domain.TypeText), col("amount", domain.TypeInteger)}
+	leg := func(ms ...domain.MetricRef) domain.Leg {
+		return domain.Leg{Base: tbl("orders", "t0", cols...), TimeColumn: "d", Metrics: ms}
+	}
+	notPhone := domain.RequiredFilter{Op: domain.NotEquals, Column: "kind", Value: "phone"}
+	notShop := domain.RequiredFilter{Op: domain.NotEquals, Column: "kind", Value: "shop"}
+	webOnly := leg(metric("value", sum("amount"), notPhone))
+	webOnly.Filters = []domain.FilterRef{filter(domain.OpEq, "t0", "kind", "web")}
+	plans := []*domain.Plan{
+		mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", leg(metric("value", sum("amount"), notPhone))),
+		mkPlan(t, domain.Year, "2025-01-01", "2026-01-01", leg(metric("orders", count("amount"), notPhone))),
+		mkPlan(t, domain.Quarter, "2024-01-01", "2026-01-01", leg(metric("largest", simple(domain.Max, "amount"), notPhone))),
+		mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", webOnly),
+		mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", leg(metric("value", sum("amount"), notShop))),
+		mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", leg(metric("value", sum("amount")))),
+	}
+	var shared atomic.Int64
+	kernel.SharedFilterHook = func() { shared.Add(1) }
+	defer func() { kernel.SharedFilterHook = nil }()
+	// Text blocks are selected before their columns are parsed (the
+	// union's selector), so their members never reach the direct
+	// kernel: they share nothing here, and must answer alike.
+	for _, f := range []struct{ name, content string }{{"orders.csv", csv.String()}, {"orders.ndjson", ndjson.String()}} {
+		t.Run(f.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, f.name, f.content)
+			streamedAsCached(t, dir, plans)
+		})
+	}
+	t.Run("orders.parquet", func(t *testing.T) {
+		dir := t.TempDir()
+		writeOrdersParquet(t, filepath.Join(dir, "orders.parquet"), n, func(i int) (int32, string, string, int64) {
+			r := rows[i]
+			return r.d, r.kind, "", r.amount
+		})
+		shared.Store(0)
+		streamedAsCached(t, dir, plans)
+		assert.Positive(t, shared.Load(), "the members under one filter set share its rows")
+	})
+}
+
 // TestUnionApartIsLogged: questions over one table that read a column of
 // one name as different types (an integer, a decimal) cannot share a
 // scan: each reads the file on its own, answers as alone, and the engine

@@ -52,8 +52,10 @@ type Batch struct {
 	members []Batch
 	// shared, in a union member's batch tested row by row, holds the
 	// rows in its range as the first member with its time column and
-	// range to select found them (rangeShares).
+	// range to select found them; keeps, the rows passing its filters as
+	// the first member with its filters found them (memberShares).
 	shared *sharedRange
+	keeps  *sharedKeep
 }
 
 // picked is a Selector's result for one batch, in the selector's

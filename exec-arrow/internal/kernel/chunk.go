@@ -928,11 +928,11 @@ type Selector struct {
 	s  *scratch
 	pk picked
 	// A union's: each member's selector and batch, and their placing;
-	// the ranges its members share (rangeShares).
+	// what its members share (memberShares).
 	members []*Selector
 	batches []Batch
 	zones   *memberZones
-	shares  rangeShares
+	shares  memberShares
 }
 
 // NewSelector returns a selector of q's rows; Release gives back its

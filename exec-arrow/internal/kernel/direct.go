@@ -82,11 +82,7 @@ func (q *Query) direct(s *scratch, p *Partial, b *Batch) bool {
 	if DirectHook != nil {
 		DirectHook()
 	}
-	keep := flags(s.pass[:hi-lo]) // 1: the row passes every filter so far
-	fillOnes(keep)
-	for _, t := range tests {
-		t.apply(keep, lo, hi)
-	}
+	keep := directKeep(b, flags(s.pass[:hi-lo]), tests) // 1: the row passes every filter
 	nb := len(q.Buckets)
 	bucket, hc := s.bucket[:hi-lo], s.bcount[:nb]
 	clear(hc)

@@ -237,9 +237,9 @@ func ScanAll(ctx context.Context, q *Query, src Producer, mem *gate.Reservation,
 			ss := make([]*scratch, len(members))
 			bufs := make([]Batch, len(members))
 			var zs *memberZones
-			var rs rangeShares
+			var ms memberShares
 			if q.union() {
-				zs, rs = newMemberZones(q), newRangeShares(q)
+				zs, ms = newMemberZones(q), newMemberShares(q)
 			}
 			for i, mb := range members {
 				parts[i][w] = newPartial(mb.Q)
@@ -264,13 +264,13 @@ func ScanAll(ctx context.Context, q *Query, src Producer, mem *gate.Reservation,
 					WorkerHook()
 				}
 				zs.next()
-				rs.next()
+				ms.next()
 				for i, mb := range members {
 					bi := b
 					if q.union() {
 						bi = q.member(i, b, &bufs[i], zs)
 						if bi.picked == nil {
-							rs.lend(i, bi)
+							ms.lend(i, bi)
 						}
 					}
 					mb.Q.chunk(ss[i], parts[i][w], bi)

@@ -252,7 +252,7 @@ func (sl *Selector) unionRows(b *Batch) []int32 {
 		}
 		sl.batches = make([]Batch, len(q.Members))
 		sl.zones = newMemberZones(q)
-		sl.shares = newRangeShares(q)
+		sl.shares = newMemberShares(q)
 	}
 	n := b.Hi
 	words := s.keys[:(n+63)/64]
@@ -279,100 +279,4 @@ func (sl *Selector) unionRows(b *Batch) []int32 {
 		}
 	}
 	return out
-}
-
-// rangeShares are the ranges several members of a union test alike, row
-// by row: members reading one time column over one range (anchors over
-// one year, with a question over it by month) on rows in no order, where
-// no zone places them. The first of them to select a batch finds its
-// rows in the range, and the others start from them: the range is tested
-// once per batch, not once per member.
-type rangeShares struct {
-	of     []int // per member, its share, -1 when none
-	shares []sharedRange
-}
-
-// SharedRangeHook, when set (by tests only), runs for every batch a
-// member starts from the rows another member found in their range.
-var SharedRangeHook func()
-
-// sharedRange is one batch's rows in a shared range (not null), with
-// their buckets as the member that found them (of its buckets by day)
-// buckets them; found once per batch.
-type sharedRange struct {
-	sel, bucket, of []int32
-	found           bool
-}
-
-func newRangeShares(q *Query) rangeShares {
-	type key struct {
-		slot        int
-		start, span int32
-	}
-	rs := rangeShares{of: make([]int, len(q.Members))}
-	keyOf := func(mb Member) key { return key{mb.timeSlot(), mb.Q.Start, mb.Q.Span} }
-	count := map[key]int{}
-	for _, mb := range q.Members {
-		count[keyOf(mb)]++
-	}
-	index := map[key]int{}
-	for i, mb := range q.Members {
-		k := keyOf(mb)
-		rs.of[i] = -1
-		if count[k] < 2 || mb.Slots == nil || mb.Q.Span == 0 {
-			continue
-		}
-		j, ok := index[k]
-		if !ok {
-			j = len(rs.shares)
-			index[k] = j
-			rs.shares = append(rs.shares, sharedRange{})
-		}
-		rs.of[i] = j
-	}
-	return rs
-}
-
-// next starts a batch: no shared range is found yet.
-func (rs *rangeShares) next() {
-	for i := range rs.shares {
-		rs.shares[i].found = false
-	}
-}
-
-// lend gives member i's batch mb its shared range, when it has one and
-// tests its range row by row over this batch (its zone placed it neither
-// outside nor inside the range: members of one range are placed alike).
-func (rs *rangeShares) lend(i int, mb *Batch) {
-	mb.shared = nil
-	if j := rs.of[i]; j >= 0 && !mb.OneBucket && !mb.inside {
-		mb.shared = &rs.shares[j]
-	}
-}
-
-// sharedRange selects the rows of b in q's range, with their buckets: as
-// the first member of its share found them for this batch, or finding
-// them (selectRange) and keeping them for the others.
-func (q *Query) sharedRange(s *scratch, b *Batch) int {
-	sr := b.shared
-	if !sr.found {
-		n := q.selectRange(s, b)
-		s.order.ranges(b.Hi-b.Lo, n)
-		sr.sel = append(sr.sel[:0], s.sel[:n]...)
-		sr.bucket = append(sr.bucket[:0], s.bucket[:n]...)
-		sr.of, sr.found = q.BucketOf, true
-		return n
-	}
-	if SharedRangeHook != nil {
-		SharedRangeHook()
-	}
-	n := len(sr.sel)
-	s.sel, s.bucket = s.sel[:n], s.bucket[:n]
-	copy(s.sel, sr.sel)
-	if slices.Equal(sr.of, q.BucketOf) {
-		copy(s.bucket, sr.bucket)
-	} else {
-		q.bucketsOf(s, b, n)
-	}
-	return n
 }

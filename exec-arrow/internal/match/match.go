@@ -9,6 +9,7 @@ package match
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -100,6 +101,31 @@ func New(alias int, held *column.Derived, values []string, negate, keepNull bool
 		p.DictOut = hit
 	}
 	return p, nil
+}
+
+// Key is what p keeps, as text: two predicates compiled against columns
+// of one type with equal keys pass the same rows of any column. It names
+// no column; a caller comparing predicates adds which each tests.
+func (p *Predicate) Key() string {
+	key := fmt.Sprintf("%s %t %t %t", p.Col.Type, p.negate, p.keepNull, p.AnyValue)
+	for _, v := range slices.Compact(slices.Sorted(slices.Values(p.ints))) {
+		key += " " + strconv.FormatInt(v, 10)
+	}
+	for _, v := range slices.Compact(slices.Sorted(slices.Values(p.floats))) {
+		key += " " + strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	decs := make([]string, len(p.decs))
+	for i, v := range p.decs {
+		decs[i] = v.v.Cell(v.sc).Render()
+	}
+	slices.Sort(decs)
+	for _, v := range slices.Compact(decs) {
+		key += " " + v
+	}
+	for _, v := range slices.Sorted(maps.Keys(p.texts)) {
+		key += " " + strconv.Quote(v)
+	}
+	return key
 }
 
 // TextOutcome is the outcome of dictionary entry k of a streamed batch's

@@ -184,3 +184,39 @@ func TestMayPassByStatistics(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyIsWhatPasses: predicates keep the same rows exactly when their
+// keys are equal: values in any order alike, and a negation, a null
+// kept, another value, a value split in two, or another type not.
+func TestKeyIsWhatPasses(t *testing.T) {
+	key := func(typ domain.ColumnType, values []string, negate, keepNull bool) string {
+		t.Helper()
+		p, err := New(0, column.NewDerived(col(t, typ, "1"), nil), values, negate, keepNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Key()
+	}
+	same := [][2]string{
+		{key(domain.TypeText, []string{"a", "b"}, false, false), key(domain.TypeText, []string{"b", "a"}, false, false)},
+		{key(domain.TypeInteger, []string{"7", "-3"}, true, true), key(domain.TypeInteger, []string{"-3", "7", "7"}, true, true)},
+		{key(domain.TypeDecimal, []string{"2.25", "1.5"}, false, false), key(domain.TypeDecimal, []string{"1.5", "2.25"}, false, false)},
+	}
+	for i, s := range same {
+		if s[0] != s[1] {
+			t.Errorf("pair %d: %q and %q keep the same rows", i, s[0], s[1])
+		}
+	}
+	base := key(domain.TypeText, []string{"a b"}, false, false)
+	for i, other := range []string{
+		key(domain.TypeText, []string{"a b"}, true, false),
+		key(domain.TypeText, []string{"a b"}, false, true),
+		key(domain.TypeText, []string{"a", "b"}, false, false),
+		key(domain.TypeText, []string{"a c"}, false, false),
+		key(domain.TypeInteger, []string{"7"}, false, false),
+	} {
+		if other == base {
+			t.Errorf("variant %d: %q keeps other rows than %q", i, other, base)
+		}
+	}
+}

@@ -1,0 +1,184 @@
+package kernel
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// memberShares are what several members of a union compute alike for a
+// batch, found once per batch by the first of them and read by the
+// others:
+//
+//   - a range: members reading one time column over one range (anchors
+//     over one year, with a question over it by month) on rows in no
+//     order, where no zone places them, test that range once
+//     (sharedRange);
+//   - a filter set: members whose batch the direct kernel aggregates
+//     (in one bucket, or inside the range) under the same caller and
+//     required filters (anchors under "not cancelled", say) test those
+//     filters once (sharedKeep).
+type memberShares struct {
+	rangeOf, keepOf []int // per member, its share of each kind, -1 when none
+	ranges          []sharedRange
+	keeps           []sharedKeep
+}
+
+// sharedRange is one batch's rows in a shared range (not null), with
+// their buckets as the member that found them (of its buckets by day)
+// buckets them; found once per batch.
+type sharedRange struct {
+	sel, bucket, of []int32
+	found           bool
+}
+
+// sharedKeep is one batch's flags of the rows passing a shared filter set
+// (direct), in the buffer of the member that found them: read, never
+// written, by the others before that member's next batch.
+type sharedKeep struct {
+	keep  []uint8
+	found bool
+}
+
+// SharedRangeHook and SharedFilterHook, when set (by tests only), run for
+// every batch a member starts from the rows another member found in
+// their range, or from the rows another found passing their filters.
+var SharedRangeHook, SharedFilterHook func()
+
+func newMemberShares(q *Query) memberShares {
+	type rangeKey struct {
+		slot        int
+		start, span int32
+	}
+	ms := memberShares{rangeOf: make([]int, len(q.Members)), keepOf: make([]int, len(q.Members))}
+	rangeKeys, keepKeys := make([]rangeKey, len(q.Members)), make([]string, len(q.Members))
+	rangeCount, keepCount := map[rangeKey]int{}, map[string]int{}
+	for i, mb := range q.Members {
+		rangeKeys[i] = rangeKey{mb.timeSlot(), mb.Q.Start, mb.Q.Span}
+		if mb.Slots != nil && mb.Q.Span > 0 {
+			rangeCount[rangeKeys[i]]++
+		}
+		keepKeys[i] = directFilters(mb)
+		if keepKeys[i] != "" {
+			keepCount[keepKeys[i]]++
+		}
+	}
+	rangeIndex, keepIndex := map[rangeKey]int{}, map[string]int{}
+	for i := range q.Members {
+		ms.rangeOf[i], ms.keepOf[i] = -1, -1
+		if k := rangeKeys[i]; rangeCount[k] > 1 {
+			j, ok := rangeIndex[k]
+			if !ok {
+				j = len(ms.ranges)
+				rangeIndex[k] = j
+				ms.ranges = append(ms.ranges, sharedRange{})
+			}
+			ms.rangeOf[i] = j
+		}
+		if k := keepKeys[i]; keepCount[k] > 1 {
+			j, ok := keepIndex[k]
+			if !ok {
+				j = len(ms.keeps)
+				keepIndex[k] = j
+				ms.keeps = append(ms.keeps, sharedKeep{})
+			}
+			ms.keepOf[i] = j
+		}
+	}
+	return ms
+}
+
+// directFilters is the filter set the direct kernel tests for member mb
+// (its caller filters and the required filters its metrics need), as
+// text naming each filter's column by its slot of the union; "" when the
+// direct kernel does not take mb's batches.
+func directFilters(mb Member) string {
+	q := mb.Q
+	if !q.DirectOK || mb.Slots == nil {
+		return ""
+	}
+	tests := []string{"direct"} // not "" when there is no filter
+	for _, f := range q.BaseFilters {
+		tests = append(tests, strconv.Itoa(mb.Slots[f.Slot])+" "+f.Key())
+	}
+	if len(q.Needs) > 0 {
+		for i, rp := range q.Required {
+			if q.Needs[0]>>i&1 != 0 {
+				tests = append(tests, strconv.Itoa(mb.Slots[rp.Slot])+" "+rp.Key())
+			}
+		}
+	}
+	slices.Sort(tests[1:]) // a conjunction: the order keeps the same rows
+	return strings.Join(tests, "\n")
+}
+
+// next starts a batch: nothing shared is found yet.
+func (ms *memberShares) next() {
+	for i := range ms.ranges {
+		ms.ranges[i].found = false
+	}
+	for i := range ms.keeps {
+		ms.keeps[i].found = false
+	}
+}
+
+// lend gives member i's batch mb its shares: its range, when it tests it
+// row by row over this batch (its zone placed it neither outside nor
+// inside the range: members of one range are placed alike), and its
+// filter set.
+func (ms *memberShares) lend(i int, mb *Batch) {
+	mb.shared, mb.keeps = nil, nil
+	if j := ms.rangeOf[i]; j >= 0 && !mb.OneBucket && !mb.inside {
+		mb.shared = &ms.ranges[j]
+	}
+	if j := ms.keepOf[i]; j >= 0 {
+		mb.keeps = &ms.keeps[j]
+	}
+}
+
+// sharedRange selects the rows of b in q's range, with their buckets: as
+// the first member of its share found them for this batch, or finding
+// them (selectRange) and keeping them for the others.
+func (q *Query) sharedRange(s *scratch, b *Batch) int {
+	sr := b.shared
+	if !sr.found {
+		n := q.selectRange(s, b)
+		s.order.ranges(b.Hi-b.Lo, n)
+		sr.sel = append(sr.sel[:0], s.sel[:n]...)
+		sr.bucket = append(sr.bucket[:0], s.bucket[:n]...)
+		sr.of, sr.found = q.BucketOf, true
+		return n
+	}
+	if SharedRangeHook != nil {
+		SharedRangeHook()
+	}
+	n := len(sr.sel)
+	s.sel, s.bucket = s.sel[:n], s.bucket[:n]
+	copy(s.sel, sr.sel)
+	if slices.Equal(sr.of, q.BucketOf) {
+		copy(s.bucket, sr.bucket)
+	} else {
+		q.bucketsOf(s, b, n)
+	}
+	return n
+}
+
+// directKeep returns the flags of b's rows passing the direct kernel's
+// tests: as the first member of b's filter share found them, or testing
+// them into keep (and keeping them for the others).
+func directKeep(b *Batch, keep []uint8, tests []directTest) []uint8 {
+	if sk := b.keeps; sk != nil && sk.found {
+		if SharedFilterHook != nil {
+			SharedFilterHook()
+		}
+		return sk.keep
+	}
+	fillOnes(keep)
+	for _, t := range tests {
+		t.apply(keep, b.Lo, b.Hi)
+	}
+	if sk := b.keeps; sk != nil {
+		sk.keep, sk.found = keep, true
+	}
+	return keep
+}
