@@ -472,6 +472,7 @@ var EngineLayers = []string{
 	"internal/rle",      // Parquet's RLE/bit-packed hybrid: definition levels and dictionary indexes
 	"internal/i128",     // 128-bit integers: decimal coefficients and sums, across scales
 	"internal/distinct", // exact distinct counts per group: partitioned, spillable sets
+	"internal/intern",   // a column's distinct texts numbered in first-seen order, bytes end to end, hashes kept
 	"internal/gate",     // a question's share of the working set; refused for memory others hold, asked again when one ends
 	"internal/files",    // a table's files: names, formats, codecs, parts, identity
 	"internal/footer",   // Parquet footers decoded once while their bytes stay the same

@@ -11,6 +11,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/i128"
+	"sutura.dev/exec-arrow/internal/intern"
 )
 
 // textBuilder builds text columns dictionary-encoded.
@@ -20,7 +21,7 @@ import (
 // device classes takes a quarter of the memory, from the first row.
 type textBuilder struct {
 	check bool
-	in    interner
+	in    intern.Table
 	bytes int64
 	idx8  []uint8
 	idx   []int32
@@ -84,7 +85,7 @@ func (b *textBuilder) AppendText(s string) error {
 }
 
 // Distinct is the number of distinct values the builder holds.
-func (b *textBuilder) Distinct() int { return b.in.len() }
+func (b *textBuilder) Distinct() int { return b.in.Len() }
 
 // TakeCodes hands over what the builder holds, for a builder that goes
 // on without its dictionary (number.Builder): each row's dictionary code
@@ -96,8 +97,8 @@ func (b *textBuilder) TakeCodes(each func(code int, s string)) (codes []int32, v
 		b.widen()
 	}
 	codes, valid = b.idx, b.mask.validity()
-	for k := range b.in.len() {
-		each(k, string(b.in.data[b.in.offs[k]:b.in.offs[k+1]]))
+	for k := range b.in.Len() {
+		each(k, b.in.Text(k))
 	}
 	*b = textBuilder{}
 	return codes, valid
@@ -114,7 +115,7 @@ type DictReserver interface {
 
 func (b *textBuilder) ReserveDict(d, n int) {
 	if !b.check {
-		b.in.reserve(d, n)
+		b.in.Reserve(d, n)
 	}
 }
 
@@ -124,24 +125,24 @@ func (b *textBuilder) ReserveDict(d, n int) {
 const dictEntryBytes = 48
 
 // intern returns the dictionary code of s, adding it when new (the
-// interner copies its bytes: the reader's buffer is not ours to keep); ok
+// table copies its bytes: the reader's buffer is not ours to keep); ok
 // is false when the dictionary cannot hold it (ErrTextTooLarge).
 func (b *textBuilder) intern(s string) (int32, bool) {
-	n := b.in.len()
-	k, ok := b.in.intern(s)
-	if ok && b.in.len() > n {
+	n := b.in.Len()
+	k, ok := b.in.Intern(s)
+	if ok && b.in.Len() > n {
 		b.bytes += int64(len(s)) + dictEntryBytes
 	}
 	return k, ok
 }
 
 // internAll sets codes[i] to the dictionary code of ss[i], adding those
-// that are new (interner.internAll); n is how many it coded, fewer than
+// that are new (intern.Table.InternAll); n is how many it coded, fewer than
 // len(ss) when ss[n] meets ErrTextTooLarge.
 func (b *textBuilder) internAll(ss []string, codes []int32) (n int) {
-	next := int32(b.in.len())
+	next := int32(b.in.Len())
 	b.hashes = slices.Grow(b.hashes[:0], len(ss))[:len(ss)]
-	n = b.in.internAll(ss, codes, b.hashes)
+	n = b.in.InternAll(ss, codes, b.hashes)
 	for i, k := range codes[:n] {
 		if k == next { // new codes follow each other, in the order met
 			b.bytes += int64(len(ss[i])) + dictEntryBytes
@@ -180,9 +181,9 @@ func (b *textBuilder) Finish(name string) *Column {
 		it = arrow.PrimitiveTypes.Uint8
 		indices = wrap(it, b.idx8, len(b.idx8), &b.mask)
 	}
-	b.in.trim()
-	hashes := b.in.hashes
-	dict := b.in.strings()
+	b.in.Trim()
+	hashes := b.in.Hashes()
+	dict := b.in.Strings()
 	typ := &arrow.DictionaryType{IndexType: it, ValueType: arrow.BinaryTypes.String}
 	arr := array.NewDictionaryArray(typ, indices, dict)
 	indices.Release()

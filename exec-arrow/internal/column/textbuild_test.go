@@ -13,6 +13,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/distinct"
+	"sutura.dev/exec-arrow/internal/intern"
 )
 
 // TestTextBuilderInternsEveryValueOnce builds a text column of 200,000
@@ -59,8 +60,8 @@ func TestTextBuilderInternsEveryValueOnce(t *testing.T) {
 // with ErrTextTooLarge and adds nothing; a value already held is still
 // taken, and the column finishes with what was added.
 func TestTextBuilderRefusesPastTheArrowLimit(t *testing.T) {
-	defer func(n int) { maxDataBytes = n }(maxDataBytes)
-	maxDataBytes = 10
+	defer func(n int) { intern.MaxBytes = n }(intern.MaxBytes)
+	intern.MaxBytes = 10
 	bl := NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
 	require.NoError(t, bl.AppendText("abcdef"))
 	require.ErrorIs(t, bl.AppendText("ghijkl"), ErrTextTooLarge)
@@ -100,7 +101,7 @@ func BenchmarkTextBuilder(b *testing.B) {
 }
 
 // AppendColumn codes a batch's new values together, looking ahead
-// (interner.internAll), and must build what value by value builds: the
+// (intern.Table.InternAll), and must build what value by value builds: the
 // same dictionary in first-met order, codes and nulls, over batches that
 // share a dictionary (the same column ID) and batches that do not; and
 // past the Arrow limit, fail at the same row with the rows before it
@@ -158,11 +159,11 @@ func TestAppendColumnAsValueByValue(t *testing.T) {
 	require.Equal(t, want.Idx8 == nil, got.Idx8 == nil, "the same width")
 	require.Equal(t, want.Valid, got.Valid)
 
-	defer func(n int) { maxDataBytes = n }(maxDataBytes)
+	defer func(n int) { intern.MaxBytes = n }(intern.MaxBytes)
 	// A dictionary coded together (at least aheadDict values) and one
 	// coded row by row.
 	for _, size := range []int{2_000, aheadDict / 2} {
-		maxDataBytes = 16 * size / 3
+		intern.MaxBytes = 16 * size / 3
 		whole = NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
 		each = NewBuilderSpec(domain.TypeText, DecimalSpec{}, false)
 		c := batch(7, pool[:size], 3_000)
@@ -177,37 +178,6 @@ func TestAppendColumnAsValueByValue(t *testing.T) {
 		require.Equal(t, eWide, wWide, "their width, %d values", size)
 		require.Equal(t, each.(*textBuilder).mask, whole.(*textBuilder).mask, "their nulls, %d values", size)
 	}
-}
-
-// BenchmarkInternAll codes 8 M values drawn from 3.2 M distinct 16-byte
-// ids one by one, and together with the look-ahead.
-func BenchmarkInternAll(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	vals := make([]string, 3_200_000)
-	for i := range vals {
-		vals[i] = fmt.Sprintf("%016x", rng.Uint64())
-	}
-	in := make([]string, 8_000_000)
-	for i := range in {
-		in[i] = vals[rng.IntN(len(vals))]
-	}
-	b.Run("one-by-one", func(b *testing.B) {
-		for b.Loop() {
-			var t interner
-			for _, s := range in {
-				t.intern(s)
-			}
-		}
-	})
-	b.Run("ahead", func(b *testing.B) {
-		codes, hs := make([]int32, len(in)), make([]uint64, len(in))
-		for b.Loop() {
-			var t interner
-			if n := t.internAll(in, codes, hs); n != len(in) {
-				b.Fatal(n)
-			}
-		}
-	})
 }
 
 // A large dictionary's arrays double as they grow, and the column keeps

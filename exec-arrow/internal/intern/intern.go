@@ -1,9 +1,12 @@
-package column
+// Package intern numbers the distinct texts of a column in the order
+// they first arrive, keeping their bytes end to end in one buffer that
+// becomes an Arrow string array as it is, and each text's hash for the
+// distinct sets (docs/performance.md).
+package intern
 
 import (
 	"math"
 	"math/bits"
-	"sutura.dev/exec-arrow/internal/grow"
 	"sync"
 	"unsafe"
 
@@ -12,9 +15,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"sutura.dev/exec-arrow/internal/distinct"
+	"sutura.dev/exec-arrow/internal/grow"
 )
 
-// interner numbers the distinct texts of a column in the order they first
+// Table numbers the distinct texts of a column in the order they first
 // arrive. Their bytes lie end to end in one buffer, which becomes the value
 // buffer of the column's Arrow dictionary as it is (no text is copied
 // twice, none is allocated on its own), and each keeps its hash
@@ -24,7 +28,7 @@ import (
 // The table is open addressing with linear probing: a slot holds the high
 // 32 bits of a text's hash beside its code + 1 (0 is an empty slot), so a
 // probe compares bytes only when those bits match.
-type interner struct {
+type Table struct {
 	data   []byte
 	offs   []int32 // text k is data[offs[k]:offs[k+1]]; offs[0] = 0
 	hashes []uint64
@@ -33,12 +37,13 @@ type interner struct {
 	sink   uint64 // what internAll's look-ahead loaded
 }
 
-// maxDataBytes is the most bytes of distinct text one column can hold: an
-// Arrow string array's offsets are 32-bit.
-var maxDataBytes = math.MaxInt32 // tests lower it
+// MaxBytes is the most bytes of distinct text one table can hold: an
+// Arrow string array's offsets are 32-bit. Tests lower it; nothing else
+// sets it.
+var MaxBytes = math.MaxInt32 // tests lower it
 
-// reserve makes room for d distinct texts of n bytes in all (a hint).
-func (t *interner) reserve(d, n int) {
+// Reserve makes room for d distinct texts of n bytes in all (a hint).
+func (t *Table) Reserve(d, n int) {
 	if t.slots != nil || d <= 0 {
 		return
 	}
@@ -46,13 +51,13 @@ func (t *interner) reserve(d, n int) {
 	t.offs = make([]int32, 1, d+1)
 	t.hashes = make([]uint64, 0, d)
 	if n > 0 {
-		t.data = make([]byte, 0, min(n, maxDataBytes))
+		t.data = make([]byte, 0, min(n, MaxBytes))
 	}
 }
 
 // grow sizes the table for d texts at most half full, re-placing those it
 // holds.
-func (t *interner) grow(d int) {
+func (t *Table) grow(d int) {
 	n := 16
 	for n < 2*d {
 		n *= 2
@@ -105,9 +110,9 @@ func giveSlots(s []uint64) {
 // dictionary of tens of millions of values copied and first touched its
 // arrays several times over (page faults were a third of a 100 M-row
 // fill's time).
-func (t *interner) room(n int) {
+func (t *Table) room(n int) {
 	if cap(t.data)-len(t.data) < n {
-		t.data = grow.To(t.data, max(n, min(cap(t.data), maxDataBytes-len(t.data))))
+		t.data = grow.To(t.data, max(n, min(cap(t.data), MaxBytes-len(t.data))))
 	}
 	if len(t.offs) == cap(t.offs) {
 		t.offs = grow.To(t.offs, max(1, cap(t.offs)))
@@ -117,20 +122,20 @@ func (t *interner) room(n int) {
 	}
 }
 
-// len is the number of distinct texts.
-func (t *interner) len() int { return len(t.hashes) }
+// Len is the number of distinct texts.
+func (t *Table) Len() int { return len(t.hashes) }
 
-// intern returns the code of s, adding s when new; ok is false, and
-// nothing is added, when s would take the texts past maxDataBytes.
-func (t *interner) intern(s string) (code int32, ok bool) {
+// Intern returns the code of s, adding s when new; ok is false, and
+// nothing is added, when s would take the texts past MaxBytes.
+func (t *Table) Intern(s string) (code int32, ok bool) {
 	if t.slots == nil {
-		t.reserve(8, 0)
+		t.Reserve(8, 0)
 	}
 	return t.internHashed(s, distinct.HashString(s))
 }
 
-// internHashed is intern of s whose hash (distinct.HashString) is h.
-func (t *interner) internHashed(s string, h uint64) (code int32, ok bool) {
+// internHashed is Intern of s whose hash (distinct.HashString) is h.
+func (t *Table) internHashed(s string, h uint64) (code int32, ok bool) {
 	tag := h >> 32 << 32
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		x := t.slots[i]
@@ -144,7 +149,7 @@ func (t *interner) internHashed(s string, h uint64) (code int32, ok bool) {
 			}
 		}
 	}
-	if len(t.data)+len(s) > maxDataBytes {
+	if len(t.data)+len(s) > MaxBytes {
 		return 0, false
 	}
 	code = int32(len(t.hashes))
@@ -171,17 +176,17 @@ func (t *interner) internHashed(s string, h uint64) (code int32, ok bool) {
 // holds, while it codes this one.
 const ahead = 16
 
-// internAll interns ss in order, as intern of each would, setting codes[i]
+// InternAll interns ss in order, as intern of each would, setting codes[i]
 // to the code of ss[i]; hs is scratch of len(ss) for their hashes. While
 // it codes one text it loads what the texts after it will read (ahead),
 // so that the cache misses of a large table (tens of millions of
 // distinct values, a miss for the slot and one for the offsets each)
 // overlap instead of following one another: 1.4-1.5× faster on 3.2 M
 // distinct values (BenchmarkInternAll). n is how many it coded: fewer than
-// len(ss) when ss[n] would take the texts past maxDataBytes.
-func (t *interner) internAll(ss []string, codes []int32, hs []uint64) (n int) {
+// len(ss) when ss[n] would take the texts past MaxBytes.
+func (t *Table) InternAll(ss []string, codes []int32, hs []uint64) (n int) {
 	if t.slots == nil {
-		t.reserve(8, 0)
+		t.Reserve(8, 0)
 	}
 	for i, s := range ss {
 		hs[i] = distinct.HashString(s)
@@ -206,12 +211,12 @@ func (t *interner) internAll(ss []string, codes []int32, hs []uint64) (n int) {
 	return len(ss)
 }
 
-// trim gives back the room doubling left spare (room) in an array of at
+// Trim gives back the room doubling left spare (room) in an array of at
 // least grow.HugeMin bytes, when it is more than an eighth of what the array
 // holds: the column keeps, and the cache counts, about what its
 // dictionary holds. One copy of the final size, where growing by a
 // quarter made several.
-func (t *interner) trim() {
+func (t *Table) Trim() {
 	t.data = trimmed(t.data)
 	t.offs = trimmed(t.offs)
 	t.hashes = trimmed(t.hashes)
@@ -225,9 +230,9 @@ func trimmed[T any](s []T) []T {
 	return append(grow.To([]T(nil), len(s)), s...)
 }
 
-// strings returns the Arrow string array of the texts in code order, over
-// the interner's own bytes; the interner is not used after it.
-func (t *interner) strings() arrow.Array {
+// Strings returns the Arrow string array of the texts in code order, over
+// the table's own bytes; the table is not used after it.
+func (t *Table) Strings() arrow.Array {
 	if t.offs == nil {
 		t.offs = []int32{0}
 	}
@@ -243,3 +248,9 @@ func (t *interner) strings() arrow.Array {
 	t.slots = nil
 	return array.MakeFromData(d)
 }
+
+// Hashes are the texts' hashes (distinct.HashString), by code.
+func (t *Table) Hashes() []uint64 { return t.hashes }
+
+// Text is a copy of the text of code k.
+func (t *Table) Text(k int) string { return string(t.data[t.offs[k]:t.offs[k+1]]) }
