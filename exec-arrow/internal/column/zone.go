@@ -1,6 +1,7 @@
 package column
 
 import (
+	"cmp"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -61,11 +62,7 @@ func ZoneOf(c *Column, lo, hi int) DayZone {
 		}
 		seen = hi > lo
 	} else {
-		for i := lo; i < hi; i++ {
-			if bitutil.BitIsSet(c.Valid, i) {
-				lowest, highest, seen = min(lowest, c.Ints[i]), max(highest, c.Ints[i]), true
-			}
-		}
+		lowest, highest, seen = extremesValid(c.Ints[lo:hi], c.Valid, lo)
 	}
 	if seen {
 		z.Min, z.Max = DayOfMicros(lowest), DayOfMicros(highest)
@@ -97,10 +94,55 @@ func dayZone[T DayValue](days []T, base int32, valid []byte, lo int) DayZone {
 		}
 		return DayZone{Min: base + int32(least), Max: base + int32(most)}
 	}
-	for i, d := range days {
-		if bitutil.BitIsSet(valid, lo+i) {
-			z.Min, z.Max = min(z.Min, base+int32(d)), max(z.Max, base+int32(d))
-		}
+	if least, most, seen := extremesValid(days, valid, lo); seen {
+		z = DayZone{Min: base + int32(least), Max: base + int32(most)}
 	}
 	return z
+}
+
+// extremesValid is the least and greatest of vals over the rows (from
+// lo) valid marks, and whether it marks one. Where a byte of valid
+// starts, its eight rows are compared with no test of their bits when
+// all are valid, and skipped when none is: a column mostly valid, or
+// mostly null (a ship date before shipping), is not tested a bit a row.
+func extremesValid[T cmp.Ordered](vals []T, valid []byte, lo int) (least, most T, seen bool) {
+	f := 0 // the first valid row
+	for f < len(vals) && !bitutil.BitIsSet(valid, lo+f) {
+		if (lo+f)&7 == 0 && f+8 <= len(vals) && valid[(lo+f)>>3] == 0 {
+			f += 8
+			continue
+		}
+		f++
+	}
+	if f == len(vals) {
+		return least, most, false
+	}
+	least, most = vals[f], vals[f]
+	i := f + 1
+	for ; i < len(vals) && (lo+i)&7 != 0; i++ {
+		if bitutil.BitIsSet(valid, lo+i) {
+			least, most = min(least, vals[i]), max(most, vals[i])
+		}
+	}
+	for ; i+8 <= len(vals); i += 8 {
+		switch b := valid[(lo+i)>>3]; b {
+		case 0:
+		case 0xff:
+			for _, v := range vals[i : i+8] {
+				least, most = min(least, v), max(most, v)
+			}
+		default:
+			for j, v := range vals[i : i+8] {
+				if b>>j&1 != 0 {
+					least, most = min(least, v), max(most, v)
+				}
+			}
+		}
+	}
+	for ; i < len(vals); i++ {
+		if bitutil.BitIsSet(valid, lo+i) {
+			least, most = min(least, vals[i]), max(most, vals[i])
+		}
+	}
+	return least, most, true
 }
