@@ -41,39 +41,7 @@ import (
 // of its buckets): a placing that let in a row outside its range or put
 // one in the wrong bucket would fail it too.
 func TestUnionOverTwoTimeColumns(t *testing.T) {
-	const n = 3*column.ChunkRows + 1_234
-	rng := rand.New(rand.NewPCG(31, 7))
-	first := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	kinds := []string{"web", "shop", "phone"}
-	type order struct {
-		d       time.Time
-		shipped string
-		kind    string
-		amount  int64
-	}
-	orders := make([]order, n)
-	for i := range orders {
-		o := &orders[i]
-		o.d = first.AddDate(0, 0, i*900/n) // sorted: 900 days
-		if i%11 != 4 {
-			o.shipped = first.Add(time.Duration(rng.Int64N(900*86_400)) * time.Second).Format(time.RFC3339)
-		}
-		o.kind = kinds[rng.IntN(len(kinds))]
-		o.amount = rng.Int64N(10_000) - 500
-	}
-	var csv, ndjson strings.Builder
-	csv.WriteString("d,kind,shipped,amount\n") // the ship time after the date: narrowed by both
-	for _, o := range orders {
-		fmt.Fprintf(&csv, "%s,%s,%s,%d\n", o.d.Format(time.DateOnly), o.kind, o.shipped, o.amount)
-		obj := map[string]any{"d": o.d.Format(time.DateOnly), "kind": o.kind, "amount": o.amount}
-		if o.shipped != "" {
-			obj["shipped"] = o.shipped
-		}
-		line, err := json.Marshal(obj)
-		require.NoError(t, err)
-		ndjson.Write(append(line, '\n'))
-	}
-
+	orders := sortedOrders(31, 3*column.ChunkRows+1_234, 900, 11)
 	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("kind", domain.TypeText),
 		col("shipped", domain.TypeTimestamp), col("amount", domain.TypeInteger)}
 	leg := func(timeColumn string, ms ...domain.MetricRef) domain.Leg {
@@ -100,21 +68,67 @@ func TestUnionOverTwoTimeColumns(t *testing.T) {
 		mkPlan(t, domain.Year, "2024-01-01", "2026-01-01", leg("d", metric("web", sum("amount"), web), metric("web orders", count("amount"), web))),
 		mkPlan(t, domain.Quarter, "2025-01-01", "2026-01-01", byKind(leg("d", metric("value", sum("amount"))))),
 	}
-	for _, f := range []struct{ name, content string }{{"orders.csv", csv.String()}, {"orders.ndjson", ndjson.String()}} {
+	eachFormat(t, orders, func(t *testing.T, _, dir string) { streamedAsCached(t, dir, plans) })
+}
+
+// order is a row of the union tests' orders: a date the file is sorted
+// by, a ship time in no order ("" for a null), a kind and an amount.
+type order struct {
+	d             time.Time
+	shipped, kind string
+	amount        int64
+}
+
+// sortedOrders makes n orders over days days from 2024-01-01, sorted by
+// date; those whose index is 4 modulo nullEvery have no ship time.
+func sortedOrders(seed uint64, n, days, nullEvery int) []order {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	first := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	kinds := []string{"web", "shop", "phone"}
+	orders := make([]order, n)
+	for i := range orders {
+		o := &orders[i]
+		o.d = first.AddDate(0, 0, i*days/n)
+		if i%nullEvery != 4 {
+			o.shipped = first.Add(time.Duration(rng.Int64N(int64(days)*86_400)) * time.Second).Format(time.RFC3339)
+		}
+		o.kind = kinds[rng.IntN(len(kinds))]
+		o.amount = rng.Int64N(10_000) - 500
+	}
+	return orders
+}
+
+// eachFormat writes orders as orders.csv, orders.ndjson (the ship time
+// after the date: narrowed by both) and orders.parquet (row groups of
+// 20 000), each in a directory of its own, and runs check on each as a
+// subtest named for its file.
+func eachFormat(t *testing.T, orders []order, check func(t *testing.T, file, dir string)) {
+	var csv, ndjson strings.Builder
+	csv.WriteString("d,kind,shipped,amount\n")
+	for _, o := range orders {
+		fmt.Fprintf(&csv, "%s,%s,%s,%d\n", o.d.Format(time.DateOnly), o.kind, o.shipped, o.amount)
+		obj := map[string]any{"d": o.d.Format(time.DateOnly), "kind": o.kind, "amount": o.amount}
+		if o.shipped != "" {
+			obj["shipped"] = o.shipped
+		}
+		line, err := json.Marshal(obj)
+		require.NoError(t, err)
+		ndjson.Write(append(line, '\n'))
+	}
+	for _, f := range []struct{ name, content string }{{"orders.csv", csv.String()}, {"orders.ndjson", ndjson.String()}, {"orders.parquet", ""}} {
 		t.Run(f.name, func(t *testing.T) {
 			dir := t.TempDir()
-			write(t, dir, f.name, f.content)
-			streamedAsCached(t, dir, plans)
+			if f.content != "" {
+				write(t, dir, f.name, f.content)
+			} else {
+				writeOrdersParquet(t, filepath.Join(dir, f.name), len(orders), func(i int) (int32, string, string, int64) {
+					o := orders[i]
+					return int32(o.d.Unix() / 86_400), o.kind, o.shipped, o.amount
+				})
+			}
+			check(t, f.name, dir)
 		})
 	}
-	t.Run("orders.parquet", func(t *testing.T) {
-		dir := t.TempDir()
-		writeOrdersParquet(t, filepath.Join(dir, "orders.parquet"), n, func(i int) (int32, string, string, int64) {
-			o := orders[i]
-			return int32(o.d.Unix() / 86_400), o.kind, o.shipped, o.amount
-		})
-		streamedAsCached(t, dir, plans)
-	})
 }
 
 // TestUnionSharesARangeTestedRowByRow: questions of one union over one
@@ -128,36 +142,7 @@ func TestUnionOverTwoTimeColumns(t *testing.T) {
 // where their ranges differ, or another's buckets where their grains
 // differ, would fail it; so would one that let in a null time.
 func TestUnionSharesARangeTestedRowByRow(t *testing.T) {
-	const n = 2*column.ChunkRows + 3_210
-	rng := rand.New(rand.NewPCG(5, 17))
-	first := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	kinds := []string{"web", "shop", "phone"}
-	var csv, ndjson strings.Builder
-	csv.WriteString("d,kind,shipped,amount\n")
-	type row struct {
-		d       time.Time
-		kind    string
-		shipped string
-		amount  int64
-	}
-	rows := make([]row, n)
-	for i := range rows {
-		r := &rows[i]
-		r.d = first.AddDate(0, 0, i*700/n)
-		r.kind = kinds[rng.IntN(len(kinds))]
-		if i%13 != 6 {
-			r.shipped = first.Add(time.Duration(rng.Int64N(700*86_400)) * time.Second).Format(time.RFC3339)
-		}
-		r.amount = rng.Int64N(1_000_000) - 1_000
-		fmt.Fprintf(&csv, "%s,%s,%s,%d\n", r.d.Format(time.DateOnly), r.kind, r.shipped, r.amount)
-		obj := map[string]any{"d": r.d.Format(time.DateOnly), "kind": r.kind, "amount": r.amount}
-		if r.shipped != "" {
-			obj["shipped"] = r.shipped
-		}
-		line, err := json.Marshal(obj)
-		require.NoError(t, err)
-		ndjson.Write(append(line, '\n'))
-	}
+	orders := sortedOrders(5, 2*column.ChunkRows+3_210, 700, 13)
 	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("kind", domain.TypeText),
 		col("shipped", domain.TypeTimestamp), col("amount", domain.TypeInteger)}
 	leg := func(ms ...domain.MetricRef) domain.Leg {
@@ -180,25 +165,10 @@ func TestUnionSharesARangeTestedRowByRow(t *testing.T) {
 	var shared atomic.Int64
 	kernel.SharedRangeHook = func() { shared.Add(1) }
 	defer func() { kernel.SharedRangeHook = nil }()
-	check := func(t *testing.T, dir string) {
+	eachFormat(t, orders, func(t *testing.T, _, dir string) {
 		shared.Store(0)
 		streamedAsCached(t, dir, plans)
 		assert.Positive(t, shared.Load(), "the members over one range share its rows")
-	}
-	for _, f := range []struct{ name, content string }{{"orders.csv", csv.String()}, {"orders.ndjson", ndjson.String()}} {
-		t.Run(f.name, func(t *testing.T) {
-			dir := t.TempDir()
-			write(t, dir, f.name, f.content)
-			check(t, dir)
-		})
-	}
-	t.Run("orders.parquet", func(t *testing.T) {
-		dir := t.TempDir()
-		writeOrdersParquet(t, filepath.Join(dir, "orders.parquet"), n, func(i int) (int32, string, string, int64) {
-			r := rows[i]
-			return int32(r.d.Unix() / 86_400), r.kind, r.shipped, r.amount
-		})
-		check(t, dir)
 	})
 }
 
@@ -211,25 +181,7 @@ func TestUnionSharesARangeTestedRowByRow(t *testing.T) {
 // one under "kind is not shop", one under none. A member that took the
 // rows of another filter set would fail it.
 func TestUnionSharesADirectFilterSet(t *testing.T) {
-	const n = 3*column.ChunkRows + 777
-	rng := rand.New(rand.NewPCG(8, 21))
-	first := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	kinds := []string{"web", "shop", "phone"}
-	var csv, ndjson strings.Builder
-	csv.WriteString("d,kind,amount\n")
-	type row struct {
-		d      int32
-		kind   string
-		amount int64
-	}
-	rows := make([]row, n)
-	for i := range rows {
-		d := first.AddDate(0, 0, i*700/n) // sorted: 700 days
-		r := row{int32(d.Unix() / 86_400), kinds[rng.IntN(len(kinds))], rng.Int64N(100_000) - 100}
-		rows[i] = r
-		fmt.Fprintf(&csv, "%s,%s,%d\n", d.Format(time.DateOnly), r.kind, r.amount)
-		fmt.Fprintf(&ndjson, `{"d":%q,"kind":%q,"amount":%d}`+"\n", d.Format(time.DateOnly), r.kind, r.amount)
-	}
+	orders := sortedOrders(8, 3*column.ChunkRows+777, 700, 9)
 	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("kind", domain.TypeText), col("amount", domain.TypeInteger)}
 	leg := func(ms ...domain.MetricRef) domain.Leg {
 		return domain.Leg{Base: tbl("orders", "t0", cols...), TimeColumn: "d", Metrics: ms}
@@ -252,22 +204,12 @@ func TestUnionSharesADirectFilterSet(t *testing.T) {
 	// Text blocks are selected before their columns are parsed (the
 	// union's selector), so their members never reach the direct
 	// kernel: they share nothing here, and must answer alike.
-	for _, f := range []struct{ name, content string }{{"orders.csv", csv.String()}, {"orders.ndjson", ndjson.String()}} {
-		t.Run(f.name, func(t *testing.T) {
-			dir := t.TempDir()
-			write(t, dir, f.name, f.content)
-			streamedAsCached(t, dir, plans)
-		})
-	}
-	t.Run("orders.parquet", func(t *testing.T) {
-		dir := t.TempDir()
-		writeOrdersParquet(t, filepath.Join(dir, "orders.parquet"), n, func(i int) (int32, string, string, int64) {
-			r := rows[i]
-			return r.d, r.kind, "", r.amount
-		})
+	eachFormat(t, orders, func(t *testing.T, file, dir string) {
 		shared.Store(0)
 		streamedAsCached(t, dir, plans)
-		assert.Positive(t, shared.Load(), "the members under one filter set share its rows")
+		if file == "orders.parquet" {
+			assert.Positive(t, shared.Load(), "the members under one filter set share its rows")
+		}
 	})
 }
 
