@@ -17,14 +17,14 @@ import (
 type dataSet struct {
 	work  string
 	rows  int64
-	shape string // "demo" or "web"
+	shape string // "demo", "demo-shuffled" or "web"
 }
 
 // dir is where the data in the given format ("csv" or "parquet") lives.
 func (d dataSet) dir(format string) string {
 	prefix := ""
-	if d.shape == "web" {
-		prefix = "web-"
+	if d.shape != "demo" {
+		prefix = d.shape + "-"
 	}
 	return filepath.Join(d.work, prefix+format+"-"+strconv.FormatInt(d.rows, 10))
 }

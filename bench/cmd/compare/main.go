@@ -22,6 +22,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -50,8 +51,9 @@ type config struct {
 	maxLegRows int
 	engines    []string
 	cases      []string
-	// shape is the data set: "demo" (the demo generator's orders) or
-	// "web" (web events of another shape, bench/web).
+	// shape is the data set: "demo" (the demo generator's orders),
+	// "demo-shuffled" (the same, in no order) or "web" (web events of
+	// another shape, bench/web).
 	shape string
 	// startup measures `sutura serve` start-up and `sutura ask` totals.
 	startup  bool
@@ -81,7 +83,7 @@ func main() {
 	flag.StringVar(&childCase, "case", "", "internal: the question a child measures")
 	flag.IntVar(&c.maxLegRows, "max-leg-rows", 1_000_000, "sutura-federated's governance.max_leg_rows (at most 10000000)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of each first answer to this path prefix (+engine.case.pprof), and of its warm runs (+engine.case.warm.pprof)")
-	flag.StringVar(&c.shape, "shape", "demo", "data set: demo (the demo generator's orders, sorted by date) or web (web events: shuffled timestamps, millions of distinct session ids, a 50k-row pages table)")
+	flag.StringVar(&c.shape, "shape", "demo", "data set: demo (the demo generator's orders, sorted by date), demo-shuffled (the same orders in no order, Parquet only: the demo's catalogue, its anchors among them, on data nobody sorted) or web (web events: shuffled timestamps, millions of distinct session ids, a 50k-row pages table)")
 	flag.BoolVar(&c.startup, "startup", false, "also measure sutura's start-up: `sutura serve` until ready, and `sutura query` total per question against its first answer (built from -repo)")
 	flag.BoolVar(&c.filesAsIs, "files-as-is", false, "do not read an engine's data files before its process starts (a first answer's, and with -startup each sutura serve's and sutura query's): it then reads from the disk whatever the page cache no longer holds")
 	flag.IntVar(&c.startups, "startup-runs", 3, "start-ups of `sutura serve` per format with -startup (the median is reported)")
@@ -89,10 +91,16 @@ func main() {
 	log.SetFlags(0)
 	switch c.shape {
 	case "demo":
+	case "demo-shuffled":
+		for _, e := range strings.Split(engineList, ",") {
+			if child == "" && slices.ContainsFunc(engines[e].formats, func(f string) bool { return f != "parquet" }) {
+				log.Fatalf("-shape demo-shuffled is Parquet only: engine %s reads %v", e, engines[e].formats)
+			}
+		}
 	case "web":
 		cases = web.Cases
 	default:
-		log.Fatalf("unknown -shape %q (demo or web)", c.shape)
+		log.Fatalf("unknown -shape %q (demo, demo-shuffled or web)", c.shape)
 	}
 	c.engines = strings.Split(engineList, ",")
 	if caseList != "" {
@@ -172,8 +180,15 @@ func selected(c config) ([]int, error) {
 // file is already there. The generator lives in module sutura.dev/examples,
 // so it is built from the workspace root with the workspace on.
 func ensureData(ctx context.Context, c config, d dataSet) error {
-	if d.shape == "web" {
+	switch d.shape {
+	case "web":
 		return ensureWebData(ctx, c, d)
+	case "demo-shuffled":
+		src := dataSet{work: d.work, rows: d.rows, shape: "demo"}
+		if err := ensureData(ctx, c, src); err != nil {
+			return err
+		}
+		return shuffleOrders(ctx, src.dir("parquet"), d.dir("parquet"))
 	}
 	var gen string
 	for _, e := range c.engines {
@@ -206,6 +221,44 @@ func ensureData(ctx context.Context, c config, d dataSet) error {
 		}
 	}
 	return nil
+}
+
+// shuffleOrders writes the demo's Parquet tables of src into dst, unless
+// its orders file is already there: the orders in an order no column
+// follows (DuckDB's hash of the order id; deterministic), in DuckDB's
+// row groups, the other tables as they are. The orders file is written
+// last, so its presence means the set is whole.
+func shuffleOrders(ctx context.Context, src, dst string) error {
+	orders := filepath.Join(dst, "orders.parquet")
+	if _, err := os.Stat(orders); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, t := range []string{"customers", "products", "regions"} {
+		b, err := os.ReadFile(filepath.Join(src, t+".parquet"))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dst, t+".parquet"), b, 0o644); err != nil {
+			return err
+		}
+	}
+	log.Printf("shuffling the orders of %s into %s …", src, dst)
+	db, err := sql.Open("duckdb", "") // the driver duck registers
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	quote := func(p string) string { return "'" + strings.ReplaceAll(p, "'", "''") + "'" }
+	tmp := orders + ".tmp"
+	stmt := fmt.Sprintf("COPY (SELECT * FROM read_parquet(%s) ORDER BY hash(order_id)) TO %s (FORMAT parquet, COMPRESSION snappy)",
+		quote(filepath.Join(src, "orders.parquet")), quote(tmp))
+	if _, err := db.ExecContext(ctx, stmt); err != nil {
+		return fmt.Errorf("shuffle the orders: %w", err)
+	}
+	return os.Rename(tmp, orders)
 }
 
 func withoutGOWORK(env []string) []string {
