@@ -390,9 +390,9 @@ func (q *Query) rangeOn(s *scratch, b *Batch, n int) int {
 	switch {
 	case span == 0:
 	case t.Days16 != nil:
-		j = rangeDays(sel, bucket, t.Days16, start-t.DayBase, span, of, valid)
+		j = column.RangeDays(sel, bucket, t.Days16, start-t.DayBase, span, of, valid)
 	case t.Days != nil:
-		j = rangeDays(sel, bucket, t.Days, start, span, of, valid)
+		j = column.RangeDays(sel, bucket, t.Days, start, span, of, valid)
 	case valid != nil:
 		first, length, ints := int64(start)*perDay, uint64(span)*perDay, t.Ints
 		for _, r := range sel {
@@ -440,9 +440,9 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 		valid := t.Valid
 		switch {
 		case b.inside && t.Days16 != nil:
-			j = insideDays(sel, bucket, t.Days16[lo:hi], lo, start-t.DayBase, of)
+			j = column.InsideDays(sel, bucket, t.Days16[lo:hi], lo, start-t.DayBase, of)
 		case b.inside && t.Days != nil:
-			j = insideDays(sel, bucket, t.Days[lo:hi], lo, start, of)
+			j = column.InsideDays(sel, bucket, t.Days[lo:hi], lo, start, of)
 		case b.inside:
 			first := int64(start) * perDay
 			for i, us := range t.Ints[lo:hi] {
@@ -451,9 +451,9 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			j = len(sel)
 		case span == 0:
 		case t.Days16 != nil:
-			j = selectDays(sel, bucket, t.Days16[lo:hi], lo, start-t.DayBase, span, of, valid)
+			j = column.SelectDays(sel, bucket, t.Days16[lo:hi], lo, start-t.DayBase, span, of, valid)
 		case t.Days != nil:
-			j = selectDays(sel, bucket, t.Days[lo:hi], lo, start, span, of, valid)
+			j = column.SelectDays(sel, bucket, t.Days[lo:hi], lo, start, span, of, valid)
 		default:
 			// A time is in the range when its offset from the range's
 			// first microsecond, unsigned, is below the range's length
@@ -518,9 +518,9 @@ func (q *Query) bucketsOf(s *scratch, b *Batch, n int) {
 			bucket[k] = b.Bucket
 		}
 	case t.Days16 != nil:
-		bucketDays(bucket, sel, t.Days16, q.Start-t.DayBase, of)
+		column.BucketDays(bucket, sel, t.Days16, q.Start-t.DayBase, of)
 	case t.Days != nil:
-		bucketDays(bucket, sel, t.Days, q.Start, of)
+		column.BucketDays(bucket, sel, t.Days, q.Start, of)
 	default:
 		// The times are gathered first (column.Gather), a block at a time.
 		first, ints := int64(q.Start)*perDay, t.Ints
@@ -533,80 +533,6 @@ func (q *Query) bucketsOf(s *scratch, b *Batch, n int) {
 		}
 	}
 	s.sel, s.bucket = sel, bucket
-}
-
-// rangeDays keeps, in place, the rows sel[k] whose day (days[r], less
-// start) falls in the first span days and is not null by valid, with
-// their buckets (of the day's offset), and returns how many. Branch-free,
-// as selectRange's loops.
-func rangeDays[D column.DayValue](sel, bucket []int32, days []D, start int32, span uint32, of []int32, valid []byte) int {
-	j := 0
-	if valid == nil { // a loop of its own: a test of valid a row slowed the whole by a quarter
-		for _, r := range sel {
-			o := int32(days[r]) - start
-			in := column.BitOf(uint32(o) < span)
-			sel[j], bucket[j] = r, of[o&-int32(in)]
-			j += in
-		}
-		return j
-	}
-	for _, r := range sel {
-		o := int32(days[r]) - start
-		in := column.BitOf(uint32(o) < span)
-		if valid != nil {
-			in &= int(valid[r>>3] >> (r & 7) & 1)
-		}
-		sel[j], bucket[j] = r, of[o&-int32(in)]
-		j += in
-	}
-	return j
-}
-
-// insideDays selects every row lo+i of days (all in the range and none
-// null), with the bucket of its day less start, and returns how many.
-func insideDays[D column.DayValue](sel, bucket []int32, days []D, lo int, start int32, of []int32) int {
-	for i, d := range days {
-		sel[i], bucket[i] = int32(lo+i), of[int32(d)-start]
-	}
-	return len(days)
-}
-
-// selectDays writes to sel the rows lo+i whose day days[i] (less start)
-// falls in the first span days and is not null by valid, with their
-// buckets, and returns how many. Branch-free.
-func selectDays[D column.DayValue](sel, bucket []int32, days []D, lo int, start int32, span uint32, of []int32, valid []byte) int {
-	j := 0
-	if valid == nil { // a loop of its own: a test of valid a row slowed the whole by a quarter
-		for i, d := range days {
-			o := int32(d) - start
-			in := column.BitOf(uint32(o) < span)
-			sel[j], bucket[j] = int32(lo+i), of[o&-int32(in)]
-			j += in
-		}
-		return j
-	}
-	for i, d := range days {
-		o, r := int32(d)-start, lo+i
-		in := column.BitOf(uint32(o) < span)
-		if valid != nil {
-			in &= int(valid[r>>3] >> (r & 7) & 1)
-		}
-		sel[j], bucket[j] = int32(r), of[o&-int32(in)]
-		j += in
-	}
-	return j
-}
-
-// bucketDays sets bucket[k] to the bucket of row sel[k]'s day (less
-// start), gathering the days a block at a time first, as the times are.
-func bucketDays[D column.DayValue](bucket, sel []int32, days []D, start int32, of []int32) {
-	var got [256]D
-	for k0 := 0; k0 < len(sel); k0 += len(got) {
-		rows := sel[k0:min(k0+len(got), len(sel))]
-		for k, d := range column.Gather(got[:], days, rows) {
-			bucket[k0+k] = of[int32(d)-start]
-		}
-	}
 }
 
 // sameNeeds reports whether every metric needs the same required
