@@ -204,6 +204,40 @@ func TestIntegerSumOverflowIsRefusedByName(t *testing.T) {
 	}
 }
 
+// TestMaskedSumsWhereAPartOverflows: two sums of one integer column under
+// different required filters, in one group, are summed in one pass per
+// mask (both metrics' rows, one's only, the other's only); the rows both
+// count sum past int64 while neither metric's running total does. The
+// question is answered exactly, as one pass per metric would answer it,
+// and a sum that does pass int64 is still refused.
+func TestMaskedSumsWhereAPartOverflows(t *testing.T) {
+	const near = "9000000000000000000"
+	cols := []domain.ModelColumn{col("day", domain.TypeDate), col("status", domain.TypeText), col("amt", domain.TypeInteger)}
+	rows := "2023-01-02,a," + near + "\n2023-01-03,x,-" + near + "\n2023-01-04,y,-" + near + "\n2023-01-05,a," + near + "\n"
+	for i := range 12 {
+		rows += fmt.Sprintf("2023-02-%02d,a,0\n", i+1)
+	}
+	notY := domain.RequiredFilter{Op: domain.NotEquals, Column: "status", Value: "y"}
+	notX := domain.RequiredFilter{Op: domain.NotEquals, Column: "status", Value: "x"}
+	leg := func(ms ...domain.MetricRef) domain.Leg {
+		return domain.Leg{Base: tbl("mrr", "t0", cols...), TimeColumn: "day", Metrics: ms}
+	}
+	for _, fill := range []bool{false, true} {
+		dir := t.TempDir()
+		write(t, dir, "mrr.csv", "day,status,amt\n"+rows)
+		e := newEngine(t, os.DirFS(dir))
+		plan := mkPlan(t, domain.Year, "2023-01-01", "2024-01-01", leg(metric("x side", sum("amt"), notY), metric("y side", sum("amt"), notX)))
+		if fill {
+			run(t, e, plan) // cached from here on
+		}
+		assert.Equal(t, [][]string{{"2023-01-01", near, near}}, run(t, e, plan), "cached %t", fill)
+		over := mkPlan(t, domain.Year, "2023-01-01", "2024-01-01", leg(metric("x side", sum("amt"), notY), metric("a only", sum("amt"), notX, notY)))
+		_, err := e.Execute(context.Background(), over)
+		require.ErrorIs(t, err, domain.ErrIntegerOverflow, "cached %t", fill)
+		assert.Contains(t, err.Error(), "a only")
+	}
+}
+
 // manyRows is n CSV rows of v over January 2023, in group a.
 func manyRows(n int, v string) string {
 	var b strings.Builder

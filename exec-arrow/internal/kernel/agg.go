@@ -555,21 +555,6 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 	}
 }
 
-// updateMasked folds the rows rows[k] whose mask holds metric m into the
-// groups gids[k], for a term q.maskable accepts (an integer sum or a count
-// over a column with no null); h is the metric's positions per group.
-// Adding zero for the others leaves an integer sum as it was.
-func (s *termState) updateMasked(t *TermPlan, c *column.Column, rows, gids []int32, mask []uint64, m int, h []int32) {
-	if t.Op == OpSum || t.Op == opAvg {
-		if c.Ints32 != nil {
-			s.iovf |= sumMasked(s.i, c.Ints32, rows, gids, mask, m)
-		} else {
-			s.iovf |= sumMasked(s.i, c.Ints, rows, gids, mask, m)
-		}
-	}
-	s.addCounts(h)
-}
-
 // sumMasked adds vals[rows[k]] to sums[gids[k]] where mask[k] holds
 // metric m, and returns the overflow bits of the additions.
 func sumMasked[T column.Integer](sums []int64, vals []T, rows, gids []int32, mask []uint64, m int) int64 {

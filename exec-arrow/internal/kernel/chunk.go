@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 
@@ -56,6 +57,7 @@ func (q *Query) chunk(s *scratch, p *Partial, b *Batch) {
 	var combos []int32
 	if !same {
 		combos = s.comboHistogram(n, len(p.Rows[0]), len(q.Metrics))
+		s.sumSlots = s.sumSlots[:0]
 	}
 	for m, mp := range q.Metrics {
 		ng := len(p.Rows[m])
@@ -89,7 +91,13 @@ func (q *Query) chunk(s *scratch, p *Partial, b *Batch) {
 		}
 		for t, tp := range mp.Terms {
 			if !selected {
-				p.Terms[m][t].updateMasked(tp, b.Cols[tp.Slot], rows, gids, s.mask[:n], m, h)
+				// Maskable: a count of a column with no null, counted
+				// by h, or an integer sum or average.
+				st := p.Terms[m][t]
+				if tp.Op == OpSum || tp.Op == opAvg {
+					st.iovf |= s.maskedSum(st.i, tp.Slot, b.Cols[tp.Slot], n, m, ng, len(q.Metrics))
+				}
+				st.addCounts(h)
 				continue
 			}
 			p.Terms[m][t].update(tp, b.Cols[tp.Slot], rows, gids, h)
@@ -110,6 +118,73 @@ func (s *scratch) selectMetric(m, n int) (rows, gids []int32) {
 		return sel, all
 	}
 	return mrows[:j], mgids[:j]
+}
+
+// maskedSum adds to sums, per group, integer column c's values at the n
+// positions whose mask holds metric m, and returns the overflow bits.
+// Every metric summing c under a mask reads one pass over the positions
+// (comboSum): each position's value added to its group's sum for its
+// mask, among the masks of nm metrics; a metric's sum for a group is
+// then that of the masks holding it (a net sum under one filter and an
+// average under another, over one amount: one pass, not two). A pass
+// that overflowed gives way to one per metric (sumMasked), as before.
+func (s *scratch) maskedSum(sums []int64, slot int, c *column.Column, n, m, ng, nm int) int64 {
+	cs, ok := s.comboSum(slot, c, n, ng, nm)
+	rows, gids, mask := s.sel[:n], s.gids[:n], s.mask[:n]
+	switch {
+	case !ok && c.Ints32 != nil:
+		return sumMasked(sums, c.Ints32, rows, gids, mask, m)
+	case !ok:
+		return sumMasked(sums, c.Ints, rows, gids, mask, m)
+	}
+	var ovf int64
+	for g := range ng {
+		for mk, x := range cs[g<<nm : (g+1)<<nm] {
+			if mk>>m&1 != 0 {
+				var o int64
+				sums[g], o = addInt(sums[g], x)
+				ovf |= o
+			}
+		}
+	}
+	return ovf
+}
+
+// comboSum is the sums per group and metric mask (g<<nm|mask) of integer
+// column c (slot) over the batch's n positions, found once per batch and
+// column; ok is false when one of them overflowed.
+func (s *scratch) comboSum(slot int, c *column.Column, n, ng, nm int) (sums []int64, ok bool) {
+	if i := slices.Index(s.sumSlots, slot); i >= 0 {
+		return s.sums[i], s.sumOK[i]
+	}
+	i := len(s.sumSlots)
+	s.sumSlots = append(s.sumSlots, slot)
+	if i == len(s.sums) {
+		s.sums, s.sumOK = append(s.sums, nil), append(s.sumOK, false)
+	}
+	sums = slices.Grow(s.sums[i][:0], ng<<nm)[:ng<<nm]
+	clear(sums)
+	var ovf int64
+	if c.Ints32 != nil {
+		ovf = comboSumOf(sums, c.Ints32, s.sel[:n], s.gids[:n], s.mask[:n], nm)
+	} else {
+		ovf = comboSumOf(sums, c.Ints, s.sel[:n], s.gids[:n], s.mask[:n], nm)
+	}
+	s.sums[i], s.sumOK[i] = sums, ovf >= 0
+	return sums, ovf >= 0
+}
+
+// comboSumOf adds vals[rows[k]] to sums[gids[k]<<nm|mask[k]] and returns
+// the overflow bits of the additions.
+func comboSumOf[T column.Integer](sums []int64, vals []T, rows, gids []int32, mask []uint64, nm int) int64 {
+	var ovf int64
+	for k, r := range rows {
+		i := int(gids[k])<<nm | int(mask[k])
+		var o int64
+		sums[i], o = addInt(sums[i], int64(vals[r]))
+		ovf |= o
+	}
+	return ovf
 }
 
 // maxCombined is the most metrics whose combinations comboHistogram

@@ -90,9 +90,15 @@ type scratch struct {
 	dcodes [][]int32 // per dimension numbered by the worker: codes per position
 	hist   []int32   // a metric's positions per group (four lanes each)
 	combos []int32   // positions per group and metric mask
-	reqs   [][]bool  // per required filter
-	masked bool      // mask holds the batch's metric masks
-	order  passRates // what the range and the early filters passed
+	// Sums per group and metric mask of the columns summed under masks
+	// (comboSum), for this batch: per column's slot, and whether the
+	// pass overflowed.
+	sumSlots []int
+	sums     [][]int64
+	sumOK    []bool
+	reqs     [][]bool  // per required filter
+	masked   bool      // mask holds the batch's metric masks
+	order    passRates // what the range and the early filters passed
 
 	// Per-batch dictionary caches of base-table text columns.
 	filterMaps []column.DictMap // per base caller filter
