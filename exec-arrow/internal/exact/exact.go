@@ -159,8 +159,9 @@ func (d *Decimals) MinMax(c *column.Column, rows, gids []int32, n []int64, isMax
 	}
 }
 
-// MergeSum adds src's group sg to group dg.
-func (d *Decimals) MergeSum(src *Decimals, sg, dg int) {
+// from is src's group sg at d's scale, d's scale raised to src's first
+// when src's is finer; src's overflow is d's.
+func (d *Decimals) from(src *Decimals, sg int) i128.Int {
 	d.ovf = d.ovf || src.ovf
 	f := d.align(src.sc)
 	x := src.v[sg]
@@ -170,6 +171,12 @@ func (d *Decimals) MergeSum(src *Decimals, sg, dg int) {
 			d.ovf = true
 		}
 	}
+	return x
+}
+
+// MergeSum adds src's group sg to group dg.
+func (d *Decimals) MergeSum(src *Decimals, sg, dg int) {
+	x := d.from(src, sg)
 	w, ok := d.v[dg].Add(x)
 	if !ok {
 		d.ovf = true
@@ -180,15 +187,7 @@ func (d *Decimals) MergeSum(src *Decimals, sg, dg int) {
 // MergeMinMax folds src's group sg into group dg (empty: dg has no value
 // yet).
 func (d *Decimals) MergeMinMax(src *Decimals, sg, dg int, empty, isMax bool) {
-	d.ovf = d.ovf || src.ovf
-	f := d.align(src.sc)
-	x := src.v[sg]
-	if f > 0 {
-		var ok bool
-		if x, ok = x.MulPow10(f); !ok {
-			d.ovf = true
-		}
-	}
+	x := d.from(src, sg)
 	if empty || (x.Cmp(d.v[dg]) > 0) == isMax && x != d.v[dg] {
 		d.v[dg] = x
 	}

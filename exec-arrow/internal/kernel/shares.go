@@ -50,42 +50,47 @@ func newMemberShares(q *Query) memberShares {
 		slot        int
 		start, span int32
 	}
-	ms := memberShares{rangeOf: make([]int, len(q.Members)), keepOf: make([]int, len(q.Members))}
-	rangeKeys, keepKeys := make([]rangeKey, len(q.Members)), make([]string, len(q.Members))
-	rangeCount, keepCount := map[rangeKey]int{}, map[string]int{}
+	n := len(q.Members)
+	rangeKeys, keepKeys := make([]rangeKey, n), make([]string, n)
+	rangeMay, keepMay := make([]bool, n), make([]bool, n)
 	for i, mb := range q.Members {
-		rangeKeys[i] = rangeKey{mb.timeSlot(), mb.Q.Start, mb.Q.Span}
-		if mb.Slots != nil && mb.Q.Span > 0 {
-			rangeCount[rangeKeys[i]]++
-		}
+		rangeKeys[i], rangeMay[i] = rangeKey{mb.timeSlot(), mb.Q.Start, mb.Q.Span}, mb.Slots != nil && mb.Q.Span > 0
 		keepKeys[i] = directFilters(mb)
-		if keepKeys[i] != "" {
-			keepCount[keepKeys[i]]++
-		}
+		keepMay[i] = keepKeys[i] != ""
 	}
-	rangeIndex, keepIndex := map[rangeKey]int{}, map[string]int{}
-	for i := range q.Members {
-		ms.rangeOf[i], ms.keepOf[i] = -1, -1
-		if k := rangeKeys[i]; rangeCount[k] > 1 {
-			j, ok := rangeIndex[k]
-			if !ok {
-				j = len(ms.ranges)
-				rangeIndex[k] = j
-				ms.ranges = append(ms.ranges, sharedRange{})
-			}
-			ms.rangeOf[i] = j
-		}
-		if k := keepKeys[i]; keepCount[k] > 1 {
-			j, ok := keepIndex[k]
-			if !ok {
-				j = len(ms.keeps)
-				keepIndex[k] = j
-				ms.keeps = append(ms.keeps, sharedKeep{})
-			}
-			ms.keepOf[i] = j
-		}
-	}
+	var ms memberShares
+	var ranges, keeps int
+	ms.rangeOf, ranges = sharesOf(rangeKeys, rangeMay)
+	ms.keepOf, keeps = sharesOf(keepKeys, keepMay)
+	ms.ranges, ms.keeps = make([]sharedRange, ranges), make([]sharedKeep, keeps)
 	return ms
+}
+
+// sharesOf numbers the keys more than one member has, among the members
+// that may share (may), in the order first met: of[i] is member i's
+// share, -1 when it has none; n is how many shares there are.
+func sharesOf[K comparable](keys []K, may []bool) (of []int, n int) {
+	count := map[K]int{}
+	for i, k := range keys {
+		if may[i] {
+			count[k]++
+		}
+	}
+	index := map[K]int{}
+	of = make([]int, len(keys))
+	for i, k := range keys {
+		of[i] = -1
+		if !may[i] || count[k] < 2 {
+			continue
+		}
+		j, ok := index[k]
+		if !ok {
+			j = len(index)
+			index[k] = j
+		}
+		of[i] = j
+	}
+	return of, len(index)
 }
 
 // directFilters is the filter set the direct kernel tests for member mb
