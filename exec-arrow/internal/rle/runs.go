@@ -74,19 +74,8 @@ func (h *Runs) Decode(out []int32) error {
 					data = data[w:]
 				}
 			} else if w <= 32 && bits == 0 {
-				// Wider values (a dictionary of thousands: 9 to 32 bits),
-				// a group of eight at a time, each read with one load of
-				// eight bytes from its first (at most 39 bits from it)
-				// instead of a byte at a time.
-				for ; i+8 <= k && len(data) >= int(w)+8; i += 8 {
-					o := out[i : i+8 : i+8]
-					bit := uint(0)
-					for j := range o {
-						o[j] = int32(binary.LittleEndian.Uint64(data[bit>>3:]) >> (bit & 7) & mask)
-						bit += w
-					}
-					data = data[w:]
-				}
+				n, rest := unpackWide(out[i:k], data, w, mask)
+				i, data = i+n, rest
 			}
 			if _, data, acc, bits, err = unpackEach(out[i:k], data, acc, bits, w, mask, false); err != nil {
 				return err
@@ -100,6 +89,74 @@ func (h *Runs) Decode(out []int32) error {
 		}
 	}
 	return nil
+}
+
+// unpackWide decodes whole groups of eight values of w bits (9 to 32: a
+// dictionary of hundreds to billions of values) from data into out while
+// both hold a whole group and the loads past it stay inside data; it
+// returns how many values it decoded and what is left of data. A group
+// is w bytes. Up to 16 bits, four values lie in one load of eight bytes
+// (at most 4+64 bits from the group's first byte, the second four from
+// its middle byte), so a group is two loads; up to 28 bits, two values
+// lie in one (at most 7+56 bits), four loads; wider, one load a value.
+// Kept apart from Decode so that its loop keeps its offsets and shifts in
+// registers.
+func unpackWide(out []int32, data []byte, w uint, mask uint64) (int, []byte) {
+	i := 0
+	switch {
+	case w <= 16:
+		mid, sh := w>>1, (w&1)<<2 // the fifth value's byte and bit
+		s1, s2, s3 := w&63, (2*w)&63, (3*w)&63
+		for ; i+8 <= len(out) && len(data) >= int(w)+8; i += 8 {
+			lo := binary.LittleEndian.Uint64(data)
+			hi := binary.LittleEndian.Uint64(data[mid:]) >> sh
+			o := out[i : i+8 : i+8]
+			o[0] = int32(lo & mask)
+			o[1] = int32(lo >> s1 & mask)
+			o[2] = int32(lo >> s2 & mask)
+			o[3] = int32(lo >> s3 & mask)
+			o[4] = int32(hi & mask)
+			o[5] = int32(hi >> s1 & mask)
+			o[6] = int32(hi >> s2 & mask)
+			o[7] = int32(hi >> s3 & mask)
+			data = data[w:]
+		}
+	case w <= 28:
+		// Pair p starts at bit 2pw: byte pw/4, bit 2pw mod 8.
+		b1, t1 := w>>2, (2*w)&7
+		b2, t2 := w>>1, (4*w)&7
+		b3, t3 := (3*w)>>2, (6*w)&7
+		s := w & 63
+		for ; i+8 <= len(out) && len(data) >= int(w)+8; i += 8 {
+			p0 := binary.LittleEndian.Uint64(data)
+			p1 := binary.LittleEndian.Uint64(data[b1:]) >> t1
+			p2 := binary.LittleEndian.Uint64(data[b2:]) >> t2
+			p3 := binary.LittleEndian.Uint64(data[b3:]) >> t3
+			o := out[i : i+8 : i+8]
+			o[0] = int32(p0 & mask)
+			o[1] = int32(p0 >> s & mask)
+			o[2] = int32(p1 & mask)
+			o[3] = int32(p1 >> s & mask)
+			o[4] = int32(p2 & mask)
+			o[5] = int32(p2 >> s & mask)
+			o[6] = int32(p3 & mask)
+			o[7] = int32(p3 >> s & mask)
+			data = data[w:]
+		}
+	default:
+		// Each value with one load of eight bytes from its first (at
+		// most 7+32 bits from it).
+		for ; i+8 <= len(out) && len(data) >= int(w)+8; i += 8 {
+			o := out[i : i+8 : i+8]
+			bit := uint(0)
+			for j := range o {
+				o[j] = int32(binary.LittleEndian.Uint64(data[bit>>3:]) >> (bit & 7) & mask)
+				bit += w
+			}
+			data = data[w:]
+		}
+	}
+	return i, data
 }
 
 // unpackEach decodes values of w bits one at a time into out, from data

@@ -1,6 +1,8 @@
 package rle_test
 
 import (
+	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -88,13 +90,7 @@ func BenchmarkSetBits(b *testing.B) {
 // packed is one bit-packed run of the values of vals (a multiple of
 // eight, each under 1<<w) at width w.
 func packed(w uint, vals []uint64) []byte {
-	var out []byte
-	hdr := uint64(len(vals)/8)<<1 | 1
-	for hdr >= 0x80 {
-		out = append(out, byte(hdr)|0x80)
-		hdr >>= 7
-	}
-	out = append(out, byte(hdr))
+	out := packedHeader(len(vals) / 8)
 	var acc uint64
 	var bits uint
 	for _, v := range vals {
@@ -137,26 +133,32 @@ func TestBitPackedEveryWidth(t *testing.T) {
 	}
 }
 
-// wideRun is a bit-packed run of 8,192 random values of 14 bits, and
+// wideRun is a bit-packed run of 8,192 random values of w bits, and
 // room for them decoded.
-func wideRun() ([]byte, []int32) {
+func wideRun(w uint) ([]byte, []int32) {
 	vals := make([]uint64, 8192)
 	for i := range vals {
-		vals[i] = uint64(rand.IntN(1 << 14))
+		vals[i] = uint64(rand.IntN(1 << w))
 	}
-	return packed(14, vals), make([]int32, len(vals))
+	return packed(w, vals), make([]int32, len(vals))
 }
 
 // BenchmarkDecodeBitPackedWide decodes a bit-packed run of 8,192
-// dictionary indexes of 14 bits (a column of some ten thousand values).
+// dictionary indexes of 14 bits (a column of some ten thousand values,
+// two loads a group of eight) and of 21 bits (a million customers, four
+// loads a group).
 func BenchmarkDecodeBitPackedWide(b *testing.B) {
-	data, out := wideRun()
-	b.SetBytes(8192)
-	for b.Loop() {
-		h := rle.Runs{Data: data, Width: 14}
-		if err := h.Decode(out); err != nil {
-			b.Fatal(err)
-		}
+	for _, w := range []uint{14, 21} {
+		b.Run(fmt.Sprintf("bits=%d", w), func(b *testing.B) {
+			data, out := wideRun(w)
+			b.SetBytes(8192)
+			for b.Loop() {
+				h := rle.Runs{Data: data, Width: w}
+				if err := h.Decode(out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -276,7 +278,7 @@ func BenchmarkDecodeBitsSparse(b *testing.B) {
 // run in calls of 1,001 values, as a page's values after its nulls come:
 // every call but the first starts inside a byte.
 func BenchmarkDecodeBitPackedUneven(b *testing.B) {
-	data, out := wideRun()
+	data, out := wideRun(14)
 	b.SetBytes(8192)
 	for b.Loop() {
 		h := rle.Runs{Data: data, Width: 14}
@@ -286,4 +288,53 @@ func BenchmarkDecodeBitPackedUneven(b *testing.B) {
 			}
 		}
 	}
+}
+
+// FuzzBitPacked decodes one bit-packed run of any width, its payload the
+// fuzzer's bytes, in calls of any size, against the values read a bit at
+// a time: every path (groups of eight by one, two or four loads, the
+// values one at a time around them) must agree with the layout.
+func FuzzBitPacked(f *testing.F) {
+	f.Add([]byte{0xff, 0x01, 0x80, 0x7f, 0x55, 0xaa, 0x00, 0x10, 0x20}, uint8(9), uint16(8))
+	f.Add(bytes.Repeat([]byte{0x5a, 0xc3, 0x0f, 0x81}, 50), uint8(20), uint16(13))
+	f.Add([]byte("a run of bytes long enough for a few groups of wide values"), uint8(30), uint16(1))
+	f.Fuzz(func(t *testing.T, payload []byte, width uint8, step uint16) {
+		w := uint(width%32) + 1
+		groups := len(payload) / int(w)
+		if groups == 0 || groups > 1<<12 {
+			return
+		}
+		payload = payload[:groups*int(w)]
+		data := packedHeader(groups)
+		data = append(data, payload...)
+		want := make([]int32, groups*8)
+		for j := range want {
+			var v uint32
+			for b := range w {
+				bit := uint(j)*w + b
+				v |= uint32(payload[bit>>3]>>(bit&7)&1) << b
+			}
+			want[j] = int32(v)
+		}
+		n := int(step)%len(want) + 1
+		h := rle.Runs{Data: data, Width: w}
+		got := make([]int32, len(want))
+		for at := 0; at < len(got); at += n {
+			require.NoError(t, h.Decode(got[at:min(at+n, len(got))]))
+		}
+		require.Equal(t, want, got, "width %d, %d values a call", w, n)
+		require.True(t, h.Ended())
+	})
+}
+
+// packedHeader is the header of a bit-packed run of groups groups of
+// eight.
+func packedHeader(groups int) []byte {
+	var out []byte
+	hdr := uint64(groups)<<1 | 1
+	for hdr >= 0x80 {
+		out = append(out, byte(hdr)|0x80)
+		hdr >>= 7
+	}
+	return append(out, byte(hdr))
 }
