@@ -1,7 +1,9 @@
 // Package exact holds the aggregates whose answer must not depend on the
-// order rows arrive in: compensated float sums (correct to within one
-// rounding whatever the order) and decimal sums, minima and maxima as
-// 128-bit coefficients at one scale (docs/reference.md).
+// order rows arrive in: integer sums with every overflow told (under a
+// keep flag, a metric mask, or per mask combination), compensated float
+// sums (correct to within one rounding whatever the order) and decimal
+// sums, minima and maxima as 128-bit coefficients at one scale
+// (docs/reference.md).
 package exact
 
 import (

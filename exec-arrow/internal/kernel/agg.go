@@ -229,7 +229,7 @@ func (t *TermPlan) intVal(c *column.Column, r int32) int64 {
 type termState struct {
 	i []int64 // sum (integers), min/max (integer forms), count_if
 	// iovf holds, in its sign bit, whether an integer sum passed int64
-	// (addInt): such a sum is refused, never wrapped (docs/reference.md).
+	// (exact.AddInt): such a sum is refused, never wrapped (docs/reference.md).
 	iovf int64
 	f    []float64 // sum (floats), min/max (floats)
 	// fc is the compensation of each float sum: the rounding errors of
@@ -419,7 +419,7 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 				for k0 := 0; k0 < len(rows); k0 += len(vals) {
 					for _, v := range column.GatherInts(vals[:], c, rows[k0:min(k0+len(vals), len(rows))]) {
 						var o int64
-						sum, o = addInt(sum, v)
+						sum, o = exact.AddInt(sum, v)
 						ovf |= o
 					}
 				}
@@ -430,7 +430,7 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 				for k, r := range rows {
 					g := gids[k]
 					var o int64
-					s.i[g], o = addInt(s.i[g], c.Int(r))
+					s.i[g], o = exact.AddInt(s.i[g], c.Int(r))
 					ovf |= o
 				}
 				s.iovf |= ovf
@@ -479,7 +479,7 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 				}
 				g := gids[k0+k]
 				var o int64
-				s.i[g], o = addInt(s.i[g], v)
+				s.i[g], o = exact.AddInt(s.i[g], v)
 				ovf |= o
 				s.n[g]++
 			}
@@ -553,19 +553,6 @@ func (s *termState) update(t *TermPlan, c *column.Column, rows, gids []int32, h 
 			}
 		}
 	}
-}
-
-// sumMasked adds vals[rows[k]] to sums[gids[k]] where mask[k] holds
-// metric m, and returns the overflow bits of the additions.
-func sumMasked[T column.Integer](sums []int64, vals []T, rows, gids []int32, mask []uint64, m int) int64 {
-	var ovf int64
-	for k, r := range rows {
-		g := gids[k]
-		var o int64
-		sums[g], o = addInt(sums[g], int64(vals[r])&-int64(mask[k]>>m&1))
-		ovf |= o
-	}
-	return ovf
 }
 
 // updateDistinctCodes adds rows rows[k] to groups gids[k] of a distinct
@@ -694,7 +681,7 @@ func (s *termState) merge(t *TermPlan, src *termState, remap []int32, tr []int32
 		switch t.Op {
 		case OpSum, opAvg, opCount, opCountIf:
 			var o int64
-			s.i[dg], o = addInt(s.i[dg], src.i[sg])
+			s.i[dg], o = exact.AddInt(s.i[dg], src.i[sg])
 			s.iovf |= o
 			if t.Float {
 				s.f[dg], s.fc[dg] = exact.TwoSum(s.f[dg], s.fc[dg]+src.fc[sg], src.f[sg])
@@ -964,12 +951,4 @@ func (t *TermPlan) SortedDict() []string {
 		out[r] = t.Col.Dict[i]
 	}
 	return out
-}
-
-// addInt is a+v and, in the sign bit of its second result, whether the
-// addition passed int64 (both operands' signs differ from the sum's). An
-// integer sum ORs these and is refused when any is set, never wrapped.
-func addInt(a, v int64) (sum, overflow int64) {
-	sum = a + v
-	return sum, (a ^ sum) & (v ^ sum)
 }

@@ -8,6 +8,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/exact"
 	"sutura.dev/exec-arrow/internal/groups"
 	"sutura.dev/exec-arrow/internal/match"
 )
@@ -127,22 +128,22 @@ func (s *scratch) selectMetric(m, n int) (rows, gids []int32) {
 // mask, among the masks of nm metrics; a metric's sum for a group is
 // then that of the masks holding it (a net sum under one filter and an
 // average under another, over one amount: one pass, not two). A pass
-// that overflowed gives way to one per metric (sumMasked), as before.
+// that overflowed gives way to one per metric (exact.SumMasked), as before.
 func (s *scratch) maskedSum(sums []int64, slot int, c *column.Column, n, m, ng, nm int) int64 {
 	cs, ok := s.comboSum(slot, c, n, ng, nm)
 	rows, gids, mask := s.sel[:n], s.gids[:n], s.mask[:n]
 	switch {
 	case !ok && c.Ints32 != nil:
-		return sumMasked(sums, c.Ints32, rows, gids, mask, m)
+		return exact.SumMasked(sums, c.Ints32, rows, gids, mask, m)
 	case !ok:
-		return sumMasked(sums, c.Ints, rows, gids, mask, m)
+		return exact.SumMasked(sums, c.Ints, rows, gids, mask, m)
 	}
 	var ovf int64
 	for g := range ng {
 		for mk, x := range cs[g<<nm : (g+1)<<nm] {
 			if mk>>m&1 != 0 {
 				var o int64
-				sums[g], o = addInt(sums[g], x)
+				sums[g], o = exact.AddInt(sums[g], x)
 				ovf |= o
 			}
 		}
@@ -166,25 +167,12 @@ func (s *scratch) comboSum(slot int, c *column.Column, n, ng, nm int) (sums []in
 	clear(sums)
 	var ovf int64
 	if c.Ints32 != nil {
-		ovf = comboSumOf(sums, c.Ints32, s.sel[:n], s.gids[:n], s.mask[:n], nm)
+		ovf = exact.SumCombos(sums, c.Ints32, s.sel[:n], s.gids[:n], s.mask[:n], nm)
 	} else {
-		ovf = comboSumOf(sums, c.Ints, s.sel[:n], s.gids[:n], s.mask[:n], nm)
+		ovf = exact.SumCombos(sums, c.Ints, s.sel[:n], s.gids[:n], s.mask[:n], nm)
 	}
 	s.sums[i], s.sumOK[i] = sums, ovf >= 0
 	return sums, ovf >= 0
-}
-
-// comboSumOf adds vals[rows[k]] to sums[gids[k]<<nm|mask[k]] and returns
-// the overflow bits of the additions.
-func comboSumOf[T column.Integer](sums []int64, vals []T, rows, gids []int32, mask []uint64, nm int) int64 {
-	var ovf int64
-	for k, r := range rows {
-		i := int(gids[k])<<nm | int(mask[k])
-		var o int64
-		sums[i], o = addInt(sums[i], int64(vals[r]))
-		ovf |= o
-	}
-	return ovf
 }
 
 // maxCombined is the most metrics whose combinations comboHistogram

@@ -8,6 +8,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/exact"
 	"sutura.dev/exec-arrow/internal/match"
 )
 
@@ -89,7 +90,7 @@ func (q *Query) direct(s *scratch, p *Partial, b *Batch) bool {
 	switch t := b.Cols[q.TimeSlot]; {
 	case b.OneBucket:
 		// Every row's bucket is b.Bucket: the terms sum in a register
-		// (sumKeptOne), and no bucket is written a row.
+		// (exact.SumKeptOne), and no bucket is written a row.
 		hc[b.Bucket] = countOnes(keep)
 	case t.Days16 != nil:
 		dayBuckets(bucket, hc, t.Days16[lo:hi], q.Start-t.DayBase, q.BucketOf, keep)
@@ -132,18 +133,18 @@ func (q *Query) direct(s *scratch, p *Partial, b *Batch) bool {
 				var ovf int64
 				switch c := b.Cols[tp.Slot]; {
 				case b.OneBucket && c.Ints32 != nil:
-					hs[b.Bucket], ovf = sumKeptOne(c.Ints32[lo:hi], keep)
+					hs[b.Bucket], ovf = exact.SumKeptOne(c.Ints32[lo:hi], keep)
 				case b.OneBucket:
-					hs[b.Bucket], ovf = sumKeptOne(c.Ints[lo:hi], keep)
+					hs[b.Bucket], ovf = exact.SumKeptOne(c.Ints[lo:hi], keep)
 				case c.Ints32 != nil:
-					ovf = sumKept(hs, c.Ints32[lo:hi], bucket, keep)
+					ovf = exact.SumKept(hs, c.Ints32[lo:hi], bucket, keep)
 				default:
-					ovf = sumKept(hs, c.Ints[lo:hi], bucket, keep)
+					ovf = exact.SumKept(hs, c.Ints[lo:hi], bucket, keep)
 				}
 				for bk, g := range gidOf {
 					if g >= 0 {
 						var o int64
-						st.i[g], o = addInt(st.i[g], hs[bk])
+						st.i[g], o = exact.AddInt(st.i[g], hs[bk])
 						ovf |= o
 					}
 				}
@@ -251,18 +252,6 @@ func dayBuckets[D column.DayValue](bucket []int32, hc []int64, days []D, start i
 	}
 }
 
-// sumKept adds vals[i] to sums[bucket[i]] where keep[i] is 1, and
-// returns the overflow bits of the additions.
-func sumKept[T column.Integer](sums []int64, vals []T, bucket []int32, keep []uint8) int64 {
-	var ovf int64
-	for i, v := range vals {
-		var o int64
-		sums[bucket[i]], o = addInt(sums[bucket[i]], int64(v)&-int64(keep[i]))
-		ovf |= o
-	}
-	return ovf
-}
-
 // countOnes is how many of b's bytes (each 0 or 1) are 1, eight at a
 // time.
 func countOnes(b []uint8) int64 {
@@ -275,21 +264,6 @@ func countOnes(b []uint8) int64 {
 		c += int(k)
 	}
 	return int64(c)
-}
-
-// sumKeptOne is sumKept of a batch in one bucket: the sum of vals[i]
-// where keep[i] is 1, and the overflow bits of the additions. Not inlined:
-// inside the direct kernel its sum lived on the stack.
-//
-//go:noinline
-func sumKeptOne[T column.Integer](vals []T, keep []uint8) (sum, ovf int64) {
-	keep = keep[:len(vals)]
-	for i, v := range vals {
-		var o int64
-		sum, o = addInt(sum, int64(v)&-int64(keep[i]))
-		ovf |= o
-	}
-	return sum, ovf
 }
 
 // fillOnes sets every byte of b to 1, by copies that double: a loop a

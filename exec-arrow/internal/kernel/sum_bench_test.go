@@ -15,7 +15,7 @@ import (
 // BenchmarkSumKernel10M measures the sum kernels alone over 10 M values
 // in one group, in batches of column.ChunkRows positions: plain float64
 // addition, compensated (two-sum) addition, decimal coefficients added in
-// 128 bits, and int64 addition plain and checked for overflow (addInt) (docs/performance.md, Exact numbers). Besides the
+// 128 bits, and int64 addition plain and checked for overflow (exact.AddInt) (docs/performance.md, Exact numbers). Besides the
 // wall time it reports cpu-ns/op, the CPU time of the benchmark's thread:
 // on a machine shared with other work, the wall time also counts the time
 // the thread waited for a core.
@@ -95,7 +95,7 @@ func BenchmarkSumKernel10M(b *testing.B) {
 				vals := ints[lo:min(lo+len(rows), n)]
 				for _, r := range rows[:len(vals)] {
 					var o int64
-					acc, o = addInt(acc, vals[r])
+					acc, o = exact.AddInt(acc, vals[r])
 					ovf |= o
 				}
 			}
