@@ -165,6 +165,40 @@ func TestUnionSharesARangeTestedRowByRow(t *testing.T) {
 	sharedInEachFormat(t, orders, plans, &kernel.SharedRangeHook, func(string) bool { return true })
 }
 
+// TestUnionSharesARangesFilteredRows: questions of one union over one
+// range of a time column in no order (with nulls) whose early filters are
+// the same — required filters every metric needs, caller filters on the
+// base table — start from the rows the first of them kept (memberShares'
+// picks), CSV, NDJSON and Parquet alike, and answer as each does alone:
+// web orders by year, web value by quarter (the same rows, its own
+// buckets), and by month under a caller filter of the same test. Beside
+// them are the same range under "shop" and under two filters, and
+// another range under "web": a member that took the rows of another
+// filter set or another range would fail it.
+func TestUnionSharesARangesFilteredRows(t *testing.T) {
+	orders := sortedOrders(5, 2*column.ChunkRows+3_210, 700, 17)
+	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("kind", domain.TypeText),
+		col("shipped", domain.TypeTimestamp), col("amount", domain.TypeInteger)}
+	leg := func(ms ...domain.MetricRef) domain.Leg {
+		return domain.Leg{Base: tbl("orders", "t0", cols...), TimeColumn: "shipped", Metrics: ms}
+	}
+	web := domain.RequiredFilter{Op: domain.Equals, Column: "kind", Value: "web"}
+	shop := domain.RequiredFilter{Op: domain.Equals, Column: "kind", Value: "shop"}
+	notPhone := domain.RequiredFilter{Op: domain.NotEquals, Column: "kind", Value: "phone"}
+	webByCaller := leg(metric("value", sum("amount")))
+	webByCaller.Filters = []domain.FilterRef{filter(domain.OpEq, "t0", "kind", "web")}
+	plans := []*domain.Plan{
+		mkPlan(t, domain.Year, "2025-01-01", "2026-01-01", leg(metric("web orders", count("amount"), web))),
+		mkPlan(t, domain.Quarter, "2025-01-01", "2026-01-01", leg(metric("web value", sum("amount"), web))),
+		mkPlan(t, domain.Month, "2025-01-01", "2026-01-01", webByCaller),
+		mkPlan(t, domain.Year, "2025-01-01", "2026-01-01", leg(metric("shop value", sum("amount"), shop))),
+		mkPlan(t, domain.Year, "2025-01-01", "2026-01-01", leg(metric("shop orders", count("amount"), shop))),
+		mkPlan(t, domain.Year, "2025-01-01", "2026-01-01", leg(metric("web, not phone", sum("amount"), web, notPhone))),
+		mkPlan(t, domain.Month, "2024-03-01", "2024-09-01", leg(metric("web value", sum("amount"), web))),
+	}
+	sharedInEachFormat(t, orders, plans, &kernel.SharedFilterHook, func(string) bool { return true })
+}
+
 // sharedInEachFormat runs streamedAsCached over orders in each format
 // (eachFormat), counting the calls of hook (a kernel test hook, reset
 // after), and requires some call where shares says the format shares.

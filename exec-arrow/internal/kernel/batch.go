@@ -52,9 +52,12 @@ type Batch struct {
 	members []Batch
 	// shared, in a union member's batch tested row by row, holds the
 	// rows in its range as the first member with its time column and
-	// range to select found them; keeps, the rows passing its filters as
-	// the first member with its filters found them (memberShares).
+	// range to select found them; picks, those of them passing its early
+	// filters as the first member with its range and early filters found
+	// them; keeps, the rows passing its filters as the first member with
+	// its filters found them (memberShares).
 	shared *sharedRange
+	picks  *sharedRange
 	keeps  *sharedKeep
 }
 

@@ -294,6 +294,10 @@ func (q *Query) selectRows(s *scratch, b *Batch, same bool) int {
 	all := b.Hi - b.Lo
 	var n int
 	switch {
+	case ranged && b.picks != nil && early:
+		// Members of a union with this range and these early filters
+		// share the rows that pass both (found once).
+		n = q.sharedPicks(s, b, same)
 	case ranged && b.shared != nil:
 		// Members of a union with this range share its rows: the range
 		// goes first (found once), then the filters on its survivors.

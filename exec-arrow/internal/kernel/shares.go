@@ -14,19 +14,24 @@ import (
 //     over one year, with a question over it by month) on rows in no
 //     order, where no zone places them, test that range once
 //     (sharedRange);
+//   - a range and the filters tested early on its rows: members of one
+//     such range whose early filters (caller filters on the base table,
+//     and the required filters every metric needs) are the same start
+//     from the rows the first of them kept (sharedRange, picks);
 //   - a filter set: members whose batch the direct kernel aggregates
 //     (in one bucket, or inside the range) under the same caller and
 //     required filters (anchors under "not cancelled", say) test those
 //     filters once (sharedKeep).
 type memberShares struct {
-	rangeOf, keepOf []int // per member, its share of each kind, -1 when none
-	ranges          []sharedRange
-	keeps           []sharedKeep
+	rangeOf, pickOf, keepOf []int // per member, its share of each kind, -1 when none
+	ranges, picks           []sharedRange
+	keeps                   []sharedKeep
 }
 
-// sharedRange is one batch's rows in a shared range (not null), with
-// their buckets as the member that found them (of its buckets by day)
-// buckets them; found once per batch.
+// sharedRange is one batch's rows in a shared range (not null), or in
+// that range and passing a shared set of early filters, with their
+// buckets as the member that found them (of its buckets by day) buckets
+// them; found once per batch.
 type sharedRange struct {
 	sel, bucket, of []int32
 	found           bool
@@ -50,19 +55,26 @@ func newMemberShares(q *Query) memberShares {
 		slot        int
 		start, span int32
 	}
+	type pickKey struct {
+		rangeKey
+		early string
+	}
 	n := len(q.Members)
-	rangeKeys, keepKeys := make([]rangeKey, n), make([]string, n)
-	rangeMay, keepMay := make([]bool, n), make([]bool, n)
+	rangeKeys, pickKeys, keepKeys := make([]rangeKey, n), make([]pickKey, n), make([]string, n)
+	rangeMay, pickMay, keepMay := make([]bool, n), make([]bool, n), make([]bool, n)
 	for i, mb := range q.Members {
 		rangeKeys[i], rangeMay[i] = rangeKey{mb.timeSlot(), mb.Q.Start, mb.Q.Span}, mb.Slots != nil && mb.Q.Span > 0
+		pickKeys[i] = pickKey{rangeKeys[i], earlyFilterKey(mb)}
+		pickMay[i] = rangeMay[i] && pickKeys[i].early != ""
 		keepKeys[i] = directFilters(mb)
 		keepMay[i] = keepKeys[i] != ""
 	}
 	var ms memberShares
-	var ranges, keeps int
+	var ranges, picks, keeps int
 	ms.rangeOf, ranges = sharesOf(rangeKeys, rangeMay)
+	ms.pickOf, picks = sharesOf(pickKeys, pickMay)
 	ms.keepOf, keeps = sharesOf(keepKeys, keepMay)
-	ms.ranges, ms.keeps = make([]sharedRange, ranges), make([]sharedKeep, keeps)
+	ms.ranges, ms.picks, ms.keeps = make([]sharedRange, ranges), make([]sharedRange, picks), make([]sharedKeep, keeps)
 	return ms
 }
 
@@ -98,22 +110,43 @@ func sharesOf[K comparable](keys []K, may []bool) (of []int, n int) {
 // text naming each filter's column by its slot of the union; "" when the
 // direct kernel does not take mb's batches.
 func directFilters(mb Member) string {
-	q := mb.Q
-	if !q.DirectOK || mb.Slots == nil {
+	if !mb.Q.DirectOK || mb.Slots == nil {
 		return ""
 	}
-	tests := []string{"direct"} // not "" when there is no filter
+	return filterKey(mb, "direct", len(mb.Q.Needs) > 0) // not "" when there is no filter
+}
+
+// earlyFilterKey is the set of filters selectRows tests early for member
+// mb (its caller filters on the base table and, when every metric needs
+// the same, the required filters they need), as text naming each filter's
+// column by its slot of the union; "" when it tests none.
+func earlyFilterKey(mb Member) string {
+	q := mb.Q
+	all := q.sameNeeds() && len(q.Needs) > 0 && q.Needs[0] != 0
+	if mb.Slots == nil || len(q.BaseFilters) == 0 && !all {
+		return ""
+	}
+	return filterKey(mb, "early", all)
+}
+
+// filterKey is kind, then one line per filter of member mb's caller
+// filters on the base table and (required) the required filters its
+// first metric needs: the filter's union slot and match.Predicate.Key, in
+// sorted order (a conjunction: the order keeps the same rows).
+func filterKey(mb Member, kind string, required bool) string {
+	q := mb.Q
+	tests := []string{kind}
 	for _, f := range q.BaseFilters {
 		tests = append(tests, strconv.Itoa(mb.Slots[f.Slot])+" "+f.Key())
 	}
-	if len(q.Needs) > 0 {
+	if required {
 		for i, rp := range q.Required {
 			if q.Needs[0]>>i&1 != 0 {
 				tests = append(tests, strconv.Itoa(mb.Slots[rp.Slot])+" "+rp.Key())
 			}
 		}
 	}
-	slices.Sort(tests[1:]) // a conjunction: the order keeps the same rows
+	slices.Sort(tests[1:])
 	return strings.Join(tests, "\n")
 }
 
@@ -122,19 +155,25 @@ func (ms *memberShares) next() {
 	for i := range ms.ranges {
 		ms.ranges[i].found = false
 	}
+	for i := range ms.picks {
+		ms.picks[i].found = false
+	}
 	for i := range ms.keeps {
 		ms.keeps[i].found = false
 	}
 }
 
-// lend gives member i's batch mb its shares: its range, when it tests it
-// row by row over this batch (its zone placed it neither outside nor
-// inside the range: members of one range are placed alike), and its
-// filter set.
+// lend gives member i's batch mb its shares: its range and its range's
+// rows passing its early filters, when it tests the range row by row over
+// this batch (its zone placed it neither outside nor inside the range:
+// members of one range are placed alike), and its filter set.
 func (ms *memberShares) lend(i int, mb *Batch) {
-	mb.shared, mb.keeps = nil, nil
+	mb.shared, mb.picks, mb.keeps = nil, nil, nil
 	if j := ms.rangeOf[i]; j >= 0 && !mb.OneBucket && !mb.inside {
 		mb.shared = &ms.ranges[j]
+		if j := ms.pickOf[i]; j >= 0 {
+			mb.picks = &ms.picks[j]
+		}
 	}
 	if j := ms.keepOf[i]; j >= 0 {
 		mb.keeps = &ms.keeps[j]
@@ -149,14 +188,47 @@ func (q *Query) sharedRange(s *scratch, b *Batch) int {
 	if !sr.found {
 		n := q.selectRange(s, b)
 		s.order.ranges(b.Hi-b.Lo, n)
-		sr.sel = append(sr.sel[:0], s.sel[:n]...)
-		sr.bucket = append(sr.bucket[:0], s.bucket[:n]...)
-		sr.of, sr.found = q.BucketOf, true
+		sr.keep(q, s, n)
 		return n
 	}
 	if SharedRangeHook != nil {
 		SharedRangeHook()
 	}
+	return q.take(s, b, sr)
+}
+
+// sharedPicks selects the rows of b in q's range that pass its early
+// filters, with their buckets: as the first member of its share found
+// them for this batch, or finding them from its shared range
+// (sharedRange, earlyFilters) and keeping them for the others.
+func (q *Query) sharedPicks(s *scratch, b *Batch, same bool) int {
+	sp := b.picks
+	if sp.found {
+		if SharedFilterHook != nil {
+			SharedFilterHook()
+		}
+		return q.take(s, b, sp)
+	}
+	n := q.sharedRange(s, b)
+	if m := n; n > 0 {
+		n = q.earlyFilters(s, b, n, same)
+		s.order.filters(m, n)
+	}
+	sp.keep(q, s, n)
+	return n
+}
+
+// keep records the n rows s selected, and their buckets by q's, as this
+// batch's share.
+func (sr *sharedRange) keep(q *Query, s *scratch, n int) {
+	sr.sel = append(sr.sel[:0], s.sel[:n]...)
+	sr.bucket = append(sr.bucket[:0], s.bucket[:n]...)
+	sr.of, sr.found = q.BucketOf, true
+}
+
+// take selects the rows of share sr, with their buckets: sr's when q
+// buckets days alike, else found again.
+func (q *Query) take(s *scratch, b *Batch, sr *sharedRange) int {
 	n := len(sr.sel)
 	s.sel, s.bucket = s.sel[:n], s.bucket[:n]
 	copy(s.sel, sr.sel)
