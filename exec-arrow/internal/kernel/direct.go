@@ -1,14 +1,13 @@
 package kernel
 
 import (
-	"encoding/binary"
 	"math"
-	"math/bits"
 	"unsafe"
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/exact"
+	"sutura.dev/exec-arrow/internal/kept"
 	"sutura.dev/exec-arrow/internal/match"
 )
 
@@ -91,11 +90,11 @@ func (q *Query) direct(s *scratch, p *Partial, b *Batch) bool {
 	case b.OneBucket:
 		// Every row's bucket is b.Bucket: the terms sum in a register
 		// (exact.SumKeptOne), and no bucket is written a row.
-		hc[b.Bucket] = countOnes(keep)
+		hc[b.Bucket] = kept.Count(keep)
 	case t.Days16 != nil:
-		dayBuckets(bucket, hc, t.Days16[lo:hi], q.Start-t.DayBase, q.BucketOf, keep)
+		kept.Buckets(bucket, hc, t.Days16[lo:hi], q.Start-t.DayBase, q.BucketOf, keep)
 	case t.Days != nil:
-		dayBuckets(bucket, hc, t.Days[lo:hi], q.Start, q.BucketOf, keep)
+		kept.Buckets(bucket, hc, t.Days[lo:hi], q.Start, q.BucketOf, keep)
 	default:
 		start, of := q.Start, q.BucketOf
 		for i, us := range t.Ints[lo:hi] {
@@ -187,13 +186,13 @@ func minMaxDirect(st *termState, isMax bool, c *column.Column, b *Batch, hs []in
 	}
 	switch {
 	case b.OneBucket && c.Ints32 != nil:
-		hs[b.Bucket] = extremeKeptOne(c.Ints32[lo:hi], keep, none, isMax)
+		hs[b.Bucket] = kept.ExtremeOne(c.Ints32[lo:hi], keep, none, isMax)
 	case b.OneBucket:
-		hs[b.Bucket] = extremeKeptOne(c.Ints[lo:hi], keep, none, isMax)
+		hs[b.Bucket] = kept.ExtremeOne(c.Ints[lo:hi], keep, none, isMax)
 	case c.Ints32 != nil:
-		extremeKept(hs, c.Ints32[lo:hi], bucket, keep, none, isMax)
+		kept.Extreme(hs, c.Ints32[lo:hi], bucket, keep, none, isMax)
 	default:
-		extremeKept(hs, c.Ints[lo:hi], bucket, keep, none, isMax)
+		kept.Extreme(hs, c.Ints[lo:hi], bucket, keep, none, isMax)
 	}
 	for bk, g := range gidOf {
 		if g < 0 || hc[bk] == 0 {
@@ -203,78 +202,6 @@ func minMaxDirect(st *termState, isMax bool, c *column.Column, b *Batch, hs []in
 			st.i[g] = v
 		}
 		st.n[g] += hc[bk]
-	}
-}
-
-// extremeKeptOne is the minimum (isMax: maximum) of vals[i] where keep[i]
-// is 1, none when none is; a row left out counts as none, without a
-// branch (the kept rows of a filter are in no order).
-//
-//go:noinline
-func extremeKeptOne[T column.Integer](vals []T, keep []uint8, none int64, isMax bool) int64 {
-	keep = keep[:len(vals)]
-	m := none
-	if isMax {
-		for i, v := range vals {
-			k := -int64(keep[i]) // all ones when kept
-			m = max(m, int64(v)&k|none&^k)
-		}
-		return m
-	}
-	for i, v := range vals {
-		k := -int64(keep[i])
-		m = min(m, int64(v)&k|none&^k)
-	}
-	return m
-}
-
-// extremeKept is extremeKeptOne per bucket: hs[bucket[i]] takes vals[i]
-// where keep[i] is 1.
-func extremeKept[T column.Integer](hs []int64, vals []T, bucket []int32, keep []uint8, none int64, isMax bool) {
-	for i, v := range vals {
-		k := -int64(keep[i])
-		x, bk := int64(v)&k|none&^k, bucket[i]
-		if isMax {
-			hs[bk] = max(hs[bk], x)
-		} else {
-			hs[bk] = min(hs[bk], x)
-		}
-	}
-}
-
-// dayBuckets sets bucket[i] to the bucket of day days[i] (of[day -
-// start]) and counts in hc the kept rows of each bucket.
-func dayBuckets[D column.DayValue](bucket []int32, hc []int64, days []D, start int32, of []int32, keep []uint8) {
-	for i, d := range days {
-		bk := of[int32(d)-start]
-		bucket[i] = bk
-		hc[bk] += int64(keep[i])
-	}
-}
-
-// countOnes is how many of b's bytes (each 0 or 1) are 1, eight at a
-// time.
-func countOnes(b []uint8) int64 {
-	var c int
-	for len(b) >= 8 {
-		c += bits.OnesCount64(binary.LittleEndian.Uint64(b))
-		b = b[8:]
-	}
-	for _, k := range b {
-		c += int(k)
-	}
-	return int64(c)
-}
-
-// fillOnes sets every byte of b to 1, by copies that double: a loop a
-// byte at a time was a sixth of the direct kernel.
-func fillOnes(b []uint8) {
-	if len(b) == 0 {
-		return
-	}
-	b[0] = 1
-	for n := 1; n < len(b); n *= 2 {
-		copy(b[n:], b[:n])
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"sutura.dev/exec-arrow/internal/kept"
 )
 
 // memberShares are what several members of a union compute alike for a
@@ -250,7 +252,7 @@ func directKeep(b *Batch, keep []uint8, tests []directTest) []uint8 {
 		}
 		return sk.keep
 	}
-	fillOnes(keep)
+	kept.Fill(keep)
 	for _, t := range tests {
 		t.apply(keep, b.Lo, b.Hi)
 	}
