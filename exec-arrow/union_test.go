@@ -165,6 +165,34 @@ func TestUnionSharesARangeTestedRowByRow(t *testing.T) {
 	sharedInEachFormat(t, orders, plans, &kernel.SharedRangeHook, func(string) bool { return true })
 }
 
+// TestUnionNestsRanges: a member of a union over a range that an
+// earlier member's range holds (an anchor's month in a question's
+// quarter, on times in no order with nulls) tests its own only on the
+// rows the other found, CSV, NDJSON and Parquet alike, and each answers
+// as alone: a month and a week in a quarter (the week's narrowest holder
+// is the month), a range overlapping the quarter but not inside it, and
+// a month asked before the quarter that holds it (the members take a
+// batch widest range first). A member that took rows of a range not
+// holding its own, or let in rows outside its own, would fail it.
+func TestUnionNestsRanges(t *testing.T) {
+	orders := sortedOrders(9, 2*column.ChunkRows+4_321, 700, 13)
+	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("kind", domain.TypeText),
+		col("shipped", domain.TypeTimestamp), col("amount", domain.TypeInteger)}
+	leg := func(ms ...domain.MetricRef) domain.Leg {
+		return domain.Leg{Base: tbl("orders", "t0", cols...), TimeColumn: "shipped", Metrics: ms}
+	}
+	web := domain.RequiredFilter{Op: domain.Equals, Column: "kind", Value: "web"}
+	plans := []*domain.Plan{
+		mkPlan(t, domain.Month, "2025-02-01", "2025-03-01", leg(metric("early month", sum("amount")))),
+		mkPlan(t, domain.Day, "2025-01-01", "2025-04-01", leg(metric("orders", count("amount")))),
+		mkPlan(t, domain.Month, "2025-02-01", "2025-03-01", leg(metric("web value", sum("amount"), web))),
+		mkPlan(t, domain.Week, "2025-02-03", "2025-02-17", leg(metric("largest", simple(domain.Max, "amount")))),
+		mkPlan(t, domain.Month, "2025-03-01", "2025-05-01", leg(metric("across", sum("amount")))),
+		mkPlan(t, domain.Month, "2025-01-01", "2025-02-01", leg(metric("january web", count("amount"), web))),
+	}
+	sharedInEachFormat(t, orders, plans, &kernel.NestedRangeHook, func(string) bool { return true })
+}
+
 // TestUnionSharesARangesFilteredRows: questions of one union over one
 // range of a time column in no order (with nulls) whose early filters are
 // the same — required filters every metric needs, caller filters on the

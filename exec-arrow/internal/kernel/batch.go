@@ -57,6 +57,7 @@ type Batch struct {
 	// them; keeps, the rows passing its filters as the first member with
 	// its filters found them (memberShares).
 	shared *sharedRange
+	within *sharedRange // the rows found for this batch in a range holding its own
 	picks  *sharedRange
 	keeps  *sharedKeep
 }

@@ -298,7 +298,7 @@ func (q *Query) selectRows(s *scratch, b *Batch, same bool) int {
 		// Members of a union with this range and these early filters
 		// share the rows that pass both (found once).
 		n = q.sharedPicks(s, b, same)
-	case ranged && b.shared != nil:
+	case ranged && (b.shared != nil || b.within != nil):
 		// Members of a union with this range share its rows: the range
 		// goes first (found once), then the filters on its survivors.
 		n = q.sharedRange(s, b)

@@ -271,14 +271,16 @@ func ScanAll(ctx context.Context, q *Query, src Producer, mem *gate.Reservation,
 				}
 				zs.next()
 				ms.next()
-				for i, mb := range members {
-					bi := b
+				for k := range members {
+					i, bi := k, b
 					if q.union() {
+						i = ms.order[k] // widest range first (memberShares)
 						bi = q.member(i, b, &bufs[i], zs)
 						if bi.picked == nil {
 							ms.lend(i, bi)
 						}
 					}
+					mb := members[i]
 					mb.Q.chunk(ss[i], parts[i][w], bi)
 					if err := mb.Q.account(parts[i][w], mem, &helds[i][w]); err != nil {
 						return err

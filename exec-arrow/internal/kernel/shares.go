@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,10 @@ import (
 //     over one year, with a question over it by month) on rows in no
 //     order, where no zone places them, test that range once
 //     (sharedRange);
+//   - a range inside another: a member over a range that another
+//     member's range holds (an anchor's month in a question's quarter)
+//     tests its own only on the rows the other found in it, when the
+//     other has found them for this batch;
 //   - a range and the filters tested early on its rows: members of one
 //     such range whose early filters (caller filters on the base table,
 //     and the required filters every metric needs) are the same start
@@ -25,9 +30,15 @@ import (
 //     required filters (anchors under "not cancelled", say) test those
 //     filters once (sharedKeep).
 type memberShares struct {
+	// order is the order the members take a batch in: wider ranges
+	// first, so that a range is found before those it holds.
+	order                   []int
 	rangeOf, pickOf, keepOf []int // per member, its share of each kind, -1 when none
-	ranges, picks           []sharedRange
-	keeps                   []sharedKeep
+	// withinOf is, per member, the range share of the narrowest other
+	// range of its time column holding its range, -1 when none.
+	withinOf      []int
+	ranges, picks []sharedRange
+	keeps         []sharedKeep
 }
 
 // sharedRange is one batch's rows in a shared range (not null), or in
@@ -52,6 +63,11 @@ type sharedKeep struct {
 // their range, or from the rows another found passing their filters.
 var SharedRangeHook, SharedFilterHook func()
 
+// NestedRangeHook, when set (by tests only), runs for every batch a
+// member tests its range on the rows another member found in a range
+// holding it.
+var NestedRangeHook func()
+
 func newMemberShares(q *Query) memberShares {
 	type rangeKey struct {
 		slot        int
@@ -71,19 +87,52 @@ func newMemberShares(q *Query) memberShares {
 		keepKeys[i] = directFilters(mb)
 		keepMay[i] = keepKeys[i] != ""
 	}
-	var ms memberShares
+	// A member's range held by another (found first in each batch: the
+	// members take a batch widest range first) is selected from that
+	// range's rows: the narrowest such range, shared even when one
+	// member alone reads it.
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(q.Members[b].Q.Span, q.Members[a].Q.Span) })
+	outer := make([]int, n) // per member, the member whose range holds its own, -1: none
+	holds := map[rangeKey]bool{}
+	for i, k := range rangeKeys {
+		outer[i] = -1
+		for j, o := range rangeKeys {
+			if !rangeMay[i] || !rangeMay[j] || o == k || o.slot != k.slot || o.start > k.start || o.start+o.span < k.start+k.span {
+				continue
+			}
+			if c := outer[i]; c < 0 || o.span < rangeKeys[c].span {
+				outer[i] = j
+			}
+		}
+		if outer[i] >= 0 {
+			holds[rangeKeys[outer[i]]] = true
+		}
+	}
+	ms := memberShares{order: order}
 	var ranges, picks, keeps int
-	ms.rangeOf, ranges = sharesOf(rangeKeys, rangeMay)
-	ms.pickOf, picks = sharesOf(pickKeys, pickMay)
-	ms.keepOf, keeps = sharesOf(keepKeys, keepMay)
+	ms.rangeOf, ranges = sharesOf(rangeKeys, rangeMay, holds)
+	ms.pickOf, picks = sharesOf(pickKeys, pickMay, nil)
+	ms.keepOf, keeps = sharesOf(keepKeys, keepMay, nil)
+	ms.withinOf = make([]int, n)
+	for i, j := range outer {
+		ms.withinOf[i] = -1
+		if j >= 0 {
+			ms.withinOf[i] = ms.rangeOf[j]
+		}
+	}
 	ms.ranges, ms.picks, ms.keeps = make([]sharedRange, ranges), make([]sharedRange, picks), make([]sharedKeep, keeps)
 	return ms
 }
 
-// sharesOf numbers the keys more than one member has, among the members
-// that may share (may), in the order first met: of[i] is member i's
-// share, -1 when it has none; n is how many shares there are.
-func sharesOf[K comparable](keys []K, may []bool) (of []int, n int) {
+// sharesOf numbers the keys more than one member has, or any member has
+// that alone marks, among the members that may share (may), in the order
+// first met: of[i] is member i's share, -1 when it has none; n is how
+// many shares there are.
+func sharesOf[K comparable](keys []K, may []bool, alone map[K]bool) (of []int, n int) {
 	count := map[K]int{}
 	for i, k := range keys {
 		if may[i] {
@@ -94,7 +143,7 @@ func sharesOf[K comparable](keys []K, may []bool) (of []int, n int) {
 	of = make([]int, len(keys))
 	for i, k := range keys {
 		of[i] = -1
-		if !may[i] || count[k] < 2 {
+		if !may[i] || count[k] < 2 && !alone[k] {
 			continue
 		}
 		j, ok := index[k]
@@ -170,11 +219,16 @@ func (ms *memberShares) next() {
 // this batch (its zone placed it neither outside nor inside the range:
 // members of one range are placed alike), and its filter set.
 func (ms *memberShares) lend(i int, mb *Batch) {
-	mb.shared, mb.picks, mb.keeps = nil, nil, nil
-	if j := ms.rangeOf[i]; j >= 0 && !mb.OneBucket && !mb.inside {
-		mb.shared = &ms.ranges[j]
-		if j := ms.pickOf[i]; j >= 0 {
-			mb.picks = &ms.picks[j]
+	mb.shared, mb.within, mb.picks, mb.keeps = nil, nil, nil, nil
+	if !mb.OneBucket && !mb.inside {
+		if j := ms.rangeOf[i]; j >= 0 {
+			mb.shared = &ms.ranges[j]
+			if j := ms.pickOf[i]; j >= 0 {
+				mb.picks = &ms.picks[j]
+			}
+		}
+		if j := ms.withinOf[i]; j >= 0 && ms.ranges[j].found {
+			mb.within = &ms.ranges[j]
 		}
 	}
 	if j := ms.keepOf[i]; j >= 0 {
@@ -184,19 +238,35 @@ func (ms *memberShares) lend(i int, mb *Batch) {
 
 // sharedRange selects the rows of b in q's range, with their buckets: as
 // the first member of its share found them for this batch, or finding
-// them (selectRange) and keeping them for the others.
+// them — among the rows of a range holding q's (b.within), else over the
+// batch (selectRange) — and keeping them for the others.
 func (q *Query) sharedRange(s *scratch, b *Batch) int {
 	sr := b.shared
-	if !sr.found {
-		n := q.selectRange(s, b)
-		s.order.ranges(b.Hi-b.Lo, n)
+	if sr != nil && sr.found {
+		if SharedRangeHook != nil {
+			SharedRangeHook()
+		}
+		return q.take(s, b, sr)
+	}
+	var n int
+	if w := b.within; w != nil {
+		// A range holding this one has found its rows: only they are
+		// tested.
+		if NestedRangeHook != nil {
+			NestedRangeHook()
+		}
+		n = len(w.sel)
+		s.sel, s.bucket = s.sel[:n], s.bucket[:n]
+		copy(s.sel, w.sel)
+		n = q.rangeOn(s, b, n)
+	} else {
+		n = q.selectRange(s, b)
+	}
+	s.order.ranges(b.Hi-b.Lo, n)
+	if sr != nil {
 		sr.keep(q, s, n)
-		return n
 	}
-	if SharedRangeHook != nil {
-		SharedRangeHook()
-	}
-	return q.take(s, b, sr)
+	return n
 }
 
 // sharedPicks selects the rows of b in q's range that pass its early

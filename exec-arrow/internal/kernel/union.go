@@ -259,7 +259,7 @@ func (sl *Selector) unionRows(b *Batch) []int32 {
 	clear(words)
 	sl.zones.next()
 	sl.shares.next()
-	for i := range q.Members {
+	for _, i := range sl.shares.order {
 		b.members = nil // member builds the batch in sl.batches[i]
 		mb := q.member(i, b, &sl.batches[i], sl.zones)
 		if mb.picked == &none {
