@@ -1,7 +1,9 @@
 package column
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -119,14 +121,16 @@ func TestReservedDictionaryBuildsTheSameColumn(t *testing.T) {
 
 // TestAppendTextsAsOneByOne: AppendTexts builds, for every type, the
 // column that AppendText and AppendNull build row by row: empty texts and
-// rows keep drops are null, whether keep is nil, drops whole bytes, single
-// rows or none, and whether the first null comes first, later or never.
+// rows keep drops are null, whether keep is nil, drops whole bytes, keeps
+// whole bytes, single rows or none, whether the first null comes first,
+// later or never, and whether an integer or a date too wide for the
+// values so far comes inside a run.
 func TestAppendTextsAsOneByOne(t *testing.T) {
 	values := map[domain.ColumnType][]string{
-		domain.TypeInteger:   {"1", "-7", "42", "9000"},
+		domain.TypeInteger:   {"1", "-7", "42", "9000", "1", "5", "-8000000000"}, // the last widens
 		domain.TypeFloat:     {"1.5", "-0.25", "3"},
 		domain.TypeBoolean:   {"true", "false"},
-		domain.TypeDate:      {"2025-01-02", "2024-12-31"},
+		domain.TypeDate:      {"2025-01-02", "2024-12-31", "2025-01-02", "1850-03-01"}, // the last widens
 		domain.TypeTimestamp: {"2025-01-02T03:04:05Z", "2024-08-27T08:52:32Z"},
 		domain.TypeText:      {"view", "purchase", "click"},
 		domain.TypeDecimal:   {"1.25", "-3.50"},
@@ -146,7 +150,7 @@ func TestAppendTextsAsOneByOne(t *testing.T) {
 			if round%3 != 0 {
 				keep = make([]byte, (n+7)/8)
 				for k := range n {
-					if round%3 == 1 && rng.IntN(3) == 0 || round%3 == 2 && k/8%2 == 0 {
+					if round%3 == 1 && rng.IntN(3) > 0 || round%3 == 2 && k/8%3 != 0 {
 						keep[k>>3] |= 1 << (k & 7)
 					}
 				}
@@ -234,5 +238,49 @@ func TestResetBuildsAsNew(t *testing.T) {
 			r.Reset()
 			_ = AppendTexts(b, full, nil)
 		}), "%s: a reset builder allocates again", typ)
+	}
+}
+
+// BenchmarkAppendTexts appends a CSV block's worth of integer, date and
+// boolean texts (65,536 each, one in fifty empty), every row kept, and
+// with three bytes of rows in four kept.
+func BenchmarkAppendTexts(b *testing.B) {
+	const n = 65_536
+	rng := rand.New(rand.NewPCG(1, 1))
+	texts := map[domain.ColumnType][]string{domain.TypeInteger: make([]string, n), domain.TypeDate: make([]string, n), domain.TypeBoolean: make([]string, n)}
+	for k := range n {
+		if rng.IntN(50) == 0 {
+			continue
+		}
+		texts[domain.TypeInteger][k] = strconv.Itoa(rng.IntN(200_000))
+		texts[domain.TypeDate][k] = domain.Date(20_000 + rng.Int32N(700)).String()
+		texts[domain.TypeBoolean][k] = strconv.FormatBool(rng.IntN(2) == 0)
+	}
+	keep := make([]byte, n/8)
+	for i := range keep {
+		if i%4 != 0 {
+			keep[i] = 0xff
+		}
+	}
+	for _, typ := range []domain.ColumnType{domain.TypeInteger, domain.TypeDate, domain.TypeBoolean} {
+		for _, kept := range []bool{false, true} {
+			k := keep
+			if !kept {
+				k = nil
+			}
+			b.Run(fmt.Sprintf("%s/keep=%v", typ, kept), func(b *testing.B) {
+				bl := NewBuilder(typ, false)
+				for b.Loop() {
+					if r, ok := bl.(Resetter); ok {
+						r.Reset()
+					} else {
+						bl = NewBuilder(typ, false)
+					}
+					if err := AppendTexts(bl, texts[typ], k); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
