@@ -20,6 +20,7 @@ import (
 // are left whole without the test.
 type Late struct {
 	out   []string
+	texts [][]string // per time column, the block's fields, appended at once
 	val   [][]byte
 	plain []bool
 	in    []byte
@@ -40,8 +41,8 @@ type TimeBuilder interface {
 }
 
 // lateBytes bounds what Late holds a record: its span and its bit, and
-// per time column timeBytes, what the builder holds.
-const lateBytes, timeBytes = 8 + 1, 9
+// per time column timeBytes, what the builder holds and the field.
+const lateBytes, timeBytes = 8 + 1, 9 + 16
 
 // Narrow returns the spans of the block's records in the range (record k
 // is buf[spans[2k]:spans[2k+1]] of nfields; quoted as for CSVBlock):
@@ -65,21 +66,27 @@ func (l *Late) Narrow(mem Grower, buf []byte, spans []int32, timeAt []int, nfiel
 			return nil, err
 		}
 		for i, v := range l.out {
-			if err := appendTime(times[i], v); err != nil {
-				return nil, err
-			}
+			l.texts[i] = append(l.texts[i], v)
 		}
+	}
+	if err := l.appendTimes(times); err != nil {
+		return nil, err
 	}
 	return l.finish(spans, inRange)
 }
 
-// appendTime appends a time field to b: an empty one is a null.
-func appendTime(b TimeBuilder, v string) error {
-	if v == "" {
-		b.AppendNull()
-		return nil
+// appendTimes appends each time column's fields of the block to its
+// builder, in one call (an empty field is a null), and forgets them.
+func (l *Late) appendTimes(times []TimeBuilder) error {
+	for i, b := range times {
+		err := column.AppendTexts(b, l.texts[i], nil)
+		clear(l.texts[i]) // no hold on the block's bytes
+		l.texts[i] = l.texts[i][:0]
+		if err != nil {
+			return err
+		}
 	}
-	return b.AppendText(v)
+	return nil
 }
 
 // NarrowNDJSON is Narrow for a block of NDJSON lines whose times are the
@@ -107,10 +114,11 @@ func (l *Late) NarrowNDJSON(mem Grower, buf []byte, spans []int32, o *Object, ti
 			if sure && v != nil && l.plain[i] {
 				s = UnsafeString(v[1 : len(v)-1])
 			}
-			if err := appendTime(times[i], s); err != nil {
-				return nil, err
-			}
+			l.texts[i] = append(l.texts[i], s)
 		}
+	}
+	if err := l.appendTimes(times); err != nil {
+		return nil, err
 	}
 	return l.finish(spans, inRange)
 }
@@ -137,6 +145,7 @@ func (l *Late) begin(mem Grower, spans []int32, times []TimeBuilder) (bool, erro
 	}
 	if len(l.out) != len(times) {
 		l.out, l.val, l.plain = make([]string, len(times)), make([][]byte, len(times)), make([]bool, len(times))
+		l.texts = make([][]string, len(times))
 	}
 	l.unsure = l.unsure[:0]
 	return true, nil
