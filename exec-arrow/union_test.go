@@ -42,11 +42,7 @@ import (
 // one in the wrong bucket would fail it too.
 func TestUnionOverTwoTimeColumns(t *testing.T) {
 	orders := sortedOrders(31, 3*column.ChunkRows+1_234, 900, 11)
-	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("kind", domain.TypeText),
-		col("shipped", domain.TypeTimestamp), col("amount", domain.TypeInteger)}
-	leg := func(timeColumn string, ms ...domain.MetricRef) domain.Leg {
-		return domain.Leg{Base: tbl("orders", "t0", cols...), TimeColumn: timeColumn, Metrics: ms}
-	}
+	leg := ordersLeg
 	byKind := func(l domain.Leg) domain.Leg {
 		l.Dimensions = []domain.DimensionRef{dim("kind", "t0", "kind")}
 		return l
@@ -77,6 +73,14 @@ type order struct {
 	d             time.Time
 	shipped, kind string
 	amount        int64
+}
+
+// ordersLeg is a leg over the union tests' orders (eachFormat's columns)
+// by timeColumn, its metrics ms.
+func ordersLeg(timeColumn string, ms ...domain.MetricRef) domain.Leg {
+	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("kind", domain.TypeText),
+		col("shipped", domain.TypeTimestamp), col("amount", domain.TypeInteger)}
+	return domain.Leg{Base: tbl("orders", "t0", cols...), TimeColumn: timeColumn, Metrics: ms}
 }
 
 // sortedOrders makes n orders over days days from 2024-01-01, sorted by
@@ -143,11 +147,7 @@ func eachFormat(t *testing.T, orders []order, check func(t *testing.T, file, dir
 // differ, would fail it; so would one that let in a null time.
 func TestUnionSharesARangeTestedRowByRow(t *testing.T) {
 	orders := sortedOrders(5, 2*column.ChunkRows+3_210, 700, 13)
-	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("kind", domain.TypeText),
-		col("shipped", domain.TypeTimestamp), col("amount", domain.TypeInteger)}
-	leg := func(ms ...domain.MetricRef) domain.Leg {
-		return domain.Leg{Base: tbl("orders", "t0", cols...), TimeColumn: "shipped", Metrics: ms}
-	}
+	leg := func(ms ...domain.MetricRef) domain.Leg { return ordersLeg("shipped", ms...) }
 	byKind := func(l domain.Leg) domain.Leg {
 		l.Dimensions = []domain.DimensionRef{dim("kind", "t0", "kind")}
 		return l
@@ -176,11 +176,7 @@ func TestUnionSharesARangeTestedRowByRow(t *testing.T) {
 // holding its own, or let in rows outside its own, would fail it.
 func TestUnionNestsRanges(t *testing.T) {
 	orders := sortedOrders(9, 2*column.ChunkRows+4_321, 700, 13)
-	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("kind", domain.TypeText),
-		col("shipped", domain.TypeTimestamp), col("amount", domain.TypeInteger)}
-	leg := func(ms ...domain.MetricRef) domain.Leg {
-		return domain.Leg{Base: tbl("orders", "t0", cols...), TimeColumn: "shipped", Metrics: ms}
-	}
+	leg := func(ms ...domain.MetricRef) domain.Leg { return ordersLeg("shipped", ms...) }
 	web := domain.RequiredFilter{Op: domain.Equals, Column: "kind", Value: "web"}
 	plans := []*domain.Plan{
 		mkPlan(t, domain.Month, "2025-02-01", "2025-03-01", leg(metric("early month", sum("amount")))),
@@ -205,11 +201,7 @@ func TestUnionNestsRanges(t *testing.T) {
 // filter set or another range would fail it.
 func TestUnionSharesARangesFilteredRows(t *testing.T) {
 	orders := sortedOrders(5, 2*column.ChunkRows+3_210, 700, 17)
-	cols := []domain.ModelColumn{col("d", domain.TypeDate), col("kind", domain.TypeText),
-		col("shipped", domain.TypeTimestamp), col("amount", domain.TypeInteger)}
-	leg := func(ms ...domain.MetricRef) domain.Leg {
-		return domain.Leg{Base: tbl("orders", "t0", cols...), TimeColumn: "shipped", Metrics: ms}
-	}
+	leg := func(ms ...domain.MetricRef) domain.Leg { return ordersLeg("shipped", ms...) }
 	web := domain.RequiredFilter{Op: domain.Equals, Column: "kind", Value: "web"}
 	shop := domain.RequiredFilter{Op: domain.Equals, Column: "kind", Value: "shop"}
 	notPhone := domain.RequiredFilter{Op: domain.NotEquals, Column: "kind", Value: "phone"}

@@ -23,7 +23,7 @@ func (b *IntBuilder) appendRun(texts []string) (int, error) {
 		for _, s := range texts {
 			v, ok := ParseMicros(s)
 			if !ok {
-				err = b.refused(s)
+				err = refusedText(s, b.Typ)
 				break
 			}
 			if !b.check {
@@ -35,7 +35,7 @@ func (b *IntBuilder) appendRun(texts []string) (int, error) {
 		for _, s := range texts {
 			v, ok := ParseInt(s)
 			if !ok {
-				err = b.refused(s)
+				err = refusedText(s, b.Typ)
 				break
 			}
 			if !b.check {
@@ -56,9 +56,7 @@ func (b *dateBuilder) appendRun(texts []string) (int, error) {
 	for _, s := range texts {
 		d, ok := ParseDay(s)
 		if !ok {
-			if s != "" {
-				err = ErrNotType{domain.TypeDate}
-			}
+			err = refusedText(s, domain.TypeDate)
 			break
 		}
 		if !b.check {
@@ -78,9 +76,7 @@ func (b *boolBuilder) appendRun(texts []string) (int, error) {
 	for _, s := range texts {
 		v, ok := ParseBool(s)
 		if !ok {
-			if s != "" {
-				err = ErrNotType{domain.TypeBoolean}
-			}
+			err = refusedText(s, domain.TypeBoolean)
 			break
 		}
 		if !b.check {
@@ -94,13 +90,13 @@ func (b *boolBuilder) appendRun(texts []string) (int, error) {
 	return n, err
 }
 
-// refused is the error of text s an integer builder cannot take; nil for
-// an empty text, which ends a run (a null).
-func (b *IntBuilder) refused(s string) error {
+// refusedText is the error of text s that a builder of typ cannot take;
+// nil for an empty text, which ends a run (a null).
+func refusedText(s string, typ domain.ColumnType) error {
 	if s == "" {
 		return nil
 	}
-	return ErrNotType{b.Typ}
+	return ErrNotType{typ}
 }
 
 // nullsAppender is a builder that appends a run of nulls at once.
