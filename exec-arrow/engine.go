@@ -93,6 +93,9 @@ type Engine struct {
 	footers *footer.Cache
 	// deferred are the text parts Validate sampled (CheckDeferred).
 	deferred check.Deferred
+	// scanned are the days complete scans found in text tables' time
+	// columns (DataSpan).
+	scanned check.Scanned
 	// refused are the fills refused while the whole read of text files
 	// was still to run (scheduleFill), asked for again when it ends.
 	refused refusedFills

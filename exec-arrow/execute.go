@@ -108,6 +108,7 @@ func (e *Engine) attempt(ctx context.Context, plan *domain.Plan, m *kernel.Meter
 	if err != nil {
 		return nil, cached, e.fail(ctx, err)
 	}
+	e.recordDays(q, src)
 	defer p.Close()
 	rs, err := answer.Rows(ctx, q.plan, &q.Query, p, mem)
 	if err != nil {

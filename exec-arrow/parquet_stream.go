@@ -249,6 +249,9 @@ type parquetReaders struct {
 	// of it and the slots they read (kernel.Query.MembersMeeting,
 	// NeedSlots), reused batch after batch.
 	meets, need []bool
+	// days are the days the worker's text blocks held in each time slot
+	// (by position in fileProducer.timeSlots), every record's.
+	days dayZones
 	// blocks[s] builds slot s's column of the worker's text blocks, reset
 	// and reused block after block when it can be (column.Resetter): a
 	// block's columns are dropped once the kernels have read them, and

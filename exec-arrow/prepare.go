@@ -184,6 +184,7 @@ func (e *Engine) answerTogether(ctx context.Context, qs []*query) []*prepared {
 		apart("the shared scan failed", err)
 		return nil
 	}
+	e.recordDays(u, src)
 	out := make([]*prepared, len(qs))
 	for i, q := range qs {
 		var qm kernel.Meter

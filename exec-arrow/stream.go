@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"sync"
 	"sync/atomic"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/check"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/format"
@@ -83,6 +85,51 @@ type fileProducer struct {
 	// held in slot s, and dictBytes[s] their bytes: the next block's
 	// dictionary is sized from them (column.DictReserver).
 	dicts, dictBytes []atomic.Int32
+	// days are the days the workers' text blocks held in each time slot,
+	// merged as each worker ends (textDays).
+	daysMu sync.Mutex
+	days   dayZones
+}
+
+// dayZones are the days met in each of a scan's time slots.
+type dayZones []column.DayZone
+
+// meet widens slot i's days to z.
+func (d *dayZones) meet(i int, z column.DayZone) {
+	for len(*d) <= i {
+		*d = append(*d, column.DayZone{Min: math.MaxInt32, Max: math.MinInt32})
+	}
+	(*d)[i].Min, (*d)[i].Max = min((*d)[i].Min, z.Min), max((*d)[i].Max, z.Max)
+}
+
+// textDays are the days every record of the table's text parts holds in
+// each date or timestamp time slot, for a scan that ended without error
+// (Run, every Scan and Close): every record's time fields are parsed,
+// before any test of the range (textTask, lateBlock). Nil when the table
+// has no text part.
+func (fp *fileProducer) textDays() []check.ColumnDays {
+	text := false
+	for _, sp := range fp.parts {
+		text = text || sp.pq == nil
+	}
+	if !text {
+		return nil
+	}
+	fp.daysMu.Lock()
+	defer fp.daysMu.Unlock()
+	var out []check.ColumnDays
+	for i, s := range fp.timeSlots {
+		c := fp.q.Base[s]
+		if c.ValidOnly || (c.Type != domain.TypeDate && c.Type != domain.TypeTimestamp) {
+			continue
+		}
+		d := check.Days{Lo: math.MaxInt32, Hi: math.MinInt32}
+		if i < len(fp.days) {
+			d = check.Days{Lo: fp.days[i].Min, Hi: fp.days[i].Max}
+		}
+		out = append(out, check.ColumnDays{Name: c.Name, Type: c.Type, Days: d})
+	}
+	return out
 }
 
 // producer returns the batches of the question's base table: its cached
@@ -240,6 +287,11 @@ func (fp *fileProducer) Scan(ctx context.Context, w int, each func(*kernel.Batch
 			return ctx.Err()
 		}
 		if !ok {
+			fp.daysMu.Lock()
+			for i, z := range pr.days {
+				fp.days.meet(i, z)
+			}
+			fp.daysMu.Unlock()
 			return nil
 		}
 		var err error

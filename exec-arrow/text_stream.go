@@ -302,6 +302,10 @@ func (fp *fileProducer) textTask(ctx context.Context, pr *parquetReaders, t task
 		}
 	}
 	zone := zonesOnce(cols, n)
+	for i, s := range fp.timeSlots {
+		z, _ := zone(s)
+		pr.days.meet(i, z)
+	}
 	if !q.MeetsAt(zone) {
 		return nil
 	}
@@ -377,6 +381,7 @@ func (fp *fileProducer) lateBlock(pr *parquetReaders, t task) (*textBlock, error
 		cols := make([]*column.Column, len(ts))
 		for i, s := range ts {
 			cols[i] = pr.lateTimes[i].Finish(q.Base[s].Name)
+			pr.days.meet(i, column.ZoneOf(cols[i], 0, cols[i].N))
 		}
 		return q.InRange(func(s int) *column.Column { return cols[slices.Index(ts, s)] }, keep), nil
 	}

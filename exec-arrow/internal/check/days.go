@@ -2,9 +2,11 @@ package check
 
 import (
 	"math"
+	"sync"
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
+	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/format"
 )
 
@@ -76,4 +78,68 @@ func trackDays(l *format.Loader, wants []format.Want) (days func() map[string]Da
 		}
 		return out
 	}
+}
+
+// Scanned are the days the engine's scans found over a table's text parts:
+// a scan that read every record of every text part of a table parses
+// each time column it tests for every record, so the first and last day
+// it met are the column's (Engine.DataSpan then reads nothing). What it
+// holds of a table is for the identity of the files scanned
+// (files.Table.ID): a scan of changed files replaces it, and a table whose
+// files changed since has nothing. The zero value holds nothing; it is
+// safe for concurrent use.
+type Scanned struct {
+	mu     sync.Mutex
+	tables map[string]scannedTable // by bare table name
+}
+
+type scannedTable struct {
+	id   string
+	days map[columnKey]Days
+}
+
+type columnKey struct {
+	name string
+	typ  domain.ColumnType
+}
+
+// ColumnDays are the days a scan found one column holds, read as Type.
+type ColumnDays struct {
+	Name string
+	Type domain.ColumnType
+	Days Days
+}
+
+// Record records what one complete scan of tf found over its text parts.
+func (s *Scanned) Record(tf *files.Table, found []ColumnDays) {
+	if len(found) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tables == nil {
+		s.tables = map[string]scannedTable{}
+	}
+	t := s.tables[tf.Name]
+	if t.id != tf.ID {
+		t = scannedTable{id: tf.ID, days: map[columnKey]Days{}}
+		s.tables[tf.Name] = t
+	}
+	for _, c := range found {
+		t.days[columnKey{c.Name, c.Type}] = c.Days
+	}
+}
+
+// Days returns the days a complete scan of tf (these very files) found
+// column (read as typ) holds over its text parts (ok); Lo > Hi when it
+// held none.
+func (s *Scanned) Days(tf *files.Table, column string, typ domain.ColumnType) (days Days, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tables[tf.Name]
+	if t.id != tf.ID {
+		return Days{}, false
+	}
+	days, ok = t.days[columnKey{column, typ}]
+	return days, ok
 }

@@ -76,15 +76,19 @@ func ParquetSpan(ctx context.Context, fsys fs.FS, fc *footer.Cache, p files.Part
 // TableSpan is the first and the last day (both included) on which column
 // w of table tf (model's) holds a value, when it is cheap to tell
 // (Engine.DataSpan): Parquet parts from their footers; text parts from
-// the deferred check's whole read of them (d) once every one was read,
-// else, with compressed Parquet parts, read for that one column when they
-// hold at most maxRead bytes together. ok is false when a part cannot
+// the checks' whole read of them (d) once every one was read, or from a
+// complete scan of these very files (sc), else, with compressed Parquet
+// parts, read for that one column when they hold at most maxRead bytes
+// together. ok is false when a part cannot
 // tell cheaply or the column holds no value.
-func TableSpan(ctx context.Context, fsys fs.FS, fc *footer.Cache, d *Deferred, tf *files.Table, model string, w format.Want, maxRead int64) (first, last domain.Date, ok bool, err error) {
+func TableSpan(ctx context.Context, fsys fs.FS, fc *footer.Cache, d *Deferred, sc *Scanned, tf *files.Table, model string, w format.Want, maxRead int64) (first, last domain.Date, ok bool, err error) {
 	var text []files.Part
 	var read int64 // bytes that must be read whole: text parts, compressed Parquet
 	lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
 	days, known := d.TextDays(model, w.Name) // the text parts, read whole by the checks
+	if !known {
+		days, known = sc.Days(tf, w.Name, w.Type) // or by a scan
+	}
 	if known {
 		lo, hi = days.Lo, days.Hi
 	}
