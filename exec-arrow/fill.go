@@ -103,8 +103,8 @@ func hasText(tf *files.Table) bool {
 
 // StartFills lets the fills queued so far, and every later one, run: an
 // engine configured with HoldFills queues them until it is called (a
-// serving process calls it once it listens). Without HoldFills it does
-// nothing.
+// serving process calls it once its start-up checks pass, just before it
+// listens). Without HoldFills it does nothing.
 func (e *Engine) StartFills() { e.cache.StartFills() }
 
 // Settle waits until the background fills queued so far have finished

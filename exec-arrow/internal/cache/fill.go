@@ -81,8 +81,8 @@ func (c *Cache) runFillsLocked() {
 
 // StartFills lets the fills queued so far, and every later one, run: a
 // cache configured with HoldFills queues them until it is called (a
-// serving process calls it once it listens). Without HoldFills it does
-// nothing.
+// serving process calls it once its start-up checks pass, just before it
+// listens). Without HoldFills it does nothing.
 func (c *Cache) StartFills() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
