@@ -476,6 +476,7 @@ var EngineLayers = []string{
 	"internal/gate",     // a question's share of the working set; refused for memory others hold, asked again when one ends
 	"internal/files",    // a table's files: names, formats, codecs, parts, identity
 	"internal/footer",   // Parquet footers decoded once while their bytes stay the same
+	"internal/parse",    // a text field read as the integer, real, boolean, date or timestamp it spells
 	"internal/column",   // a loaded column, its builders and what is derived from it
 	"internal/number",   // a text column's distinct values numbered in spilled partitions, for distinct counts
 	"internal/fillsize", // what the background fill will hold, from what a stream met

@@ -8,6 +8,7 @@ import (
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/files"
 	"sutura.dev/exec-arrow/internal/format"
+	"sutura.dev/exec-arrow/internal/parse"
 )
 
 // Days is the first and the last day (days since 1970-01-01, both
@@ -31,13 +32,13 @@ type dayBuilder struct {
 
 func (b *dayBuilder) AppendText(s string) error {
 	if b.typ == domain.TypeDate {
-		d, ok := column.ParseDay(s)
+		d, ok := parse.Day(s)
 		if !ok {
 			return column.ErrNotType{Type: domain.TypeDate}
 		}
 		return b.AppendDate(d)
 	}
-	us, ok := column.ParseMicros(s)
+	us, ok := parse.Micros(s)
 	if !ok {
 		return column.ErrNotType{Type: b.typ}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/i128"
+	"sutura.dev/exec-arrow/internal/parse"
 )
 
 // DayIndexes counts the day indexes built in the process, for tests.
@@ -227,7 +228,7 @@ type daysBuilder struct{ dateBuilder }
 func NewDaysBuilder(check bool) Builder { return &daysBuilder{newDateBuilder(check)} }
 
 func (b *daysBuilder) AppendText(s string) error {
-	us, ok := ParseMicros(s)
+	us, ok := parse.Micros(s)
 	if !ok {
 		return ErrNotType{domain.TypeTimestamp}
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"sutura.dev/domain"
+	"sutura.dev/exec-arrow/internal/parse"
 )
 
 // textRun is a builder that appends a run of texts at once, each as
@@ -21,7 +22,7 @@ func (b *IntBuilder) appendRun(texts []string) (int, error) {
 	var err error
 	if b.Typ == domain.TypeTimestamp {
 		for _, s := range texts {
-			v, ok := ParseMicros(s)
+			v, ok := parse.Micros(s)
 			if !ok {
 				err = refusedText(s, b.Typ)
 				break
@@ -33,7 +34,7 @@ func (b *IntBuilder) appendRun(texts []string) (int, error) {
 		}
 	} else {
 		for _, s := range texts {
-			v, ok := ParseInt(s)
+			v, ok := parse.Int(s)
 			if !ok {
 				err = refusedText(s, b.Typ)
 				break
@@ -54,7 +55,7 @@ func (b *dateBuilder) appendRun(texts []string) (int, error) {
 	n := 0
 	var err error
 	for _, s := range texts {
-		d, ok := ParseDay(s)
+		d, ok := parse.Day(s)
 		if !ok {
 			err = refusedText(s, domain.TypeDate)
 			break
@@ -74,7 +75,7 @@ func (b *boolBuilder) appendRun(texts []string) (int, error) {
 	n := 0
 	var err error
 	for _, s := range texts {
-		v, ok := ParseBool(s)
+		v, ok := parse.Bool(s)
 		if !ok {
 			err = refusedText(s, domain.TypeBoolean)
 			break

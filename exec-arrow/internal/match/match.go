@@ -18,6 +18,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/i128"
+	"sutura.dev/exec-arrow/internal/parse"
 )
 
 // Predicate is a filter compiled against one column: a row passes when
@@ -53,11 +54,11 @@ func New(alias int, held *column.Derived, values []string, negate, keepNull bool
 			}
 			p.texts[s] = true
 		case domain.TypeInteger:
-			if v, ok := column.ParseInt(s); ok && strconv.FormatInt(v, 10) == s {
+			if v, ok := parse.Int(s); ok && strconv.FormatInt(v, 10) == s {
 				p.ints = append(p.ints, v)
 			}
 		case domain.TypeFloat:
-			if v, ok := column.ParseFloat(s); ok && domain.Float(v).Render() == s {
+			if v, ok := parse.Float(s); ok && domain.Float(v).Render() == s {
 				p.floats = append(p.floats, v)
 			}
 		case domain.TypeDecimal:
@@ -67,15 +68,15 @@ func New(alias int, held *column.Derived, values []string, negate, keepNull bool
 				}
 			}
 		case domain.TypeBoolean:
-			if v, ok := column.ParseBool(s); ok {
+			if v, ok := parse.Bool(s); ok {
 				p.ints = append(p.ints, int64(column.BitOf(v)))
 			}
 		case domain.TypeDate:
-			if v, ok := column.ParseDay(s); ok {
+			if v, ok := parse.Day(s); ok {
 				p.ints = append(p.ints, int64(v))
 			}
 		case domain.TypeTimestamp:
-			if v, ok := column.ParseMicros(s); ok && column.RenderTimestamp(v) == s {
+			if v, ok := parse.Micros(s); ok && column.RenderTimestamp(v) == s {
 				p.ints = append(p.ints, v)
 			}
 		default:

@@ -1,4 +1,4 @@
-package column
+package parse
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"sutura.dev/domain"
 )
 
-// referenceMicros is what ParseMicros must give: time.Parse's reading.
+// referenceMicros is what Micros must give: time.Parse's reading.
 func referenceMicros(s string) (int64, bool) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
@@ -46,18 +46,18 @@ func timestampLike(rng *rand.Rand) string {
 
 // TestParseMicrosAsTimeParse: on timestamps of every year from 0 to
 // 9999, with fractions of every length, out-of-range fields, other zones
-// and damaged bytes, ParseMicros gives time.Parse's answer.
+// and damaged bytes, Micros gives time.Parse's answer.
 func TestParseMicrosAsTimeParse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	fast := 0
 	for range 300_000 {
 		s := timestampLike(rng)
-		got, gotOK := ParseMicros(s)
+		got, gotOK := Micros(s)
 		want, wantOK := referenceMicros(s)
 		if got != want || gotOK != wantOK {
-			t.Fatalf("%q: ParseMicros %d %v, time.Parse %d %v", s, got, gotOK, want, wantOK)
+			t.Fatalf("%q: Micros %d %v, time.Parse %d %v", s, got, gotOK, want, wantOK)
 		}
-		if _, ok := parseZulu(s); ok {
+		if _, ok := zulu(s); ok {
 			fast++
 		}
 	}
@@ -66,15 +66,15 @@ func TestParseMicrosAsTimeParse(t *testing.T) {
 	}
 	for _, s := range []string{"1970-01-01T00:00:00Z", "1969-12-31T23:59:59.999999999Z", "0001-01-01T00:00:00.000001Z",
 		"2024-02-29T12:00:00.5Z", "2023-02-29T12:00:00Z", "2025-06-01T24:00:00Z", "2025-06-01T23:59:60Z", "2025-06-01T00:00:00.Z"} {
-		got, gotOK := ParseMicros(s)
+		got, gotOK := Micros(s)
 		want, wantOK := referenceMicros(s)
 		if got != want || gotOK != wantOK {
-			t.Fatalf("%q: ParseMicros %d %v, time.Parse %d %v", s, got, gotOK, want, wantOK)
+			t.Fatalf("%q: Micros %d %v, time.Parse %d %v", s, got, gotOK, want, wantOK)
 		}
 	}
 }
 
-// FuzzParseMicros: for any text, ParseMicros gives what time.Parse with
+// FuzzParseMicros: for any text, Micros gives what time.Parse with
 // RFC 3339 and Time.UnixMicro give, valid or not.
 func FuzzParseMicros(f *testing.F) {
 	for _, s := range []string{"2025-06-01T12:34:56Z", "2025-06-01T12:34:56.123456789Z", "0000-01-01T00:00:00Z",
@@ -82,10 +82,10 @@ func FuzzParseMicros(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, gotOK := ParseMicros(s)
+		got, gotOK := Micros(s)
 		want, wantOK := referenceMicros(s)
 		if got != want || gotOK != wantOK {
-			t.Fatalf("%q: ParseMicros %d %v, time.Parse %d %v", s, got, gotOK, want, wantOK)
+			t.Fatalf("%q: Micros %d %v, time.Parse %d %v", s, got, gotOK, want, wantOK)
 		}
 	})
 }
@@ -96,7 +96,7 @@ func BenchmarkParseMicros(b *testing.B) {
 	for _, s := range []string{"2024-08-27T08:52:32Z", "2024-08-27T08:52:32.123456Z", "2024-08-27T08:52:32+02:00"} {
 		b.Run(s, func(b *testing.B) {
 			for b.Loop() {
-				if _, ok := ParseMicros(s); !ok {
+				if _, ok := Micros(s); !ok {
 					b.Fatal("not read")
 				}
 			}
@@ -111,7 +111,7 @@ func BenchmarkParseMicros(b *testing.B) {
 	}
 }
 
-// referenceInt is what ParseInt must give: strconv's reading.
+// referenceInt is what Int must give: strconv's reading.
 func referenceInt(s string) (int64, bool) {
 	v, err := strconv.ParseInt(s, 10, 64)
 	return v, err == nil
@@ -139,25 +139,25 @@ func TestParseIntAsStrconv(t *testing.T) {
 		cases = append(cases, s)
 	}
 	for _, s := range cases {
-		got, gotOK := ParseInt(s)
+		got, gotOK := Int(s)
 		want, wantOK := referenceInt(s)
 		if got != want || gotOK != wantOK {
-			t.Fatalf("%q: ParseInt %d %v, strconv %d %v", s, got, gotOK, want, wantOK)
+			t.Fatalf("%q: Int %d %v, strconv %d %v", s, got, gotOK, want, wantOK)
 		}
 	}
 }
 
-// FuzzParseInt: for any text, ParseInt gives what strconv.ParseInt in
+// FuzzParseInt: for any text, Int gives what strconv.ParseInt in
 // base 10 gives.
 func FuzzParseInt(f *testing.F) {
 	for _, s := range []string{"0", "-12", "+3", "9223372036854775807", "-9223372036854775809", "1_0", "x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, gotOK := ParseInt(s)
+		got, gotOK := Int(s)
 		want, wantOK := referenceInt(s)
 		if got != want || gotOK != wantOK {
-			t.Fatalf("%q: ParseInt %d %v, strconv %d %v", s, got, gotOK, want, wantOK)
+			t.Fatalf("%q: Int %d %v, strconv %d %v", s, got, gotOK, want, wantOK)
 		}
 	})
 }
@@ -167,7 +167,7 @@ func BenchmarkParseInt(b *testing.B) {
 	for _, s := range []string{"1754285", "mobile"} {
 		b.Run(s, func(b *testing.B) {
 			for b.Loop() {
-				ParseInt(s)
+				Int(s)
 			}
 		})
 		b.Run(s+"/strconv", func(b *testing.B) {
@@ -180,15 +180,15 @@ func BenchmarkParseInt(b *testing.B) {
 
 // TestParseDayAsParseDate: on every day of years 1 to 9999 sampled, the
 // days around each month's end, out-of-range fields and damaged bytes,
-// ParseDay gives domain.ParseDate's answer.
+// Day gives domain.ParseDate's answer.
 func TestParseDayAsParseDate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	check := func(s string) {
 		t.Helper()
-		got, gotOK := ParseDay(s)
+		got, gotOK := Day(s)
 		want, err := domain.ParseDate(s)
 		if gotOK != (err == nil) || gotOK && got != int32(want) {
-			t.Fatalf("%q: ParseDay %d %v, domain.ParseDate %d %v", s, got, gotOK, want, err)
+			t.Fatalf("%q: Day %d %v, domain.ParseDate %d %v", s, got, gotOK, want, err)
 		}
 	}
 	valid := 0
@@ -211,17 +211,17 @@ func TestParseDayAsParseDate(t *testing.T) {
 	}
 }
 
-// FuzzParseDay: for any text, ParseDay gives what domain.ParseDate gives,
+// FuzzParseDay: for any text, Day gives what domain.ParseDate gives,
 // valid or not.
 func FuzzParseDay(f *testing.F) {
 	for _, s := range []string{"2025-06-01", "0000-01-01", "2024-02-29", "2025-13-01", "2025-06-1", "2025:06:01"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, gotOK := ParseDay(s)
+		got, gotOK := Day(s)
 		want, err := domain.ParseDate(s)
 		if gotOK != (err == nil) || gotOK && got != int32(want) {
-			t.Fatalf("%q: ParseDay %d %v, domain.ParseDate %d %v", s, got, gotOK, want, err)
+			t.Fatalf("%q: Day %d %v, domain.ParseDate %d %v", s, got, gotOK, want, err)
 		}
 	})
 }
@@ -229,9 +229,9 @@ func FuzzParseDay(f *testing.F) {
 // BenchmarkParseDay reads a usual date, and domain.ParseDate the same.
 func BenchmarkParseDay(b *testing.B) {
 	const s = "2025-06-14"
-	b.Run("ParseDay", func(b *testing.B) {
+	b.Run("Day", func(b *testing.B) {
 		for b.Loop() {
-			if _, ok := ParseDay(s); !ok {
+			if _, ok := Day(s); !ok {
 				b.Fatal("not read")
 			}
 		}
