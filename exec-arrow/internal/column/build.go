@@ -336,6 +336,10 @@ type dateBuilder struct {
 	// two bytes a row (ReserveBytes), and now takes four (Size).
 	roomTo int
 	mask   nullMask
+	// probed and repeated count the first dates the texts appended held
+	// (up to dateProbe), and those that repeated the one before them
+	// (appendRun).
+	probed, repeated int
 }
 
 // DaysFit16 reports whether a date builder keeps days from lo to hi two

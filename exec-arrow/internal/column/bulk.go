@@ -136,6 +136,7 @@ type Resetter interface {
 func (b *IntBuilder) Reset() { b.v32, b.Vals = b.v32[:0], b.Vals[:0]; b.Mask.reset() }
 func (b *dateBuilder) Reset() {
 	b.d16, b.vals, b.based = b.d16[:0], b.vals[:0], false
+	b.probed, b.repeated = 0, 0
 	b.mask.reset()
 }
 

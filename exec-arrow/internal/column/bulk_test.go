@@ -177,6 +177,81 @@ func TestAppendTextsAsOneByOne(t *testing.T) {
 	}
 }
 
+// TestDatesInOrderAsOneByOne: dates written in order (each repeated for
+// a run of rows, which the date builder compares instead of parsing once
+// its first dates repeated) build the column one-by-one appends build:
+// a date that differs from the one before it in its last two bytes
+// alone, or in its first eight alone, is parsed; nulls and a selection
+// break the runs; a text that is no date stops the append with the error
+// one-by-one appends meet, past the probe and within it; a reset builder
+// probes again.
+func TestDatesInOrderAsOneByOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	inOrder := func(n int, bad int) []string {
+		texts := make([]string, n)
+		day := domain.Date(20_000)
+		for k := range texts {
+			switch {
+			case k == bad:
+				texts[k] = "2025-13-01"
+				continue
+			case rng.IntN(40) == 0:
+				continue // null
+			case rng.IntN(25) == 0:
+				day += domain.Date(1 + rng.IntN(40)) // a new day: the last bytes, or a new month, change
+			case rng.IntN(200) == 0:
+				day += 365 // the same day of a later year: the first eight bytes change alone
+			}
+			texts[k] = day.String()
+		}
+		return texts
+	}
+	b, one := NewBuilder(domain.TypeDate, false), NewBuilder(domain.TypeDate, false)
+	for round := range 30 {
+		n := 1 + rng.IntN(3000)
+		bad := -1
+		if round%5 == 4 {
+			bad = rng.IntN(n) // inside the probe or past it
+		}
+		texts := inOrder(n, bad)
+		var keep []byte
+		if round%3 == 1 {
+			keep = make([]byte, (n+7)/8)
+			for k := range n {
+				if rng.IntN(4) > 0 {
+					keep[k>>3] |= 1 << (k & 7)
+				}
+			}
+		}
+		b.(Resetter).Reset()
+		one = NewBuilder(domain.TypeDate, false)
+		err := AppendTexts(b, texts, keep)
+		var oneErr error
+		for k, v := range texts {
+			if v == "" || keep != nil && keep[k>>3]&(1<<(k&7)) == 0 {
+				one.AppendNull()
+				continue
+			}
+			if oneErr = one.AppendText(v); oneErr != nil {
+				break
+			}
+		}
+		if oneErr != nil {
+			require.EqualError(t, err, oneErr.Error(), "round %d", round)
+			continue
+		}
+		require.NoError(t, err, "round %d", round)
+		got, want := b.Finish("c"), one.Finish("c")
+		require.Equal(t, want.N, got.N, "round %d", round)
+		for r := range int32(want.N) {
+			require.Equal(t, want.IsValid(r), got.IsValid(r), "round %d row %d", round, r)
+			if want.IsValid(r) {
+				require.Equal(t, want.Cell(r), got.Cell(r), "round %d row %d", round, r)
+			}
+		}
+	}
+}
+
 // AppendTexts returns the error of a text its builder refuses.
 func TestAppendTextsRefuses(t *testing.T) {
 	b := NewBuilder(domain.TypeInteger, false)
@@ -262,13 +337,31 @@ func BenchmarkAppendTexts(b *testing.B) {
 			keep[i] = 0xff
 		}
 	}
-	for _, typ := range []domain.ColumnType{domain.TypeInteger, domain.TypeDate, domain.TypeBoolean} {
+	// Dates in order, as a file written by day holds them: each repeats
+	// for a day's rows.
+	sorted := make([]string, n)
+	for k := range n {
+		if rng.IntN(50) != 0 {
+			sorted[k] = domain.Date(20_000 + k/100).String()
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		typ   domain.ColumnType
+		texts []string
+	}{
+		{"integer", domain.TypeInteger, texts[domain.TypeInteger]},
+		{"date", domain.TypeDate, texts[domain.TypeDate]},
+		{"date-in-order", domain.TypeDate, sorted},
+		{"boolean", domain.TypeBoolean, texts[domain.TypeBoolean]},
+	} {
+		typ := c.typ
 		for _, kept := range []bool{false, true} {
 			k := keep
 			if !kept {
 				k = nil
 			}
-			b.Run(fmt.Sprintf("%s/keep=%v", typ, kept), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/keep=%v", c.name, kept), func(b *testing.B) {
 				bl := NewBuilder(typ, false)
 				for b.Loop() {
 					if r, ok := bl.(Resetter); ok {
@@ -276,7 +369,7 @@ func BenchmarkAppendTexts(b *testing.B) {
 					} else {
 						bl = NewBuilder(typ, false)
 					}
-					if err := AppendTexts(bl, texts[typ], k); err != nil {
+					if err := AppendTexts(bl, c.texts, k); err != nil {
 						b.Fatal(err)
 					}
 				}
