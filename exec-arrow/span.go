@@ -14,9 +14,10 @@ import (
 // SpanReadMaxBytes bounds the CSV and NDJSON files DataSpan reads to find a
 // time column's first and last day: up to this many bytes (as stored,
 // compressed or not) the read takes a fraction of a second; a larger text
-// table has no span until a check or a scan read it whole. Parquet files are never read for it: their row-group
-// statistics carry the answer (a compressed Parquet file, which must be
-// decompressed whole to reach them, counts against the bound).
+// table has no span until a check or a scan read it whole. Parquet files
+// are never read for it: their row-group statistics carry the answer (a
+// compressed Parquet file, which must be decompressed whole to reach
+// them, counts against the bound).
 const SpanReadMaxBytes int64 = 64 << 20
 
 // spanReadMax is SpanReadMaxBytes, lowered by tests.

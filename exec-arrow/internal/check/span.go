@@ -79,8 +79,8 @@ func ParquetSpan(ctx context.Context, fsys fs.FS, fc *footer.Cache, p files.Part
 // the checks' whole read of them (d) once every one was read, or from a
 // complete scan of these very files (sc), else, with compressed Parquet
 // parts, read for that one column when they hold at most maxRead bytes
-// together. ok is false when a part cannot
-// tell cheaply or the column holds no value.
+// together. ok is false when a part cannot tell cheaply or the column
+// holds no value.
 func TableSpan(ctx context.Context, fsys fs.FS, fc *footer.Cache, d *Deferred, sc *Scanned, tf *files.Table, model string, w format.Want, maxRead int64) (first, last domain.Date, ok bool, err error) {
 	var text []files.Part
 	var read int64 // bytes that must be read whole: text parts, compressed Parquet
