@@ -471,6 +471,7 @@ var EngineLayers = []string{
 	"internal/thrift",   // Thrift's compact protocol read from bytes (Parquet page headers)
 	"internal/rle",      // Parquet's RLE/bit-packed hybrid: definition levels and dictionary indexes
 	"internal/i128",     // 128-bit integers: decimal coefficients and sums, across scales
+	"internal/value",    // a finished aggregate's value: its cell, its number, an average's quotient
 	"internal/distinct", // exact distinct counts per group: partitioned, spillable sets
 	"internal/intern",   // a column's distinct texts numbered in first-seen order, bytes end to end, hashes kept
 	"internal/gate",     // a question's share of the working set; refused for memory others hold, asked again when one ends

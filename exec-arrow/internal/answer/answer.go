@@ -15,6 +15,7 @@ import (
 	"sutura.dev/exec-arrow/internal/gate"
 	"sutura.dev/exec-arrow/internal/kernel"
 	"sutura.dev/exec-arrow/internal/rank"
+	"sutura.dev/exec-arrow/internal/value"
 )
 
 // TooLarge is the refusal (result_too_large) of an answer over a bound.
@@ -160,8 +161,8 @@ func Rows(ctx context.Context, plan *domain.Plan, q *kernel.Query, p *kernel.Par
 }
 
 // values finishes every metric of q in every group.
-func values(ctx context.Context, q *kernel.Query, p *kernel.Partial, ng int, mem *gate.Reservation) ([][]kernel.Value, error) {
-	out := make([][]kernel.Value, len(q.Metrics))
+func values(ctx context.Context, q *kernel.Query, p *kernel.Partial, ng int, mem *gate.Reservation) ([][]value.Value, error) {
+	out := make([][]value.Value, len(q.Metrics))
 	for m, mp := range q.Metrics {
 		distinct := make([][]int64, len(mp.Terms))
 		sorted := make([][]string, len(mp.Terms))
@@ -174,37 +175,37 @@ func values(ctx context.Context, q *kernel.Query, p *kernel.Partial, ng int, mem
 			}
 			sorted[t] = tp.SortedDict()
 		}
-		vs := make([]kernel.Value, ng)
+		vs := make([]value.Value, ng)
 		overflow, intOverflow := false, false
 		for g := 0; g < ng; g++ {
 			if g%column.CheckEvery == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			if p.Rows[m][g] == 0 {
-				vs[g] = kernel.Value{Null: true}
+				vs[g] = value.Value{Null: true}
 				continue
 			}
-			term := func(t int) kernel.Value {
+			term := func(t int) value.Value {
 				v := mp.Terms[t].Finish(p.Terms[m][t], distinct[t], sorted[t], g)
 				if v.Overflow {
 					overflow = true
 					intOverflow = intOverflow || v.IntOverflow
-					return kernel.Value{Null: true}
+					return value.Value{Null: true}
 				}
 				return v
 			}
 			if mp.Combine != nil {
 				raw := term
-				term = func(t int) kernel.Value {
+				term = func(t int) value.Value {
 					ct := mp.Combine[t]
 					if !ct.Avg {
 						return raw(ct.A)
 					}
 					sum, n := raw(ct.A), raw(ct.B)
 					if sum.Null || n.Null || n.Num() == 0 {
-						return kernel.Value{Null: true}
+						return value.Value{Null: true}
 					}
-					return kernel.Value{Kind: domain.KindFloat, F: kernel.Quotient(sum, n)}
+					return value.Value{Kind: domain.KindFloat, F: value.Quotient(sum, n)}
 				}
 			}
 			if mp.Ratio == nil {
@@ -214,14 +215,14 @@ func values(ctx context.Context, q *kernel.Query, p *kernel.Partial, ng int, mem
 			num, den := term(0), term(1)
 			switch {
 			case num.Null || den.Null:
-				vs[g] = kernel.Value{Null: true}
+				vs[g] = value.Value{Null: true}
 			case den.Num() == 0:
 				if mp.Ratio.ZeroDenominator == domain.Fails {
 					return nil, fmt.Errorf("metric %s: %w", mp.Name, domain.ErrZeroDenominator)
 				}
-				vs[g] = kernel.Value{Null: true}
+				vs[g] = value.Value{Null: true}
 			default:
-				vs[g] = kernel.Value{Kind: domain.KindFloat, F: num.Num() / den.Num()}
+				vs[g] = value.Value{Kind: domain.KindFloat, F: num.Num() / den.Num()}
 			}
 		}
 		if intOverflow {

@@ -15,6 +15,7 @@ import (
 	"sutura.dev/exec-arrow/internal/gate"
 	"sutura.dev/exec-arrow/internal/groups"
 	"sutura.dev/exec-arrow/internal/i128"
+	"sutura.dev/exec-arrow/internal/value"
 )
 
 // PlainFloatSums makes float sums add plainly, without compensation: a
@@ -827,73 +828,21 @@ func (s *termState) bytes() int64 {
 	return n
 }
 
-// Value is a finished aggregate of one group: a typed cell with its sort
-// key.
-type Value struct {
-	Null bool
-	Kind domain.Kind
-	I    int64
-	F    float64
-	S    string
-	// ByInt orders a text value by i (a timestamp rendered as text).
-	ByInt bool
-	// D and Sc are a decimal value: D × 10^-Sc.
-	D  i128.Int
-	Sc int32
-	// Overflow marks a decimal sum past 38 digits, or (with IntOverflow)
-	// an integer sum past int64: the value does not exist in its type,
-	// and the question fails (domain.ErrDecimalOverflow,
-	// domain.ErrIntegerOverflow).
-	Overflow    bool
-	IntOverflow bool
-}
-
-// Cell is the value as an answer's cell.
-func (v Value) Cell() domain.Cell {
-	if v.Null {
-		return domain.Null()
-	}
-	switch v.Kind {
-	case domain.KindInt:
-		return domain.Int(v.I)
-	case domain.KindFloat:
-		return domain.Float(v.F)
-	case domain.KindDate:
-		return domain.DateCell(domain.Date(v.I))
-	case domain.KindBool:
-		return domain.Bool(v.I != 0)
-	case domain.KindDecimal:
-		return v.D.Cell(v.Sc)
-	}
-	return domain.Text(v.S)
-}
-
-// Num is the value as a float64, for ratios.
-func (v Value) Num() float64 {
-	switch v.Kind {
-	case domain.KindFloat:
-		return v.F
-	case domain.KindDecimal:
-		return v.D.Cell(v.Sc).FloatValue()
-	}
-	return float64(v.I)
-}
-
 // Finish returns the term's value in group g.
-func (t *TermPlan) Finish(s *termState, distinct []int64, sorted []string, g int) Value {
+func (t *TermPlan) Finish(s *termState, distinct []int64, sorted []string, g int) value.Value {
 	if t.streamText() && s.n[g] > 0 {
-		return Value{Kind: domain.KindText, S: s.s[g]}
+		return value.Value{Kind: domain.KindText, S: s.s[g]}
 	}
 	switch t.Op {
 	case opCount:
-		return Value{Kind: domain.KindInt, I: s.n[g]}
+		return value.Value{Kind: domain.KindInt, I: s.n[g]}
 	case opCountIf:
-		return Value{Kind: domain.KindInt, I: s.i[g]}
+		return value.Value{Kind: domain.KindInt, I: s.i[g]}
 	case OpDistinct:
-		return Value{Kind: domain.KindInt, I: distinct[g]}
+		return value.Value{Kind: domain.KindInt, I: distinct[g]}
 	}
 	if s.n[g] == 0 {
-		return Value{Null: true}
+		return value.Value{Null: true}
 	}
 	if t.Dec {
 		// The decimal, or for avg the float64 nearest to the exact
@@ -902,43 +851,43 @@ func (t *TermPlan) Finish(s *termState, distinct []int64, sorted []string, g int
 		x, sc, ok := s.dec.Value(g)
 		switch {
 		case !ok:
-			return Value{Kind: domain.KindDecimal, Overflow: true}
+			return value.Value{Kind: domain.KindDecimal, Overflow: true}
 		case t.Op == opAvg:
-			return Value{Kind: domain.KindFloat, F: i128.Quotient(x, sc, big.NewInt(s.n[g]), 0)}
+			return value.Value{Kind: domain.KindFloat, F: i128.Quotient(x, sc, big.NewInt(s.n[g]), 0)}
 		}
-		return Value{Kind: domain.KindDecimal, D: x, Sc: sc}
+		return value.Value{Kind: domain.KindDecimal, D: x, Sc: sc}
 	}
 	if (t.Op == OpSum || t.Op == opAvg) && !t.Float && s.iovf < 0 {
-		return Value{Overflow: true, IntOverflow: true}
+		return value.Value{Overflow: true, IntOverflow: true}
 	}
 	switch t.Op {
 	case OpSum:
 		if t.Float {
-			return Value{Kind: domain.KindFloat, F: s.f[g] + s.fc[g]}
+			return value.Value{Kind: domain.KindFloat, F: s.f[g] + s.fc[g]}
 		}
-		return Value{Kind: domain.KindInt, I: s.i[g]}
+		return value.Value{Kind: domain.KindInt, I: s.i[g]}
 	case opAvg:
 		if t.Float {
-			return Value{Kind: domain.KindFloat, F: (s.f[g] + s.fc[g]) / float64(s.n[g])}
+			return value.Value{Kind: domain.KindFloat, F: (s.f[g] + s.fc[g]) / float64(s.n[g])}
 		}
-		return Value{Kind: domain.KindFloat, F: float64(s.i[g]) / float64(s.n[g])}
+		return value.Value{Kind: domain.KindFloat, F: float64(s.i[g]) / float64(s.n[g])}
 	}
 	// min, max
 	if t.Float {
-		return Value{Kind: domain.KindFloat, F: s.f[g]}
+		return value.Value{Kind: domain.KindFloat, F: s.f[g]}
 	}
 	v := s.i[g]
 	switch t.Col.Type {
 	case domain.TypeDate:
-		return Value{Kind: domain.KindDate, I: v}
+		return value.Value{Kind: domain.KindDate, I: v}
 	case domain.TypeBoolean:
-		return Value{Kind: domain.KindBool, I: v}
+		return value.Value{Kind: domain.KindBool, I: v}
 	case domain.TypeTimestamp:
-		return Value{Kind: domain.KindText, S: column.RenderTimestamp(v), I: v, ByInt: true}
+		return value.Value{Kind: domain.KindText, S: column.RenderTimestamp(v), I: v, ByInt: true}
 	case domain.TypeText:
-		return Value{Kind: domain.KindText, S: sorted[v]}
+		return value.Value{Kind: domain.KindText, S: sorted[v]}
 	}
-	return Value{Kind: domain.KindInt, I: v}
+	return value.Value{Kind: domain.KindInt, I: v}
 }
 
 // SortedDict returns a text column's dictionary in byte order.

@@ -12,7 +12,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/i128"
-	"sutura.dev/exec-arrow/internal/kernel"
+	"sutura.dev/exec-arrow/internal/value"
 )
 
 // FirstN returns the first n of the groups 0..ng-1 in the order of cmp,
@@ -71,7 +71,7 @@ func FirstN(ctx context.Context, ng, n int, cmpFn func(a, b int) int) ([]int, er
 
 // CompareValues orders two values of one metric, desc reversing the
 // order of non-null values; nulls come last either way.
-func CompareValues(a, b kernel.Value, desc bool) int {
+func CompareValues(a, b value.Value, desc bool) int {
 	switch {
 	case a.Null && b.Null:
 		return 0

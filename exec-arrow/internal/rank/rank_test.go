@@ -9,7 +9,7 @@ import (
 
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/i128"
-	"sutura.dev/exec-arrow/internal/kernel"
+	"sutura.dev/exec-arrow/internal/value"
 )
 
 func TestFirstNIsTheSortedPrefix(t *testing.T) {
@@ -46,9 +46,9 @@ func TestFirstNIsTheSortedPrefix(t *testing.T) {
 }
 
 func TestCompareValuesNullsLastEitherWay(t *testing.T) {
-	null := kernel.Value{Null: true}
-	one, two := kernel.Value{Kind: domain.KindInt, I: 1}, kernel.Value{Kind: domain.KindInt, I: 2}
-	half := kernel.Value{Kind: domain.KindFloat, F: 1.5}
+	null := value.Value{Null: true}
+	one, two := value.Value{Kind: domain.KindInt, I: 1}, value.Value{Kind: domain.KindInt, I: 2}
+	half := value.Value{Kind: domain.KindFloat, F: 1.5}
 	for _, desc := range []bool{false, true} {
 		if CompareValues(null, one, desc) <= 0 || CompareValues(one, null, desc) >= 0 || CompareValues(null, null, desc) != 0 {
 			t.Errorf("desc=%v: nulls do not come last", desc)
@@ -60,12 +60,12 @@ func TestCompareValuesNullsLastEitherWay(t *testing.T) {
 	if CompareValues(half, one, false) <= 0 || CompareValues(half, two, false) >= 0 {
 		t.Error("a float and an integer compare as numbers")
 	}
-	d150 := kernel.Value{Kind: domain.KindDecimal, D: i128.Of(150), Sc: 2}
-	d16 := kernel.Value{Kind: domain.KindDecimal, D: i128.Of(16), Sc: 1}
-	if CompareValues(d150, d16, false) >= 0 || CompareValues(d150, kernel.Value{Kind: domain.KindDecimal, D: i128.Of(15), Sc: 1}, false) != 0 {
+	d150 := value.Value{Kind: domain.KindDecimal, D: i128.Of(150), Sc: 2}
+	d16 := value.Value{Kind: domain.KindDecimal, D: i128.Of(16), Sc: 1}
+	if CompareValues(d150, d16, false) >= 0 || CompareValues(d150, value.Value{Kind: domain.KindDecimal, D: i128.Of(15), Sc: 1}, false) != 0 {
 		t.Error("decimals of different scales compare exactly")
 	}
-	a, b := kernel.Value{Kind: domain.KindText, S: "b"}, kernel.Value{Kind: domain.KindText, S: "a"}
+	a, b := value.Value{Kind: domain.KindText, S: "b"}, value.Value{Kind: domain.KindText, S: "a"}
 	if CompareValues(a, b, false) <= 0 {
 		t.Error("texts compare as strings")
 	}
