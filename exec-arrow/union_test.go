@@ -511,3 +511,42 @@ func writeDecimalParquet(t *testing.T, path string, rec arrow.RecordBatch, group
 	require.NoError(t, w.Write(rec))
 	require.NoError(t, w.Close()) // closes f
 }
+
+// TestUnionOfManyMembersFitsTheWorkingSet: a catalogue's many anchors
+// over one table (here 48 questions, month by month, on four workers)
+// are answered in one scan of it within a working set of 96 MiB, CSV,
+// NDJSON and Parquet alike, each as alone. A worker's members take
+// turns with one set of per-row buffers (kernel.lendRows); were each
+// member to hold its own set on every worker (48 × 4 of about 2.9 MiB),
+// the shared scan would not fit, each question would read the file on
+// its own, and the one read counted here would be 48.
+func TestUnionOfManyMembersFitsTheWorkingSet(t *testing.T) {
+	orders := sortedOrders(12, 3*column.ChunkRows+321, 730, 13)
+	web := domain.RequiredFilter{Op: domain.Equals, Column: "kind", Value: "web"}
+	var plans []*domain.Plan
+	for m := range 24 {
+		from := time.Date(2024, time.Month(1+m), 1, 0, 0, 0, 0, time.UTC)
+		to := from.AddDate(0, 1, 0)
+		plans = append(plans,
+			mkPlan(t, domain.Month, from.Format(time.DateOnly), to.Format(time.DateOnly), ordersLeg("d", metric("value", sum("amount")), metric("orders", count("amount")))),
+			mkPlan(t, domain.Month, from.Format(time.DateOnly), to.Format(time.DateOnly), ordersLeg("shipped", metric("web", sum("amount"), web))))
+	}
+	eachFormat(t, orders, func(t *testing.T, _, dir string) {
+		alone, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true, Parallelism: 4})
+		require.NoError(t, err)
+		want := answers(t, alone, plans, false)
+		var logged strings.Builder
+		together, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true, Parallelism: 4,
+			WorkingSetMaxBytes: 96 << 20, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+		require.NoError(t, err)
+		together.Prepare(context.Background(), plans)
+		assert.Empty(t, logged.String(), "nothing is answered apart")
+		require.Equal(t, int64(1), together.cache.Stats().Reads, "Prepare reads the file once for every plan")
+		got := answers(t, together, plans, false)
+		require.Equal(t, int64(1), together.cache.Stats().Reads, "every plan is answered by the scan Prepare ran")
+		for i := range plans {
+			require.NotEmpty(t, want[i], "question %d", i)
+			require.Equal(t, want[i], got[i], "question %d, prepared with the others", i)
+		}
+	})
+}

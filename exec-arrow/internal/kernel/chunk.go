@@ -926,6 +926,7 @@ type Selector struct {
 	batches []Batch
 	zones   *memberZones
 	shares  memberShares
+	lent    *scratch // the per-row buffers its members pick with in turn (pickScratch)
 }
 
 // NewSelector returns a selector of q's rows; Release gives back its
@@ -934,8 +935,8 @@ func (q *Query) NewSelector() *Selector { return &Selector{q: q, s: newScratch(q
 
 // Release gives back the selector's buffers.
 func (sl *Selector) Release() {
-	for _, m := range sl.members {
-		m.Release()
+	if sl.lent != nil {
+		putScratch(sl.lent) // the members' own buffers are left to the collector
 	}
 	putScratch(sl.s)
 }

@@ -96,7 +96,6 @@ type scratch struct {
 	sumSlots []int
 	sums     [][]int64
 	sumOK    []bool
-	reqs     [][]bool  // per required filter
 	masked   bool      // mask holds the batch's metric masks
 	order    passRates // what the range and the early filters passed
 
@@ -115,11 +114,32 @@ var scratchPool sync.Pool
 // newScratch returns scratch buffers for q, reused from earlier queries
 // when they are large enough; release them with putScratch.
 func newScratch(q *Query) *scratch {
-	n := q.chunkLen()
+	s := rowsFor([]*Query{q})
+	s.fit(q)
+	return s
+}
+
+// rowsFor returns a scratch from the pool whose per-row buffers hold what
+// a batch of each of qs needs: the selection and what is found for each
+// of its rows (buckets, joined rows, masks, keys, groups, dimension
+// codes). A batch fills them before it reads them, and nothing in them
+// outlives the batch: the members of a union take turns with one set
+// (lendRows).
+func rowsFor(qs []*Query) *scratch {
 	s, _ := scratchPool.Get().(*scratch)
 	if s == nil {
 		s = &scratch{}
 	}
+	for _, q := range qs {
+		s.growRows(q)
+	}
+	return s
+}
+
+// growRows sizes s's per-row buffers for q's batches, reusing any that
+// are large enough.
+func (s *scratch) growRows(q *Query) {
+	n := q.chunkLen()
 	grow32 := func(b []int32) []int32 {
 		if cap(b) < n {
 			return make([]int32, n)
@@ -136,22 +156,15 @@ func newScratch(q *Query) *scratch {
 		s.pass = make([]bool, n)
 	}
 	s.pass = s.pass[:n]
-	if q.DirectOK {
-		nb := len(q.Buckets)
-		if cap(s.bcount) < nb {
-			s.bcount, s.bsum, s.bgids = make([]int64, nb), make([]int64, nb), make([]int32, nb)
-		}
-		s.bcount, s.bsum, s.bgids = s.bcount[:nb], s.bsum[:nb], s.bgids[:nb]
-	}
 	if cap(s.mapped) < q.Aliases {
-		s.mapped = make([][]int32, q.Aliases)
+		s.mapped = append(s.mapped[:cap(s.mapped)], make([][]int32, q.Aliases-cap(s.mapped))...)
 	}
 	s.mapped = s.mapped[:q.Aliases]
 	for a := 1; a < q.Aliases; a++ {
 		s.mapped[a] = grow32(s.mapped[a])
 	}
 	if cap(s.dcodes) < len(q.Dims) {
-		s.dcodes = make([][]int32, len(q.Dims))
+		s.dcodes = append(s.dcodes[:cap(s.dcodes)], make([][]int32, len(q.Dims)-cap(s.dcodes))...)
 	}
 	s.dcodes = s.dcodes[:len(q.Dims)]
 	for d, dim := range q.Dims {
@@ -159,19 +172,71 @@ func newScratch(q *Query) *scratch {
 			s.dcodes[d] = grow32(s.dcodes[d])
 		}
 	}
-	if cap(s.reqs) < len(q.Required) {
-		s.reqs = make([][]bool, len(q.Required))
-	}
-	s.reqs = s.reqs[:len(q.Required)]
-	for i := range s.reqs {
-		if cap(s.reqs[i]) < n {
-			s.reqs[i] = make([]bool, n)
+}
+
+// rowBytes is the memory of per-row buffers that hold what a batch of
+// each of qs needs (rowsFor), as growRows sizes them for these queries.
+func rowBytes(qs []*Query) int64 {
+	n, aliases, coded := 0, 1, []bool{}
+	for _, q := range qs {
+		n, aliases = max(n, q.chunkLen()), max(aliases, q.Aliases)
+		for d, dim := range q.Dims {
+			if d == len(coded) {
+				coded = append(coded, false)
+			}
+			coded[d] = coded[d] || dim.Codes == nil
 		}
-		s.reqs[i] = s.reqs[i][:n]
+	}
+	per := 4*5 + 8*2 + 1 + 4*(aliases-1)
+	for _, c := range coded {
+		if c {
+			per += 4
+		}
+	}
+	return int64(per * n)
+}
+
+// fit sizes what s keeps for q alone: the direct kernel's per-bucket
+// buffers and the dictionary maps of its filters and joins, new.
+func (s *scratch) fit(q *Query) {
+	if q.DirectOK {
+		nb := len(q.Buckets)
+		if cap(s.bcount) < nb {
+			s.bcount, s.bsum, s.bgids = make([]int64, nb), make([]int64, nb), make([]int32, nb)
+		}
+		s.bcount, s.bsum, s.bgids = s.bcount[:nb], s.bsum[:nb], s.bgids[:nb]
 	}
 	s.filterMaps = make([]column.DictMap, len(q.BaseFilters))
 	s.reqMaps = make([]column.DictMap, len(q.Required))
 	s.joinMaps = make([]column.DictMap, len(q.Joins))
+}
+
+// lendRows returns a scratch for q, one member of a union, whose per-row
+// buffers are rows's (grown for every member: rowsFor): a worker runs its
+// members one after another over each batch, and a member is done with
+// them when its chunk returns. What a member keeps from one batch to the
+// next (its filters' pass rates and dictionary maps, its buckets'
+// buffers) is its own. Memory then grows with the workers, not with
+// workers × members: a catalogue's many anchors over one table still fit
+// in one scan. The scratch returned is not given back (putScratch): rows
+// is.
+func lendRows(q *Query, rows *scratch) *scratch {
+	s := &scratch{sel: rows.sel, bucket: rows.bucket, mapped: rows.mapped, mask: rows.mask, pass: rows.pass,
+		keys: rows.keys, gids: rows.gids, mrows: rows.mrows, mgids: rows.mgids, dcodes: rows.dcodes}
+	s.growRows(q) // q's lengths, in rows's buffers
+	s.fit(q)
+	return s
+}
+
+// pickScratch returns the scratch of q, one member of a union, for its
+// selector (Selector.unionRows): the rows it picks, their buckets and
+// metric masks are its own, as the batch keeps them (Batch.picked) for
+// the member's aggregation while the other members pick theirs; its
+// other per-row buffers are lent's, used by the members in turn.
+func pickScratch(q *Query, lent *scratch) *scratch {
+	s := lendRows(q, lent)
+	n := q.chunkLen()
+	s.sel, s.bucket, s.mask = make([]int32, 0, n), make([]int32, 0, n), make([]uint64, n)
 	return s
 }
 
@@ -190,15 +255,12 @@ func (q *Query) chunkLen() int {
 	return column.ChunkRows
 }
 
-// scratchBytes is the memory newScratch allocates.
-func scratchBytes(q *Query) int64 {
-	chunkRows := int64(q.chunkLen())
-	per := 4 + 4 + 8 + 1 + 8 + 4 + 4 + 4 + 4*int64(q.Aliases-1) + 4*int64(len(q.Dims)) + int64(len(q.Required))
-	n := per * chunkRows
+// ownBytes is the memory a scratch keeps for q alone (fit).
+func ownBytes(q *Query) int64 {
 	if q.DirectOK {
-		n += 20 * int64(len(q.Buckets))
+		return 20 * int64(len(q.Buckets))
 	}
-	return n
+	return 0
 }
 
 // Scan aggregates every base row of src in the question's range into one
@@ -224,10 +286,21 @@ func ScanAll(ctx context.Context, q *Query, src Producer, mem *gate.Reservation,
 		members = []Member{{Q: q}}
 	}
 	workers := q.Parallel
-	for _, mb := range members {
-		if err := mem.Grow(int64(workers) * scratchBytes(mb.Q)); err != nil {
-			return nil, err
-		}
+	// A worker's members take turns with one set of per-row buffers
+	// (lendRows), held as they are.
+	qs := make([]*Query, len(members))
+	held := int64(0)
+	for i, mb := range members {
+		qs[i] = mb.Q
+		held += ownBytes(mb.Q)
+	}
+	if err := mem.Grow(int64(workers) * (rowBytes(qs) + held)); err != nil {
+		return nil, err
+	}
+	lents := make([]*scratch, workers)
+	for w := range lents {
+		lents[w] = rowsFor(qs)
+		defer putScratch(lents[w])
 	}
 	// parts[i][w] is member i's partial on worker w; helds[i][w] what mem
 	// holds for it.
@@ -247,6 +320,7 @@ func ScanAll(ctx context.Context, q *Query, src Producer, mem *gate.Reservation,
 			if q.union() {
 				zs, ms = newMemberZones(q), newMemberShares(q)
 			}
+			lent := lents[w]
 			for i, mb := range members {
 				parts[i][w] = newPartial(mb.Q)
 				if mb.Q.ShareCodes {
@@ -256,8 +330,12 @@ func ScanAll(ctx context.Context, q *Query, src Producer, mem *gate.Reservation,
 						}
 					}
 				}
-				ss[i] = newScratch(mb.Q)
-				defer putScratch(ss[i])
+				if q.union() {
+					ss[i] = lendRows(mb.Q, lent)
+				} else {
+					lent.fit(mb.Q)
+					ss[i] = lent
+				}
 			}
 			return src.Scan(gctx, w, func(b *Batch) error {
 				if err := gctx.Err(); err != nil {

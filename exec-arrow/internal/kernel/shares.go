@@ -314,19 +314,26 @@ func (q *Query) take(s *scratch, b *Batch, sr *sharedRange) int {
 
 // directKeep returns the flags of b's rows passing the direct kernel's
 // tests: as the first member of b's filter share found them, or testing
-// them into keep (and keeping them for the others).
+// them into keep, or into the share's own buffer when b has a share
+// (keeping them for the others).
 func directKeep(b *Batch, keep []uint8, tests []directTest) []uint8 {
-	if sk := b.keeps; sk != nil && sk.found {
+	sk := b.keeps
+	if sk != nil && sk.found {
 		if SharedFilterHook != nil {
 			SharedFilterHook()
 		}
 		return sk.keep
 	}
+	if sk != nil {
+		// Kept for the members after this one, which write keep's
+		// buffer: it is the worker's, lent to each member (lendRows).
+		keep = slices.Grow(sk.keep[:0], len(keep))[:len(keep)]
+	}
 	kept.Fill(keep)
 	for _, t := range tests {
 		t.apply(keep, b.Lo, b.Hi)
 	}
-	if sk := b.keeps; sk != nil {
+	if sk != nil {
 		sk.keep, sk.found = keep, true
 	}
 	return keep

@@ -247,8 +247,13 @@ func (sl *Selector) unionRows(b *Batch) []int32 {
 	q, s := sl.q, sl.s
 	if sl.members == nil {
 		sl.members = make([]*Selector, len(q.Members))
+		qs := make([]*Query, len(q.Members))
 		for i, mb := range q.Members {
-			sl.members[i] = mb.Q.NewSelector()
+			qs[i] = mb.Q
+		}
+		sl.lent = rowsFor(qs)
+		for i, mb := range q.Members {
+			sl.members[i] = &Selector{q: mb.Q, s: pickScratch(mb.Q, sl.lent)}
 		}
 		sl.batches = make([]Batch, len(q.Members))
 		sl.zones = newMemberZones(q)
