@@ -230,13 +230,17 @@ func lendRows(q *Query, rows *scratch) *scratch {
 
 // pickScratch returns the scratch of q, one member of a union, for its
 // selector (Selector.unionRows): the rows it picks, their buckets and
-// metric masks are its own, as the batch keeps them (Batch.picked) for
-// the member's aggregation while the other members pick theirs; its
-// other per-row buffers are lent's, used by the members in turn.
+// metric masks (picked only for metrics of different needs) are its own,
+// as the batch keeps them (Batch.picked) for the member's aggregation
+// while the other members pick theirs; its other per-row buffers are
+// lent's, used by the members in turn.
 func pickScratch(q *Query, lent *scratch) *scratch {
 	s := lendRows(q, lent)
 	n := q.chunkLen()
-	s.sel, s.bucket, s.mask = make([]int32, 0, n), make([]int32, 0, n), make([]uint64, n)
+	s.sel, s.bucket = make([]int32, 0, n), make([]int32, 0, n)
+	if !q.sameNeeds() {
+		s.mask = make([]uint64, n)
+	}
 	return s
 }
 
