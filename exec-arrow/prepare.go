@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"sutura.dev/domain"
@@ -96,13 +97,13 @@ func (e *Engine) Prepare(ctx context.Context, plans []*domain.Plan) {
 			qs[i] = en.q
 		}
 		if len(es) > 1 {
-			if out := e.answerTogether(ctx, qs); out != nil {
-				for i, p := range out {
+			for i, p := range e.answerInParts(ctx, qs) {
+				if p != nil {
 					p.plan = es[i].key
+					e.preparedMu.Lock()
+					e.prepared = append(e.prepared, p)
+					e.preparedMu.Unlock()
 				}
-				e.preparedMu.Lock()
-				e.prepared = append(e.prepared, out...)
-				e.preparedMu.Unlock()
 			}
 		}
 		for _, q := range qs {
@@ -144,13 +145,33 @@ func (e *Engine) takePrepared(plan *domain.Plan) (*prepared, bool) {
 	return found, true
 }
 
+// answerInParts is answerTogether of qs, and, when their scan does not
+// fit the working set, of each half of them in turn (logged): a few scans
+// of the table rather than one a question. The answers are in qs's
+// order; one a part could not give (a part of one question) is nil.
+func (e *Engine) answerInParts(ctx context.Context, qs []*query) []*prepared {
+	if len(qs) < 2 {
+		return make([]*prepared, len(qs))
+	}
+	out, large := e.answerTogether(ctx, qs)
+	if !large {
+		return out
+	}
+	e.log().Warn("questions over one table are answered in parts, a scan of all of them not fitting the working set",
+		"table", qs[0].tf.Name, "questions", len(qs))
+	h := len(qs) / 2
+	return append(e.answerInParts(ctx, qs[:h]), e.answerInParts(ctx, qs[h:])...)
+}
+
 // answerTogether answers the streamed queries qs, which read one base
 // table (each by its own time column), in one scan of its files; nil when
 // they cannot be (their columns of one name differ in type) or the scan
 // failed. Either is logged (the table, how many questions, why): each
 // question then reads the table on its own, its answer the same, its
-// start slower.
-func (e *Engine) answerTogether(ctx context.Context, qs []*query) []*prepared {
+// start slower. A scan refused for the working set alone (not for what
+// another question holds) is not logged: large is set, and fewer of qs
+// may fit (answerInParts).
+func (e *Engine) answerTogether(ctx context.Context, qs []*query) (out []*prepared, large bool) {
 	e.cache.Enter()
 	defer e.cache.Leave()
 	apart := func(why string, err error) {
@@ -166,26 +187,32 @@ func (e *Engine) answerTogether(ctx context.Context, qs []*query) []*prepared {
 	u := unionOf(qs)
 	if u == nil {
 		apart("they read a column of one name as different types", nil)
-		return nil
+		return nil, false
 	}
 	mem := &gate.Reservation{Budget: e.cache}
 	defer mem.Done()
 	var m kernel.Meter
 	src, err := e.producer(ctx, u, mem, &m)
+	if tooLarge(err) {
+		return nil, true
+	}
 	if err != nil {
 		apart("the shared scan could not start", err)
-		return nil
+		return nil, false
 	}
 	for _, q := range qs {
 		q.Rows = u.Rows
 	}
 	parts, err := kernel.ScanAll(ctx, &u.Query, src, mem, &m)
+	if tooLarge(err) {
+		return nil, true
+	}
 	if err != nil {
 		apart("the shared scan failed", err)
-		return nil
+		return nil, false
 	}
 	e.recordDays(u, src)
-	out := make([]*prepared, len(qs))
+	out = make([]*prepared, len(qs))
 	for i, q := range qs {
 		var qm kernel.Meter
 		qm.Bytes.Store(m.Bytes.Load())
@@ -197,7 +224,7 @@ func (e *Engine) answerTogether(ctx context.Context, qs []*query) []*prepared {
 			for _, p := range parts[i+1:] {
 				p.Close()
 			}
-			return nil
+			return nil, false
 		}
 		if err != nil {
 			err = e.fail(ctx, err)
@@ -208,7 +235,16 @@ func (e *Engine) answerTogether(ctx context.Context, qs []*query) []*prepared {
 	for _, q := range qs {
 		e.scheduleFill(q, mem.Peak)
 	}
-	return out
+	return out, false
+}
+
+// tooLarge reports whether err refuses a scan for the working set alone:
+// not for memory another question holds (gate.Busy), which it may have
+// once that one ends.
+func tooLarge(err error) bool {
+	var busy gate.Busy
+	var re *domain.RefusalError
+	return err != nil && !errors.As(err, &busy) && errors.As(err, &re) && re.Reason.Code() == domain.ResourcesExhausted
 }
 
 // unionOf is the union of the streamed queries qs (kernel.Member): one

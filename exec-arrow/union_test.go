@@ -514,39 +514,76 @@ func writeDecimalParquet(t *testing.T, path string, rec arrow.RecordBatch, group
 
 // TestUnionOfManyMembersFitsTheWorkingSet: a catalogue's many anchors
 // over one table (here 48 questions, month by month, on four workers)
-// are answered in one scan of it within a working set of 96 MiB, CSV,
+// are answered in one scan of it within a working set of 192 MiB, CSV,
 // NDJSON and Parquet alike, each as alone. A worker's members take
 // turns with one set of per-row buffers (kernel.lendRows); were each
 // member to hold its own set on every worker (48 × 4 of about 2.9 MiB),
 // the shared scan would not fit, each question would read the file on
 // its own, and the one read counted here would be 48.
 func TestUnionOfManyMembersFitsTheWorkingSet(t *testing.T) {
+	plans := monthlyPlans(t)
+	eachFormat(t, sortedOrders(12, 3*column.ChunkRows+321, 730, 13), func(t *testing.T, _, dir string) {
+		reads, logged := preparedAsAlone(t, dir, plans, 192<<20)
+		assert.Empty(t, logged, "nothing is answered apart or in parts")
+		require.Equal(t, int64(1), reads, "Prepare reads the file once for every plan")
+	})
+}
+
+// TestUnionTooLargeIsAnsweredInParts: when the scan of all of a table's
+// questions does not fit the working set (48 questions, four workers,
+// 48 MiB, Parquet), they are answered in a few scans of halves of them,
+// each as alone, and the engine says so; not one scan a question.
+func TestUnionTooLargeIsAnsweredInParts(t *testing.T) {
 	orders := sortedOrders(12, 3*column.ChunkRows+321, 730, 13)
+	dir := t.TempDir()
+	writeOrdersParquet(t, filepath.Join(dir, "orders.parquet"), len(orders), func(i int) (int32, string, string, int64) {
+		o := orders[i]
+		return int32(o.d.Unix() / 86_400), o.kind, o.shipped, o.amount
+	})
+	plans := monthlyPlans(t)
+	reads, logged := preparedAsAlone(t, dir, plans, 48<<20)
+	assert.Contains(t, logged, "questions over one table are answered in parts")
+	assert.NotContains(t, logged, "answered apart")
+	assert.Greater(t, reads, int64(1), "all of them do not fit one scan")
+	assert.Less(t, reads, int64(len(plans)/4), "a few scans, not one a question")
+}
+
+// monthlyPlans are 48 questions over the union tests' orders: for each
+// month of two years, the value and count by the order date, and the web
+// value by the ship time.
+func monthlyPlans(t *testing.T) []*domain.Plan {
 	web := domain.RequiredFilter{Op: domain.Equals, Column: "kind", Value: "web"}
 	var plans []*domain.Plan
 	for m := range 24 {
 		from := time.Date(2024, time.Month(1+m), 1, 0, 0, 0, 0, time.UTC)
-		to := from.AddDate(0, 1, 0)
+		start, end := from.Format(time.DateOnly), from.AddDate(0, 1, 0).Format(time.DateOnly)
 		plans = append(plans,
-			mkPlan(t, domain.Month, from.Format(time.DateOnly), to.Format(time.DateOnly), ordersLeg("d", metric("value", sum("amount")), metric("orders", count("amount")))),
-			mkPlan(t, domain.Month, from.Format(time.DateOnly), to.Format(time.DateOnly), ordersLeg("shipped", metric("web", sum("amount"), web))))
+			mkPlan(t, domain.Month, start, end, ordersLeg("d", metric("value", sum("amount")), metric("orders", count("amount")))),
+			mkPlan(t, domain.Month, start, end, ordersLeg("shipped", metric("web", sum("amount"), web))))
 	}
-	eachFormat(t, orders, func(t *testing.T, _, dir string) {
-		alone, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true, Parallelism: 4})
-		require.NoError(t, err)
-		want := answers(t, alone, plans, false)
-		var logged strings.Builder
-		together, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true, Parallelism: 4,
-			WorkingSetMaxBytes: 96 << 20, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
-		require.NoError(t, err)
-		together.Prepare(context.Background(), plans)
-		assert.Empty(t, logged.String(), "nothing is answered apart")
-		require.Equal(t, int64(1), together.cache.Stats().Reads, "Prepare reads the file once for every plan")
-		got := answers(t, together, plans, false)
-		require.Equal(t, int64(1), together.cache.Stats().Reads, "every plan is answered by the scan Prepare ran")
-		for i := range plans {
-			require.NotEmpty(t, want[i], "question %d", i)
-			require.Equal(t, want[i], got[i], "question %d, prepared with the others", i)
-		}
-	})
+	return plans
+}
+
+// preparedAsAlone prepares plans together (Engine.Prepare) on four
+// workers within a working set of ws bytes and requires each answer to be
+// the one it has alone, none empty; it returns the reads of the file the
+// prepared engine counted and what it logged.
+func preparedAsAlone(t *testing.T, dir string, plans []*domain.Plan, ws int64) (reads int64, logged string) {
+	t.Helper()
+	alone, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true, Parallelism: 4})
+	require.NoError(t, err)
+	want := answers(t, alone, plans, false)
+	var log strings.Builder
+	together, err := New(context.Background(), Config{Source: "files", Files: os.DirFS(dir), NoCacheFill: true, Parallelism: 4,
+		WorkingSetMaxBytes: ws, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	require.NoError(t, err)
+	together.Prepare(context.Background(), plans)
+	reads = together.cache.Stats().Reads
+	got := answers(t, together, plans, false)
+	require.Equal(t, reads, together.cache.Stats().Reads, "every plan is answered by the scans Prepare ran")
+	for i := range plans {
+		require.NotEmpty(t, want[i], "question %d", i)
+		require.Equal(t, want[i], got[i], "question %d, prepared with the others", i)
+	}
+	return reads, log.String()
 }

@@ -119,12 +119,10 @@ func newScratch(q *Query) *scratch {
 	return s
 }
 
-// rowsFor returns a scratch from the pool whose per-row buffers hold what
-// a batch of each of qs needs: the selection and what is found for each
-// of its rows (buckets, joined rows, masks, keys, groups, dimension
-// codes). A batch fills them before it reads them, and nothing in them
-// outlives the batch: the members of a union take turns with one set
-// (lendRows).
+// rowsFor returns a scratch from the pool whose per-row buffers (the
+// selection and each row's bucket, joined rows, mask, key, group, codes)
+// hold what a batch of each of qs needs. A batch fills them before it
+// reads them, and nothing in them outlives the batch (lendRows).
 func rowsFor(qs []*Query) *scratch {
 	s, _ := scratchPool.Get().(*scratch)
 	if s == nil {
@@ -213,13 +211,10 @@ func (s *scratch) fit(q *Query) {
 
 // lendRows returns a scratch for q, one member of a union, whose per-row
 // buffers are rows's (grown for every member: rowsFor): a worker runs its
-// members one after another over each batch, and a member is done with
-// them when its chunk returns. What a member keeps from one batch to the
-// next (its filters' pass rates and dictionary maps, its buckets'
-// buffers) is its own. Memory then grows with the workers, not with
-// workers × members: a catalogue's many anchors over one table still fit
-// in one scan. The scratch returned is not given back (putScratch): rows
-// is.
+// members one after another over each batch, each done with them when its
+// chunk returns, so memory grows with the workers, not workers × members.
+// What a member keeps between batches (filter pass rates, dictionary
+// maps, buckets' buffers) is its own. rows, not s, goes back to the pool.
 func lendRows(q *Query, rows *scratch) *scratch {
 	s := &scratch{sel: rows.sel, bucket: rows.bucket, mapped: rows.mapped, mask: rows.mask, pass: rows.pass,
 		keys: rows.keys, gids: rows.gids, mrows: rows.mrows, mgids: rows.mgids, dcodes: rows.dcodes}
@@ -257,6 +252,15 @@ func (q *Query) chunkLen() int {
 		return max(min(column.ChunkRows, q.Rows), 1)
 	}
 	return column.ChunkRows
+}
+
+// pickBytes is the memory a union member's selector keeps of its own
+// (pickScratch): picked rows and buckets, and masks when it picks them.
+func pickBytes(q *Query) int64 {
+	if q.sameNeeds() {
+		return int64(8 * q.chunkLen())
+	}
+	return int64(16 * q.chunkLen())
 }
 
 // ownBytes is the memory a scratch keeps for q alone (fit).
@@ -297,8 +301,12 @@ func ScanAll(ctx context.Context, q *Query, src Producer, mem *gate.Reservation,
 	for i, mb := range members {
 		qs[i] = mb.Q
 		held += ownBytes(mb.Q)
+		if q.union() {
+			held += pickBytes(mb.Q) // its selector's picks, a worker
+		}
 	}
 	if err := mem.Grow(int64(workers) * (rowBytes(qs) + held)); err != nil {
+		src.Close() // never run: what it opened is closed
 		return nil, err
 	}
 	lents := make([]*scratch, workers)
