@@ -490,6 +490,7 @@ var EngineLayers = []string{
 	"internal/match",    // filters compiled against one column: rows tested, outcomes per dictionary entry, statistics
 	"internal/exact",    // order-free sums: integer sums with overflow told, compensated float sums, decimal sums, minima and maxima at one scale
 	"internal/kept",     // a batch's rows under keep flags: set, counted per bucket, their extremes
+	"internal/passrate", // which of a scan's range and early filters goes first, by the rows each passed
 	"internal/kernel",   // the vectorised kernels: keys, aggregation, the scan, unions
 	"internal/rank",     // the order of an answer's groups: a top-n by a bounded heap, values compared
 	"internal/answer",   // a scan's aggregates finished into an answer's rows: values, order, bounds

@@ -10,6 +10,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/match"
+	"sutura.dev/exec-arrow/internal/passrate"
 )
 
 // BenchmarkCachedRevenue aggregates 10 M cached rows as the warm revenue
@@ -42,13 +43,13 @@ func BenchmarkStreamedRevenue(b *testing.B) {
 // batches: a month of the two years (4% of rows) under the purchase filter
 // (3%), the range first ("range") or the filter first ("filter"), each
 // forced by pass rates seen before, and as the pass rates choose
-// ("chosen": passRates.filterFirst).
+// ("chosen": passrate.Rates.FilterFirst).
 //
 //	cd exec-arrow && go test -run '^$' -bench FilterOrder -count 5 ./internal/kernel
 func BenchmarkFilterOrder(b *testing.B) {
-	seen := map[string]passRates{
-		"range":  {rangeIn: 1 << 40, rangeOut: 42 << 30, filterIn: 1 << 40, filterOut: 3 << 30},
-		"filter": {rangeIn: 1 << 40, rangeOut: 1 << 39, filterIn: 1 << 40, filterOut: 3 << 30},
+	seen := map[string]passrate.Rates{
+		"range":  {RangeIn: 1 << 40, RangeOut: 42 << 30, FilterIn: 1 << 40, FilterOut: 3 << 30},
+		"filter": {RangeIn: 1 << 40, RangeOut: 1 << 39, FilterIn: 1 << 40, FilterOut: 3 << 30},
 		"chosen": {},
 	}
 	for _, order := range []string{"range", "filter", "chosen"} {

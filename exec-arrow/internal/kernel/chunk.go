@@ -304,29 +304,29 @@ func (q *Query) selectRows(s *scratch, b *Batch, same bool) int {
 		n = q.sharedRange(s, b)
 		if m := n; early && n > 0 {
 			n = q.earlyFilters(s, b, n, same)
-			s.order.filters(m, n)
+			s.order.Filters(m, n)
 		}
-	case early && !ranged && s.order.sparseFilters():
+	case early && !ranged && s.order.SparseFilters():
 		// Every row is in the range and the filters pass few: they go
 		// first, and only the survivors' buckets are found.
 		n = q.filterSpan(s, b, same)
-		s.order.filters(all, n)
+		s.order.Filters(all, n)
 		q.bucketsOf(s, b, n)
-	case early && ranged && s.order.filterFirst():
+	case early && ranged && s.order.FilterFirst():
 		n = q.filterSpan(s, b, same)
-		s.order.filters(all, n)
+		s.order.Filters(all, n)
 		if m := n; n > 0 {
 			n = q.rangeOn(s, b, n)
-			s.order.ranges(m, n)
+			s.order.Ranges(m, n)
 		}
 	default:
 		n = q.selectRange(s, b)
 		if ranged {
-			s.order.ranges(all, n)
+			s.order.Ranges(all, n)
 		}
 		if m := n; early && n > 0 {
 			n = q.earlyFilters(s, b, n, same)
-			s.order.filters(m, n)
+			s.order.Filters(m, n)
 		}
 	}
 	if !same && n > 0 {
@@ -393,48 +393,6 @@ func (q *Query) earlyFilters(s *scratch, b *Batch, n int, same bool) int {
 		n = q.requireAll(s, b, n)
 	}
 	return n
-}
-
-// passRates counts, for one worker's batches, the positions the range
-// and the early filters were tested on and those that passed.
-type passRates struct {
-	rangeIn, rangeOut   int64
-	filterIn, filterOut int64
-}
-
-func (r *passRates) ranges(in, out int)  { r.rangeIn += int64(in); r.rangeOut += int64(out) }
-func (r *passRates) filters(in, out int) { r.filterIn += int64(in); r.filterOut += int64(out) }
-
-// filterFirst reports whether the filters have passed clearly fewer
-// positions than the range (under three quarters of its rate), once both
-// were seen: they then go first. Not when the range passes under a
-// quarter of the rows and the filters at least a tenth as many as it:
-// the range tested over every row in order, and the filters over its few
-// survivors, then cost less than the filters over every row and a
-// scattered read of their survivors' times (an anchor's month, 4% of a
-// table in no order, under a filter passing 3%: a fifth less CPU,
-// BenchmarkFilterOrder).
-func (r *passRates) filterFirst() bool {
-	if r.rangeIn == 0 || r.filterIn == 0 {
-		return false
-	}
-	if r.sparseRange() && 10*r.filterOut*r.rangeIn >= r.rangeOut*r.filterIn {
-		return false
-	}
-	return 4*r.filterOut*r.rangeIn < 3*r.rangeOut*r.filterIn
-}
-
-// sparseFilters reports whether the filters have passed under a quarter
-// of the positions they were tested on (once they were).
-func (r *passRates) sparseFilters() bool {
-	return r.filterIn > 0 && 4*r.filterOut < r.filterIn
-}
-
-// sparseRange reports whether the range has passed under a quarter of
-// the rows it was tested on (once it was): selecting before finding
-// buckets then saves the day of most rows.
-func (r *passRates) sparseRange() bool {
-	return r.rangeIn > 0 && 4*r.rangeOut < r.rangeIn
 }
 
 // identity selects every row of [lo, hi), buckets not yet set.
@@ -532,7 +490,7 @@ func (q *Query) selectRange(s *scratch, b *Batch) int {
 			// range a coin toss per row. Every row is written at j (a
 			// row outside the range with bucket 0's day), and j moves
 			// past the rows in the range (and not null).
-			if s.order.sparseRange() {
+			if s.order.SparseRange() {
 				// Few rows were in the range so far: select first, and
 				// find the day of the selected rows only.
 				// Their times were just read: no gather (bucketsOf).

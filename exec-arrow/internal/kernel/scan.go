@@ -10,6 +10,7 @@ import (
 	"sutura.dev/exec-arrow/internal/format"
 	"sutura.dev/exec-arrow/internal/gate"
 	"sutura.dev/exec-arrow/internal/groups"
+	"sutura.dev/exec-arrow/internal/passrate"
 )
 
 // Partial is one worker's aggregation: its groups, the codebooks of the
@@ -96,8 +97,8 @@ type scratch struct {
 	sumSlots []int
 	sums     [][]int64
 	sumOK    []bool
-	masked   bool      // mask holds the batch's metric masks
-	order    passRates // what the range and the early filters passed
+	masked   bool           // mask holds the batch's metric masks
+	order    passrate.Rates // what the range and the early filters passed
 
 	// Per-batch dictionary caches of base-table text columns.
 	filterMaps []column.DictMap // per base caller filter
@@ -242,7 +243,7 @@ func pickScratch(q *Query, lent *scratch) *scratch {
 // putScratch gives buffers back for the next query.
 func putScratch(s *scratch) {
 	s.filterMaps, s.reqMaps, s.joinMaps = nil, nil, nil
-	s.order = passRates{}
+	s.order = passrate.Rates{}
 	scratchPool.Put(s)
 }
 

@@ -13,6 +13,7 @@ import (
 	"sutura.dev/domain"
 	"sutura.dev/exec-arrow/internal/column"
 	"sutura.dev/exec-arrow/internal/match"
+	"sutura.dev/exec-arrow/internal/passrate"
 )
 
 // selectRows is the same set of rows whichever of the range and the
@@ -126,7 +127,7 @@ func TestPickedAndOrderedSelectionsKeepTheAnswer(t *testing.T) {
 						for _, b := range batches() {
 							if first {
 								// Rates that put the filters first.
-								s.order = passRates{rangeIn: 10, rangeOut: 9, filterIn: 10, filterOut: 1}
+								s.order = passrate.Rates{RangeIn: 10, RangeOut: 9, FilterIn: 10, FilterOut: 1}
 								if sl != nil {
 									sl.s.order = s.order
 								}
@@ -135,7 +136,7 @@ func TestPickedAndOrderedSelectionsKeepTheAnswer(t *testing.T) {
 								sizes = append(sizes, len(sl.Rows(b)))
 								if first && (len(sh.filters) > 0 || sh.needs[0] == sh.needs[1] && sh.needs[0] != 0) {
 									// Every row of the batch was filtered first.
-									if got := sl.s.order.filterIn; got != 10+int64(b.Hi-b.Lo) {
+									if got := sl.s.order.FilterIn; got != 10+int64(b.Hi-b.Lo) {
 										t.Fatalf("filters tested on %d positions, want every row first", got-10)
 									}
 								}
@@ -176,52 +177,6 @@ func TestPickedAndOrderedSelectionsKeepTheAnswer(t *testing.T) {
 				})
 			}
 		}
-	}
-}
-
-// The pass rates put the filters first once they pass clearly fewer rows
-// than the range, and the range first otherwise (and before anything was
-// seen).
-func TestPassRatesOrder(t *testing.T) {
-	var r passRates
-	if r.filterFirst() {
-		t.Fatal("filters first before anything was seen")
-	}
-	r.ranges(1000, 500)
-	r.filters(500, 15)
-	if !r.filterFirst() {
-		t.Fatal("a 3% filter after a 50% range: filters should go first")
-	}
-	if r.sparseRange() {
-		t.Fatal("a 50% range is not sparse")
-	}
-	var s passRates
-	if s.sparseRange() {
-		t.Fatal("a range never tested is not sparse")
-	}
-	s.ranges(1000, 40)
-	if !s.sparseRange() {
-		t.Fatal("a 4% range is sparse")
-	}
-	s.filters(40, 30)
-	if s.filterFirst() {
-		t.Fatal("a 4% range before a 75% filter: the range should stay first")
-	}
-	// An anchor's month in a table in no order (4%) under a filter of 3%:
-	// the filters pass fewer, but not a tenth as many; the range first.
-	var a passRates
-	a.ranges(1000, 42)
-	a.filters(1000, 30)
-	if a.filterFirst() {
-		t.Fatal("a 4% range and a 3% filter: the range should go first")
-	}
-	// Under a sparse range, a filter passing under a tenth as many rows
-	// goes first.
-	var f passRates
-	f.ranges(1000, 200)
-	f.filters(1000, 1)
-	if !f.filterFirst() {
-		t.Fatal("a 20% range and a 0.1% filter: the filter should go first")
 	}
 }
 
@@ -281,13 +236,13 @@ func TestSelectRangeMatchesRowByRow(t *testing.T) {
 				t.Errorf("selectRange, date %v, nulls %v: rows or buckets differ from row by row", date, nulls)
 			}
 			// Rates of a sparse range: rows selected first, buckets after.
-			s.order = passRates{rangeIn: 100, rangeOut: 10}
+			s.order = passrate.Rates{RangeIn: 100, RangeOut: 10}
 			clear(s.bucket[:cap(s.bucket)])
 			k = q.selectRange(s, &Batch{Lo: lo, Hi: hi, Cols: []*column.Column{c}})
 			if fmt.Sprint(s.sel[:k], s.bucket[:k]) != fmt.Sprint(wantSel, wantBucket) {
 				t.Errorf("selectRange after a sparse range, date %v, nulls %v: rows or buckets differ from row by row", date, nulls)
 			}
-			s.order = passRates{}
+			s.order = passrate.Rates{}
 			k = q.rangeOn(s, &Batch{Lo: lo, Hi: hi, Cols: []*column.Column{c}}, s.identity(lo, hi))
 			if fmt.Sprint(s.sel[:k], s.bucket[:k]) != fmt.Sprint(wantSel, wantBucket) {
 				t.Errorf("rangeOn, date %v, nulls %v: rows or buckets differ from row by row", date, nulls)
@@ -410,9 +365,9 @@ func TestInsideFiltersFirstKeepTheRows(t *testing.T) {
 							moved.Ints[r] = int64(start)*perDay - 1
 						}
 					}
-					s.order = passRates{filterIn: 100, filterOut: 1}
+					s.order = passrate.Rates{FilterIn: 100, FilterOut: 1}
 					if c.ranged { // the range tested on the filters' rows
-						s.order.rangeIn, s.order.rangeOut = 100, 90
+						s.order.RangeIn, s.order.RangeOut = 100, 90
 					}
 					clear(s.bucket[:cap(s.bucket)])
 					bm := b()
@@ -420,8 +375,8 @@ func TestInsideFiltersFirstKeepTheRows(t *testing.T) {
 						bm.Cols = []*column.Column{&moved, nil, kind, nullKind}
 					}
 					k = q.selectRows(s, bm, true)
-					if c.ranged && s.order.rangeIn-100 != int64(k) {
-						t.Fatalf("%s: range tested on %d positions, want the filters' %d", sh.name, s.order.rangeIn-100, k)
+					if c.ranged && s.order.RangeIn-100 != int64(k) {
+						t.Fatalf("%s: range tested on %d positions, want the filters' %d", sh.name, s.order.RangeIn-100, k)
 					}
 					if got := fmt.Sprint(s.sel[:k], s.bucket[:k]); got != want {
 						t.Errorf("%s, date %v, %+v, rows %v: filters first selected %s, want %s", sh.name, date, c, edge, got, want)

@@ -262,7 +262,7 @@ func (q *Query) sharedRange(s *scratch, b *Batch) int {
 	} else {
 		n = q.selectRange(s, b)
 	}
-	s.order.ranges(b.Hi-b.Lo, n)
+	s.order.Ranges(b.Hi-b.Lo, n)
 	if sr != nil {
 		sr.keep(q, s, n)
 	}
@@ -284,7 +284,7 @@ func (q *Query) sharedPicks(s *scratch, b *Batch, same bool) int {
 	n := q.sharedRange(s, b)
 	if m := n; n > 0 {
 		n = q.earlyFilters(s, b, n, same)
-		s.order.filters(m, n)
+		s.order.Filters(m, n)
 	}
 	sp.keep(q, s, n)
 	return n
